@@ -1,0 +1,172 @@
+/**
+ * Rows as the model reads them: `<n>\t<line verbatim>`, the terminator as row separator,
+ * long lines cut with a marker that says how to see more, and an output budget.
+ *
+ * @module
+ */
+import { codePointCount, columnAt, offsetOfColumn } from "./columns.ts";
+import type { MatchSpan } from "./matcher.ts";
+import { lineSpanAt } from "./split_lines.ts";
+
+/** One row to show: a line, and for grep whether it is context and where it matched. */
+export interface Row {
+  /** Line number, 1-based. */
+  line: number;
+  /** The line verbatim, terminator included. */
+  text: string;
+  /** A context row (`<n>-\t`), not a matching one. */
+  context?: boolean;
+  /** Where the line matched (UTF-16 offsets into its text); a long line shows a window here. */
+  match?: MatchSpan;
+}
+
+/** How rows are shown. */
+export interface RowOptions {
+  /**
+   * Lines longer than this many code points are cut.
+   * @default 2000
+   */
+  cut?: number;
+  /**
+   * Show the line from this 1-based code-point column (reads of one long line).
+   * @default 1
+   */
+  column?: number;
+}
+
+/** One formatted row. */
+export interface FormattedRow {
+  /** `<n>\t…` with the terminator, or with the cut marker and then the terminator. */
+  text: string;
+  /** Whether the line was cut. */
+  cut: boolean;
+}
+
+/** The default long-line cut, in code points. */
+export const DEFAULT_CUT = 2000;
+
+/**
+ * Formats one row, cutting a long line: from `column` (default 1), or for a matching line
+ * in a window around the match.
+ *
+ * @param row the row
+ * @param options cut and column
+ * @returns the row text and whether it was cut
+ * @example
+ * ```ts
+ * import { formatRow } from "./format_rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(formatRow({ line: 7, text: "x = 1\r\n" }).text, "7\tx = 1\r\n");
+ * assert.equal(
+ *   formatRow({ line: 1, text: "abcdef\n" }, { cut: 3 }).text,
+ *   "1\tabc … [line cut: 6 code points; column=4 shows more]\n",
+ * );
+ * ```
+ */
+export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
+  const cut = options.cut ?? DEFAULT_CUT;
+  const prefix = `${row.line}${row.context ? "-" : ""}\t`;
+  const { end } = lineSpanAt(row.text, 0);
+  const column = options.column ?? 1;
+  // Fast path: a line with at most `cut` UTF-16 units has at most `cut` code points.
+  if (column === 1 && end <= cut) return { text: prefix + row.text, cut: false };
+  const text = row.text.slice(0, end);
+  const terminator = row.text.slice(end);
+  const length = codePointCount(text);
+  if (column === 1 && length <= cut) return { text: prefix + row.text, cut: false };
+  const first = row.match && column === 1 ? windowStart(text, row.match, length, cut) : column;
+  const from = offsetOfColumn(text, first);
+  const to = from + offsetOfColumn(text.slice(from), cut + 1);
+  const lead = first > 1 ? `[from column ${first}] ` : "";
+  const tail = to < text.length
+    ? ` … [line cut: ${length} code points; column=${columnAt(text, to)} shows more]`
+    : "";
+  return { text: prefix + lead + text.slice(from, to) + tail + terminator, cut: true };
+}
+
+/** Where a window of `cut` code points should start to show a match with some text before it. */
+function windowStart(text: string, match: MatchSpan, length: number, cut: number): number {
+  const matchColumn = columnAt(text, match.start);
+  const lead = Math.min(Math.floor(cut / 10), 200);
+  return Math.max(1, Math.min(matchColumn - lead, length - cut + 1));
+}
+
+/** The output budget of one result. */
+export interface Budget {
+  /**
+   * Most rows in one result.
+   * @default 2000
+   */
+  maxRows?: number;
+  /**
+   * Most characters of result text.
+   * @default 60000
+   */
+  maxChars?: number;
+}
+
+/** Rows formatted under a budget. */
+export interface FormattedRows {
+  /** The rows, concatenated. */
+  text: string;
+  /** How many rows fit. */
+  rows: number;
+  /** Line numbers of rows that were cut. */
+  cutLines: number[];
+}
+
+/** The default budget: 2,000 rows. */
+export const DEFAULT_MAX_ROWS = 2000;
+/** The default budget: 60,000 characters. */
+export const DEFAULT_MAX_CHARS = 60000;
+
+/**
+ * Formats rows until the budget is spent. At least one row is shown when any is given, so
+ * a result always makes progress.
+ *
+ * @param rows rows in order
+ * @param options the budget and the long-line cut
+ * @returns the text and how many rows fit
+ * @example
+ * ```ts
+ * import { formatRows } from "./format_rows.ts";
+ * import assert from "node:assert/strict";
+ * const out = formatRows([{ line: 1, text: "a\n" }, { line: 2, text: "b" }], { maxRows: 1 });
+ * assert.deepEqual(out, { text: "1\ta\n", rows: 1, cutLines: [] });
+ * ```
+ */
+export function formatRows(rows: Iterable<Row>, options: Budget & RowOptions = {}): FormattedRows {
+  const maxRows = options.maxRows ?? DEFAULT_MAX_ROWS;
+  const maxChars = options.maxChars ?? DEFAULT_MAX_CHARS;
+  let text = "";
+  let count = 0;
+  const cutLines: number[] = [];
+  for (const row of rows) {
+    if (count >= maxRows) break;
+    const formatted = formatRow(row, options);
+    if (count > 0 && text.length + formatted.text.length > maxChars) break;
+    text += formatted.text;
+    count++;
+    if (formatted.cut) cutLines.push(row.line);
+  }
+  return { text, rows: count, cutLines };
+}
+
+/**
+ * Appends a note (a line of its own in square brackets). A `\n` goes before it only when
+ * the text so far ends without one (a last row with no terminator).
+ *
+ * @param text rows and notes so far
+ * @param note the note's words, without brackets
+ * @returns the text with the note line added
+ * @example
+ * ```ts
+ * import { appendNote } from "./format_rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(appendNote("1\tlast", "lines 1-1 of 3"), "1\tlast\n[lines 1-1 of 3]\n");
+ * ```
+ */
+export function appendNote(text: string, note: string): string {
+  const gap = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
+  return `${text}${gap}[${note}]\n`;
+}

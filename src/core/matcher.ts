@@ -1,0 +1,160 @@
+/**
+ * Matchers: what grep looks for. The scanner does not know the engine; a linear-time
+ * regular-expression engine can be injected from outside the core by implementing
+ * {@linkcode Matcher}.
+ *
+ * @module
+ */
+
+/** Where a match lies in a line's text: UTF-16 offsets `[start, end)`. */
+export interface MatchSpan {
+  /** Offset of the match's first code unit. */
+  start: number;
+  /** Offset just past the match. */
+  end: number;
+}
+
+/** Finds matches in one line's text (terminator excluded), with an optional fast path. */
+export interface Matcher {
+  /**
+   * The first match in a line's text, which never contains its terminator: `^` and `$` are
+   * the ends of that text, and a match never spans lines.
+   */
+  matchLine(text: string): MatchSpan | null;
+  /**
+   * Optional fast path: the offset of the next place at or after `from` in a multi-line
+   * text where a line may match, or -1. It must never skip a line that `matchLine` would
+   * match; it may stop at lines that do not (they are checked with `matchLine`).
+   */
+  findCandidate?(text: string, from: number): number;
+  /** A case-sensitive string every match contains, for byte-level prefilters; or undefined. */
+  readonly requiredLiteral?: string;
+}
+
+/** Options of the built-in matchers. */
+export interface MatcherOptions {
+  /**
+   * Match regardless of case (Unicode case folding).
+   * @default false
+   */
+  ignoreCase?: boolean;
+}
+
+/**
+ * A matcher for a fixed string.
+ *
+ * @param needle the string to find; "" matches every line
+ * @param options case handling
+ * @returns the matcher
+ * @example
+ * ```ts
+ * import { literalMatcher } from "./matcher.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(literalMatcher("a.b").matchLine("xa.b"), { start: 1, end: 4 });
+ * assert.equal(literalMatcher("A", { ignoreCase: true }).matchLine("a")?.start, 0);
+ * ```
+ */
+export function literalMatcher(needle: string, options: MatcherOptions = {}): Matcher {
+  if (options.ignoreCase) return regexMatcher(escapeRegExp(needle), options);
+  if (needle.includes("\n")) return { matchLine: () => null, findCandidate: () => -1 };
+  return {
+    requiredLiteral: needle,
+    matchLine(text) {
+      const start = text.indexOf(needle);
+      return start === -1 ? null : { start, end: start + needle.length };
+    },
+    findCandidate: (text, from) => text.indexOf(needle, from),
+  };
+}
+
+/**
+ * A matcher for a JavaScript regular expression, compiled with the `u` and `s` flags (and
+ * `i` for `ignoreCase`) and applied to each line's text. This is the runtime's own
+ * backtracking engine: screen patterns at risk of catastrophic backtracking before using it.
+ *
+ * @param source the pattern, without slashes or flags
+ * @param options case handling
+ * @returns the matcher
+ * @throws {SyntaxError} when the pattern is not a valid regular expression
+ * @example
+ * ```ts
+ * import { regexMatcher } from "./matcher.ts";
+ * import assert from "node:assert/strict";
+ * assert.deepEqual(regexMatcher("x$").matchLine("ax"), { start: 1, end: 2 });
+ * ```
+ */
+export function regexMatcher(source: string, options: MatcherOptions = {}): Matcher {
+  const flags = options.ignoreCase ? "usi" : "us";
+  const line = new RegExp(source, flags);
+  const matchLine = (text: string): MatchSpan | null => {
+    const found = line.exec(text);
+    return found ? { start: found.index, end: found.index + found[0].length } : null;
+  };
+  const confined = lineConfinedSource(source);
+  if (confined === undefined) return { matchLine };
+  const whole = new RegExp(confined, options.ignoreCase ? "gmui" : "gmu");
+  return {
+    matchLine,
+    findCandidate(text, from) {
+      whole.lastIndex = from;
+      return whole.exec(text)?.index ?? -1;
+    },
+  };
+}
+
+/**
+ * Escapes a string for use as a literal inside a regular expression.
+ *
+ * @param text any string
+ * @returns the pattern source that matches exactly `text`
+ * @example
+ * ```ts
+ * import { escapeRegExp } from "./matcher.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(escapeRegExp("a.b*"), "a\\.b\\*");
+ * ```
+ */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+}
+
+/**
+ * Rewrites a pattern for searching a whole multi-line text (flags `gmu`) so that it finds
+ * every line the per-line pattern matches, and rarely runs across a line break: `.`, `\s`,
+ * `\W`, `\D` and negated classes lose `\n`. Any match it finds is re-checked per line, so a
+ * superset is enough. Lookarounds can see past a line's end, so they get no rewrite
+ * (undefined) and the scanner walks every line instead.
+ */
+function lineConfinedSource(source: string): string | undefined {
+  let out = "";
+  let inClass = false;
+  let negated = false;
+  for (let at = 0; at < source.length; at++) {
+    const char = source[at];
+    if (char === "\\") {
+      const next = source[++at] ?? "";
+      out += inClass ? char + next : (LINE_BREAKING_ESCAPES[next] ?? char + next);
+    } else if (inClass) {
+      if (char === "]") inClass = false;
+      out += char === "]" && negated ? "\\n]" : char;
+    } else if (char === "[") {
+      inClass = true;
+      negated = source[at + 1] === "^";
+      out += char;
+    } else if (char === ".") {
+      out += "[^\\n]";
+    } else if (char === "(" && /^\(\?<?[=!]/.test(source.slice(at, at + 4))) {
+      return undefined;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+/** Escapes that match `\n`, and the same sets without it. */
+const LINE_BREAKING_ESCAPES: Record<string, string> = {
+  s: "[^\\S\\n]",
+  W: "[^\\w\\n]",
+  D: "[^\\d\\n]",
+};

@@ -1,0 +1,140 @@
+/**
+ * The scanner: finds matching lines in a whole text and numbers them by the line rule,
+ * without splitting the text into an array of lines. Candidates come from the matcher's
+ * whole-text fast path when it has one; line numbers are counted only up to each
+ * candidate.
+ *
+ * @module
+ */
+import { BOM } from "./bom.ts";
+import type { Matcher, MatchSpan } from "./matcher.ts";
+import { countLineBreaks, lineSpanAt } from "./split_lines.ts";
+
+/** A line the scanner reports: a match, or context around one. */
+export interface ScanRow {
+  /** Line number, 1-based. */
+  line: number;
+  /** The line verbatim, terminator included (never the BOM). */
+  text: string;
+  /** Where the line's text matched, in UTF-16 offsets; absent for context rows. */
+  match?: MatchSpan;
+}
+
+/** Options of {@linkcode scanText}. */
+export interface ScanOptions {
+  /**
+   * Context lines before and after each matching line.
+   * @default 0
+   */
+  context?: number;
+  /**
+   * Report at most this many matching lines; the scan then only looks for whether one
+   * more exists (`more`), still reporting the last match's after-context.
+   * @default Infinity
+   */
+  maxMatches?: number;
+}
+
+/** How a scan ended. */
+export interface ScanSummary {
+  /** Matching lines reported. */
+  matchedLines: number;
+  /** True when another matching line exists after `maxMatches` were reported. */
+  more: boolean;
+  /** True when the sink returned false. */
+  stopped: boolean;
+}
+
+/**
+ * Scans a text for matching lines, reporting rows in line order to `sink`. Context rows
+ * are reported once even where groups overlap. A leading BOM is not part of line 1.
+ *
+ * @param text the whole text
+ * @param matcher what to look for
+ * @param sink receives each row; return false to stop the scan at once
+ * @param options context and match cap
+ * @returns counts, and whether the scan was cut short
+ * @example
+ * ```ts
+ * import { scanText } from "./scan_text.ts";
+ * import { literalMatcher } from "./matcher.ts";
+ * import assert from "node:assert/strict";
+ * const rows: number[] = [];
+ * scanText("a\nb\r\nab\n", literalMatcher("b"), (row) => { rows.push(row.line); });
+ * assert.deepEqual(rows, [2, 3]);
+ * ```
+ */
+export function scanText(
+  text: string,
+  matcher: Matcher,
+  sink: (row: ScanRow) => boolean | void,
+  options: ScanOptions = {},
+): ScanSummary {
+  const context = options.context ?? 0;
+  const maxMatches = options.maxMatches ?? Infinity;
+  const base = text.startsWith(BOM) ? 1 : 0;
+  let line = 1;
+  let start = base;
+  let matchedLines = 0;
+  let emittedUpTo = 0;
+  let contextUntil = 0;
+  const emit = (row: ScanRow): boolean => {
+    emittedUpTo = row.line;
+    return sink(row) !== false;
+  };
+  const summary = (more: boolean, stopped: boolean) => ({ matchedLines, more, stopped });
+
+  while (start < text.length) {
+    let candidate = matcher.findCandidate ? matcher.findCandidate(text, start) : start;
+    if (candidate === -1) candidate = text.length;
+    // After-context of the last match may lie between here and the next candidate.
+    while (line <= contextUntil && start < text.length) {
+      const span = lineSpanAt(text, start);
+      if (candidate < span.next) break;
+      if (!emit({ line, text: text.slice(start, span.next) })) return summary(false, true);
+      line++;
+      start = span.next;
+    }
+    if (candidate >= text.length) break;
+    if (candidate > start) {
+      line += countLineBreaks(text, start, candidate);
+      start = Math.max(start, text.lastIndexOf("\n", candidate - 1) + 1);
+    }
+    const span = lineSpanAt(text, start);
+    const match = matcher.matchLine(text.slice(start, span.end));
+    if (match) {
+      if (matchedLines >= maxMatches) return summary(true, false);
+      for (
+        const row of linesBefore(text, base, start, line, Math.min(context, line - 1 - emittedUpTo))
+      ) {
+        if (!emit(row)) return summary(false, true);
+      }
+      matchedLines++;
+      if (!emit({ line, text: text.slice(start, span.next), match })) return summary(false, true);
+      contextUntil = line + context;
+    } else if (line <= contextUntil) {
+      if (!emit({ line, text: text.slice(start, span.next) })) return summary(false, true);
+    }
+    line++;
+    start = span.next;
+  }
+  return summary(false, false);
+}
+
+/** The `count` lines before the line that starts at `start` (numbered `line`), in order. */
+function linesBefore(
+  text: string,
+  base: number,
+  start: number,
+  line: number,
+  count: number,
+): ScanRow[] {
+  const rows: ScanRow[] = [];
+  let end = start;
+  for (let n = 1; n <= count; n++) {
+    const from = Math.max(base, text.lastIndexOf("\n", end - 2) + 1);
+    rows.push({ line: line - n, text: text.slice(from, end) });
+    end = from;
+  }
+  return rows.reverse();
+}

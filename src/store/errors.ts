@@ -1,0 +1,183 @@
+/**
+ * Errors a store throws. Each message is a plain sentence a model can act on: what was
+ * wrong, with the values, and what to do next. Tools pass `message` through as-is.
+ *
+ * @module
+ */
+
+/** Machine-readable error codes of {@linkcode StoreError}. */
+export type StoreErrorCode =
+  | "outside_root"
+  | "denied"
+  | "not_found"
+  | "not_a_file"
+  | "not_a_directory"
+  | "binary"
+  | "invalid_utf8"
+  | "too_large"
+  | "exists"
+  | "changed"
+  | "permission";
+
+/** Base class of every error a store throws on purpose. */
+export class StoreError extends Error {
+  /** What went wrong, for programs. */
+  readonly code: StoreErrorCode;
+  /** The path as the caller gave it. */
+  readonly path: string;
+
+  /**
+   * @param code what went wrong
+   * @param path the path as the caller gave it
+   * @param message a sentence for a model
+   */
+  constructor(code: StoreErrorCode, path: string, message: string) {
+    super(message);
+    this.name = "StoreError";
+    this.code = code;
+    this.path = path;
+  }
+}
+
+/** The path resolves outside every root (or contains a NUL byte). */
+export class PathOutsideRootError extends StoreError {
+  /** @param path the path as the caller gave it */
+  constructor(path: string) {
+    super(
+      "outside_root",
+      path,
+      `path ${JSON.stringify(path)} is outside the allowed roots; use a path inside a root`,
+    );
+    this.name = "PathOutsideRootError";
+  }
+}
+
+/** The path matches a deny rule; said the same way whether or not it exists. */
+export class DeniedPathError extends StoreError {
+  /** @param path the path as the caller gave it */
+  constructor(path: string) {
+    super("denied", path, `path ${JSON.stringify(path)} is not accessible: the server denies it`);
+    this.name = "DeniedPathError";
+  }
+}
+
+/** Nothing exists at the path. */
+export class NotFoundError extends StoreError {
+  /** @param path the path as the caller gave it */
+  constructor(path: string) {
+    super(
+      "not_found",
+      path,
+      `no file or directory at ${JSON.stringify(path)}; check the path with glob or list`,
+    );
+    this.name = "NotFoundError";
+  }
+}
+
+/** The path is a directory, FIFO, socket or device where a regular file is needed. */
+export class NotAFileError extends StoreError {
+  /**
+   * @param path the path as the caller gave it
+   * @param kind what it is instead, e.g. "a directory"
+   */
+  constructor(path: string, kind: string) {
+    super("not_a_file", path, `${JSON.stringify(path)} is ${kind}, not a regular file`);
+    this.name = "NotAFileError";
+  }
+}
+
+/** The path is not a directory where one is needed. */
+export class NotADirectoryError extends StoreError {
+  /** @param path the path as the caller gave it */
+  constructor(path: string) {
+    super("not_a_directory", path, `${JSON.stringify(path)} is not a directory`);
+    this.name = "NotADirectoryError";
+  }
+}
+
+/** The file has a NUL byte in its first 8 KiB. */
+export class BinaryFileError extends StoreError {
+  /** Size of the file in bytes. */
+  readonly size: number;
+  /**
+   * @param path the path as the caller gave it
+   * @param size size in bytes
+   */
+  constructor(path: string, size: number) {
+    super(
+      "binary",
+      path,
+      `${JSON.stringify(path)} is a binary file (${size} bytes, a NUL byte in its first 8 KiB); it cannot be read as text`,
+    );
+    this.name = "BinaryFileError";
+    this.size = size;
+  }
+}
+
+/** An edit was asked of a file that is not valid UTF-8. */
+export class InvalidUtf8Error extends StoreError {
+  /** @param path the path as the caller gave it */
+  constructor(path: string) {
+    super(
+      "invalid_utf8",
+      path,
+      `${JSON.stringify(path)} is not valid UTF-8; edit tools refuse it so that no byte changes by accident`,
+    );
+    this.name = "InvalidUtf8Error";
+  }
+}
+
+/** The file is larger than the edit cap. */
+export class FileTooLargeError extends StoreError {
+  /**
+   * @param path the path as the caller gave it
+   * @param size size in bytes
+   * @param limit the cap in bytes
+   */
+  constructor(path: string, size: number, limit: number) {
+    super(
+      "too_large",
+      path,
+      `${JSON.stringify(path)} is ${size} bytes, over the ${limit}-byte limit for edits; read and grep still work on it`,
+    );
+    this.name = "FileTooLargeError";
+  }
+}
+
+/** `write` without `overwrite` found an existing file. */
+export class FileExistsError extends StoreError {
+  /** @param path the path as the caller gave it */
+  constructor(path: string) {
+    super(
+      "exists",
+      path,
+      `${JSON.stringify(path)} already exists; pass overwrite=true to replace it, or edit it with replace_lines`,
+    );
+    this.name = "FileExistsError";
+  }
+}
+
+/** The file changed on disk while an edit was being made. */
+export class FileChangedError extends StoreError {
+  /** @param path the path as the caller gave it */
+  constructor(path: string) {
+    super(
+      "changed",
+      path,
+      `${JSON.stringify(path)} changed on disk while the edit was being made; nothing was written. Read it again and redo the edit`,
+    );
+    this.name = "FileChangedError";
+  }
+}
+
+/** The operating system or the runtime (e.g. Deno permissions) refused access. */
+export class PermissionError extends StoreError {
+  /**
+   * @param path the path as the caller gave it
+   * @param detail what was refused, e.g. "write access"
+   */
+  constructor(path: string, detail: string) {
+    super("permission", path, `${detail} to ${JSON.stringify(path)} was refused by the system`);
+    this.name = "PermissionError";
+  }
+}

@@ -1,0 +1,190 @@
+/**
+ * The FileStore contract: everything the tools need from a file system, and nothing more.
+ * Paths given to a store are the user's paths (relative to the first root, or absolute
+ * inside a root); paths a store returns are display paths (relative to the first root,
+ * absolute when in another root), always with `/` separators.
+ *
+ * Every method refuses, with a {@linkcode StoreError} subclass, a path outside the roots
+ * or matched by a deny rule (the same refusal whether or not the file exists), and never
+ * opens a directory, FIFO, socket or device as a file.
+ *
+ * @module
+ */
+import type { Matcher, ScanRow } from "../core/mod.ts";
+
+/** What kind of thing a path names. Symlinks are reported as what they point to. */
+export type EntryKind = "file" | "directory" | "other";
+
+/** What {@linkcode FileStore.stat} reports. */
+export interface FileInfo {
+  /** Display path. */
+  path: string;
+  /** Kind of the resolved target. */
+  kind: EntryKind;
+  /** Size in bytes. */
+  size: number;
+  /** Modification time in milliseconds since the epoch. */
+  mtimeMs: number;
+}
+
+/** One entry of {@linkcode FileStore.list}. */
+export interface ListEntry {
+  /** Display path. */
+  path: string;
+  /** Kind of the entry (a symlink to a directory is a "directory", but is not descended into). */
+  kind: EntryKind;
+  /** Size in bytes (0 for directories). */
+  size: number;
+}
+
+/** A whole file decoded as UTF-8 (the BOM, if any, kept as U+FEFF at the start). */
+export interface TextFile {
+  /** Display path. */
+  path: string;
+  /** The decoded text; invalid bytes are U+FFFD. */
+  text: string;
+  /** True when the bytes were not valid UTF-8. */
+  invalidUtf8: boolean;
+  /** Size in bytes. */
+  size: number;
+}
+
+/** Which lines {@linkcode FileStore.readLines} should return. */
+export interface LineRangeOptions {
+  /** First line, 1-based. */
+  start: number;
+  /** Last line wanted, inclusive; omitted: to the end. */
+  end?: number;
+  /** Return at most this many lines. */
+  maxLines: number;
+  /**
+   * Stop after the line that brings the returned text past this many characters, counting
+   * each line as at most `cut + 1` characters (longer lines are cut when formatted); at
+   * least one line is always returned when one exists.
+   */
+  maxChars: number;
+  /** The long-line cut, in code points. */
+  cut: number;
+}
+
+/** Lines read from a file, without reading more of it than needed. */
+export interface LineRange {
+  /** Display path. */
+  path: string;
+  /** The lines verbatim (terminators kept), from `start`; line 1 never contains the BOM. */
+  lines: string[];
+  /** Number of the first line returned (the requested start). */
+  start: number;
+  /** The file's line count when known (always known when the end of file was reached). */
+  total?: number;
+  /** True when lines exist after the last one returned and at or before the requested end. */
+  more: boolean;
+  /** True when the bytes read were not valid UTF-8 (shown as U+FFFD). */
+  invalidUtf8: boolean;
+}
+
+/** Which files a walk covers (grep, glob). */
+export interface WalkOptions {
+  /** File or directory to walk; default ".". */
+  path?: string;
+  /**
+   * ripgrep/.gitignore-style glob: without `/` it matches a file name at any depth, with
+   * `/` the path relative to `path`.
+   */
+  glob?: string;
+  /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
+  includeIgnored?: boolean;
+}
+
+/** A search over files: {@linkcode WalkOptions} plus what to look for and when to stop. */
+export interface SearchQuery extends WalkOptions {
+  /** The matcher from the core (literal, RegExp, or an injected engine). */
+  matcher: Matcher;
+  /** Context lines before and after each match; default 0. */
+  context?: number;
+  /** Stop after this many matching lines; default 200. */
+  maxMatches?: number;
+  /** Stop with `stopped: "time"` at this `Date.now()` value. */
+  deadline?: number;
+  /** Abort: the search rejects with the signal's reason. */
+  signal?: AbortSignal;
+  /** Called now and then with the number of files searched so far. */
+  onProgress?: (filesSearched: number, filesTotal?: number) => void;
+}
+
+/** The matches of one file. */
+export interface FileMatches {
+  /** Display path. */
+  path: string;
+  /** Matching and context rows in line order. */
+  rows: ScanRow[];
+  /** True when the file was not valid UTF-8 (shown as U+FFFD). */
+  invalidUtf8: boolean;
+}
+
+/** What {@linkcode FileStore.search} found. */
+export interface SearchResult {
+  /** Files with matches, in path order. */
+  files: FileMatches[];
+  /** Matching lines reported (context rows not counted). */
+  matchedLines: number;
+  /** Files read and scanned. */
+  filesSearched: number;
+  /** Files skipped because they are binary (NUL in the first 8 KiB). */
+  binaryFilesSkipped: number;
+  /** Why the search stopped early, if it did. */
+  stopped?: "max_matches" | "time";
+  /** Files the walk found that were not searched because the search stopped. */
+  filesNotSearched: number;
+}
+
+/** An edit computed from a file's current text: the new text (omit to write nothing) and a value to return. */
+export interface EditOutcome<T> {
+  /** The whole new text, or undefined to leave the file as it is (dry runs, no-ops). */
+  text?: string;
+  /** Returned by {@linkcode FileStore.update}. */
+  value: T;
+}
+
+/** Options of {@linkcode FileStore.write}. */
+export interface WriteOptions {
+  /** Replace an existing file (keeping its mode); default false. */
+  overwrite?: boolean;
+}
+
+/** The file access every tool is built on. */
+export interface FileStore {
+  /** Kind, size and mtime of a path. */
+  stat(path: string): Promise<FileInfo>;
+  /**
+   * A whole file as text. Refuses binary files ({@linkcode BinaryFileError}, with the size)
+   * and files over `maxBytes` ({@linkcode FileTooLargeError}).
+   */
+  readText(path: string, options?: { maxBytes?: number }): Promise<TextFile>;
+  /** Lines of a file of any size, reading no more of it than the range and budget need. */
+  readLines(path: string, options: LineRangeOptions): Promise<LineRange>;
+  /** Entries under a directory, directories first then by name, to `depth` levels. */
+  list(path: string, options?: { depth?: number; includeIgnored?: boolean }): Promise<ListEntry[]>;
+  /** Files under `options.path` matching `options.glob`, sorted by display path. */
+  glob(options: WalkOptions): Promise<string[]>;
+  /** Searches files line by line with the core scanner; numbers match `readLines`. */
+  search(query: SearchQuery): Promise<SearchResult>;
+  /**
+   * Creates a file (and missing parent directories) with exactly `text`, atomically.
+   * Refuses an existing file unless `overwrite` ({@linkcode FileExistsError}).
+   */
+  write(path: string, text: string, options?: WriteOptions): Promise<void>;
+  /**
+   * Reads a text file, computes an edit with `edit`, and writes the result atomically.
+   * Calls for one file are serialised; a file changed on disk meanwhile is never silently
+   * overwritten. Refuses binary files, invalid UTF-8 ({@linkcode InvalidUtf8Error}) and files
+   * over `maxBytes`. Keeps the file mode; writing through an in-root symlink writes its target.
+   */
+  update<T>(
+    path: string,
+    edit: (text: string) => EditOutcome<T>,
+    options?: { maxBytes?: number },
+  ): Promise<T>;
+  /** Deletes a file (never a directory). */
+  delete(path: string): Promise<void>;
+}

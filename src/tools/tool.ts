@@ -1,0 +1,68 @@
+/**
+ * The shape every linewise tool has, independent of any protocol: the MCP server lists and
+ * calls these, the CLI calls them, and agent frameworks can wrap them directly.
+ *
+ * @module
+ */
+
+/** A JSON Schema object, as MCP's `inputSchema` and `outputSchema` carry it. */
+export type JsonSchema = { type: "object"; [key: string]: unknown };
+
+/** MCP tool annotations (hints for hosts; never trusted for security). */
+export interface ToolAnnotations {
+  /** The tool does not change anything. */
+  readOnlyHint: boolean;
+  /** The tool may destroy or overwrite data (meaningful only when not read-only). */
+  destructiveHint?: boolean;
+  /** Calling it again with the same arguments has no further effect. */
+  idempotentHint: boolean;
+  /** The tool reaches nothing outside the configured roots. */
+  openWorldHint: false;
+}
+
+/** One block of text for the model. */
+export interface TextContent {
+  /** Always "text". */
+  type: "text";
+  /** The rows and notes the model reads. */
+  text: string;
+}
+
+/** What a tool call returns: text for the model, structured data for programs. */
+export interface ToolResult {
+  /** What the model reads: rows and notes, never a JSON copy of `structuredContent`. */
+  content: TextContent[];
+  /** Paths, line numbers, totals, what was cut and where to continue; never file text. */
+  structuredContent?: Record<string, unknown>;
+  /** True when the call failed; `content` then says what was wrong and what to do. */
+  isError?: boolean;
+}
+
+/** What the caller of a tool can pass besides the arguments. */
+export interface CallContext {
+  /** Aborted when the caller no longer wants the result (MCP `notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Reports progress of long work (MCP progress notifications). */
+  progress?: (progress: number, total?: number, message?: string) => void;
+}
+
+/** A tool: its description for hosts and models, and the function that runs it. */
+export interface ToolDefinition {
+  /** The tool's name, e.g. "read". */
+  name: string;
+  /** A short human title, e.g. "Read lines". */
+  title: string;
+  /** What the tool does, written for a model. */
+  description: string;
+  /** JSON Schema of the arguments. */
+  inputSchema: JsonSchema;
+  /** JSON Schema of `structuredContent`. */
+  outputSchema: JsonSchema;
+  /** MCP annotations. */
+  annotations: ToolAnnotations;
+  /**
+   * Runs the tool. Never throws for bad arguments or failed operations: those come back as
+   * a result with `isError: true`. Throws only when `context.signal` is aborted.
+   */
+  call(args: unknown, context?: CallContext): Promise<ToolResult>;
+}
