@@ -1,0 +1,175 @@
+/**
+ * Running tool calls for the server loop: concurrency, cancellation, progress, and turning
+ * whatever a tool does into exactly one answer (or none, when cancelled).
+ *
+ * @module
+ */
+
+import type { CallContext, ToolDefinition, ToolResult } from "../tools/tool.ts";
+import { type JsonRpcId, requestIdKey, successResponse } from "./json_rpc.ts";
+import { protocolFeatures, type ProtocolVersion } from "./protocol_versions.ts";
+import { callResult } from "./tool_messages.ts";
+
+/** A request's way back: a JSON text to send, or undefined for "no answer" (cancelled). */
+export type Reply = (json: string | undefined) => void;
+
+/** One accepted `tools/call`. */
+export interface CallRequest {
+  /** The request id, echoed in the answer and named by cancellations. */
+  id: JsonRpcId;
+  /** The tool to run. */
+  tool: ToolDefinition;
+  /** The arguments, unchecked (the tool checks them). */
+  args: unknown;
+  /** The session's version when the call came in; it shapes the result. */
+  version: ProtocolVersion;
+  /** The request's `_meta.progressToken`, when it had one. */
+  progressToken: string | number | undefined;
+  /** Where the answer goes. */
+  reply: Reply;
+}
+
+/** The calls of one session. */
+export interface ToolCalls {
+  /** Starts a call, or queues it; false (and nothing started) when its id is in use. */
+  start(request: CallRequest): boolean;
+  /** Aborts a call and suppresses its answer; unknown or finished ids are ignored. */
+  cancel(id: JsonRpcId, reason: string): void;
+  /** Aborts every call and answers none of them (the output is gone). */
+  abandonAll(reason: unknown): void;
+  /** Settles when no call is running or waiting. */
+  idle(): Promise<void>;
+}
+
+/** What the calls need from the session. */
+export interface ToolCallsOptions {
+  /** How many calls run at once; the rest wait their turn. */
+  maxConcurrentCalls: number;
+  /** Sends a notification (progress) to the client. */
+  notify(message: Record<string, unknown>): void;
+  /** Receives diagnostics. */
+  log(message: string): void;
+}
+
+interface Call extends CallRequest {
+  controller: AbortController;
+  lastProgress: number;
+  settled: boolean;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Creates the call runner of one session.
+ *
+ * @param options The concurrency limit and the session's notify and log.
+ * @returns The runner.
+ */
+export function createToolCalls(options: ToolCallsOptions): ToolCalls {
+  const { maxConcurrentCalls, notify, log } = options;
+  const calls = new Map<string, Call>();
+  const waiting: Call[] = [];
+  let running = 0;
+  let whenIdle: (() => void) | undefined;
+
+  function settle(call: Call, json: string | undefined): void {
+    if (call.settled) return;
+    call.settled = true;
+    calls.delete(requestIdKey(call.id));
+    call.reply(json);
+    if (calls.size === 0) whenIdle?.();
+  }
+
+  function progressReporter(call: Call): CallContext["progress"] {
+    const token = call.progressToken;
+    if (token === undefined) return undefined;
+    const withMessage = protocolFeatures(call.version).progressMessage;
+    return (progress, total, message) => {
+      // MCP requires progress to increase; a tool repeating a value is not worth an error.
+      if (call.settled || call.controller.signal.aborted) return;
+      if (typeof progress !== "number" || !(progress > call.lastProgress)) return;
+      call.lastProgress = progress;
+      const params: Record<string, unknown> = { progressToken: token, progress };
+      if (typeof total === "number" && Number.isFinite(total)) params.total = total;
+      if (withMessage && typeof message === "string") params.message = message;
+      notify({ jsonrpc: "2.0", method: "notifications/progress", params });
+    };
+  }
+
+  async function run(call: Call): Promise<void> {
+    running++;
+    const signal = call.controller.signal;
+    let json: string | undefined;
+    try {
+      const result: ToolResult = await call.tool.call(call.args, {
+        signal,
+        progress: progressReporter(call),
+      });
+      json = JSON.stringify(successResponse(call.id, callResult(result, call.version)));
+    } catch (error) {
+      if (!signal.aborted) {
+        // A tool rejects only when aborted; anything else is a bug. The model gets a plain
+        // sentence, the stack goes to the log.
+        const detail = error instanceof Error ? error.stack ?? error.message : String(error);
+        log(`tool ${JSON.stringify(call.tool.name)} failed: ${detail}`);
+        json = JSON.stringify(successResponse(call.id, {
+          content: [{
+            type: "text",
+            text: `the ${call.tool.name} tool failed unexpectedly: ${messageOf(error)}. ` +
+              `This is a bug in the server, not in your arguments; try again or another way.`,
+          }],
+          isError: true,
+        }));
+      }
+    }
+    running--;
+    settle(call, signal.aborted ? undefined : json);
+    const next = waiting.shift();
+    if (next) void run(next);
+  }
+
+  return {
+    start(request: CallRequest): boolean {
+      const key = requestIdKey(request.id);
+      if (calls.has(key)) return false;
+      const call: Call = {
+        ...request,
+        controller: new AbortController(),
+        lastProgress: -Infinity,
+        settled: false,
+      };
+      calls.set(key, call);
+      if (running < maxConcurrentCalls) void run(call);
+      else waiting.push(call);
+      return true;
+    },
+    cancel(id: JsonRpcId, reason: string): void {
+      const call = calls.get(requestIdKey(id));
+      // A cancellation may cross the answer on the wire; then there is nothing left to stop.
+      if (!call) return;
+      call.controller.abort(reason);
+      const queued = waiting.indexOf(call);
+      if (queued !== -1) {
+        waiting.splice(queued, 1);
+        settle(call, undefined);
+      }
+    },
+    abandonAll(reason: unknown): void {
+      for (const call of waiting.splice(0)) settle(call, undefined);
+      for (const call of calls.values()) call.controller.abort(reason);
+    },
+    idle(): Promise<void> {
+      if (calls.size === 0) return Promise.resolve();
+      return new Promise((resolve) => {
+        const previous = whenIdle;
+        whenIdle = () => {
+          whenIdle = undefined;
+          previous?.();
+          resolve();
+        };
+      });
+    },
+  };
+}

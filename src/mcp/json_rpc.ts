@@ -1,0 +1,242 @@
+/**
+ * JSON-RPC 2.0 messages: telling requests, notifications and responses apart, and building
+ * the replies. Nothing here does I/O.
+ *
+ * @module
+ */
+
+/** A request id: JSON-RPC allows strings and numbers (MCP forbids `null`). */
+export type JsonRpcId = string | number;
+
+/** Invalid JSON was received. */
+export const PARSE_ERROR: number = -32700;
+/** The JSON is not a valid request object. */
+export const INVALID_REQUEST: number = -32600;
+/** The method does not exist or is not available. */
+export const METHOD_NOT_FOUND: number = -32601;
+/** The method exists but its parameters are wrong (MCP: also an unknown tool). */
+export const INVALID_PARAMS: number = -32602;
+/** The server failed while answering. */
+export const INTERNAL_ERROR: number = -32603;
+
+/** The parameters of a request or notification: JSON-RPC allows an object or an array. */
+export type JsonRpcParams = Record<string, unknown> | unknown[];
+
+/** A request: it has an id and expects exactly one response. */
+export interface JsonRpcRequest {
+  /** Always "request". */
+  kind: "request";
+  /** Echoed in the response. */
+  id: JsonRpcId;
+  /** The method name, e.g. "tools/call". */
+  method: string;
+  /** The parameters, when given. */
+  params?: JsonRpcParams;
+}
+
+/** A notification: no id, never answered. */
+export interface JsonRpcNotification {
+  /** Always "notification". */
+  kind: "notification";
+  /** The method name, e.g. "notifications/cancelled". */
+  method: string;
+  /** The parameters, when given. */
+  params?: JsonRpcParams;
+}
+
+/** The error object of an error response. */
+export interface JsonRpcErrorObject {
+  /** One of the JSON-RPC error codes, e.g. -32601. */
+  code: number;
+  /** A sentence saying what was wrong. */
+  message: string;
+  /** Anything else the sender added. */
+  data?: unknown;
+}
+
+/** A response from the peer to a request we sent. Never answered. */
+export interface JsonRpcResponse {
+  /** Always "response". */
+  kind: "response";
+  /** The id of our request, or null when the peer could not read it. */
+  id: JsonRpcId | null;
+  /** The result, on success. */
+  result?: unknown;
+  /** The error, on failure. */
+  error?: JsonRpcErrorObject;
+}
+
+/** Something that is not a valid message. */
+export interface InvalidMessage {
+  /** Always "invalid". */
+  kind: "invalid";
+  /** The id to answer with: the message's own when it had a usable one, else null. */
+  id: JsonRpcId | null;
+  /** What is wrong, as a sentence fragment for the error message. */
+  reason: string;
+  /** True when it was meant as a notification (no id): those are never answered. */
+  notification: boolean;
+}
+
+/** What {@linkcode classifyMessage} makes of one parsed JSON value. */
+export type IncomingMessage =
+  | JsonRpcRequest
+  | JsonRpcNotification
+  | JsonRpcResponse
+  | InvalidMessage;
+
+/** A JSON-RPC message as written to the peer. */
+export type OutgoingMessage = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isId(value: unknown): value is JsonRpcId {
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "string") return "a string";
+  return `a ${typeof value}`;
+}
+
+function invalid(id: JsonRpcId | null, reason: string, notification = false): InvalidMessage {
+  return { kind: "invalid", id, reason, notification };
+}
+
+/**
+ * Classifies one parsed JSON value (not a batch) as a request, a notification, a response
+ * to one of our requests, or an invalid message.
+ *
+ * An object with a `method` and no `id` counts as a notification even when something else is
+ * wrong with it, so that it is never answered; an object with `result` or `error` and no
+ * `method` counts as a response, so that a reply is never answered with another reply.
+ *
+ * @param value The value parsed from one line (or one element of a batch).
+ * @returns The classified message.
+ * @example
+ * ```ts
+ * import { classifyMessage } from "./json_rpc.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(classifyMessage({ jsonrpc: "2.0", id: 1, method: "ping" }).kind, "request");
+ * assert.equal(classifyMessage({ jsonrpc: "1.0", id: 1, method: "ping" }).kind, "invalid");
+ * ```
+ */
+export function classifyMessage(value: unknown): IncomingMessage {
+  if (!isRecord(value)) {
+    return invalid(null, `a message must be a JSON object, got ${describe(value)}`);
+  }
+  const hasId = "id" in value;
+  const id = isId(value.id) ? value.id : null;
+  const params = value.params;
+  const paramsOk = params === undefined || typeof params === "object" && params !== null;
+  const versionOk = value.jsonrpc === "2.0";
+
+  if ("method" in value) {
+    const method = value.method;
+    const notification = !hasId;
+    if (!versionOk) {
+      return invalid(
+        id,
+        `"jsonrpc" must be "2.0", got ${JSON.stringify(value.jsonrpc)}`,
+        notification,
+      );
+    }
+    if (hasId && id === null) {
+      return invalid(null, `"id" must be a string or a number, got ${describe(value.id)}`);
+    }
+    if (typeof method !== "string") {
+      return invalid(id, `"method" must be a string, got ${describe(method)}`, notification);
+    }
+    if (!paramsOk) {
+      return invalid(
+        id,
+        `"params" must be an object or an array, got ${describe(params)}`,
+        notification,
+      );
+    }
+    const base = params === undefined ? { method } : { method, params: params as JsonRpcParams };
+    return id === null ? { kind: "notification", ...base } : { kind: "request", id, ...base };
+  }
+
+  if ("result" in value || "error" in value) {
+    const error = value.error;
+    const response: JsonRpcResponse = { kind: "response", id };
+    if ("result" in value) response.result = value.result;
+    if (isRecord(error)) {
+      response.error = {
+        code: typeof error.code === "number" ? error.code : INTERNAL_ERROR,
+        message: typeof error.message === "string" ? error.message : "(no message)",
+        data: error.data,
+      };
+    }
+    return response;
+  }
+
+  if (!versionOk) {
+    return invalid(id, `"jsonrpc" must be "2.0", got ${JSON.stringify(value.jsonrpc)}`);
+  }
+  return invalid(id, `the "method" member is missing`);
+}
+
+/**
+ * Turns an id into a map key that keeps `1` and `"1"` apart (they are different ids).
+ *
+ * @param id A request id.
+ * @returns The key.
+ * @example
+ * ```ts
+ * import { requestIdKey } from "./json_rpc.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.notEqual(requestIdKey(1), requestIdKey("1"));
+ * ```
+ */
+export function requestIdKey(id: JsonRpcId): string {
+  return typeof id === "number" ? `n${id}` : `s${id}`;
+}
+
+/**
+ * Builds a success response.
+ *
+ * @param id The request's id.
+ * @param result The result object.
+ * @returns The response message.
+ * @example
+ * ```ts
+ * import { successResponse } from "./json_rpc.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(successResponse(7, {}), { jsonrpc: "2.0", id: 7, result: {} });
+ * ```
+ */
+export function successResponse(id: JsonRpcId, result: unknown): OutgoingMessage {
+  return { jsonrpc: "2.0", id, result };
+}
+
+/**
+ * Builds an error response.
+ *
+ * @param id The request's id, or null when it could not be read.
+ * @param error A JSON-RPC error code such as {@linkcode METHOD_NOT_FOUND} and a sentence
+ *   saying what was wrong and what to do.
+ * @returns The response message.
+ * @example
+ * ```ts
+ * import { errorResponse, PARSE_ERROR } from "./json_rpc.ts";
+ * import assert from "node:assert/strict";
+ *
+ * assert.deepEqual(errorResponse(null, { code: PARSE_ERROR, message: "parse error" }), {
+ *   jsonrpc: "2.0",
+ *   id: null,
+ *   error: { code: -32700, message: "parse error" },
+ * });
+ * ```
+ */
+export function errorResponse(id: JsonRpcId | null, error: JsonRpcErrorObject): OutgoingMessage {
+  return { jsonrpc: "2.0", id, error };
+}

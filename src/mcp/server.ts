@@ -1,0 +1,495 @@
+/**
+ * The MCP server loop: newline-delimited JSON-RPC 2.0 in, answers out, tools called
+ * concurrently. It takes its input and output as parameters, so it runs the same on stdio,
+ * in tests, or on any other byte stream.
+ *
+ * @module
+ */
+
+import type { ToolDefinition } from "../tools/tool.ts";
+import { createOutputQueue, type LineOutput } from "./_output_queue.ts";
+import { createToolCalls, type Reply } from "./_tool_calls.ts";
+import {
+  classifyMessage,
+  errorResponse,
+  INTERNAL_ERROR,
+  INVALID_PARAMS,
+  INVALID_REQUEST,
+  type JsonRpcId,
+  type JsonRpcNotification,
+  type JsonRpcRequest,
+  type JsonRpcResponse,
+  METHOD_NOT_FOUND,
+  PARSE_ERROR,
+  requestIdKey,
+  successResponse,
+} from "./json_rpc.ts";
+import { DEFAULT_MAX_LINE_BYTES, type OversizedLine, readLines } from "./line_reader.ts";
+import {
+  LATEST_PROTOCOL_VERSION,
+  negotiateProtocolVersion,
+  protocolFeatures,
+  type ProtocolVersion,
+} from "./protocol_versions.ts";
+import { clientRootPaths } from "./roots.ts";
+import { toolListing } from "./tool_messages.ts";
+
+export type { LineOutput } from "./_output_queue.ts";
+
+/** The server's name and version, as `initialize` reports them. */
+export interface ServerInfo {
+  /** The program name, e.g. "linewise". */
+  name: string;
+  /** Its version, e.g. "0.1.0". */
+  version: string;
+  /** A human title (sent as given; MCP 2025-06-18 and later define it). */
+  title?: string;
+}
+
+/** Options for {@linkcode serveLines}. */
+export interface ServerOptions {
+  /** The tools to serve until `onRoots` says otherwise. */
+  tools: ToolDefinition[];
+  /** The name and version reported by `initialize`. */
+  serverInfo: ServerInfo;
+  /** Teaching text for the model, returned by `initialize`. */
+  instructions?: string;
+  /**
+   * Called with the local paths of the client's roots, each time the client reports them.
+   * Returns the tools to serve from then on, or undefined when nothing of the client's roots
+   * can be served (the current tools then stay, and the server logs that). Without it the
+   * server never asks the client for its roots.
+   */
+  onRoots?: (
+    paths: string[],
+  ) => ToolDefinition[] | undefined | Promise<ToolDefinition[] | undefined>;
+  /** Receives diagnostics, one sentence per call (stdio servers send them to stderr). */
+  log?: (message: string) => void;
+  /**
+   * Longest accepted inbound line in bytes; a longer one is answered with an error.
+   * @default 4194304
+   */
+  maxLineBytes?: number;
+  /**
+   * How many tool calls run at once; later ones wait their turn (and can be cancelled).
+   * @default 16
+   */
+  maxConcurrentCalls?: number;
+}
+
+const SUPPORTED_METHODS = "initialize, ping, tools/list and tools/call";
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Serves MCP over newline-delimited JSON-RPC until the input ends, then waits for the calls
+ * still running and for their answers to be written.
+ *
+ * Bad input never stops it: each bad line is answered with an error (or ignored when it was
+ * a notification). If the output breaks (the reader went away), it stops writing, aborts the
+ * running calls and resolves without reading further.
+ *
+ * @param input The client's bytes, e.g. stdin.
+ * @param output Where the answers go, e.g. stdout.
+ * @param options The tools, the server's identity and the limits.
+ * @returns A promise that resolves when the session is over; it does not reject.
+ * @example
+ * ```ts
+ * import { serveLines } from "./server.ts";
+ * import assert from "node:assert/strict";
+ *
+ * async function* input() {
+ *   yield new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"ping"}\n');
+ * }
+ * const written: string[] = [];
+ * await serveLines(input(), { write: (text) => void written.push(text) }, {
+ *   tools: [],
+ *   serverInfo: { name: "example", version: "1.0.0" },
+ * });
+ * assert.deepEqual(written, ['{"jsonrpc":"2.0","id":1,"result":{}}\n']);
+ * ```
+ */
+export async function serveLines(
+  input: AsyncIterable<Uint8Array>,
+  output: LineOutput,
+  options: ServerOptions,
+): Promise<void> {
+  const log = options.log ?? (() => {});
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const maxConcurrentCalls = options.maxConcurrentCalls ?? 16;
+  let tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+
+  // Session state. Requests before `initialize` are served as if the newest version had
+  // been agreed (lenient: some hosts probe with `ping` or `tools/list` first).
+  let version: ProtocolVersion | undefined;
+  let initialized = false;
+  let clientHasRoots = false;
+
+  // Wakes the read loop when the output breaks while the loop waits for input.
+  let wakeReader: ((step: "broken") => void) | undefined;
+  const out = createOutputQueue(output, (error) => {
+    log(`stopped writing: the output failed (${messageOf(error)})`);
+    calls.abandonAll(error);
+    wakeReader?.("broken");
+  });
+  const calls = createToolCalls({ maxConcurrentCalls, notify: send, log });
+
+  function send(message: Record<string, unknown>): void {
+    out.send(JSON.stringify(message));
+  }
+
+  function replyTo(reply: Reply, message: Record<string, unknown>): void {
+    reply(JSON.stringify(message));
+  }
+
+  // --- Server-to-client requests (roots/list) -------------------------------------------
+
+  let nextServerRequestId = 1;
+  const serverRequests = new Map<string, (response: JsonRpcResponse) => void>();
+  let rootsGeneration = 0;
+  // onRoots may still be running when the input ends; the session waits for it.
+  const rootsWork = new Set<Promise<void>>();
+
+  function requestRoots(): void {
+    // Only the answer to the newest roots/list counts; an older one may arrive later.
+    const generation = ++rootsGeneration;
+    const id = `linewise-${nextServerRequestId++}`;
+    serverRequests.set(requestIdKey(id), (response) => {
+      const work = applyRoots(response, generation).catch((error) => {
+        log(`applying the client's roots failed (${messageOf(error)}); the tools stay as they are`);
+      }).finally(() => rootsWork.delete(work));
+      rootsWork.add(work);
+    });
+    send({ jsonrpc: "2.0", id, method: "roots/list" });
+  }
+
+  async function applyRoots(response: JsonRpcResponse, generation: number): Promise<void> {
+    if (generation !== rootsGeneration || !options.onRoots) return;
+    if (response.error) {
+      log(`the client's roots/list failed (${response.error.message}); the tools stay as they are`);
+      return;
+    }
+    let paths: string[];
+    try {
+      const roots = clientRootPaths(response.result);
+      for (const sentence of roots.skipped) log(sentence);
+      paths = roots.paths;
+    } catch (error) {
+      if (!(error instanceof TypeError)) throw error;
+      log(`ignored the client's roots/list answer: ${error.message}`);
+      return;
+    }
+    const next = await options.onRoots(paths);
+    if (generation !== rootsGeneration) return;
+    if (next !== undefined && !Array.isArray(next)) {
+      throw new TypeError(`onRoots must return an array of tools or undefined`);
+    }
+    if (next === undefined) {
+      log(
+        `none of the client's roots (${paths.join(", ") || "none"}) lies within the ` +
+          `server's roots; the server's roots stay in force`,
+      );
+      return;
+    }
+    const before = JSON.stringify(listTools(LATEST_PROTOCOL_VERSION));
+    tools = new Map(next.map((tool) => [tool.name, tool]));
+    if (JSON.stringify(listTools(LATEST_PROTOCOL_VERSION)) !== before) {
+      send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+    }
+  }
+
+  function handleResponse(response: JsonRpcResponse): void {
+    const handler = response.id === null
+      ? undefined
+      : serverRequests.get(requestIdKey(response.id));
+    if (!handler) {
+      log(`ignored a response to an unknown request id ${JSON.stringify(response.id)}`);
+      return;
+    }
+    serverRequests.delete(requestIdKey(response.id as JsonRpcId));
+    handler(response);
+  }
+
+  // --- Tool calls -------------------------------------------------------------------------
+
+  function listTools(forVersion: ProtocolVersion): Record<string, unknown>[] {
+    return [...tools.values()].map((tool) => toolListing(tool, forVersion));
+  }
+
+  function startCall(request: JsonRpcRequest, reply: Reply): void {
+    const params = request.params;
+    if (!isRecord(params) || typeof params.name !== "string") {
+      replyTo(
+        reply,
+        errorResponse(request.id, {
+          code: INVALID_PARAMS,
+          message: `tools/call needs params with a "name" string naming the tool`,
+        }),
+      );
+      return;
+    }
+    const tool = tools.get(params.name);
+    if (!tool) {
+      const names = [...tools.keys()].join(", ") || "none";
+      replyTo(
+        reply,
+        errorResponse(request.id, {
+          code: INVALID_PARAMS,
+          message: `unknown tool ${JSON.stringify(params.name)}; the tools are: ${names}`,
+        }),
+      );
+      return;
+    }
+    const meta = params._meta;
+    const token = isRecord(meta) ? meta.progressToken : undefined;
+    const started = calls.start({
+      id: request.id,
+      tool,
+      args: params.arguments ?? {},
+      version: version ?? LATEST_PROTOCOL_VERSION,
+      progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
+      reply,
+    });
+    if (!started) {
+      // Answering would make two responses with one id; the client could not tell them apart.
+      replyTo(
+        reply,
+        errorResponse(request.id, {
+          code: INVALID_REQUEST,
+          message: `request id ${
+            JSON.stringify(request.id)
+          } is already in use by a call in progress; use a new id`,
+        }),
+      );
+    }
+  }
+
+  function cancel(params: unknown): void {
+    if (!isRecord(params)) return;
+    const { requestId, reason } = params;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    calls.cancel(requestId, typeof reason === "string" ? reason : "cancelled by the client");
+  }
+
+  // --- Dispatch ---------------------------------------------------------------------------
+
+  function initialize(request: JsonRpcRequest, reply: Reply): void {
+    const params = request.params;
+    if (!isRecord(params) || typeof params.protocolVersion !== "string") {
+      replyTo(
+        reply,
+        errorResponse(request.id, {
+          code: INVALID_PARAMS,
+          message: `initialize needs params with a "protocolVersion" string`,
+        }),
+      );
+      return;
+    }
+    version = negotiateProtocolVersion(params.protocolVersion);
+    const capabilities = params.capabilities;
+    clientHasRoots = isRecord(capabilities) && isRecord(capabilities.roots);
+    const result: Record<string, unknown> = {
+      protocolVersion: version,
+      capabilities: { tools: options.onRoots ? { listChanged: true } : {} },
+      serverInfo: options.serverInfo,
+    };
+    if (options.instructions !== undefined) result.instructions = options.instructions;
+    replyTo(reply, successResponse(request.id, result));
+  }
+
+  function handleRequest(request: JsonRpcRequest, reply: Reply, inBatch: boolean): void {
+    switch (request.method) {
+      case "initialize":
+        if (inBatch) {
+          replyTo(
+            reply,
+            errorResponse(request.id, {
+              code: INVALID_REQUEST,
+              message: `initialize must not be part of a batch; send it on a line of its own`,
+            }),
+          );
+          return;
+        }
+        return initialize(request, reply);
+      case "ping":
+        return replyTo(reply, successResponse(request.id, {}));
+      case "tools/list":
+        return replyTo(
+          reply,
+          successResponse(request.id, { tools: listTools(version ?? LATEST_PROTOCOL_VERSION) }),
+        );
+      case "tools/call":
+        return startCall(request, reply);
+      default:
+        replyTo(
+          reply,
+          errorResponse(request.id, {
+            code: METHOD_NOT_FOUND,
+            message: `method ${
+              JSON.stringify(request.method)
+            } is not supported; this server offers ${SUPPORTED_METHODS}`,
+          }),
+        );
+    }
+  }
+
+  const ignoredNotifications = new Set<string>();
+
+  function handleNotification(notification: JsonRpcNotification): void {
+    switch (notification.method) {
+      case "notifications/initialized":
+        if (initialized) return;
+        initialized = true;
+        if (clientHasRoots && options.onRoots) requestRoots();
+        return;
+      case "notifications/cancelled":
+        return cancel(notification.params);
+      case "notifications/roots/list_changed":
+        if (initialized && clientHasRoots && options.onRoots) requestRoots();
+        return;
+      default:
+        // Log each unknown method once: a chatty client should not flood stderr.
+        if (!ignoredNotifications.has(notification.method)) {
+          ignoredNotifications.add(notification.method);
+          log(`ignored notification ${JSON.stringify(notification.method)}`);
+        }
+    }
+  }
+
+  /** Handles one message (a line, or an element of a batch). */
+  function handleMessage(value: unknown, reply: Reply, inBatch: boolean): void {
+    const message = classifyMessage(value);
+    switch (message.kind) {
+      case "request":
+        try {
+          return handleRequest(message, reply, inBatch);
+        } catch (error) {
+          // Only a bug gets here (say, a tool schema JSON cannot represent). The request
+          // still gets its one answer and the server goes on.
+          log(`answering ${JSON.stringify(message.method)} failed: ${messageOf(error)}`);
+          return replyTo(
+            reply,
+            errorResponse(message.id, {
+              code: INTERNAL_ERROR,
+              message: `internal error while answering ${message.method}: ${messageOf(error)}`,
+            }),
+          );
+        }
+      case "notification":
+        handleNotification(message);
+        return reply(undefined);
+      case "response":
+        handleResponse(message);
+        return reply(undefined);
+      case "invalid":
+        if (message.notification) {
+          log(`ignored a malformed notification: ${message.reason}`);
+          return reply(undefined);
+        }
+        return replyTo(
+          reply,
+          errorResponse(message.id, {
+            code: INVALID_REQUEST,
+            message: `invalid request: ${message.reason}`,
+          }),
+        );
+    }
+  }
+
+  function handleBatch(batch: unknown[]): void {
+    const features = protocolFeatures(version ?? LATEST_PROTOCOL_VERSION);
+    if (!version || !features.batches) {
+      send(errorResponse(null, {
+        code: INVALID_REQUEST,
+        message: `invalid request: JSON-RPC batches (arrays) are accepted only in a 2025-03-26 ` +
+          `session, and this session ${version ? `speaks ${version}` : "is not initialized"}; ` +
+          `send one message per line`,
+      }));
+      return;
+    }
+    if (batch.length === 0) {
+      send(errorResponse(null, {
+        code: INVALID_REQUEST,
+        message: `invalid request: the batch is empty`,
+      }));
+      return;
+    }
+    // The batch is answered with one array, written once every element has settled.
+    const answers: string[] = [];
+    let pending = batch.length;
+    for (const element of batch) {
+      let done = false;
+      handleMessage(element, (json) => {
+        if (done) return;
+        done = true;
+        if (json !== undefined) answers.push(json);
+        if (--pending === 0 && answers.length > 0) out.send(`[${answers.join(",")}]`);
+      }, true);
+    }
+  }
+
+  function replyAlone(json: string | undefined): void {
+    if (json !== undefined) out.send(json);
+  }
+
+  function handleLine(line: string | OversizedLine): void {
+    if (typeof line !== "string") {
+      send(errorResponse(null, {
+        code: INVALID_REQUEST,
+        message: `invalid request: the line was too long (${line.bytes} bytes; the limit is ` +
+          `${maxLineBytes}) and was discarded`,
+      }));
+      return;
+    }
+    if (line.trim() === "") return;
+    let value: unknown;
+    try {
+      value = JSON.parse(line);
+    } catch (error) {
+      if (!(error instanceof SyntaxError)) throw error;
+      send(errorResponse(null, { code: PARSE_ERROR, message: `parse error: ${error.message}` }));
+      return;
+    }
+    if (Array.isArray(value)) handleBatch(value);
+    else handleMessage(value, replyAlone, false);
+  }
+
+  // --- The loop ---------------------------------------------------------------------------
+
+  const lines = readLines(input, { maxLineBytes })[Symbol.asyncIterator]();
+  try {
+    while (!out.broken) {
+      const next = lines.next();
+      // Racing the read against a broken output lets the loop end even while the input
+      // still waits for bytes that will never matter. A fresh promise per step, not
+      // Promise.race on one long-lived promise, which would keep a reaction per line.
+      const step = await new Promise<IteratorResult<string | OversizedLine> | "broken">(
+        (resolve, reject) => {
+          wakeReader = resolve;
+          next.then(resolve, reject);
+        },
+      );
+      wakeReader = undefined;
+      if (step === "broken") {
+        next.catch(() => {});
+        void lines.return(undefined).catch(() => {});
+        break;
+      }
+      if (step.done) break;
+      handleLine(step.value);
+    }
+  } catch (error) {
+    // A failing input (stdin reset by the host) ends the session like end of input.
+    log(`stopped reading: the input failed (${messageOf(error)})`);
+  }
+
+  await calls.idle();
+  await Promise.all(rootsWork);
+  await out.flushed();
+}
