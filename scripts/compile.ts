@@ -1,0 +1,48 @@
+// Builds the single-file executable dist/linewise from src/cli/bin.ts.
+//
+//   deno run -A scripts/compile.ts             build with `bun build --compile` (works offline)
+//   deno run -A scripts/compile.ts --if-stale  only when a source is newer than the binary
+//   deno run -A scripts/compile.ts --deno      build with `deno compile` (needs internet once)
+import { spawnSync } from "node:child_process";
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+
+const OUT = "dist/linewise";
+const ENTRY = "src/cli/bin.ts";
+const args = process.argv.slice(2);
+
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    const mtime = entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs;
+    newest = Math.max(newest, mtime);
+  }
+  return newest;
+}
+
+function builtAt(): number {
+  try {
+    return statSync(OUT).mtimeMs;
+  } catch {
+    return 0; // not built yet
+  }
+}
+
+const sources = Math.max(newestSource("src"), statSync("package-lock.json").mtimeMs);
+if (args.includes("--if-stale") && builtAt() > sources) {
+  console.error(`${OUT} is up to date`);
+  process.exit(0);
+}
+
+const command = args.includes("--deno")
+  ? ["deno", "compile", "--allow-read", "--allow-write", "--allow-env", "--output", OUT, ENTRY]
+  : ["bun", "build", "--compile", "--minify", "--bytecode", ENTRY, "--outfile", OUT];
+const started = performance.now();
+const result = spawnSync(command[0], command.slice(1), { stdio: "inherit" });
+if (result.status !== 0) {
+  console.error(`building ${OUT} failed: ${command.join(" ")} exited with ${result.status ?? result.error}`);
+  process.exit(1);
+}
+console.error(`built ${OUT} in ${Math.round(performance.now() - started)} ms`);

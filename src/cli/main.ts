@@ -1,0 +1,202 @@
+/**
+ * The command line: `linewise serve` runs the MCP server; `read`, `grep`, `glob`, `list` and
+ * `call` run one tool and print its text (or `--json`, its structured result). Nothing
+ * runs at import time: the binary's entry calls {@linkcode main}.
+ *
+ * @module
+ */
+import { parseArgs } from "node:util";
+import { serveStdio } from "../mcp/stdio.ts";
+import { DirectoryStore } from "../store/directory_store.ts";
+import { Sandbox } from "../store/sandbox.ts";
+import { createTools, instructions, type ToolOptions } from "../tools/mod.ts";
+import { VERSION } from "../version.ts";
+import { USAGE } from "./usage.ts";
+
+/** Where the command line writes. */
+export interface CliIo {
+  /** Standard output. */
+  stdout: (text: string) => void;
+  /** Standard error. */
+  stderr: (text: string) => void;
+}
+
+/** A usage mistake: exit status 2. */
+class UsageError extends Error {}
+
+const OPTIONS = {
+  root: { type: "string", multiple: true },
+  deny: { type: "string", multiple: true },
+  "read-only": { type: "boolean" },
+  json: { type: "boolean" },
+  "max-lines": { type: "string" },
+  "max-chars": { type: "string" },
+  "max-edit-bytes": { type: "string" },
+  "ignore-case": { type: "boolean", short: "i" },
+  "fixed-strings": { type: "boolean", short: "F" },
+  context: { type: "string", short: "C" },
+  glob: { type: "string" },
+  "max-matches": { type: "string" },
+  "include-ignored": { type: "boolean" },
+  depth: { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean", short: "V" },
+} as const;
+
+/**
+ * Runs the command line.
+ *
+ * @param argv the arguments after the program name
+ * @param io where to write
+ * @returns the exit status: 0 success, 1 tool error, 2 usage error
+ * @example
+ * ```ts
+ * import { main } from "./main.ts";
+ * import assert from "node:assert/strict";
+ * let out = "";
+ * const status = await main(["--version"], { stdout: (t) => out += t, stderr: () => {} });
+ * assert.equal(status, 0);
+ * assert.match(out, /^linewise \d/);
+ * ```
+ */
+export async function main(argv: string[], io: CliIo): Promise<number> {
+  try {
+    return await run(argv, io);
+  } catch (error) {
+    if (error instanceof UsageError || isParseError(error)) {
+      io.stderr(`linewise: ${(error as Error).message}\nTry 'linewise --help'.\n`);
+      return 2;
+    }
+    if (error instanceof Error && "code" in error && typeof error.code === "string") {
+      io.stderr(`linewise: ${error.message}\n`); // a root that cannot be used, for example
+      return 1;
+    }
+    throw error;
+  }
+}
+
+async function run(argv: string[], io: CliIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+  });
+  if (values.help) return print(io, USAGE);
+  if (values.version) return print(io, `linewise ${VERSION}\n`);
+  const [command, ...rest] = positionals;
+  if (command === undefined) throw new UsageError("no command given");
+  const toolOptions: ToolOptions = {
+    readOnly: values["read-only"] ?? false,
+    maxLines: count(values["max-lines"], "--max-lines", 1),
+    maxChars: count(values["max-chars"], "--max-chars", 200),
+    maxEditBytes: count(values["max-edit-bytes"], "--max-edit-bytes", 1),
+  };
+  const sandbox = await Sandbox.create({ roots: values.root ?? ["."], deny: values.deny ?? [] });
+  const tools = (s: Sandbox) => createTools(new DirectoryStore(s, toolOptions), toolOptions);
+  if (command === "serve") {
+    expectArgs(rest, 0, 0, "serve takes no arguments");
+    await serveStdio({
+      tools: tools(sandbox),
+      serverInfo: { name: "linewise", version: VERSION, title: "linewise file tools" },
+      instructions: instructions(toolOptions.readOnly!),
+      onRoots: async (paths) => {
+        const narrowed = await sandbox.narrow(paths);
+        return narrowed && tools(narrowed);
+      },
+      log: (message) => io.stderr(`linewise: ${message}\n`),
+    });
+    return 0;
+  }
+  const [name, args] = toolCall(command, rest, values);
+  const tool = tools(sandbox).find((t) => t.name === name);
+  if (!tool) {
+    throw new UsageError(
+      `unknown tool ${JSON.stringify(name)}${toolOptions.readOnly ? " (write tools are off in --read-only mode)" : ""}`,
+    );
+  }
+  const result = await tool.call(args);
+  const text = result.content.map((c) => c.text).join("");
+  if (result.isError) {
+    io.stderr(`linewise: ${text}\n`);
+    return 1;
+  }
+  io.stdout(values.json ? JSON.stringify(result.structuredContent ?? {}, null, 2) + "\n" : text);
+  return 0;
+}
+
+type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+
+/** Maps a subcommand and its words to a tool name and arguments. */
+function toolCall(command: string, rest: string[], values: Values): [string, unknown] {
+  switch (command) {
+    case "read": {
+      expectArgs(rest, 1, 2, "read takes FILE [START[:END]]");
+      return ["read", { path: rest[0], ...lineRange(rest[1]) }];
+    }
+    case "grep": {
+      expectArgs(rest, 1, 2, "grep takes PATTERN [PATH]");
+      return ["grep", {
+        pattern: rest[0],
+        path: rest[1] ?? ".",
+        glob: values.glob,
+        literal: values["fixed-strings"] ?? false,
+        ignore_case: values["ignore-case"] ?? false,
+        context: count(values.context, "-C", 0) ?? 0,
+        max_matches: count(values["max-matches"], "--max-matches", 1),
+        include_ignored: values["include-ignored"] ?? false,
+      }];
+    }
+    case "glob":
+      expectArgs(rest, 1, 2, "glob takes PATTERN [PATH]");
+      return ["glob", { pattern: rest[0], path: rest[1] ?? ".", include_ignored: values["include-ignored"] ?? false }];
+    case "list":
+      expectArgs(rest, 0, 1, "list takes [PATH]");
+      return ["list", {
+        path: rest[0] ?? ".",
+        depth: count(values.depth, "--depth", 1),
+        include_ignored: values["include-ignored"] ?? false,
+      }];
+    case "call": {
+      expectArgs(rest, 1, 2, "call takes TOOL 'JSON-ARGS'");
+      try {
+        return [rest[0], JSON.parse(rest[1] ?? "{}")];
+      } catch (error) {
+        throw new UsageError(`JSON-ARGS is not valid JSON: ${(error as Error).message}`);
+      }
+    }
+    default:
+      throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  }
+}
+
+/** "10:20" → lines 10 to 20; "10" → 10 to the end; "10:" likewise. */
+function lineRange(spec: string | undefined): { start_line?: number; end_line?: number } {
+  if (spec === undefined) return {};
+  const match = /^(\d+)(?::(\d*))?$/.exec(spec);
+  if (!match) throw new UsageError(`line range ${JSON.stringify(spec)} is not START or START:END`);
+  const start = Number(match[1]);
+  return match[2] ? { start_line: start, end_line: Number(match[2]) } : { start_line: start };
+}
+
+function count(value: string | undefined, name: string, minimum: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < minimum) {
+    throw new UsageError(`${name} takes a whole number of ${minimum} or more, got ${JSON.stringify(value)}`);
+  }
+  return Number(value);
+}
+
+function expectArgs(rest: string[], min: number, max: number, message: string): void {
+  if (rest.length < min || rest.length > max) throw new UsageError(message);
+}
+
+function print(io: CliIo, text: string): number {
+  io.stdout(text);
+  return 0;
+}
+
+function isParseError(error: unknown): boolean {
+  return error instanceof TypeError && "code" in error &&
+    String(error.code).startsWith("ERR_PARSE_ARGS");
+}

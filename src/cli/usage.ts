@@ -1,0 +1,31 @@
+/**
+ * The command line's help text.
+ *
+ * @module
+ */
+
+/** The text `linewise --help` prints. */
+export const USAGE = `linewise: file tools for AI agents that agree on what a line is.
+
+Usage:
+  linewise serve [--root DIR]... [--deny GLOB]... [--read-only]   MCP server on stdio
+  linewise read FILE [START[:END]]        numbered lines START to END (START alone: to the end)
+  linewise grep PATTERN [PATH] [-i] [-F] [-C N] [--glob G] [--max-matches N] [--include-ignored]
+  linewise glob PATTERN [PATH] [--include-ignored]
+  linewise list [PATH] [--depth N] [--include-ignored]
+  linewise call TOOL 'JSON-ARGS'          any tool, e.g. call replace_lines '{"path":"a.ts","edits":[...]}'
+  linewise --help | --version
+
+Options (anywhere on the line):
+  --root DIR            a root the tools may use (repeatable; default: the current directory)
+  --deny GLOB           make matching paths invisible (.gitignore syntax; repeatable)
+  --read-only           leave out the write tools
+  --json                print the structured result instead of the text
+  --max-lines N         rows per result (default 2000)
+  --max-chars N         characters per result (default 60000)
+  --max-edit-bytes N    largest file the edit tools load (default 67108864)
+
+Lines are numbered from 1 and end at \\n (a \\r before it belongs to the terminator), as in
+grep -n, sed -n and git. Exit status: 0 success (a note such as "no match" included),
+1 tool error, 2 usage error.
+`;

@@ -1,0 +1,84 @@
+// Argument checking against the subset of JSON Schema the tools use, with messages a
+// model can act on. Hosts usually validate too, but a direct call must not crash on junk.
+import type { JsonSchema } from "./tool.ts";
+
+interface PropertySchema {
+  type: "string" | "integer" | "boolean" | "array" | "object";
+  minimum?: number;
+  items?: JsonSchema;
+  default?: unknown;
+}
+
+/** Thrown for arguments that do not fit the schema; the message names the field and the fix. */
+export class ArgumentError extends TypeError {
+  constructor(message: string) {
+    super(message);
+    this.name = "ArgumentError";
+  }
+}
+
+/** Checks `args` against `schema` and returns them with defaults filled in. */
+export function checkArgs<T>(schema: JsonSchema, args: unknown, where = ""): T {
+  if (args === undefined || args === null) args = {};
+  if (typeof args !== "object" || Array.isArray(args)) {
+    throw new ArgumentError(`${where || "arguments"} must be an object, got ${describe(args)}`);
+  }
+  const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
+  const required = (schema.required ?? []) as string[];
+  const given = args as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const name of Object.keys(given)) {
+    if (!(name in properties)) {
+      throw new ArgumentError(
+        `unknown argument ${JSON.stringify(where + name)}; the arguments are ${
+          Object.keys(properties).join(", ")
+        }`,
+      );
+    }
+  }
+  for (const [name, property] of Object.entries(properties)) {
+    const value = given[name];
+    if (value === undefined || value === null) {
+      if (required.includes(name)) {
+        throw new ArgumentError(`missing required argument ${JSON.stringify(where + name)}`);
+      }
+      if (property.default !== undefined) out[name] = property.default;
+      continue;
+    }
+    out[name] = checkValue(property, value, where + name);
+  }
+  return out as T;
+}
+
+function checkValue(property: PropertySchema, value: unknown, name: string): unknown {
+  const wrong = (what: string) =>
+    new ArgumentError(`argument ${JSON.stringify(name)} must be ${what}, got ${describe(value)}`);
+  switch (property.type) {
+    case "string":
+      if (typeof value !== "string") throw wrong("a string");
+      return value;
+    case "boolean":
+      if (typeof value !== "boolean") throw wrong("true or false");
+      return value;
+    case "integer":
+      if (typeof value !== "number" || !Number.isInteger(value)) throw wrong("a whole number");
+      if (property.minimum !== undefined && value < property.minimum) {
+        throw wrong(`${property.minimum} or more`);
+      }
+      return value;
+    case "array":
+      if (!Array.isArray(value)) throw wrong("an array");
+      if (value.length === 0) throw wrong("a non-empty array");
+      return value.map((item, i) => checkArgs(property.items!, item, `${name}[${i}].`));
+    case "object":
+      return checkArgs(property as unknown as JsonSchema, value, `${name}.`);
+  }
+}
+
+function describe(value: unknown): string {
+  if (Array.isArray(value)) return "an array";
+  if (value === null) return "null";
+  if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${String(value)}`;
+}

@@ -1,0 +1,103 @@
+// What an edit tool shows: the changed regions with their new numbers and how later lines
+// moved, or for a dry run a unified diff.
+import { createPatch } from "diff";
+import {
+  appendNote,
+  countLines,
+  type EditResult,
+  formatRows,
+  sliceLines,
+  splitBom,
+} from "../core/mod.ts";
+import { ok } from "./_results.ts";
+import { NOTE_ROOM, type Settings } from "./options.ts";
+import type { ToolResult } from "./tool.ts";
+
+/** Regions shown in full; more are summed up in a note. */
+const SHOWN_REGIONS = 20;
+/** Lines of context around a changed region. */
+const AROUND = 2;
+
+/** The result of an edit tool. */
+export function editReport(
+  path: string,
+  before: string,
+  edit: EditResult,
+  dryRun: boolean,
+  settings: Settings,
+): ToolResult {
+  const regions = edit.regions.map((r) => ({
+    old_start: r.oldStart,
+    old_end: r.oldEnd,
+    new_start: r.newStart,
+    new_end: r.newEnd,
+  }));
+  const totalLines = countLines(splitBom(edit.text).body);
+  const structured = {
+    path,
+    written: !dryRun,
+    dry_run: dryRun,
+    regions,
+    line_delta: edit.lineDelta,
+    total_lines: totalLines,
+  };
+  if (dryRun) {
+    const diff = createPatch(path, before, edit.text, "before", "after", { context: 3 })
+      .split("\n").slice(2).join("\n"); // drop the "Index:" and "===" lines
+    const text = appendNote(
+      diff,
+      `dry run: nothing was written; the file would have ${totalLines} lines (${
+        signed(edit.lineDelta)
+      })`,
+    );
+    return ok(text, structured);
+  }
+  let text = "";
+  let delta = 0;
+  for (const region of edit.regions.slice(0, SHOWN_REGIONS)) {
+    delta += region.newEnd - region.newStart - (region.oldEnd - region.oldStart);
+    text = appendNote(text, describe(region, delta));
+    const from = Math.max(1, region.newStart - AROUND);
+    const to = Math.min(totalLines, Math.max(region.newEnd, region.newStart - 1) + AROUND);
+    if (to < from) continue;
+    const { lines } = sliceLines(edit.text, from, to);
+    const rows = formatRows(lines.map((line, i) => ({ line: from + i, text: line })), {
+      maxRows: settings.maxLines,
+      maxChars: Math.max(1, settings.maxChars - NOTE_ROOM - text.length),
+      cut: settings.cut,
+    });
+    text += rows.text;
+  }
+  if (edit.regions.length > SHOWN_REGIONS) {
+    text = appendNote(
+      text,
+      `${edit.regions.length - SHOWN_REGIONS} more changed regions not shown; lines after the last one moved by ${
+        signed(edit.lineDelta)
+      }`,
+    );
+  }
+  if (totalLines === 0) text = appendNote(text, "the file is now empty: 0 lines");
+  return ok(text, structured);
+}
+
+function describe(
+  region: { oldStart: number; oldEnd: number; newStart: number; newEnd: number },
+  delta: number,
+): string {
+  const moved = delta === 0
+    ? "later line numbers are unchanged"
+    : `lines after ${Math.max(region.oldEnd, region.oldStart - 1)} moved by ${signed(delta)}`;
+  const old = span(region.oldStart, region.oldEnd);
+  const now = span(region.newStart, region.newEnd);
+  if (region.oldEnd < region.oldStart) return `inserted ${now}; ${moved}`;
+  if (region.newEnd < region.newStart) return `deleted ${old}; ${moved}`;
+  return `${old} replaced, now ${now}; ${moved}`;
+}
+
+function span(start: number, end: number): string {
+  return start === end ? `line ${start}` : `lines ${start}-${end}`;
+}
+
+function signed(n: number): string {
+  return n >= 0 ? `+${n}` : `${n}`;
+}

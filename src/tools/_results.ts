@@ -1,0 +1,33 @@
+// Building tool results, and turning expected errors into results a model can act on.
+import { ExpectedTextMismatchError, OldTextMatchError } from "../core/mod.ts";
+import { StoreError } from "../store/errors.ts";
+import { ArgumentError } from "./_args.ts";
+import type { ToolResult } from "./tool.ts";
+
+/** A successful result: the text for the model and the structured data for programs. */
+export function ok(text: string, structured: Record<string, unknown>): ToolResult {
+  return { content: [{ type: "text", text }], structuredContent: structured };
+}
+
+/** A failed result carrying a plain sentence. */
+export function failure(message: string): ToolResult {
+  return { content: [{ type: "text", text: message }], isError: true };
+}
+
+/**
+ * Turns an error into an isError result. Expected errors keep their message (prefixed
+ * with the path where the core does not know it); anything else is a bug, reported
+ * without a stack trace.
+ */
+export function errorResult(error: unknown, path?: string): ToolResult {
+  if (error instanceof StoreError || error instanceof ArgumentError) return failure(error.message);
+  if (
+    error instanceof RangeError || error instanceof TypeError ||
+    error instanceof ExpectedTextMismatchError || error instanceof OldTextMatchError
+  ) {
+    return failure(path === undefined ? error.message : `${path}: ${error.message}`);
+  }
+  if (error instanceof SyntaxError) return failure(error.message);
+  const message = error instanceof Error ? error.message : String(error);
+  return failure(`internal error: ${message}; please report it`);
+}

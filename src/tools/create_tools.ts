@@ -1,0 +1,64 @@
+/**
+ * The nine linewise tools over one store, usable from any agent framework.
+ *
+ * @module
+ */
+import type { FileStore } from "../store/file_store.ts";
+import { errorResult } from "./_results.ts";
+import { insertLinesTool, replaceLinesTool, replaceTool } from "./edit_tools.ts";
+import { deleteTool, writeTool } from "./file_tools.ts";
+import { globTool } from "./glob_tool.ts";
+import { grepTool } from "./grep_tool.ts";
+import { listTool } from "./list_tool.ts";
+import { type ToolOptions, settings } from "./options.ts";
+import { readTool } from "./read_tool.ts";
+import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
+
+/**
+ * Builds the tools over a store: read, grep, glob, list, and unless `readOnly` write,
+ * replace, replace_lines, insert_lines and delete. A tool's `call` never throws for bad
+ * input or a failed operation; it returns a result with `isError: true`.
+ *
+ * @param store where the files are
+ * @param options budgets, caps and read-only mode
+ * @returns the tool definitions, read-only tools first
+ * @example
+ * ```ts
+ * import { createTools, MemoryStore } from "../../mod.ts";
+ * import assert from "node:assert/strict";
+ * const tools = createTools(new MemoryStore({ "a.txt": "one\ntwo\n" }));
+ * const read = tools.find((tool) => tool.name === "read")!;
+ * const result = await read.call({ path: "a.txt", start_line: 2 });
+ * assert.equal(result.content[0].text, "2\ttwo\n");
+ * ```
+ */
+export function createTools(store: FileStore, options: ToolOptions = {}): ToolDefinition[] {
+  const s = settings(options);
+  const tools = [readTool(store, s), grepTool(store, s), globTool(store, s), listTool(store, s)];
+  if (!s.readOnly) {
+    tools.push(
+      writeTool(store),
+      replaceTool(store, s),
+      replaceLinesTool(store, s),
+      insertLinesTool(store, s),
+      deleteTool(store),
+    );
+  }
+  return tools.map(guarded);
+}
+
+/** Wraps `call` so that every expected failure becomes an isError result; an abort propagates. */
+function guarded(tool: ToolDefinition): ToolDefinition {
+  return {
+    ...tool,
+    async call(args: unknown, context?: CallContext): Promise<ToolResult> {
+      try {
+        return await tool.call(args, context);
+      } catch (error) {
+        if (context?.signal?.aborted) throw error;
+        const path = (args as { path?: unknown } | null)?.path;
+        return errorResult(error, typeof path === "string" ? path : undefined);
+      }
+    },
+  };
+}

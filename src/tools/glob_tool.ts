@@ -1,0 +1,89 @@
+// The glob tool: file paths matching a pattern, sorted, capped.
+import { appendNote } from "../core/mod.ts";
+import type { FileStore } from "../store/file_store.ts";
+import { checkArgs } from "./_args.ts";
+import { ok } from "./_results.ts";
+import { NOTE_ROOM, type Settings } from "./options.ts";
+import type { ToolDefinition, ToolResult } from "./tool.ts";
+
+interface GlobArgs {
+  pattern: string;
+  path: string;
+  include_ignored: boolean;
+}
+
+const inputSchema = {
+  type: "object" as const,
+  properties: {
+    pattern: {
+      type: "string",
+      description:
+        "Glob: without / it matches file names at any depth (*.ts), with / the path relative to path (src/**/*.ts).",
+    },
+    path: { type: "string", default: ".", description: "Directory to search under." },
+    include_ignored: {
+      type: "boolean",
+      default: false,
+      description: "Also list hidden and .gitignore'd files (.git/ is always skipped).",
+    },
+  },
+  required: ["pattern"],
+  additionalProperties: false,
+};
+
+const outputSchema = {
+  type: "object" as const,
+  properties: {
+    paths: { type: "array", items: { type: "string" } },
+    total: { type: "integer", description: "How many files matched (shown or not)." },
+    truncated: { type: "boolean" },
+  },
+  required: ["paths", "total", "truncated"],
+};
+
+/** The glob tool. */
+export function globTool(store: FileStore, settings: Settings): ToolDefinition {
+  return {
+    name: "glob",
+    title: "Find files",
+    description:
+      "Lists files whose paths match a glob, one per line, sorted. Follows ripgrep and .gitignore: a pattern without / matches a file name at any depth (*.ts), one with / matches the path relative to path (src/**/*.ts). Skips hidden and .gitignore'd files unless include_ignored. Long lists are capped with a note.",
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    call: (args) => glob(store, settings, checkArgs<GlobArgs>(inputSchema, args)),
+  };
+}
+
+async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promise<ToolResult> {
+  const paths = await store.glob({
+    path: args.path,
+    glob: args.pattern,
+    includeIgnored: args.include_ignored,
+  });
+  const { text, count } = capped(paths, settings);
+  let out = text;
+  if (paths.length === 0) {
+    out = appendNote(out, `no files match ${JSON.stringify(args.pattern)} under ${args.path}`);
+  } else if (count < paths.length) {
+    out = appendNote(
+      out,
+      `showing ${count} of ${paths.length} files; narrow the pattern or the path`,
+    );
+  }
+  return ok(out, { paths: paths.slice(0, count), total: paths.length, truncated: count < paths.length });
+}
+
+/** Lines of text up to the row and character budget. */
+export function capped(lines: string[], settings: Settings): { text: string; count: number } {
+  let text = "";
+  let count = 0;
+  for (const line of lines) {
+    if (count >= settings.maxLines || text.length + line.length + 1 > settings.maxChars - NOTE_ROOM) {
+      break;
+    }
+    text += line + "\n";
+    count++;
+  }
+  return { text, count };
+}

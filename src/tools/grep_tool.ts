@@ -1,0 +1,224 @@
+// The grep tool: matching lines across files, numbered exactly as read numbers them.
+import { appendNote, formatRow, type ScanRow } from "../core/mod.ts";
+import type { FileStore, SearchResult } from "../store/file_store.ts";
+import { checkArgs } from "./_args.ts";
+import { ok } from "./_results.ts";
+import { LINE_RULE, NOTE_ROOM, type Settings } from "./options.ts";
+import { compilePattern } from "./safe_matcher.ts";
+import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
+
+interface GrepArgs {
+  pattern: string;
+  path: string;
+  glob?: string;
+  literal: boolean;
+  ignore_case: boolean;
+  context: number;
+  max_matches: number;
+  include_ignored: boolean;
+}
+
+const inputSchema = {
+  type: "object" as const,
+  properties: {
+    pattern: {
+      type: "string",
+      description:
+        "JavaScript regular expression (flags u and s), matched against each line without its terminator; with literal=true a fixed string.",
+    },
+    path: { type: "string", default: ".", description: "File or directory to search." },
+    glob: {
+      type: "string",
+      description:
+        "Only files matching this glob: without / it matches file names at any depth (*.ts), with / the path relative to path (src/**/*.ts).",
+    },
+    literal: { type: "boolean", default: false, description: "Search for the pattern as plain text." },
+    ignore_case: { type: "boolean", default: false, description: "Match regardless of case." },
+    context: { type: "integer", minimum: 0, default: 0, description: "Lines of context around each match." },
+    max_matches: {
+      type: "integer",
+      minimum: 1,
+      default: 200,
+      description: "Stop after this many matching lines.",
+    },
+    include_ignored: {
+      type: "boolean",
+      default: false,
+      description: "Also search hidden and .gitignore'd files (.git/ is always skipped).",
+    },
+  },
+  required: ["pattern"],
+  additionalProperties: false,
+};
+
+const outputSchema = {
+  type: "object" as const,
+  properties: {
+    files: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          path: { type: "string" },
+          lines: { type: "array", items: { type: "integer" }, description: "Matching line numbers." },
+          invalid_utf8: { type: "boolean" },
+        },
+        required: ["path", "lines"],
+      },
+    },
+    matched_lines: { type: "integer", description: "Matching lines shown." },
+    files_searched: { type: "integer" },
+    binary_files_skipped: { type: "integer" },
+    stopped: {
+      type: "string",
+      enum: ["max_matches", "time", "output_budget"],
+      description: "Why the search stopped early, if it did.",
+    },
+    files_not_searched: { type: "integer" },
+    engine: { type: "string", enum: ["literal", "native", "linear"] },
+  },
+  required: ["files", "matched_lines", "files_searched", "binary_files_skipped"],
+};
+
+/** The grep tool. */
+export function grepTool(store: FileStore, settings: Settings): ToolDefinition {
+  return {
+    name: "grep",
+    title: "Search lines",
+    description: [
+      "Searches files for a pattern and shows each matching line as `<n>\\t<line>` (context lines as `<n>-\\t<line>`), under the file's path; files are in path order, separated by a blank line.",
+      LINE_RULE,
+      "The numbers are the ones read shows and replace_lines takes. A match never spans lines; ^ and $ are the ends of the line's text.",
+      "Walks skip hidden and .gitignore'd files unless include_ignored. Binary files are skipped and counted.",
+      `A search stops at max_matches matching lines or after ${
+        settings.timeBudgetMs / 1000
+      } s, and then says so in a final note. No match is a note, not an error.`,
+    ].join(" "),
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    call: (args, context) => grep(store, settings, checkArgs<GrepArgs>(inputSchema, args), context),
+  };
+}
+
+async function grep(
+  store: FileStore,
+  settings: Settings,
+  args: GrepArgs,
+  context: CallContext = {},
+): Promise<ToolResult> {
+  const { matcher, engine } = compilePattern(args.pattern, {
+    literal: args.literal,
+    ignoreCase: args.ignore_case,
+  });
+  const result = await store.search({
+    path: args.path,
+    glob: args.glob,
+    includeIgnored: args.include_ignored,
+    matcher,
+    context: args.context,
+    maxMatches: args.max_matches,
+    deadline: Date.now() + settings.timeBudgetMs,
+    signal: context.signal,
+    onProgress: context.progress && ((done, total) => context.progress!(done, total)),
+  });
+  const shown = render(result, args.context > 0, settings);
+  let text = shown.text;
+  const stopped = shown.budgetHit ? "output_budget" : result.stopped;
+  if (result.files.length === 0) {
+    text = appendNote(
+      text,
+      `no match for ${JSON.stringify(args.pattern)} in ${args.path} (${result.filesSearched} ${
+        result.filesSearched === 1 ? "file" : "files"
+      } searched)`,
+    );
+  }
+  const notes = stopNotes(result, shown, stopped, args);
+  for (const note of notes) text = appendNote(text, note);
+  const structured: Record<string, unknown> = {
+    files: shown.files,
+    matched_lines: shown.matchedLines,
+    files_searched: result.filesSearched,
+    binary_files_skipped: result.binaryFilesSkipped,
+    files_not_searched: result.filesNotSearched,
+    engine,
+  };
+  if (stopped) structured.stopped = stopped;
+  return ok(text, structured);
+}
+
+interface Rendered {
+  text: string;
+  files: Array<{ path: string; lines: number[]; invalid_utf8?: boolean }>;
+  matchedLines: number;
+  budgetHit: boolean;
+}
+
+/** Lays out files and rows under the output budget. */
+function render(result: SearchResult, separators: boolean, settings: Settings): Rendered {
+  const maxChars = settings.maxChars - NOTE_ROOM;
+  const out: Rendered = { text: "", files: [], matchedLines: 0, budgetHit: false };
+  let rowCount = 0;
+  for (const file of result.files) {
+    let block = (out.files.length > 0 ? "\n" : "") + file.path + "\n";
+    const lines: number[] = [];
+    let previous: ScanRow | undefined;
+    for (const row of file.rows) {
+      let piece = formatRow(row, { cut: settings.cut }).text;
+      if (separators && previous && row.line > previous.line + 1) piece = "--\n" + piece;
+      if (
+        rowCount >= settings.maxLines ||
+        out.text.length + block.length + piece.length > maxChars
+      ) {
+        out.budgetHit = true;
+        break;
+      }
+      // A last row without a terminator still ends its line in a listing of many files.
+      block += piece.endsWith("\n") ? piece : piece + "\n";
+      rowCount++;
+      if (row.match) lines.push(row.line);
+      previous = row;
+    }
+    if (lines.length > 0) {
+      out.text += block;
+      out.files.push(file.invalidUtf8 ? { path: file.path, lines, invalid_utf8: true } : { path: file.path, lines });
+      out.matchedLines += lines.length;
+    }
+    if (out.budgetHit) break;
+  }
+  return out;
+}
+
+function stopNotes(
+  result: SearchResult,
+  shown: Rendered,
+  stopped: string | undefined,
+  args: GrepArgs,
+): string[] {
+  const notes: string[] = [];
+  const where = `${shown.matchedLines} matching ${
+    shown.matchedLines === 1 ? "line" : "lines"
+  } in ${shown.files.length} ${shown.files.length === 1 ? "file" : "files"}`;
+  const left = result.filesNotSearched > 0 ? `; ${result.filesNotSearched} files not searched` : "";
+  if (stopped === "output_budget") {
+    notes.push(
+      `output budget reached: showing ${where}; more matches exist. Narrow the search with path, glob or a more specific pattern`,
+    );
+  } else if (stopped === "max_matches") {
+    notes.push(
+      `stopped at max_matches=${args.max_matches}: showing ${where}; more matches exist${left}. Narrow the search, or raise max_matches`,
+    );
+  } else if (stopped === "time") {
+    notes.push(
+      `stopped by the time budget: showing ${where}${left}. Narrow the search with path or glob`,
+    );
+  }
+  const invalid = shown.files.filter((f) => f.invalid_utf8).map((f) => f.path);
+  if (invalid.length > 0) {
+    notes.push(`not valid UTF-8 (shown with U+FFFD; edit tools refuse them): ${invalid.join(", ")}`);
+  }
+  if (result.binaryFilesSkipped > 0) {
+    notes.push(`${result.binaryFilesSkipped} binary ${result.binaryFilesSkipped === 1 ? "file" : "files"} skipped`);
+  }
+  return notes;
+}

@@ -1,0 +1,31 @@
+/**
+ * What the server tells a model at `initialize`: the loop that avoids wrong-line edits.
+ *
+ * @module
+ */
+import { LINE_RULE } from "./options.ts";
+
+/**
+ * The server's instructions.
+ *
+ * @param readOnly whether the write tools are left out
+ * @returns the instructions text
+ * @example
+ * ```ts
+ * import { instructions } from "./instructions.ts";
+ * import assert from "node:assert/strict";
+ * assert.match(instructions(false), /replace_lines/);
+ * ```
+ */
+export function instructions(readOnly: boolean): string {
+  const lines = [
+    "linewise: file tools that agree on what a line is.",
+    LINE_RULE,
+    "Rows look like `<n>\\t<line>`: after the tab is the line verbatim. Context rows in grep are `<n>-\\t<line>`. Lines in [square brackets] are notes (truncation, how to continue), not file content.",
+    "The loop: 1) grep to find the line numbers; 2) read that range (start_line/end_line) to see the lines exactly; 3) edit with replace_lines, passing expected_text = the lines you read, so the edit is refused if the file changed.",
+    "Edit results give the new line numbers and how later lines moved; use them for the next edit instead of re-reading. Several ranges in one replace_lines call all use the numbering from before the call.",
+    "Results are bounded: when a result ends with a note like [lines 1-2000 of 5230; continue with start_line=2001], ask for the next range.",
+  ];
+  if (readOnly) lines.splice(3, 2, "This server is read-only: grep, read, glob and list.");
+  return lines.join("\n");
+}

@@ -1,0 +1,91 @@
+// The list tool: directory entries with type and size.
+import { appendNote } from "../core/mod.ts";
+import type { FileStore, ListEntry } from "../store/file_store.ts";
+import { checkArgs } from "./_args.ts";
+import { ok } from "./_results.ts";
+import { capped } from "./glob_tool.ts";
+import type { Settings } from "./options.ts";
+import type { ToolDefinition, ToolResult } from "./tool.ts";
+
+interface ListArgs {
+  path: string;
+  depth: number;
+  include_ignored: boolean;
+}
+
+const inputSchema = {
+  type: "object" as const,
+  properties: {
+    path: { type: "string", default: ".", description: "Directory to list." },
+    depth: {
+      type: "integer",
+      minimum: 1,
+      default: 1,
+      description: "How many levels to descend (1: the directory's own entries).",
+    },
+    include_ignored: {
+      type: "boolean",
+      default: false,
+      description: "Also list hidden and .gitignore'd entries (.git/ is always skipped).",
+    },
+  },
+  additionalProperties: false,
+};
+
+const outputSchema = {
+  type: "object" as const,
+  properties: {
+    entries: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: {
+          path: { type: "string" },
+          type: { type: "string", enum: ["file", "directory", "other"] },
+          size: { type: "integer" },
+        },
+        required: ["path", "type", "size"],
+      },
+    },
+    total: { type: "integer" },
+    truncated: { type: "boolean" },
+  },
+  required: ["entries", "total", "truncated"],
+};
+
+/** The list tool. */
+export function listTool(store: FileStore, settings: Settings): ToolDefinition {
+  return {
+    name: "list",
+    title: "List directory",
+    description:
+      "Lists a directory's entries, directories first then by name, one per line as `<type>\\t<size>\\t<path>` (type dir, file or other; size in bytes, - for directories; directories end with /). depth > 1 descends into subdirectories. Skips hidden and .gitignore'd entries unless include_ignored. Long lists are capped with a note.",
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    call: (args) => list(store, settings, checkArgs<ListArgs>(inputSchema, args)),
+  };
+}
+
+async function list(store: FileStore, settings: Settings, args: ListArgs): Promise<ToolResult> {
+  const entries = await store.list(args.path, {
+    depth: args.depth,
+    includeIgnored: args.include_ignored,
+  });
+  const { text, count } = capped(entries.map(entryLine), settings);
+  let out = text;
+  if (entries.length === 0) out = appendNote(out, `${args.path} is empty`);
+  else if (count < entries.length) {
+    out = appendNote(out, `showing ${count} of ${entries.length} entries; list a subdirectory or lower depth`);
+  }
+  return ok(out, {
+    entries: entries.slice(0, count).map((e) => ({ path: e.path, type: e.kind, size: e.size })),
+    total: entries.length,
+    truncated: count < entries.length,
+  });
+}
+
+function entryLine(entry: ListEntry): string {
+  if (entry.kind === "directory") return `dir\t-\t${entry.path}/`;
+  return `${entry.kind}\t${entry.size}\t${entry.path}`;
+}

@@ -1,0 +1,72 @@
+/**
+ * Options shared by the tools: the output budget, the edit cap, the search time budget.
+ *
+ * @module
+ */
+
+/** Options of {@linkcode createTools}. */
+export interface ToolOptions {
+  /**
+   * Leave out the write tools.
+   * @default false
+   */
+  readOnly?: boolean;
+  /**
+   * Most rows in one result.
+   * @default 2000
+   */
+  maxLines?: number;
+  /**
+   * Most characters of result text.
+   * @default 60000
+   */
+  maxChars?: number;
+  /**
+   * Lines longer than this many code points are cut in output.
+   * @default 2000
+   */
+  cut?: number;
+  /**
+   * Largest file the edit tools load, in bytes.
+   * @default 67108864
+   */
+  maxEditBytes?: number;
+  /**
+   * How long one grep may run, in milliseconds.
+   * @default 10000
+   */
+  timeBudgetMs?: number;
+}
+
+/** {@linkcode ToolOptions} with every default filled in. */
+export type Settings = Required<ToolOptions>;
+
+/**
+ * Fills in the defaults.
+ *
+ * @param options what the caller set
+ * @returns every option with a value
+ * @example
+ * ```ts
+ * import { settings } from "./options.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(settings({}).maxLines, 2000);
+ * ```
+ */
+export function settings(options: ToolOptions): Settings {
+  return {
+    readOnly: options.readOnly ?? false,
+    maxLines: options.maxLines ?? 2000,
+    maxChars: options.maxChars ?? 60000,
+    cut: options.cut ?? 2000,
+    maxEditBytes: options.maxEditBytes ?? 64 * 1024 * 1024,
+    timeBudgetMs: options.timeBudgetMs ?? 10000,
+  };
+}
+
+/** The line rule in one sentence, for every description that takes or returns a line number. */
+export const LINE_RULE =
+  "Lines are numbered from 1 and end at \\n (a \\r right before it belongs to the terminator; a lone \\r is text), so numbers agree with grep -n, sed -n and git.";
+
+/** Room kept in the character budget for notes after the rows. */
+export const NOTE_ROOM = 400;

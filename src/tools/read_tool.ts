@@ -1,0 +1,135 @@
+// The read tool: numbered, bounded rows of one file.
+import { appendNote, checkLineRange, codePointCount, formatRows, lineText } from "../core/mod.ts";
+import type { FileStore } from "../store/file_store.ts";
+import { checkArgs } from "./_args.ts";
+import { ok } from "./_results.ts";
+import { LINE_RULE, NOTE_ROOM, type Settings } from "./options.ts";
+import type { ToolDefinition, ToolResult } from "./tool.ts";
+
+interface ReadArgs {
+  path: string;
+  start_line: number;
+  end_line?: number;
+  column?: number;
+}
+
+const inputSchema = {
+  type: "object" as const,
+  properties: {
+    path: { type: "string", description: "File to read, relative to the first root or absolute." },
+    start_line: { type: "integer", minimum: 1, default: 1, description: "First line to show." },
+    end_line: {
+      type: "integer",
+      minimum: 1,
+      description: "Last line to show, inclusive; omit to read to the end (within the budget).",
+    },
+    column: {
+      type: "integer",
+      minimum: 1,
+      description:
+        "Show one long line from this code-point column (end_line omitted or equal to start_line).",
+    },
+  },
+  required: ["path"],
+  additionalProperties: false,
+};
+
+const outputSchema = {
+  type: "object" as const,
+  properties: {
+    path: { type: "string" },
+    start_line: { type: "integer" },
+    end_line: { type: "integer", description: "Last line shown." },
+    total_lines: { type: "integer", description: "Line count, when known." },
+    truncated: { type: "boolean" },
+    next_start_line: { type: "integer", description: "Where to continue when truncated." },
+    cut_lines: { type: "array", items: { type: "integer" } },
+    invalid_utf8: { type: "boolean" },
+  },
+  required: ["path", "start_line", "end_line", "truncated"],
+};
+
+/** The read tool. */
+export function readTool(store: FileStore, settings: Settings): ToolDefinition {
+  return {
+    name: "read",
+    title: "Read lines",
+    description: [
+      "Reads a text file as numbered rows `<n>\\t<line>`: everything after the tab is the line verbatim, terminator included, so a row can be pasted back as edit text.",
+      LINE_RULE,
+      `Reads from start_line to end_line (clamped to the file's end). A result stops at ${settings.maxLines} rows or ${settings.maxChars} characters and then ends with a note such as [lines 1-${settings.maxLines} of 5230; continue with start_line=${
+        settings.maxLines + 1
+      }]. Lines over ${settings.cut} code points are cut with a marker; pass column (with end_line = start_line) to see the rest.`,
+      "Binary files are refused; files that are not valid UTF-8 are shown with U+FFFD and a note. Use grep to find line numbers first, then read just that range.",
+    ].join(" "),
+    inputSchema,
+    outputSchema,
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    call: (args) => read(store, settings, checkArgs<ReadArgs>(inputSchema, args)),
+  };
+}
+
+async function read(store: FileStore, settings: Settings, args: ReadArgs): Promise<ToolResult> {
+  const { path, start_line: start, column } = args;
+  if (column !== undefined && args.end_line !== undefined && args.end_line !== start) {
+    throw new RangeError(
+      `column reads one line: give end_line=${start} (equal to start_line) or leave it out`,
+    );
+  }
+  const end = column !== undefined ? start : args.end_line;
+  if (end !== undefined && end < start) {
+    const { total } = await store.readLines(path, { ...budget(settings), start: 1, maxLines: 1 });
+    checkLineRange(start, end, total ?? Infinity);
+  }
+  const range = await store.readLines(path, { ...budget(settings), start, end });
+  const structured: Record<string, unknown> = {
+    path: range.path,
+    start_line: start,
+    invalid_utf8: range.invalidUtf8,
+  };
+  if (range.total !== undefined) structured.total_lines = range.total;
+  if (range.lines.length === 0) {
+    checkLineRange(start, end, range.total ?? 0);
+    return ok(appendNote("", "empty file: 0 lines"), { ...structured, end_line: 0, truncated: false });
+  }
+  if (column !== undefined) checkColumn(range.lines[0], start, column);
+  const rows = formatRows(range.lines.map((text, i) => ({ line: start + i, text })), {
+    maxRows: settings.maxLines,
+    maxChars: settings.maxChars - NOTE_ROOM,
+    cut: settings.cut,
+    column,
+  });
+  const last = start + rows.rows - 1;
+  const truncated = rows.rows < range.lines.length || range.more;
+  let text = rows.text;
+  if (truncated) {
+    const of = range.total !== undefined ? ` of ${range.total}` : "";
+    text = appendNote(text, `lines ${start}-${last}${of}; continue with start_line=${last + 1}`);
+    structured.next_start_line = last + 1;
+  }
+  if (range.invalidUtf8) {
+    text = appendNote(
+      text,
+      "not valid UTF-8: invalid bytes are shown as U+FFFD; edit tools refuse this file",
+    );
+  }
+  return ok(text, {
+    ...structured,
+    end_line: last,
+    truncated,
+    cut_lines: rows.cutLines,
+  });
+}
+
+function checkColumn(line: string, number: number, column: number): void {
+  const length = codePointCount(lineText(line));
+  if (column > Math.max(length, 1)) {
+    throw new RangeError(
+      `column ${column} is past the end of line ${number}, which has ${length} code points`,
+    );
+  }
+}
+
+function budget(settings: Settings) {
+  return { maxLines: settings.maxLines, maxChars: settings.maxChars - NOTE_ROOM, cut: settings.cut };
+}
