@@ -17,7 +17,8 @@ export type StoreErrorCode =
   | "too_large"
   | "exists"
   | "changed"
-  | "permission";
+  | "permission"
+  | "invalid_path";
 
 /** Base class of every error a store throws on purpose. */
 export class StoreError extends Error {
@@ -27,6 +28,8 @@ export class StoreError extends Error {
   readonly path: string;
 
   /**
+   * Makes the error, with its message.
+   *
    * @param code what went wrong
    * @param path the path as the caller gave it
    * @param message a sentence for a model
@@ -41,7 +44,11 @@ export class StoreError extends Error {
 
 /** The path resolves outside every root (or contains a NUL byte). */
 export class PathOutsideRootError extends StoreError {
-  /** @param path the path as the caller gave it */
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
   constructor(path: string) {
     super(
       "outside_root",
@@ -54,7 +61,11 @@ export class PathOutsideRootError extends StoreError {
 
 /** The path matches a deny rule; said the same way whether or not it exists. */
 export class DeniedPathError extends StoreError {
-  /** @param path the path as the caller gave it */
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
   constructor(path: string) {
     super("denied", path, `path ${JSON.stringify(path)} is not accessible: the server denies it`);
     this.name = "DeniedPathError";
@@ -63,7 +74,11 @@ export class DeniedPathError extends StoreError {
 
 /** Nothing exists at the path. */
 export class NotFoundError extends StoreError {
-  /** @param path the path as the caller gave it */
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
   constructor(path: string) {
     super(
       "not_found",
@@ -77,6 +92,8 @@ export class NotFoundError extends StoreError {
 /** The path is a directory, FIFO, socket or device where a regular file is needed. */
 export class NotAFileError extends StoreError {
   /**
+   * Makes the error, with its message.
+   *
    * @param path the path as the caller gave it
    * @param kind what it is instead, e.g. "a directory"
    */
@@ -88,7 +105,11 @@ export class NotAFileError extends StoreError {
 
 /** The path is not a directory where one is needed. */
 export class NotADirectoryError extends StoreError {
-  /** @param path the path as the caller gave it */
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
   constructor(path: string) {
     super("not_a_directory", path, `${JSON.stringify(path)} is not a directory`);
     this.name = "NotADirectoryError";
@@ -100,6 +121,8 @@ export class BinaryFileError extends StoreError {
   /** Size of the file in bytes. */
   readonly size: number;
   /**
+   * Makes the error, with its message.
+   *
    * @param path the path as the caller gave it
    * @param size size in bytes
    */
@@ -107,7 +130,9 @@ export class BinaryFileError extends StoreError {
     super(
       "binary",
       path,
-      `${JSON.stringify(path)} is a binary file (${size} bytes, a NUL byte in its first 8 KiB); it cannot be read as text`,
+      `${
+        JSON.stringify(path)
+      } is a binary file (${size} bytes, a NUL byte in its first 8 KiB); it cannot be read as text`,
     );
     this.name = "BinaryFileError";
     this.size = size;
@@ -116,12 +141,18 @@ export class BinaryFileError extends StoreError {
 
 /** An edit was asked of a file that is not valid UTF-8. */
 export class InvalidUtf8Error extends StoreError {
-  /** @param path the path as the caller gave it */
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
   constructor(path: string) {
     super(
       "invalid_utf8",
       path,
-      `${JSON.stringify(path)} is not valid UTF-8; edit tools refuse it so that no byte changes by accident`,
+      `${
+        JSON.stringify(path)
+      } is not valid UTF-8; edit tools refuse it so that no byte changes by accident`,
     );
     this.name = "InvalidUtf8Error";
   }
@@ -130,6 +161,8 @@ export class InvalidUtf8Error extends StoreError {
 /** The file is larger than the edit cap. */
 export class FileTooLargeError extends StoreError {
   /**
+   * Makes the error, with its message.
+   *
    * @param path the path as the caller gave it
    * @param size size in bytes
    * @param limit the cap in bytes
@@ -138,7 +171,9 @@ export class FileTooLargeError extends StoreError {
     super(
       "too_large",
       path,
-      `${JSON.stringify(path)} is ${size} bytes, over the ${limit}-byte limit for edits; read and grep still work on it`,
+      `${
+        JSON.stringify(path)
+      } is ${size} bytes, over the ${limit}-byte limit for edits; read and grep still work on it`,
     );
     this.name = "FileTooLargeError";
   }
@@ -146,12 +181,18 @@ export class FileTooLargeError extends StoreError {
 
 /** `write` without `overwrite` found an existing file. */
 export class FileExistsError extends StoreError {
-  /** @param path the path as the caller gave it */
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
   constructor(path: string) {
     super(
       "exists",
       path,
-      `${JSON.stringify(path)} already exists; pass overwrite=true to replace it, or edit it with replace_lines`,
+      `${
+        JSON.stringify(path)
+      } already exists; pass overwrite=true to replace it, or edit it with replace_lines`,
     );
     this.name = "FileExistsError";
   }
@@ -159,12 +200,18 @@ export class FileExistsError extends StoreError {
 
 /** The file changed on disk while an edit was being made. */
 export class FileChangedError extends StoreError {
-  /** @param path the path as the caller gave it */
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
   constructor(path: string) {
     super(
       "changed",
       path,
-      `${JSON.stringify(path)} changed on disk while the edit was being made; nothing was written. Read it again and redo the edit`,
+      `${
+        JSON.stringify(path)
+      } changed on disk while the edit was being made; nothing was written. Read it again and redo the edit`,
     );
     this.name = "FileChangedError";
   }
@@ -173,11 +220,27 @@ export class FileChangedError extends StoreError {
 /** The operating system or the runtime (e.g. Deno permissions) refused access. */
 export class PermissionError extends StoreError {
   /**
+   * Makes the error, with its message.
+   *
    * @param path the path as the caller gave it
    * @param detail what was refused, e.g. "write access"
    */
   constructor(path: string, detail: string) {
     super("permission", path, `${detail} to ${JSON.stringify(path)} was refused by the system`);
     this.name = "PermissionError";
+  }
+}
+
+/** The path cannot name a file here: a symlink loop, or a name too long for the system. */
+export class InvalidPathError extends StoreError {
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   * @param reason why, e.g. "it is a symlink loop"
+   */
+  constructor(path: string, reason: string) {
+    super("invalid_path", path, `path ${JSON.stringify(path)} cannot be used: ${reason}`);
+    this.name = "InvalidPathError";
   }
 }

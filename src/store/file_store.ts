@@ -157,17 +157,39 @@ export interface FileStore {
   /** Kind, size and mtime of a path. */
   stat(path: string): Promise<FileInfo>;
   /**
+   * A whole file's bytes. Refuses directories and other non-files ({@linkcode NotAFileError})
+   * and, when `maxBytes` is given, larger files ({@linkcode FileTooLargeError}).
+   */
+  readBytes(path: string, options?: { maxBytes?: number }): Promise<Uint8Array>;
+  /**
    * A whole file as text. Refuses binary files ({@linkcode BinaryFileError}, with the size)
    * and files over `maxBytes` ({@linkcode FileTooLargeError}).
    */
   readText(path: string, options?: { maxBytes?: number }): Promise<TextFile>;
   /** Lines of a file of any size, reading no more of it than the range and budget need. */
   readLines(path: string, options: LineRangeOptions): Promise<LineRange>;
-  /** Entries under a directory, directories first then by name, to `depth` levels. */
+  /**
+   * Entries under a directory to `depth` levels (default 1), by the walk rules (hidden and
+   * .gitignore'd entries only with `includeIgnored`; `.git` never; symlinked directories
+   * listed but not entered): at each level directories first, then the rest, each by name,
+   * a directory's entries right after it.
+   */
   list(path: string, options?: { depth?: number; includeIgnored?: boolean }): Promise<ListEntry[]>;
-  /** Files under `options.path` matching `options.glob`, sorted by display path. */
+  /** Files under `options.path` matching `options.glob`, in path order (as `search`). */
   glob(options: WalkOptions): Promise<string[]>;
-  /** Searches files line by line with the core scanner; numbers match `readLines`. */
+  /**
+   * Proposes the files a search should read: every file the walk of `query` (path, glob,
+   * includeIgnored, deny rules) would visit, and possibly more, never fewer. `search`
+   * filters the candidates again, so an index-backed store may use `query.matcher`'s
+   * `requiredLiteral` as a hint. Display paths, in any order.
+   */
+  findMatchingFiles(query: SearchQuery): Promise<string[]>;
+  /**
+   * Searches files line by line with the core scanner; numbers match `readLines`. Files in
+   * path order (segment by segment, each by UTF-16 code units); binary files skipped and
+   * counted; at most `maxMatches` matching lines, with `stopped: "max_matches"` only when
+   * another matching line exists.
+   */
   search(query: SearchQuery): Promise<SearchResult>;
   /**
    * Creates a file (and missing parent directories) with exactly `text`, atomically.

@@ -1,0 +1,195 @@
+/**
+ * What every store's search shares: numbering matches with the core scanner over a file
+ * given as chunks of whole lines, the match cap, the deadline, the abort signal, progress,
+ * and the counts of the result. A store that streams big files and one that reads whole
+ * files report the same rows.
+ *
+ * @module
+ */
+import { type ScanRow, scanText, splitLines } from "../core/mod.ts";
+import type { FileMatches, SearchQuery, SearchResult } from "./file_store.ts";
+
+/** How often progress is reported at most. */
+const PROGRESS_INTERVAL_MS = 250;
+
+/** Checks a query's numbers and matcher. */
+export function checkQuery(query: SearchQuery): void {
+  if (typeof query !== "object" || query === null) throw new TypeError("query must be an object");
+  if (typeof query.matcher?.matchLine !== "function") {
+    throw new TypeError("query.matcher must be a Matcher with a matchLine function");
+  }
+  const { context = 0, maxMatches = 200 } = query;
+  if (!Number.isInteger(context) || context < 0) {
+    throw new TypeError(`context must be an integer of at least 0, got ${context}`);
+  }
+  if (!(Number.isInteger(maxMatches) && maxMatches >= 1) && maxMatches !== Infinity) {
+    throw new TypeError(`maxMatches must be a positive integer, got ${maxMatches}`);
+  }
+}
+
+/** Collects the rows of a search across files and decides when it stops. */
+export class SearchCollector {
+  readonly #query: SearchQuery;
+  readonly #context: number;
+  readonly #maxMatches: number;
+  readonly #files: FileMatches[] = [];
+  #matchedLines = 0;
+  #filesSearched = 0;
+  #binaryFilesSkipped = 0;
+  #filesNotSearched = 0;
+  #stopped: "max_matches" | "time" | undefined;
+  #lastProgress = 0;
+  #filesTotal: number | undefined;
+
+  /**
+   * @param query the search
+   * @param filesTotal how many files will be offered, when known (for progress)
+   */
+  constructor(query: SearchQuery, filesTotal?: number) {
+    this.#query = query;
+    this.#context = query.context ?? 0;
+    this.#maxMatches = query.maxMatches ?? 200;
+    this.#filesTotal = filesTotal;
+  }
+
+  /** True once the search must not look at further files. */
+  get done(): boolean {
+    return this.#stopped !== undefined;
+  }
+
+  /**
+   * Checks the signal (rejecting with its reason) and the deadline before more work; returns
+   * false when the deadline has passed (the search then stops with "time").
+   */
+  proceed(): boolean {
+    this.#query.signal?.throwIfAborted();
+    if (this.#stopped !== undefined) return false;
+    if (this.#query.deadline !== undefined && Date.now() >= this.#query.deadline) {
+      this.#stopped = "time";
+      return false;
+    }
+    return true;
+  }
+
+  /** Counts a file the search will not look at because it stopped. */
+  notSearched(count = 1): void {
+    this.#filesNotSearched += count;
+  }
+
+  /** Counts a binary file skipped. */
+  binary(): void {
+    this.#binaryFilesSkipped++;
+    this.#progress();
+  }
+
+  /** Counts a file searched without scanning it (a prefilter ruled it out). */
+  searchedWithoutMatch(): void {
+    this.#filesSearched++;
+    this.#progress();
+  }
+
+  /**
+   * Scans one file given as chunks of whole lines (every chunk but the last ends with `\n`;
+   * the first may start with the BOM). Each chunk is scanned with the last lines of the
+   * previous one in front, so that context and the line rule see across the seam; rows
+   * already reported are not reported again.
+   *
+   * @param path display path of the file
+   * @param chunks the decoded text, in order
+   * @param isInvalid asked after the last chunk: whether the bytes were invalid UTF-8
+   */
+  async scanFile(
+    path: string,
+    chunks: AsyncIterable<string> | Iterable<string>,
+    isInvalid: () => boolean,
+  ): Promise<void> {
+    const rows: ScanRow[] = [];
+    const context = this.#context;
+    let before = 0; // lines of the file before the current chunk
+    let tail = ""; // the last lines of the previous chunk
+    let tailLines = 0;
+    let lastReported = 0;
+    let lastMatch = -Infinity;
+    let stop = false;
+    for await (const chunk of chunks) {
+      if (!this.proceed() && this.#stopped === "time") break;
+      const offset = before - tailLines;
+      scanText(tail + chunk, this.#query.matcher, (row) => {
+        const line = row.line + offset;
+        if (line <= lastReported) return true;
+        if (row.match) {
+          if (this.#matchedLines >= this.#maxMatches) {
+            stop = true;
+            return false;
+          }
+          this.#matchedLines++;
+          lastMatch = line;
+        } else if (this.#matchedLines >= this.#maxMatches && line > lastMatch + context) {
+          // Before-context of a match that will not be shown: skip, look for the match.
+          return true;
+        }
+        rows.push(row.line === line ? row : { ...row, line });
+        lastReported = line;
+        return true;
+      }, { context });
+      if (stop) {
+        this.#stopped = "max_matches";
+        break;
+      }
+      before += countWholeLines(chunk);
+      // Keep at least one line in front, so that a line starting with U+FEFF is never
+      // mistaken by the scanner for the file's BOM.
+      const kept = lastLines(tail + chunk, Math.max(context, 1));
+      tail = kept.text;
+      tailLines = kept.count;
+    }
+    this.#filesSearched++;
+    if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
+    this.#progress();
+  }
+
+  /** The result so far. */
+  result(): SearchResult {
+    const result: SearchResult = {
+      files: this.#files,
+      matchedLines: this.#matchedLines,
+      filesSearched: this.#filesSearched,
+      binaryFilesSkipped: this.#binaryFilesSkipped,
+      filesNotSearched: this.#filesNotSearched,
+    };
+    if (this.#stopped !== undefined) result.stopped = this.#stopped;
+    this.#query.onProgress?.(this.#filesSearched + this.#binaryFilesSkipped, this.#filesTotal);
+    return result;
+  }
+
+  #progress(): void {
+    const onProgress = this.#query.onProgress;
+    if (onProgress === undefined) return;
+    const now = Date.now();
+    if (now - this.#lastProgress < PROGRESS_INTERVAL_MS) return;
+    this.#lastProgress = now;
+    onProgress(this.#filesSearched + this.#binaryFilesSkipped, this.#filesTotal);
+  }
+}
+
+/** Lines in a chunk of whole lines: its `\n`s, plus one for an unterminated last line. */
+function countWholeLines(chunk: string): number {
+  let count = 0;
+  for (let at = chunk.indexOf("\n"); at !== -1; at = chunk.indexOf("\n", at + 1)) count++;
+  return chunk.length > 0 && !chunk.endsWith("\n") ? count + 1 : count;
+}
+
+/** The last `count` lines of a text of whole lines, and how many there are. */
+function lastLines(text: string, count: number): { text: string; count: number } {
+  const lines = splitLines(text.slice(lineStartBefore(text, count)));
+  return { text: lines.join(""), count: lines.length };
+}
+
+/** Offset where the `count`-th line from the end starts (by `\n`, the line rule's boundary). */
+function lineStartBefore(text: string, count: number): number {
+  let start = text.length;
+  for (let i = 0; i < count && start > 0; i++) {
+    start = text.lastIndexOf("\n", start - 2) + 1;
+  }
+  return start;
+}

@@ -1,0 +1,43 @@
+/**
+ * Bytes to text and back, by the rules of SPEC §2: UTF-8, a NUL in the first 8 KiB means
+ * binary, invalid bytes become U+FFFD and are flagged, the BOM is kept as U+FEFF.
+ *
+ * @module
+ */
+
+/** How many leading bytes decide whether a file is binary. */
+export const BINARY_PROBE_BYTES = 8192;
+
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+const lenient = new TextDecoder("utf-8", { ignoreBOM: true });
+const encoder = new TextEncoder();
+
+/** True when a NUL byte lies in the first 8 KiB. */
+export function isBinary(bytes: Uint8Array): boolean {
+  return bytes.subarray(0, BINARY_PROBE_BYTES).includes(0);
+}
+
+/**
+ * Decodes UTF-8, keeping a BOM as U+FEFF (the core sets it aside and edits keep it).
+ * Call it only on whole lines: a character split at the end of the bytes would be garbled.
+ */
+export function decodeUtf8(bytes: Uint8Array): { text: string; invalid: boolean } {
+  try {
+    return { text: strict.decode(bytes), invalid: false };
+  } catch (error) {
+    if (!(error instanceof TypeError)) throw error;
+    return { text: lenient.decode(bytes), invalid: true };
+  }
+}
+
+/** Encodes text as UTF-8. */
+export function encodeUtf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** True when two byte arrays hold the same bytes. */
+export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}

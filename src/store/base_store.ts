@@ -1,0 +1,538 @@
+/**
+ * A FileStore built on a few primitives. A store implements how to resolve a path, stat,
+ * read a whole file, list one directory, write a file atomically and delete one; it inherits
+ * reads, line ranges, listing, globbing, edits and a correct search (numbered by the core
+ * scanner, so grep's line numbers address the lines `readLines` returns).
+ *
+ * @module
+ */
+import { splitBom, splitLines } from "../core/mod.ts";
+import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
+import { LockTable } from "./_locks.ts";
+import { comparePaths, joinDisplay, segments } from "./_paths.ts";
+import { checkQuery, SearchCollector } from "./_search_collector.ts";
+import { decodeUtf8, encodeUtf8, isBinary } from "./_text.ts";
+import {
+  BinaryFileError,
+  FileExistsError,
+  InvalidUtf8Error,
+  NotADirectoryError,
+  NotAFileError,
+  StoreError,
+} from "./errors.ts";
+import type {
+  EditOutcome,
+  EntryKind,
+  FileInfo,
+  FileStore,
+  LineRange,
+  LineRangeOptions,
+  ListEntry,
+  SearchQuery,
+  SearchResult,
+  TextFile,
+  WalkOptions,
+  WriteOptions,
+} from "./file_store.ts";
+import {
+  compileGlob,
+  createWalkFilter,
+  type DirEntry,
+  walkEntries,
+  walkFiles,
+  type WalkNode,
+  type WalkSource,
+} from "./walk.ts";
+
+/** The default cap for reading a whole file into memory to edit it: 64 MiB. */
+export const DEFAULT_MAX_EDIT_BYTES: number = 64 * 1024 * 1024;
+
+/** A path a store has checked: its key for the store, how to show it, whether it exists. */
+export interface StorePath extends WalkNode {
+  /** Whether something exists there. */
+  exists: boolean;
+}
+
+/** What {@linkcode BaseFileStore.statPath} reports. */
+export interface PathStat {
+  /** Kind of the resolved target. */
+  kind: EntryKind;
+  /** Size in bytes. */
+  size: number;
+  /** Modification time in milliseconds since the epoch. */
+  mtimeMs: number;
+}
+
+/** What {@linkcode BaseFileStore.readFile} returns. */
+export interface FileBytes {
+  /** The whole content. */
+  bytes: Uint8Array;
+  /**
+   * A token for this content as read (e.g. size, mtime and inode), passed back to
+   * {@linkcode BaseFileStore.writeFile} as `ifVersion` so it can refuse a changed file.
+   */
+  version: unknown;
+}
+
+/** Options of {@linkcode BaseFileStore.writeFile}. */
+export interface WriteFileOptions {
+  /** Replace an existing file; otherwise refuse it with {@linkcode FileExistsError}, atomically. */
+  overwrite: boolean;
+  /**
+   * The version read before an edit: refuse with {@linkcode FileChangedError} if the file no
+   * longer has it.
+   */
+  ifVersion?: unknown;
+}
+
+/** Options of {@linkcode BaseFileStore}. */
+export interface BaseFileStoreOptions {
+  /**
+   * Largest file `readText` and `update` read whole, in bytes.
+   * @default 67108864
+   */
+  maxEditBytes?: number;
+}
+
+/**
+ * The FileStore contract on top of six primitives. Subclasses implement the `protected
+ * abstract` methods; every public method checks its path with {@linkcode resolvePath} first,
+ * and the primitives only ever see keys that came from it or from a walk.
+ *
+ * A subclass may override any public method for speed. An override of `search` owes the
+ * same result as the inherited one: the same files in path order with the same rows (line
+ * numbers by the core scanner over the file as `readLines` numbers it, context rows once),
+ * binary files skipped and counted, `maxMatches` matching lines at most with
+ * `stopped: "max_matches"` only when another match exists, `stopped: "time"` and
+ * `filesNotSearched` at the deadline, rejection with the signal's reason on abort, and no
+ * denied, hidden, ignored or glob-excluded file (unless `includeIgnored`).
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "./memory_store.ts";
+ * import { literalMatcher } from "../core/mod.ts";
+ * import assert from "node:assert/strict";
+ * const store = new MemoryStore({ "a.txt": "x\ny\n" }); // a BaseFileStore
+ * const found = await store.search({ matcher: literalMatcher("y") });
+ * assert.equal(found.files[0].rows[0].line, 2);
+ * ```
+ */
+export abstract class BaseFileStore implements FileStore {
+  /** Largest file read whole for edits, in bytes. */
+  readonly maxEditBytes: number;
+  readonly #locks = new LockTable();
+  /** The walk's view of this store. */
+  protected readonly walkSource: WalkSource;
+
+  /**
+   * Sets up the walk's view of the store.
+   *
+   * @param options the edit cap
+   */
+  constructor(options: BaseFileStoreOptions = {}) {
+    const max = options.maxEditBytes ?? DEFAULT_MAX_EDIT_BYTES;
+    if (!Number.isInteger(max) || max < 0) {
+      throw new TypeError(`maxEditBytes must be a non-negative integer, got ${max}`);
+    }
+    this.maxEditBytes = max;
+    this.walkSource = {
+      listDirectory: (dir, options) => this.listDirectory(dir, options.sizes),
+      child: (dir, name) => this.childPath(dir, name),
+      readIgnoreFile: (dir) => this.readIgnoreFile(dir),
+      ancestors: (node) => this.ancestorsOf(node),
+    };
+  }
+
+  /**
+   * Checks a caller's path (roots, deny rules) and returns the store's key for it.
+   *
+   * @param path the caller's path
+   * @param forWrite whether a missing path is acceptable (else {@linkcode NotFoundError})
+   * @returns the checked path
+   */
+  protected abstract resolvePath(path: string, forWrite: boolean): Promise<StorePath>;
+
+  /**
+   * Kind, size and mtime of a checked path.
+   *
+   * @param node a checked path
+   * @returns what is there
+   */
+  protected abstract statPath(node: WalkNode): Promise<PathStat>;
+
+  /**
+   * Reads a whole regular file, refusing anything else ({@linkcode NotAFileError}) and files
+   * over `maxBytes` ({@linkcode FileTooLargeError}) without reading them.
+   *
+   * @param node a checked path
+   * @param maxBytes the cap; undefined for none
+   * @returns the bytes and their version
+   */
+  protected abstract readFile(node: WalkNode, maxBytes: number | undefined): Promise<FileBytes>;
+
+  /**
+   * Lists one directory (see {@linkcode WalkSource.listDirectory}): without denied entries
+   * or symlinks that lead outside, to denied paths, or nowhere.
+   *
+   * @param dir a checked directory
+   * @param sizes whether file sizes are needed (else they may be 0)
+   * @returns its entries, in any order
+   */
+  protected abstract listDirectory(dir: WalkNode, sizes: boolean): Promise<DirEntry[]>;
+
+  /**
+   * Writes a whole file atomically (all or nothing, even across a crash), creating missing
+   * parent directories and keeping an existing file's mode.
+   *
+   * @param node a checked path (for writing)
+   * @param bytes the new content
+   * @param options whether to replace, and the version an edit read
+   */
+  protected abstract writeFile(
+    node: StorePath,
+    bytes: Uint8Array,
+    options: WriteFileOptions,
+  ): Promise<void>;
+
+  /**
+   * Deletes a file, refusing a directory ({@linkcode NotAFileError}).
+   *
+   * @param node a checked, existing path
+   */
+  protected abstract deletePath(node: StorePath): Promise<void>;
+
+  /**
+   * Runs `work` after every earlier `write`, `update` or `delete` of the same key has
+   * settled. The default serialises within this store; override to share a wider table.
+   *
+   * @param key the store's key of the file
+   * @param work what to run
+   * @returns what `work` returns
+   */
+  protected withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return this.#locks.run(key, work);
+  }
+
+  /**
+   * The node of an entry of a directory. The default joins display paths with `/` and uses
+   * them as keys.
+   *
+   * @param dir a directory node
+   * @param name an entry's name
+   * @returns the entry's node
+   */
+  protected childPath(dir: WalkNode, name: string): WalkNode {
+    return { key: joinDisplay(dir.key, name), display: joinDisplay(dir.display, name) };
+  }
+
+  /**
+   * The directories above a node, from its root down (for their `.gitignore` files). The
+   * default assumes relative display paths under one root ".".
+   *
+   * @param node any node
+   * @returns the ancestors, outermost first
+   */
+  protected ancestorsOf(node: WalkNode): WalkNode[] {
+    if (node.display === ".") return [];
+    const parts = segments(node.display);
+    const result: WalkNode[] = [{ key: ".", display: "." }];
+    for (let i = 1; i < parts.length; i++) {
+      const display = parts.slice(0, i).join("/");
+      result.push({ key: display, display });
+    }
+    return result;
+  }
+
+  /**
+   * The text of the `.gitignore` in a directory, or undefined.
+   *
+   * @param dir a directory node
+   * @returns the file's text
+   */
+  protected async readIgnoreFile(dir: WalkNode): Promise<string | undefined> {
+    try {
+      const { bytes } = await this.readFile(this.childPath(dir, ".gitignore"), 1024 * 1024);
+      return decodeUtf8(bytes).text;
+    } catch (error) {
+      if (error instanceof StoreError && error.code !== "permission") return undefined;
+      throw error;
+    }
+  }
+
+  /**
+   * Proposes the files a search should look at: every file it should search, and possibly
+   * more (the inherited `search` filters them again by path, walk rules, glob and deny
+   * rules, and reads each). The default walks the tree. A store with an index may use the
+   * matcher's `requiredLiteral` to propose fewer files, but never too few.
+   *
+   * @param query the search
+   * @returns display paths of candidate files, in any order
+   */
+  async findMatchingFiles(query: SearchQuery): Promise<string[]> {
+    const start = await this.resolvePath(query.path ?? ".", false);
+    if ((await this.statPath(start)).kind !== "directory") return [start.display];
+    const found: string[] = [];
+    for await (const file of walkFiles(this.walkSource, start, query)) found.push(file.display);
+    return found;
+  }
+
+  /**
+   * Kind, size and mtime of a path.
+   *
+   * @param path the caller's path
+   * @returns what is there
+   */
+  async stat(path: string): Promise<FileInfo> {
+    const node = await this.resolvePath(path, false);
+    const info = await this.statPath(node);
+    return { path: node.display, ...info };
+  }
+
+  /**
+   * A whole file's bytes, refusing directories and other non-files and, with `maxBytes`,
+   * larger files.
+   *
+   * @param path the caller's path
+   * @param options the size cap
+   * @returns the bytes
+   */
+  async readBytes(path: string, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
+    const node = await this.resolvePath(path, false);
+    return (await this.readFile(node, options.maxBytes)).bytes;
+  }
+
+  /**
+   * A whole file as text (see {@linkcode FileStore.readText}); `maxBytes` defaults to the
+   * edit cap.
+   *
+   * @param path the caller's path
+   * @param options the size cap
+   * @returns the text
+   */
+  async readText(path: string, options: { maxBytes?: number } = {}): Promise<TextFile> {
+    const node = await this.resolvePath(path, false);
+    const { bytes } = await this.readFile(node, options.maxBytes ?? this.maxEditBytes);
+    if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
+    const { text, invalid } = decodeUtf8(bytes);
+    return { path: node.display, text, invalidUtf8: invalid, size: bytes.length };
+  }
+
+  /**
+   * Lines of a file (see {@linkcode FileStore.readLines}). The default reads the whole file;
+   * a store for large files should override it with a streaming read.
+   *
+   * @param path the caller's path
+   * @param options the range and budget
+   * @returns the lines
+   */
+  async readLines(path: string, options: LineRangeOptions): Promise<LineRange> {
+    checkRangeOptions(options);
+    const node = await this.resolvePath(path, false);
+    const { bytes } = await this.readFile(node, undefined);
+    if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
+    const { text, invalid } = decodeUtf8(bytes);
+    const all = splitLines(splitBom(text).body);
+    const lines: string[] = [];
+    const budget = new LineBudget(options);
+    let next = options.start;
+    while (next <= all.length) {
+      const line = all[next - 1];
+      lines.push(line);
+      if (budget.take(line, next++)) break;
+    }
+    const more = next <= all.length && (options.end === undefined || next <= options.end);
+    return {
+      path: node.display,
+      lines,
+      start: options.start,
+      total: all.length,
+      more,
+      invalidUtf8: invalid,
+    };
+  }
+
+  /**
+   * Entries under a directory (see {@linkcode FileStore.list}).
+   *
+   * @param path the caller's path
+   * @param options depth (default 1) and whether to include ignored entries
+   * @returns the entries
+   */
+  async list(
+    path: string,
+    options: { depth?: number; includeIgnored?: boolean } = {},
+  ): Promise<ListEntry[]> {
+    const depth = options.depth ?? 1;
+    if (!Number.isInteger(depth) || depth < 1) {
+      throw new TypeError(`depth must be an integer of at least 1, got ${depth}`);
+    }
+    const node = await this.resolvePath(path, false);
+    if ((await this.statPath(node)).kind !== "directory") throw new NotADirectoryError(path);
+    const entries: ListEntry[] = [];
+    for await (const entry of walkEntries(this.walkSource, node, { ...options, depth })) {
+      entries.push({ path: entry.display, kind: entry.kind, size: entry.size });
+    }
+    return entries;
+  }
+
+  /**
+   * Files matching a glob (see {@linkcode FileStore.glob}), in path order.
+   *
+   * @param options where to look and what to match
+   * @returns display paths
+   */
+  async glob(options: WalkOptions): Promise<string[]> {
+    const candidates = await this.findMatchingFiles({
+      ...options,
+      matcher: { matchLine: () => null },
+    });
+    const start = await this.resolvePath(options.path ?? ".", false);
+    return (await this.#filterCandidates(start, options, candidates)).map((file) => file.display);
+  }
+
+  /**
+   * Searches files line by line (see {@linkcode FileStore.search}): candidates from
+   * {@linkcode findMatchingFiles}, filtered again, read whole, scanned by the core scanner.
+   *
+   * @param query the search
+   * @returns the matches and counts
+   */
+  async search(query: SearchQuery): Promise<SearchResult> {
+    checkQuery(query);
+    query.signal?.throwIfAborted();
+    const start = await this.resolvePath(query.path ?? ".", false);
+    const candidates = await this.findMatchingFiles(query);
+    const files = await this.#filterCandidates(start, query, candidates);
+    const collector = new SearchCollector(query, files.length);
+    for (let i = 0; i < files.length; i++) {
+      if (!collector.proceed()) {
+        collector.notSearched(files.length - i);
+        break;
+      }
+      let bytes: Uint8Array;
+      try {
+        bytes = (await this.readFile(files[i], undefined)).bytes;
+      } catch (error) {
+        // A file that vanished or turned into something else since the walk is not searched.
+        if (
+          error instanceof StoreError && (error.code === "not_found" || error.code === "not_a_file")
+        ) {
+          continue;
+        }
+        throw error;
+      }
+      if (isBinary(bytes)) {
+        collector.binary();
+        continue;
+      }
+      const { text, invalid } = decodeUtf8(bytes);
+      await collector.scanFile(files[i].display, [text], () => invalid);
+      if (collector.done) {
+        collector.notSearched(files.length - i - 1);
+        break;
+      }
+    }
+    return collector.result();
+  }
+
+  /**
+   * Creates or replaces a file (see {@linkcode FileStore.write}).
+   *
+   * @param path the caller's path
+   * @param text the whole content
+   * @param options whether to replace an existing file
+   */
+  async write(path: string, text: string, options: WriteOptions = {}): Promise<void> {
+    if (typeof text !== "string") {
+      throw new TypeError(`content must be a string, got ${typeof text}`);
+    }
+    const node = await this.resolvePath(path, true);
+    await this.withLock(node.key, async () => {
+      if (node.exists) {
+        const { kind } = await this.statPath(node);
+        if (kind === "directory") throw new NotAFileError(path, "a directory");
+        if (kind !== "file") throw new NotAFileError(path, "a device, FIFO or socket");
+        if (!options.overwrite) throw new FileExistsError(path);
+      }
+      await this.writeFile(node, encodeUtf8(text), { overwrite: options.overwrite ?? false });
+    });
+  }
+
+  /**
+   * Edits a file (see {@linkcode FileStore.update}): reads it under the file's lock, refuses
+   * binary, invalid UTF-8 and over-cap files, and writes the edit only if the file is still
+   * as it was read. Text equal to the current text writes nothing.
+   *
+   * @param path the caller's path
+   * @param edit computes the new text from the current one
+   * @param options the size cap (default the store's `maxEditBytes`)
+   * @returns what `edit` returned as `value`
+   */
+  async update<T>(
+    path: string,
+    edit: (text: string) => EditOutcome<T>,
+    options: { maxBytes?: number } = {},
+  ): Promise<T> {
+    if (typeof edit !== "function") throw new TypeError("edit must be a function");
+    const node = await this.resolvePath(path, false);
+    return await this.withLock(node.key, async () => {
+      const { bytes, version } = await this.readFile(node, options.maxBytes ?? this.maxEditBytes);
+      if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
+      const { text, invalid } = decodeUtf8(bytes);
+      if (invalid) throw new InvalidUtf8Error(path);
+      const outcome = edit(text);
+      if (outcome.text === undefined || outcome.text === text) return outcome.value;
+      if (typeof outcome.text !== "string") throw new TypeError("an edit's text must be a string");
+      await this.writeFile(node, encodeUtf8(outcome.text), { overwrite: true, ifVersion: version });
+      return outcome.value;
+    });
+  }
+
+  /**
+   * Deletes a file, never a directory.
+   *
+   * @param path the caller's path
+   */
+  async delete(path: string): Promise<void> {
+    const node = await this.resolvePath(path, false);
+    await this.withLock(node.key, () => this.deletePath(node));
+  }
+
+  /**
+   * Keeps the candidates a walk from `start` would visit, resolved through the store's own
+   * checks, in path order and without duplicates. A file as the start stands for itself
+   * (the glob still applies to its name).
+   */
+  async #filterCandidates(
+    start: StorePath,
+    options: WalkOptions,
+    candidates: readonly string[],
+  ): Promise<WalkNode[]> {
+    const isDirectory = (await this.statPath(start)).kind === "directory";
+    const accepts = isDirectory
+      ? await createWalkFilter(this.walkSource, start, options)
+      : (file: string) =>
+        Promise.resolve(file === start.display && globAccepts(options.glob, file));
+    const unique = [...new Set(candidates)].sort(comparePaths);
+    const files: WalkNode[] = [];
+    for (const display of unique) {
+      if (!(await accepts(display))) continue;
+      let node: StorePath;
+      try {
+        node = await this.resolvePath(display, false);
+      } catch (error) {
+        // Candidates are only proposals: one that is gone, outside or denied is dropped.
+        if (error instanceof StoreError && error.code !== "permission") continue;
+        throw error;
+      }
+      if ((await this.statPath(node)).kind === "file") files.push(node);
+    }
+    return files;
+  }
+}
+
+/** Whether a single file given as the start passes the glob (matched against its name). */
+function globAccepts(glob: string | undefined, file: string): boolean {
+  if (glob === undefined) return true;
+  return compileGlob(glob)(file.slice(file.lastIndexOf("/") + 1));
+}

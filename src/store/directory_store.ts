@@ -1,0 +1,683 @@
+/**
+ * The store over real files under one or more roots, through a {@linkcode Sandbox}. Uses
+ * only `node:` built-ins, so it runs on Deno, Bun and Node; under Deno it needs nothing but
+ * `--allow-read=ROOT --allow-write=ROOT`.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { randomBytes } from "node:crypto";
+import { constants } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as nodePath from "node:path";
+import { splitLines } from "../core/mod.ts";
+import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
+import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
+import { LockTable } from "./_locks.ts";
+import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
+import { isInside, joinDisplay } from "./_paths.ts";
+import { checkQuery, SearchCollector } from "./_search_collector.ts";
+import { BINARY_PROBE_BYTES, decodeUtf8, isBinary, sameBytes } from "./_text.ts";
+import {
+  BaseFileStore,
+  type BaseFileStoreOptions,
+  type FileBytes,
+  type PathStat,
+  type StorePath,
+  type WriteFileOptions,
+} from "./base_store.ts";
+import {
+  BinaryFileError,
+  FileChangedError,
+  FileExistsError,
+  FileTooLargeError,
+  NotAFileError,
+  StoreError,
+} from "./errors.ts";
+import type {
+  EntryKind,
+  LineRange,
+  LineRangeOptions,
+  SearchQuery,
+  SearchResult,
+} from "./file_store.ts";
+import { Sandbox, type SandboxOptions } from "./sandbox.ts";
+import { compileGlob, type DirEntry, walkFiles, type WalkNode } from "./walk.ts";
+
+/** Options of {@linkcode DirectoryStore}. */
+export interface DirectoryStoreOptions extends BaseFileStoreOptions {
+  /**
+   * When a line-range read stops before the end of a file no larger than this, the rest is
+   * counted so that the total is known; larger files leave the total out.
+   * @default 8388608
+   */
+  countLinesUpTo?: number;
+}
+
+/** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
+export interface DirectoryPath extends StorePath {
+  /** The path as asked, lexically normalised under its real root (a symlink itself lies here). */
+  location: string;
+}
+
+/** What a read saw of a file, to tell later whether it changed. */
+interface FileVersion {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  bytes: Uint8Array;
+}
+
+/** Edits are serialised per real path across every store of the process. */
+const PROCESS_LOCKS = new LockTable();
+
+const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+const OPEN_TEMP = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
+  (constants.O_NOFOLLOW ?? 0);
+
+/** Hard links are not supported here: fall back to check-then-rename for "create, never replace". */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
+
+/** Directory fsync is not possible here (Windows, some file systems); the rename stands. */
+const NO_DIRECTORY_SYNC = new Set(["EISDIR", "EINVAL", "EPERM", "EBADF", "EACCES", "ENOTSUP"]);
+
+/**
+ * A FileStore over real files. Reads of line ranges and searches stream, so they work on
+ * files of any size; whole-file reads and edits are capped (`maxEditBytes`). Directories,
+ * FIFOs, sockets and devices are never opened as files (checked before opening, opened
+ * non-blocking, and checked again on the open handle). Writes go to a temporary file in the
+ * same directory, are fsynced and renamed into place, keeping the file mode; through an
+ * in-root symlink they replace the target and keep the link.
+ *
+ * @example
+ * ```ts
+ * import { DirectoryStore } from "./directory_store.ts";
+ * import * as fs from "node:fs/promises";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ * import assert from "node:assert/strict";
+ * const root = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-"));
+ * try {
+ *   const store = await DirectoryStore.create({ roots: [root] });
+ *   await store.write("notes/a.txt", "one\ntwo\n");
+ *   const range = await store.readLines("notes/a.txt", { start: 2, maxLines: 10, maxChars: 1000, cut: 2000 });
+ *   assert.deepEqual(range.lines, ["two\n"]);
+ * } finally {
+ *   await fs.rm(root, { recursive: true });
+ * }
+ * ```
+ */
+export class DirectoryStore extends BaseFileStore {
+  /** The roots and deny rules every path passes. */
+  readonly sandbox: Sandbox;
+  readonly #countLinesUpTo: number;
+
+  /**
+   * Makes a store over the sandbox's roots.
+   *
+   * @param sandbox the roots and deny rules
+   * @param options edit cap and line counting
+   */
+  constructor(sandbox: Sandbox, options: DirectoryStoreOptions = {}) {
+    super(options);
+    if (!(sandbox instanceof Sandbox)) throw new TypeError("sandbox must be a Sandbox");
+    this.sandbox = sandbox;
+    this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
+  }
+
+  /**
+   * Builds the sandbox and the store in one step.
+   *
+   * @param options roots, deny globs, edit cap
+   * @returns the store
+   */
+  static async create(options: SandboxOptions & DirectoryStoreOptions): Promise<DirectoryStore> {
+    return new DirectoryStore(await Sandbox.create(options), options);
+  }
+
+  /** Resolves a path through the sandbox; the key is the real path. */
+  protected override async resolvePath(path: string, forWrite: boolean): Promise<DirectoryPath> {
+    const resolved = await this.sandbox.resolve(path, { forWrite });
+    return {
+      key: resolved.real,
+      display: resolved.display,
+      exists: resolved.exists,
+      location: resolved.location,
+    };
+  }
+
+  /** Kind, size and mtime of the real path (symlinks followed). */
+  protected override async statPath(node: WalkNode): Promise<PathStat> {
+    try {
+      const stat = await fs.stat(node.key);
+      return { kind: kindOf(stat), size: stat.isFile() ? stat.size : 0, mtimeMs: stat.mtimeMs };
+    } catch (error) {
+      throw mapOsError(error, node.display, "read");
+    }
+  }
+
+  /** The node of a directory entry: native join for the key, `/` for the display path. */
+  protected override childPath(dir: WalkNode, name: string): WalkNode {
+    return { key: nodePath.join(dir.key, name), display: joinDisplay(dir.display, name) };
+  }
+
+  /** The directories from the root holding the node down to its parent (for .gitignore files). */
+  protected override ancestorsOf(node: WalkNode): WalkNode[] {
+    const absolute = this.sandbox.absolute(node.display);
+    const root = this.sandbox.roots
+      .filter((r) => isInside(r, absolute, nodePath.sep))
+      .reduce((a, b) => (a.length >= b.length ? a : b), "");
+    if (root === "" || root === absolute) return [];
+    const result: WalkNode[] = [];
+    for (let dir = nodePath.dirname(absolute);; dir = nodePath.dirname(dir)) {
+      result.push({ key: dir, display: this.sandbox.display(dir) });
+      if (dir === root || dir === nodePath.dirname(dir)) break;
+    }
+    return result.reverse();
+  }
+
+  /** Reads a regular file whole; its version is device, inode, size, mtime and the bytes. */
+  protected override async readFile(
+    node: WalkNode,
+    maxBytes: number | undefined,
+  ): Promise<FileBytes> {
+    const { handle, stat } = await this.#open(node);
+    try {
+      const size = Number(stat.size);
+      if (maxBytes !== undefined && size > maxBytes) {
+        throw new FileTooLargeError(node.display, size, maxBytes);
+      }
+      const bytes = await readAll(handle, size, maxBytes, node.display);
+      const version: FileVersion = {
+        dev: stat.dev,
+        ino: stat.ino,
+        size: stat.size,
+        mtimeNs: stat.mtimeNs,
+        bytes,
+      };
+      return { bytes, version };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** One directory, without denied entries and without symlinks leading outside, to denied paths, or nowhere. */
+  protected override async listDirectory(dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
+    let dirents;
+    try {
+      dirents = await fs.readdir(dir.key, { withFileTypes: true });
+    } catch (error) {
+      throw mapOsError(error, dir.display, "read");
+    }
+    const entries: DirEntry[] = [];
+    for (const dirent of dirents) {
+      const name = String(dirent.name);
+      const child = this.childPath(dir, name);
+      if (
+        this.sandbox.isDenied(child.key) ||
+        this.sandbox.isDenied(this.sandbox.absolute(child.display))
+      ) {
+        continue;
+      }
+      try {
+        if (dirent.isSymbolicLink()) {
+          const target = await this.#linkTarget(child.key);
+          if (target === undefined) continue;
+          const stat = await fs.stat(target);
+          const kind = kindOf(stat);
+          entries.push({
+            name,
+            kind,
+            size: kind === "file" ? stat.size : 0,
+            symlink: true,
+            key: target,
+          });
+        } else if (dirent.isDirectory()) {
+          entries.push({ name, kind: "directory", size: 0, symlink: false });
+        } else if (dirent.isFile()) {
+          const size = sizes ? (await fs.lstat(child.key)).size : 0;
+          entries.push({ name, kind: "file", size, symlink: false });
+        } else {
+          entries.push({ name, kind: "other", size: 0, symlink: false });
+        }
+      } catch (error) {
+        // The entry went away between readdir and stat: it is simply not there any more.
+        if (isMissing(error)) continue;
+        throw mapOsError(error, child.display, "read");
+      }
+    }
+    return entries;
+  }
+
+  /** Writes a temporary file next to the target, fsyncs it and renames (or links) it into place. */
+  protected override async writeFile(
+    node: StorePath,
+    bytes: Uint8Array,
+    options: WriteFileOptions,
+  ): Promise<void> {
+    const target = node.key;
+    const dir = nodePath.dirname(target);
+    try {
+      await fs.mkdir(dir, { recursive: true });
+    } catch (error) {
+      throw mapOsError(error, node.display, "write");
+    }
+    let mode: number | undefined;
+    if (options.overwrite) {
+      try {
+        const stat = await fs.stat(target);
+        if (stat.isFile()) mode = stat.mode & 0o7777;
+      } catch (error) {
+        if (!isMissing(error)) throw mapOsError(error, node.display, "read");
+      }
+    }
+    const temp = nodePath.join(dir, tempName(target));
+    try {
+      const handle = await fs.open(temp, OPEN_TEMP, mode ?? 0o666);
+      try {
+        await writeAll(handle, bytes);
+        if (mode !== undefined) await handle.chmod(mode);
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+      if (options.ifVersion !== undefined) {
+        await this.#checkUnchanged(node, options.ifVersion as FileVersion);
+      }
+      if (options.overwrite) await fs.rename(temp, target);
+      else await createFrom(temp, target, node.display);
+    } catch (error) {
+      await removeQuietly(temp);
+      throw mapOsError(error, node.display, "write");
+    }
+    await syncDirectory(dir);
+  }
+
+  /** Deletes a file, or a symlink itself; never a directory. */
+  protected override async deletePath(node: StorePath): Promise<void> {
+    const { location, display } = node as DirectoryPath;
+    // Deleting a symlink deletes the link, as `rm` does, not the file it points to.
+    const parent = await this.sandbox.resolve(nodePath.dirname(location));
+    const place = nodePath.join(parent.real, nodePath.basename(location));
+    try {
+      const stat = await fs.lstat(place);
+      if (stat.isDirectory()) throw new NotAFileError(display, "a directory");
+      if (!stat.isFile() && !stat.isSymbolicLink()) {
+        throw new NotAFileError(display, describe(stat));
+      }
+      await fs.unlink(place);
+    } catch (error) {
+      throw mapOsError(error, display, "write");
+    }
+  }
+
+  /**
+   * Runs edits of one real path one after another across every store of the process.
+   *
+   * @param key the real path
+   * @param work the edit
+   * @returns what `work` returns
+   */
+  protected override withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return PROCESS_LOCKS.run(key, work);
+  }
+
+  /**
+   * Lines of a file of any size, reading only up to the last line returned (plus the rest
+   * of a file no larger than `countLinesUpTo`, to count it): lines are found by counting
+   * `\n` bytes and only the lines returned are decoded.
+   *
+   * @param path the caller's path
+   * @param options the range and budget
+   * @returns the lines
+   */
+  override async readLines(path: string, options: LineRangeOptions): Promise<LineRange> {
+    checkRangeOptions(options);
+    const node = await this.resolvePath(path, false);
+    const { handle, stat } = await this.#open(node);
+    try {
+      const size = Number(stat.size);
+      const head = await readHead(handle, BINARY_PROBE_BYTES);
+      if (isBinary(head)) throw new BinaryFileError(path, size);
+      const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+      const reader = new LineReader(handle, bom);
+      const result: LineRange = {
+        path: node.display,
+        lines: [],
+        start: options.start,
+        more: false,
+        invalidUtf8: false,
+      };
+      const skipped = await reader.skipLines(options.start - 1);
+      if (skipped < options.start - 1) {
+        result.total = skipped + (reader.partial ? 1 : 0);
+        return result;
+      }
+      const budget = new LineBudget(options);
+      let number = skipped;
+      let leftOver = 0; // lines decoded but not returned
+      let done = false;
+      while (!done) {
+        const run = await reader.nextLines();
+        if (run === null) {
+          result.total = number;
+          return result;
+        }
+        const { text, invalid } = decodeUtf8(run);
+        if (invalid) result.invalidUtf8 = true;
+        const lines = splitLines(text);
+        for (let i = 0; i < lines.length; i++) {
+          result.lines.push(lines[i]);
+          if (budget.take(lines[i], ++number)) {
+            leftOver = lines.length - i - 1;
+            done = true;
+            break;
+          }
+        }
+      }
+      const moreExist = leftOver > 0 || !(await reader.atEnd());
+      result.more = moreExist && (options.end === undefined || number < options.end);
+      if (!moreExist) result.total = number;
+      else if (size <= this.#countLinesUpTo) {
+        result.total = number + leftOver + (await reader.countRest());
+      }
+      return result;
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Searches like the inherited `search` (same files, rows and counts), but streams each
+   * file in runs of whole lines, so files of any size can be searched, and skips small files
+   * that cannot contain the matcher's `requiredLiteral` without decoding them.
+   *
+   * @param query the search
+   * @returns the matches and counts
+   */
+  override async search(query: SearchQuery): Promise<SearchResult> {
+    checkQuery(query);
+    query.signal?.throwIfAborted();
+    const start = await this.resolvePath(query.path ?? ".", false);
+    const { kind } = await this.statPath(start);
+    let files: WalkNode[];
+    if (kind === "directory") {
+      files = [];
+      for await (const file of walkFiles(this.walkSource, start, query)) {
+        files.push(file);
+        if (files.length % 1024 === 0) query.signal?.throwIfAborted();
+      }
+    } else if (kind === "file") {
+      const name = start.display.slice(start.display.lastIndexOf("/") + 1);
+      files = query.glob === undefined || compileGlob(query.glob)(name) ? [start] : [];
+    } else {
+      throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
+    }
+    const literal = query.matcher.requiredLiteral;
+    const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
+    const collector = new SearchCollector(query, files.length);
+    for (let i = 0; i < files.length; i++) {
+      if (!collector.proceed()) {
+        collector.notSearched(files.length - i);
+        break;
+      }
+      await this.#searchFile(files[i], collector, needle, kind === "file");
+      if (collector.done) {
+        collector.notSearched(files.length - i - 1);
+        break;
+      }
+    }
+    return collector.result();
+  }
+
+  async #searchFile(
+    node: WalkNode,
+    collector: SearchCollector,
+    needle: Buffer | undefined,
+    explicit: boolean,
+  ): Promise<void> {
+    let opened;
+    try {
+      opened = await this.#open(node);
+    } catch (error) {
+      // A file of a walk that vanished, turned into something else, or cannot be read is
+      // skipped, as ripgrep does; a file asked for by name reports why.
+      if (!explicit && error instanceof StoreError && SKIP_IN_WALK.has(error.code)) return;
+      throw error;
+    }
+    const { handle } = opened;
+    try {
+      const reader = new LineReader(handle);
+      const first = await reader.nextLines();
+      if (first === null) {
+        collector.searchedWithoutMatch();
+        return;
+      }
+      if (
+        isBinary(
+          first.length >= BINARY_PROBE_BYTES ? first : await readHead(handle, BINARY_PROBE_BYTES),
+        )
+      ) {
+        collector.binary();
+        return;
+      }
+      if (needle !== undefined && (await reader.atEnd())) {
+        const bytes = Buffer.from(first.buffer, first.byteOffset, first.length);
+        if (bytes.indexOf(needle) === -1) {
+          collector.searchedWithoutMatch();
+          return;
+        }
+      }
+      let invalid = false;
+      const decode = (run: Uint8Array) => {
+        const decoded = decodeUtf8(run);
+        if (decoded.invalid) invalid = true;
+        return decoded.text;
+      };
+      await collector.scanFile(node.display, decodedRuns(first, reader, decode), () => invalid);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /**
+   * Opens a regular file for reading without ever blocking: stat first (a FIFO is refused
+   * before it is opened), open non-blocking and without following a last-segment symlink
+   * (the key is already the real path), then stat the open handle, in case the path was
+   * swapped in between.
+   */
+  async #open(node: WalkNode): Promise<{ handle: fs.FileHandle; stat: BigIntStats }> {
+    try {
+      const before = await fs.stat(node.key);
+      if (!before.isFile()) throw new NotAFileError(node.display, describe(before));
+      const handle = await fs.open(node.key, OPEN_READ);
+      try {
+        const stat = await handle.stat({ bigint: true });
+        if (!stat.isFile()) throw new NotAFileError(node.display, describe(stat));
+        return { handle, stat };
+      } catch (error) {
+        await handle.close();
+        throw error;
+      }
+    } catch (error) {
+      throw mapOsError(error, node.display, "read");
+    }
+  }
+
+  /** The real target of a symlink met in a listing, or undefined when the walk must not show it. */
+  async #linkTarget(link: string): Promise<string | undefined> {
+    try {
+      const resolved = await this.sandbox.resolve(link);
+      return resolved.real;
+    } catch (error) {
+      if (error instanceof StoreError && error.code !== "permission") return undefined;
+      throw error;
+    }
+  }
+
+  /** Refuses the write when the file is no longer what the edit read. */
+  async #checkUnchanged(node: StorePath, version: FileVersion): Promise<void> {
+    let now: FileBytes;
+    try {
+      now = await this.readFile(node, Number(version.size) + 1);
+    } catch (error) {
+      if (
+        error instanceof StoreError && (error.code === "not_found" || error.code === "too_large")
+      ) {
+        throw new FileChangedError(node.display);
+      }
+      throw error;
+    }
+    const seen = now.version as FileVersion;
+    const same = seen.dev === version.dev && seen.ino === version.ino &&
+      seen.size === version.size && seen.mtimeNs === version.mtimeNs &&
+      sameBytes(seen.bytes, version.bytes);
+    if (!same) throw new FileChangedError(node.display);
+  }
+}
+
+type BigIntStats = Awaited<ReturnType<fs.FileHandle["stat"]>> & {
+  mtimeNs: bigint;
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+};
+
+/** Store errors that make a walked file be skipped by search. */
+const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
+
+/** What a stat says the path is. */
+function kindOf(stat: { isFile(): boolean; isDirectory(): boolean }): EntryKind {
+  return stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
+}
+
+/** A phrase for a non-file, for {@linkcode NotAFileError}. */
+function describe(stat: {
+  isDirectory(): boolean;
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
+  if (stat.isDirectory()) return "a directory";
+  if (stat.isFIFO()) return "a FIFO (named pipe)";
+  if (stat.isSocket()) return "a socket";
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
+  return "not a regular file";
+}
+
+/** The first bytes of a file (fewer when it is shorter). */
+async function readHead(handle: fs.FileHandle, count: number): Promise<Uint8Array> {
+  const buffer = new Uint8Array(count);
+  let filled = 0;
+  while (filled < count) {
+    const { bytesRead } = await handle.read(buffer, filled, count - filled, filled);
+    if (bytesRead === 0) break;
+    filled += bytesRead;
+  }
+  return buffer.subarray(0, filled);
+}
+
+/** Reads a whole file whose size was `size` when opened; it may have changed since. */
+async function readAll(
+  handle: fs.FileHandle,
+  size: number,
+  maxBytes: number | undefined,
+  display: string,
+): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  let blockBytes = Math.max(size, 1);
+  for (;;) {
+    const buffer = new Uint8Array(blockBytes);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(
+        buffer,
+        filled,
+        buffer.length - filled,
+        total + filled,
+      );
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    total += filled;
+    if (filled > 0) pieces.push(buffer.subarray(0, filled));
+    if (filled < buffer.length) break;
+    if (maxBytes !== undefined && total > maxBytes) {
+      throw new FileTooLargeError(display, total, maxBytes);
+    }
+    blockBytes = BLOCK_BYTES; // the file grew while being read
+  }
+  return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
+}
+
+async function writeAll(handle: fs.FileHandle, bytes: Uint8Array): Promise<void> {
+  let written = 0;
+  while (written < bytes.length) {
+    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, written);
+    written += bytesWritten;
+  }
+}
+
+/** A hidden temporary name next to the target (hidden, so walks never show it). */
+function tempName(target: string): string {
+  const base = nodePath.basename(target).slice(0, 64);
+  return `.${base}.${randomBytes(6).toString("hex")}.linewise-tmp`;
+}
+
+/** Puts the temporary file in place only if nothing is there: link() refuses atomically. */
+async function createFrom(temp: string, target: string, display: string): Promise<void> {
+  try {
+    await fs.link(temp, target);
+  } catch (error) {
+    const code = osErrorCode(error);
+    if (code === "EEXIST") throw new FileExistsError(display);
+    if (code === undefined || !NO_HARD_LINKS.has(code)) throw error;
+    try {
+      await fs.lstat(target);
+      throw new FileExistsError(display);
+    } catch (missing) {
+      if (!isMissing(missing)) throw missing;
+    }
+    await fs.rename(temp, target);
+    return;
+  }
+  await removeQuietly(temp);
+}
+
+/** Removes a temporary file; one that is already gone is fine. */
+async function removeQuietly(path: string): Promise<void> {
+  try {
+    await fs.unlink(path);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
+/** Makes a rename durable: fsync the directory, where the system allows it. */
+async function syncDirectory(dir: string): Promise<void> {
+  let handle: fs.FileHandle | undefined;
+  try {
+    handle = await fs.open(dir, constants.O_RDONLY);
+    await handle.sync();
+  } catch (error) {
+    const code = osErrorCode(error);
+    if (code === undefined || !NO_DIRECTORY_SYNC.has(code)) throw mapOsError(error, dir, "write");
+  } finally {
+    await handle?.close();
+  }
+}
+
+/** The decoded runs of whole lines of a file, the first one already read. */
+async function* decodedRuns(
+  first: Uint8Array,
+  reader: LineReader,
+  decode: (run: Uint8Array) => string,
+): AsyncGenerator<string> {
+  yield decode(first);
+  for (let run = await reader.nextLines(); run !== null; run = await reader.nextLines()) {
+    yield decode(run);
+  }
+}

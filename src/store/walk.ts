@@ -1,0 +1,310 @@
+/**
+ * The walk behind grep, glob and list (SPEC §3 "Walks"): sorted, one directory at a time,
+ * honouring `.gitignore` files (nested ones too, with or without a `.git` directory),
+ * skipping hidden names unless `includeIgnored`, always skipping `.git`, and never
+ * descending into a symlinked directory. It works on any store through
+ * {@linkcode WalkSource}; deny rules are the source's job (it never lists a denied entry).
+ *
+ * @module
+ */
+import ignore, { type Ignore } from "ignore";
+import picomatch from "picomatch";
+import { joinDisplay, segments } from "./_paths.ts";
+import { StoreError } from "./errors.ts";
+import type { EntryKind } from "./file_store.ts";
+
+/** One entry of one directory, as a {@linkcode WalkSource} lists it. */
+export interface DirEntry {
+  /** The entry's name (no separators). */
+  name: string;
+  /** What it is; a symlink is reported as what it points to. */
+  kind: EntryKind;
+  /** Size in bytes (0 for directories). */
+  size: number;
+  /** True when the entry is a symlink (a symlinked directory is listed but never entered). */
+  symlink: boolean;
+  /** The store's key for the entry when it is not `child(dir, name).key` (a symlink's real target). */
+  key?: string;
+}
+
+/** A place in a store: the store's own key for it and its display path. */
+export interface WalkNode {
+  /** Whatever the store uses to find it again (for the directory store, the absolute path). */
+  key: string;
+  /** The display path. */
+  display: string;
+}
+
+/** What a walk needs from a store. */
+export interface WalkSource {
+  /**
+   * The entries of one directory, in any order, without denied entries and without
+   * symlinks that lead outside the roots, to denied paths, or nowhere. Sizes of files may be
+   * left 0 unless `sizes` is set (a stat per file costs).
+   */
+  listDirectory(dir: WalkNode, options: { sizes: boolean }): Promise<DirEntry[]>;
+  /** The node of an entry of `dir`. */
+  child(dir: WalkNode, name: string): WalkNode;
+  /** The text of the `.gitignore` in `dir`, or undefined when there is none. */
+  readIgnoreFile(dir: WalkNode): Promise<string | undefined>;
+  /** The directories from the top of the node's root down to its parent, outermost first. */
+  ancestors(node: WalkNode): WalkNode[];
+}
+
+/** Options of {@linkcode walkFiles}. */
+export interface WalkFilesOptions {
+  /** Glob the files must match (see {@linkcode compileGlob}); all files when omitted. */
+  glob?: string;
+  /**
+   * Include hidden and .gitignore'd files (`.git` is skipped all the same).
+   * @default false
+   */
+  includeIgnored?: boolean;
+}
+
+/** One entry found by {@linkcode walkEntries}. */
+export interface WalkEntry extends WalkNode {
+  /** What it is. */
+  kind: EntryKind;
+  /** Size in bytes (0 for directories). */
+  size: number;
+  /** 1 for the start directory's own entries, 2 for theirs, and so on. */
+  depth: number;
+}
+
+/**
+ * Compiles a ripgrep/.gitignore-style glob: a pattern without `/` matches a file name at any
+ * depth (`*.ts`); a pattern with `/` matches the path relative to the walk's start
+ * (`src/**\/*.ts`; a leading `/` or `./` anchors it there too). Hidden names match like
+ * any other (whether they are walked at all is `includeIgnored`'s business).
+ *
+ * @param pattern the glob
+ * @returns a test on paths relative to the walk's start
+ * @throws {TypeError} when the pattern is empty or not a string
+ * @example
+ * ```ts
+ * import { compileGlob } from "./walk.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(compileGlob("*.ts")("src/a/b.ts"), true);
+ * assert.equal(compileGlob("src/*.ts")("src/a/b.ts"), false);
+ * ```
+ */
+export function compileGlob(pattern: string): (relative: string) => boolean {
+  if (typeof pattern !== "string" || pattern === "") {
+    throw new TypeError("glob must be a non-empty string");
+  }
+  let body = pattern.replaceAll("\\", "/");
+  const anchored = body.startsWith("/") || body.startsWith("./");
+  body = body.replace(/^(?:\.?\/)+/, "");
+  if (body === "") throw new TypeError(`glob ${JSON.stringify(pattern)} matches nothing`);
+  const match = picomatch(body, { dot: true });
+  if (anchored || body.includes("/")) return (relative) => match(relative);
+  return (relative) => match(relative.slice(relative.lastIndexOf("/") + 1));
+}
+
+/**
+ * The .gitignore rules in force below a walk's start: one set per directory that has a
+ * `.gitignore`, the deepest deciding first (as in git, a deeper file overrides a higher one).
+ */
+class IgnoreRules {
+  readonly #levels: { dir: string; rules: Ignore }[];
+
+  constructor(levels: { dir: string; rules: Ignore }[] = []) {
+    this.#levels = levels;
+  }
+
+  /** Rules with one more directory's file added (or these rules when it has none). */
+  with(dir: string, text: string | undefined): IgnoreRules {
+    if (text === undefined || text.trim() === "") return this;
+    const rules = ignore({ ignorecase: false }).add(text);
+    return new IgnoreRules([...this.#levels, { dir, rules }]);
+  }
+
+  /** Whether the entry at display path `path` is ignored. */
+  ignores(path: string, isDirectory: boolean): boolean {
+    for (let i = this.#levels.length - 1; i >= 0; i--) {
+      const { dir, rules } = this.#levels[i];
+      const relative = dir === "." ? path : path.slice(dir.length + 1);
+      if (relative === "" || relative.startsWith("/")) continue;
+      const result = rules.test(isDirectory ? relative + "/" : relative);
+      if (result.ignored) return true;
+      if (result.unignored) return false;
+    }
+    return false;
+  }
+}
+
+/** Store errors that make a walk skip a directory instead of failing (it raced away, or is unreadable). */
+const SKIPPABLE = new Set(["not_found", "permission", "not_a_directory", "outside_root", "denied"]);
+
+async function listOrSkip(source: WalkSource, dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
+  try {
+    return await source.listDirectory(dir, { sizes });
+  } catch (error) {
+    if (error instanceof StoreError && SKIPPABLE.has(error.code)) return [];
+    throw error;
+  }
+}
+
+/**
+ * The rules in force for a walk starting at `start`: the `.gitignore` files of the start's
+ * ancestors. When the start itself is ignored by them (someone asked for `build/` by name),
+ * their rules are dropped, as ripgrep searches a path it is given explicitly.
+ */
+async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRules> {
+  let rules = new IgnoreRules();
+  for (const dir of source.ancestors(start)) {
+    rules = rules.with(dir.display, await source.readIgnoreFile(dir));
+  }
+  return rules.ignores(start.display, true) ? new IgnoreRules() : rules;
+}
+
+function childNode(source: WalkSource, dir: WalkNode, entry: DirEntry): WalkNode {
+  const node = source.child(dir, entry.name);
+  return entry.key === undefined ? node : { key: entry.key, display: node.display };
+}
+
+function byName(a: DirEntry, b: DirEntry): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function skipped(entry: DirEntry, includeIgnored: boolean): boolean {
+  return entry.name === ".git" || (!includeIgnored && entry.name.startsWith("."));
+}
+
+/**
+ * Walks the files under a directory in path order (segment by segment, by UTF-16 code
+ * units), applying the walk rules and the glob.
+ *
+ * @param source the store's directory access
+ * @param start the directory to walk (it is walked even if hidden or ignored: it was asked for)
+ * @param options glob and whether to include ignored files
+ * @returns the files, lazily
+ */
+export async function* walkFiles(
+  source: WalkSource,
+  start: WalkNode,
+  options: WalkFilesOptions = {},
+): AsyncGenerator<WalkNode> {
+  const includeIgnored = options.includeIgnored ?? false;
+  const glob = options.glob === undefined ? undefined : compileGlob(options.glob);
+  const base = start.display;
+  const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
+  const rules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
+
+  async function* visit(dir: WalkNode, rules: IgnoreRules): AsyncGenerator<WalkNode> {
+    const entries = await listOrSkip(source, dir, false);
+    if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
+      rules = rules.with(dir.display, await source.readIgnoreFile(dir));
+    }
+    for (const entry of entries.sort(byName)) {
+      if (skipped(entry, includeIgnored)) continue;
+      const node = childNode(source, dir, entry);
+      if (entry.kind === "directory") {
+        if (entry.symlink || (!includeIgnored && rules.ignores(node.display, true))) continue;
+        yield* visit(node, rules);
+      } else if (entry.kind === "file") {
+        if (!includeIgnored && rules.ignores(node.display, false)) continue;
+        if (glob && !glob(relativeTo(node.display))) continue;
+        yield node;
+      }
+    }
+  }
+  yield* visit(start, rules);
+}
+
+/**
+ * Walks the entries (directories and files) under a directory to a depth, for `list`:
+ * at each level directories first, then files, each group by name, a directory's entries
+ * right after it.
+ *
+ * @param source the store's directory access
+ * @param start the directory to list
+ * @param options how deep (1: only its own entries) and whether to include ignored entries
+ * @returns the entries, lazily
+ */
+export async function* walkEntries(
+  source: WalkSource,
+  start: WalkNode,
+  options: { depth?: number; includeIgnored?: boolean } = {},
+): AsyncGenerator<WalkEntry> {
+  const depth = options.depth ?? 1;
+  const includeIgnored = options.includeIgnored ?? false;
+  const rules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
+
+  async function* visit(
+    dir: WalkNode,
+    level: number,
+    rules: IgnoreRules,
+  ): AsyncGenerator<WalkEntry> {
+    const entries = await listOrSkip(source, dir, true);
+    if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
+      rules = rules.with(dir.display, await source.readIgnoreFile(dir));
+    }
+    const directories = entries.filter((e) => e.kind === "directory").sort(byName);
+    const others = entries.filter((e) => e.kind !== "directory").sort(byName);
+    for (const entry of [...directories, ...others]) {
+      if (skipped(entry, includeIgnored)) continue;
+      const node = childNode(source, dir, entry);
+      const isDirectory = entry.kind === "directory";
+      if (!includeIgnored && rules.ignores(node.display, isDirectory)) continue;
+      yield { ...node, kind: entry.kind, size: isDirectory ? 0 : entry.size, depth: level };
+      if (isDirectory && !entry.symlink && level < depth) yield* visit(node, level + 1, rules);
+    }
+  }
+  yield* visit(start, 1, rules);
+}
+
+/**
+ * Tells whether a file a store proposed (a search candidate) is one the walk from `start`
+ * would visit: below the start, no hidden or `.git` segment, not ignored, matching the glob.
+ * It does not know about symlinked directories on the way; a store proposing candidates
+ * must not look through them.
+ *
+ * @param source the store's directory access (for `.gitignore` files)
+ * @param start the walk's start directory
+ * @param options glob and whether to include ignored files
+ * @returns an async test on display paths
+ */
+export async function createWalkFilter(
+  source: WalkSource,
+  start: WalkNode,
+  options: WalkFilesOptions = {},
+): Promise<(file: string) => Promise<boolean>> {
+  const includeIgnored = options.includeIgnored ?? false;
+  const glob = options.glob === undefined ? undefined : compileGlob(options.glob);
+  const base = start.display;
+  const rootRules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
+  const cache = new Map<string, Promise<IgnoreRules>>([[base, withOwn(start, rootRules)]]);
+
+  function withOwn(dir: WalkNode, rules: IgnoreRules): Promise<IgnoreRules> {
+    if (includeIgnored) return Promise.resolve(rules);
+    return source.readIgnoreFile(dir).then((text) => rules.with(dir.display, text));
+  }
+
+  return async (file) => {
+    if (base !== "." && !file.startsWith(base + "/")) return false;
+    const relative = base === "." ? file : file.slice(base.length + 1);
+    const parts = segments(relative);
+    if (parts.length === 0 || parts.join("/") !== relative) return false;
+    if (parts.some((part) => part === ".git" || (!includeIgnored && part.startsWith(".")))) {
+      return false;
+    }
+    if (glob && !glob(relative)) return false;
+    if (includeIgnored) return true;
+    let dir = start;
+    let rules = await cache.get(base)!;
+    for (const part of parts.slice(0, -1)) {
+      const node = source.child(dir, part);
+      if (rules.ignores(node.display, true)) return false;
+      let next = cache.get(node.display);
+      if (next === undefined) {
+        next = withOwn(node, rules);
+        cache.set(node.display, next);
+      }
+      rules = await next;
+      dir = node;
+    }
+    return !rules.ignores(joinDisplay(dir.display, parts[parts.length - 1]), false);
+  };
+}

@@ -1,0 +1,604 @@
+/**
+ * The FileStore conformance suite: the contract's tests, runnable against any store with
+ * `node:test` (Deno, Bun and Node). Call {@linkcode testFileStore} from a test file.
+ *
+ * @example
+ * ```ts ignore
+ * import { testFileStore } from "@linewise/linewise/testing";
+ * import { MemoryStore } from "@linewise/linewise";
+ * testFileStore("MemoryStore", (files, { deny }) => new MemoryStore(files, { deny }));
+ * ```
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { literalMatcher, regexMatcher, splitBom, splitLines } from "../core/mod.ts";
+import type { FileStore, LineRangeOptions, SearchResult } from "../store/file_store.ts";
+
+/** A store made for one test, with what the suite needs around it. */
+export interface StoreFixture {
+  /** The store, holding exactly the files asked for. */
+  store: FileStore;
+  /** Called after the test (remove temporary directories here). */
+  cleanup?: () => void | Promise<void>;
+  /**
+   * Changes a file behind the store's back, synchronously (as another process would); the
+   * test of edits refused on a changed file is skipped without it.
+   */
+  changeFile?: (path: string, content: string) => void;
+}
+
+/** Makes a store holding `files` (paths relative to its first root) with deny globs. */
+export type MakeStore = (
+  files: Record<string, string | Uint8Array>,
+  options: { deny: string[] },
+) => FileStore | StoreFixture | Promise<FileStore | StoreFixture>;
+
+/** Generous limits, so that a read returns everything it is asked for. */
+const WIDE: Omit<LineRangeOptions, "start"> = { maxLines: 1_000_000, maxChars: 1e12, cut: 2000 };
+
+/** Texts for the line rule, one row per case. */
+const LINE_CASES: [string, string][] = [
+  ["empty text", ""],
+  ["a lone newline", "\n"],
+  ["two newlines", "\n\n"],
+  ["LF lines with a final newline", "a\nb\n"],
+  ["no final newline", "a\nb"],
+  ["CRLF lines", "a\r\nb\r\n"],
+  ["mixed CRLF and LF", "a\r\nb\nc\r\n"],
+  ["a lone CR inside a line", "a\rb\nc\n"],
+  ["a CR at the very end", "a\nb\r"],
+  ["a BOM", "\uFEFFa\nb\n"],
+  ["a BOM and nothing else", "\uFEFF"],
+  ["a BOM and CRLF without a final newline", "\uFEFFx\r\ny"],
+  ["multi-byte characters", "é\n€\n𝄞 and 日本\n"],
+  ["a long line", "x".repeat(100_000) + "\nshort\n"],
+];
+
+/**
+ * Registers the FileStore contract tests for a store under `describe(name)`.
+ *
+ * @param name the store's name, for the test report
+ * @param makeStore makes a fresh store holding given files, for each test
+ */
+export function testFileStore(name: string, makeStore: MakeStore): void {
+  async function withStore(
+    files: Record<string, string | Uint8Array>,
+    deny: string[],
+    test: (store: FileStore, fixture: StoreFixture) => Promise<void>,
+  ): Promise<void> {
+    const made = await makeStore(files, { deny });
+    const fixture: StoreFixture = "store" in made ? made : { store: made };
+    try {
+      await test(fixture.store, fixture);
+    } finally {
+      await fixture.cleanup?.();
+    }
+  }
+
+  async function readAll(store: FileStore, path: string, start = 1) {
+    return await store.readLines(path, { start, ...WIDE });
+  }
+
+  describe(`${name} conforms to the FileStore contract`, () => {
+    describe("reading", () => {
+      for (const [label, text] of LINE_CASES) {
+        it(`readLines() numbers ${label} as splitLines() does`, async () => {
+          await withStore({ "f.txt": text }, [], async (store) => {
+            const expected = splitLines(splitBom(text).body);
+            const all = await readAll(store, "f.txt");
+            assert.deepEqual(all.lines, expected);
+            assert.equal(all.total, expected.length);
+            assert.equal(all.more, false);
+            assert.equal(all.invalidUtf8, false);
+            for (let n = 1; n <= expected.length; n++) {
+              const one = await store.readLines("f.txt", { start: n, end: n, ...WIDE });
+              assert.deepEqual(one.lines, [expected[n - 1]], `line ${n}`);
+              assert.equal(one.more, false, `line ${n} asked with end=${n}`);
+            }
+            const past = await store.readLines("f.txt", { start: expected.length + 1, ...WIDE });
+            assert.deepEqual(past.lines, []);
+            assert.equal(past.total, expected.length);
+          });
+        });
+        it(`readText() returns ${label} verbatim, BOM included`, async () => {
+          await withStore({ "f.txt": text }, [], async (store) => {
+            const file = await store.readText("f.txt");
+            assert.equal(file.text, text);
+            assert.equal(file.size, new TextEncoder().encode(text).length);
+            assert.equal(file.invalidUtf8, false);
+            assert.equal(file.path, "f.txt");
+          });
+        });
+      }
+
+      it("readLines() stops at maxLines and says more lines exist", async () => {
+        await withStore({ "f.txt": "1\n2\n3\n4\n5\n" }, [], async (store) => {
+          const range = await store.readLines("f.txt", {
+            start: 2,
+            maxLines: 2,
+            maxChars: 1000,
+            cut: 10,
+          });
+          assert.deepEqual(range.lines, ["2\n", "3\n"]);
+          assert.equal(range.more, true);
+          assert.equal(range.start, 2);
+          if (range.total !== undefined) assert.equal(range.total, 5);
+          const clamped = await store.readLines("f.txt", { start: 4, end: 99, ...WIDE });
+          assert.deepEqual(clamped.lines, ["4\n", "5\n"]);
+          assert.equal(clamped.more, false);
+          const upTo = await store.readLines("f.txt", { start: 1, end: 2, ...WIDE });
+          assert.equal(upTo.more, false);
+        });
+      });
+
+      it("readLines() stops after the line that passes maxChars, counting a long line as cut + 1", async () => {
+        await withStore({ "f.txt": "aaaa\nbbbbbbbbbbbbbbbbbbbb\ncc\ndd\n" }, [], async (store) => {
+          const range = await store.readLines("f.txt", {
+            start: 1,
+            maxLines: 100,
+            maxChars: 10,
+            cut: 5,
+          });
+          assert.deepEqual(range.lines, ["aaaa\n", "bbbbbbbbbbbbbbbbbbbb\n"]);
+          assert.equal(range.more, true);
+          const one = await store.readLines("f.txt", {
+            start: 2,
+            maxLines: 100,
+            maxChars: 1,
+            cut: 5,
+          });
+          assert.equal(one.lines.length, 1, "at least one line is always returned");
+        });
+      });
+
+      it("readLines() refuses a start line below 1 with a RangeError", async () => {
+        await withStore({ "f.txt": "a\n" }, [], async (store) => {
+          await assert.rejects(store.readLines("f.txt", { start: 0, ...WIDE }), RangeError);
+        });
+      });
+
+      it("reads refuse a binary file with its size", async () => {
+        const bytes = new Uint8Array([0x61, 0x0a, 0x00, 0x62, 0x0a]);
+        await withStore({ "bin.dat": bytes }, [], async (store) => {
+          await assert.rejects(store.readText("bin.dat"), { code: "binary", size: 5 });
+          await assert.rejects(store.readLines("bin.dat", { start: 1, ...WIDE }), {
+            code: "binary",
+          });
+          assert.deepEqual([...(await store.readBytes("bin.dat"))], [...bytes]);
+        });
+      });
+
+      it("a NUL after the first 8 KiB does not make a file binary", async () => {
+        const text = "x".repeat(8191) + "\n" + "tail\0\n";
+        await withStore({ "late.txt": text }, [], async (store) => {
+          assert.equal((await store.readText("late.txt")).text, text);
+        });
+      });
+
+      it("invalid UTF-8 is readable with U+FFFD and flagged, but never editable", async () => {
+        const bytes = new Uint8Array([0x61, 0xff, 0x0a, 0x62, 0x0a]);
+        await withStore({ "bad.txt": bytes }, [], async (store) => {
+          const file = await store.readText("bad.txt");
+          assert.equal(file.text, "a\uFFFD\nb\n");
+          assert.equal(file.invalidUtf8, true);
+          const range = await readAll(store, "bad.txt");
+          assert.deepEqual(range.lines, ["a\uFFFD\n", "b\n"]);
+          assert.equal(range.invalidUtf8, true);
+          await assert.rejects(
+            store.update("bad.txt", (text) => ({ text: text + "c\n", value: 0 })),
+            { code: "invalid_utf8" },
+          );
+          assert.deepEqual([...(await store.readBytes("bad.txt"))], [...bytes]);
+        });
+      });
+
+      it("readText() refuses a file over maxBytes and a directory", async () => {
+        await withStore({ "big.txt": "0123456789", "dir/a.txt": "" }, [], async (store) => {
+          await assert.rejects(store.readText("big.txt", { maxBytes: 9 }), { code: "too_large" });
+          assert.equal((await store.readText("big.txt", { maxBytes: 10 })).text, "0123456789");
+          await assert.rejects(store.readText("dir"), { code: "not_a_file" });
+          await assert.rejects(store.readText("missing.txt"), { code: "not_found" });
+        });
+      });
+
+      it("stat() reports kind and size", async () => {
+        await withStore({ "dir/a.txt": "abc" }, [], async (store) => {
+          const file = await store.stat("dir/a.txt");
+          assert.equal(file.kind, "file");
+          assert.equal(file.size, 3);
+          assert.equal(file.path, "dir/a.txt");
+          assert.equal((await store.stat("dir")).kind, "directory");
+          assert.equal((await store.stat("./dir/../dir/a.txt")).path, "dir/a.txt");
+        });
+      });
+
+      it("paths that climb out of the root or hold a NUL byte are refused", async () => {
+        await withStore({ "a.txt": "a\n" }, [], async (store) => {
+          await assert.rejects(store.readText("../a.txt"), { code: "outside_root" });
+          await assert.rejects(store.readText("x/../../a.txt"), { code: "outside_root" });
+          await assert.rejects(store.readText("a.txt\0"), { code: "outside_root" });
+          await assert.rejects(store.write("../new.txt", "x"), { code: "outside_root" });
+        });
+      });
+    });
+
+    describe("searching", () => {
+      const tree = {
+        "a.txt": "alpha\nbeta\r\ngamma beta\n",
+        "src/b.ts": "\uFEFFbeta one\nzeta\nbeta two",
+        "src/deep/c.ts": "nothing\nhere beta\n",
+        "src/a-b.txt": "beta\n",
+      };
+
+      it("search() line numbers address the lines readLines() returns", async () => {
+        await withStore(tree, [], async (store) => {
+          for (const context of [0, 1, 2]) {
+            const result = await store.search({ matcher: literalMatcher("beta"), context });
+            assert.ok(result.files.length > 0);
+            for (const file of result.files) {
+              const { lines } = await readAll(store, file.path);
+              for (const row of file.rows) {
+                assert.equal(
+                  row.text,
+                  lines[row.line - 1],
+                  `${file.path}:${row.line} context=${context}`,
+                );
+              }
+            }
+          }
+        });
+      });
+
+      it("search() reports files in path order with matching and context rows", async () => {
+        await withStore(tree, [], async (store) => {
+          const result = await store.search({ matcher: regexMatcher("^beta"), context: 1 });
+          assert.deepEqual(result.files.map((f) => f.path), ["a.txt", "src/a-b.txt", "src/b.ts"]);
+          const a = result.files[0];
+          assert.deepEqual(a.rows.map((r) => [r.line, r.match !== undefined]), [[1, false], [
+            2,
+            true,
+          ], [3, false]]);
+          assert.equal(result.matchedLines, 4);
+          assert.equal(result.filesSearched, 4);
+          assert.equal(result.stopped, undefined);
+          assert.equal(result.filesNotSearched, 0);
+        });
+      });
+
+      it("search() matches `x$` before a CRLF and never includes the BOM in line 1", async () => {
+        await withStore(tree, [], async (store) => {
+          const crlf = await store.search({ matcher: regexMatcher("beta$"), path: "a.txt" });
+          assert.deepEqual(crlf.files[0].rows.map((r) => r.line), [2, 3]);
+          const bom = await store.search({ matcher: regexMatcher("^beta one"), path: "src/b.ts" });
+          assert.equal(bom.files[0].rows[0].text, "beta one\n");
+        });
+      });
+
+      it("search() reports max_matches only when another match exists", async () => {
+        await withStore(tree, [], async (store) => {
+          const exact = await store.search({ matcher: literalMatcher("beta"), maxMatches: 6 });
+          assert.equal(exact.matchedLines, 6);
+          assert.equal(exact.stopped, undefined);
+          const capped = await store.search({ matcher: literalMatcher("beta"), maxMatches: 3 });
+          assert.equal(capped.matchedLines, 3);
+          assert.equal(capped.stopped, "max_matches");
+          const rows = capped.files.flatMap((f) => f.rows.filter((r) => r.match));
+          assert.equal(rows.length, 3);
+        });
+      });
+
+      it("search() skips binary files and counts them", async () => {
+        await withStore(
+          { "bin.dat": new Uint8Array([0x62, 0x65, 0x74, 0x61, 0, 0x0a]), "t.txt": "beta\n" },
+          [],
+          async (store) => {
+            const result = await store.search({ matcher: literalMatcher("beta") });
+            assert.deepEqual(result.files.map((f) => f.path), ["t.txt"]);
+            assert.equal(result.binaryFilesSkipped, 1);
+          },
+        );
+      });
+
+      it("search() flags a file with invalid UTF-8", async () => {
+        await withStore(
+          { "bad.txt": new Uint8Array([0x62, 0x65, 0x74, 0x61, 0xff, 0x0a]) },
+          [],
+          async (store) => {
+            const result = await store.search({ matcher: literalMatcher("beta") });
+            assert.equal(result.files[0].invalidUtf8, true);
+            assert.equal(result.files[0].rows[0].text, "beta\uFFFD\n");
+          },
+        );
+      });
+
+      it("search() stops with time at a past deadline and rejects when aborted", async () => {
+        await withStore(tree, [], async (store) => {
+          const late = await store.search({
+            matcher: literalMatcher("beta"),
+            deadline: Date.now() - 1,
+          });
+          assert.equal(late.stopped, "time");
+          assert.equal(late.filesNotSearched, 4);
+          const controller = new AbortController();
+          const reason = new Error("cancelled by the client");
+          controller.abort(reason);
+          await assert.rejects(
+            store.search({ matcher: literalMatcher("beta"), signal: controller.signal }),
+            (error) => error === reason,
+          );
+        });
+      });
+
+      it("glob without a slash matches names at any depth; with a slash, paths relative to path", async () => {
+        await withStore(tree, [], async (store) => {
+          assert.deepEqual(await store.glob({ glob: "*.ts" }), ["src/b.ts", "src/deep/c.ts"]);
+          assert.deepEqual(await store.glob({ glob: "src/*.ts" }), ["src/b.ts"]);
+          assert.deepEqual(await store.glob({ glob: "src/**/*.ts" }), [
+            "src/b.ts",
+            "src/deep/c.ts",
+          ]);
+          assert.deepEqual(await store.glob({ glob: "*.ts", path: "src/deep" }), ["src/deep/c.ts"]);
+          assert.deepEqual(await store.glob({ glob: "deep/*.ts", path: "src" }), ["src/deep/c.ts"]);
+          const searched = await store.search({ matcher: literalMatcher("beta"), glob: "*.ts" });
+          assert.deepEqual(searched.files.map((f) => f.path), ["src/b.ts", "src/deep/c.ts"]);
+        });
+      });
+    });
+
+    describe("walk rules", () => {
+      const tree = {
+        ".gitignore": "*.log\nbuild/\n",
+        "app.ts": "needle\n",
+        "debug.log": "needle\n",
+        "build/out.js": "needle\n",
+        ".hidden.txt": "needle\n",
+        ".config/settings.json": "needle\n",
+        ".git/config": "needle\n",
+        "pkg/.gitignore": "generated.ts\n!keep.log\n",
+        "pkg/generated.ts": "needle\n",
+        "pkg/keep.log": "needle\n",
+        "pkg/main.ts": "needle\n",
+      };
+
+      it("walks honour nested .gitignore files and skip hidden names and .git", async () => {
+        await withStore(tree, [], async (store) => {
+          const expected = ["app.ts", "pkg/keep.log", "pkg/main.ts"];
+          assert.deepEqual(await store.glob({ glob: "*" }), expected);
+          const found = await store.search({ matcher: literalMatcher("needle") });
+          assert.deepEqual(found.files.map((f) => f.path), expected);
+          const listed = (await store.list(".", { depth: 3 })).map((e) => e.path);
+          assert.deepEqual(listed, ["pkg", "pkg/keep.log", "pkg/main.ts", "app.ts"]);
+        });
+      });
+
+      it("includeIgnored shows ignored and hidden files but never .git", async () => {
+        await withStore(tree, [], async (store) => {
+          const all = await store.glob({ glob: "*", includeIgnored: true });
+          assert.deepEqual(all, [
+            ".config/settings.json",
+            ".gitignore",
+            ".hidden.txt",
+            "app.ts",
+            "build/out.js",
+            "debug.log",
+            "pkg/.gitignore",
+            "pkg/generated.ts",
+            "pkg/keep.log",
+            "pkg/main.ts",
+          ]);
+          const listed = (await store.list(".", { includeIgnored: true })).map((e) => e.path);
+          assert.ok(!listed.includes(".git"));
+          assert.ok(listed.includes(".config") && listed.includes("debug.log"));
+        });
+      });
+
+      it("a directory or file asked for by name is walked even when hidden or ignored", async () => {
+        await withStore(tree, [], async (store) => {
+          assert.deepEqual(await store.glob({ path: ".config", glob: "*" }), [
+            ".config/settings.json",
+          ]);
+          assert.deepEqual(await store.glob({ path: "build", glob: "*" }), ["build/out.js"]);
+          const one = await store.search({ matcher: literalMatcher("needle"), path: "debug.log" });
+          assert.deepEqual(one.files.map((f) => f.path), ["debug.log"]);
+        });
+      });
+    });
+
+    describe("deny rules", () => {
+      const tree = {
+        "a.txt": "token\n",
+        ".env": "token=secret\n",
+        "keys/id.pem": "token\n",
+        "src/app.env": "token\n",
+        "src/ok.ts": "token\n",
+      };
+      const deny = ["*.env", ".env", "keys/"];
+
+      it("denied files are never listed, globbed or searched, even with includeIgnored", async () => {
+        await withStore(tree, deny, async (store) => {
+          for (const includeIgnored of [false, true]) {
+            const listed = (await store.list(".", { depth: 5, includeIgnored })).map((e) => e.path);
+            assert.deepEqual(listed, ["src", "src/ok.ts", "a.txt"]);
+            assert.deepEqual(await store.glob({ glob: "*", includeIgnored }), [
+              "a.txt",
+              "src/ok.ts",
+            ]);
+            const found = await store.search({ matcher: literalMatcher("token"), includeIgnored });
+            assert.deepEqual(found.files.map((f) => f.path), ["a.txt", "src/ok.ts"]);
+            assert.ok(!JSON.stringify(found).includes("secret"));
+          }
+        });
+      });
+
+      it("a denied path gets the same refusal whether or not it exists", async () => {
+        await withStore(tree, deny, async (store) => {
+          for (
+            const path of [
+              ".env",
+              "src/app.env",
+              "keys/id.pem",
+              "keys",
+              "missing.env",
+              "keys/missing",
+              "src/../.env",
+            ]
+          ) {
+            for (
+              const attempt of [
+                () => store.readText(path),
+                () => store.readLines(path, { start: 1, ...WIDE }),
+                () => store.stat(path),
+                () => store.write(path, "x", { overwrite: true }),
+                () => store.delete(path),
+                () => store.search({ matcher: literalMatcher("token"), path }),
+                () => store.list(path),
+              ]
+            ) {
+              await assert.rejects(attempt(), (error: Error & { code?: string }) => {
+                assert.equal(error.code, "denied", `${path}: ${error.message}`);
+                assert.ok(!error.message.includes("exist"), error.message);
+                return true;
+              });
+            }
+          }
+          assert.equal((await store.readText("a.txt")).text, "token\n");
+        });
+      });
+    });
+
+    describe("writing", () => {
+      it("write() creates a file and its parent directories with exactly the text", async () => {
+        await withStore({}, [], async (store) => {
+          await store.write("new/deep/file.txt", "a\r\nb");
+          assert.equal((await store.readText("new/deep/file.txt")).text, "a\r\nb");
+          assert.equal((await store.stat("new/deep")).kind, "directory");
+        });
+      });
+
+      it("write() refuses an existing file unless overwrite, and never a directory", async () => {
+        await withStore({ "a.txt": "old\n", "dir/x.txt": "" }, [], async (store) => {
+          await assert.rejects(store.write("a.txt", "new\n"), { code: "exists" });
+          assert.equal((await store.readText("a.txt")).text, "old\n");
+          await store.write("a.txt", "new\n", { overwrite: true });
+          assert.equal((await store.readText("a.txt")).text, "new\n");
+          await assert.rejects(store.write("dir", "x", { overwrite: true }), {
+            code: "not_a_file",
+          });
+        });
+      });
+
+      it("update() writes the edit and returns its value", async () => {
+        await withStore({ "a.txt": "\uFEFFone\r\ntwo\r\n" }, [], async (store) => {
+          const value = await store.update(
+            "a.txt",
+            (text) => ({ text: text.replace("two", "2"), value: 42 }),
+          );
+          assert.equal(value, 42);
+          assert.equal((await store.readText("a.txt")).text, "\uFEFFone\r\n2\r\n");
+        });
+      });
+
+      it("update() without text writes nothing", async () => {
+        await withStore({ "a.txt": "same\n" }, [], async (store) => {
+          const before = await store.stat("a.txt");
+          const value = await store.update("a.txt", () => ({ value: "dry run" }));
+          assert.equal(value, "dry run");
+          assert.equal((await store.readText("a.txt")).text, "same\n");
+          assert.equal((await store.stat("a.txt")).mtimeMs, before.mtimeMs);
+        });
+      });
+
+      it("update() refuses a file that changed while the edit was made", async (t) => {
+        await withStore({ "a.txt": "one\n" }, [], async (store, fixture) => {
+          if (fixture.changeFile === undefined) {
+            t.skip?.("the fixture cannot change files behind the store's back");
+            return;
+          }
+          await assert.rejects(
+            store.update("a.txt", (text) => {
+              fixture.changeFile!("a.txt", "changed elsewhere\n");
+              return { text: text + "two\n", value: 0 };
+            }),
+            { code: "changed" },
+          );
+          assert.equal((await store.readText("a.txt")).text, "changed elsewhere\n");
+        });
+      });
+
+      it("update() calls on one file are serialised", async () => {
+        await withStore({ "n.txt": "" }, [], async (store) => {
+          await Promise.all(
+            Array.from(
+              { length: 20 },
+              (_, i) => store.update("n.txt", (text) => ({ text: text + `${i}\n`, value: i })),
+            ),
+          );
+          const lines = splitLines((await store.readText("n.txt")).text);
+          assert.equal(lines.length, 20);
+          assert.deepEqual(new Set(lines).size, 20);
+        });
+      });
+
+      it("update() refuses a binary file and a file over maxBytes", async () => {
+        await withStore(
+          { "bin": new Uint8Array([0, 1, 2]), "big.txt": "0123456789" },
+          [],
+          async (store) => {
+            await assert.rejects(store.update("bin", () => ({ text: "x", value: 0 })), {
+              code: "binary",
+            });
+            await assert.rejects(
+              store.update("big.txt", () => ({ text: "x", value: 0 }), { maxBytes: 5 }),
+              { code: "too_large" },
+            );
+            assert.equal((await store.readText("big.txt")).text, "0123456789");
+          },
+        );
+      });
+
+      it("delete() removes a file and refuses a directory or a missing path", async () => {
+        await withStore({ "a.txt": "x", "dir/b.txt": "y" }, [], async (store) => {
+          await store.delete("a.txt");
+          await assert.rejects(store.stat("a.txt"), { code: "not_found" });
+          await assert.rejects(store.delete("dir"), { code: "not_a_file" });
+          assert.equal((await store.readText("dir/b.txt")).text, "y");
+          await assert.rejects(store.delete("a.txt"), { code: "not_found" });
+        });
+      });
+    });
+
+    describe("listing", () => {
+      it("list() shows directories first, then files, each by name, with sizes", async () => {
+        await withStore(
+          { "b.txt": "bb", "a.txt": "a", "z/x.txt": "", "c/y.txt": "yyy", "c/d/e.txt": "" },
+          [],
+          async (store) => {
+            const top = await store.list(".");
+            assert.deepEqual(top, [
+              { path: "c", kind: "directory", size: 0 },
+              { path: "z", kind: "directory", size: 0 },
+              { path: "a.txt", kind: "file", size: 1 },
+              { path: "b.txt", kind: "file", size: 2 },
+            ]);
+            const deep = (await store.list(".", { depth: 2 })).map((e) => e.path);
+            assert.deepEqual(deep, ["c", "c/d", "c/y.txt", "z", "z/x.txt", "a.txt", "b.txt"]);
+            assert.deepEqual(
+              (await store.list("c")).map((e) => e.path),
+              ["c/d", "c/y.txt"],
+            );
+            await assert.rejects(store.list("a.txt"), { code: "not_a_directory" });
+          },
+        );
+      });
+    });
+  });
+}
+
+/** Matching lines of a search result as `path:line`, for quick comparisons in tests. */
+export function matchedLines(result: SearchResult): string[] {
+  return result.files.flatMap((file) =>
+    file.rows.filter((row) => row.match).map((row) => `${file.path}:${row.line}`)
+  );
+}

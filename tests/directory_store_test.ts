@@ -1,0 +1,364 @@
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { fileURLToPath } from "node:url";
+import { literalMatcher } from "../src/core/mod.ts";
+import { DirectoryStore } from "../src/store/directory_store.ts";
+import { testFileStore } from "../src/testing/mod.ts";
+
+const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+const WIDE = { maxLines: 1_000_000, maxChars: 1e12, cut: 2000 };
+
+async function tempDir(): Promise<string> {
+  return await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ds-")));
+}
+
+async function writeTree(root: string, files: Record<string, string | Uint8Array>): Promise<void> {
+  for (const [name, content] of Object.entries(files)) {
+    const file = path.join(root, name);
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, content);
+  }
+}
+
+/** The command line that runs a TypeScript file with this runtime, with the given Deno flags. */
+function runtimeCommand(script: string, denoFlags: string[]): [string, string[]] {
+  if (isDeno) {
+    return [process.execPath, [
+      "run",
+      "--quiet",
+      `--config=${path.join(projectRoot, "deno.json")}`,
+      ...denoFlags,
+      script,
+    ]];
+  }
+  return [process.execPath, [script]];
+}
+
+testFileStore("DirectoryStore", async (files, { deny }) => {
+  const root = await tempDir();
+  await writeTree(root, files);
+  return {
+    store: await DirectoryStore.create({ roots: [root], deny }),
+    cleanup: () => fs.rm(root, { recursive: true, force: true }),
+    changeFile: (name, content) => writeFileSync(path.join(root, name), content),
+  };
+});
+
+describe("DirectoryStore with real files", () => {
+  let root: string;
+  before(async () => {
+    root = await tempDir();
+  });
+  after(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("writing through an in-root symlink writes the target and keeps the link", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "link-"));
+    await writeTree(dir, { "real.txt": "old\n" });
+    await fs.symlink("real.txt", path.join(dir, "alias.txt"));
+    const store = await DirectoryStore.create({ roots: [dir] });
+    await store.write("alias.txt", "new\n", { overwrite: true });
+    assert.equal(await fs.readlink(path.join(dir, "alias.txt")), "real.txt");
+    assert.equal(await fs.readFile(path.join(dir, "real.txt"), "utf8"), "new\n");
+    await store.update("alias.txt", (text) => ({ text: text + "more\n", value: 0 }));
+    assert.equal((await fs.lstat(path.join(dir, "alias.txt"))).isSymbolicLink(), true);
+    assert.equal(await fs.readFile(path.join(dir, "real.txt"), "utf8"), "new\nmore\n");
+  });
+
+  it("overwrite and update keep the file mode", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "mode-"));
+    await writeTree(dir, { "script.sh": "echo 1\n" });
+    await fs.chmod(path.join(dir, "script.sh"), 0o751);
+    const store = await DirectoryStore.create({ roots: [dir] });
+    await store.write("script.sh", "echo 2\n", { overwrite: true });
+    assert.equal((await fs.stat(path.join(dir, "script.sh"))).mode & 0o777, 0o751);
+    await store.update("script.sh", (text) => ({ text: text + "echo 3\n", value: 0 }));
+    assert.equal((await fs.stat(path.join(dir, "script.sh"))).mode & 0o777, 0o751);
+  });
+
+  it("writes leave no temporary file behind", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "tmp-"));
+    const store = await DirectoryStore.create({ roots: [dir] });
+    await store.write("a.txt", "1\n");
+    await store.write("a.txt", "2\n", { overwrite: true });
+    await assert.rejects(store.write("a.txt", "3\n"), { code: "exists" });
+    assert.deepEqual(await fs.readdir(dir), ["a.txt"]);
+  });
+
+  it("deleting a symlink removes the link, not its target", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "del-"));
+    await writeTree(dir, { "real.txt": "keep\n" });
+    await fs.symlink("real.txt", path.join(dir, "alias.txt"));
+    const store = await DirectoryStore.create({ roots: [dir] });
+    await store.delete("alias.txt");
+    assert.deepEqual(await fs.readdir(dir), ["real.txt"]);
+  });
+
+  it("update() sees an edit made by another process between read and write and refuses", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "race-"));
+    await writeTree(dir, { "a.txt": "1\n" });
+    const store = await DirectoryStore.create({ roots: [dir] });
+    // Same size, and possibly the same mtime: only the content tells.
+    await assert.rejects(
+      store.update("a.txt", (text) => {
+        writeFileSync(path.join(dir, "a.txt"), "2\n");
+        return { text: text + "x\n", value: 0 };
+      }),
+      { code: "changed" },
+    );
+    assert.equal(await fs.readFile(path.join(dir, "a.txt"), "utf8"), "2\n");
+  });
+
+  it("an edit cap refuses big files with a clear error while reads still work", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "cap-"));
+    await writeTree(dir, { "big.txt": "line\n".repeat(1000) });
+    const store = await DirectoryStore.create({ roots: [dir], maxEditBytes: 1000 });
+    await assert.rejects(
+      store.update("big.txt", (text) => ({ text, value: 0 })),
+      (error: Error & { code?: string }) => {
+        assert.equal(error.code, "too_large");
+        assert.match(error.message, /5000 bytes, over the 1000-byte limit/);
+        return true;
+      },
+    );
+    const range = await store.readLines("big.txt", { start: 999, ...WIDE });
+    assert.deepEqual(range.lines, ["line\n", "line\n"]);
+    assert.equal(range.total, 1000);
+  });
+
+  it("a FIFO is refused by every operation without blocking", { timeout: 30_000 }, async (t) => {
+    const dir = await fs.mkdtemp(path.join(root, "fifo-"));
+    const made = spawnSync("mkfifo", [path.join(dir, "pipe")]);
+    if (made.status !== 0) {
+      t.skip?.("mkfifo is not available here");
+      return;
+    }
+    await writeTree(dir, { "a.txt": "needle\n" });
+    const store = await DirectoryStore.create({ roots: [dir] });
+    assert.equal((await store.stat("pipe")).kind, "other");
+    for (
+      const attempt of [
+        () => store.readText("pipe"),
+        () => store.readBytes("pipe"),
+        () => store.readLines("pipe", { start: 1, ...WIDE }),
+        () => store.update("pipe", (text) => ({ text, value: 0 })),
+        () => store.write("pipe", "x", { overwrite: true }),
+        () => store.search({ matcher: literalMatcher("needle"), path: "pipe" }),
+      ]
+    ) {
+      await assert.rejects(attempt(), { code: "not_a_file" });
+    }
+    const found = await store.search({ matcher: literalMatcher("needle") });
+    assert.deepEqual(found.files.map((f) => f.path), ["a.txt"]);
+    assert.deepEqual(await store.list("."), [
+      { path: "a.txt", kind: "file", size: 7 },
+      { path: "pipe", kind: "other", size: 0 },
+    ]);
+    await assert.rejects(store.delete("pipe"), { code: "not_a_file" });
+  });
+
+  it("readLines() streams deep lines of a 200 MB file and search() numbers them alike", {
+    timeout: 300_000,
+  }, async () => {
+    const dir = await fs.mkdtemp(path.join(root, "big-"));
+    const file = path.join(dir, "big.txt");
+    const lineCount = 2_000_000;
+    // 100 bytes a line, multi-byte characters included, so that 1 MiB blocks end inside them.
+    const lineOf = (n: number) => {
+      const head = `${String(n).padStart(9, "0")} é€𝄞 `;
+      return head + "x".repeat(100 - 1 - Buffer.byteLength(head)) + "\n";
+    };
+    const handle = await fs.open(file, "w");
+    try {
+      const perChunk = 40_000;
+      for (let first = 1; first <= lineCount; first += perChunk) {
+        const parts: string[] = [];
+        for (let n = first; n < first + perChunk && n <= lineCount; n++) parts.push(lineOf(n));
+        await handle.write(parts.join(""));
+      }
+    } finally {
+      await handle.close();
+    }
+    assert.equal((await fs.stat(file)).size, lineCount * 100);
+    const store = await DirectoryStore.create({ roots: [dir] });
+
+    const middle = await store.readLines("big.txt", {
+      start: 1_234_567,
+      maxLines: 3,
+      maxChars: 1e6,
+      cut: 2000,
+    });
+    assert.deepEqual(middle.lines, [lineOf(1_234_567), lineOf(1_234_568), lineOf(1_234_569)]);
+    assert.equal(middle.more, true);
+    assert.equal(middle.total, undefined, "counting the rest of a 200 MB file is left out");
+
+    const tail = await store.readLines("big.txt", { start: lineCount - 2, ...WIDE });
+    assert.deepEqual(tail.lines, [lineOf(lineCount - 2), lineOf(lineCount - 1), lineOf(lineCount)]);
+    assert.equal(tail.total, lineCount);
+    assert.equal(tail.more, false);
+
+    const past = await store.readLines("big.txt", { start: lineCount + 5, ...WIDE });
+    assert.deepEqual(past.lines, []);
+    assert.equal(past.total, lineCount);
+
+    const found = await store.search({ matcher: literalMatcher("001999999 é"), context: 1 });
+    assert.deepEqual(found.files[0].rows.map((r) => r.line), [1_999_998, 1_999_999, 2_000_000]);
+    assert.equal(found.files[0].rows[1].text, lineOf(1_999_999));
+    await fs.rm(file);
+  });
+
+  it(
+    "a file rewritten in a loop and killed with SIGKILL 200 times always holds one complete version",
+    { timeout: 600_000 },
+    async () => {
+      const dir = await fs.mkdtemp(path.join(root, "crash-"));
+      const script = path.join(dir, "writer.ts");
+      const storeModule = path.join(projectRoot, "src/store/directory_store.ts");
+      await fs.writeFile(
+        script,
+        `import { DirectoryStore } from ${JSON.stringify(storeModule)};
+const [root, name] = process.argv.slice(-2);
+const store = await DirectoryStore.create({ roots: [root] });
+${versionSource}
+for (let i = 1; ; i++) {
+  await store.write(name, version(i), { overwrite: true });
+  if (i === 1) process.stdout.write("ready\\n");
+}
+`,
+      );
+      const version = new Function(`${versionSource}; return version;`)() as (i: number) => string;
+      const data = path.join(dir, "data");
+      await fs.mkdir(data);
+      const lanes = 4;
+      const rounds = 200;
+      for (let lane = 0; lane < lanes; lane++) {
+        await fs.writeFile(
+          path.join(data, `f${lane}.txt`),
+          version(0),
+        );
+      }
+
+      let kills = 0;
+      async function round(lane: number): Promise<void> {
+        const name = `f${lane}.txt`;
+        const [command, args] = runtimeCommand(script, [
+          `--allow-read=${data}`,
+          `--allow-write=${data}`,
+        ]);
+        const child = spawn(command, [...args, data, name], { stdio: ["ignore", "pipe", "pipe"] });
+        let stderr = "";
+        child.stderr.on("data", (chunk) => (stderr += chunk));
+        const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+        await new Promise<void>((resolve, reject) => {
+          child.stdout.on("data", () => resolve());
+          child.on(
+            "exit",
+            (code) =>
+              reject(new Error(`writer exited with ${code} before it was ready: ${stderr}`)),
+          );
+        });
+        // A random moment inside the write loop.
+        await new Promise((resolve) => setTimeout(resolve, Math.random() * 40));
+        child.kill("SIGKILL");
+        await exited;
+        kills++;
+        const content = await fs.readFile(path.join(data, name), "utf8");
+        const index = Number(/^version (\d+)\n/.exec(content)?.[1]);
+        assert.ok(
+          Number.isInteger(index),
+          `the file starts with a version header (round ${kills})`,
+        );
+        assert.ok(
+          content === version(index),
+          `the file is exactly version ${index} (round ${kills})`,
+        );
+      }
+      for (let done = 0; done < rounds; done += lanes) {
+        await Promise.all(Array.from({ length: lanes }, (_, lane) => round(lane)));
+      }
+      assert.ok(kills >= 200);
+    },
+  );
+
+  it(
+    "under Deno it works with --allow-read=ROOT --allow-write=ROOT only, and a missing permission is a clear error",
+    { timeout: 120_000, skip: isDeno ? false : "Deno permissions exist only under Deno" },
+    async () => {
+      const dir = await fs.mkdtemp(path.join(root, "perm-"));
+      const allowed = path.join(dir, "allowed");
+      const other = path.join(dir, "other");
+      await writeTree(other, { "c.txt": "secret\n" });
+      const script = path.join(dir, "probe.ts");
+      const storeModule = path.join(projectRoot, "src/store/directory_store.ts");
+      const coreModule = path.join(projectRoot, "src/core/mod.ts");
+      await fs.writeFile(
+        script,
+        `import { DirectoryStore } from ${JSON.stringify(storeModule)};
+import { literalMatcher } from ${JSON.stringify(coreModule)};
+const [allowed, other] = process.argv.slice(-2);
+const out: Record<string, unknown> = {};
+async function step(name: string, work: () => Promise<unknown>) {
+  try { out[name] = ["ok", await work()]; }
+  catch (e) { out[name] = [(e as Error).name, (e as Error).message]; }
+}
+const store = await DirectoryStore.create({ roots: [allowed] });
+await step("read", async () => (await store.readText("a.txt")).text);
+await step("lines", async () => (await store.readLines("a.txt", { start: 2, maxLines: 5, maxChars: 100, cut: 100 })).lines);
+await step("grep", async () => (await store.search({ matcher: literalMatcher("needle") })).files.map((f) => f.path));
+await step("list", async () => (await store.list(".")).map((e) => e.path));
+await step("write", () => store.write("new/c.txt", "made\\n"));
+await step("update", () => store.update("a.txt", (text) => ({ text: text + "two\\n", value: "updated" })));
+await step("delete", () => store.delete("sub/b.txt"));
+await step("otherRoot", () => DirectoryStore.create({ roots: [allowed, other] }).then(() => "opened"));
+console.log(JSON.stringify(out));
+`,
+      );
+      async function probe(writable: boolean) {
+        await fs.rm(allowed, { recursive: true, force: true });
+        await writeTree(allowed, { "a.txt": "one\nneedle\n", "sub/b.txt": "b\n" });
+        const flags = [
+          `--allow-read=${allowed}`,
+          ...(writable ? [`--allow-write=${allowed}`] : []),
+        ];
+        const [command, args] = runtimeCommand(script, flags);
+        const run = spawnSync(command, [...args, allowed, other], { encoding: "utf8" });
+        assert.equal(run.status, 0, `the probe does not crash: ${run.stderr}`);
+        return JSON.parse(run.stdout.trim().split("\n").at(-1)!);
+      }
+
+      const full = await probe(true);
+      assert.deepEqual(full.read, ["ok", "one\nneedle\n"]);
+      assert.deepEqual(full.lines, ["ok", ["needle\n"]]);
+      assert.deepEqual(full.grep, ["ok", ["a.txt"]]);
+      assert.deepEqual(full.list, ["ok", ["sub", "a.txt"]]);
+      assert.equal(full.write[0], "ok");
+      assert.deepEqual(full.update, ["ok", "updated"]);
+      assert.equal(full.delete[0], "ok");
+      assert.equal(await fs.readFile(path.join(allowed, "a.txt"), "utf8"), "one\nneedle\ntwo\n");
+      assert.equal(full.otherRoot[0], "PermissionError");
+      assert.match(full.otherRoot[1], /^read access to ".*other" was refused by the system$/);
+
+      const readOnly = await probe(false);
+      assert.deepEqual(readOnly.read, ["ok", "one\nneedle\n"]);
+      assert.deepEqual(readOnly.grep, ["ok", ["a.txt"]]);
+      for (const name of ["write", "update", "delete"]) {
+        assert.equal(readOnly[name][0], "PermissionError", `${name}: ${readOnly[name][1]}`);
+        assert.match(readOnly[name][1], /^write access to ".*" was refused by the system$/);
+      }
+      assert.equal(await fs.readFile(path.join(allowed, "a.txt"), "utf8"), "one\nneedle\n");
+    },
+  );
+});
+
+/** Version `i` of the crash test's file: a header naming it and a body only it has. */
+const versionSource = `function version(i) {
+  const line = "version " + i + " " + "abcdefghijklmnopqrstuvwxyz".repeat(3) + "\\n";
+  return "version " + i + "\\n" + line.repeat(4000) + "end " + i + "\\n";
+}`;
