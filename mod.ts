@@ -16,3 +16,6 @@
  * @module
  */
 export * from "./src/core/mod.ts";
+export * from "./src/store/mod.ts";
+export * from "./src/tools/mod.ts";
+export * from "./src/mcp/mod.ts";

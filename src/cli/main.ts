@@ -112,7 +112,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const tool = tools(sandbox).find((t) => t.name === name);
   if (!tool) {
     throw new UsageError(
-      `unknown tool ${JSON.stringify(name)}${toolOptions.readOnly ? " (write tools are off in --read-only mode)" : ""}`,
+      `unknown tool ${JSON.stringify(name)}${
+        toolOptions.readOnly ? " (write tools are off in --read-only mode)" : ""
+      }`,
     );
   }
   const result = await tool.call(args);
@@ -125,7 +127,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
-type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>["values"];
+type Values = ReturnType<
+  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
+>["values"];
 
 /** Maps a subcommand and its words to a tool name and arguments. */
 function toolCall(command: string, rest: string[], values: Values): [string, unknown] {
@@ -149,7 +153,11 @@ function toolCall(command: string, rest: string[], values: Values): [string, unk
     }
     case "glob":
       expectArgs(rest, 1, 2, "glob takes PATTERN [PATH]");
-      return ["glob", { pattern: rest[0], path: rest[1] ?? ".", include_ignored: values["include-ignored"] ?? false }];
+      return ["glob", {
+        pattern: rest[0],
+        path: rest[1] ?? ".",
+        include_ignored: values["include-ignored"] ?? false,
+      }];
     case "list":
       expectArgs(rest, 0, 1, "list takes [PATH]");
       return ["list", {
@@ -182,7 +190,9 @@ function lineRange(spec: string | undefined): { start_line?: number; end_line?: 
 function count(value: string | undefined, name: string, minimum: number): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < minimum) {
-    throw new UsageError(`${name} takes a whole number of ${minimum} or more, got ${JSON.stringify(value)}`);
+    throw new UsageError(
+      `${name} takes a whole number of ${minimum} or more, got ${JSON.stringify(value)}`,
+    );
   }
   return Number(value);
 }

@@ -33,6 +33,8 @@ export class ExpectedTextMismatchError extends Error {
   readonly ranges: Array<{ start: number; end: number; firstDifferentLine: number }>;
 
   /**
+   * Builds the refusal, naming the ranges but none of their content.
+   *
    * @param ranges the ranges that differ, each with its first differing line
    */
   constructor(ranges: Array<{ start: number; end: number; firstDifferentLine: number }>) {
@@ -57,6 +59,8 @@ export class OldTextMatchError extends Error {
   readonly lines: number[];
 
   /**
+   * Builds the error, naming the line of every occurrence.
+   *
    * @param lines where each occurrence starts; empty when there is none
    */
   constructor(lines: number[]) {

@@ -71,7 +71,9 @@ export function editReport(
   if (edit.regions.length > SHOWN_REGIONS) {
     text = appendNote(
       text,
-      `${edit.regions.length - SHOWN_REGIONS} more changed regions not shown; lines after the last one moved by ${
+      `${
+        edit.regions.length - SHOWN_REGIONS
+      } more changed regions not shown; lines after the last one moved by ${
         signed(edit.lineDelta)
       }`,
     );

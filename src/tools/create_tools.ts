@@ -10,7 +10,7 @@ import { deleteTool, writeTool } from "./file_tools.ts";
 import { globTool } from "./glob_tool.ts";
 import { grepTool } from "./grep_tool.ts";
 import { listTool } from "./list_tool.ts";
-import { type ToolOptions, settings } from "./options.ts";
+import { settings, type ToolOptions } from "./options.ts";
 import { readTool } from "./read_tool.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 

@@ -57,7 +57,12 @@ const editOutput: JsonSchema = {
   required: ["path", "written", "regions", "line_delta", "total_lines"],
 };
 
-const annotations = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false } as const;
+const annotations = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: false,
+} as const;
 
 /** Runs an edit through the store and reports it. */
 async function edit(
@@ -78,8 +83,11 @@ const replaceSchema: JsonSchema = {
   type: "object",
   properties: {
     path,
-    old_text: { type: "string", description: "Text to find; must occur exactly once unless replace_all." },
-    new_text: { type: "string", description: "Replacement; \"\" deletes old_text." },
+    old_text: {
+      type: "string",
+      description: "Text to find; must occur exactly once unless replace_all.",
+    },
+    new_text: { type: "string", description: 'Replacement; "" deletes old_text.' },
     replace_all: { type: "boolean", default: false, description: "Replace every occurrence." },
     exact,
   },
@@ -106,8 +114,14 @@ export function replaceTool(store: FileStore, settings: Settings): ToolDefinitio
       const a = checkArgs<
         { path: string; old_text: string; new_text: string; replace_all: boolean; exact: boolean }
       >(replaceSchema, args);
-      return edit(store, settings, a.path, false, (text) =>
-        replaceText(text, a.old_text, a.new_text, { replaceAll: a.replace_all, exact: a.exact }));
+      return edit(
+        store,
+        settings,
+        a.path,
+        false,
+        (text) =>
+          replaceText(text, a.old_text, a.new_text, { replaceAll: a.replace_all, exact: a.exact }),
+      );
     },
   };
 }
@@ -116,8 +130,12 @@ const lineEditSchema: JsonSchema = {
   type: "object",
   properties: {
     start_line: { type: "integer", minimum: 1, description: "First line to replace." },
-    end_line: { type: "integer", minimum: 1, description: "Last line, inclusive; default start_line." },
-    new_text: { type: "string", description: "The new lines; \"\" deletes the range." },
+    end_line: {
+      type: "integer",
+      minimum: 1,
+      description: "Last line, inclusive; default start_line.",
+    },
+    new_text: { type: "string", description: 'The new lines; "" deletes the range.' },
     expected_text: {
       type: "string",
       description:
@@ -132,7 +150,11 @@ const replaceLinesSchema: JsonSchema = {
   type: "object",
   properties: {
     path,
-    edits: { type: "array", items: lineEditSchema, description: "Ranges to replace, numbered as the file is now." },
+    edits: {
+      type: "array",
+      items: lineEditSchema,
+      description: "Ranges to replace, numbered as the file is now.",
+    },
     dry_run: dryRun,
     exact,
   },
@@ -146,7 +168,7 @@ export function replaceLinesTool(store: FileStore, settings: Settings): ToolDefi
     name: "replace_lines",
     title: "Replace lines",
     description: [
-      "Replaces or deletes ranges of lines by number: edits is a list of {start_line, end_line, new_text, expected_text}. All numbers refer to the file as it is before this call; ranges must not overlap or fall outside the file. new_text \"\" deletes the lines.",
+      'Replaces or deletes ranges of lines by number: edits is a list of {start_line, end_line, new_text, expected_text}. All numbers refer to the file as it is before this call; ranges must not overlap or fall outside the file. new_text "" deletes the lines.',
       LINE_RULE,
       "Always pass expected_text (the lines as read shows them, without the numbers): if the file changed, the whole call is refused and nothing is written, so you never overwrite a line you did not see.",
       EDIT_RULES,
@@ -160,8 +182,13 @@ export function replaceLinesTool(store: FileStore, settings: Settings): ToolDefi
         replaceLinesSchema,
         args,
       );
-      return edit(store, settings, a.path, a.dry_run, (text) =>
-        replaceLines(text, a.edits, { exact: a.exact }));
+      return edit(
+        store,
+        settings,
+        a.path,
+        a.dry_run,
+        (text) => replaceLines(text, a.edits, { exact: a.exact }),
+      );
     },
   };
 }
@@ -198,12 +225,19 @@ export function insertLinesTool(store: FileStore, settings: Settings): ToolDefin
     outputSchema: editOutput,
     annotations: { ...annotations, destructiveHint: false },
     call(args) {
-      const a = checkArgs<{ path: string; after_line: number; text: string; dry_run: boolean; exact: boolean }>(
+      const a = checkArgs<
+        { path: string; after_line: number; text: string; dry_run: boolean; exact: boolean }
+      >(
         insertSchema,
         args,
       );
-      return edit(store, settings, a.path, a.dry_run, (text) =>
-        insertLines(text, a.after_line, a.text, { exact: a.exact }));
+      return edit(
+        store,
+        settings,
+        a.path,
+        a.dry_run,
+        (text) => insertLines(text, a.after_line, a.text, { exact: a.exact }),
+      );
     },
   };
 }

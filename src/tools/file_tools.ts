@@ -9,9 +9,16 @@ import type { JsonSchema, ToolDefinition } from "./tool.ts";
 const writeSchema: JsonSchema = {
   type: "object",
   properties: {
-    path: { type: "string", description: "File to create (missing parent directories are created)." },
+    path: {
+      type: "string",
+      description: "File to create (missing parent directories are created).",
+    },
     content: { type: "string", description: "The whole content, written exactly." },
-    overwrite: { type: "boolean", default: false, description: "Replace an existing file (its mode is kept)." },
+    overwrite: {
+      type: "boolean",
+      default: false,
+      description: "Replace an existing file (its mode is kept).",
+    },
   },
   required: ["path", "content"],
   additionalProperties: false,
@@ -35,7 +42,12 @@ export function writeTool(store: FileStore): ToolDefinition {
       },
       required: ["path", "created", "lines", "bytes"],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     async call(args) {
       const a = checkArgs<{ path: string; content: string; overwrite: boolean }>(writeSchema, args);
       const existed = await exists(store, a.path);
@@ -72,7 +84,12 @@ export function deleteTool(store: FileStore): ToolDefinition {
       properties: { path: { type: "string" }, deleted: { type: "boolean" } },
       required: ["path", "deleted"],
     },
-    annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: true,
+      openWorldHint: false,
+    },
     async call(args) {
       const a = checkArgs<{ path: string }>(deleteSchema, args);
       await store.delete(a.path);

@@ -71,7 +71,11 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
       `showing ${count} of ${paths.length} files; narrow the pattern or the path`,
     );
   }
-  return ok(out, { paths: paths.slice(0, count), total: paths.length, truncated: count < paths.length });
+  return ok(out, {
+    paths: paths.slice(0, count),
+    total: paths.length,
+    truncated: count < paths.length,
+  });
 }
 
 /** Lines of text up to the row and character budget. */
@@ -79,7 +83,9 @@ export function capped(lines: string[], settings: Settings): { text: string; cou
   let text = "";
   let count = 0;
   for (const line of lines) {
-    if (count >= settings.maxLines || text.length + line.length + 1 > settings.maxChars - NOTE_ROOM) {
+    if (
+      count >= settings.maxLines || text.length + line.length + 1 > settings.maxChars - NOTE_ROOM
+    ) {
       break;
     }
     text += line + "\n";

@@ -32,9 +32,18 @@ const inputSchema = {
       description:
         "Only files matching this glob: without / it matches file names at any depth (*.ts), with / the path relative to path (src/**/*.ts).",
     },
-    literal: { type: "boolean", default: false, description: "Search for the pattern as plain text." },
+    literal: {
+      type: "boolean",
+      default: false,
+      description: "Search for the pattern as plain text.",
+    },
     ignore_case: { type: "boolean", default: false, description: "Match regardless of case." },
-    context: { type: "integer", minimum: 0, default: 0, description: "Lines of context around each match." },
+    context: {
+      type: "integer",
+      minimum: 0,
+      default: 0,
+      description: "Lines of context around each match.",
+    },
     max_matches: {
       type: "integer",
       minimum: 1,
@@ -60,7 +69,11 @@ const outputSchema = {
         type: "object",
         properties: {
           path: { type: "string" },
-          lines: { type: "array", items: { type: "integer" }, description: "Matching line numbers." },
+          lines: {
+            type: "array",
+            items: { type: "integer" },
+            description: "Matching line numbers.",
+          },
           invalid_utf8: { type: "boolean" },
         },
         required: ["path", "lines"],
@@ -164,7 +177,7 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
-      let piece = formatRow(row, { cut: settings.cut }).text;
+      let piece = formatRow({ ...row, context: !row.match }, { cut: settings.cut }).text;
       if (separators && previous && row.line > previous.line + 1) piece = "--\n" + piece;
       if (
         rowCount >= settings.maxLines ||
@@ -181,7 +194,11 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     }
     if (lines.length > 0) {
       out.text += block;
-      out.files.push(file.invalidUtf8 ? { path: file.path, lines, invalid_utf8: true } : { path: file.path, lines });
+      out.files.push(
+        file.invalidUtf8
+          ? { path: file.path, lines, invalid_utf8: true }
+          : { path: file.path, lines },
+      );
       out.matchedLines += lines.length;
     }
     if (out.budgetHit) break;
@@ -215,10 +232,16 @@ function stopNotes(
   }
   const invalid = shown.files.filter((f) => f.invalid_utf8).map((f) => f.path);
   if (invalid.length > 0) {
-    notes.push(`not valid UTF-8 (shown with U+FFFD; edit tools refuse them): ${invalid.join(", ")}`);
+    notes.push(
+      `not valid UTF-8 (shown with U+FFFD; edit tools refuse them): ${invalid.join(", ")}`,
+    );
   }
   if (result.binaryFilesSkipped > 0) {
-    notes.push(`${result.binaryFilesSkipped} binary ${result.binaryFilesSkipped === 1 ? "file" : "files"} skipped`);
+    notes.push(
+      `${result.binaryFilesSkipped} binary ${
+        result.binaryFilesSkipped === 1 ? "file" : "files"
+      } skipped`,
+    );
   }
   return notes;
 }

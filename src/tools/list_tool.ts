@@ -76,7 +76,10 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
   let out = text;
   if (entries.length === 0) out = appendNote(out, `${args.path} is empty`);
   else if (count < entries.length) {
-    out = appendNote(out, `showing ${count} of ${entries.length} entries; list a subdirectory or lower depth`);
+    out = appendNote(
+      out,
+      `showing ${count} of ${entries.length} entries; list a subdirectory or lower depth`,
+    );
   }
   return ok(out, {
     entries: entries.slice(0, count).map((e) => ({ path: e.path, type: e.kind, size: e.size })),

@@ -90,7 +90,11 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
   if (range.total !== undefined) structured.total_lines = range.total;
   if (range.lines.length === 0) {
     checkLineRange(start, end, range.total ?? 0);
-    return ok(appendNote("", "empty file: 0 lines"), { ...structured, end_line: 0, truncated: false });
+    return ok(appendNote("", "empty file: 0 lines"), {
+      ...structured,
+      end_line: 0,
+      truncated: false,
+    });
   }
   if (column !== undefined) checkColumn(range.lines[0], start, column);
   const rows = formatRows(range.lines.map((text, i) => ({ line: start + i, text })), {
@@ -131,5 +135,9 @@ function checkColumn(line: string, number: number, column: number): void {
 }
 
 function budget(settings: Settings) {
-  return { maxLines: settings.maxLines, maxChars: settings.maxChars - NOTE_ROOM, cut: settings.cut };
+  return {
+    maxLines: settings.maxLines,
+    maxChars: settings.maxChars - NOTE_ROOM,
+    cut: settings.cut,
+  };
 }

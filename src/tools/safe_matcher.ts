@@ -70,7 +70,9 @@ function linearMatcher(pattern: string, options: PatternOptions, risk: string): 
     engine = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);
   } catch (error) {
     throw new SyntaxError(
-      `pattern ${JSON.stringify(pattern)} ${risk}, which can take exponential time, and it uses a feature the linear-time engine lacks (${
+      `pattern ${
+        JSON.stringify(pattern)
+      } ${risk}, which can take exponential time, and it uses a feature the linear-time engine lacks (${
         (error as Error).message
       }); remove the nested repetition or the backreference/lookaround, or pass literal=true`,
     );
