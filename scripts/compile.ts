@@ -42,7 +42,9 @@ const command = args.includes("--deno")
 const started = performance.now();
 const result = spawnSync(command[0], command.slice(1), { stdio: "inherit" });
 if (result.status !== 0) {
-  console.error(`building ${OUT} failed: ${command.join(" ")} exited with ${result.status ?? result.error}`);
+  console.error(
+    `building ${OUT} failed: ${command.join(" ")} exited with ${result.status ?? result.error}`,
+  );
   process.exit(1);
 }
 console.error(`built ${OUT} in ${Math.round(performance.now() - started)} ms`);

@@ -5,7 +5,14 @@
  */
 import { splitBom } from "./bom.ts";
 import type { EditResult } from "./edit_result.ts";
-import { keepFinalState, lineStarts, terminated, terminatorAt, withBreaks } from "./_edit_text.ts";
+import {
+  keepFinalState,
+  lineStarts,
+  terminated,
+  terminatorAt,
+  withBreaks,
+  withTerminator,
+} from "./_edit_text.ts";
 import type { EditOptions } from "./replace_lines.ts";
 import { plural } from "./slice_lines.ts";
 import { countLines, dominantTerminator } from "./split_lines.ts";
@@ -51,7 +58,7 @@ export function insertLines(
   let lines = options.exact ? insert : withBreaks(insert, eol);
   let head = body.slice(0, starts[afterLine]);
   // Appending after a last line that has no terminator: that line gets one, or the two join.
-  if (head.length > 0 && !head.endsWith("\n")) head += eol;
+  if (head.length > 0 && !head.endsWith("\n")) head = withTerminator(head, eol);
   if (afterLine < total) lines = terminated(lines, eol);
   let out = head + lines + body.slice(starts[afterLine]);
   if (!options.exact) out = keepFinalState(body, out, eol);

@@ -6,9 +6,14 @@
 import { splitBom } from "./bom.ts";
 import { type ChangedRegion, type EditResult, OldTextMatchError } from "./edit_result.ts";
 import { keepFinalState, terminated, withBreaks } from "./_edit_text.ts";
-import { escapeRegExp } from "./matcher.ts";
 import type { EditOptions } from "./replace_lines.ts";
-import { countLineBreaks, dominantTerminator, lineSpanAt } from "./split_lines.ts";
+import {
+  countLineBreaks,
+  countLines,
+  dominantTerminator,
+  endsWithTerminator,
+  lineSpanAt,
+} from "./split_lines.ts";
 
 /** Options of {@linkcode replaceText}. */
 export interface ReplaceOptions extends EditOptions {
@@ -72,7 +77,12 @@ export function replaceText(
       ? "\n"
       : lineTerminatorAround(body, start) || fallbackEol;
     let replacement = options.exact ? newText : withBreaks(newText, eol);
-    if (matched.endsWith("\n")) replacement = terminated(replacement, eol);
+    if (matched.endsWith("\n")) {
+      replacement = terminated(replacement, eol);
+      // Deleting text that ends with a terminator but starts inside a line would run that
+      // line into the next one ("a\nb\nc" without "\nb\n" is "ac"): keep one terminator.
+      if (replacement === "" && start > 0 && body[start - 1] !== "\n") replacement = eol;
+    }
     out += body.slice(done, start) + replacement;
     done = end;
     const oldSpan = countLineBreaks(matched, 0, matched.length) - (matched.endsWith("\n") ? 1 : 0) +
@@ -88,26 +98,67 @@ export function replaceText(
     delta += newSpan - oldSpan;
   }
   out += body.slice(done);
+  // Counting breaks is off by one when the last line changed its final-newline state (or
+  // keepFinalState changed it back, or the text became ""): then count lines. Only the
+  // last occurrence can reach the end, so only the last region moves.
+  const endChanged = out.length === 0 || endsWithTerminator(out) !== endsWithTerminator(body);
   if (!options.exact) out = keepFinalState(body, out, fallbackEol);
+  const drift = endChanged ? countLines(out) - countLines(body) - delta : 0;
+  if (drift !== 0) {
+    regions[regions.length - 1].newEnd += drift;
+    delta += drift;
+  }
   return { text: bom + out, regions, lineDelta: delta };
 }
 
-/** Non-overlapping occurrences with their line numbers; line breaks match either style unless exact. */
+/**
+ * Non-overlapping occurrences, leftmost first, with their line numbers; line breaks match
+ * either style unless exact. A plain string search, not a RegExp: V8 refuses a pattern built
+ * from a long old_text ("Regular expression too large").
+ */
 function occurrences(body: string, oldText: string, exact: boolean): Occurrence[] {
-  const source = exact
-    ? escapeRegExp(oldText)
-    : oldText.split(/\r?\n/).map(escapeRegExp).join("\\r?\\n");
-  const pattern = new RegExp(source, "g");
+  const parts = exact ? [oldText] : oldText.split(/\r?\n/);
   const found: Occurrence[] = [];
   let line = 1;
   let counted = 0;
-  for (const match of body.matchAll(pattern)) {
-    line += countLineBreaks(body, counted, match.index);
-    counted = match.index;
-    found.push({ start: match.index, end: match.index + match[0].length, line });
+  for (let from = 0; from <= body.length;) {
+    const start = nextStart(body, parts[0], from);
+    if (start === -1) break;
+    const end = matchRest(body, parts, start);
+    if (end === -1) {
+      from = start + 1;
+      continue;
+    }
+    line += countLineBreaks(body, counted, start);
+    counted = start;
+    found.push({ start, end, line });
+    from = end;
   }
   return found;
 }
+
+/** Where an occurrence may start at or after `from`: its first part, or else its first break. */
+function nextStart(body: string, first: string, from: number): number {
+  if (first.length > 0) return body.indexOf(first, from);
+  const lf = body.indexOf("\n", from);
+  return lf > from && body.charCodeAt(lf - 1) === CR ? lf - 1 : lf;
+}
+
+/** The end of the occurrence whose first part starts at `start`: parts joined by \n or \r\n. */
+function matchRest(body: string, parts: string[], start: number): number {
+  let at = start + parts[0].length;
+  for (let i = 1; i < parts.length; i++) {
+    if (body.startsWith("\r\n", at)) at += 2;
+    else if (body.charCodeAt(at) === LF) at += 1;
+    else return -1;
+    if (!body.startsWith(parts[i], at)) return -1;
+    at += parts[i].length;
+  }
+  return at;
+}
+
+const CR = 13;
+const LF = 10;
 
 /** The terminator of the line containing `offset`. */
 function lineTerminatorAround(body: string, offset: number): string {

@@ -85,8 +85,15 @@ export function scanText(
   const summary = (more: boolean, stopped: boolean) => ({ matchedLines, more, stopped });
 
   while (start < text.length) {
-    let candidate = matcher.findCandidate ? matcher.findCandidate(text, start) : start;
+    // After a BOM, line 1 starts at offset 1, where a whole-text `^` (flag m) does not match;
+    // so line 1 of such a text is checked directly, not through the fast path.
+    let candidate = matcher.findCandidate && !(start === base && base > 0)
+      ? matcher.findCandidate(text, start)
+      : start;
     if (candidate === -1) candidate = text.length;
+    // A zero-length match at the very end (`$`) lies in an unterminated last line; after a
+    // final "\n" it would be a line that does not exist.
+    else if (candidate === text.length && text.charCodeAt(text.length - 1) !== LF) candidate--;
     // After-context of the last match may lie between here and the next candidate.
     while (line <= contextUntil && start < text.length) {
       const span = lineSpanAt(text, start);
@@ -121,6 +128,8 @@ export function scanText(
   return summary(false, false);
 }
 
+const LF = 10;
+
 /** The `count` lines before the line that starts at `start` (numbered `line`), in order. */
 function linesBefore(
   text: string,
@@ -132,7 +141,9 @@ function linesBefore(
   const rows: ScanRow[] = [];
   let end = start;
   for (let n = 1; n <= count; n++) {
-    const from = Math.max(base, text.lastIndexOf("\n", end - 2) + 1);
+    // lastIndexOf reads a negative position as 0, which would find a "\n" at offset 0 that
+    // ends the line rather than precedes it.
+    const from = end < 2 ? base : Math.max(base, text.lastIndexOf("\n", end - 2) + 1);
     rows.push({ line: line - n, text: text.slice(from, end) });
     end = from;
   }

@@ -1,0 +1,178 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  escapeRegExp,
+  literalMatcher,
+  type MatcherOptions,
+  type MatchSpan,
+  regexMatcher,
+} from "../src/core/matcher.ts";
+import { lineSpanAt } from "../src/core/split_lines.ts";
+import { regexWithLookarounds, RUNS, text } from "./_arbitraries.ts";
+
+type Row = [
+  name: string,
+  pattern: string,
+  line: string,
+  span: MatchSpan | null,
+  options?: MatcherOptions,
+];
+
+describe("literalMatcher()", () => {
+  const ROWS: Row[] = [
+    ["finds a fixed string", "a.b", "xa.b", { start: 1, end: 4 }],
+    ["treats regex metacharacters as text", "a.b", "axb", null],
+    ["finds the first occurrence", "ab", "xabab", { start: 1, end: 3 }],
+    ["is case-sensitive by default", "A", "a", null],
+    ["matches every line with an empty needle", "", "anything", { start: 0, end: 0 }],
+    ["matches an empty line with an empty needle", "", "", { start: 0, end: 0 }],
+    ["finds astral characters by UTF-16 offsets", "😀", "a😀", { start: 1, end: 3 }],
+    ["finds a lone CR, which is text", "a\rb", "xa\rb", { start: 1, end: 4 }],
+    ["never matches a needle with a newline", "a\nb", "ab", null],
+    ["ignores case on request", "A", "xa", { start: 1, end: 2 }, { ignoreCase: true }],
+    [
+      "ignores case on request with regex metacharacters in the needle",
+      "a.b-c(",
+      "x A.B-C( y",
+      { start: 2, end: 8 },
+      { ignoreCase: true },
+    ],
+    [
+      "keeps metacharacters literal when ignoring case",
+      "a.b-c(",
+      "aXb-c(",
+      null,
+      { ignoreCase: true },
+    ],
+    [
+      "keeps every metacharacter literal when ignoring case",
+      "^$\\.*+?()[]{}|/-",
+      "x^$\\.*+?()[]{}|/-",
+      { start: 1, end: 17 },
+      { ignoreCase: true },
+    ],
+    ["folds non-ASCII case", "É", "café", { start: 3, end: 4 }, { ignoreCase: true }],
+    ["never matches a needle with a newline when ignoring case", "a\nb", "ab", null, {
+      ignoreCase: true,
+    }],
+  ];
+  for (const [name, needle, line, span, options] of ROWS) {
+    test(`literalMatcher() ${name}`, () => {
+      assert.deepEqual(literalMatcher(needle, options).matchLine(line), span);
+    });
+  }
+
+  test("literalMatcher() offers its needle as the required literal when case-sensitive", () => {
+    assert.equal(literalMatcher("abc").requiredLiteral, "abc");
+    assert.equal(literalMatcher("abc", { ignoreCase: true }).requiredLiteral, undefined);
+  });
+
+  test("literalMatcher() with a newline in the needle has no candidates", () => {
+    assert.equal(literalMatcher("a\nb").findCandidate?.("a\nb", 0), -1);
+  });
+});
+
+describe("regexMatcher()", () => {
+  const ROWS: Row[] = [
+    ["matches x$ at the end of the text of a CRLF line", "x$", "x", { start: 0, end: 1 }],
+    ["treats a lone CR at the end as text, so x$ fails before it", "x$", "x\r", null],
+    ["matches a lone CR with .", "a.b", "a\rb", { start: 0, end: 3 }],
+    ["matches a lone CR alone with .", ".", "\r", { start: 0, end: 1 }],
+    ["anchors ^ at the start of the line's text", "^b", "ab", null],
+    ["anchors ^ at the start, matching", "^a", "ab", { start: 0, end: 1 }],
+    ["anchors $ at the end of the line's text", "a$", "ab", null],
+    ["matches ^$ on an empty line", "^$", "", { start: 0, end: 0 }],
+    ["compiles with u: . matches an astral character whole", "^.$", "😀", { start: 0, end: 2 }],
+    ["compiles with u: \\u{...} escapes work", "\\u{1F600}", "a😀", { start: 1, end: 3 }],
+    ["compiles with u: property escapes work", "\\p{Lu}", "aB", { start: 1, end: 2 }],
+    ["supports lookahead", "a(?=b)", "ab", { start: 0, end: 1 }],
+    ["supports negative lookahead", "a(?!b)", "aba", { start: 2, end: 3 }],
+    ["supports lookbehind", "(?<=a)b", "ab", { start: 1, end: 2 }],
+    ["supports negative lookbehind", "(?<!a)b", "ab", null],
+    ["supports negative lookbehind, matching", "(?<!a)b", "cb", { start: 1, end: 2 }],
+    ["matches a negated class against a lone CR", "[^x]", "x\r", { start: 1, end: 2 }],
+    ["matches \\s against a tab", "\\s", "a\tb", { start: 1, end: 2 }],
+    ["matches \\W against punctuation", "\\W", "ab-", { start: 2, end: 3 }],
+    ["matches \\D against a letter", "\\D", "12a", { start: 2, end: 3 }],
+    ["matches [^] against any character", "[^]", "q", { start: 0, end: 1 }],
+    ["never matches [^] on an empty line", "[^]", "", null],
+    ["ignores case on request", "ABC", "xabc", { start: 1, end: 4 }, { ignoreCase: true }],
+    ["is case-sensitive by default", "ABC", "xabc", null],
+    ["reports a zero-length match", "^", "abc", { start: 0, end: 0 }],
+    ["reports the first match, not the longest", "b+|a", "abbb", { start: 0, end: 1 }],
+  ];
+  for (const [name, source, line, span, options] of ROWS) {
+    test(`regexMatcher() ${name}`, () => {
+      const matcher = regexMatcher(source, options);
+      assert.deepEqual(matcher.matchLine(line), span);
+      // A matcher is reusable: a second call gives the same answer.
+      assert.deepEqual(matcher.matchLine(line), span);
+    });
+  }
+
+  const INVALID: Array<[string, string]> = [
+    ["an unclosed group", "("],
+    ["a lone brace, which the u flag refuses", "a{"],
+    ["an identity escape, which the u flag refuses", "\\-"],
+    ["a nothing-to-repeat quantifier", "*"],
+  ];
+  for (const [name, source] of INVALID) {
+    test(`regexMatcher() throws a SyntaxError for ${name}`, () => {
+      assert.throws(() => regexMatcher(source), SyntaxError);
+    });
+  }
+
+  test("regexMatcher() with a lookaround has no whole-text fast path", () => {
+    assert.equal(regexMatcher("(?<=a)b").findCandidate, undefined);
+    assert.equal(regexMatcher("a(?!b)").findCandidate, undefined);
+    assert.notEqual(regexMatcher("a(?:b)").findCandidate, undefined);
+    assert.notEqual(regexMatcher("(?<name>a)").findCandidate, undefined);
+  });
+
+  test("regexMatcher() findCandidate never skips a line that matchLine matches", () => {
+    fc.assert(
+      fc.property(regexWithLookarounds, text, fc.boolean(), (source, t, ignoreCase) => {
+        const matcher = regexMatcher(source, { ignoreCase });
+        if (!matcher.findCandidate) return true;
+        for (let at = 0; at < t.length;) {
+          const span = lineSpanAt(t, at);
+          if (matcher.matchLine(t.slice(at, span.end))) {
+            const candidate = matcher.findCandidate(t, at);
+            // A zero-length match at the end of an unterminated last line is at t.length.
+            const inLine = candidate < span.next ||
+              (candidate === t.length && span.end === t.length);
+            if (candidate === -1 || !inLine) return false;
+          }
+          at = span.next;
+        }
+        return true;
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("escapeRegExp()", () => {
+  test("escapeRegExp() escapes every syntax character", () => {
+    assert.equal(escapeRegExp("a.b*"), "a\\.b\\*");
+    assert.equal(
+      escapeRegExp("^$\\.*+?()[]{}|/"),
+      "\\^\\$\\\\\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\/",
+    );
+  });
+
+  test("escapeRegExp() leaves - alone, which the u flag refuses to see escaped", () => {
+    assert.equal(escapeRegExp("a-b"), "a-b");
+  });
+
+  test("escapeRegExp() gives a u-flag pattern that matches exactly the text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme-composite" }), (s) => {
+        const re = new RegExp(`^${escapeRegExp(s)}$`, "us");
+        return re.test(s);
+      }),
+      RUNS,
+    );
+  });
+});
