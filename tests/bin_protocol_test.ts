@@ -1,6 +1,8 @@
 // End to end: protocol robustness of the compiled binary, spoken to line by line.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { RawSession, tempRoot } from "./_binary.ts";
 
 type Message = { id?: unknown; result?: Record<string, unknown>; error?: { code: number } };
@@ -145,4 +147,69 @@ test("10,000 random or mutated lines leave the server alive, answering each well
     assert.equal(okIds.length, wellFormed);
     assert.equal(new Set(okIds.map((r) => r.id)).size, wellFormed);
   });
+});
+
+/** A tree that takes the linear-time engine seconds to search for a nested-repeat pattern. */
+function slowTree(dir: string): void {
+  const content = ("a".repeat(1000) + "b\n").repeat(1000);
+  for (let i = 0; i < 40; i++) {
+    writeFileSync(join(dir, `f${String(i).padStart(2, "0")}.txt`), content);
+  }
+}
+
+test("a cancelled grep gets no response, and the server goes on answering", async () => {
+  const root = tempRoot();
+  slowTree(root.dir);
+  const session = new RawSession(["serve", "--root", root.dir]);
+  try {
+    session.sendJson(initialize(0, "2025-06-18"));
+    session.sendJson({ jsonrpc: "2.0", method: "notifications/initialized" });
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: "slow",
+      method: "tools/call",
+      params: { name: "grep", arguments: { pattern: "(a+)+$" } },
+    });
+    session.sendJson({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: "slow", reason: "test" },
+    });
+    session.sendJson({ jsonrpc: "2.0", id: "after", method: "ping" });
+    await session.receivedUntil('"after"');
+    assert.equal(await session.close(), 0);
+    const replies = await session.received(0) as Message[];
+    assert.deepEqual(replies.map((r) => r.id), [0, "after"], "nothing for the cancelled call");
+  } finally {
+    session.child.kill();
+    root.remove();
+  }
+});
+
+test("a grep with a progress token reports progress before its result", async () => {
+  const root = tempRoot();
+  for (let i = 0; i < 30; i++) writeFileSync(join(root.dir, `f${i}.txt`), `line\nneedle ${i}\n`);
+  const session = new RawSession(["serve", "--root", root.dir]);
+  try {
+    session.sendJson(initialize(0, "2025-06-18"));
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "tools/call",
+      params: { name: "grep", arguments: { pattern: "needle" }, _meta: { progressToken: "p1" } },
+    });
+    const messages = await session.receivedUntil('"id":1') as Array<
+      Message & { method?: string; params?: { progressToken: string; progress: number } }
+    >;
+    const progress = messages.filter((m) => m.method === "notifications/progress");
+    assert.ok(progress.length >= 1, "at least one progress notification");
+    assert.ok(progress.every((m) => m.params!.progressToken === "p1"));
+    const last = messages.findIndex((m) => m.id === 1);
+    assert.ok(messages.indexOf(progress[0]) < last, "progress comes before the result");
+    const result = messages[last].result as { structuredContent: { matched_lines: number } };
+    assert.equal(result.structuredContent.matched_lines, 30);
+  } finally {
+    await session.close();
+    root.remove();
+  }
 });
