@@ -3,11 +3,14 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 // The SDK's "types" export pattern maps to `*.js.d.ts`, which Deno does not find by itself.
 // @ts-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+// @ts-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
+import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ensureBinary, tempRoot } from "./_binary.ts";
 
 type Result = {
@@ -238,6 +241,52 @@ describe("the binary in --read-only mode", () => {
         client.callTool({ name: "write", arguments: { path: "a", content: "b" } }),
         /-32602|not found|unknown/i,
       );
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+});
+
+describe("the binary with a client that declares roots", () => {
+  test("client roots narrow the served roots, and a list_changed re-asks", async () => {
+    const root = tempRoot();
+    mkdirSync(join(root.dir, "inner"));
+    writeFileSync(join(root.dir, "inner", "in.txt"), "inside\n");
+    writeFileSync(join(root.dir, "out.txt"), "outside\n");
+    let clientRoots = [{ uri: pathToFileURL(join(root.dir, "inner")).href, name: "inner" }];
+    let asked = 0;
+    const transport = new StdioClientTransport({
+      command: ensureBinary(),
+      args: ["serve", "--root", root.dir],
+      stderr: "pipe",
+    });
+    const client = new Client(
+      { name: "roots-client", version: "1.0.0" },
+      { capabilities: { roots: { listChanged: true } } },
+    );
+    client.setRequestHandler(ListRootsRequestSchema, () => {
+      asked++;
+      return { roots: clientRoots };
+    });
+    try {
+      await client.connect(transport);
+      const deadline = Date.now() + 10000;
+      const readOut = () => call(client, "read", { path: join(root.dir, "out.txt") });
+      while ((await readOut()).isError !== true) {
+        assert.ok(Date.now() < deadline, "the server narrows to the client's root");
+        await new Promise((wake) => setTimeout(wake, 50));
+      }
+      assert.match(text(await readOut()), /outside the allowed roots/);
+      const inside = await call(client, "read", { path: join(root.dir, "inner", "in.txt") });
+      assert.equal(text(inside), "1\tinside\n");
+      clientRoots = [{ uri: pathToFileURL(root.dir).href, name: "all" }];
+      await client.sendRootsListChanged();
+      while ((await readOut()).isError === true) {
+        assert.ok(Date.now() < deadline, "the server widens back to the CLI root");
+        await new Promise((wake) => setTimeout(wake, 50));
+      }
+      assert.ok(asked >= 2, "roots/list was asked again after list_changed");
     } finally {
       await client.close();
       root.remove();
