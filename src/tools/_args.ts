@@ -21,14 +21,16 @@ export class ArgumentError extends TypeError {
 export function checkArgs<T>(schema: JsonSchema, args: unknown, where = ""): T {
   if (args === undefined || args === null) args = {};
   if (typeof args !== "object" || Array.isArray(args)) {
-    throw new ArgumentError(`${where || "arguments"} must be an object, got ${describe(args)}`);
+    const what = where ? `argument ${JSON.stringify(where.slice(0, -1))}` : "arguments";
+    throw new ArgumentError(`${what} must be an object, got ${describe(args)}`);
   }
   const properties = (schema.properties ?? {}) as Record<string, PropertySchema>;
   const required = (schema.required ?? []) as string[];
   const given = args as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const name of Object.keys(given)) {
-    if (!(name in properties)) {
+    // Own properties only: "toString" or "__proto__" must not pass as known names.
+    if (!Object.hasOwn(properties, name)) {
       throw new ArgumentError(
         `unknown argument ${JSON.stringify(where + name)}; the arguments are ${
           Object.keys(properties).join(", ")
@@ -76,7 +78,7 @@ function checkValue(property: PropertySchema, value: unknown, name: string): unk
 }
 
 function describe(value: unknown): string {
-  if (Array.isArray(value)) return "an array";
+  if (Array.isArray(value)) return value.length === 0 ? "an empty array" : "an array";
   if (value === null) return "null";
   if (typeof value === "string") return `the string ${JSON.stringify(value.slice(0, 40))}`;
   if (typeof value === "object") return "an object";
