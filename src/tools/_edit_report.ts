@@ -9,8 +9,8 @@ import {
   sliceLines,
   splitBom,
 } from "../core/mod.ts";
-import { ok } from "./_results.ts";
-import { NOTE_ROOM, type Settings } from "./options.ts";
+import { ok, rowChars } from "./_results.ts";
+import type { Settings } from "./options.ts";
 import type { ToolResult } from "./tool.ts";
 
 /** Regions shown in full; more are summed up in a note. */
@@ -63,7 +63,7 @@ export function editReport(
     const { lines } = sliceLines(edit.text, from, to);
     const rows = formatRows(lines.map((line, i) => ({ line: from + i, text: line })), {
       maxRows: settings.maxLines,
-      maxChars: Math.max(1, settings.maxChars - NOTE_ROOM - text.length),
+      maxChars: Math.max(1, rowChars(settings) - text.length),
       cut: settings.cut,
     });
     text += rows.text;

@@ -2,7 +2,17 @@
 import { ExpectedTextMismatchError, OldTextMatchError } from "../core/mod.ts";
 import { StoreError } from "../store/errors.ts";
 import { ArgumentError } from "./_args.ts";
+import { NOTE_ROOM, type Settings } from "./options.ts";
 import type { ToolResult } from "./tool.ts";
+
+/**
+ * Characters of the output budget that rows may use: all but the room kept for the notes
+ * after them. A small budget (the CLI allows 200) keeps half for rows, so that rows still
+ * show instead of the whole budget going to notes.
+ */
+export function rowChars(settings: Settings): number {
+  return settings.maxChars - Math.min(NOTE_ROOM, Math.floor(settings.maxChars / 2));
+}
 
 /** A successful result: the text for the model and the structured data for programs. */
 export function ok(text: string, structured: Record<string, unknown>): ToolResult {

@@ -2,8 +2,8 @@
 import { appendNote } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { ok } from "./_results.ts";
-import { NOTE_ROOM, type Settings } from "./options.ts";
+import { ok, rowChars } from "./_results.ts";
+import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
 interface GlobArgs {
@@ -80,14 +80,11 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
 
 /** Lines of text up to the row and character budget. */
 export function capped(lines: string[], settings: Settings): { text: string; count: number } {
+  const maxChars = rowChars(settings);
   let text = "";
   let count = 0;
   for (const line of lines) {
-    if (
-      count >= settings.maxLines || text.length + line.length + 1 > settings.maxChars - NOTE_ROOM
-    ) {
-      break;
-    }
+    if (count >= settings.maxLines || text.length + line.length + 1 > maxChars) break;
     text += line + "\n";
     count++;
   }
