@@ -11,12 +11,17 @@ import type { FileHandle } from "node:fs/promises";
 /** Bytes read per call: large enough to keep system calls rare, small enough to bound memory. */
 export const BLOCK_BYTES = 1024 * 1024;
 
+/** The first read: enough for a page of lines without allocating a whole block. */
+const FIRST_READ_BYTES = 64 * 1024;
+
 const LF = 10;
 
 /** A forward-only reader of whole lines from an open file. */
 export class LineReader {
   readonly #handle: FileHandle;
   readonly #blockBytes: number;
+  /** The next read's size: small first (most reads want a few lines), doubling to the block. */
+  #nextBytes: number;
   #position: number;
   #block: Uint8Array = new Uint8Array(0);
   #at = 0;
@@ -33,6 +38,7 @@ export class LineReader {
     this.#handle = handle;
     this.#position = position;
     this.#blockBytes = blockBytes;
+    this.#nextBytes = Math.min(FIRST_READ_BYTES, blockBytes);
   }
 
   /**
@@ -41,7 +47,8 @@ export class LineReader {
    */
   async #fill(): Promise<boolean> {
     if (this.#eof) return false;
-    const buffer = new Uint8Array(this.#blockBytes);
+    const buffer = new Uint8Array(this.#nextBytes);
+    this.#nextBytes = Math.min(this.#nextBytes * 2, this.#blockBytes);
     let filled = 0;
     // A short read is not the end of the file; only a read of 0 bytes is.
     while (filled < buffer.length) {

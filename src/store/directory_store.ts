@@ -12,6 +12,7 @@ import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { splitLines } from "../core/mod.ts";
 import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
+import { LineIndexCache } from "./_line_index.ts";
 import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
@@ -112,6 +113,7 @@ export class DirectoryStore extends BaseFileStore {
   /** The roots and deny rules every path passes. */
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
+  readonly #lineIndex = new LineIndexCache();
 
   /**
    * Makes a store over the sandbox's roots.
@@ -326,7 +328,10 @@ export class DirectoryStore extends BaseFileStore {
   /**
    * Lines of a file of any size, reading only up to the last line returned (plus the rest
    * of a file no larger than `countLinesUpTo`, to count it): lines are found by counting
-   * `\n` bytes and only the lines returned are decoded.
+   * `\n` bytes and only the lines returned are decoded. Where lines start is remembered in
+   * a sparse index per file version (device, inode, size, mtime), so a second read deep in
+   * the same unchanged file starts from the nearest checkpoint; a changed file is counted
+   * anew.
    *
    * @param path the caller's path
    * @param options the range and budget
@@ -338,10 +343,9 @@ export class DirectoryStore extends BaseFileStore {
     const { handle, stat } = await this.#open(node);
     try {
       const size = Number(stat.size);
-      const head = await readHead(handle, BINARY_PROBE_BYTES);
+      const head = await readHead(handle, Math.min(size, BINARY_PROBE_BYTES));
       if (isBinary(head)) throw new BinaryFileError(path, size);
       const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-      const reader = new LineReader(handle, bom);
       const result: LineRange = {
         path: node.display,
         lines: [],
@@ -349,39 +353,47 @@ export class DirectoryStore extends BaseFileStore {
         more: false,
         invalidUtf8: false,
       };
-      const skipped = await reader.skipLines(options.start - 1);
-      if (skipped < options.start - 1) {
-        result.total = skipped + (reader.partial ? 1 : 0);
+      const seek = await this.#lineIndex.seekLine(handle, node.key, stat, bom, options.start);
+      if (!seek.found) {
+        result.total = seek.lines;
         return result;
       }
+      const reader = new LineReader(handle, seek.offset);
       const budget = new LineBudget(options);
-      let number = skipped;
-      let leftOver = 0; // lines decoded but not returned
-      let done = false;
-      while (!done) {
+      const wantedLines = Math.min(
+        options.maxLines,
+        options.end === undefined ? Infinity : options.end - options.start + 1,
+      );
+      let number = options.start - 1;
+      let moreExist = false;
+      for (;;) {
         const run = await reader.nextLines();
-        if (run === null) {
-          result.total = number;
-          return result;
-        }
-        const { text, invalid } = decodeUtf8(run);
+        if (run === null) break;
+        // Only the lines that can be returned are decoded, never the whole run.
+        const cut = afterNthLine(run, wantedLines - result.lines.length);
+        const { text, invalid } = decodeUtf8(run.subarray(0, cut));
         if (invalid) result.invalidUtf8 = true;
         const lines = splitLines(text);
+        let stopped = false;
         for (let i = 0; i < lines.length; i++) {
           result.lines.push(lines[i]);
           if (budget.take(lines[i], ++number)) {
-            leftOver = lines.length - i - 1;
-            done = true;
+            moreExist = i < lines.length - 1 || cut < run.length || !(await reader.atEnd());
+            stopped = true;
             break;
           }
         }
+        if (stopped) break;
       }
-      const moreExist = leftOver > 0 || !(await reader.atEnd());
       result.more = moreExist && (options.end === undefined || number < options.end);
       if (!moreExist) result.total = number;
-      else if (size <= this.#countLinesUpTo) {
-        result.total = number + leftOver + (await reader.countRest());
+      else {
+        result.total = this.#lineIndex.knownLineCount(node.key, stat) ??
+          (size <= this.#countLinesUpTo
+            ? await this.#lineIndex.lineCount(handle, node.key, stat, bom)
+            : undefined);
       }
+      if (result.total === undefined) delete result.total;
       return result;
     } finally {
       await handle.close();
@@ -565,6 +577,17 @@ function describe(stat: {
   if (stat.isSocket()) return "a socket";
   if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
   return "not a regular file";
+}
+
+/** The offset just past the `count`-th `\n` of a run of whole lines (the run's length if fewer). */
+function afterNthLine(run: Uint8Array, count: number): number {
+  if (count >= run.length) return run.length;
+  let at = -1;
+  for (let i = 0; i < count; i++) {
+    at = run.indexOf(10, at + 1);
+    if (at === -1) return run.length;
+  }
+  return at + 1;
 }
 
 /** The first bytes of a file (fewer when it is shorter). */
