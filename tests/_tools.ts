@@ -131,13 +131,13 @@ export async function withTempRoot(
 /** Checks a structured result against the required fields of an output schema. */
 export function assertFitsSchema(
   value: Record<string, unknown> | undefined,
-  schema: { properties?: unknown; required?: unknown },
+  schema: { [key: string]: unknown },
   where = "structuredContent",
 ): void {
   assert.ok(value && typeof value === "object", `${where} is an object`);
   const properties = (schema.properties ?? {}) as Record<
     string,
-    { type?: string; items?: { properties?: unknown; required?: unknown } }
+    { type?: string; items?: { [key: string]: unknown } }
   >;
   for (const name of (schema.required ?? []) as string[]) {
     assert.ok(name in value, `${where} has the required field ${name}`);

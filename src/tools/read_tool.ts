@@ -2,8 +2,8 @@
 import { appendNote, checkLineRange, codePointCount, formatRows, lineText } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { ok } from "./_results.ts";
-import { LINE_RULE, NOTE_ROOM, type Settings } from "./options.ts";
+import { ok, rowChars } from "./_results.ts";
+import { LINE_RULE, type Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
 interface ReadArgs {
@@ -49,6 +49,17 @@ const outputSchema = {
   required: ["path", "start_line", "end_line", "truncated"],
 };
 
+// Arguments are checked without the minimum of 1 on the line numbers: read answers a line
+// number below 1 itself, with the file's line count, as it answers one past the end.
+const argsSchema = {
+  ...inputSchema,
+  properties: {
+    ...inputSchema.properties,
+    start_line: { type: "integer", default: 1 },
+    end_line: { type: "integer" },
+  },
+};
+
 /** The read tool. */
 export function readTool(store: FileStore, settings: Settings): ToolDefinition {
   return {
@@ -65,7 +76,7 @@ export function readTool(store: FileStore, settings: Settings): ToolDefinition {
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    call: (args) => read(store, settings, checkArgs<ReadArgs>(inputSchema, args)),
+    call: (args) => read(store, settings, checkArgs<ReadArgs>(argsSchema, args)),
   };
 }
 
@@ -77,9 +88,15 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
     );
   }
   const end = column !== undefined ? start : args.end_line;
-  if (end !== undefined && end < start) {
+  if (start < 1 || (end !== undefined && end < start)) {
     const { total } = await store.readLines(path, { ...budget(settings), start: 1, maxLines: 1 });
-    checkLineRange(start, end, total ?? Infinity);
+    if (total !== undefined) checkLineRange(start, end, total);
+    // The count of a large file is left out rather than read to the end for an error.
+    throw new RangeError(
+      start < 1
+        ? `start_line must be a whole number of 1 or more, got ${start}`
+        : `end_line ${end} is before start_line ${start}; ask for end_line >= start_line`,
+    );
   }
   const range = await store.readLines(path, { ...budget(settings), start, end });
   const structured: Record<string, unknown> = {
@@ -99,7 +116,7 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
   if (column !== undefined) checkColumn(range.lines[0], start, column);
   const rows = formatRows(range.lines.map((text, i) => ({ line: start + i, text })), {
     maxRows: settings.maxLines,
-    maxChars: settings.maxChars - NOTE_ROOM,
+    maxChars: rowChars(settings),
     cut: settings.cut,
     column,
   });
@@ -137,7 +154,7 @@ function checkColumn(line: string, number: number, column: number): void {
 function budget(settings: Settings) {
   return {
     maxLines: settings.maxLines,
-    maxChars: settings.maxChars - NOTE_ROOM,
+    maxChars: rowChars(settings),
     cut: settings.cut,
   };
 }
