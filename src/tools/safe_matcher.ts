@@ -67,7 +67,7 @@ function linearMatcher(pattern: string, options: PatternOptions, risk: string): 
   let engine: RE2JS;
   try {
     const flags = RE2JS.DOTALL | (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-    engine = RE2JS.compile(RE2JS.translateRegExp(pattern), flags);
+    engine = RE2JS.compile(RE2JS.translateRegExp(withJsSpaces(pattern)), flags);
   } catch (error) {
     throw new SyntaxError(
       `pattern ${
@@ -83,6 +83,34 @@ function linearMatcher(pattern: string, options: PatternOptions, risk: string): 
       return found ? { start: found.index, end: found.index + found[0].length } : null;
     },
   };
+}
+
+/** What JavaScript's `\s` matches. RE2's `\s` is only `[\t\n\f\r ]`. */
+const JS_SPACE = "\\t\\n\\v\\f\\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
+
+/**
+ * Spells `\s` and `\S` out as JavaScript means them, so that the linear engine matches
+ * the same lines as the native one (a line ending in U+00A0 must match `(\s+)+$`). A `\S`
+ * inside a class cannot be spelled out there and keeps RE2's meaning.
+ */
+function withJsSpaces(pattern: string): string {
+  let out = "";
+  let inClass = false;
+  for (let at = 0; at < pattern.length; at++) {
+    const char = pattern[at];
+    if (char === "\\") {
+      const next = pattern[at + 1] ?? "";
+      if (next === "s") out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
+      else if (next === "S" && !inClass) out += `[^${JS_SPACE}]`;
+      else out += char + next;
+      at++;
+      continue;
+    }
+    if (char === "[" && !inClass) inClass = true;
+    else if (char === "]" && inClass) inClass = false;
+    out += char;
+  }
+  return out;
 }
 
 /**
@@ -112,7 +140,7 @@ export function backtrackingRisk(pattern: string): string | undefined {
     else if (char === "|" && stack.length > 0) stack[stack.length - 1].alternates = true;
     else if (char === ")") {
       const group = stack.pop();
-      const quantified = isUnboundedQuantifier(pattern, at + 1);
+      const quantified = repeatsGroup(pattern, at + 1);
       if (group && quantified && group.repeats) return "repeats a group that itself repeats";
       if (group && quantified && group.alternates) return "repeats a group of alternatives";
       if (group && stack.length > 0 && (group.repeats || quantified)) {
@@ -133,4 +161,14 @@ function isUnboundedQuantifier(pattern: string, at: number): boolean {
   const bounds = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
   if (!bounds || bounds[2] === undefined) return false;
   return bounds[3] === "" || Number(bounds[3]) > 1;
+}
+
+/**
+ * Whether a quantifier that repeats a group more than once starts at `at`: an unbounded one
+ * or a fixed count `{n}` with n > 1. `(a+){10}$` backtracks as badly as `(a+)+$` (it tries
+ * every way to cut a run of a's into ten pieces), while `a{2}` inside a group is harmless.
+ */
+function repeatsGroup(pattern: string, at: number): boolean {
+  const count = /^\{(\d+)\}/.exec(pattern.slice(at, at + 12));
+  return isUnboundedQuantifier(pattern, at) || (count !== null && Number(count[1]) > 1);
 }
