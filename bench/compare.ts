@@ -353,7 +353,14 @@ function compareKeys(a: Set<string>, b: Set<string>): string {
     `${onlyB.length} only rg (${onlyB.slice(0, 3).join(", ")})`;
 }
 
-const RG_ARGS = ["-n", "--null", "--no-heading", "--no-require-git", "--no-ignore-parent"];
+const RG_ARGS = [
+  "-n",
+  "--null",
+  "--no-heading",
+  "--with-filename",
+  "--no-require-git",
+  "--no-ignore-parent",
+];
 
 interface GrepCase {
   name: string;
@@ -513,11 +520,11 @@ async function deepReadBench(): Promise<void> {
   }
   const f = median(first);
   rows.push({
-    target: "deep read ≤ 1.0× tail | head",
+    target: "deep read ≤ 1.0× tail \\| head",
     what: `lines ${DEEP_START}-${DEEP_END} of ${(fs.statSync(LOG).size / 1e9).toFixed(2)} GB ` +
-      `(sed ${fmt(sed.ms)}, ${(sed.ms / tail.ms).toFixed(2)}× tail | head)`,
+      `(sed ${fmt(sed.ms)}, ${(sed.ms / tail.ms).toFixed(2)}× tail \\| head)`,
     linewise: fmt(f),
-    other: `tail | head ${fmt(tail.ms)}`,
+    other: `tail \\| head ${fmt(tail.ms)}`,
     ratio: `${(f / tail.ms).toFixed(2)}×`,
     goal: "≤ 1.0×",
     met: f / tail.ms <= 1.0,
@@ -527,7 +534,7 @@ async function deepReadBench(): Promise<void> {
     target: "deep read peak RSS < 64 MB",
     what: "server process VmHWM after both reads",
     linewise: `${peak.toFixed(0)} MiB`,
-    other: tailRss === undefined ? "" : `tail | head ${tailRss.toFixed(0)} MiB`,
+    other: tailRss === undefined ? "" : `tail \\| head ${tailRss.toFixed(0)} MiB`,
     ratio: "",
     goal: "< 64 MB",
     met: peak * 1.048576 < 64,
