@@ -176,3 +176,47 @@ describe("escapeRegExp()", () => {
     );
   });
 });
+
+describe("regexMatcher() requiredLiteral", () => {
+  const rows: Array<[pattern: string, literal: string | undefined, options?: MatcherOptions]> = [
+    ["createElement\\(", "createElement("],
+    ["function \\w+Sync\\(", "function "],
+    ["ab?c", "a"],
+    ["ab*", "a"],
+    ["ab+", "ab"],
+    ["x{0,3}yz", "yz"],
+    ["x{2}yz", "yz"],
+    ["[abc]def\\.g", "def.g"],
+    ["(foo)bar+baz", "bar"],
+    ["foo(?=bar)", "foo"],
+    ["😀?ab", "ab"],
+    ["a\\tb", "a\tb"],
+    ["a|b", undefined],
+    ["\\u0041bc", undefined],
+    ["(a)\\1", undefined],
+    ["[a-z]+", undefined],
+    ["foo", undefined, { ignoreCase: true }],
+  ];
+  for (const [pattern, literal, options] of rows) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) requires ${JSON.stringify(literal)}`, () => {
+      assert.equal(regexMatcher(pattern, options).requiredLiteral, literal);
+    });
+  }
+
+  test("every line a pattern matches contains its required literal", () => {
+    const patterns = ["ab?c", "x{0,2}yz+", "(q|r)st*u", "[a-c]+de?f", "a.b\\.c"];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...patterns),
+        fc.string({ unit: fc.constantFrom(..."abcdefqrstuxyz.") }),
+        (pattern, line) => {
+          const matcher = regexMatcher(pattern);
+          if (matcher.matchLine(line) !== null && matcher.requiredLiteral !== undefined) {
+            assert.ok(line.includes(matcher.requiredLiteral), `${pattern} on ${line}`);
+          }
+        },
+      ),
+      RUNS,
+    );
+  });
+});

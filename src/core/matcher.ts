@@ -90,11 +90,13 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     const found = line.exec(text);
     return found ? { start: found.index, end: found.index + found[0].length } : null;
   };
+  const requiredLiteral = options.ignoreCase ? undefined : requiredLiteralOf(source);
   const confined = lineConfinedSource(source);
-  if (confined === undefined) return { matchLine };
+  if (confined === undefined) return { matchLine, requiredLiteral };
   const whole = new RegExp(confined, options.ignoreCase ? "gmui" : "gmu");
   return {
     matchLine,
+    requiredLiteral,
     findCandidate(text, from) {
       whole.lastIndex = from;
       return whole.exec(text)?.index ?? -1;
@@ -150,6 +152,96 @@ function lineConfinedSource(source: string): string | undefined {
     }
   }
   return out;
+}
+
+/**
+ * The longest run of plain characters that every match of a pattern (flags `u`, `s`, no
+ * `i`) contains, for byte-level prefilters; undefined when there is none or the pattern is
+ * beyond this conservative reading. Only the top-level sequence counts: groups and classes
+ * end a run, an optional character (`?`, `*`, `{0,…}`) is dropped from it, and a
+ * top-level `|` means no literal is required.
+ */
+function requiredLiteralOf(source: string): string | undefined {
+  let best = "";
+  let run = "";
+  let lastLiteral = ""; // the last atom of `run`, if the last atom was a plain character
+  const flush = () => {
+    if (run.length > best.length) best = run;
+    run = "";
+    lastLiteral = "";
+  };
+  for (let at = 0; at < source.length;) {
+    const char = String.fromCodePoint(source.codePointAt(at)!);
+    at += char.length;
+    if (char === "\\") {
+      const next = source[at++];
+      if (next !== undefined && SYNTAX_CHARACTERS.includes(next)) {
+        run += next;
+        lastLiteral = next;
+      } else if (next === "t") {
+        run += "\t";
+        lastLiteral = "\t";
+      } else if (next !== undefined && "dDwWsSbB".includes(next)) {
+        flush();
+      } else {
+        return undefined; // \u, \x, \p, backreferences…: not read here
+      }
+    } else if (char === "[") {
+      flush();
+      at = skipClass(source, at);
+      if (at === -1) return undefined;
+    } else if (char === "(") {
+      flush();
+      at = skipGroup(source, at);
+      if (at === -1) return undefined;
+    } else if (char === "|" || char === ")") {
+      return undefined;
+    } else if (char === "*" || char === "?" || char === "+" || char === "{") {
+      let optional = char !== "+";
+      if (char === "{") {
+        const bounds = /^\{(\d+)(?:,\d*)?\}/.exec(source.slice(at - 1));
+        if (bounds === null) return undefined;
+        optional = Number(bounds[1]) === 0;
+        at += bounds[0].length - 1;
+      }
+      if (optional && lastLiteral !== "") run = run.slice(0, -lastLiteral.length);
+      flush();
+      if (source[at] === "?") at++; // lazy
+    } else if (char === "^" || char === "$" || char === ".") {
+      flush();
+    } else {
+      run += char;
+      lastLiteral = char;
+    }
+  }
+  flush();
+  return best === "" ? undefined : best;
+}
+
+const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
+
+/** The offset after the `]` closing a class whose `[` is just before `at`, or -1. */
+function skipClass(source: string, at: number): number {
+  for (; at < source.length; at++) {
+    if (source[at] === "\\") at++;
+    else if (source[at] === "]") return at + 1;
+  }
+  return -1;
+}
+
+/** The offset after the `)` closing a group whose `(` is just before `at`, or -1. */
+function skipGroup(source: string, at: number): number {
+  let depth = 1;
+  for (; at < source.length; at++) {
+    const char = source[at];
+    if (char === "\\") at++;
+    else if (char === "[") {
+      at = skipClass(source, at + 1) - 1;
+      if (at < 0) return -1;
+    } else if (char === "(") depth++;
+    else if (char === ")" && --depth === 0) return at + 1;
+  }
+  return -1;
 }
 
 /** Escapes that match `\n`, and the same sets without it. */
