@@ -429,18 +429,90 @@ export class DirectoryStore extends BaseFileStore {
     const literal = query.matcher.requiredLiteral;
     const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
     const collector = new SearchCollector(query, files.length);
-    for (let i = 0; i < files.length; i++) {
-      if (!collector.proceed()) {
-        collector.notSearched(files.length - i);
-        break;
+    const explicit = kind === "file";
+    // Files are read ahead, several at a time (the runtime's I/O threads work while the
+    // scanner runs), but scanned strictly in path order, so the match cap and the deadline
+    // stop at the same file as a one-by-one search would.
+    const loads: Array<Promise<Loaded> | undefined> = [];
+    let launched = 0;
+    try {
+      for (let i = 0; i < files.length; i++) {
+        if (!collector.proceed()) {
+          collector.notSearched(files.length - i);
+          break;
+        }
+        for (; launched < files.length && launched < i + READ_AHEAD; launched++) {
+          loads[launched] = this.#load(files[launched], needle);
+        }
+        const loaded = await loads[i]!;
+        loads[i] = undefined;
+        switch (loaded.kind) {
+          case "error":
+            if (
+              !explicit && loaded.error instanceof StoreError && SKIP_IN_WALK.has(loaded.error.code)
+            ) {
+              break;
+            }
+            throw loaded.error;
+          case "binary":
+            collector.binary();
+            break;
+          case "no_match":
+            collector.searchedWithoutMatch();
+            break;
+          case "text": {
+            const { text, invalid } = decodeUtf8(loaded.bytes);
+            await collector.scanFile(files[i].display, [text], () => invalid);
+            break;
+          }
+          case "large":
+            await this.#searchFile(files[i], collector, needle, explicit);
+        }
+        if (collector.done) {
+          collector.notSearched(files.length - i - 1);
+          break;
+        }
       }
-      await this.#searchFile(files[i], collector, needle, kind === "file");
-      if (collector.done) {
-        collector.notSearched(files.length - i - 1);
-        break;
-      }
+    } finally {
+      // Reads still running finish on their own (they close their handles); wait for them
+      // so that no file stays open after the search returns.
+      await Promise.all(loads.slice(0, launched).filter((load) => load !== undefined));
     }
     return collector.result();
+  }
+
+  /**
+   * Reads a walked file whole when it is small enough, and checks it: binary, or without the
+   * matcher's required literal (a byte search, no decoding). Never rejects: failures are
+   * returned, so reads started ahead can be dropped safely.
+   */
+  async #load(node: WalkNode, needle: Buffer | undefined): Promise<Loaded> {
+    let opened;
+    try {
+      opened = await this.#open(node);
+    } catch (error) {
+      return { kind: "error", error };
+    }
+    const { handle, stat } = opened;
+    try {
+      const size = Number(stat.size);
+      if (size > WHOLE_FILE_BYTES) return { kind: "large" };
+      const bytes = Buffer.allocUnsafe(size);
+      let filled = 0;
+      while (filled < size) {
+        const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
+        if (bytesRead === 0) break;
+        filled += bytesRead;
+      }
+      const content = filled < size ? bytes.subarray(0, filled) : bytes;
+      if (isBinary(content)) return { kind: "binary" };
+      if (needle !== undefined && content.indexOf(needle) === -1) return { kind: "no_match" };
+      return { kind: "text", bytes: content };
+    } catch (error) {
+      return { kind: "error", error: mapOsError(error, node.display, "read") };
+    } finally {
+      await handle.close();
+    }
   }
 
   async #searchFile(
@@ -555,6 +627,17 @@ type BigIntStats = Awaited<ReturnType<fs.FileHandle["stat"]>> & {
   ino: bigint;
   size: bigint;
 };
+
+/** A file as the search's read-ahead left it. */
+type Loaded =
+  | { kind: "text"; bytes: Uint8Array }
+  | { kind: "binary" | "no_match" | "large" }
+  | { kind: "error"; error: unknown };
+
+/** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
+const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
+/** Files read ahead of the one being scanned (at most this many times WHOLE_FILE_BYTES held). */
+const READ_AHEAD = 16;
 
 /** Store errors that make a walked file be skipped by search. */
 const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
