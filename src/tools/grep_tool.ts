@@ -2,8 +2,8 @@
 import { appendNote, formatRow, type ScanRow } from "../core/mod.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { ok } from "./_results.ts";
-import { LINE_RULE, NOTE_ROOM, type Settings } from "./options.ts";
+import { ok, rowChars } from "./_results.ts";
+import { LINE_RULE, type Settings } from "./options.ts";
 import { compilePattern } from "./safe_matcher.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -138,7 +138,8 @@ async function grep(
   const shown = render(result, args.context > 0, settings);
   let text = shown.text;
   const stopped = shown.budgetHit ? "output_budget" : result.stopped;
-  if (result.files.length === 0) {
+  // "No match" only for a search that ran to the end; a stopped one says so below.
+  if (result.files.length === 0 && !stopped) {
     text = appendNote(
       text,
       `no match for ${JSON.stringify(args.pattern)} in ${args.path} (${result.filesSearched} ${
@@ -169,25 +170,28 @@ interface Rendered {
 
 /** Lays out files and rows under the output budget. */
 function render(result: SearchResult, separators: boolean, settings: Settings): Rendered {
-  const maxChars = settings.maxChars - NOTE_ROOM;
+  const maxChars = rowChars(settings);
   const out: Rendered = { text: "", files: [], matchedLines: 0, budgetHit: false };
   let rowCount = 0;
   for (const file of result.files) {
-    let block = (out.files.length > 0 ? "\n" : "") + file.path + "\n";
+    // A blank line between files; a last row without a terminator first ends its line, so
+    // the next path does not join it (and a listing's last row stays verbatim).
+    const gap = out.text === "" ? "" : out.text.endsWith("\n") ? "\n" : "\n\n";
+    let block = gap + file.path + "\n";
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
       let piece = formatRow({ ...row, context: !row.match }, { cut: settings.cut }).text;
       if (separators && previous && row.line > previous.line + 1) piece = "--\n" + piece;
+      // The first row is always shown, so that a result makes progress on any budget.
       if (
         rowCount >= settings.maxLines ||
-        out.text.length + block.length + piece.length > maxChars
+        (rowCount > 0 && out.text.length + block.length + piece.length > maxChars)
       ) {
         out.budgetHit = true;
         break;
       }
-      // A last row without a terminator still ends its line in a listing of many files.
-      block += piece.endsWith("\n") ? piece : piece + "\n";
+      block += piece;
       rowCount++;
       if (row.match) lines.push(row.line);
       previous = row;
