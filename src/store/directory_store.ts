@@ -12,7 +12,8 @@ import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { splitLines } from "../core/mod.ts";
 import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
-import { LineIndexCache } from "./_line_index.ts";
+import { ContentCache, sameVersion } from "./_content_cache.ts";
+import { type FileIdentity, LineIndexCache } from "./_line_index.ts";
 import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
@@ -53,7 +54,17 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default 8388608
    */
   countLinesUpTo?: number;
+  /**
+   * Bytes of small files (up to 4 MiB each) that search keeps in memory between searches,
+   * each entry checked against the file's device, inode, size and mtime before use, so any
+   * change on disk is seen by the next search. 0 turns the cache off.
+   * @default 134217728
+   */
+  searchCacheBytes?: number;
 }
+
+/** The default memory budget of the search cache: 128 MiB of file contents. */
+export const DEFAULT_SEARCH_CACHE_BYTES: number = 128 * 1024 * 1024;
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
 export interface DirectoryPath extends StorePath {
@@ -114,6 +125,7 @@ export class DirectoryStore extends BaseFileStore {
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
   readonly #lineIndex = new LineIndexCache();
+  readonly #contents: ContentCache;
 
   /**
    * Makes a store over the sandbox's roots.
@@ -126,6 +138,7 @@ export class DirectoryStore extends BaseFileStore {
     if (!(sandbox instanceof Sandbox)) throw new TypeError("sandbox must be a Sandbox");
     this.sandbox = sandbox;
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
+    this.#contents = new ContentCache(options.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES);
   }
 
   /**
@@ -487,17 +500,36 @@ export class DirectoryStore extends BaseFileStore {
    * returned, so reads started ahead can be dropped safely.
    */
   async #load(node: WalkNode, needle: Buffer | undefined): Promise<Loaded> {
-    let opened;
+    let content: Uint8Array;
     try {
-      opened = await this.#open(node);
+      const before = await fs.stat(node.key, { bigint: true });
+      if (!before.isFile()) throw new NotAFileError(node.display, describe(before));
+      const cached = this.#contents.get(node.key, before);
+      if (cached !== undefined) content = cached;
+      else if (before.size > WHOLE_FILE_BYTES) return { kind: "large" };
+      else content = await this.#readSmall(node, before);
     } catch (error) {
-      return { kind: "error", error };
+      return { kind: "error", error: mapOsError(error, node.display, "read") };
     }
-    const { handle, stat } = opened;
+    if (isBinary(content)) return { kind: "binary" };
+    if (
+      needle !== undefined &&
+      Buffer.from(content.buffer, content.byteOffset, content.length).indexOf(needle) === -1
+    ) {
+      return { kind: "no_match" };
+    }
+    return { kind: "text", bytes: content };
+  }
+
+  /** Reads a small regular file whole (checked again on the open handle) and caches it. */
+  async #readSmall(node: WalkNode, before: FileIdentity): Promise<Uint8Array> {
+    const handle = await fs.open(node.key, OPEN_READ);
     try {
+      const stat = await handle.stat({ bigint: true });
+      if (!stat.isFile()) throw new NotAFileError(node.display, describe(stat));
       const size = Number(stat.size);
-      if (size > WHOLE_FILE_BYTES) return { kind: "large" };
-      const bytes = Buffer.allocUnsafe(size);
+      // Not from the shared pool: a cached small file must not keep a whole pool slab alive.
+      const bytes = Buffer.allocUnsafeSlow(size);
       let filled = 0;
       while (filled < size) {
         const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
@@ -505,11 +537,9 @@ export class DirectoryStore extends BaseFileStore {
         filled += bytesRead;
       }
       const content = filled < size ? bytes.subarray(0, filled) : bytes;
-      if (isBinary(content)) return { kind: "binary" };
-      if (needle !== undefined && content.indexOf(needle) === -1) return { kind: "no_match" };
-      return { kind: "text", bytes: content };
-    } catch (error) {
-      return { kind: "error", error: mapOsError(error, node.display, "read") };
+      // Cached only when the file did not change between the stat and the read.
+      if (filled === size && sameVersion(stat, before)) this.#contents.set(node.key, stat, content);
+      return content;
     } finally {
       await handle.close();
     }
@@ -637,7 +667,7 @@ type Loaded =
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
 const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
 /** Files read ahead of the one being scanned (at most this many times WHOLE_FILE_BYTES held). */
-const READ_AHEAD = 16;
+const READ_AHEAD = 64;
 
 /** Store errors that make a walked file be skipped by search. */
 const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
