@@ -689,6 +689,19 @@ describe("edit tools over a directory store", () => {
     });
   });
 
+  test("edits name an absolute path inside the root relative to it", async () => {
+    await withTempRoot({ "sub/a.txt": "a\n" }, async (root, h) => {
+      const result = await h.call("insert_lines", {
+        path: root.at("sub/a.txt"),
+        after_line: 1,
+        text: "b",
+        dry_run: true,
+      });
+      assert.equal(result.structuredContent?.path, "sub/a.txt");
+      assert.match(okText(result), /^--- sub\/a\.txt\tbefore\n\+\+\+ sub\/a\.txt\tafter\n/);
+    });
+  });
+
   test("edits refuse a binary file on disk with its size", async () => {
     await withTempRoot({ "b.bin": new Uint8Array([0x61, 0, 0x0a]) }, async (_root, h) => {
       assert.match(

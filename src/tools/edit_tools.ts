@@ -72,9 +72,11 @@ async function edit(
   dry: boolean,
   compute: (text: string) => EditResult,
 ): Promise<ToolResult> {
+  // Results name files as the store shows them (relative to the first root).
+  const { path } = await store.stat(file);
   return await store.update(file, (text) => {
     const result = compute(text);
-    const report = editReport(file, text, result, dry, settings);
+    const report = editReport(path, text, result, dry, settings);
     return { text: dry ? undefined : result.text, value: report };
   }, { maxBytes: settings.maxEditBytes });
 }

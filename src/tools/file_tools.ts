@@ -52,11 +52,16 @@ export function writeTool(store: FileStore): ToolDefinition {
       const a = checkArgs<{ path: string; content: string; overwrite: boolean }>(writeSchema, args);
       const existed = await exists(store, a.path);
       await store.write(a.path, a.content, { overwrite: a.overwrite });
+      // Results name files as the store shows them (relative to the first root).
+      const path = (await store.stat(a.path)).path;
       const lines = countLines(a.content);
       const bytes = new TextEncoder().encode(a.content).length;
       const verb = existed ? "overwrote" : "created";
-      return ok(`${verb} ${a.path}: ${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} bytes\n`, {
-        path: a.path,
+      const size = `${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${
+        bytes === 1 ? "byte" : "bytes"
+      }`;
+      return ok(`${verb} ${path}: ${size}\n`, {
+        path,
         created: !existed,
         lines,
         bytes,
@@ -92,8 +97,10 @@ export function deleteTool(store: FileStore): ToolDefinition {
     },
     async call(args) {
       const a = checkArgs<{ path: string }>(deleteSchema, args);
+      // Results name files as the store shows them (relative to the first root).
+      const { path } = await store.stat(a.path);
       await store.delete(a.path);
-      return ok(`deleted ${a.path}\n`, { path: a.path, deleted: true });
+      return ok(`deleted ${path}\n`, { path, deleted: true });
     },
   };
 }
