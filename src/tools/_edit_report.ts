@@ -44,8 +44,9 @@ export function editReport(
   if (dryRun) {
     const diff = createPatch(path, before, edit.text, "before", "after", { context: 3 })
       .split("\n").slice(2).join("\n"); // drop the "Index:" and "===" lines
-    const text = appendNote(
-      diff,
+    let text = cappedDiff(diff, settings);
+    text = appendNote(
+      text,
       `dry run: nothing was written; the file would have ${totalLines} lines (${
         signed(edit.lineDelta)
       })`,
@@ -80,6 +81,24 @@ export function editReport(
   }
   if (totalLines === 0) text = appendNote(text, "the file is now empty: 0 lines");
   return ok(text, structured);
+}
+
+/** The diff within the output budget (at least its first line), with a note when cut. */
+function cappedDiff(diff: string, settings: Settings): string {
+  const lines = diff.split(/(?<=\n)/);
+  const maxChars = rowChars(settings);
+  let text = "";
+  let count = 0;
+  for (const line of lines) {
+    if (count >= settings.maxLines || (count > 0 && text.length + line.length > maxChars)) break;
+    text += line;
+    count++;
+  }
+  if (count === lines.length) return text;
+  return appendNote(
+    text,
+    `diff cut: showing ${count} of ${lines.length} lines; dry-run a smaller part of the change to see the rest`,
+  );
 }
 
 function describe(
