@@ -229,6 +229,7 @@ function ensureTools(): void {
   const built = spawnSync(deno, ["run", "-A", "scripts/compile.ts"], {
     cwd: REPO,
     stdio: "inherit",
+    env: { ...process.env, PATH: `${path.join(REPO, "node_modules/.bin")}:${process.env.PATH}` },
   });
   if (built.status !== 0) process.exit(1);
 }
