@@ -46,20 +46,22 @@ class MapStore extends BaseFileStore {
     return Promise.resolve({ key, display: key, exists });
   }
 
-  protected async statPath(node: WalkNode): Promise<PathStat> {
+  protected statPath(node: WalkNode): Promise<PathStat> {
     const file = this.#files.get(node.key);
-    if (file) return { kind: "file", size: file.bytes.length, mtimeMs: file.version };
-    if (this.#isDir(node.key)) return { kind: "directory", size: 0, mtimeMs: 0 };
-    throw new NotFoundError(node.display);
+    if (file) {
+      return Promise.resolve({ kind: "file", size: file.bytes.length, mtimeMs: file.version });
+    }
+    if (this.#isDir(node.key)) return Promise.resolve({ kind: "directory", size: 0, mtimeMs: 0 });
+    return Promise.reject(new NotFoundError(node.display));
   }
 
-  protected async readFile(node: WalkNode): Promise<FileBytes> {
+  protected readFile(node: WalkNode): Promise<FileBytes> {
     const file = this.#files.get(node.key);
-    if (!file) throw new NotAFileError(node.display, "not a file");
-    return { bytes: file.bytes, version: file.version };
+    if (!file) return Promise.reject(new NotAFileError(node.display, "not a file"));
+    return Promise.resolve({ bytes: file.bytes, version: file.version });
   }
 
-  protected async listDirectory(dir: WalkNode): Promise<DirEntry[]> {
+  protected listDirectory(dir: WalkNode): Promise<DirEntry[]> {
     const prefix = dir.key === "." ? "" : dir.key + "/";
     const names = new Map<string, DirEntry>();
     for (const [path, file] of this.#files) {
@@ -73,20 +75,26 @@ class MapStore extends BaseFileStore {
         symlink: false,
       });
     }
-    return [...names.values()];
+    return Promise.resolve([...names.values()]);
   }
 
-  protected async writeFile(node: StorePath, bytes: Uint8Array, options: WriteFileOptions) {
+  protected writeFile(
+    node: StorePath,
+    bytes: Uint8Array,
+    options: WriteFileOptions,
+  ): Promise<void> {
     const current = this.#files.get(node.key);
-    if (current && !options.overwrite) throw new FileExistsError(node.display);
+    if (current && !options.overwrite) return Promise.reject(new FileExistsError(node.display));
     if (options.ifVersion !== undefined && current?.version !== options.ifVersion) {
-      throw new FileChangedError(node.display);
+      return Promise.reject(new FileChangedError(node.display));
     }
     this.#files.set(node.key, this.#entry(bytes));
+    return Promise.resolve();
   }
 
-  protected async deletePath(node: StorePath): Promise<void> {
-    if (!this.#files.delete(node.key)) throw new NotAFileError(node.display, "a directory");
+  protected deletePath(node: StorePath): Promise<void> {
+    if (this.#files.delete(node.key)) return Promise.resolve();
+    return Promise.reject(new NotAFileError(node.display, "a directory"));
   }
 }
 // --- README example ends ---
