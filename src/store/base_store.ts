@@ -297,7 +297,7 @@ export abstract class BaseFileStore implements FileStore {
    * @returns the bytes
    */
   async readBytes(path: string, options: { maxBytes?: number } = {}): Promise<Uint8Array> {
-    const node = await this.resolvePath(path, false);
+    const node = await this.resolvePath(filePath(path), false);
     return (await this.readFile(node, options.maxBytes)).bytes;
   }
 
@@ -310,7 +310,7 @@ export abstract class BaseFileStore implements FileStore {
    * @returns the text
    */
   async readText(path: string, options: { maxBytes?: number } = {}): Promise<TextFile> {
-    const node = await this.resolvePath(path, false);
+    const node = await this.resolvePath(filePath(path), false);
     const { bytes } = await this.readFile(node, options.maxBytes ?? this.maxEditBytes);
     if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
     const { text, invalid } = decodeUtf8(bytes);
@@ -327,7 +327,7 @@ export abstract class BaseFileStore implements FileStore {
    */
   async readLines(path: string, options: LineRangeOptions): Promise<LineRange> {
     checkRangeOptions(options);
-    const node = await this.resolvePath(path, false);
+    const node = await this.resolvePath(filePath(path), false);
     const { bytes } = await this.readFile(node, undefined);
     if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
     const { text, invalid } = decodeUtf8(bytes);
@@ -446,7 +446,7 @@ export abstract class BaseFileStore implements FileStore {
     if (typeof text !== "string") {
       throw new TypeError(`content must be a string, got ${typeof text}`);
     }
-    const node = await this.resolvePath(path, true);
+    const node = await this.resolvePath(filePath(path), true);
     await this.withLock(node.key, async () => {
       if (node.exists) {
         const { kind } = await this.statPath(node);
@@ -474,7 +474,7 @@ export abstract class BaseFileStore implements FileStore {
     options: { maxBytes?: number } = {},
   ): Promise<T> {
     if (typeof edit !== "function") throw new TypeError("edit must be a function");
-    const node = await this.resolvePath(path, false);
+    const node = await this.resolvePath(filePath(path), false);
     return await this.withLock(node.key, async () => {
       const { bytes, version } = await this.readFile(node, options.maxBytes ?? this.maxEditBytes);
       if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
@@ -494,7 +494,7 @@ export abstract class BaseFileStore implements FileStore {
    * @param path the caller's path
    */
   async delete(path: string): Promise<void> {
-    const node = await this.resolvePath(path, false);
+    const node = await this.resolvePath(filePath(path), false);
     await this.withLock(node.key, () => this.deletePath(node));
   }
 
@@ -535,4 +535,19 @@ export abstract class BaseFileStore implements FileStore {
 function globAccepts(glob: string | undefined, file: string): boolean {
   if (glob === undefined) return true;
   return compileGlob(glob)(file.slice(file.lastIndexOf("/") + 1));
+}
+
+/**
+ * A path that must name a file. A trailing slash names a directory (as in POSIX, where
+ * `cat a.txt/` fails), so it is refused rather than quietly dropped.
+ *
+ * @param path the caller's path
+ * @returns the same path
+ * @throws {NotAFileError} when it ends with a separator
+ */
+export function filePath(path: string): string {
+  if (typeof path === "string" && /[^/\\][/\\]+$/.test(path)) {
+    throw new NotAFileError(path, "a directory path (it ends with a slash)");
+  }
+  return path;
 }

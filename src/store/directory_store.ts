@@ -26,6 +26,7 @@ import {
   type FileBytes,
   type PathStat,
   type StorePath,
+  filePath,
   type WriteFileOptions,
 } from "./base_store.ts";
 import {
@@ -312,6 +313,8 @@ export class DirectoryStore extends BaseFileStore {
   /** Deletes a file, or a symlink itself; never a directory. */
   protected override async deletePath(node: StorePath): Promise<void> {
     const { location, display } = node as DirectoryPath;
+    // A root is a directory; resolving its parent below would name a place outside.
+    if (this.sandbox.roots.includes(location)) throw new NotAFileError(display, "a directory");
     // Deleting a symlink deletes the link, as `rm` does, not the file it points to.
     const parent = await this.sandbox.resolve(nodePath.dirname(location));
     const place = nodePath.join(parent.real, nodePath.basename(location));
@@ -352,7 +355,7 @@ export class DirectoryStore extends BaseFileStore {
    */
   override async readLines(path: string, options: LineRangeOptions): Promise<LineRange> {
     checkRangeOptions(options);
-    const node = await this.resolvePath(path, false);
+    const node = await this.resolvePath(filePath(path), false);
     const { handle, stat } = await this.#open(node);
     try {
       const size = Number(stat.size);

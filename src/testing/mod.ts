@@ -567,6 +567,33 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
           await assert.rejects(store.delete("a.txt"), { code: "not_found" });
         });
       });
+
+      it("delete() refuses the root itself as a directory, naming nothing outside", async () => {
+        await withStore({ "a.txt": "x" }, [], async (store) => {
+          await assert.rejects(store.delete("."), (error: Error & { code?: string }) => {
+            assert.equal(error.code, "not_a_file");
+            assert.match(error.message, /^"\." is a directory/);
+            return true;
+          });
+        });
+      });
+
+      const slashed: Array<[string, (store: FileStore) => Promise<unknown>]> = [
+        ["readText", (store) => store.readText("a.txt/")],
+        ["readLines", (store) => store.readLines("a.txt/", { start: 1, ...WIDE })],
+        ["write", (store) => store.write("new/", "x")],
+        ["update", (store) => store.update("a.txt/", () => ({ text: "y", value: 0 }))],
+        ["delete", (store) => store.delete("a.txt/")],
+      ];
+      for (const [operation, call] of slashed) {
+        it(`${operation}() refuses a file path with a trailing slash and changes nothing`, async () => {
+          await withStore({ "a.txt": "x" }, [], async (store) => {
+            await assert.rejects(call(store), { code: "not_a_file" });
+            assert.equal((await store.readText("a.txt")).text, "x");
+            await assert.rejects(store.stat("new"), { code: "not_found" });
+          });
+        });
+      }
     });
 
     describe("listing", () => {
