@@ -1,13 +1,19 @@
 /**
  * Compiling grep patterns safely. Normal patterns run on the runtime's own engine at native
- * speed; a pattern at risk of catastrophic backtracking runs on RE2JS, a linear-time
- * engine, or is refused with a message saying why. It never hangs and never yields a
- * silent "no match" (Bun's engine gives up silently when a pattern backtracks too much).
+ * speed; a pattern at risk of catastrophic backtracking (a repeated group that repeats)
+ * runs on RE2JS, a linear-time engine, or is refused with a message saying why. A pattern
+ * with unbounded quantifiers runs natively only on lines short enough to bound its
+ * polynomial worst case; longer lines go to RE2JS. It never hangs and never yields a silent
+ * "no match" (Bun's engine gives up silently when a pattern backtracks too much).
  *
  * @module
  */
-import { RE2JS } from "re2js";
-import { literalMatcher, type Matcher, type MatchSpan, regexMatcher } from "../core/mod.ts";
+import { literalMatcher, type Matcher, regexMatcher } from "../core/mod.ts";
+import { linearMatcher } from "./_linear_matcher.ts";
+import { guardLongLines, nativeLineLimit } from "./_long_line_guard.ts";
+import { backtrackingRisk, unboundedQuantifiers } from "./_pattern_risk.ts";
+
+export { backtrackingRisk };
 
 /** How a pattern is to be read. */
 export interface PatternOptions {
@@ -59,15 +65,27 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): C
     );
   }
   const risk = backtrackingRisk(pattern);
-  if (risk === undefined) return { matcher: native, engine: "native" };
-  return { matcher: linearMatcher(pattern, options, risk), engine: "linear" };
+  if (risk !== undefined) {
+    return { matcher: refusedOrLinear(pattern, options, risk), engine: "linear" };
+  }
+  const quantifiers = unboundedQuantifiers(pattern);
+  if (quantifiers === 0) return { matcher: native, engine: "native" };
+  let linear: Matcher;
+  try {
+    linear = linearMatcher(pattern, options.ignoreCase ?? false);
+  } catch {
+    // Backreferences and lookarounds have no linear-time form: such patterns stay native.
+    return { matcher: native, engine: "native" };
+  }
+  return {
+    matcher: guardLongLines(native, linear, nativeLineLimit(quantifiers)),
+    engine: "native",
+  };
 }
 
-function linearMatcher(pattern: string, options: PatternOptions, risk: string): Matcher {
-  let engine: RE2JS;
+function refusedOrLinear(pattern: string, options: PatternOptions, risk: string): Matcher {
   try {
-    const flags = RE2JS.DOTALL | (options.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-    engine = RE2JS.compile(RE2JS.translateRegExp(withJsSpaces(pattern)), flags);
+    return linearMatcher(pattern, options.ignoreCase ?? false);
   } catch (error) {
     throw new SyntaxError(
       `pattern ${
@@ -77,98 +95,4 @@ function linearMatcher(pattern: string, options: PatternOptions, risk: string): 
       }); remove the nested repetition or the backreference/lookaround, or pass literal=true`,
     );
   }
-  return {
-    matchLine(text: string): MatchSpan | null {
-      const found = engine.exec(text) as RegExpExecArray | null;
-      return found ? { start: found.index, end: found.index + found[0].length } : null;
-    },
-  };
-}
-
-/** What JavaScript's `\s` matches. RE2's `\s` is only `[\t\n\f\r ]`. */
-const JS_SPACE = "\\t\\n\\v\\f\\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff";
-
-/**
- * Spells `\s` and `\S` out as JavaScript means them, so that the linear engine matches
- * the same lines as the native one (a line ending in U+00A0 must match `(\s+)+$`). A `\S`
- * inside a class cannot be spelled out there and keeps RE2's meaning.
- */
-function withJsSpaces(pattern: string): string {
-  let out = "";
-  let inClass = false;
-  for (let at = 0; at < pattern.length; at++) {
-    const char = pattern[at];
-    if (char === "\\") {
-      const next = pattern[at + 1] ?? "";
-      if (next === "s") out += inClass ? JS_SPACE : `[${JS_SPACE}]`;
-      else if (next === "S" && !inClass) out += `[^${JS_SPACE}]`;
-      else out += char + next;
-      at++;
-      continue;
-    }
-    if (char === "[" && !inClass) inClass = true;
-    else if (char === "]" && inClass) inClass = false;
-    out += char;
-  }
-  return out;
-}
-
-/**
- * Why a pattern risks catastrophic backtracking, or undefined when it does not: a
- * repeated group that itself contains repetition or alternation (`(a+)+`, `(a|aa)*`), or
- * a backreference inside repetition. Simple patterns (`foo.*bar`, `\w+\(`) pass.
- */
-export function backtrackingRisk(pattern: string): string | undefined {
-  // Per open group: whether it contains a quantifier or an alternation.
-  const stack: Array<{ repeats: boolean; alternates: boolean }> = [];
-  let inClass = false;
-  for (let at = 0; at < pattern.length; at++) {
-    const char = pattern[at];
-    if (char === "\\") {
-      if (/[1-9k]/.test(pattern[at + 1] ?? "") && stack.length > 0) {
-        stack[stack.length - 1].repeats = true;
-      }
-      at++;
-      continue;
-    }
-    if (inClass) {
-      if (char === "]") inClass = false;
-      continue;
-    }
-    if (char === "[") inClass = true;
-    else if (char === "(") stack.push({ repeats: false, alternates: false });
-    else if (char === "|" && stack.length > 0) stack[stack.length - 1].alternates = true;
-    else if (char === ")") {
-      const group = stack.pop();
-      const quantified = repeatsGroup(pattern, at + 1);
-      if (group && quantified && group.repeats) return "repeats a group that itself repeats";
-      if (group && quantified && group.alternates) return "repeats a group of alternatives";
-      if (group && stack.length > 0 && (group.repeats || quantified)) {
-        stack[stack.length - 1].repeats = true;
-      }
-    } else if (isUnboundedQuantifier(pattern, at) && stack.length > 0) {
-      stack[stack.length - 1].repeats = true;
-    }
-  }
-  return undefined;
-}
-
-/** Whether a `*`, `+` or `{n,}`/`{n,m}` (m > 1) quantifier starts at `at`. */
-function isUnboundedQuantifier(pattern: string, at: number): boolean {
-  const char = pattern[at];
-  if (char === "*" || char === "+") return true;
-  if (char !== "{") return false;
-  const bounds = /^\{(\d+)(,(\d*))?\}/.exec(pattern.slice(at));
-  if (!bounds || bounds[2] === undefined) return false;
-  return bounds[3] === "" || Number(bounds[3]) > 1;
-}
-
-/**
- * Whether a quantifier that repeats a group more than once starts at `at`: an unbounded one
- * or a fixed count `{n}` with n > 1. `(a+){10}$` backtracks as badly as `(a+)+$` (it tries
- * every way to cut a run of a's into ten pieces), while `a{2}` inside a group is harmless.
- */
-function repeatsGroup(pattern: string, at: number): boolean {
-  const count = /^\{(\d+)\}/.exec(pattern.slice(at, at + 12));
-  return isUnboundedQuantifier(pattern, at) || (count !== null && Number(count[1]) > 1);
 }
