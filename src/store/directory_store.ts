@@ -8,12 +8,15 @@
 import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
+import * as fsSync from "node:fs";
+import { setImmediate } from "node:timers";
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { splitLines } from "../core/mod.ts";
 import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
-import { ContentCache, sameVersion } from "./_content_cache.ts";
-import { type FileIdentity, LineIndexCache } from "./_line_index.ts";
+import { ContentCache } from "./_content_cache.ts";
+import { FileReader, type ReadOutcome } from "./_file_reader.ts";
+import { LineIndexCache } from "./_line_index.ts";
 import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
@@ -24,9 +27,9 @@ import {
   BaseFileStore,
   type BaseFileStoreOptions,
   type FileBytes,
+  filePath,
   type PathStat,
   type StorePath,
-  filePath,
   type WriteFileOptions,
 } from "./base_store.ts";
 import {
@@ -175,7 +178,13 @@ export class DirectoryStore extends BaseFileStore {
 
   /** The node of a directory entry: native join for the key, `/` for the display path. */
   protected override childPath(dir: WalkNode, name: string): WalkNode {
-    return { key: nodePath.join(dir.key, name), display: joinDisplay(dir.display, name) };
+    // The key is absolute and normalised and a name has no separator: plain concatenation
+    // is what nodePath.join would give, without re-normalising the whole path.
+    if (name === "" || name === "." || name === ".." || /[\\/]/.test(name)) {
+      return { key: nodePath.join(dir.key, name), display: joinDisplay(dir.display, name) };
+    }
+    const key = dir.key.endsWith(nodePath.sep) ? dir.key + name : dir.key + nodePath.sep + name;
+    return { key, display: joinDisplay(dir.display, name) };
   }
 
   /** The directories from the root holding the node down to its parent (for .gitignore files). */
@@ -222,17 +231,21 @@ export class DirectoryStore extends BaseFileStore {
   protected override async listDirectory(dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
     let dirents;
     try {
-      dirents = await fs.readdir(dir.key, { withFileTypes: true });
+      // One blocking call: a promise per directory costs more than the listing itself.
+      dirents = fsSync.readdirSync(dir.key, { withFileTypes: true });
     } catch (error) {
       throw mapOsError(error, dir.display, "read");
     }
     const entries: DirEntry[] = [];
+    const checkDeny = this.sandbox.deny.length > 0;
     for (const dirent of dirents) {
       const name = String(dirent.name);
       const child = this.childPath(dir, name);
       if (
-        this.sandbox.isDenied(child.key) ||
-        this.sandbox.isDenied(this.sandbox.absolute(child.display))
+        checkDeny && (
+          this.sandbox.isDenied(child.key) ||
+          this.sandbox.isDenied(this.sandbox.absolute(child.display))
+        )
       ) {
         continue;
       }
@@ -446,106 +459,55 @@ export class DirectoryStore extends BaseFileStore {
     const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
     const collector = new SearchCollector(query, files.length);
     const explicit = kind === "file";
-    // Files are read ahead, several at a time (the runtime's I/O threads work while the
-    // scanner runs), but scanned strictly in path order, so the match cap and the deadline
-    // stop at the same file as a one-by-one search would.
-    const loads: Array<Promise<Loaded> | undefined> = [];
-    let launched = 0;
-    try {
-      for (let i = 0; i < files.length; i++) {
+    const reader = new FileReader(WHOLE_FILE_BYTES);
+    let slice = performance.now();
+    for (let i = 0; i < files.length; i++) {
+      if (!collector.proceed()) {
+        collector.notSearched(files.length - i);
+        break;
+      }
+      // Files are read with blocking calls (one promise per file costs more than the read);
+      // the event loop gets a turn every few milliseconds, so cancellation is heard.
+      if (performance.now() - slice > YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
         if (!collector.proceed()) {
           collector.notSearched(files.length - i);
           break;
         }
-        for (; launched < files.length && launched < i + READ_AHEAD; launched++) {
-          loads[launched] = this.#load(files[launched], needle);
-        }
-        const loaded = await loads[i]!;
-        loads[i] = undefined;
-        switch (loaded.kind) {
-          case "error":
-            if (
-              !explicit && loaded.error instanceof StoreError && SKIP_IN_WALK.has(loaded.error.code)
-            ) {
-              break;
-            }
-            throw loaded.error;
-          case "binary":
-            collector.binary();
-            break;
-          case "no_match":
-            collector.searchedWithoutMatch();
-            break;
-          case "text": {
-            const { text, invalid } = decodeUtf8(loaded.bytes);
-            await collector.scanFile(files[i].display, [text], () => invalid);
-            break;
-          }
-          case "large":
-            await this.#searchFile(files[i], collector, needle, explicit);
-        }
-        if (collector.done) {
-          collector.notSearched(files.length - i - 1);
-          break;
+      }
+      const node = files[i];
+      let outcome: ReadOutcome;
+      try {
+        outcome = reader.read(node.key);
+      } catch (error) {
+        const mapped = mapOsError(error, node.display, "read");
+        // A file of a walk that vanished or cannot be read is skipped, as ripgrep does; a
+        // file asked for by name reports why.
+        if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) continue;
+        throw mapped;
+      }
+      if (outcome.kind === "not_file") {
+        if (!explicit) continue;
+        throw new NotAFileError(node.display, describe(outcome.stat));
+      }
+      if (outcome.kind === "large") {
+        await this.#searchFile(node, collector, needle, explicit);
+      } else {
+        const bytes = outcome.bytes;
+        if (isBinary(bytes)) collector.binary();
+        else if (needle !== undefined && !contains(bytes, needle)) collector.searchedWithoutMatch();
+        else {
+          const { text, invalid } = decodeUtf8(bytes);
+          await collector.scanFile(node.display, [text], () => invalid);
         }
       }
-    } finally {
-      // Reads still running finish on their own (they close their handles); wait for them
-      // so that no file stays open after the search returns.
-      await Promise.all(loads.slice(0, launched).filter((load) => load !== undefined));
+      if (collector.done) {
+        collector.notSearched(files.length - i - 1);
+        break;
+      }
     }
     return collector.result();
-  }
-
-  /**
-   * Reads a walked file whole when it is small enough, and checks it: binary, or without the
-   * matcher's required literal (a byte search, no decoding). Never rejects: failures are
-   * returned, so reads started ahead can be dropped safely.
-   */
-  async #load(node: WalkNode, needle: Buffer | undefined): Promise<Loaded> {
-    let content: Uint8Array;
-    try {
-      const before = await fs.stat(node.key, { bigint: true });
-      if (!before.isFile()) throw new NotAFileError(node.display, describe(before));
-      const cached = this.#contents.get(node.key, before);
-      if (cached !== undefined) content = cached;
-      else if (before.size > WHOLE_FILE_BYTES) return { kind: "large" };
-      else content = await this.#readSmall(node, before);
-    } catch (error) {
-      return { kind: "error", error: mapOsError(error, node.display, "read") };
-    }
-    if (isBinary(content)) return { kind: "binary" };
-    if (
-      needle !== undefined &&
-      Buffer.from(content.buffer, content.byteOffset, content.length).indexOf(needle) === -1
-    ) {
-      return { kind: "no_match" };
-    }
-    return { kind: "text", bytes: content };
-  }
-
-  /** Reads a small regular file whole (checked again on the open handle) and caches it. */
-  async #readSmall(node: WalkNode, before: FileIdentity): Promise<Uint8Array> {
-    const handle = await fs.open(node.key, OPEN_READ);
-    try {
-      const stat = await handle.stat({ bigint: true });
-      if (!stat.isFile()) throw new NotAFileError(node.display, describe(stat));
-      const size = Number(stat.size);
-      // Not from the shared pool: a cached small file must not keep a whole pool slab alive.
-      const bytes = Buffer.allocUnsafeSlow(size);
-      let filled = 0;
-      while (filled < size) {
-        const { bytesRead } = await handle.read(bytes, filled, size - filled, filled);
-        if (bytesRead === 0) break;
-        filled += bytesRead;
-      }
-      const content = filled < size ? bytes.subarray(0, filled) : bytes;
-      // Cached only when the file did not change between the stat and the read.
-      if (filled === size && sameVersion(stat, before)) this.#contents.set(node.key, stat, content);
-      return content;
-    } finally {
-      await handle.close();
-    }
   }
 
   async #searchFile(
@@ -661,16 +623,20 @@ type BigIntStats = Awaited<ReturnType<fs.FileHandle["stat"]>> & {
   size: bigint;
 };
 
-/** A file as the search's read-ahead left it. */
-type Loaded =
-  | { kind: "text"; bytes: Uint8Array }
-  | { kind: "binary" | "no_match" | "large" }
-  | { kind: "error"; error: unknown };
-
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
 const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
-/** Files read ahead of the one being scanned (at most this many times WHOLE_FILE_BYTES held). */
-const READ_AHEAD = 64;
+/** Longest run of blocking reads before the event loop gets a turn. */
+const YIELD_EVERY_MS = 8;
+
+/** Lets pending events (a cancellation, a progress write) run. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** True when `bytes` contain `needle` (a byte search, no decoding). */
+function contains(bytes: Uint8Array, needle: Buffer): boolean {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(needle) !== -1;
+}
 
 /** Store errors that make a walked file be skipped by search. */
 const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
