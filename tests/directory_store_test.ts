@@ -6,7 +6,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
-import { literalMatcher } from "../src/core/mod.ts";
+import { Buffer } from "node:buffer";
+import { literalMatcher, regexMatcher } from "../src/core/mod.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
 import { DirectoryStore } from "../src/store/directory_store.ts";
 import { testFileStore } from "../src/testing/mod.ts";
 
@@ -362,3 +364,77 @@ const versionSource = `function version(i) {
   const line = "version " + i + " " + "abcdefghijklmnopqrstuvwxyz".repeat(3) + "\\n";
   return "version " + i + "\\n" + line.repeat(4000) + "end " + i + "\\n";
 }`;
+
+describe("DirectoryStore.search() decoding only around the required literal", () => {
+  const bytes = (...parts: (string | number[])[]) =>
+    Buffer.concat(parts.map((p) => typeof p === "string" ? Buffer.from(p) : Buffer.from(p)));
+  const cases: { name: string; content: string | Uint8Array; pattern: string; context: number }[] =
+    [
+      {
+        name: "one match mid-file",
+        content: "a\nb\nc needle\nd\ne\n",
+        pattern: "needle",
+        context: 0,
+      },
+      {
+        name: "context around it",
+        content: "a\nb\nc needle\nd\ne\nf\n",
+        pattern: "needle",
+        context: 2,
+      },
+      { name: "a one-byte first line", content: "\nneedle\n", pattern: "needle", context: 1 },
+      {
+        name: "matches at both ends",
+        content: "needle\nx\ny\nneedle",
+        pattern: "needle",
+        context: 0,
+      },
+      {
+        name: "a lone CR is text",
+        content: "a\rb\nc\r\nneedle\r\nz\n",
+        pattern: "needle",
+        context: 1,
+      },
+      {
+        name: "a U+FEFF starting the line before the window",
+        content: "x\n\uFEFFy\nz\nneedle\n",
+        pattern: "needle",
+        context: 0,
+      },
+      {
+        name: "invalid UTF-8 outside the window is still reported",
+        content: bytes("bad ", [0xff, 0xfe], "\nok\nneedle here\n"),
+        pattern: "needle",
+        context: 0,
+      },
+      {
+        name: "a regex with a literal",
+        content: "q\nw\nfoo(1)\nfoo 2\n",
+        pattern: "foo\\(\\d",
+        context: 0,
+      },
+      {
+        name: "the literal without a match",
+        content: "a\nneedle\n",
+        pattern: "needle\\d",
+        context: 1,
+      },
+    ];
+  for (const { name, content, pattern, context } of cases) {
+    it(`numbers rows as the in-memory store does: ${name}`, async () => {
+      const root = await tempDir();
+      try {
+        await writeTree(root, { "f.txt": content });
+        const store = await DirectoryStore.create({ roots: [root] });
+        const memory = new MemoryStore({ "f.txt": content });
+        const query = { matcher: regexMatcher(pattern), context };
+        const got = await store.search(query);
+        const want = await memory.search(query);
+        assert.deepEqual(got.files, want.files);
+        assert.equal(got.matchedLines, want.matchedLines);
+      } finally {
+        await fs.rm(root, { recursive: true });
+      }
+    });
+  }
+});

@@ -19,11 +19,11 @@ const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.
 /** What {@linkcode FileReader.read} found. */
 export type ReadOutcome =
   /** The whole file; a view of the reader's buffer, valid until the next read. */
-  | { kind: "bytes"; bytes: Uint8Array; stat: fs.BigIntStats }
+  | { kind: "bytes"; bytes: Uint8Array; stat: fs.Stats }
   /** A regular file larger than the reader reads whole (nothing read). */
-  | { kind: "large"; stat: fs.BigIntStats }
+  | { kind: "large"; stat: fs.Stats }
   /** Not a regular file (nothing read). */
-  | { kind: "not_file"; stat: fs.BigIntStats };
+  | { kind: "not_file"; stat: fs.Stats };
 
 /** Reads small regular files whole into one reused buffer. */
 export class FileReader {
@@ -51,7 +51,7 @@ export class FileReader {
   read(path: string): ReadOutcome {
     const fd = fs.openSync(path, OPEN_READ);
     try {
-      const stat = fs.fstatSync(fd, { bigint: true });
+      const stat = fs.fstatSync(fd);
       if (!stat.isFile()) return { kind: "not_file", stat };
       const size = Number(stat.size);
       if (size > this.#maxBytes) return { kind: "large", stat };

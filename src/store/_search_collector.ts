@@ -97,15 +97,20 @@ export class SearchCollector {
    * @param path display path of the file
    * @param chunks the decoded text, in order
    * @param isInvalid asked after the last chunk: whether the bytes were invalid UTF-8
+   * @param linesBefore lines of the file before the first chunk, when the caller knows that
+   *   none of them can match or be context of a match (a prefilter found none); the first
+   *   chunk then starts with one such line, so that a U+FEFF at its start is not taken for
+   *   a BOM
    */
   async scanFile(
     path: string,
     chunks: AsyncIterable<string> | Iterable<string>,
     isInvalid: () => boolean,
+    linesBefore = 0,
   ): Promise<void> {
     const rows: ScanRow[] = [];
     const context = this.#context;
-    let before = 0; // lines of the file before the current chunk
+    let before = linesBefore; // lines of the file before the current chunk
     let tail = ""; // the last lines of the previous chunk
     let tailLines = 0;
     let lastReported = 0;

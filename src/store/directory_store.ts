@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
+import { Buffer, isUtf8 } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import * as fsSync from "node:fs";
@@ -498,8 +498,7 @@ export class DirectoryStore extends BaseFileStore {
         if (isBinary(bytes)) collector.binary();
         else if (needle !== undefined && !contains(bytes, needle)) collector.searchedWithoutMatch();
         else {
-          const { text, invalid } = decodeUtf8(bytes);
-          await collector.scanFile(node.display, [text], () => invalid);
+          await scanWindow(collector, node.display, bytes, needle, query.context ?? 0);
         }
       }
       if (collector.done) {
@@ -631,6 +630,58 @@ const YIELD_EVERY_MS = 8;
 /** Lets pending events (a cancellation, a progress write) run. */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Scans a whole small file, decoding only the lines from (before) the first occurrence of
+ * the required literal to (after) the last: every match contains the literal and no line
+ * holds a `\n` of it, so lines outside that window can neither match nor be context of a
+ * match. Line numbers start from the `\n`s counted before the window (the line rule's
+ * boundary), and whether the file is valid UTF-8 is checked on all of its bytes.
+ */
+async function scanWindow(
+  collector: SearchCollector,
+  display: string,
+  bytes: Uint8Array,
+  needle: Buffer | undefined,
+  context: number,
+): Promise<void> {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (needle === undefined || needle.includes(LF) || needle.includes(CR)) {
+    const { text, invalid } = decodeUtf8(bytes);
+    await collector.scanFile(display, [text], () => invalid);
+    return;
+  }
+  const first = buffer.indexOf(needle);
+  const last = buffer.lastIndexOf(needle);
+  // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
+  // line keeps a U+FEFF at the window's start from being read as a BOM).
+  let start = buffer.lastIndexOf(LF, first) + 1;
+  for (let i = 0; i <= context && start > 0; i++) {
+    // (A negative offset would count from the end: a one-byte first line is handled here.)
+    start = start >= 2 ? buffer.lastIndexOf(LF, start - 2) + 1 : 0;
+  }
+  let end = buffer.indexOf(LF, last + needle.length);
+  for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
+  end = end === -1 ? bytes.length : end + 1;
+  if (start === 0 && end === bytes.length) {
+    const { text, invalid } = decodeUtf8(bytes);
+    await collector.scanFile(display, [text], () => invalid);
+    return;
+  }
+  const { text, invalid } = decodeUtf8(bytes.subarray(start, end));
+  const invalidFile = invalid || !isUtf8(bytes);
+  await collector.scanFile(display, [text], () => invalidFile, countLf(bytes, start));
+}
+
+const LF = 10;
+const CR = 13;
+
+/** The `\n` bytes in the first `end` bytes. */
+function countLf(bytes: Uint8Array, end: number): number {
+  let count = 0;
+  for (let i = 0; i < end; i++) if (bytes[i] === LF) count++;
+  return count;
 }
 
 /** True when `bytes` contain `needle` (a byte search, no decoding). */
