@@ -438,3 +438,32 @@ describe("DirectoryStore.search() decoding only around the required literal", ()
     });
   }
 });
+
+describe("DirectoryStore.search() between searches", () => {
+  it("sees a change on disk in the next search", async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ds-"));
+    try {
+      await fs.writeFile(path.join(root, "a.txt"), "one\nneedle\n");
+      const store = await DirectoryStore.create({ roots: [root] });
+      const search = async () =>
+        (await store.search({ matcher: literalMatcher("needle") })).files.map((f) =>
+          f.rows.map((r) => `${f.path}:${r.line}`)
+        ).flat();
+      assert.deepEqual(await search(), ["a.txt:2"]);
+      assert.deepEqual(await search(), ["a.txt:2"]);
+      await fs.writeFile(path.join(root, "a.txt"), "needle\nzero\n");
+      assert.deepEqual(await search(), ["a.txt:1"]);
+      await fs.writeFile(path.join(root, "a.txt"), "none\n");
+      assert.deepEqual(await search(), []);
+    } finally {
+      await fs.rm(root, { recursive: true });
+    }
+  });
+
+  it("refuses a searchCacheBytes that is not a non-negative integer", async () => {
+    await assert.rejects(
+      () => DirectoryStore.create({ roots: [os.tmpdir()], searchCacheBytes: -1 }),
+      TypeError,
+    );
+  });
+});

@@ -14,7 +14,6 @@ import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { splitLines } from "../core/mod.ts";
 import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
-import { ContentCache } from "./_content_cache.ts";
 import { FileReader, type ReadOutcome } from "./_file_reader.ts";
 import { LineIndexCache } from "./_line_index.ts";
 import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
@@ -59,15 +58,16 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   countLinesUpTo?: number;
   /**
-   * Bytes of small files (up to 4 MiB each) that search keeps in memory between searches,
-   * each entry checked against the file's device, inode, size and mtime before use, so any
-   * change on disk is seen by the next search. 0 turns the cache off.
+   * Memory that search may keep between searches. Search keeps nothing now: it reads every
+   * file again (into one reused buffer), which is also what makes any change on disk visible
+   * to the next search; the option is kept, and checked, so that callers setting it keep
+   * working when a cache within this budget returns. 0 turns any such cache off.
    * @default 134217728
    */
   searchCacheBytes?: number;
 }
 
-/** The default memory budget of the search cache: 128 MiB of file contents. */
+/** The default of {@linkcode DirectoryStoreOptions.searchCacheBytes}: 128 MiB. */
 export const DEFAULT_SEARCH_CACHE_BYTES: number = 128 * 1024 * 1024;
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
@@ -129,7 +129,6 @@ export class DirectoryStore extends BaseFileStore {
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
   readonly #lineIndex = new LineIndexCache();
-  readonly #contents: ContentCache;
 
   /**
    * Makes a store over the sandbox's roots.
@@ -142,7 +141,10 @@ export class DirectoryStore extends BaseFileStore {
     if (!(sandbox instanceof Sandbox)) throw new TypeError("sandbox must be a Sandbox");
     this.sandbox = sandbox;
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
-    this.#contents = new ContentCache(options.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES);
+    const cacheBytes = options.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES;
+    if (!Number.isInteger(cacheBytes) || cacheBytes < 0) {
+      throw new TypeError(`searchCacheBytes must be a non-negative integer, got ${cacheBytes}`);
+    }
   }
 
   /**
