@@ -10,6 +10,9 @@ import process from "node:process";
 
 const OUT = "dist/linewise";
 const ENTRY = "src/cli/bin.ts";
+// Loaded with `new Worker(new URL(...))` by the directory store's search; bun build --compile
+// embeds a worker only when it is an entry point of its own.
+const WORKER = "src/store/_search_worker.ts";
 const args = process.argv.slice(2);
 
 function newestSource(dir: string): number {
@@ -38,7 +41,7 @@ if (args.includes("--if-stale") && builtAt() > sources) {
 
 const command = args.includes("--deno")
   ? ["deno", "compile", "--allow-read", "--allow-write", "--allow-env", "--output", OUT, ENTRY]
-  : ["bun", "build", "--compile", "--minify", "--bytecode", ENTRY, "--outfile", OUT];
+  : ["bun", "build", "--compile", "--minify", "--bytecode", ENTRY, WORKER, "--outfile", OUT];
 const started = performance.now();
 const result = spawnSync(command[0], command.slice(1), { stdio: "inherit" });
 if (result.status !== 0) {

@@ -52,6 +52,16 @@ testFileStore("DirectoryStore", async (files, { deny }) => {
   };
 });
 
+testFileStore("DirectoryStore (search on two threads)", async (files, { deny }) => {
+  const root = await tempDir();
+  await writeTree(root, files);
+  return {
+    store: await DirectoryStore.create({ roots: [root], deny, parallelSearchFrom: 1 }),
+    cleanup: () => fs.rm(root, { recursive: true, force: true }),
+    changeFile: (name, content) => writeFileSync(path.join(root, name), content),
+  };
+});
+
 describe("DirectoryStore with real files", () => {
   let root: string;
   before(async () => {
@@ -425,13 +435,15 @@ describe("DirectoryStore.search() decoding only around the required literal", ()
       const root = await tempDir();
       try {
         await writeTree(root, { "f.txt": content });
-        const store = await DirectoryStore.create({ roots: [root] });
         const memory = new MemoryStore({ "f.txt": content });
         const query = { matcher: regexMatcher(pattern), context };
-        const got = await store.search(query);
         const want = await memory.search(query);
-        assert.deepEqual(got.files, want.files);
-        assert.equal(got.matchedLines, want.matchedLines);
+        for (const parallelSearchFrom of [256, 1]) {
+          const store = await DirectoryStore.create({ roots: [root], parallelSearchFrom });
+          const got = await store.search(query);
+          assert.deepEqual(got.files, want.files);
+          assert.equal(got.matchedLines, want.matchedLines);
+        }
       } finally {
         await fs.rm(root, { recursive: true });
       }
@@ -465,5 +477,44 @@ describe("DirectoryStore.search() between searches", () => {
       () => DirectoryStore.create({ roots: [os.tmpdir()], searchCacheBytes: -1 }),
       TypeError,
     );
+  });
+});
+
+describe("DirectoryStore.search() on two threads", () => {
+  it("finds what one thread finds, in the same order, with the same counts and cap", async () => {
+    const root = await tempDir();
+    try {
+      const files: Record<string, string | Uint8Array> = {
+        ".gitignore": "ignored/\n*.log\n",
+        "ignored/a.txt": "needle\n",
+        "x.log": "needle\n",
+        ".hidden/a.txt": "needle\n",
+        "big/large.txt": ("x".repeat(99) + "\n").repeat(45_000) + "needle at the end\n",
+      };
+      for (let i = 0; i < 900; i++) {
+        const dir = `d${i % 13}/e${i % 5}`;
+        const name = `${dir}/f${i}.txt`;
+        if (i % 17 === 0) files[name] = new Uint8Array([110, 101, 101, 100, 108, 101, 0, 10]);
+        else if (i % 3 === 0) files[name] = `a ${i}\nb\nneedle ${i}\nc\nneedle again\nd\n`;
+        else files[name] = `nothing ${i}\n`.repeat(i % 40);
+        if (i % 97 === 0) files[`${dir}/.gitignore`] = `f${i + 13}.txt\n`;
+      }
+      await writeTree(root, files);
+      const one = await DirectoryStore.create({ roots: [root], searchWorkers: false });
+      const two = await DirectoryStore.create({ roots: [root], parallelSearchFrom: 1 });
+      const queries = [
+        { matcher: literalMatcher("needle"), maxMatches: Infinity },
+        { matcher: literalMatcher("needle"), maxMatches: 1 },
+        { matcher: literalMatcher("needle"), maxMatches: 77, context: 2 },
+        { matcher: regexMatcher("needle \\d+$"), maxMatches: 1000, context: 1 },
+        { matcher: regexMatcher("^nothing"), maxMatches: 5000 },
+        { matcher: regexMatcher("x|needle"), maxMatches: 300, glob: "*.txt" },
+      ];
+      for (const query of queries) {
+        assert.deepEqual(await two.search(query), await one.search(query));
+      }
+    } finally {
+      await fs.rm(root, { recursive: true });
+    }
   });
 });

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { Buffer, isUtf8 } from "node:buffer";
+import { Buffer } from "node:buffer";
 import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import * as fsSync from "node:fs";
@@ -21,6 +21,8 @@ import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
+import { examineBytes, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { ExaminedBatches, startSearchWorker } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary, sameBytes } from "./_text.ts";
 import {
   BaseFileStore,
@@ -65,6 +67,19 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default 134217728
    */
   searchCacheBytes?: number;
+  /**
+   * Let a search of many files read and prefilter them on a worker thread as well as the
+   * main one, where the runtime has workers and the machine a second core (results are the
+   * same either way).
+   * @default true
+   */
+  searchWorkers?: boolean;
+  /**
+   * Searches of fewer files than this stay on one thread (starting a worker costs more
+   * than it saves on a small tree).
+   * @default 256
+   */
+  parallelSearchFrom?: number;
 }
 
 /** The default of {@linkcode DirectoryStoreOptions.searchCacheBytes}: 128 MiB. */
@@ -128,6 +143,8 @@ export class DirectoryStore extends BaseFileStore {
   /** The roots and deny rules every path passes. */
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
+  readonly #searchWorkers: boolean;
+  readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
 
   /**
@@ -141,6 +158,13 @@ export class DirectoryStore extends BaseFileStore {
     if (!(sandbox instanceof Sandbox)) throw new TypeError("sandbox must be a Sandbox");
     this.sandbox = sandbox;
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
+    this.#searchWorkers = options.searchWorkers ?? true;
+    this.#parallelSearchFrom = options.parallelSearchFrom ?? 256;
+    if (!Number.isInteger(this.#parallelSearchFrom) || this.#parallelSearchFrom < 1) {
+      throw new TypeError(
+        `parallelSearchFrom must be a positive integer, got ${this.#parallelSearchFrom}`,
+      );
+    }
     const cacheBytes = options.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES;
     if (!Number.isInteger(cacheBytes) || cacheBytes < 0) {
       throw new TypeError(`searchCacheBytes must be a non-negative integer, got ${cacheBytes}`);
@@ -434,7 +458,9 @@ export class DirectoryStore extends BaseFileStore {
   /**
    * Searches like the inherited `search` (same files, rows and counts), but streams each
    * file in runs of whole lines, so files of any size can be searched, and skips small files
-   * that cannot contain the matcher's `requiredLiteral` without decoding them.
+   * that cannot contain the matcher's `requiredLiteral` without decoding them. On a tree of
+   * `parallelSearchFrom` files or more, a worker thread reads and prefilters files too
+   * (see `_search_pool.ts`); the scan and the results stay on this thread, in path order.
    *
    * @param query the search
    * @returns the matches and counts
@@ -445,70 +471,114 @@ export class DirectoryStore extends BaseFileStore {
     const start = await this.resolvePath(query.path ?? ".", false);
     const { kind } = await this.statPath(start);
     let files: WalkNode[];
-    if (kind === "directory") {
-      files = [];
-      for await (const file of walkFiles(this.walkSource, start, query)) {
-        files.push(file);
-        if (files.length % 1024 === 0) query.signal?.throwIfAborted();
+    let worker: Worker | undefined;
+    try {
+      if (kind === "directory") {
+        files = [];
+        for await (const file of walkFiles(this.walkSource, start, query)) {
+          files.push(file);
+          // Once the tree is big enough, the worker loads while the walk goes on.
+          if (files.length === this.#parallelSearchFrom && this.#searchWorkers) {
+            worker = startSearchWorker();
+          }
+          if (files.length % 1024 === 0) query.signal?.throwIfAborted();
+        }
+      } else if (kind === "file") {
+        const name = start.display.slice(start.display.lastIndexOf("/") + 1);
+        files = query.glob === undefined || compileGlob(query.glob)(name) ? [start] : [];
+      } else {
+        throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
       }
-    } else if (kind === "file") {
-      const name = start.display.slice(start.display.lastIndexOf("/") + 1);
-      files = query.glob === undefined || compileGlob(query.glob)(name) ? [start] : [];
-    } else {
-      throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
+    } catch (error) {
+      worker?.terminate();
+      throw error;
     }
     const literal = query.matcher.requiredLiteral;
     const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
     const collector = new SearchCollector(query, files.length);
     const explicit = kind === "file";
     const reader = new FileReader(WHOLE_FILE_BYTES);
-    let slice = performance.now();
-    for (let i = 0; i < files.length; i++) {
-      if (!collector.proceed()) {
-        collector.notSearched(files.length - i);
-        break;
-      }
-      // Files are read with blocking calls (one promise per file costs more than the read);
-      // the event loop gets a turn every few milliseconds, so cancellation is heard.
-      if (performance.now() - slice > YIELD_EVERY_MS) {
-        await yieldToEventLoop();
-        slice = performance.now();
-        if (!collector.proceed()) {
-          collector.notSearched(files.length - i);
-          break;
+    const context = query.context ?? 0;
+    const batches = new ExaminedBatches(files.map((file) => file.key), {
+      needle: needle === undefined ? undefined : new Uint8Array(needle),
+      context,
+      reader,
+      worker,
+    });
+    try {
+      let slice = performance.now();
+      let i = 0;
+      search: for (let b = 0; b < batches.count; b++) {
+        if (!collector.proceed()) break;
+        const outcomes = await batches.get(b);
+        for (const outcome of outcomes) {
+          if (!collector.proceed()) break search;
+          // Files are read with blocking calls (one promise per file costs more than the
+          // read); the event loop gets a turn every few milliseconds, so cancellation is heard.
+          if (performance.now() - slice > YIELD_EVERY_MS) {
+            await yieldToEventLoop();
+            slice = performance.now();
+            if (!collector.proceed()) break search;
+          }
+          const node = files[i];
+          switch (outcome.kind) {
+            case "binary":
+              collector.binary();
+              break;
+            case "none":
+              collector.searchedWithoutMatch();
+              break;
+            case "text": {
+              const { text, invalid, linesBefore } = outcome;
+              await collector.scanFile(node.display, [text], () => invalid, linesBefore);
+              break;
+            }
+            case "redo":
+              await this.#searchOne(node, reader, collector, { needle, explicit, context });
+          }
+          i++;
+          if (collector.done) break search;
         }
       }
-      const node = files[i];
-      let outcome: ReadOutcome;
-      try {
-        outcome = reader.read(node.key);
-      } catch (error) {
-        const mapped = mapOsError(error, node.display, "read");
-        // A file of a walk that vanished or cannot be read is skipped, as ripgrep does; a
-        // file asked for by name reports why.
-        if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) continue;
-        throw mapped;
-      }
-      if (outcome.kind === "not_file") {
-        if (!explicit) continue;
-        throw new NotAFileError(node.display, describe(outcome.stat));
-      }
-      if (outcome.kind === "large") {
-        await this.#searchFile(node, collector, needle, explicit);
-      } else {
-        const bytes = outcome.bytes;
-        if (isBinary(bytes)) collector.binary();
-        else if (needle !== undefined && !contains(bytes, needle)) collector.searchedWithoutMatch();
-        else {
-          await scanWindow(collector, node.display, bytes, needle, query.context ?? 0);
-        }
-      }
-      if (collector.done) {
-        collector.notSearched(files.length - i - 1);
-        break;
-      }
+      if (i < files.length) collector.notSearched(files.length - i);
+    } finally {
+      batches.close();
     }
     return collector.result();
+  }
+
+  /** Searches one file the examination left to the caller (large, not a file, unreadable). */
+  async #searchOne(
+    node: WalkNode,
+    reader: FileReader,
+    collector: SearchCollector,
+    { needle, explicit, context }: { needle?: Buffer; explicit: boolean; context: number },
+  ): Promise<void> {
+    let outcome: ReadOutcome;
+    try {
+      outcome = reader.read(node.key);
+    } catch (error) {
+      const mapped = mapOsError(error, node.display, "read");
+      // A file of a walk that vanished or cannot be read is skipped, as ripgrep does; a
+      // file asked for by name reports why.
+      if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) return;
+      throw mapped;
+    }
+    if (outcome.kind === "not_file") {
+      if (!explicit) return;
+      throw new NotAFileError(node.display, describe(outcome.stat));
+    }
+    if (outcome.kind === "large") {
+      await this.#searchFile(node, collector, needle, explicit);
+      return;
+    }
+    const examined = examineBytes(outcome.bytes, needle, context);
+    if (examined.kind === "binary") collector.binary();
+    else if (examined.kind === "none") collector.searchedWithoutMatch();
+    else if (examined.kind === "text") {
+      const { text, invalid, linesBefore } = examined;
+      await collector.scanFile(node.display, [text], () => invalid, linesBefore);
+    }
   }
 
   async #searchFile(
@@ -624,71 +694,12 @@ type BigIntStats = Awaited<ReturnType<fs.FileHandle["stat"]>> & {
   size: bigint;
 };
 
-/** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
-const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
 /** Longest run of blocking reads before the event loop gets a turn. */
 const YIELD_EVERY_MS = 8;
 
 /** Lets pending events (a cancellation, a progress write) run. */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/**
- * Scans a whole small file, decoding only the lines from (before) the first occurrence of
- * the required literal to (after) the last: every match contains the literal and no line
- * holds a `\n` of it, so lines outside that window can neither match nor be context of a
- * match. Line numbers start from the `\n`s counted before the window (the line rule's
- * boundary), and whether the file is valid UTF-8 is checked on all of its bytes.
- */
-async function scanWindow(
-  collector: SearchCollector,
-  display: string,
-  bytes: Uint8Array,
-  needle: Buffer | undefined,
-  context: number,
-): Promise<void> {
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (needle === undefined || needle.includes(LF) || needle.includes(CR)) {
-    const { text, invalid } = decodeUtf8(bytes);
-    await collector.scanFile(display, [text], () => invalid);
-    return;
-  }
-  const first = buffer.indexOf(needle);
-  const last = buffer.lastIndexOf(needle);
-  // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
-  // line keeps a U+FEFF at the window's start from being read as a BOM).
-  let start = buffer.lastIndexOf(LF, first) + 1;
-  for (let i = 0; i <= context && start > 0; i++) {
-    // (A negative offset would count from the end: a one-byte first line is handled here.)
-    start = start >= 2 ? buffer.lastIndexOf(LF, start - 2) + 1 : 0;
-  }
-  let end = buffer.indexOf(LF, last + needle.length);
-  for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
-  end = end === -1 ? bytes.length : end + 1;
-  if (start === 0 && end === bytes.length) {
-    const { text, invalid } = decodeUtf8(bytes);
-    await collector.scanFile(display, [text], () => invalid);
-    return;
-  }
-  const { text, invalid } = decodeUtf8(bytes.subarray(start, end));
-  const invalidFile = invalid || !isUtf8(bytes);
-  await collector.scanFile(display, [text], () => invalidFile, countLf(bytes, start));
-}
-
-const LF = 10;
-const CR = 13;
-
-/** The `\n` bytes in the first `end` bytes. */
-function countLf(bytes: Uint8Array, end: number): number {
-  let count = 0;
-  for (let i = 0; i < end; i++) if (bytes[i] === LF) count++;
-  return count;
-}
-
-/** True when `bytes` contain `needle` (a byte search, no decoding). */
-function contains(bytes: Uint8Array, needle: Buffer): boolean {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).indexOf(needle) !== -1;
 }
 
 /** Store errors that make a walked file be skipped by search. */

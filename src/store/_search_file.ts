@@ -1,0 +1,116 @@
+/**
+ * What search does with one small file before the matcher sees it, with no matcher and no
+ * collector, so that a worker thread can do it too: read it whole, skip it if binary or if
+ * the required literal is not in its bytes, and decode only the window of lines that can
+ * match or be context of a match.
+ *
+ * @module
+ */
+import { Buffer, isUtf8 } from "node:buffer";
+import type { FileReader } from "./_file_reader.ts";
+import { decodeUtf8, isBinary } from "./_text.ts";
+
+/** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
+export const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
+
+/** What {@linkcode examineFile} found (plain data: it crosses threads). */
+export type Examined =
+  /** Binary (NUL in the first 8 KiB). */
+  | { kind: "binary" }
+  /** Read, and the required literal is not in it. */
+  | { kind: "none" }
+  /** The lines to scan, after `linesBefore` lines that cannot match or be context. */
+  | { kind: "text"; text: string; invalid: boolean; linesBefore: number }
+  /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
+  | { kind: "redo" };
+
+const BINARY: Examined = { kind: "binary" };
+const NONE: Examined = { kind: "none" };
+const REDO: Examined = { kind: "redo" };
+const LF = 10;
+const CR = 13;
+
+/**
+ * Reads a file whole with `reader` and examines it; anything else than a small regular file
+ * read without error is left to the caller (`redo`), who reports it as search must.
+ *
+ * @param reader the reader (its buffer is reused)
+ * @param key the real path
+ * @param needle the bytes of the matcher's required literal, if any
+ * @param context context lines of the search
+ * @returns what to do with the file
+ */
+export function examineFile(
+  reader: FileReader,
+  key: string,
+  needle: Uint8Array | undefined,
+  context: number,
+): Examined {
+  let outcome;
+  try {
+    outcome = reader.read(key);
+  } catch {
+    // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
+    return REDO;
+  }
+  if (outcome.kind !== "bytes") return REDO;
+  return examineBytes(outcome.bytes, needle, context);
+}
+
+/**
+ * Examines a whole small file, decoding only the lines from (before) the first occurrence of
+ * the required literal to (after) the last: every match contains the literal and no line
+ * holds a `\n` of it, so lines outside that window can neither match nor be context of a
+ * match. Line numbers start from the `\n`s counted before the window (the line rule's
+ * boundary), and whether the file is valid UTF-8 is checked on all of its bytes.
+ *
+ * @param bytes the whole file
+ * @param needle the bytes of the matcher's required literal, if any
+ * @param context context lines of the search
+ * @returns what to scan, or why not
+ */
+export function examineBytes(
+  bytes: Uint8Array,
+  needle: Uint8Array | undefined,
+  context: number,
+): Examined {
+  if (isBinary(bytes)) return BINARY;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  if (needle === undefined || needle.includes(LF) || needle.includes(CR)) {
+    if (needle !== undefined && buffer.indexOf(needle) === -1) return NONE;
+    return whole(bytes);
+  }
+  const first = buffer.indexOf(needle);
+  if (first === -1) return NONE;
+  const last = buffer.lastIndexOf(needle);
+  // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
+  // line keeps a U+FEFF at the window's start from being read as a BOM).
+  let start = buffer.lastIndexOf(LF, first) + 1;
+  for (let i = 0; i <= context && start > 0; i++) {
+    // (A negative offset would count from the end: a one-byte first line is handled here.)
+    start = start >= 2 ? buffer.lastIndexOf(LF, start - 2) + 1 : 0;
+  }
+  let end = buffer.indexOf(LF, last + needle.length);
+  for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
+  end = end === -1 ? bytes.length : end + 1;
+  if (start === 0 && end === bytes.length) return whole(bytes);
+  const { text, invalid } = decodeUtf8(bytes.subarray(start, end));
+  return {
+    kind: "text",
+    text,
+    invalid: invalid || !isUtf8(bytes),
+    linesBefore: countLf(bytes, start),
+  };
+}
+
+function whole(bytes: Uint8Array): Examined {
+  const { text, invalid } = decodeUtf8(bytes);
+  return { kind: "text", text, invalid, linesBefore: 0 };
+}
+
+/** The `\n` bytes in the first `end` bytes. */
+function countLf(bytes: Uint8Array, end: number): number {
+  let count = 0;
+  for (let i = 0; i < end; i++) if (bytes[i] === LF) count++;
+  return count;
+}

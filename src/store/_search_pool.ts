@@ -1,0 +1,199 @@
+/**
+ * Splits the reading of a directory search across the main thread and one worker thread
+ * (`_search_worker.ts`). The files, in path order, are cut into batches; both threads
+ * claim the next unclaimed batch from a shared counter and examine its files (read, binary
+ * check, literal prefilter, decode of the window). The main thread takes the outcomes back
+ * batch by batch in path order, so the scanner, the match cap, the deadline and progress
+ * see exactly what a single thread would show them. Where workers or shared memory are
+ * missing (Node, a worker that fails to start or dies), the main thread examines every
+ * batch itself.
+ *
+ * @module
+ */
+import { availableParallelism } from "node:os";
+import { setImmediate } from "node:timers";
+import type { FileReader } from "./_file_reader.ts";
+import { type Examined, examineFile } from "./_search_file.ts";
+
+/** Files per batch: small enough for the deadline, large enough that messages cost little. */
+const BATCH_SIZE = 32;
+
+/** What the main thread posts to the worker. */
+export interface SearchJob {
+  /** Real paths of the files, in path order. */
+  keys: string[];
+  /** The bytes of the matcher's required literal, if any. */
+  needle: Uint8Array | undefined;
+  /** Context lines of the search. */
+  context: number;
+  /** One Int32: the next unclaimed batch. */
+  counter: SharedArrayBuffer;
+  /** Files per batch. */
+  batchSize: number;
+}
+
+/** What the worker posts back per batch. */
+interface BatchMessage {
+  batch: number;
+  outcomes: Examined[];
+}
+
+/**
+ * Starts the worker thread, when the runtime has workers, shared memory and a second core;
+ * start it before the walk, so that it loads while the walk runs.
+ *
+ * @returns the worker, or undefined
+ */
+export function startSearchWorker(): Worker | undefined {
+  if (typeof Worker !== "function" || typeof SharedArrayBuffer !== "function") return undefined;
+  if (availableParallelism() < 2) return undefined;
+  try {
+    return new Worker(workerSpecifier(), { type: "module" });
+  } catch {
+    return undefined; // no worker here: the main thread does it all
+  }
+}
+
+/**
+ * Where the worker's module is. In a binary of `bun build --compile` (scripts/compile.ts
+ * makes the worker an entry point of its own), `import.meta.url` still names the source
+ * file, which need not exist where the binary runs; the embedded module is found by its
+ * path below the entry points' common folder (`src/`).
+ */
+function workerSpecifier(): string {
+  const main = (globalThis as { Bun?: { main?: unknown } }).Bun?.main;
+  const compiled = typeof main === "string" && /[$~]bunfs|~BUN/i.test(main);
+  return compiled
+    ? "./store/_search_worker.ts"
+    : new URL("./_search_worker.ts", import.meta.url).href;
+}
+
+/** The examined files of one search, batch by batch in path order. */
+export class ExaminedBatches {
+  readonly batchSize: number = BATCH_SIZE;
+  readonly #keys: string[];
+  readonly #needle: Uint8Array | undefined;
+  readonly #context: number;
+  readonly #reader: FileReader;
+  readonly #claims: Int32Array;
+  readonly #batches: number;
+  readonly #ready = new Map<number, Examined[]>();
+  #worker: Worker | undefined;
+  #wake: (() => void) | undefined;
+
+  /**
+   * @param keys real paths of the files, in path order
+   * @param options the literal's bytes, context, the main thread's reader, and the worker (if any)
+   */
+  constructor(
+    keys: string[],
+    options: {
+      needle: Uint8Array | undefined;
+      context: number;
+      reader: FileReader;
+      worker: Worker | undefined;
+    },
+  ) {
+    this.#keys = keys;
+    this.#needle = options.needle;
+    this.#context = options.context;
+    this.#reader = options.reader;
+    this.#batches = Math.ceil(keys.length / BATCH_SIZE);
+    const worker = options.worker;
+    this.#claims = new Int32Array(
+      worker === undefined ? new ArrayBuffer(4) : new SharedArrayBuffer(4),
+    );
+    if (worker !== undefined) {
+      this.#worker = worker;
+      worker.onmessage = (event: MessageEvent<BatchMessage>) => {
+        this.#ready.set(event.data.batch, event.data.outcomes);
+        this.#wakeUp();
+      };
+      const die = (event: Event) => {
+        event.preventDefault(); // (Deno would otherwise end the process)
+        this.#stopWorker();
+        this.#wakeUp();
+      };
+      worker.onerror = die;
+      worker.onmessageerror = die;
+      const job: SearchJob = {
+        keys,
+        needle: options.needle,
+        context: options.context,
+        counter: this.#claims.buffer as SharedArrayBuffer,
+        batchSize: BATCH_SIZE,
+      };
+      try {
+        worker.postMessage(job);
+      } catch {
+        this.#stopWorker(); // the main thread does it all
+      }
+    }
+  }
+
+  /** How many batches there are. */
+  get count(): number {
+    return this.#batches;
+  }
+
+  /**
+   * The outcomes of batch `index`, one per file; ask for the batches in order.
+   *
+   * @param index the batch
+   * @returns its outcomes
+   */
+  async get(index: number): Promise<Examined[]> {
+    for (;;) {
+      const ready = this.#ready.get(index);
+      if (ready !== undefined) {
+        this.#ready.delete(index);
+        return ready;
+      }
+      // Batches are claimed in increasing order, and the main thread's own claims are in
+      // #ready as soon as they are examined: a claimed batch missing there is the worker's.
+      const next = Atomics.load(this.#claims, 0);
+      if (next > index) {
+        if (this.#worker === undefined) return this.#examine(index); // the worker died with it
+        if (next >= this.#batches) {
+          await new Promise<void>((resolve) => this.#wake = resolve);
+          continue;
+        }
+      }
+      // Claim the next batch; when it is a later one, keep it for then, and let the
+      // worker's messages in.
+      const claimed = Atomics.add(this.#claims, 0, 1);
+      if (claimed >= this.#batches) continue;
+      const outcomes = this.#examine(claimed);
+      if (claimed === index) return outcomes;
+      this.#ready.set(claimed, outcomes);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Ends the search: no batch is claimed any more, and the worker is stopped. */
+  close(): void {
+    Atomics.store(this.#claims, 0, this.#batches);
+    this.#stopWorker();
+    this.#ready.clear();
+  }
+
+  #examine(index: number): Examined[] {
+    const end = Math.min(this.#keys.length, (index + 1) * BATCH_SIZE);
+    const outcomes: Examined[] = [];
+    for (let i = index * BATCH_SIZE; i < end; i++) {
+      outcomes.push(examineFile(this.#reader, this.#keys[i], this.#needle, this.#context));
+    }
+    return outcomes;
+  }
+
+  #stopWorker(): void {
+    this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}

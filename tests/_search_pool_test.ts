@@ -1,0 +1,102 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { FileReader } from "../src/store/_file_reader.ts";
+import { examineFile } from "../src/store/_search_file.ts";
+import { ExaminedBatches, startSearchWorker } from "../src/store/_search_pool.ts";
+
+async function withTree(
+  count: number,
+  work: (keys: string[]) => Promise<void>,
+): Promise<void> {
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-pool-")));
+  try {
+    const keys: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const key = path.join(dir, `f${String(i).padStart(4, "0")}`);
+      const content = i % 7 === 0
+        ? `a\nneedle ${i}\nb\n`
+        : i % 11 === 0
+        ? new Uint8Array([110, 101, 0, 1])
+        : `plain ${i}\n`;
+      await fs.writeFile(key, content);
+      keys.push(key);
+    }
+    keys.push(path.join(dir, "missing"));
+    await work(keys);
+  } finally {
+    await fs.rm(dir, { recursive: true });
+  }
+}
+
+/** What one thread alone makes of the files. */
+function expected(keys: string[], needle: Uint8Array): unknown[] {
+  const reader = new FileReader(1 << 20);
+  return keys.map((key) => examineFile(reader, key, needle, 1));
+}
+
+async function all(batches: ExaminedBatches): Promise<unknown[]> {
+  const outcomes: unknown[] = [];
+  try {
+    for (let i = 0; i < batches.count; i++) outcomes.push(...await batches.get(i));
+  } finally {
+    batches.close();
+  }
+  return outcomes;
+}
+
+const needle = new TextEncoder().encode("needle");
+
+describe("ExaminedBatches", () => {
+  it("gives every file's outcome in path order with a worker", () =>
+    withTree(700, async (keys) => {
+      const worker = startSearchWorker();
+      const batches = new ExaminedBatches(keys, {
+        needle,
+        context: 1,
+        reader: new FileReader(1 << 20),
+        worker,
+      });
+      assert.deepEqual(await all(batches), expected(keys, needle));
+    }));
+
+  it("gives the same outcomes on one thread", () =>
+    withTree(100, async (keys) => {
+      const batches = new ExaminedBatches(keys, {
+        needle,
+        context: 1,
+        reader: new FileReader(1 << 20),
+        worker: undefined,
+      });
+      assert.deepEqual(await all(batches), expected(keys, needle));
+    }));
+
+  it("examines everything on the main thread when the worker cannot start", () =>
+    withTree(300, async (keys) => {
+      if (typeof Worker !== "function" || typeof SharedArrayBuffer !== "function") return;
+      const missing = new URL("./no_such_worker_module.ts", import.meta.url).href;
+      const worker = new Worker(missing, { type: "module" });
+      const batches = new ExaminedBatches(keys, {
+        needle,
+        context: 1,
+        reader: new FileReader(1 << 20),
+        worker,
+      });
+      assert.deepEqual(await all(batches), expected(keys, needle));
+    }));
+
+  it("stops its worker when closed early", () =>
+    withTree(400, async (keys) => {
+      const batches = new ExaminedBatches(keys, {
+        needle,
+        context: 0,
+        reader: new FileReader(1 << 20),
+        worker: startSearchWorker(),
+      });
+      const first = await batches.get(0);
+      batches.close();
+      assert.equal(first.length, batches.batchSize);
+    }));
+});
