@@ -37,9 +37,11 @@ function expected(keys: string[], needle: Uint8Array): unknown[] {
   return keys.map((key) => examineFile(reader, key, needle, 1));
 }
 
-async function all(batches: ExaminedBatches): Promise<unknown[]> {
+async function all(batches: ExaminedBatches, keys: string[]): Promise<unknown[]> {
   const outcomes: unknown[] = [];
   try {
+    for (const key of keys) batches.add(key);
+    batches.end();
     for (let i = 0; i < batches.count; i++) outcomes.push(...await batches.get(i));
   } finally {
     batches.close();
@@ -50,27 +52,48 @@ async function all(batches: ExaminedBatches): Promise<unknown[]> {
 const needle = new TextEncoder().encode("needle");
 
 describe("ExaminedBatches", () => {
+  it("lets the worker read batches while files are still being added", () =>
+    withTree(500, async (keys) => {
+      const batches = new ExaminedBatches({
+        needle,
+        context: 1,
+        reader: new FileReader(1 << 20),
+        worker: startSearchWorker(),
+      });
+      const outcomes: unknown[] = [];
+      try {
+        for (const key of keys.slice(0, 300)) batches.add(key);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        for (const key of keys.slice(300)) batches.add(key);
+        batches.end();
+        for (let i = 0; i < batches.count; i++) outcomes.push(...await batches.get(i));
+      } finally {
+        batches.close();
+      }
+      assert.deepEqual(outcomes, expected(keys, needle));
+    }));
+
   it("gives every file's outcome in path order with a worker", () =>
     withTree(700, async (keys) => {
       const worker = startSearchWorker();
-      const batches = new ExaminedBatches(keys, {
+      const batches = new ExaminedBatches({
         needle,
         context: 1,
         reader: new FileReader(1 << 20),
         worker,
       });
-      assert.deepEqual(await all(batches), expected(keys, needle));
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
   it("gives the same outcomes on one thread", () =>
     withTree(100, async (keys) => {
-      const batches = new ExaminedBatches(keys, {
+      const batches = new ExaminedBatches({
         needle,
         context: 1,
         reader: new FileReader(1 << 20),
         worker: undefined,
       });
-      assert.deepEqual(await all(batches), expected(keys, needle));
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
   it("examines everything on the main thread when the worker cannot start", () =>
@@ -78,23 +101,25 @@ describe("ExaminedBatches", () => {
       if (typeof Worker !== "function" || typeof SharedArrayBuffer !== "function") return;
       const missing = new URL("./no_such_worker_module.ts", import.meta.url).href;
       const worker = new Worker(missing, { type: "module" });
-      const batches = new ExaminedBatches(keys, {
+      const batches = new ExaminedBatches({
         needle,
         context: 1,
         reader: new FileReader(1 << 20),
         worker,
       });
-      assert.deepEqual(await all(batches), expected(keys, needle));
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
   it("stops its worker when closed early", () =>
     withTree(400, async (keys) => {
-      const batches = new ExaminedBatches(keys, {
+      const batches = new ExaminedBatches({
         needle,
         context: 0,
         reader: new FileReader(1 << 20),
         worker: startSearchWorker(),
       });
+      for (const key of keys) batches.add(key);
+      batches.end();
       const first = await batches.get(0);
       batches.close();
       assert.equal(first.length, batches.batchSize);

@@ -18,24 +18,41 @@ import { type Examined, examineFile } from "./_search_file.ts";
 /** Files per batch: small enough for the deadline, large enough that messages cost little. */
 const BATCH_SIZE = 32;
 
-/** What the main thread posts to the worker. */
+/** What the main thread posts to the worker first. */
 export interface SearchJob {
-  /** Real paths of the files, in path order. */
-  keys: string[];
   /** The bytes of the matcher's required literal, if any. */
   needle: Uint8Array | undefined;
   /** Context lines of the search. */
   context: number;
   /** One Int32: the next unclaimed batch. */
   counter: SharedArrayBuffer;
-  /** Files per batch. */
-  batchSize: number;
+}
+
+/** What the main thread posts to the worker next, once per batch, in order. */
+export interface SearchBatch {
+  /** Real paths of the batch's files, in path order. */
+  keys: string[];
 }
 
 /** What the worker posts back per batch. */
 interface BatchMessage {
   batch: number;
   outcomes: Examined[];
+}
+
+/**
+ * Claims the next batch if it is below `limit` (the batches known complete).
+ *
+ * @param claims the shared counter
+ * @param limit how many batches may be claimed
+ * @returns the batch, or -1
+ */
+export function claimBatch(claims: Int32Array, limit: number): number {
+  for (;;) {
+    const next = Atomics.load(claims, 0);
+    if (next >= limit) return -1;
+    if (Atomics.compareExchange(claims, 0, next, next + 1) === next) return next;
+  }
 }
 
 /**
@@ -68,25 +85,28 @@ function workerSpecifier(): string {
     : new URL("./_search_worker.ts", import.meta.url).href;
 }
 
-/** The examined files of one search, batch by batch in path order. */
+/**
+ * The examined files of one search, batch by batch in path order. The files are added as
+ * the walk finds them; the worker examines each batch as soon as it is complete, so that it
+ * reads while the walk goes on.
+ */
 export class ExaminedBatches {
   readonly batchSize: number = BATCH_SIZE;
-  readonly #keys: string[];
+  readonly #keys: string[] = [];
   readonly #needle: Uint8Array | undefined;
   readonly #context: number;
   readonly #reader: FileReader;
   readonly #claims: Int32Array;
-  readonly #batches: number;
   readonly #ready = new Map<number, Examined[]>();
+  #known = 0; // batches complete (posted to the worker)
+  #ended = false;
   #worker: Worker | undefined;
   #wake: (() => void) | undefined;
 
   /**
-   * @param keys real paths of the files, in path order
    * @param options the literal's bytes, context, the main thread's reader, and the worker (if any)
    */
   constructor(
-    keys: string[],
     options: {
       needle: Uint8Array | undefined;
       context: number;
@@ -94,11 +114,9 @@ export class ExaminedBatches {
       worker: Worker | undefined;
     },
   ) {
-    this.#keys = keys;
     this.#needle = options.needle;
     this.#context = options.context;
     this.#reader = options.reader;
-    this.#batches = Math.ceil(keys.length / BATCH_SIZE);
     const worker = options.worker;
     this.#claims = new Int32Array(
       worker === undefined ? new ArrayBuffer(4) : new SharedArrayBuffer(4),
@@ -117,27 +135,39 @@ export class ExaminedBatches {
       worker.onerror = die;
       worker.onmessageerror = die;
       const job: SearchJob = {
-        keys,
         needle: options.needle,
         context: options.context,
         counter: this.#claims.buffer as SharedArrayBuffer,
-        batchSize: BATCH_SIZE,
       };
-      try {
-        worker.postMessage(job);
-      } catch {
-        this.#stopWorker(); // the main thread does it all
-      }
+      this.#post(job);
     }
   }
 
-  /** How many batches there are. */
+  /**
+   * Adds a file, after those added before (path order).
+   *
+   * @param key its real path
+   */
+  add(key: string): void {
+    this.#keys.push(key);
+    if (this.#keys.length % BATCH_SIZE === 0) this.#complete();
+  }
+
+  /** Says that every file has been added. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#keys.length % BATCH_SIZE !== 0) this.#complete();
+  }
+
+  /** How many batches there are (known once {@linkcode end} was called). */
   get count(): number {
-    return this.#batches;
+    return this.#known;
   }
 
   /**
-   * The outcomes of batch `index`, one per file; ask for the batches in order.
+   * The outcomes of batch `index`, one per file; ask for the batches in order, after
+   * {@linkcode end}.
    *
    * @param index the batch
    * @returns its outcomes
@@ -154,15 +184,15 @@ export class ExaminedBatches {
       const next = Atomics.load(this.#claims, 0);
       if (next > index) {
         if (this.#worker === undefined) return this.#examine(index); // the worker died with it
-        if (next >= this.#batches) {
+        if (next >= this.#known) {
           await new Promise<void>((resolve) => this.#wake = resolve);
           continue;
         }
       }
       // Claim the next batch; when it is a later one, keep it for then, and let the
       // worker's messages in.
-      const claimed = Atomics.add(this.#claims, 0, 1);
-      if (claimed >= this.#batches) continue;
+      const claimed = claimBatch(this.#claims, this.#known);
+      if (claimed === -1) continue;
       const outcomes = this.#examine(claimed);
       if (claimed === index) return outcomes;
       this.#ready.set(claimed, outcomes);
@@ -172,9 +202,26 @@ export class ExaminedBatches {
 
   /** Ends the search: no batch is claimed any more, and the worker is stopped. */
   close(): void {
-    Atomics.store(this.#claims, 0, this.#batches);
+    Atomics.store(this.#claims, 0, 0x7fffffff);
     this.#stopWorker();
     this.#ready.clear();
+  }
+
+  #complete(): void {
+    const start = this.#known * BATCH_SIZE;
+    this.#known++;
+    if (this.#worker !== undefined) {
+      const batch: SearchBatch = { keys: this.#keys.slice(start, start + BATCH_SIZE) };
+      this.#post(batch);
+    }
+  }
+
+  #post(message: SearchJob | SearchBatch): void {
+    try {
+      this.#worker?.postMessage(message);
+    } catch {
+      this.#stopWorker(); // the main thread does it all
+    }
   }
 
   #examine(index: number): Examined[] {

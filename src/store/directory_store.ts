@@ -470,16 +470,32 @@ export class DirectoryStore extends BaseFileStore {
     query.signal?.throwIfAborted();
     const start = await this.resolvePath(query.path ?? ".", false);
     const { kind } = await this.statPath(start);
+    const literal = query.matcher.requiredLiteral;
+    const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
+    const context = query.context ?? 0;
+    const reader = new FileReader(WHOLE_FILE_BYTES);
+    const examine = (worker: Worker | undefined) =>
+      new ExaminedBatches({
+        needle: needle === undefined ? undefined : new Uint8Array(needle),
+        context,
+        reader,
+        worker,
+      });
     let files: WalkNode[];
-    let worker: Worker | undefined;
+    let batches: ExaminedBatches | undefined;
     try {
       if (kind === "directory") {
         files = [];
         for await (const file of walkFiles(this.walkSource, start, query)) {
           files.push(file);
-          // Once the tree is big enough, the worker loads while the walk goes on.
-          if (files.length === this.#parallelSearchFrom && this.#searchWorkers) {
-            worker = startSearchWorker();
+          if (batches !== undefined) batches.add(file.key);
+          else if (files.length === this.#parallelSearchFrom && this.#searchWorkers) {
+            // A big tree: the worker starts reading while the walk goes on.
+            const worker = startSearchWorker();
+            if (worker !== undefined) {
+              batches = examine(worker);
+              for (const found of files) batches.add(found.key);
+            }
           }
           if (files.length % 1024 === 0) query.signal?.throwIfAborted();
         }
@@ -490,21 +506,16 @@ export class DirectoryStore extends BaseFileStore {
         throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
       }
     } catch (error) {
-      worker?.terminate();
+      batches?.close();
       throw error;
     }
-    const literal = query.matcher.requiredLiteral;
-    const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
+    if (batches === undefined) {
+      batches = examine(undefined);
+      for (const file of files) batches.add(file.key);
+    }
+    batches.end();
     const collector = new SearchCollector(query, files.length);
     const explicit = kind === "file";
-    const reader = new FileReader(WHOLE_FILE_BYTES);
-    const context = query.context ?? 0;
-    const batches = new ExaminedBatches(files.map((file) => file.key), {
-      needle: needle === undefined ? undefined : new Uint8Array(needle),
-      context,
-      reader,
-      worker,
-    });
     try {
       let slice = performance.now();
       let i = 0;
