@@ -266,6 +266,17 @@ export class DirectoryStore extends BaseFileStore {
     const checkDeny = this.sandbox.deny.length > 0;
     for (const dirent of dirents) {
       const name = String(dirent.name);
+      // Plain files and directories without deny rules need no path (most of a big tree).
+      if (!checkDeny && !sizes) {
+        if (dirent.isDirectory()) {
+          entries.push({ name, kind: "directory", size: 0, symlink: false });
+          continue;
+        }
+        if (dirent.isFile()) {
+          entries.push({ name, kind: "file", size: 0, symlink: false });
+          continue;
+        }
+      }
       const child = this.childPath(dir, name);
       if (
         checkDeny && (

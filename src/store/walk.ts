@@ -192,25 +192,40 @@ export async function* walkFiles(
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
   const rules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
 
-  async function* visit(dir: WalkNode, rules: IgnoreRules): AsyncGenerator<WalkNode> {
+  // One frame per directory being walked, deepest last: a file is yielded once, not passed
+  // up through one generator per level of the tree.
+  interface Frame {
+    dir: WalkNode;
+    rules: IgnoreRules;
+    entries: DirEntry[];
+    next: number;
+  }
+  async function open(dir: WalkNode, rules: IgnoreRules): Promise<Frame> {
     const entries = await listOrSkip(source, dir, false);
     if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
       rules = rules.with(dir.display, await source.readIgnoreFile(dir));
     }
-    for (const entry of entries.sort(byName)) {
-      if (skipped(entry, includeIgnored)) continue;
-      const node = childNode(source, dir, entry);
-      if (entry.kind === "directory") {
-        if (entry.symlink || (!includeIgnored && rules.ignores(node.display, true))) continue;
-        yield* visit(node, rules);
-      } else if (entry.kind === "file") {
-        if (!includeIgnored && rules.ignores(node.display, false)) continue;
-        if (glob && !glob(relativeTo(node.display))) continue;
-        yield node;
-      }
+    return { dir, rules, entries: entries.sort(byName), next: 0 };
+  }
+  const stack = [await open(start, rules)];
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1];
+    if (frame.next === frame.entries.length) {
+      stack.pop();
+      continue;
+    }
+    const entry = frame.entries[frame.next++];
+    if (skipped(entry, includeIgnored)) continue;
+    const node = childNode(source, frame.dir, entry);
+    if (entry.kind === "directory") {
+      if (entry.symlink || (!includeIgnored && frame.rules.ignores(node.display, true))) continue;
+      stack.push(await open(node, frame.rules));
+    } else if (entry.kind === "file") {
+      if (!includeIgnored && frame.rules.ignores(node.display, false)) continue;
+      if (glob && !glob(relativeTo(node.display))) continue;
+      yield node;
     }
   }
-  yield* visit(start, rules);
 }
 
 /**
