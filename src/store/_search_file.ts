@@ -11,7 +11,7 @@ import type { FileReader } from "./_file_reader.ts";
 import { decodeUtf8, isBinary } from "./_text.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
-export const WHOLE_FILE_BYTES = 4 * 1024 * 1024;
+export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
 
 /** What {@linkcode examineFile} found (plain data: it crosses threads). */
 export type Examined =

@@ -17,6 +17,8 @@ import { type Examined, examineFile } from "./_search_file.ts";
 
 /** Files per batch: small enough for the deadline, large enough that messages cost little. */
 const BATCH_SIZE = 32;
+/** Batches per message to the worker (a message costs more than the 32 paths in it). */
+const BATCHES_PER_MESSAGE = 4;
 
 /** What the main thread posts to the worker first. */
 export interface SearchJob {
@@ -28,10 +30,10 @@ export interface SearchJob {
   counter: SharedArrayBuffer;
 }
 
-/** What the main thread posts to the worker next, once per batch, in order. */
-export interface SearchBatch {
-  /** Real paths of the batch's files, in path order. */
-  keys: string[];
+/** What the main thread posts to the worker next, a few batches at a time, in order. */
+export interface SearchBatches {
+  /** Each batch's real paths, in path order. */
+  batches: string[][];
 }
 
 /** What the worker posts back per batch. */
@@ -98,7 +100,8 @@ export class ExaminedBatches {
   readonly #reader: FileReader;
   readonly #claims: Int32Array;
   readonly #ready = new Map<number, Examined[]>();
-  #known = 0; // batches complete (posted to the worker)
+  #known = 0; // batches complete
+  #unsent: string[][] = []; // complete batches not yet posted to the worker
   #ended = false;
   #worker: Worker | undefined;
   #wake: (() => void) | undefined;
@@ -158,6 +161,10 @@ export class ExaminedBatches {
     if (this.#ended) return;
     this.#ended = true;
     if (this.#keys.length % BATCH_SIZE !== 0) this.#complete();
+    else if (this.#unsent.length > 0) {
+      this.#post({ batches: this.#unsent });
+      this.#unsent = [];
+    }
   }
 
   /** How many batches there are (known once {@linkcode end} was called). */
@@ -210,13 +217,15 @@ export class ExaminedBatches {
   #complete(): void {
     const start = this.#known * BATCH_SIZE;
     this.#known++;
-    if (this.#worker !== undefined) {
-      const batch: SearchBatch = { keys: this.#keys.slice(start, start + BATCH_SIZE) };
-      this.#post(batch);
+    if (this.#worker === undefined) return;
+    this.#unsent.push(this.#keys.slice(start, start + BATCH_SIZE));
+    if (this.#unsent.length === BATCHES_PER_MESSAGE || this.#ended) {
+      this.#post({ batches: this.#unsent });
+      this.#unsent = [];
     }
   }
 
-  #post(message: SearchJob | SearchBatch): void {
+  #post(message: SearchJob | SearchBatches): void {
     try {
       this.#worker?.postMessage(message);
     } catch {

@@ -10,11 +10,11 @@
  */
 import { FileReader } from "./_file_reader.ts";
 import { examineFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import { claimBatch, type SearchBatch, type SearchJob } from "./_search_pool.ts";
+import { claimBatch, type SearchBatches, type SearchJob } from "./_search_pool.ts";
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<SearchJob | SearchBatch>) => void) | null;
+  onmessage: ((event: MessageEvent<SearchJob | SearchBatches>) => void) | null;
   postMessage(message: unknown): void;
 }
 
@@ -26,7 +26,7 @@ const batches: string[][] = [];
 
 scope.onmessage = (event) => {
   const data = event.data;
-  if ("keys" in data) batches.push(data.keys);
+  if ("batches" in data) batches.push(...data.batches);
   else {
     job = data;
     claims = new Int32Array(data.counter);
