@@ -19,6 +19,17 @@ import { type Examined, examineFile } from "./_search_file.ts";
 const BATCH_SIZE = 32;
 /** Batches per message to the worker (a message costs more than the 32 paths in it). */
 const BATCHES_PER_MESSAGE = 4;
+/**
+ * UTF-16 code units of decoded text the worker may have handed over and the main thread
+ * not yet taken: when the scan is the slow part, the worker waits instead of piling up
+ * decoded files.
+ */
+const MAX_TEXT_AHEAD = 8 * 1024 * 1024;
+/** Slots of the shared counters. */
+const CLAIMS = 0;
+const TEXT_AHEAD = 1;
+/** What the claims counter is set to when the search ends. */
+const CLOSED = 0x7fffffff;
 
 /** What the main thread posts to the worker first. */
 export interface SearchJob {
@@ -26,7 +37,7 @@ export interface SearchJob {
   needle: Uint8Array | undefined;
   /** Context lines of the search. */
   context: number;
-  /** One Int32: the next unclaimed batch. */
+  /** Two Int32s: the next unclaimed batch, and the text handed over and not yet taken. */
   counter: SharedArrayBuffer;
 }
 
@@ -40,6 +51,45 @@ export interface SearchBatches {
 interface BatchMessage {
   batch: number;
   outcomes: Examined[];
+  /** UTF-16 code units of text in the outcomes. */
+  text: number;
+}
+
+/**
+ * The worker's side of a search: waits while too much decoded text is waiting for the main
+ * thread, then claims the next batch below `limit`.
+ *
+ * @param shared the shared counters
+ * @param limit how many batches the worker knows
+ * @returns the batch, or -1
+ */
+export function claimForWorker(shared: Int32Array, limit: number): number {
+  for (;;) {
+    const ahead = Atomics.load(shared, TEXT_AHEAD);
+    if (ahead <= MAX_TEXT_AHEAD || Atomics.load(shared, CLAIMS) >= limit) break;
+    Atomics.wait(shared, TEXT_AHEAD, ahead, 100);
+  }
+  return claimBatch(shared, limit);
+}
+
+/**
+ * Posts a batch's outcomes from the worker, counting their text as handed over.
+ *
+ * @param shared the shared counters
+ * @param batch the batch
+ * @param outcomes its outcomes
+ * @param post the worker's postMessage
+ */
+export function handOver(
+  shared: Int32Array,
+  batch: number,
+  outcomes: Examined[],
+  post: (message: BatchMessage) => void,
+): void {
+  let text = 0;
+  for (const outcome of outcomes) if (outcome.kind === "text") text += outcome.text.length;
+  Atomics.add(shared, TEXT_AHEAD, text);
+  post({ batch, outcomes, text });
 }
 
 /**
@@ -51,9 +101,9 @@ interface BatchMessage {
  */
 export function claimBatch(claims: Int32Array, limit: number): number {
   for (;;) {
-    const next = Atomics.load(claims, 0);
+    const next = Atomics.load(claims, CLAIMS);
     if (next >= limit) return -1;
-    if (Atomics.compareExchange(claims, 0, next, next + 1) === next) return next;
+    if (Atomics.compareExchange(claims, CLAIMS, next, next + 1) === next) return next;
   }
 }
 
@@ -100,6 +150,7 @@ export class ExaminedBatches {
   readonly #reader: FileReader;
   readonly #claims: Int32Array;
   readonly #ready = new Map<number, Examined[]>();
+  readonly #readyText = new Map<number, number>(); // text of the worker's batches in #ready
   #known = 0; // batches complete
   #unsent: string[][] = []; // complete batches not yet posted to the worker
   #ended = false;
@@ -122,12 +173,14 @@ export class ExaminedBatches {
     this.#reader = options.reader;
     const worker = options.worker;
     this.#claims = new Int32Array(
-      worker === undefined ? new ArrayBuffer(4) : new SharedArrayBuffer(4),
+      worker === undefined ? new ArrayBuffer(8) : new SharedArrayBuffer(8),
     );
     if (worker !== undefined) {
       this.#worker = worker;
       worker.onmessage = (event: MessageEvent<BatchMessage>) => {
-        this.#ready.set(event.data.batch, event.data.outcomes);
+        const { batch, outcomes, text } = event.data;
+        this.#ready.set(batch, outcomes);
+        this.#readyText.set(batch, text);
         this.#wakeUp();
       };
       const die = (event: Event) => {
@@ -184,11 +237,18 @@ export class ExaminedBatches {
       const ready = this.#ready.get(index);
       if (ready !== undefined) {
         this.#ready.delete(index);
+        const text = this.#readyText.get(index);
+        if (text !== undefined) {
+          // Taken: the worker may decode that much more.
+          this.#readyText.delete(index);
+          Atomics.sub(this.#claims, TEXT_AHEAD, text);
+          Atomics.notify(this.#claims, TEXT_AHEAD);
+        }
         return ready;
       }
       // Batches are claimed in increasing order, and the main thread's own claims are in
       // #ready as soon as they are examined: a claimed batch missing there is the worker's.
-      const next = Atomics.load(this.#claims, 0);
+      const next = Atomics.load(this.#claims, CLAIMS);
       if (next > index) {
         if (this.#worker === undefined) return this.#examine(index); // the worker died with it
         if (next >= this.#known) {
@@ -209,9 +269,12 @@ export class ExaminedBatches {
 
   /** Ends the search: no batch is claimed any more, and the worker is stopped. */
   close(): void {
-    Atomics.store(this.#claims, 0, 0x7fffffff);
+    Atomics.store(this.#claims, CLAIMS, CLOSED);
+    Atomics.store(this.#claims, TEXT_AHEAD, 0);
+    Atomics.notify(this.#claims, TEXT_AHEAD);
     this.#stopWorker();
     this.#ready.clear();
+    this.#readyText.clear();
   }
 
   #complete(): void {

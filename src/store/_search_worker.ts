@@ -10,7 +10,7 @@
  */
 import { FileReader } from "./_file_reader.ts";
 import { examineFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import { claimBatch, type SearchBatches, type SearchJob } from "./_search_pool.ts";
+import { claimForWorker, handOver, type SearchBatches, type SearchJob } from "./_search_pool.ts";
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
@@ -34,9 +34,9 @@ scope.onmessage = (event) => {
   if (job === undefined || claims === undefined) return;
   const { needle, context } = job;
   // Examine every batch known and not claimed by the main thread; more arrive as messages.
-  for (let batch = claimBatch(claims, batches.length); batch !== -1;) {
+  for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
     const outcomes = batches[batch].map((key) => examineFile(reader, key, needle, context));
-    scope.postMessage({ batch, outcomes });
-    batch = claimBatch(claims, batches.length);
+    handOver(claims, batch, outcomes, (message) => scope.postMessage(message));
+    batch = claimForWorker(claims, batches.length);
   }
 };
