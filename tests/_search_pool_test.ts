@@ -110,6 +110,41 @@ describe("ExaminedBatches", () => {
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
+  it("holds the worker back while much decoded text waits, and still gives everything", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-pool-")));
+    try {
+      const keys: string[] = [];
+      const body = ("x".repeat(99) + "\n").repeat(1000); // 100 kB, decoded whole
+      for (let i = 0; i < 160; i++) {
+        const key = path.join(dir, `f${String(i).padStart(3, "0")}`);
+        await fs.writeFile(key, `needle ${i}\n${body}needle\n`);
+        keys.push(key);
+      }
+      const batches = new ExaminedBatches({
+        needle,
+        context: 0,
+        reader: new FileReader(1 << 20),
+        worker: startSearchWorker(),
+      });
+      const lengths: number[] = [];
+      try {
+        for (const key of keys) batches.add(key);
+        batches.end();
+        for (let i = 0; i < batches.count; i++) {
+          for (const outcome of await batches.get(i)) {
+            lengths.push(outcome.kind === "text" ? outcome.text.length : -1);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 5)); // a slow scan
+        }
+      } finally {
+        batches.close();
+      }
+      assert.deepEqual(lengths, keys.map((_, i) => `needle ${i}\n`.length + body.length + 7));
+    } finally {
+      await fs.rm(dir, { recursive: true });
+    }
+  });
+
   it("stops its worker when closed early", () =>
     withTree(400, async (keys) => {
       const batches = new ExaminedBatches({
