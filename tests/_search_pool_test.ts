@@ -114,7 +114,7 @@ describe("ExaminedBatches", () => {
     const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-pool-")));
     try {
       const keys: string[] = [];
-      const body = ("x".repeat(99) + "\n").repeat(1000); // 100 kB, decoded whole
+      const body = ("needle " + "x".repeat(92) + "\n").repeat(1000); // 100 kB, decoded whole
       for (let i = 0; i < 160; i++) {
         const key = path.join(dir, `f${String(i).padStart(3, "0")}`);
         await fs.writeFile(key, `needle ${i}\n${body}needle\n`);

@@ -424,6 +424,42 @@ describe("DirectoryStore.search() decoding only around the required literal", ()
         context: 0,
       },
       {
+        name: "lines far from any occurrence are emptied, numbers kept",
+        content: "needle 1\na\nb\nc\nd\nneedle 2\ne\nf\ng\nneedle 3",
+        pattern: "needle \\d",
+        context: 0,
+      },
+      {
+        name: "context around occurrences that overlap and ones that do not",
+        content: "x\nneedle 1\na\nneedle 2\nb\nc\nd\ne\nf\nneedle 3\ng\nh\n",
+        pattern: "needle",
+        context: 2,
+      },
+      {
+        name: "CRLF, a lone CR and invalid bytes in emptied lines",
+        content: bytes("needle\r\n", "bad ", [0xff], "\r\n", "x\ry\r\n", "needle\r\n", "z"),
+        pattern: "needle",
+        context: 0,
+      },
+      {
+        name: "a real BOM before the first occurrence",
+        content: "\uFEFFneedle\nx\nneedle\n",
+        pattern: "needle",
+        context: 0,
+      },
+      {
+        name: "U+FEFF starting a line after emptied ones",
+        content: "a\nb\n\uFEFFneedle\nc\nd\n\uFEFFneedle\n",
+        pattern: "needle",
+        context: 0,
+      },
+      {
+        name: "a regex whose lines without the literal are emptied",
+        content: "function aSync(\nfunction b() {}\nconst x = 1;\nfunction cSync(\n",
+        pattern: "function \\w+Sync\\(",
+        context: 1,
+      },
+      {
         name: "the literal without a match",
         content: "a\nneedle\n",
         pattern: "needle\\d",

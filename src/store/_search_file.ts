@@ -93,14 +93,66 @@ export function examineBytes(
   let end = buffer.indexOf(LF, last + needle.length);
   for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
   end = end === -1 ? bytes.length : end + 1;
-  if (start === 0 && end === bytes.length) return whole(bytes);
-  const { text, invalid } = decodeUtf8(bytes.subarray(start, end));
+  const { text, invalid } = keptLines(bytes, buffer, needle, { start, end, context });
   return {
     kind: "text",
     text,
     invalid: invalid || !isUtf8(bytes),
-    linesBefore: countLf(bytes, start),
+    linesBefore: countLf(bytes, 0, start),
   };
+}
+
+/**
+ * The text of the window `[start, end)` with every line that holds no occurrence of the
+ * literal and lies more than `context` lines from one that does left empty (its `\n`
+ * alone): such a line can neither match nor be shown as context, and emptying it keeps
+ * every other line's number. Only the kept lines are decoded (each run ends at a `\n`, so
+ * no character is split); the window's first line is never kept unless it has the literal
+ * or is context, so a U+FEFF starting it is not taken for a BOM unless it starts the file.
+ */
+function keptLines(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  needle: Uint8Array,
+  { start, end, context }: { start: number; end: number; context: number },
+): { text: string; invalid: boolean } {
+  const pieces: string[] = [];
+  let invalid = false;
+  let done = start; // bytes before this are in pieces
+  let keepFrom = -1; // the run of lines being kept, not yet in pieces
+  let keepTo = -1;
+  const flush = () => {
+    if (keepFrom > done) pieces.push("\n".repeat(countLf(bytes, done, keepFrom)));
+    const decoded = decodeUtf8(bytes.subarray(keepFrom, keepTo));
+    if (decoded.invalid) invalid = true;
+    pieces.push(decoded.text);
+    done = keepTo;
+  };
+  for (let at = buffer.indexOf(needle, start); at !== -1 && at < end;) {
+    // The occurrence's line, then `context` lines on either side, within the window.
+    let from = at === 0 ? 0 : buffer.lastIndexOf(LF, at) + 1;
+    for (let i = 0; i < context && from > start; i++) {
+      from = from >= 2 ? buffer.lastIndexOf(LF, from - 2) + 1 : 0;
+    }
+    if (from < start) from = start;
+    let lineEnd = buffer.indexOf(LF, at + needle.length);
+    lineEnd = lineEnd === -1 ? end : Math.min(lineEnd + 1, end);
+    let to = lineEnd;
+    for (let i = 0; i < context && to < end; i++) {
+      const next = buffer.indexOf(LF, to);
+      to = next === -1 ? end : Math.min(next + 1, end);
+    }
+    if (keepTo !== -1 && from <= keepTo) keepTo = Math.max(keepTo, to);
+    else {
+      if (keepTo !== -1) flush();
+      keepFrom = from;
+      keepTo = to;
+    }
+    at = lineEnd < end ? buffer.indexOf(needle, lineEnd) : -1;
+  }
+  if (keepTo !== -1) flush();
+  if (done < end) pieces.push("\n".repeat(countLf(bytes, done, end)));
+  return { text: pieces.length === 1 ? pieces[0] : pieces.join(""), invalid };
 }
 
 function whole(bytes: Uint8Array): Examined {
@@ -108,9 +160,9 @@ function whole(bytes: Uint8Array): Examined {
   return { kind: "text", text, invalid, linesBefore: 0 };
 }
 
-/** The `\n` bytes in the first `end` bytes. */
-function countLf(bytes: Uint8Array, end: number): number {
+/** The `\n` bytes in `[from, to)`. */
+function countLf(bytes: Uint8Array, from: number, to: number): number {
   let count = 0;
-  for (let i = 0; i < end; i++) if (bytes[i] === LF) count++;
+  for (let i = from; i < to; i++) if (bytes[i] === LF) count++;
   return count;
 }

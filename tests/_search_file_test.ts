@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { literalMatcher, regexMatcher } from "../src/core/mod.ts";
+import { examineBytes } from "../src/store/_search_file.ts";
+import { SearchCollector } from "../src/store/_search_collector.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+
+const encoder = new TextEncoder();
+
+/** What a search of one file shows when it goes through examineBytes. */
+async function examined(bytes: Uint8Array, pattern: string, context: number, maxMatches: number) {
+  const matcher = regexMatcher(pattern);
+  const query = { matcher, context, maxMatches };
+  const collector = new SearchCollector(query);
+  const literal = matcher.requiredLiteral;
+  const outcome = examineBytes(bytes, literal ? encoder.encode(literal) : undefined, context);
+  if (outcome.kind === "text") {
+    const { text, invalid, linesBefore } = outcome;
+    await collector.scanFile("f", [text], () => invalid, linesBefore);
+  } else if (outcome.kind === "none") collector.searchedWithoutMatch();
+  else if (outcome.kind === "binary") collector.binary();
+  return collector.result();
+}
+
+const piece = fc.constantFrom(
+  "needle",
+  "need",
+  "le",
+  "x",
+  "\n",
+  "\n",
+  "\r\n",
+  "\r",
+  "\uFEFF",
+  "é",
+  "needle 7",
+);
+
+describe("examineBytes()", () => {
+  it("lets a search show what the in-memory store shows, whatever the lines", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 40 }),
+        fc.constantFrom("needle", "needle \\d", "^needle", "needle$", "ne+dle"),
+        fc.integer({ min: 0, max: 3 }),
+        fc.constantFrom(1, 2, 5, 200),
+        fc.boolean(),
+        async (parts, pattern, context, maxMatches, bad) => {
+          const text = parts.join("");
+          const bytes = bad
+            ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
+            : encoder.encode(text);
+          const memory = new MemoryStore({ f: bytes });
+          const want = await memory.search({ matcher: regexMatcher(pattern), context, maxMatches });
+          const got = await examined(bytes, pattern, context, maxMatches);
+          assert.deepEqual(got.files, want.files);
+          assert.equal(got.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("skips a file without the literal and a binary one", () => {
+    const needle = encoder.encode("needle");
+    assert.equal(examineBytes(encoder.encode("a\nb\n"), needle, 0).kind, "none");
+    assert.equal(examineBytes(new Uint8Array([110, 0, 1]), needle, 0).kind, "binary");
+    assert.equal(literalMatcher("needle").requiredLiteral, "needle");
+  });
+});
