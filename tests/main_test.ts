@@ -4,7 +4,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../src/cli/main.ts";
-import { runCli, tempRoot } from "./_binary.ts";
+import { spawnSync } from "node:child_process";
+import { ensureBinary, runCli, tempRoot } from "./_binary.ts";
 import denoJson from "../deno.json" with { type: "json" };
 import { VERSION } from "../src/version.ts";
 
@@ -98,6 +99,30 @@ describe("the linewise command line", () => {
       assert.match(out.stderr, /^linewise: /);
     });
   }
+
+  test("a reader slower than the command still receives all of a large output", () => {
+    const big = tempRoot();
+    try {
+      for (let i = 0; i < 2000; i++) {
+        writeFileSync(
+          join(big.dir, `file-with-a-long-name-${String(i).padStart(5, "0")}.txt`),
+          "x\n",
+        );
+      }
+      // The shell's reader sleeps before reading, so the command finishes first.
+      const piped = spawnSync("sh", ["-c", `"${ensureBinary()}" list --json | (sleep 0.3; cat)`], {
+        cwd: big.dir,
+        encoding: "utf8",
+        maxBuffer: 1 << 24,
+      });
+      assert.equal(piped.status, 0, piped.stderr);
+      const out = piped.stdout;
+      assert.ok(out.length > 65536, "more than a pipe's buffer");
+      assert.equal(JSON.parse(out).total, 2000, "the whole JSON arrived");
+    } finally {
+      big.remove();
+    }
+  });
 
   test("main() runs in-process with its own output functions", async () => {
     let out = "";

@@ -8,7 +8,9 @@ process.stdout.on("error", () => process.exit(0));
 main(process.argv.slice(2), {
   stdout: (text) => process.stdout.write(text),
   stderr: (text) => process.stderr.write(text),
+  // Once stdout has taken everything: process.exit drops writes still queued for a pipe.
+  exit: (status) => process.stdout.write("", () => process.exit(status)),
 }).then((status) => {
-  // Exit once stdout is flushed: under Deno a pending stdin read would keep `serve` alive.
-  process.stdout.write("", () => process.exit(status));
+  // Ending naturally lets a slow reader receive all the output.
+  process.exitCode = status;
 });

@@ -19,6 +19,12 @@ export interface CliIo {
   stdout: (text: string) => void;
   /** Standard error. */
   stderr: (text: string) => void;
+  /**
+   * Ends the process once `serve` is over. A server's stdin may still hold a pending read
+   * (under Deno it cannot be cancelled) that would keep the process alive. Other commands
+   * return their status instead, so that all their output reaches a slow reader.
+   */
+  exit?: (status: number) => void;
 }
 
 /** A usage mistake: exit status 2. */
@@ -106,6 +112,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       },
       log: (message) => io.stderr(`linewise: ${message}\n`),
     });
+    io.exit?.(0);
     return 0;
   }
   const [name, args] = toolCall(command, rest, values);
