@@ -76,7 +76,7 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
   if (column === 1 && length <= cut) return { text: prefix + row.text, cut: false };
   const first = row.match && column === 1 ? windowStart(text, row.match, length, cut) : column;
   const from = offsetOfColumn(text, first);
-  const to = from + offsetOfColumn(text.slice(from), cut + 1);
+  const to = offsetOfColumn(text, cut + 1, from);
   const lead = first > 1 ? `[from column ${first}] ` : "";
   const tail = to < text.length
     ? ` … [line cut: ${length} code points; column=${columnAt(text, to)} shows more]`

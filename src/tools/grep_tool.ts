@@ -173,10 +173,12 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
   const maxChars = rowChars(settings);
   const out: Rendered = { text: "", files: [], matchedLines: 0, budgetHit: false };
   let rowCount = 0;
+  // Tracked, not read back with endsWith: that would flatten the growing text every file.
+  let endsWithNewline = true;
   for (const file of result.files) {
     // A blank line between files; a last row without a terminator first ends its line, so
     // the next path does not join it (and a listing's last row stays verbatim).
-    const gap = out.text === "" ? "" : out.text.endsWith("\n") ? "\n" : "\n\n";
+    const gap = out.text === "" ? "" : endsWithNewline ? "\n" : "\n\n";
     let block = gap + file.path + "\n";
     const lines: number[] = [];
     let previous: ScanRow | undefined;
@@ -198,6 +200,7 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     }
     if (lines.length > 0) {
       out.text += block;
+      endsWithNewline = block.endsWith("\n");
       out.files.push(
         file.invalidUtf8
           ? { path: file.path, lines, invalid_utf8: true }
