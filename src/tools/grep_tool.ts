@@ -178,8 +178,8 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
   for (const file of result.files) {
     // A blank line between files; a last row without a terminator first ends its line, so
     // the next path does not join it (and a listing's last row stays verbatim).
-    const gap = out.text === "" ? "" : endsWithNewline ? "\n" : "\n\n";
-    let block = gap + file.path + "\n";
+    const gap: string = out.text === "" ? "" : endsWithNewline ? "\n" : "\n\n";
+    let block: string = gap + file.path + "\n";
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
