@@ -40,7 +40,8 @@ if (args.includes("--if-stale") && builtAt() > sources) {
 }
 
 const command = args.includes("--deno")
-  ? ["deno", "compile", "--allow-read", "--allow-write", "--allow-env", "--output", OUT, ENTRY]
+  ? ["deno", "compile", "--allow-read", "--allow-write", "--allow-env", "--include", WORKER]
+    .concat(["--output", OUT, ENTRY])
   : ["bun", "build", "--compile", "--minify", "--bytecode", ENTRY, WORKER, "--outfile", OUT];
 const started = performance.now();
 const result = spawnSync(command[0], command.slice(1), { stdio: "inherit" });
