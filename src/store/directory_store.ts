@@ -6,19 +6,19 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { randomBytes } from "node:crypto";
 import { constants } from "node:fs";
 import * as fsSync from "node:fs";
 import { setImmediate } from "node:timers";
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { splitLines } from "../core/mod.ts";
+import { writeAtomically } from "./_atomic_write.ts";
 import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
 import { FileReader, type ReadOutcome } from "./_file_reader.ts";
 import { LineIndexCache } from "./_line_index.ts";
 import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
 import { LockTable } from "./_locks.ts";
-import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
+import { isMissing, mapOsError } from "./_os_errors.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
 import { examineBytes, WHOLE_FILE_BYTES } from "./_search_file.ts";
@@ -36,7 +36,6 @@ import {
 import {
   BinaryFileError,
   FileChangedError,
-  FileExistsError,
   FileTooLargeError,
   NotAFileError,
   StoreError,
@@ -104,15 +103,6 @@ interface FileVersion {
 const PROCESS_LOCKS = new LockTable();
 
 const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
-const OPEN_TEMP = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
-  (constants.O_NOFOLLOW ?? 0);
-
-/** Hard links are not supported here: fall back to check-then-rename for "create, never replace". */
-const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
-
-/** Directory fsync is not possible here (Windows, some file systems); the rename stands. */
-const NO_DIRECTORY_SYNC = new Set(["EISDIR", "EINVAL", "EPERM", "EBADF", "EACCES", "ENOTSUP"]);
-
 /**
  * A FileStore over real files. Reads of line ranges and searches stream, so they work on
  * files of any size; whole-file reads and edits are capped (`maxEditBytes`). Directories,
@@ -338,26 +328,14 @@ export class DirectoryStore extends BaseFileStore {
         if (!isMissing(error)) throw mapOsError(error, node.display, "read");
       }
     }
-    const temp = nodePath.join(dir, tempName(target));
-    try {
-      const handle = await fs.open(temp, OPEN_TEMP, mode ?? 0o666);
-      try {
-        await writeAll(handle, bytes);
-        if (mode !== undefined) await handle.chmod(mode);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      if (options.ifVersion !== undefined) {
-        await this.#checkUnchanged(node, options.ifVersion as FileVersion);
-      }
-      if (options.overwrite) await fs.rename(temp, target);
-      else await createFrom(temp, target, node.display);
-    } catch (error) {
-      await removeQuietly(temp);
-      throw mapOsError(error, node.display, "write");
-    }
-    await syncDirectory(dir);
+    await writeAtomically(target, bytes, {
+      display: node.display,
+      mode,
+      overwrite: options.overwrite,
+      beforePlace: options.ifVersion === undefined
+        ? undefined
+        : () => this.#checkUnchanged(node, options.ifVersion as FileVersion),
+    });
   }
 
   /** Deletes a file, or a symlink itself; never a directory. */
@@ -802,63 +780,6 @@ async function readAll(
     blockBytes = BLOCK_BYTES; // the file grew while being read
   }
   return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
-}
-
-async function writeAll(handle: fs.FileHandle, bytes: Uint8Array): Promise<void> {
-  let written = 0;
-  while (written < bytes.length) {
-    const { bytesWritten } = await handle.write(bytes, written, bytes.length - written, written);
-    written += bytesWritten;
-  }
-}
-
-/** A hidden temporary name next to the target (hidden, so walks never show it). */
-function tempName(target: string): string {
-  const base = nodePath.basename(target).slice(0, 64);
-  return `.${base}.${randomBytes(6).toString("hex")}.linewise-tmp`;
-}
-
-/** Puts the temporary file in place only if nothing is there: link() refuses atomically. */
-async function createFrom(temp: string, target: string, display: string): Promise<void> {
-  try {
-    await fs.link(temp, target);
-  } catch (error) {
-    const code = osErrorCode(error);
-    if (code === "EEXIST") throw new FileExistsError(display);
-    if (code === undefined || !NO_HARD_LINKS.has(code)) throw error;
-    try {
-      await fs.lstat(target);
-      throw new FileExistsError(display);
-    } catch (missing) {
-      if (!isMissing(missing)) throw missing;
-    }
-    await fs.rename(temp, target);
-    return;
-  }
-  await removeQuietly(temp);
-}
-
-/** Removes a temporary file; one that is already gone is fine. */
-async function removeQuietly(path: string): Promise<void> {
-  try {
-    await fs.unlink(path);
-  } catch (error) {
-    if (!isMissing(error)) throw error;
-  }
-}
-
-/** Makes a rename durable: fsync the directory, where the system allows it. */
-async function syncDirectory(dir: string): Promise<void> {
-  let handle: fs.FileHandle | undefined;
-  try {
-    handle = await fs.open(dir, constants.O_RDONLY);
-    await handle.sync();
-  } catch (error) {
-    const code = osErrorCode(error);
-    if (code === undefined || !NO_DIRECTORY_SYNC.has(code)) throw mapOsError(error, dir, "write");
-  } finally {
-    await handle?.close();
-  }
 }
 
 /** The decoded runs of whole lines of a file, the first one already read. */
