@@ -213,3 +213,26 @@ test("a grep with a progress token reports progress before its result", async ()
     root.remove();
   }
 });
+
+test("the server survives a reader that goes away and exits when stdin closes", async () => {
+  const root = tempRoot();
+  const session = new RawSession(["serve", "--root", root.dir]);
+  try {
+    session.sendJson(initialize(0, "2025-06-18"));
+    await session.received(1);
+    session.child.stdout!.destroy(); // the host stops reading: writes now fail with EPIPE
+    for (let id = 1; id <= 50; id++) {
+      session.sendJson({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "list", arguments: {} },
+      });
+    }
+    const status = await session.close();
+    assert.equal(status, 0, `exit status ${status}; stderr: ${session.stderr}`);
+  } finally {
+    session.child.kill();
+    root.remove();
+  }
+});
