@@ -507,13 +507,6 @@ describe("DirectoryStore.search() between searches", () => {
       await fs.rm(root, { recursive: true });
     }
   });
-
-  it("refuses a searchCacheBytes that is not a non-negative integer", async () => {
-    await assert.rejects(
-      () => DirectoryStore.create({ roots: [os.tmpdir()], searchCacheBytes: -1 }),
-      TypeError,
-    );
-  });
 });
 
 describe("DirectoryStore.search() on two threads", () => {

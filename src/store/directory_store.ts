@@ -59,14 +59,6 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   countLinesUpTo?: number;
   /**
-   * Memory that search may keep between searches. Search keeps nothing now: it reads every
-   * file again (into one reused buffer), which is also what makes any change on disk visible
-   * to the next search; the option is kept, and checked, so that callers setting it keep
-   * working when a cache within this budget returns. 0 turns any such cache off.
-   * @default 134217728
-   */
-  searchCacheBytes?: number;
-  /**
    * Let a search of many files read and prefilter them on a worker thread as well as the
    * main one, where the runtime has workers and the machine a second core (results are the
    * same either way).
@@ -80,9 +72,6 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   parallelSearchFrom?: number;
 }
-
-/** The default of {@linkcode DirectoryStoreOptions.searchCacheBytes}: 128 MiB. */
-export const DEFAULT_SEARCH_CACHE_BYTES: number = 128 * 1024 * 1024;
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
 export interface DirectoryPath extends StorePath {
@@ -154,10 +143,6 @@ export class DirectoryStore extends BaseFileStore {
       throw new TypeError(
         `parallelSearchFrom must be a positive integer, got ${this.#parallelSearchFrom}`,
       );
-    }
-    const cacheBytes = options.searchCacheBytes ?? DEFAULT_SEARCH_CACHE_BYTES;
-    if (!Number.isInteger(cacheBytes) || cacheBytes < 0) {
-      throw new TypeError(`searchCacheBytes must be a non-negative integer, got ${cacheBytes}`);
     }
   }
 
