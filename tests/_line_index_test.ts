@@ -62,6 +62,21 @@ describe("LineIndexCache", () => {
     });
   });
 
+  it("remembers lines asked for, and any order of seeks still lands on each line's start", async () => {
+    const { text, starts } = buildText(SCAN_BLOCK_BYTES / 2);
+    await withFile(text, async (file) => {
+      const cache = new LineIndexCache();
+      let seed = 7;
+      const next = () => (seed = (seed * 48271) % 2147483647);
+      const probes = [2000, 2000, 1995, 2003, 1, 2000];
+      for (let i = 0; i < 300; i++) probes.push(1 + (next() % starts.length));
+      for (const line of probes) {
+        const found = await seek(cache, file, line);
+        assert.deepEqual(found, { found: true, offset: starts[line - 1] }, `line ${line}`);
+      }
+    });
+  });
+
   it("counts an unterminated last line, and forgets a file that changed", async () => {
     const { text, starts } = buildText(SCAN_BLOCK_BYTES + 999, "");
     await withFile(text, async (file) => {

@@ -58,21 +58,33 @@ class LineIndex {
     );
   }
 
-  /** The last checkpoint with fewer than `count` newlines before it (index into the arrays). */
-  before(count: number): number {
+  /** The last checkpoint with at most `count` newlines before it (index into the arrays). */
+  atOrBefore(count: number): number {
     let low = 0;
     let high = this.newlines.length - 1;
     while (low < high) {
       const mid = (low + high + 1) >> 1;
-      if (this.newlines[mid] < count) low = mid;
+      if (this.newlines[mid] <= count) low = mid;
       else high = mid - 1;
     }
     return low;
   }
 
+  /**
+   * Remembers where a line that was asked for starts, so that reading it again (agents
+   * re-read the range they are editing) seeks straight to it. Kept in order, within the cap.
+   */
+  remember(offset: number, newlines: number): void {
+    const at = this.atOrBefore(newlines);
+    if (this.newlines[at] === newlines || this.offsets.length >= MAX_CHECKPOINTS) return;
+    this.offsets.splice(at + 1, 0, offset);
+    this.newlines.splice(at + 1, 0, newlines);
+  }
+
   /** Records a checkpoint met by a scan that counted exactly from an earlier one. */
   record(offset: number, newlines: number): void {
     const last = this.offsets.length - 1;
+    // Only past the last checkpoint: scans from an earlier one meet the ones after it again.
     if (offset >= this.offsets[last] + this.step && this.offsets.length < MAX_CHECKPOINTS) {
       this.offsets.push(offset);
       this.newlines.push(newlines);
@@ -135,8 +147,10 @@ export class LineIndexCache {
     if (index.total !== undefined && line > index.total) {
       return { found: false, lines: index.total };
     }
-    const from = index.before(wanted);
+    const from = index.atOrBefore(wanted);
+    if (index.newlines[from] === wanted) return { found: true, offset: index.offsets[from] };
     const result = await scan(handle, index, from, wanted);
+    if (result.found) index.remember(result.offset, wanted);
     return result;
   }
 
@@ -187,7 +201,29 @@ async function scan(
   from: number,
   wanted: number,
 ): Promise<LineSeek> {
-  const buffers = [Buffer.allocUnsafe(SCAN_BLOCK_BYTES), Buffer.allocUnsafe(SCAN_BLOCK_BYTES)];
+  const buffers = takeBuffers();
+  try {
+    return await scanWith(buffers, handle, index, from, wanted);
+  } finally {
+    FREE_BUFFERS.push(buffers);
+  }
+}
+
+/** Pairs of scan buffers not in use: allocating 2 MiB per read cost more than a small read. */
+const FREE_BUFFERS: Buffer[][] = [];
+
+function takeBuffers(): Buffer[] {
+  return FREE_BUFFERS.pop() ??
+    [Buffer.allocUnsafe(SCAN_BLOCK_BYTES), Buffer.allocUnsafe(SCAN_BLOCK_BYTES)];
+}
+
+async function scanWith(
+  buffers: Buffer[],
+  handle: FileHandle,
+  index: LineIndex,
+  from: number,
+  wanted: number,
+): Promise<LineSeek> {
   let position = index.offsets[from];
   let newlines = index.newlines[from];
   let which = 0;
