@@ -33,6 +33,7 @@ import type {
   TextFile,
   WalkOptions,
   WriteOptions,
+  WriteResult,
 } from "./file_store.ts";
 import {
   compileGlob,
@@ -441,8 +442,9 @@ export abstract class BaseFileStore implements FileStore {
    * @param path the caller's path
    * @param text the whole content
    * @param options whether to replace an existing file
+   * @returns the file's display path and whether it was created
    */
-  async write(path: string, text: string, options: WriteOptions = {}): Promise<void> {
+  async write(path: string, text: string, options: WriteOptions = {}): Promise<WriteResult> {
     if (typeof text !== "string") {
       throw new TypeError(`content must be a string, got ${typeof text}`);
     }
@@ -456,6 +458,7 @@ export abstract class BaseFileStore implements FileStore {
       }
       await this.writeFile(node, encodeUtf8(text), { overwrite: options.overwrite ?? false });
     });
+    return { path: node.display, created: !node.exists };
   }
 
   /**
@@ -492,10 +495,12 @@ export abstract class BaseFileStore implements FileStore {
    * Deletes a file, never a directory.
    *
    * @param path the caller's path
+   * @returns the file's display path
    */
-  async delete(path: string): Promise<void> {
+  async delete(path: string): Promise<string> {
     const node = await this.resolvePath(filePath(path), false);
     await this.withLock(node.key, () => this.deletePath(node));
+    return node.display;
   }
 
   /**

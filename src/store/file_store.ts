@@ -152,6 +152,14 @@ export interface WriteOptions {
   overwrite?: boolean;
 }
 
+/** What {@linkcode FileStore.write} did. */
+export interface WriteResult {
+  /** Display path of the file written. */
+  path: string;
+  /** True when the file did not exist before. */
+  created: boolean;
+}
+
 /** The file access every tool is built on. */
 export interface FileStore {
   /** Kind, size and mtime of a path. */
@@ -195,7 +203,7 @@ export interface FileStore {
    * Creates a file (and missing parent directories) with exactly `text`, atomically.
    * Refuses an existing file unless `overwrite` ({@linkcode FileExistsError}).
    */
-  write(path: string, text: string, options?: WriteOptions): Promise<void>;
+  write(path: string, text: string, options?: WriteOptions): Promise<WriteResult>;
   /**
    * Reads a text file, computes an edit with `edit`, and writes the result atomically.
    * Calls for one file are serialised; a file changed on disk meanwhile is never silently
@@ -207,6 +215,6 @@ export interface FileStore {
     edit: (text: string) => EditOutcome<T>,
     options?: { maxBytes?: number },
   ): Promise<T>;
-  /** Deletes a file (never a directory). */
-  delete(path: string): Promise<void>;
+  /** Deletes a file (never a directory) and returns its display path. */
+  delete(path: string): Promise<string>;
 }

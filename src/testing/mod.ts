@@ -471,7 +471,8 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
     describe("writing", () => {
       it("write() creates a file and its parent directories with exactly the text", async () => {
         await withStore({}, [], async (store) => {
-          await store.write("new/deep/file.txt", "a\r\nb");
+          const written = await store.write("./new/deep/file.txt", "a\r\nb");
+          assert.deepEqual(written, { path: "new/deep/file.txt", created: true });
           assert.equal((await store.readText("new/deep/file.txt")).text, "a\r\nb");
           assert.equal((await store.stat("new/deep")).kind, "directory");
         });
@@ -481,7 +482,8 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         await withStore({ "a.txt": "old\n", "dir/x.txt": "" }, [], async (store) => {
           await assert.rejects(store.write("a.txt", "new\n"), { code: "exists" });
           assert.equal((await store.readText("a.txt")).text, "old\n");
-          await store.write("a.txt", "new\n", { overwrite: true });
+          const written = await store.write("a.txt", "new\n", { overwrite: true });
+          assert.deepEqual(written, { path: "a.txt", created: false });
           assert.equal((await store.readText("a.txt")).text, "new\n");
           await assert.rejects(store.write("dir", "x", { overwrite: true }), {
             code: "not_a_file",
@@ -560,7 +562,7 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
 
       it("delete() removes a file and refuses a directory or a missing path", async () => {
         await withStore({ "a.txt": "x", "dir/b.txt": "y" }, [], async (store) => {
-          await store.delete("a.txt");
+          assert.equal(await store.delete("./a.txt"), "a.txt");
           await assert.rejects(store.stat("a.txt"), { code: "not_found" });
           await assert.rejects(store.delete("dir"), { code: "not_a_file" });
           assert.equal((await store.readText("dir/b.txt")).text, "y");

@@ -1,6 +1,5 @@
 // The whole-file tools: write and delete.
 import { countLines } from "../core/mod.ts";
-import { NotFoundError } from "../store/errors.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok } from "./_results.ts";
@@ -50,19 +49,16 @@ export function writeTool(store: FileStore): ToolDefinition {
     },
     async call(args) {
       const a = checkArgs<{ path: string; content: string; overwrite: boolean }>(writeSchema, args);
-      const existed = await exists(store, a.path);
-      await store.write(a.path, a.content, { overwrite: a.overwrite });
-      // Results name files as the store shows them (relative to the first root).
-      const path = (await store.stat(a.path)).path;
+      const { path, created } = await store.write(a.path, a.content, { overwrite: a.overwrite });
       const lines = countLines(a.content);
       const bytes = new TextEncoder().encode(a.content).length;
-      const verb = existed ? "overwrote" : "created";
+      const verb = created ? "created" : "overwrote";
       const size = `${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${
         bytes === 1 ? "byte" : "bytes"
       }`;
       return ok(`${verb} ${path}: ${size}\n`, {
         path,
-        created: !existed,
+        created,
         lines,
         bytes,
       });
@@ -97,20 +93,8 @@ export function deleteTool(store: FileStore): ToolDefinition {
     },
     async call(args) {
       const a = checkArgs<{ path: string }>(deleteSchema, args);
-      // Results name files as the store shows them (relative to the first root).
-      const { path } = await store.stat(a.path);
-      await store.delete(a.path);
+      const path = await store.delete(a.path);
       return ok(`deleted ${path}\n`, { path, deleted: true });
     },
   };
-}
-
-async function exists(store: FileStore, path: string): Promise<boolean> {
-  try {
-    await store.stat(path);
-    return true;
-  } catch (error) {
-    if (error instanceof NotFoundError) return false;
-    throw error;
-  }
 }
