@@ -21,7 +21,7 @@ import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError } from "./_os_errors.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
-import { examineBytes, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import { ExaminedBatches, startSearchWorker } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary, sameBytes } from "./_text.ts";
 import {
@@ -506,20 +506,8 @@ export class DirectoryStore extends BaseFileStore {
             if (!collector.proceed()) break search;
           }
           const node = files[i];
-          switch (outcome.kind) {
-            case "binary":
-              collector.binary();
-              break;
-            case "none":
-              collector.searchedWithoutMatch();
-              break;
-            case "text": {
-              const { text, invalid, linesBefore } = outcome;
-              await collector.scanFile(node.display, [text], () => invalid, linesBefore);
-              break;
-            }
-            case "redo":
-              await this.#searchOne(node, reader, collector, { needle, explicit, context });
+          if (!(await recordExamined(collector, node.display, outcome))) {
+            await this.#searchOne(node, reader, collector, { needle, explicit, context });
           }
           i++;
           if (collector.done) break search;
@@ -557,13 +545,7 @@ export class DirectoryStore extends BaseFileStore {
       await this.#searchFile(node, collector, needle, explicit);
       return;
     }
-    const examined = examineBytes(outcome.bytes, needle, context);
-    if (examined.kind === "binary") collector.binary();
-    else if (examined.kind === "none") collector.searchedWithoutMatch();
-    else if (examined.kind === "text") {
-      const { text, invalid, linesBefore } = examined;
-      await collector.scanFile(node.display, [text], () => invalid, linesBefore);
-    }
+    await recordExamined(collector, node.display, examineBytes(outcome.bytes, needle, context));
   }
 
   async #searchFile(
@@ -683,6 +665,32 @@ type BigIntStats = Awaited<ReturnType<fs.FileHandle["stat"]>> & {
 const YIELD_EVERY_MS = 8;
 
 /** Lets pending events (a cancellation, a progress write) run. */
+/** Records a file that was examined whole; false when it must be searched another way. */
+async function recordExamined(
+  collector: SearchCollector,
+  display: string,
+  examined: Examined,
+): Promise<boolean> {
+  switch (examined.kind) {
+    case "binary":
+      collector.binary();
+      return true;
+    case "none":
+      collector.searchedWithoutMatch();
+      return true;
+    case "text":
+      await collector.scanFile(
+        display,
+        [examined.text],
+        () => examined.invalid,
+        examined.linesBefore,
+      );
+      return true;
+    case "redo":
+      return false;
+  }
+}
+
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }

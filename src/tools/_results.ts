@@ -41,3 +41,16 @@ export function errorResult(error: unknown, path?: string): ToolResult {
   const message = error instanceof Error ? error.message : String(error);
   return failure(`internal error: ${message}; please report it`);
 }
+
+/** Lines of text up to the row and character budget. */
+export function capped(lines: string[], settings: Settings): { text: string; count: number } {
+  const maxChars = rowChars(settings);
+  let text = "";
+  let count = 0;
+  for (const line of lines) {
+    if (count >= settings.maxLines || text.length + line.length + 1 > maxChars) break;
+    text += line + "\n";
+    count++;
+  }
+  return { text, count };
+}

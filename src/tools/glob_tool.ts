@@ -2,7 +2,7 @@
 import { appendNote } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { ok, rowChars } from "./_results.ts";
+import { capped, ok } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -76,17 +76,4 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
     total: paths.length,
     truncated: count < paths.length,
   });
-}
-
-/** Lines of text up to the row and character budget. */
-export function capped(lines: string[], settings: Settings): { text: string; count: number } {
-  const maxChars = rowChars(settings);
-  let text = "";
-  let count = 0;
-  for (const line of lines) {
-    if (count >= settings.maxLines || text.length + line.length + 1 > maxChars) break;
-    text += line + "\n";
-    count++;
-  }
-  return { text, count };
 }

@@ -2,8 +2,7 @@
 import { appendNote } from "../core/mod.ts";
 import type { FileStore, ListEntry } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { ok } from "./_results.ts";
-import { capped } from "./glob_tool.ts";
+import { capped, ok } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
