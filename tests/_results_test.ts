@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { ExpectedTextMismatchError, OldTextMatchError } from "../src/core/mod.ts";
 import { DeniedPathError, NotFoundError } from "../src/store/errors.ts";
 import { ArgumentError } from "../src/tools/_args.ts";
-import { errorResult, failure, ok, rowChars } from "../src/tools/_results.ts";
+import { capped, errorResult, failure, ok, rowChars } from "../src/tools/_results.ts";
 import { NOTE_ROOM, settings } from "../src/tools/options.ts";
 
 describe("results", () => {
@@ -114,6 +114,36 @@ describe("results", () => {
   for (const row of BUDGETS) {
     test(`rowChars(): ${row.name}`, () => {
       assert.equal(rowChars(settings({ maxChars: row.maxChars })), row.rows);
+    });
+  }
+});
+
+describe("capped()", () => {
+  const ROWS: Array<
+    { name: string; lines: string[]; maxLines: number; maxChars: number; count: number }
+  > = [
+    {
+      name: "keeps every line within the budget",
+      lines: ["a", "b"],
+      maxLines: 10,
+      maxChars: 1000,
+      count: 2,
+    },
+    { name: "stops at maxLines", lines: ["a", "b", "c"], maxLines: 2, maxChars: 1000, count: 2 },
+    {
+      name: "stops before the line that passes the character budget",
+      lines: ["x".repeat(40), "y".repeat(40)],
+      maxLines: 10,
+      maxChars: 100,
+      count: 1,
+    },
+    { name: "keeps nothing of an empty list", lines: [], maxLines: 10, maxChars: 1000, count: 0 },
+  ];
+  for (const row of ROWS) {
+    test(`capped() ${row.name}`, () => {
+      const out = capped(row.lines, settings({ maxLines: row.maxLines, maxChars: row.maxChars }));
+      assert.equal(out.count, row.count);
+      assert.equal(out.text, row.lines.slice(0, row.count).map((l) => l + "\n").join(""));
     });
   }
 });

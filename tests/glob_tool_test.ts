@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { settings } from "../src/tools/options.ts";
-import { capped } from "../src/tools/glob_tool.ts";
 import {
   assertFitsSchema,
   errorText,
@@ -162,34 +161,4 @@ describe("glob", () => {
       );
     });
   });
-});
-
-describe("capped()", () => {
-  const ROWS: Array<
-    { name: string; lines: string[]; maxLines: number; maxChars: number; count: number }
-  > = [
-    {
-      name: "keeps every line within the budget",
-      lines: ["a", "b"],
-      maxLines: 10,
-      maxChars: 1000,
-      count: 2,
-    },
-    { name: "stops at maxLines", lines: ["a", "b", "c"], maxLines: 2, maxChars: 1000, count: 2 },
-    {
-      name: "stops before the line that passes the character budget",
-      lines: ["x".repeat(40), "y".repeat(40)],
-      maxLines: 10,
-      maxChars: 100,
-      count: 1,
-    },
-    { name: "keeps nothing of an empty list", lines: [], maxLines: 10, maxChars: 1000, count: 0 },
-  ];
-  for (const row of ROWS) {
-    test(`capped() ${row.name}`, () => {
-      const out = capped(row.lines, settings({ maxLines: row.maxLines, maxChars: row.maxChars }));
-      assert.equal(out.count, row.count);
-      assert.equal(out.text, row.lines.slice(0, row.count).map((l) => l + "\n").join(""));
-    });
-  }
 });
