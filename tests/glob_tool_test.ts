@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { settings } from "../src/tools/options.ts";
 import {
   assertFitsSchema,
   errorText,
