@@ -52,6 +52,10 @@ describe("guardLongLines()", () => {
   test("finds exactly the lines a per-line scan finds, at any limit", () => {
     fc.assert(
       fc.property(body, regexSource, fc.integer({ min: 0, max: 8 }), (text, source, limit) => {
+        // JavaScript's \B also holds between the two halves of a surrogate pair ("a😀a"
+        // matches at offset 2); RE2 never looks inside a code point. That one known
+        // difference of the engines is left out.
+        fc.pre(!(source.includes("\\B") && /[\uD800-\uDFFF]/.test(text)));
         const native = regexMatcher(source);
         const guarded = guardLongLines(native, linearMatcher(source, false), limit);
         const line = new RegExp(source, "su");
