@@ -65,7 +65,9 @@ describe("literalMatcher()", () => {
 
   test("literalMatcher() offers its needle as the required literal when case-sensitive", () => {
     assert.equal(literalMatcher("abc").requiredLiteral, "abc");
+    assert.deepEqual(literalMatcher("abc").requiredLiterals, ["abc"]);
     assert.equal(literalMatcher("abc", { ignoreCase: true }).requiredLiteral, undefined);
+    assert.equal(literalMatcher("abc", { ignoreCase: true }).requiredLiterals, undefined);
   });
 
   test("literalMatcher() with a newline in the needle has no candidates", () => {
@@ -177,42 +179,47 @@ describe("escapeRegExp()", () => {
   });
 });
 
-describe("regexMatcher() requiredLiteral", () => {
-  const rows: Array<[pattern: string, literal: string | undefined, options?: MatcherOptions]> = [
-    ["createElement\\(", "createElement("],
-    ["function \\w+Sync\\(", "function "],
-    ["ab?c", "a"],
-    ["ab*", "a"],
-    ["ab+", "ab"],
-    ["x{0,3}yz", "yz"],
-    ["x{2}yz", "yz"],
-    ["[abc]def\\.g", "def.g"],
-    ["(foo)bar+baz", "bar"],
-    ["foo(?=bar)", "foo"],
-    ["😀?ab", "ab"],
-    ["a\\tb", "a\tb"],
+describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
+  const rows: Array<[pattern: string, literals: string[] | undefined, options?: MatcherOptions]> = [
+    ["createElement\\(", ["createElement("]],
+    ["function \\w+Sync\\(", ["function ", "Sync("]],
+    ["ab?c", ["a", "c"]],
+    ["ab*", ["a"]],
+    ["ab+", ["ab"]],
+    ["x{0,3}yz", ["yz"]],
+    ["x{2}yz", ["x", "yz"]],
+    ["[abc]def\\.g", ["def.g"]],
+    ["(foo)bar+baz", ["bar", "baz"]],
+    ["foo(?=bar)", ["foo"]],
+    ["😀?ab", ["ab"]],
+    ["a\\tb", ["a\tb"]],
     ["a|b", undefined],
     ["\\u0041bc", undefined],
     ["(a)\\1", undefined],
     ["[a-z]+", undefined],
     ["foo", undefined, { ignoreCase: true }],
   ];
-  for (const [pattern, literal, options] of rows) {
-    test(`regexMatcher(${JSON.stringify(pattern)}) requires ${JSON.stringify(literal)}`, () => {
-      assert.equal(regexMatcher(pattern, options).requiredLiteral, literal);
+  for (const [pattern, literals, options] of rows) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) requires ${JSON.stringify(literals)}`, () => {
+      const matcher = regexMatcher(pattern, options);
+      assert.deepEqual(matcher.requiredLiterals, literals);
+      // The longest (the first of equals) is the one for single-literal prefilters.
+      const longest = literals?.reduce((a, b) => b.length > a.length ? b : a);
+      assert.equal(matcher.requiredLiteral, longest);
     });
   }
 
-  test("every line a pattern matches contains its required literal", () => {
-    const patterns = ["ab?c", "x{0,2}yz+", "(q|r)st*u", "[a-c]+de?f", "a.b\\.c"];
+  test("every line a pattern matches contains each of its required literals", () => {
+    const patterns = ["ab?c", "x{0,2}yz+", "(q|r)st*u", "[a-c]+de?f", "a.b\\.c", "a+b{2}c?d"];
     fc.assert(
       fc.property(
         fc.constantFrom(...patterns),
         fc.string({ unit: fc.constantFrom(..."abcdefqrstuxyz.") }),
         (pattern, line) => {
           const matcher = regexMatcher(pattern);
-          if (matcher.matchLine(line) !== null && matcher.requiredLiteral !== undefined) {
-            assert.ok(line.includes(matcher.requiredLiteral), `${pattern} on ${line}`);
+          if (matcher.matchLine(line) === null) return;
+          for (const literal of matcher.requiredLiterals ?? []) {
+            assert.ok(line.includes(literal), `${pattern} on ${line} lacks ${literal}`);
           }
         },
       ),

@@ -29,6 +29,11 @@ export interface Matcher {
   findCandidate?(text: string, from: number): number;
   /** A case-sensitive string every match contains, for byte-level prefilters; or undefined. */
   readonly requiredLiteral?: string;
+  /**
+   * Every case-sensitive string found that each match contains (`requiredLiteral`, the
+   * longest, among them), for filters that can test several at once; or undefined.
+   */
+  readonly requiredLiterals?: readonly string[];
 }
 
 /** Options of the built-in matchers. */
@@ -59,6 +64,7 @@ export function literalMatcher(needle: string, options: MatcherOptions = {}): Ma
   if (needle.includes("\n")) return { matchLine: () => null, findCandidate: () => -1 };
   return {
     requiredLiteral: needle,
+    requiredLiterals: [needle],
     matchLine(text) {
       const start = text.indexOf(needle);
       return start === -1 ? null : { start, end: start + needle.length };
@@ -90,13 +96,15 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     const found = line.exec(text);
     return found ? { start: found.index, end: found.index + found[0].length } : null;
   };
-  const requiredLiteral = options.ignoreCase ? undefined : requiredLiteralOf(source);
+  const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
+  const requiredLiteral = requiredLiterals?.reduce((a, b) => b.length > a.length ? b : a);
   const confined = lineConfinedSource(source);
-  if (confined === undefined) return { matchLine, requiredLiteral };
+  if (confined === undefined) return { matchLine, requiredLiteral, requiredLiterals };
   const whole = new RegExp(confined, options.ignoreCase ? "gmui" : "gmu");
   return {
     matchLine,
     requiredLiteral,
+    requiredLiterals,
     findCandidate(text, from) {
       whole.lastIndex = from;
       return whole.exec(text)?.index ?? -1;
@@ -155,18 +163,18 @@ function lineConfinedSource(source: string): string | undefined {
 }
 
 /**
- * The longest run of plain characters that every match of a pattern (flags `u`, `s`, no
- * `i`) contains, for byte-level prefilters; undefined when there is none or the pattern is
- * beyond this conservative reading. Only the top-level sequence counts: groups and classes
+ * The runs of plain characters that every match of a pattern (flags `u`, `s`, no `i`)
+ * contains, in pattern order, for byte-level prefilters; undefined when there is none or
+ * the pattern is beyond this conservative reading. Only the top-level sequence counts: groups and classes
  * end a run, an optional character (`?`, `*`, `{0,…}`) is dropped from it, and a
  * top-level `|` means no literal is required.
  */
-function requiredLiteralOf(source: string): string | undefined {
-  let best = "";
+function requiredLiteralsOf(source: string): string[] | undefined {
+  const runs: string[] = [];
   let run = "";
   let lastLiteral = ""; // the last atom of `run`, if the last atom was a plain character
   const flush = () => {
-    if (run.length > best.length) best = run;
+    if (run !== "") runs.push(run);
     run = "";
     lastLiteral = "";
   };
@@ -215,7 +223,7 @@ function requiredLiteralOf(source: string): string | undefined {
     }
   }
   flush();
-  return best === "" ? undefined : best;
+  return runs.length === 0 ? undefined : runs;
 }
 
 const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";

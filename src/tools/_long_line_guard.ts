@@ -24,13 +24,15 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
   const matchLine = (text: string) =>
     text.length > limit ? linear.matchLine(text) : native.matchLine(text);
   const findCandidate = native.findCandidate;
-  if (findCandidate === undefined) return { matchLine, requiredLiteral: native.requiredLiteral };
+  const { requiredLiteral, requiredLiterals } = native;
+  if (findCandidate === undefined) return { matchLine, requiredLiteral, requiredLiterals };
   let seen: string | undefined;
   let long: number[] = [];
   let stretch = { start: 0, end: 0, text: "" };
   return {
     matchLine,
-    requiredLiteral: native.requiredLiteral,
+    requiredLiteral,
+    requiredLiterals,
     findCandidate(text, from) {
       if (text !== seen) {
         seen = text;
