@@ -62,6 +62,29 @@ testFileStore("DirectoryStore (search on two threads)", async (files, { deny }) 
   };
 });
 
+testFileStore(
+  "DirectoryStore (search index, learned before each test)",
+  async (files, { deny }) => {
+    // Under Bun the index is on, and has learned every file before the test changes any;
+    // elsewhere this runs the suite once more without it.
+    const root = await tempDir();
+    await writeTree(root, files);
+    const store = await DirectoryStore.create({ roots: [root], deny, searchIndex: true });
+    await store.search({ matcher: literalMatcher("x"), includeIgnored: true });
+    for (let i = 0; i < 500 && (store.searchIndexStats()?.queued ?? 0) > 0; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    return {
+      store,
+      cleanup: async () => {
+        store.close();
+        await fs.rm(root, { recursive: true, force: true });
+      },
+      changeFile: (name, content) => writeFileSync(path.join(root, name), content),
+    };
+  },
+);
+
 describe("DirectoryStore with real files", () => {
   let root: string;
   before(async () => {

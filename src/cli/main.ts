@@ -102,16 +102,26 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const tools = (s: Sandbox) => createTools(new DirectoryStore(s, toolOptions), toolOptions);
   if (command === "serve") {
     expectArgs(rest, 0, 0, "serve takes no arguments");
-    await serveStdio({
-      tools: tools(sandbox),
-      serverInfo: { name: "linewise", version: VERSION, title: "linewise file tools" },
-      instructions: instructions(toolOptions.readOnly!),
-      onRoots: async (paths) => {
-        const narrowed = await sandbox.narrow(paths);
-        return narrowed && tools(narrowed);
-      },
-      log: (message) => io.stderr(`linewise: ${message}\n`),
-    });
+    // A server lives long enough for repeated searches: its store keeps a search index,
+    // replaced (and the old one's watcher stopped) when the client's roots change.
+    let store = new DirectoryStore(sandbox, { ...toolOptions, searchIndex: true });
+    try {
+      await serveStdio({
+        tools: createTools(store, toolOptions),
+        serverInfo: { name: "linewise", version: VERSION, title: "linewise file tools" },
+        instructions: instructions(toolOptions.readOnly!),
+        onRoots: async (paths) => {
+          const narrowed = await sandbox.narrow(paths);
+          if (narrowed === undefined) return undefined;
+          store.close();
+          store = new DirectoryStore(narrowed, { ...toolOptions, searchIndex: true });
+          return createTools(store, toolOptions);
+        },
+        log: (message) => io.stderr(`linewise: ${message}\n`),
+      });
+    } finally {
+      store.close();
+    }
     io.exit?.(0);
     return 0;
   }

@@ -9,6 +9,7 @@
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "./_file_reader.ts";
 import { decodeUtf8, isBinary } from "./_text.ts";
+import { MAX_FILTERED_BYTES, trigramFilter } from "./_trigram_filter.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
 export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
@@ -55,6 +56,36 @@ export function examineFile(
   }
   if (outcome.kind !== "bytes") return REDO;
   return examineBytes(outcome.bytes, needle, context);
+}
+
+/** What {@linkcode indexFile} learned of a file (plain data: it crosses threads). */
+export interface IndexedFile {
+  /** The real path. */
+  key: string;
+  /** Its trigram filter, for a text file read whole. */
+  filter?: Uint8Array;
+  /** True for a binary file. */
+  binary?: boolean;
+}
+
+/**
+ * Reads a file whole for the search index: binary, a trigram filter, or neither (too large
+ * for a filter, not a regular file, or unreadable).
+ *
+ * @param reader the reader (its buffer is reused)
+ * @param key the real path
+ * @returns what was learned
+ */
+export function indexFile(reader: FileReader, key: string): IndexedFile {
+  try {
+    const outcome = reader.read(key);
+    if (outcome.kind !== "bytes") return { key };
+    if (isBinary(outcome.bytes)) return { key, binary: true };
+    if (outcome.bytes.length > MAX_FILTERED_BYTES) return { key };
+    return { key, filter: trigramFilter(outcome.bytes) };
+  } catch {
+    return { key };
+  }
 }
 
 /**

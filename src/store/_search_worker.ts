@@ -9,13 +9,14 @@
  * @module
  */
 import { FileReader } from "./_file_reader.ts";
-import { examineFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import type { IndexJob, IndexReply } from "./_search_index.ts";
 import { claimForWorker, handOver, type SearchBatches, type SearchJob } from "./_search_pool.ts";
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<SearchJob | SearchBatches>) => void) | null;
-  postMessage(message: unknown): void;
+  onmessage: ((event: MessageEvent<SearchJob | SearchBatches | IndexJob>) => void) | null;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
 }
 
 const scope = globalThis as unknown as WorkerScope;
@@ -26,6 +27,15 @@ const batches: string[][] = [];
 
 scope.onmessage = (event) => {
   const data = event.data;
+  if ("index" in data) {
+    // A worker of the search index: filters of files, handed over without a copy.
+    const reply: IndexReply = { indexed: data.index.map((key) => indexFile(reader, key)) };
+    const filters = reply.indexed.flatMap((file) =>
+      file.filter ? [file.filter.buffer as ArrayBuffer] : []
+    );
+    scope.postMessage(reply, filters);
+    return;
+  }
   if ("batches" in data) batches.push(...data.batches);
   else {
     job = data;

@@ -5,24 +5,22 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
-import { constants } from "node:fs";
 import * as fsSync from "node:fs";
-import { setImmediate } from "node:timers";
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { splitLines } from "../core/mod.ts";
 import { writeAtomically } from "./_atomic_write.ts";
 import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
-import { FileReader, type ReadOutcome } from "./_file_reader.ts";
 import { LineIndexCache } from "./_line_index.ts";
 import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError } from "./_os_errors.ts";
+import { searchDirectory } from "./_directory_search.ts";
+import { describe, openForRead, readHead } from "./_open_file.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
-import { checkQuery, SearchCollector } from "./_search_collector.ts";
-import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import { ExaminedBatches, startSearchWorker } from "./_search_pool.ts";
+import { checkQuery } from "./_search_collector.ts";
+import { SearchIndex, type SearchIndexStats } from "./_search_index.ts";
+import { WATCH_ORDER_KEPT } from "./_tree_watcher.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary, sameBytes } from "./_text.ts";
 import {
   BaseFileStore,
@@ -48,7 +46,9 @@ import type {
   SearchResult,
 } from "./file_store.ts";
 import { Sandbox, type SandboxOptions } from "./sandbox.ts";
-import { compileGlob, type DirEntry, walkFiles, type WalkNode } from "./walk.ts";
+import type { DirEntry, WalkNode } from "./walk.ts";
+
+export type { SearchIndexStats };
 
 /** Options of {@linkcode DirectoryStore}. */
 export interface DirectoryStoreOptions extends BaseFileStoreOptions {
@@ -71,6 +71,20 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default 256
    */
   parallelSearchFrom?: number;
+  /**
+   * Keep what searches learn (the files of each walk, a trigram filter per file) while a
+   * file watcher vouches that nothing changed, so that a repeated search reads only the
+   * files that may match. Every change the watcher reports before a search starts is
+   * forgotten first. Only where the runtime's watcher delivers events in order (Bun); other
+   * runtimes search as if it were off. Call {@linkcode DirectoryStore.close} to stop it.
+   * @default false
+   */
+  searchIndex?: boolean;
+  /**
+   * The most bytes the search index's filters may take (files beyond it are simply read).
+   * @default 67108864
+   */
+  searchIndexBytes?: number;
 }
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
@@ -91,7 +105,6 @@ interface FileVersion {
 /** Edits are serialised per real path across every store of the process. */
 const PROCESS_LOCKS = new LockTable();
 
-const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 /**
  * A FileStore over real files. Reads of line ranges and searches stream, so they work on
  * files of any size; whole-file reads and edits are capped (`maxEditBytes`). Directories,
@@ -125,6 +138,7 @@ export class DirectoryStore extends BaseFileStore {
   readonly #searchWorkers: boolean;
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
+  #searchIndex: SearchIndex | undefined;
 
   /**
    * Makes a store over the sandbox's roots.
@@ -143,6 +157,13 @@ export class DirectoryStore extends BaseFileStore {
       throw new TypeError(
         `parallelSearchFrom must be a positive integer, got ${this.#parallelSearchFrom}`,
       );
+    }
+    const indexBytes = options.searchIndexBytes ?? 64 * 1024 * 1024;
+    if (!Number.isInteger(indexBytes) || indexBytes < 0) {
+      throw new TypeError(`searchIndexBytes must be a non-negative integer, got ${indexBytes}`);
+    }
+    if (options.searchIndex && WATCH_ORDER_KEPT) {
+      this.#searchIndex = new SearchIndex(sandbox.roots, indexBytes);
     }
   }
 
@@ -208,7 +229,7 @@ export class DirectoryStore extends BaseFileStore {
     node: WalkNode,
     maxBytes: number | undefined,
   ): Promise<FileBytes> {
-    const { handle, stat } = await this.#open(node);
+    const { handle, stat } = await openForRead(node);
     try {
       const size = Number(stat.size);
       if (maxBytes !== undefined && size > maxBytes) {
@@ -369,7 +390,7 @@ export class DirectoryStore extends BaseFileStore {
   override async readLines(path: string, options: LineRangeOptions): Promise<LineRange> {
     checkRangeOptions(options);
     const node = await this.resolvePath(filePath(path), false);
-    const { handle, stat } = await this.#open(node);
+    const { handle, stat } = await openForRead(node);
     try {
       const size = Number(stat.size);
       const head = await readHead(handle, Math.min(size, BINARY_PROBE_BYTES));
@@ -430,11 +451,8 @@ export class DirectoryStore extends BaseFileStore {
   }
 
   /**
-   * Searches like the inherited `search` (same files, rows and counts), but streams each
-   * file in runs of whole lines, so files of any size can be searched, and skips small files
-   * that cannot contain the matcher's `requiredLiteral` without decoding them. On a tree of
-   * `parallelSearchFrom` files or more, a worker thread reads and prefilters files too
-   * (see `_search_pool.ts`); the scan and the results stay on this thread, in path order.
+   * Searches like the inherited `search` (same files, rows and counts), reading each file
+   * the cheapest exact way: see `_directory_search.ts`.
    *
    * @param query the search
    * @returns the matches and counts
@@ -444,182 +462,37 @@ export class DirectoryStore extends BaseFileStore {
     query.signal?.throwIfAborted();
     const start = await this.resolvePath(query.path ?? ".", false);
     const { kind } = await this.statPath(start);
-    const literal = query.matcher.requiredLiteral;
-    const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
-    const context = query.context ?? 0;
-    const reader = new FileReader(WHOLE_FILE_BYTES);
-    const examine = (worker: Worker | undefined) =>
-      new ExaminedBatches({
-        needle: needle === undefined ? undefined : new Uint8Array(needle),
-        context,
-        reader,
-        worker,
-      });
-    let files: WalkNode[];
-    let batches: ExaminedBatches | undefined;
-    try {
-      if (kind === "directory") {
-        files = [];
-        for await (const file of walkFiles(this.walkSource, start, query)) {
-          files.push(file);
-          if (batches !== undefined) batches.add(file.key);
-          else if (files.length === this.#parallelSearchFrom && this.#searchWorkers) {
-            // A big tree: the worker starts reading while the walk goes on.
-            const worker = startSearchWorker();
-            if (worker !== undefined) {
-              batches = examine(worker);
-              for (const found of files) batches.add(found.key);
-            }
-          }
-          if (files.length % 1024 === 0) query.signal?.throwIfAborted();
-        }
-      } else if (kind === "file") {
-        const name = start.display.slice(start.display.lastIndexOf("/") + 1);
-        files = query.glob === undefined || compileGlob(query.glob)(name) ? [start] : [];
-      } else {
-        throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
-      }
-    } catch (error) {
-      batches?.close();
-      throw error;
+    let index = kind === "directory" ? this.#searchIndex : undefined;
+    const state = await index?.refresh();
+    if (state === "closed") {
+      this.close(); // no trustworthy watcher here: search without an index from now on
+      index = undefined;
     }
-    if (batches === undefined) {
-      batches = examine(undefined);
-      for (const file of files) batches.add(file.key);
-    }
-    batches.end();
-    const collector = new SearchCollector(query, files.length);
-    const explicit = kind === "file";
-    try {
-      let slice = performance.now();
-      let i = 0;
-      search: for (let b = 0; b < batches.count; b++) {
-        if (!collector.proceed()) break;
-        const outcomes = await batches.get(b);
-        for (const outcome of outcomes) {
-          if (!collector.proceed()) break search;
-          // Files are read with blocking calls (one promise per file costs more than the
-          // read); the event loop gets a turn every few milliseconds, so cancellation is heard.
-          if (performance.now() - slice > YIELD_EVERY_MS) {
-            await yieldToEventLoop();
-            slice = performance.now();
-            if (!collector.proceed()) break search;
-          }
-          const node = files[i];
-          if (!(await recordExamined(collector, node.display, outcome))) {
-            await this.#searchOne(node, reader, collector, { needle, explicit, context });
-          }
-          i++;
-          if (collector.done) break search;
-        }
-      }
-      if (i < files.length) collector.notSearched(files.length - i);
-    } finally {
-      batches.close();
-    }
-    return collector.result();
-  }
-
-  /** Searches one file the examination left to the caller (large, not a file, unreadable). */
-  async #searchOne(
-    node: WalkNode,
-    reader: FileReader,
-    collector: SearchCollector,
-    { needle, explicit, context }: { needle?: Buffer; explicit: boolean; context: number },
-  ): Promise<void> {
-    let outcome: ReadOutcome;
-    try {
-      outcome = reader.read(node.key);
-    } catch (error) {
-      const mapped = mapOsError(error, node.display, "read");
-      // A file of a walk that vanished or cannot be read is skipped, as ripgrep does; a
-      // file asked for by name reports why.
-      if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) return;
-      throw mapped;
-    }
-    if (outcome.kind === "not_file") {
-      if (!explicit) return;
-      throw new NotAFileError(node.display, describe(outcome.stat));
-    }
-    if (outcome.kind === "large") {
-      await this.#searchFile(node, collector, needle, explicit);
-      return;
-    }
-    await recordExamined(collector, node.display, examineBytes(outcome.bytes, needle, context));
-  }
-
-  async #searchFile(
-    node: WalkNode,
-    collector: SearchCollector,
-    needle: Buffer | undefined,
-    explicit: boolean,
-  ): Promise<void> {
-    let opened;
-    try {
-      opened = await this.#open(node);
-    } catch (error) {
-      // A file of a walk that vanished, turned into something else, or cannot be read is
-      // skipped, as ripgrep does; a file asked for by name reports why.
-      if (!explicit && error instanceof StoreError && SKIP_IN_WALK.has(error.code)) return;
-      throw error;
-    }
-    const { handle } = opened;
-    try {
-      const reader = new LineReader(handle);
-      const first = await reader.nextLines();
-      if (first === null) {
-        collector.searchedWithoutMatch();
-        return;
-      }
-      if (
-        isBinary(
-          first.length >= BINARY_PROBE_BYTES ? first : await readHead(handle, BINARY_PROBE_BYTES),
-        )
-      ) {
-        collector.binary();
-        return;
-      }
-      if (needle !== undefined && (await reader.atEnd())) {
-        const bytes = Buffer.from(first.buffer, first.byteOffset, first.length);
-        if (bytes.indexOf(needle) === -1) {
-          collector.searchedWithoutMatch();
-          return;
-        }
-      }
-      let invalid = false;
-      const decode = (run: Uint8Array) => {
-        const decoded = decodeUtf8(run);
-        if (decoded.invalid) invalid = true;
-        return decoded.text;
-      };
-      await collector.scanFile(node.display, decodedRuns(first, reader, decode), () => invalid);
-    } finally {
-      await handle.close();
-    }
+    return await searchDirectory(query, {
+      start,
+      kind,
+      walkSource: this.walkSource,
+      workers: this.#searchWorkers,
+      parallelFrom: this.#parallelSearchFrom,
+      index,
+      indexTrusted: state === "trusted",
+    });
   }
 
   /**
-   * Opens a regular file for reading without ever blocking: stat first (a FIFO is refused
-   * before it is opened), open non-blocking and without following a last-segment symlink
-   * (the key is already the real path), then stat the open handle, in case the path was
-   * swapped in between.
+   * What the search index holds, or undefined when there is none (off, not on this
+   * runtime, closed, or given up because the watcher failed).
+   *
+   * @returns sizes of the walks and filters kept
    */
-  async #open(node: WalkNode): Promise<{ handle: fs.FileHandle; stat: BigIntStats }> {
-    try {
-      const before = await fs.stat(node.key);
-      if (!before.isFile()) throw new NotAFileError(node.display, describe(before));
-      const handle = await fs.open(node.key, OPEN_READ);
-      try {
-        const stat = await handle.stat({ bigint: true });
-        if (!stat.isFile()) throw new NotAFileError(node.display, describe(stat));
-        return { handle, stat };
-      } catch (error) {
-        await handle.close();
-        throw error;
-      }
-    } catch (error) {
-      throw mapOsError(error, node.display, "read");
-    }
+  searchIndexStats(): SearchIndexStats | undefined {
+    return this.#searchIndex?.stats;
+  }
+
+  /** Stops the search index's watcher and worker, if any; searches go on without it. */
+  close(): void {
+    this.#searchIndex?.close();
+    this.#searchIndex = undefined;
   }
 
   /** The real target of a symlink met in a listing, or undefined when the walk must not show it. */
@@ -654,68 +527,9 @@ export class DirectoryStore extends BaseFileStore {
   }
 }
 
-type BigIntStats = Awaited<ReturnType<fs.FileHandle["stat"]>> & {
-  mtimeNs: bigint;
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-};
-
-/** Longest run of blocking reads before the event loop gets a turn. */
-const YIELD_EVERY_MS = 8;
-
-/** Lets pending events (a cancellation, a progress write) run. */
-/** Records a file that was examined whole; false when it must be searched another way. */
-async function recordExamined(
-  collector: SearchCollector,
-  display: string,
-  examined: Examined,
-): Promise<boolean> {
-  switch (examined.kind) {
-    case "binary":
-      collector.binary();
-      return true;
-    case "none":
-      collector.searchedWithoutMatch();
-      return true;
-    case "text":
-      await collector.scanFile(
-        display,
-        [examined.text],
-        () => examined.invalid,
-        examined.linesBefore,
-      );
-      return true;
-    case "redo":
-      return false;
-  }
-}
-
-function yieldToEventLoop(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** Store errors that make a walked file be skipped by search. */
-const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
-
 /** What a stat says the path is. */
 function kindOf(stat: { isFile(): boolean; isDirectory(): boolean }): EntryKind {
   return stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
-}
-
-/** A phrase for a non-file, for {@linkcode NotAFileError}. */
-function describe(stat: {
-  isDirectory(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}): string {
-  if (stat.isDirectory()) return "a directory";
-  if (stat.isFIFO()) return "a FIFO (named pipe)";
-  if (stat.isSocket()) return "a socket";
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
-  return "not a regular file";
 }
 
 /** The offset just past the `count`-th `\n` of a run of whole lines (the run's length if fewer). */
@@ -727,18 +541,6 @@ function afterNthLine(run: Uint8Array, count: number): number {
     if (at === -1) return run.length;
   }
   return at + 1;
-}
-
-/** The first bytes of a file (fewer when it is shorter). */
-async function readHead(handle: fs.FileHandle, count: number): Promise<Uint8Array> {
-  const buffer = new Uint8Array(count);
-  let filled = 0;
-  while (filled < count) {
-    const { bytesRead } = await handle.read(buffer, filled, count - filled, filled);
-    if (bytesRead === 0) break;
-    filled += bytesRead;
-  }
-  return buffer.subarray(0, filled);
 }
 
 /** Reads a whole file whose size was `size` when opened; it may have changed since. */
@@ -773,16 +575,4 @@ async function readAll(
     blockBytes = BLOCK_BYTES; // the file grew while being read
   }
   return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
-}
-
-/** The decoded runs of whole lines of a file, the first one already read. */
-async function* decodedRuns(
-  first: Uint8Array,
-  reader: LineReader,
-  decode: (run: Uint8Array) => string,
-): AsyncGenerator<string> {
-  yield decode(first);
-  for (let run = await reader.nextLines(); run !== null; run = await reader.nextLines()) {
-    yield decode(run);
-  }
 }

@@ -1,0 +1,303 @@
+/**
+ * The directory store's search: the same files, rows and counts as the inherited
+ * `BaseFileStore.search`, but each file is read in the cheapest way that is still exact.
+ * Small files are read whole and skipped without decoding when they cannot contain the
+ * matcher's `requiredLiteral`; large ones are streamed in runs of whole lines, so files of
+ * any size can be searched. On a tree of `parallelFrom` files or more, a worker thread reads
+ * and prefilters files too (`_search_pool.ts`); the scan and the results stay on this
+ * thread, in path order. With a {@linkcode SearchIndex}, a walk of an unchanged tree is
+ * not made again, and files the index rules out are not read at all.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { setImmediate } from "node:timers";
+import { FileReader, type ReadOutcome } from "./_file_reader.ts";
+import { LineReader } from "./_line_reader.ts";
+import { describe, openForRead, readHead } from "./_open_file.ts";
+import { mapOsError } from "./_os_errors.ts";
+import { SearchCollector } from "./_search_collector.ts";
+import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import type { SearchIndex } from "./_search_index.ts";
+import { ExaminedBatches, startSearchWorker } from "./_search_pool.ts";
+import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
+import { NotAFileError, StoreError } from "./errors.ts";
+import type { EntryKind, SearchQuery, SearchResult } from "./file_store.ts";
+import { compileGlob, walkFiles, type WalkNode, type WalkSource } from "./walk.ts";
+
+/** Where and how a search runs. */
+export interface SearchPlace {
+  /** The resolved start (a directory, or a file asked for by name). */
+  start: WalkNode;
+  /** What the start is. */
+  kind: EntryKind;
+  /** The store's walk. */
+  walkSource: WalkSource;
+  /** Whether a worker thread may help. */
+  workers: boolean;
+  /** Files from which the worker is started. */
+  parallelFrom: number;
+  /** What is known between searches, refreshed just before; undefined for none. */
+  index: SearchIndex | undefined;
+  /** Whether the index may be used; otherwise it is only taught which files to index. */
+  indexTrusted: boolean;
+}
+
+/** Longest run of blocking reads before the event loop gets a turn. */
+const YIELD_EVERY_MS = 8;
+/** Store errors that make a walked file be skipped by search. */
+const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
+
+/**
+ * Searches the files under `place.start` (or that one file).
+ *
+ * @param query the search (checked by the caller)
+ * @param place where and how
+ * @returns the matches and counts
+ */
+export async function searchDirectory(
+  query: SearchQuery,
+  place: SearchPlace,
+): Promise<SearchResult> {
+  const { start, kind } = place;
+  const literal = query.matcher.requiredLiteral;
+  const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
+  const context = query.context ?? 0;
+  // (An index keeps its reader, whose buffer has grown to the largest file, across searches.)
+  const reader = place.index?.reader ?? new FileReader(WHOLE_FILE_BYTES);
+  const index = kind === "directory" && place.indexTrusted ? place.index : undefined;
+  const changesAtStart = index?.changes;
+  const readWithout: string[] = []; // files read and found without the literal
+  const examine = (worker: Worker | undefined) =>
+    new ExaminedBatches({
+      needle: needle === undefined ? undefined : new Uint8Array(needle),
+      context,
+      reader,
+      worker,
+    });
+  let files: WalkNode[] = [];
+  let known: (Examined | undefined)[] = []; // per file: what the index knows without reading
+  const unread: string[] = []; // the files the index knows nothing of, to read
+  let batches: ExaminedBatches | undefined;
+  const toRead = (key: string) => {
+    unread.push(key);
+    if (batches !== undefined) return batches.add(key);
+    if (unread.length === place.parallelFrom && place.workers) {
+      // A big tree: the worker starts reading while the walk goes on.
+      const worker = startSearchWorker();
+      if (worker !== undefined) {
+        batches = examine(worker);
+        for (const key of unread) batches.add(key);
+      }
+    }
+  };
+  try {
+    if (kind === "directory") {
+      const walkKey = `${start.key}\0${query.glob ?? ""}\0${query.includeIgnored === true}`;
+      const walked = index?.walk(walkKey);
+      if (index !== undefined && walked !== undefined) {
+        files = walked;
+        known = index.knownFiles(walkKey, walked, query.matcher);
+        for (let i = 0; i < files.length; i++) if (known[i] === undefined) toRead(files[i].key);
+      } else {
+        const knowing = index?.knowing(query.matcher);
+        for await (const file of walkFiles(place.walkSource, start, query)) {
+          files.push(file);
+          const outcome = knowing?.(file.key);
+          known.push(outcome);
+          if (outcome === undefined) toRead(file.key);
+          if (files.length % 1024 === 0) query.signal?.throwIfAborted();
+        }
+        index?.rememberWalk(walkKey, files);
+      }
+    } else if (kind === "file") {
+      const name = start.display.slice(start.display.lastIndexOf("/") + 1);
+      if (query.glob === undefined || compileGlob(query.glob)(name)) {
+        files.push(start);
+        known.push(undefined);
+        toRead(start.key);
+      }
+    } else {
+      throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
+    }
+  } catch (error) {
+    batches?.close();
+    throw error;
+  }
+  if (batches === undefined) {
+    batches = examine(undefined);
+    for (const key of unread) batches.add(key);
+  }
+  batches.end();
+  const collector = new SearchCollector(query, files.length);
+  const explicit = kind === "file";
+  let i = 0;
+  try {
+    let slice = performance.now();
+    let outcomes: Examined[] = [];
+    let taken = 0;
+    let batch = 0;
+    for (; i < files.length; i++) {
+      let outcome = known[i];
+      // (Files the index rules out cost next to nothing: they are checked in runs.)
+      if (outcome === undefined || i % 64 === 0) {
+        if (!collector.proceed()) break;
+        // Files are read with blocking calls (one promise per file costs more than the
+        // read); the event loop gets a turn every few milliseconds, so cancellation is heard.
+        if (performance.now() - slice > YIELD_EVERY_MS) {
+          await yieldToEventLoop();
+          slice = performance.now();
+          if (!collector.proceed()) break;
+        }
+      }
+      if (outcome === undefined) {
+        if (taken === outcomes.length) {
+          outcomes = await batches.get(batch++);
+          taken = 0;
+        }
+        outcome = outcomes[taken++];
+        if (outcome.kind === "none") readWithout.push(files[i].key);
+      }
+      // (Most files are ruled out; they are counted without a promise each.)
+      if (outcome.kind === "none") collector.searchedWithoutMatch();
+      else if (outcome.kind === "binary") collector.binary();
+      else if (!(await recordExamined(collector, files[i].display, outcome))) {
+        await searchOne(files[i], reader, collector, { needle, explicit, context });
+      }
+      if (collector.done) {
+        i++;
+        break;
+      }
+    }
+    if (i < files.length) collector.notSearched(files.length - i);
+  } finally {
+    batches.close();
+  }
+  if (literal !== undefined && changesAtStart !== undefined) {
+    index?.recordAbsent(literal, readWithout, changesAtStart);
+  }
+  if (kind === "directory") place.index?.learn(unread);
+  return collector.result();
+}
+
+/** Searches one file the examination left to the caller (large, not a file, unreadable). */
+async function searchOne(
+  node: WalkNode,
+  reader: FileReader,
+  collector: SearchCollector,
+  { needle, explicit, context }: { needle?: Buffer; explicit: boolean; context: number },
+): Promise<void> {
+  let outcome: ReadOutcome;
+  try {
+    outcome = reader.read(node.key);
+  } catch (error) {
+    const mapped = mapOsError(error, node.display, "read");
+    // A file of a walk that vanished or cannot be read is skipped, as ripgrep does; a
+    // file asked for by name reports why.
+    if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) return;
+    throw mapped;
+  }
+  if (outcome.kind === "not_file") {
+    if (!explicit) return;
+    throw new NotAFileError(node.display, describe(outcome.stat));
+  }
+  if (outcome.kind === "large") {
+    await streamFile(node, collector, needle, explicit);
+    return;
+  }
+  await recordExamined(collector, node.display, examineBytes(outcome.bytes, needle, context));
+}
+
+/** Searches a large file in runs of whole lines. */
+async function streamFile(
+  node: WalkNode,
+  collector: SearchCollector,
+  needle: Buffer | undefined,
+  explicit: boolean,
+): Promise<void> {
+  let opened;
+  try {
+    opened = await openForRead(node);
+  } catch (error) {
+    // A file of a walk that vanished, turned into something else, or cannot be read is
+    // skipped, as ripgrep does; a file asked for by name reports why.
+    if (!explicit && error instanceof StoreError && SKIP_IN_WALK.has(error.code)) return;
+    throw error;
+  }
+  const { handle } = opened;
+  try {
+    const reader = new LineReader(handle);
+    const first = await reader.nextLines();
+    if (first === null) {
+      collector.searchedWithoutMatch();
+      return;
+    }
+    if (
+      isBinary(
+        first.length >= BINARY_PROBE_BYTES ? first : await readHead(handle, BINARY_PROBE_BYTES),
+      )
+    ) {
+      collector.binary();
+      return;
+    }
+    if (needle !== undefined && (await reader.atEnd())) {
+      const bytes = Buffer.from(first.buffer, first.byteOffset, first.length);
+      if (bytes.indexOf(needle) === -1) {
+        collector.searchedWithoutMatch();
+        return;
+      }
+    }
+    let invalid = false;
+    const decode = (run: Uint8Array) => {
+      const decoded = decodeUtf8(run);
+      if (decoded.invalid) invalid = true;
+      return decoded.text;
+    };
+    await collector.scanFile(node.display, decodedRuns(first, reader, decode), () => invalid);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Records a file that was examined whole; false when it must be searched another way. */
+async function recordExamined(
+  collector: SearchCollector,
+  display: string,
+  examined: Examined,
+): Promise<boolean> {
+  switch (examined.kind) {
+    case "binary":
+      collector.binary();
+      return true;
+    case "none":
+      collector.searchedWithoutMatch();
+      return true;
+    case "text":
+      await collector.scanFile(
+        display,
+        [examined.text],
+        () => examined.invalid,
+        examined.linesBefore,
+      );
+      return true;
+    case "redo":
+      return false;
+  }
+}
+
+/** Lets pending events (a cancellation, a progress write) run. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** The decoded runs of whole lines of a file, the first one already read. */
+async function* decodedRuns(
+  first: Uint8Array,
+  reader: LineReader,
+  decode: (run: Uint8Array) => string,
+): AsyncGenerator<string> {
+  yield decode(first);
+  for (let run = await reader.nextLines(); run !== null; run = await reader.nextLines()) {
+    yield decode(run);
+  }
+}

@@ -1,0 +1,387 @@
+/**
+ * What a directory store keeps between searches while a {@linkcode TreeWatcher} vouches that
+ * nothing changed: the files of recent walks, and a trigram filter per file (or the fact
+ * that it is binary), built on a worker thread after a search has walked the files. A
+ * later search skips the walk when it is cached, and skips reading every file whose filter
+ * says a required literal is not in it. Whatever the watcher reports changed is forgotten
+ * at the start of the next search, before anything is used.
+ *
+ * The watcher is started after the first search has answered (setting its watches takes
+ * tens of milliseconds on a large tree): that search and any that began before the watcher
+ * was running only teach the index which files to index; they neither use nor remember a
+ * walk.
+ *
+ * Memory is bounded: filters take at most `maxBytes` (files beyond it are simply read), and
+ * at most {@linkcode MAX_WALKS} walks are kept.
+ *
+ * @module
+ */
+import { Buffer } from "node:buffer";
+import { sep } from "node:path";
+import type { Matcher } from "../core/mod.ts";
+import { FileReader } from "./_file_reader.ts";
+import { type Examined, type IndexedFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { startSearchWorker } from "./_search_pool.ts";
+import { TreeWatcher } from "./_tree_watcher.ts";
+import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
+import type { WalkNode } from "./walk.ts";
+
+/** Walks kept (one per start, glob and `includeIgnored` searched recently). */
+export const MAX_WALKS = 8;
+/** Literals whose absence from files read is kept (the most recently searched). */
+export const MAX_LITERALS = 16;
+/** Files per message to the indexing worker. */
+const INDEX_BATCH = 256;
+const BINARY = "binary";
+const KNOWN_BINARY: Examined = { kind: "binary" };
+const KNOWN_NONE: Examined = { kind: "none" };
+
+/** What the indexing worker is sent. */
+export interface IndexJob {
+  /** Real paths of the files to index. */
+  index: string[];
+}
+
+/** What the indexing worker sends back. */
+export interface IndexReply {
+  /** One per file of the job, in order. */
+  indexed: IndexedFile[];
+}
+
+/** Sizes of what a {@linkcode SearchIndex} holds. */
+export interface SearchIndexStats {
+  /** Files with a filter or known to be binary. */
+  files: number;
+  /** Bytes of filters. */
+  bytes: number;
+  /** Walks kept. */
+  walks: number;
+  /** Files waiting to be indexed. */
+  queued: number;
+}
+
+/** What {@linkcode SearchIndex.refresh} found. */
+export type IndexState =
+  /** The watcher is running and every change so far is accounted for: use the index. */
+  | "trusted"
+  /** The watcher is not running yet: only {@linkcode SearchIndex.learn} may be used. */
+  | "learning"
+  /** The watcher failed: the index is closed and must be dropped. */
+  | "closed";
+
+/** Walks and trigram filters kept between searches, dropped as the watcher reports changes. */
+export class SearchIndex {
+  /**
+   * The reader of the searches that use this index: its buffer stays grown (up to
+   * `WHOLE_FILE_BYTES`) instead of growing again in every search. It is only ever used
+   * between two awaits, so concurrent searches can share it.
+   */
+  readonly reader: FileReader = new FileReader(WHOLE_FILE_BYTES);
+  readonly #roots: readonly string[];
+  readonly #maxBytes: number;
+  #watcher: TreeWatcher | undefined;
+  readonly #walks = new Map<string, WalkNode[]>();
+  readonly #filters = new Map<string, Uint8Array | typeof BINARY>();
+  readonly #unindexable = new Set<string>(); // read and found too large or unreadable
+  /** Per literal, files a search read and found without it (those its filter let through). */
+  readonly #absent = new Map<string, Set<string>>();
+  #changes = 0; // refreshes that forgot something
+  #version = 0; // grows whenever an answer of `knowing` may change
+  /** Answers of {@linkcode knownFiles}, with the version and walk they were made for. */
+  readonly #known = new Map<
+    string,
+    { version: number; files: WalkNode[]; known: (Examined | undefined)[] }
+  >();
+  #bytes = 0;
+  #queue: string[] = [];
+  readonly #queued = new Set<string>();
+  #worker: Worker | undefined;
+  /** Paths changed while a batch was out: its results for them (or below them) are stale. */
+  #changedInFlight: Set<string> | undefined;
+  #closed = false;
+  #starting = false;
+
+  /**
+   * An index of the roots; it starts watching them after the first {@linkcode learn}.
+   *
+   * @param roots real paths of the roots
+   * @param maxBytes the most bytes filters may take
+   */
+  constructor(roots: readonly string[], maxBytes: number) {
+    this.#roots = roots;
+    this.#maxBytes = maxBytes;
+  }
+
+  /** What it holds now. */
+  get stats(): SearchIndexStats {
+    return {
+      files: this.#filters.size,
+      bytes: this.#bytes,
+      walks: this.#walks.size,
+      queued: this.#queue.length,
+    };
+  }
+
+  /**
+   * Waits for the watcher to report every change made so far and forgets what they touch.
+   *
+   * @returns whether the index may be used now
+   */
+  async refresh(): Promise<IndexState> {
+    if (this.#closed) return "closed";
+    if (this.#watcher === undefined) return "learning";
+    const changes = await this.#watcher.sync();
+    if (changes.lost || !this.#watcher.healthy) {
+      this.close();
+      return "closed";
+    }
+    if (changes.structural) this.#walks.clear();
+    if (changes.paths.size > 0) {
+      this.#changes++;
+      this.#forget(changes.paths);
+    }
+    return "trusted";
+  }
+
+  /**
+   * The files of a walk made since the last structural change.
+   *
+   * @param key the walk's start, glob and options
+   * @returns the files, or undefined
+   */
+  walk(key: string): WalkNode[] | undefined {
+    return this.#walks.get(key);
+  }
+
+  /**
+   * Keeps the files of a complete walk.
+   *
+   * @param key the walk's start, glob and options
+   * @param files its files in order
+   */
+  rememberWalk(key: string, files: WalkNode[]): void {
+    this.#walks.delete(key);
+    if (this.#walks.size >= MAX_WALKS) this.#walks.delete(this.#walks.keys().next().value!);
+    this.#walks.set(key, files);
+  }
+
+  /**
+   * A mark of the changes forgotten so far, for {@linkcode recordAbsent}.
+   *
+   * @returns a number that grows with every refresh that forgot something
+   */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /**
+   * A test of what is known of a file without reading it, for a search with `matcher`:
+   * binary, or certainly without one of the literals every match contains.
+   *
+   * @param matcher the search's matcher
+   * @returns per real path, the outcome, or undefined when the file must be read
+   */
+  knowing(matcher: Matcher): (key: string) => Examined | undefined {
+    const needles = literalTrigrams(matcher);
+    const literal = matcher.requiredLiteral;
+    const absent = literal === undefined ? undefined : this.#absent.get(literal);
+    return (key) => {
+      const filter = this.#filters.get(key);
+      if (filter === BINARY) return KNOWN_BINARY;
+      if (filter !== undefined) {
+        for (const needle of needles) if (!mayContain(filter, needle)) return KNOWN_NONE;
+      }
+      return absent?.has(key) ? KNOWN_NONE : undefined;
+    };
+  }
+
+  /**
+   * {@linkcode knowing} for every file of a remembered walk; the answer is kept until what
+   * the index knows changes, so an identical search asks nothing per file.
+   *
+   * @param walkKey the walk's key
+   * @param files the walk's files (from {@linkcode walk})
+   * @param matcher the search's matcher
+   * @returns per file, the outcome, or undefined when it must be read
+   */
+  knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher): (Examined | undefined)[] {
+    const key = [walkKey, matcher.requiredLiteral, ...(matcher.requiredLiterals ?? [])].join("\0");
+    const kept = this.#known.get(key);
+    if (kept !== undefined && kept.version === this.#version && kept.files === files) {
+      return kept.known;
+    }
+    const knowing = this.knowing(matcher);
+    const known = files.map((file) => knowing(file.key));
+    this.#known.delete(key);
+    if (this.#known.size >= MAX_WALKS) this.#known.delete(this.#known.keys().next().value!);
+    this.#known.set(key, { version: this.#version, files, known });
+    return known;
+  }
+
+  /**
+   * Keeps the files a search read and found without its required literal; ignored when
+   * something changed since the search started (a file may have changed after it was read).
+   *
+   * @param literal the required literal
+   * @param keys the files read without it
+   * @param since {@linkcode changes} when the search started
+   */
+  recordAbsent(literal: string, keys: readonly string[], since: number): void {
+    if (this.#closed || since !== this.#changes || keys.length === 0) return;
+    const known = this.#absent.get(literal) ?? new Set();
+    const before = known.size;
+    for (const key of keys) known.add(key);
+    if (known.size !== before) this.#version++;
+    this.#absent.delete(literal);
+    if (this.#absent.size >= MAX_LITERALS) this.#absent.delete(this.#absent.keys().next().value!);
+    this.#absent.set(literal, known);
+  }
+
+  /**
+   * Queues files for indexing on a worker thread (those not indexed yet); the first call
+   * starts the watcher, once the current task (the search answering) is over.
+   *
+   * @param keys real paths
+   */
+  learn(keys: Iterable<string>): void {
+    if (this.#closed || this.#bytes >= this.#maxBytes) return;
+    for (const key of keys) {
+      if (this.#filters.has(key) || this.#unindexable.has(key) || this.#queued.has(key)) continue;
+      this.#queued.add(key);
+      this.#queue.push(key);
+    }
+    if (this.#watcher === undefined) {
+      if (!this.#starting) {
+        this.#starting = true;
+        setTimeout(() => this.#startWatching(), 0);
+      }
+    } else if (this.#worker === undefined) this.#next();
+  }
+
+  /** Stops watching and indexing, and forgets everything. */
+  close(): void {
+    this.#closed = true;
+    this.#watcher?.close();
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    this.#walks.clear();
+    this.#filters.clear();
+    this.#unindexable.clear();
+    this.#absent.clear();
+    this.#known.clear();
+    this.#queue = [];
+    this.#queued.clear();
+    this.#bytes = 0;
+  }
+
+  #startWatching(): void {
+    if (this.#closed) return;
+    this.#watcher = TreeWatcher.start(this.#roots);
+    if (this.#watcher === undefined) this.close();
+    else this.#next();
+  }
+
+  /** Drops what is known of the changed paths and of everything below them. */
+  #forget(paths: Set<string>): void {
+    const below: string[] = [];
+    for (const path of paths) {
+      this.#changedInFlight?.add(path);
+      if (!this.#drop(path)) below.push(path);
+    }
+    if (below.length === 0) return;
+    // A path that was no indexed file may be a directory: drop what lies below it.
+    const dirs = new Set(below);
+    const absent = [...this.#absent.values()].flatMap((keys) => [...keys]);
+    for (const key of [...this.#filters.keys(), ...this.#unindexable, ...absent]) {
+      if (underAny(key, dirs)) this.#drop(key);
+    }
+  }
+
+  /** Forgets what is known of one file; false when nothing was. */
+  #drop(key: string): boolean {
+    this.#version++;
+    let known = false;
+    for (const keys of this.#absent.values()) known = keys.delete(key) || known;
+    const filter = this.#filters.get(key);
+    if (filter === undefined) return this.#unindexable.delete(key) || known;
+    if (filter !== BINARY) this.#bytes -= filter.length;
+    this.#filters.delete(key);
+    return true;
+  }
+
+  /** Sends the next batch to the worker, or stops the worker when there is none. */
+  #next(): void {
+    const batch = this.#queue.splice(0, INDEX_BATCH);
+    if (batch.length === 0 || this.#closed || this.#bytes >= this.#maxBytes) {
+      this.#worker?.terminate();
+      this.#worker = undefined;
+      return;
+    }
+    this.#worker ??= this.#startWorker();
+    if (this.#worker === undefined) {
+      this.#queue = [];
+      this.#queued.clear();
+      return;
+    }
+    this.#changedInFlight = new Set();
+    const job: IndexJob = { index: batch };
+    this.#worker.postMessage(job);
+  }
+
+  #startWorker(): Worker | undefined {
+    const worker = startSearchWorker();
+    if (worker === undefined) return undefined;
+    worker.onmessage = (event: MessageEvent<IndexReply>) => this.#take(event.data.indexed);
+    const stop = (event: Event) => {
+      event.preventDefault(); // (Deno would otherwise end the process)
+      this.#worker?.terminate();
+      this.#worker = undefined;
+      this.#queue = [];
+      this.#queued.clear();
+    };
+    worker.onerror = stop;
+    worker.onmessageerror = stop;
+    return worker;
+  }
+
+  #take(indexed: IndexedFile[]): void {
+    if (this.#closed) return;
+    this.#version++;
+    const stale = this.#changedInFlight ?? new Set<string>();
+    this.#changedInFlight = undefined;
+    for (const file of indexed) {
+      this.#queued.delete(file.key);
+      if (stale.has(file.key) || underAny(file.key, stale)) continue;
+      if (file.filter !== undefined) {
+        if (this.#bytes + file.filter.length > this.#maxBytes) continue;
+        this.#drop(file.key);
+        this.#filters.set(file.key, file.filter);
+        this.#bytes += file.filter.length;
+      } else if (file.binary) {
+        this.#drop(file.key);
+        this.#filters.set(file.key, BINARY);
+      } else {
+        this.#unindexable.add(file.key);
+      }
+    }
+    this.#next();
+  }
+}
+
+/** The trigrams of the matcher's required literals, for the filters. */
+function literalTrigrams(matcher: Matcher): Uint32Array[] {
+  const literals = matcher.requiredLiterals ??
+    (matcher.requiredLiteral === undefined ? [] : [matcher.requiredLiteral]);
+  return literals
+    .filter((literal) => !literal.includes("\uFFFD"))
+    .map((literal) => needleTrigrams(new Uint8Array(Buffer.from(literal))))
+    .filter((trigrams) => trigrams.length > 0);
+}
+
+/** Whether a directory in `dirs` holds `key` (at any depth). */
+function underAny(key: string, dirs: Set<string>): boolean {
+  for (let at = key.lastIndexOf(sep); at > 0; at = key.lastIndexOf(sep, at - 1)) {
+    if (dirs.has(key.slice(0, at))) return true;
+  }
+  return false;
+}

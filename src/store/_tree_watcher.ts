@@ -1,0 +1,180 @@
+/**
+ * Watches the roots of a store for changes, so that what a search learned about the tree
+ * can be kept until something changes. {@linkcode TreeWatcher.sync} is the barrier that
+ * makes "any change on disk is seen by the next search" hold: it creates a file in a
+ * private directory watched by the same runtime watcher and waits for that file's event.
+ * Bun reads all its watchers from one inotify descriptor and delivers the events in the
+ * order the kernel queued them, so once the sentinel's event is in, the event of every
+ * change made before the sync is in too. Runtimes without that guarantee
+ * ({@linkcode WATCH_ORDER_KEPT}) must not use it, and their searches read everything.
+ *
+ * Bun drops an event that repeats the path and kind of the watcher's previous one within
+ * about a millisecond. A change made just after a sync that reported the same path could
+ * be lost that way, so a path is reported again by every sync that comes less than
+ * {@linkcode REPEAT_WINDOW_MS} after its event was heard.
+ *
+ * Not seen by any inotify watcher, and so not by this one: writes through a hard link from
+ * outside the roots, writes through a shared memory map, and changes made by another
+ * machine on a network file system.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+/** What changed since the last {@linkcode TreeWatcher.sync}. */
+export interface TreeChanges {
+  /** Paths (absolute) that were created, deleted, renamed or written. */
+  paths: Set<string>;
+  /** True when a path was created, deleted or renamed (listings may differ). */
+  structural: boolean;
+  /** True when changes may have been missed: forget everything learned. */
+  lost: boolean;
+}
+
+/**
+ * Whether this runtime's watcher keeps the order {@linkcode TreeWatcher.sync} relies on:
+ * Bun's does (one inotify descriptor, events delivered in order); Deno's and Node's
+ * `fs.watch` run a watcher per call, with no order between them.
+ */
+export const WATCH_ORDER_KEPT: boolean = "Bun" in globalThis;
+
+/** How long after its event a path is still reported (Bun's repeat window, with a margin). */
+export const REPEAT_WINDOW_MS = 20;
+
+/** How long a sync waits for its sentinel before it gives the watcher up. */
+const SYNC_TIMEOUT_MS = 2000;
+
+/** Watches roots recursively and tells what changed since the last sync. */
+export class TreeWatcher {
+  readonly #watchers: fs.FSWatcher[] = [];
+  readonly #barrierDir: string;
+  #changes: TreeChanges = { paths: new Set(), structural: false, lost: false };
+  /** Paths heard from lately: when, and whether structurally. */
+  #recent = new Map<string, { at: number; structural: boolean }>();
+  #lastSync = 0;
+  #broken = false;
+  #sentinel = 0;
+  #waiting: { name: string; resolve: () => void } | undefined;
+
+  private constructor(barrierDir: string) {
+    this.#barrierDir = barrierDir;
+  }
+
+  /**
+   * Starts watching (trust it only where {@linkcode WATCH_ORDER_KEPT}); undefined when the
+   * watches cannot be set (no inotify, or too few watches left for a large tree).
+   *
+   * @param roots the real paths of the roots
+   * @returns the watcher, or undefined
+   */
+  static start(roots: readonly string[]): TreeWatcher | undefined {
+    let watcher: TreeWatcher | undefined;
+    try {
+      watcher = new TreeWatcher(fs.mkdtempSync(join(tmpdir(), "linewise-watch-")));
+      watcher.#watch(watcher.#barrierDir, false, (name) => watcher!.#sentinelSeen(name));
+      for (const root of roots) {
+        watcher.#watch(root, true, (name, structural) => watcher!.#changed(root, name, structural));
+      }
+      return watcher;
+    } catch {
+      watcher?.close();
+      return undefined;
+    }
+  }
+
+  /** False once the watcher failed; its changes can no longer be trusted. */
+  get healthy(): boolean {
+    return !this.#broken;
+  }
+
+  /**
+   * Waits until every change made before the call has been reported, then hands over the
+   * changes since the last sync.
+   *
+   * @returns the changes (`lost` when the watcher failed or the sentinel never came)
+   */
+  async sync(): Promise<TreeChanges> {
+    if (!this.#broken) {
+      const name = `s${++this.#sentinel}`;
+      const seen = new Promise<void>((resolve) => this.#waiting = { name, resolve });
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, SYNC_TIMEOUT_MS));
+      try {
+        fs.writeFileSync(join(this.#barrierDir, name), "");
+        await Promise.race([seen, timeout]);
+        if (this.#waiting !== undefined) this.#fail();
+      } catch {
+        this.#fail();
+      } finally {
+        clearTimeout(timer);
+        this.#waiting = undefined;
+        fs.rmSync(join(this.#barrierDir, name), { force: true });
+      }
+    }
+    const changes = this.#changes;
+    if (this.#broken) changes.lost = true;
+    this.#changes = { paths: new Set(), structural: false, lost: false };
+    // Report again what was heard so short a time before the last sync that a repeat of it
+    // after that sync may have been dropped; forget what is older.
+    for (const [path, heard] of this.#recent) {
+      if (heard.at + REPEAT_WINDOW_MS <= this.#lastSync) this.#recent.delete(path);
+      else {
+        changes.paths.add(path);
+        if (heard.structural) changes.structural = true;
+      }
+    }
+    this.#lastSync = Date.now();
+    return changes;
+  }
+
+  /** Stops watching and removes the private directory. */
+  close(): void {
+    for (const watcher of this.#watchers) watcher.close();
+    this.#watchers.length = 0;
+    this.#broken = true;
+    this.#waiting?.resolve();
+    fs.rmSync(this.#barrierDir, { recursive: true, force: true });
+  }
+
+  #watch(
+    path: string,
+    recursive: boolean,
+    onEvent: (name: string | undefined, structural: boolean) => void,
+  ): void {
+    const watcher = fs.watch(path, { recursive, persistent: false }, (event, name) => {
+      onEvent(name ?? undefined, event === "rename");
+    });
+    watcher.on("error", () => this.#fail());
+    this.#watchers.push(watcher);
+  }
+
+  #changed(root: string, name: string | undefined, structural: boolean): void {
+    if (name === undefined) {
+      this.#changes.lost = true;
+      return;
+    }
+    const path = join(root, name);
+    const walkChanged = structural || name === ".gitignore" || name.endsWith("/.gitignore");
+    this.#changes.paths.add(path);
+    if (walkChanged) this.#changes.structural = true;
+    const before = this.#recent.get(path);
+    this.#recent.set(path, {
+      at: Date.now(),
+      structural: walkChanged || before?.structural === true,
+    });
+  }
+
+  #sentinelSeen(name: string | undefined): void {
+    const waiting = this.#waiting;
+    if (name === undefined || name !== waiting?.name) return;
+    this.#waiting = undefined;
+    waiting.resolve();
+  }
+
+  #fail(): void {
+    this.#broken = true;
+    this.#changes.lost = true;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * A one-hash Bloom filter of a file's byte trigrams: it says for certain that a literal is
+ * not in a file (one of the literal's three-byte runs is missing), or that it may be.
+ * About one bit per byte of the file (the bit count is the power of two at or above the
+ * size), so the filters of a tree take an eighth to a quarter of its size. A file holds at
+ * most one distinct trigram per byte, so at most about 63% of the bits are set, and usually
+ * far fewer (source code repeats itself): a needle of n bytes passes a file without it with
+ * odds below 0.63^(n-2), and much lower in practice.
+ *
+ * @module
+ */
+
+/** Files larger than this get no filter (they are read instead). */
+export const MAX_FILTERED_BYTES = 16 * 1024 * 1024;
+const MIN_BITS = 64;
+
+/** Spreads a trigram (24 bits) over 32 (MurmurHash3's finaliser): the top bits index the filter. */
+function hash(trigram: number): number {
+  let h = Math.imul(trigram, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
+}
+
+/**
+ * The trigram filter of some bytes.
+ *
+ * @param bytes a file's content, at most {@linkcode MAX_FILTERED_BYTES}
+ * @returns the filter (its length is a power of two)
+ * @example
+ * ```ts
+ * import { trigramFilter } from "./_trigram_filter.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(trigramFilter(new TextEncoder().encode("const x = 1;")).length, 8);
+ * ```
+ */
+export function trigramFilter(bytes: Uint8Array): Uint8Array {
+  let bits = MIN_BITS;
+  while (bits < bytes.length) bits *= 2;
+  const filter = new Uint8Array(bits >>> 3);
+  const shift = 32 - Math.log2(bits);
+  let run = bytes.length > 1 ? (bytes[0] << 8) | bytes[1] : 0;
+  for (let i = 2; i < bytes.length; i++) {
+    run = ((run << 8) | bytes[i]) & 0xffffff;
+    const bit = hash(run) >>> shift;
+    filter[bit >>> 3] |= 1 << (bit & 7);
+  }
+  return filter;
+}
+
+/**
+ * The hashed trigrams of a needle, to test against many filters with {@linkcode mayContain}.
+ *
+ * @param needle the bytes looked for
+ * @returns one hash per trigram (none for a needle shorter than three bytes)
+ */
+export function needleTrigrams(needle: Uint8Array): Uint32Array {
+  const hashes = new Uint32Array(Math.max(0, needle.length - 2));
+  for (let i = 2; i < needle.length; i++) {
+    hashes[i - 2] = hash((needle[i - 2] << 16) | (needle[i - 1] << 8) | needle[i]);
+  }
+  return hashes;
+}
+
+/**
+ * Whether the bytes the filter was made of may contain the needle whose trigrams are given;
+ * false is certain. A needle shorter than three bytes always may.
+ *
+ * @param filter a filter from {@linkcode trigramFilter}
+ * @param trigrams the needle's {@linkcode needleTrigrams}
+ * @returns false when the needle is certainly absent
+ * @example
+ * ```ts
+ * import { mayContain, needleTrigrams, trigramFilter } from "./_trigram_filter.ts";
+ * import assert from "node:assert/strict";
+ * const filter = trigramFilter(new TextEncoder().encode("hello world"));
+ * assert.equal(mayContain(filter, needleTrigrams(new TextEncoder().encode("lo wo"))), true);
+ * assert.equal(mayContain(filter, needleTrigrams(new TextEncoder().encode("xyz"))), false);
+ * ```
+ */
+export function mayContain(filter: Uint8Array, trigrams: Uint32Array): boolean {
+  const shift = Math.clz32(filter.length) - 2; // 32 - log2(bits), bits = 8 × length
+  for (let i = 0; i < trigrams.length; i++) {
+    const bit = trigrams[i] >>> shift;
+    if ((filter[bit >>> 3] & (1 << (bit & 7))) === 0) return false;
+  }
+  return true;
+}

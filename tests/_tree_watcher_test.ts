@@ -1,0 +1,127 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { TreeWatcher, WATCH_ORDER_KEPT } from "../src/store/_tree_watcher.ts";
+
+const isBun = "Bun" in globalThis;
+const BUN_ONLY = { skip: WATCH_ORDER_KEPT ? false : "the watcher is trusted only on Bun" };
+
+describe("TreeWatcher", () => {
+  let root: string;
+  let watcher: TreeWatcher;
+  const at = (name: string) => path.join(root, name);
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-watch-test-")));
+    fs.mkdirSync(at("src"));
+    fs.writeFileSync(at("src/a.ts"), "a\n");
+    if (WATCH_ORDER_KEPT) watcher = TreeWatcher.start([root])!;
+  });
+  after(() => {
+    watcher?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test("trusts only Bun's watcher", () => {
+    assert.equal(WATCH_ORDER_KEPT, isBun);
+  });
+
+  test("a sync with nothing changed reports nothing", BUN_ONLY, async () => {
+    await watcher.sync();
+    const changes = await watcher.sync();
+    assert.deepEqual([...changes.paths], []);
+    assert.equal(changes.structural, false);
+    assert.equal(changes.lost, false);
+  });
+
+  test("a write just before the sync is reported, and is not structural", BUN_ONLY, async () => {
+    for (let round = 0; round < 50; round++) {
+      fs.writeFileSync(at("src/a.ts"), `round ${round}\n`);
+      const changes = await watcher.sync();
+      assert.ok(changes.paths.has(at("src/a.ts")), `round ${round}`);
+      assert.equal(changes.structural, false);
+    }
+  });
+
+  test(
+    "every path touched before a sync is in it, whatever the mix of changes",
+    BUN_ONLY,
+    async () => {
+      // Writes, atomic replaces, creates and deletes of a few files, back to back, each
+      // followed at once by a sync: the pattern that meets Bun's dropping of repeated events.
+      const names = ["src/p.ts", "src/q.ts", "r.ts"];
+      for (const name of names) fs.writeFileSync(at(name), "0\n");
+      let seed = 11;
+      const pick = (n: number) => (seed = (seed * 16807) % 2147483647) % n;
+      for (let round = 0; round < 300; round++) {
+        const name = names[pick(names.length)];
+        const touched = [at(name)];
+        switch (pick(4)) {
+          case 0:
+            fs.writeFileSync(at(name), `write ${round}\n`);
+            break;
+          case 1: {
+            const temp = at(`${name}.${round}.tmp`);
+            fs.writeFileSync(temp, `replace ${round}\n`);
+            fs.renameSync(temp, at(name));
+            break;
+          }
+          case 2:
+            fs.rmSync(at(name), { force: true });
+            fs.writeFileSync(at(name), `recreate ${round}\n`);
+            break;
+          case 3:
+            fs.appendFileSync(at(name), `append ${round}\n`);
+            break;
+        }
+        const changes = await watcher.sync();
+        for (const path of touched) assert.ok(changes.paths.has(path), `round ${round}: ${path}`);
+      }
+    },
+  );
+
+  test("creating, deleting and renaming are structural", BUN_ONLY, async () => {
+    fs.writeFileSync(at("src/b.ts"), "b\n");
+    let changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("src/b.ts")));
+    assert.equal(changes.structural, true);
+    fs.renameSync(at("src/b.ts"), at("src/c.ts"));
+    changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("src/b.ts")) && changes.paths.has(at("src/c.ts")));
+    assert.equal(changes.structural, true);
+    fs.rmSync(at("src/c.ts"));
+    changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("src/c.ts")));
+    assert.equal(changes.structural, true);
+  });
+
+  test("a file written in a directory made just before is reported", BUN_ONLY, async () => {
+    fs.mkdirSync(at("new"));
+    await watcher.sync();
+    fs.writeFileSync(at("new/x.ts"), "x\n");
+    const changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("new/x.ts")));
+  });
+
+  test("editing a .gitignore is structural (the walk's files may change)", BUN_ONLY, async () => {
+    fs.writeFileSync(at(".gitignore"), "a\n");
+    await watcher.sync();
+    fs.writeFileSync(at(".gitignore"), "b\n");
+    const changes = await watcher.sync();
+    assert.ok(changes.paths.has(at(".gitignore")));
+    assert.equal(changes.structural, true);
+  });
+
+  test("a closed watcher reports that changes may be lost", BUN_ONLY, async () => {
+    const other = TreeWatcher.start([root])!;
+    other.close();
+    assert.equal(other.healthy, false);
+    const changes = await other.sync();
+    assert.equal(changes.lost, true);
+  });
+
+  test("a root that does not exist gives no watcher", BUN_ONLY, () => {
+    assert.equal(TreeWatcher.start([at("missing")]), undefined);
+  });
+});
