@@ -159,4 +159,35 @@ describe("ExaminedBatches", () => {
       batches.close();
       assert.equal(first.length, batches.batchSize);
     }));
+
+  it("can borrow one warm worker for search after search, even one closed early", () =>
+    withTree(600, async (keys) => {
+      const worker = startSearchWorker()!;
+      const released: boolean[] = [];
+      const lease = { worker, release: (dead: boolean) => void released.push(dead) };
+      try {
+        const plain = new TextEncoder().encode("plain");
+        for (const [round, looking] of [needle, plain, needle, plain].entries()) {
+          const batches = new ExaminedBatches({
+            needle: looking,
+            context: 1,
+            reader: new FileReader(1 << 20),
+            worker: lease,
+          });
+          if (round === 1) {
+            // Closed after one batch: its worker may still post batches of this search,
+            // which the next search must not take for its own.
+            for (const key of keys) batches.add(key);
+            batches.end();
+            await batches.get(0);
+            batches.close();
+            continue;
+          }
+          assert.deepEqual(await all(batches, keys), expected(keys, looking), `round ${round}`);
+        }
+        assert.deepEqual(released, [false, false, false, false]);
+      } finally {
+        worker.terminate();
+      }
+    }));
 });

@@ -19,7 +19,7 @@ import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
 import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { SearchIndex } from "./_search_index.ts";
-import { ExaminedBatches, startSearchWorker } from "./_search_pool.ts";
+import { ExaminedBatches, startSearchWorker, type WorkerLease } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { NotAFileError, StoreError } from "./errors.ts";
 import type { EntryKind, SearchQuery, SearchResult } from "./file_store.ts";
@@ -68,7 +68,7 @@ export async function searchDirectory(
   const index = kind === "directory" && place.indexTrusted ? place.index : undefined;
   const changesAtStart = index?.changes;
   const readWithout: string[] = []; // files read and found without the literal
-  const examine = (worker: Worker | undefined) =>
+  const examine = (worker: Worker | WorkerLease | undefined) =>
     new ExaminedBatches({
       needle: needle === undefined ? undefined : new Uint8Array(needle),
       context,
@@ -79,17 +79,18 @@ export async function searchDirectory(
   let known: (Examined | undefined)[] = []; // per file: what the index knows without reading
   const unread: string[] = []; // the files the index knows nothing of, to read
   let batches: ExaminedBatches | undefined;
+  // A warm worker is used at once; a new one only for a big tree (starting it costs).
+  const lease = place.workers ? place.index?.borrowWorker() : undefined;
   const toRead = (key: string) => {
     unread.push(key);
     if (batches !== undefined) return batches.add(key);
-    if (unread.length === place.parallelFrom && place.workers) {
+    if (lease !== undefined) batches = examine(lease);
+    else if (unread.length === place.parallelFrom && place.workers) {
       // A big tree: the worker starts reading while the walk goes on.
       const worker = startSearchWorker();
-      if (worker !== undefined) {
-        batches = examine(worker);
-        for (const key of unread) batches.add(key);
-      }
+      if (worker !== undefined) batches = examine(worker);
     }
+    if (batches !== undefined) { for (const key of unread) batches.add(key); }
   };
   try {
     if (kind === "directory") {
@@ -122,9 +123,11 @@ export async function searchDirectory(
     }
   } catch (error) {
     batches?.close();
+    if (batches === undefined) lease?.release(false);
     throw error;
   }
   if (batches === undefined) {
+    lease?.release(false); // nothing to read
     batches = examine(undefined);
     for (const key of unread) batches.add(key);
   }

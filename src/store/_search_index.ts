@@ -21,7 +21,7 @@ import { sep } from "node:path";
 import type { Matcher } from "../core/mod.ts";
 import { FileReader } from "./_file_reader.ts";
 import { type Examined, type IndexedFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import { startSearchWorker } from "./_search_pool.ts";
+import { startSearchWorker, type WorkerLease } from "./_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
 import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
 import type { WalkNode } from "./walk.ts";
@@ -95,7 +95,9 @@ export class SearchIndex {
   #bytes = 0;
   #queue: string[] = [];
   readonly #queued = new Set<string>();
-  #worker: Worker | undefined;
+  #worker: Worker | undefined; // indexing
+  #searchWorker: Worker | undefined; // lent to searches, kept warm
+  #searchWorkerLent = false;
   /** Paths changed while a batch was out: its results for them (or below them) are stale. */
   #changedInFlight: Set<string> | undefined;
   #closed = false;
@@ -110,6 +112,10 @@ export class SearchIndex {
   constructor(roots: readonly string[], maxBytes: number) {
     this.#roots = roots;
     this.#maxBytes = maxBytes;
+    // Started now, it is loaded by the time the first search wants it.
+    setTimeout(() => {
+      if (!this.#closed) this.#searchWorker ??= unref(startSearchWorker());
+    }, 0);
   }
 
   /** What it holds now. */
@@ -258,12 +264,37 @@ export class SearchIndex {
     } else if (this.#worker === undefined) this.#next();
   }
 
+  /**
+   * Lends the warm search worker to one search (it reads and prefilters files beside the
+   * main thread, see `_search_pool.ts`), when it is not lent already.
+   *
+   * @returns the lease, or undefined
+   */
+  borrowWorker(): WorkerLease | undefined {
+    if (this.#closed || this.#searchWorkerLent) return undefined;
+    const worker = this.#searchWorker ??= unref(startSearchWorker());
+    if (worker === undefined) return undefined;
+    this.#searchWorkerLent = true;
+    return {
+      worker,
+      release: (dead) => {
+        this.#searchWorkerLent = false;
+        if (dead || this.#closed) {
+          worker.terminate();
+          if (this.#searchWorker === worker) this.#searchWorker = undefined;
+        }
+      },
+    };
+  }
+
   /** Stops watching and indexing, and forgets everything. */
   close(): void {
     this.#closed = true;
     this.#watcher?.close();
     this.#worker?.terminate();
     this.#worker = undefined;
+    if (!this.#searchWorkerLent) this.#searchWorker?.terminate(); // (else at its release)
+    this.#searchWorker = undefined;
     this.#walks.clear();
     this.#filters.clear();
     this.#unindexable.clear();
@@ -329,7 +360,7 @@ export class SearchIndex {
   }
 
   #startWorker(): Worker | undefined {
-    const worker = startSearchWorker();
+    const worker = unref(startSearchWorker());
     if (worker === undefined) return undefined;
     worker.onmessage = (event: MessageEvent<IndexReply>) => this.#take(event.data.indexed);
     const stop = (event: Event) => {
@@ -366,6 +397,12 @@ export class SearchIndex {
     }
     this.#next();
   }
+}
+
+/** Lets the process end while the worker is alive (Bun; the index runs nowhere else). */
+function unref(worker: Worker | undefined): Worker | undefined {
+  (worker as { unref?: () => void } | undefined)?.unref?.();
+  return worker;
 }
 
 /** The trigrams of the matcher's required literals, for the filters. */

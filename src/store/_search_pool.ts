@@ -33,6 +33,8 @@ const CLOSED = 0x7fffffff;
 
 /** What the main thread posts to the worker first. */
 export interface SearchJob {
+  /** Tells this search's messages from those of an earlier search on the same worker. */
+  id: number;
   /** The bytes of the matcher's required literal, if any. */
   needle: Uint8Array | undefined;
   /** Context lines of the search. */
@@ -49,6 +51,8 @@ export interface SearchBatches {
 
 /** What the worker posts back per batch. */
 interface BatchMessage {
+  /** The job's id. */
+  id: number;
   batch: number;
   outcomes: Examined[];
   /** UTF-16 code units of text in the outcomes. */
@@ -76,20 +80,18 @@ export function claimForWorker(shared: Int32Array, limit: number): number {
  * Posts a batch's outcomes from the worker, counting their text as handed over.
  *
  * @param shared the shared counters
- * @param batch the batch
- * @param outcomes its outcomes
+ * @param message the job's id, the batch and its outcomes
  * @param post the worker's postMessage
  */
 export function handOver(
   shared: Int32Array,
-  batch: number,
-  outcomes: Examined[],
+  message: { id: number; batch: number; outcomes: Examined[] },
   post: (message: BatchMessage) => void,
 ): void {
   let text = 0;
-  for (const outcome of outcomes) if (outcome.kind === "text") text += outcome.text.length;
+  for (const outcome of message.outcomes) if (outcome.kind === "text") text += outcome.text.length;
   Atomics.add(shared, TEXT_AHEAD, text);
-  post({ batch, outcomes, text });
+  post({ ...message, text });
 }
 
 /**
@@ -138,6 +140,22 @@ function workerSpecifier(): string {
 }
 
 /**
+ * A worker lent to one search at a time by its owner (who keeps it warm between searches).
+ */
+export interface WorkerLease {
+  /** The worker. */
+  worker: Worker;
+  /**
+   * Gives it back when the search ends.
+   *
+   * @param dead true when the worker failed (the owner must not lend it again)
+   */
+  release(dead: boolean): void;
+}
+
+let lastJobId = 0;
+
+/**
  * The examined files of one search, batch by batch in path order. The files are added as
  * the walk finds them; the worker examines each batch as soon as it is complete, so that it
  * reads while the walk goes on.
@@ -154,43 +172,50 @@ export class ExaminedBatches {
   #known = 0; // batches complete
   #unsent: string[][] = []; // complete batches not yet posted to the worker
   #ended = false;
+  readonly #id = ++lastJobId;
   #worker: Worker | undefined;
+  #lease: WorkerLease | undefined;
   #wake: (() => void) | undefined;
 
   /**
-   * @param options the literal's bytes, context, the main thread's reader, and the worker (if any)
+   * @param options the literal's bytes, context, the main thread's reader, and the worker
+   *   (if any): one of its own, stopped when the search ends, or a lent one, given back
    */
   constructor(
     options: {
       needle: Uint8Array | undefined;
       context: number;
       reader: FileReader;
-      worker: Worker | undefined;
+      worker: Worker | WorkerLease | undefined;
     },
   ) {
     this.#needle = options.needle;
     this.#context = options.context;
     this.#reader = options.reader;
-    const worker = options.worker;
+    const given = options.worker;
+    this.#lease = given !== undefined && "release" in given ? given : undefined;
+    const worker = this.#lease?.worker ?? given as Worker | undefined;
     this.#claims = new Int32Array(
       worker === undefined ? new ArrayBuffer(8) : new SharedArrayBuffer(8),
     );
     if (worker !== undefined) {
       this.#worker = worker;
       worker.onmessage = (event: MessageEvent<BatchMessage>) => {
-        const { batch, outcomes, text } = event.data;
+        const { id, batch, outcomes, text } = event.data;
+        if (id !== this.#id) return; // an earlier search's, on a lent worker
         this.#ready.set(batch, outcomes);
         this.#readyText.set(batch, text);
         this.#wakeUp();
       };
       const die = (event: Event) => {
         event.preventDefault(); // (Deno would otherwise end the process)
-        this.#stopWorker();
+        this.#stopWorker(true);
         this.#wakeUp();
       };
       worker.onerror = die;
       worker.onmessageerror = die;
       const job: SearchJob = {
+        id: this.#id,
         needle: options.needle,
         context: options.context,
         counter: this.#claims.buffer as SharedArrayBuffer,
@@ -267,12 +292,12 @@ export class ExaminedBatches {
     }
   }
 
-  /** Ends the search: no batch is claimed any more, and the worker is stopped. */
+  /** Ends the search: no batch is claimed any more, and the worker is stopped or given back. */
   close(): void {
     Atomics.store(this.#claims, CLAIMS, CLOSED);
     Atomics.store(this.#claims, TEXT_AHEAD, 0);
     Atomics.notify(this.#claims, TEXT_AHEAD);
-    this.#stopWorker();
+    this.#stopWorker(false);
     this.#ready.clear();
     this.#readyText.clear();
   }
@@ -292,7 +317,7 @@ export class ExaminedBatches {
     try {
       this.#worker?.postMessage(message);
     } catch {
-      this.#stopWorker(); // the main thread does it all
+      this.#stopWorker(true); // the main thread does it all
     }
   }
 
@@ -305,8 +330,13 @@ export class ExaminedBatches {
     return outcomes;
   }
 
-  #stopWorker(): void {
-    this.#worker?.terminate();
+  #stopWorker(dead: boolean): void {
+    if (this.#worker === undefined) return;
+    if (this.#lease === undefined) this.#worker.terminate();
+    else {
+      this.#worker.onmessage = null;
+      this.#lease.release(dead);
+    }
     this.#worker = undefined;
   }
 

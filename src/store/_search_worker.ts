@@ -38,15 +38,17 @@ scope.onmessage = (event) => {
   }
   if ("batches" in data) batches.push(...data.batches);
   else {
+    // A new search (the worker may be kept warm between searches).
     job = data;
     claims = new Int32Array(data.counter);
+    batches.length = 0;
   }
   if (job === undefined || claims === undefined) return;
-  const { needle, context } = job;
+  const { id, needle, context } = job;
   // Examine every batch known and not claimed by the main thread; more arrive as messages.
   for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
     const outcomes = batches[batch].map((key) => examineFile(reader, key, needle, context));
-    handOver(claims, batch, outcomes, (message) => scope.postMessage(message));
+    handOver(claims, { id, batch, outcomes }, (message) => scope.postMessage(message));
     batch = claimForWorker(claims, batches.length);
   }
 };
