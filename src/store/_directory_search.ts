@@ -60,8 +60,11 @@ export async function searchDirectory(
   place: SearchPlace,
 ): Promise<SearchResult> {
   const { start, kind } = place;
-  const literal = query.matcher.requiredLiteral;
-  const needle = literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
+  // The literal looked for in the bytes: the matcher's longest, or the rarest the index knows.
+  let literal = query.matcher.requiredLiteral;
+  const needleOf = (text: string | undefined) =>
+    text && !text.includes("\uFFFD") ? Buffer.from(text) : undefined;
+  let needle = needleOf(literal);
   const context = query.context ?? 0;
   // (An index keeps its reader, whose buffer has grown to the largest file, across searches.)
   const reader = place.index?.reader ?? new FileReader(WHOLE_FILE_BYTES);
@@ -98,7 +101,10 @@ export async function searchDirectory(
       const walked = index?.walk(walkKey);
       if (index !== undefined && walked !== undefined) {
         files = walked;
-        known = index.knownFiles(walkKey, walked, query.matcher);
+        const answer = index.knownFiles(walkKey, walked, query.matcher);
+        known = answer.known;
+        literal = answer.rarest ?? literal;
+        needle = needleOf(literal);
         for (let i = 0; i < files.length; i++) if (known[i] === undefined) toRead(files[i].key);
       } else {
         const knowing = index?.knowing(query.matcher);

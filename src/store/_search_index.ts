@@ -90,7 +90,12 @@ export class SearchIndex {
   /** Answers of {@linkcode knownFiles}, with the version and walk they were made for. */
   readonly #known = new Map<
     string,
-    { version: number; files: WalkNode[]; known: (Examined | undefined)[] }
+    {
+      version: number;
+      files: WalkNode[];
+      known: (Examined | undefined)[];
+      rarest: string | undefined;
+    }
   >();
   #bytes = 0;
   #queue: string[] = [];
@@ -182,46 +187,63 @@ export class SearchIndex {
 
   /**
    * A test of what is known of a file without reading it, for a search with `matcher`:
-   * binary, or certainly without one of the literals every match contains.
+   * binary, or certainly without one of the literals every match contains (by its filter,
+   * or because a search read it and found the literal absent).
    *
    * @param matcher the search's matcher
+   * @param passed counts, per literal of {@linkcode literalsOf}, the files it let through
    * @returns per real path, the outcome, or undefined when the file must be read
    */
-  knowing(matcher: Matcher): (key: string) => Examined | undefined {
-    const needles = literalTrigrams(matcher);
-    const literal = matcher.requiredLiteral;
-    const absent = literal === undefined ? undefined : this.#absent.get(literal);
+  knowing(matcher: Matcher, passed?: number[]): (key: string) => Examined | undefined {
+    const literals = literalsOf(matcher);
+    const absent = literals.map(({ literal }) => this.#absent.get(literal));
     return (key) => {
       const filter = this.#filters.get(key);
       if (filter === BINARY) return KNOWN_BINARY;
-      if (filter !== undefined) {
-        for (const needle of needles) if (!mayContain(filter, needle)) return KNOWN_NONE;
+      let none = false;
+      for (let i = 0; i < literals.length && (passed !== undefined || !none); i++) {
+        if (
+          absent[i]?.has(key) || (filter !== undefined && !mayContain(filter, literals[i].trigrams))
+        ) none = true;
+        else if (passed !== undefined) passed[i]++;
       }
-      return absent?.has(key) ? KNOWN_NONE : undefined;
+      return none ? KNOWN_NONE : undefined;
     };
   }
 
   /**
-   * {@linkcode knowing} for every file of a remembered walk; the answer is kept until what
-   * the index knows changes, so an identical search asks nothing per file.
+   * {@linkcode knowing} for every file of a remembered walk, and the required literal that
+   * the fewest of them may contain (the best one to look for in the bytes of the files that
+   * must be read). The answer is kept until what the index knows changes, so an identical
+   * search asks nothing per file.
    *
    * @param walkKey the walk's key
    * @param files the walk's files (from {@linkcode walk})
    * @param matcher the search's matcher
-   * @returns per file, the outcome, or undefined when it must be read
+   * @returns per file, the outcome (undefined: it must be read), and the rarest literal
    */
-  knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher): (Examined | undefined)[] {
+  knownFiles(
+    walkKey: string,
+    files: WalkNode[],
+    matcher: Matcher,
+  ): { known: (Examined | undefined)[]; rarest: string | undefined } {
     const key = [walkKey, matcher.requiredLiteral, ...(matcher.requiredLiterals ?? [])].join("\0");
     const kept = this.#known.get(key);
-    if (kept !== undefined && kept.version === this.#version && kept.files === files) {
-      return kept.known;
-    }
-    const knowing = this.knowing(matcher);
+    if (kept !== undefined && kept.version === this.#version && kept.files === files) return kept;
+    const literals = literalsOf(matcher);
+    const passed = literals.map(() => 0);
+    const knowing = this.knowing(matcher, passed);
     const known = files.map((file) => knowing(file.key));
+    let rarest = matcher.requiredLiteral;
+    let fewest = Infinity;
+    literals.forEach(({ literal }, i) => {
+      if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
+    });
+    const answer = { version: this.#version, files, known, rarest };
     this.#known.delete(key);
     if (this.#known.size >= MAX_WALKS) this.#known.delete(this.#known.keys().next().value!);
-    this.#known.set(key, { version: this.#version, files, known });
-    return known;
+    this.#known.set(key, answer);
+    return answer;
   }
 
   /**
@@ -340,6 +362,13 @@ export class SearchIndex {
     return true;
   }
 
+  #setFilter(key: string, filter: Uint8Array | typeof BINARY): void {
+    const old = this.#filters.get(key);
+    if (old !== undefined && old !== BINARY) this.#bytes -= old.length;
+    this.#filters.set(key, filter);
+    if (filter !== BINARY) this.#bytes += filter.length;
+  }
+
   /** Sends the next batch to the worker, or stops the worker when there is none. */
   #next(): void {
     const batch = this.#queue.splice(0, INDEX_BATCH);
@@ -382,18 +411,12 @@ export class SearchIndex {
     this.#changedInFlight = undefined;
     for (const file of indexed) {
       this.#queued.delete(file.key);
-      if (stale.has(file.key) || underAny(file.key, stale)) continue;
+      if (stale.size > 0 && (stale.has(file.key) || underAny(file.key, stale))) continue;
       if (file.filter !== undefined) {
         if (this.#bytes + file.filter.length > this.#maxBytes) continue;
-        this.#drop(file.key);
-        this.#filters.set(file.key, file.filter);
-        this.#bytes += file.filter.length;
-      } else if (file.binary) {
-        this.#drop(file.key);
-        this.#filters.set(file.key, BINARY);
-      } else {
-        this.#unindexable.add(file.key);
-      }
+        this.#setFilter(file.key, file.filter);
+      } else if (file.binary) this.#setFilter(file.key, BINARY);
+      else this.#unindexable.add(file.key);
     }
     this.#next();
   }
@@ -405,14 +428,19 @@ function unref(worker: Worker | undefined): Worker | undefined {
   return worker;
 }
 
-/** The trigrams of the matcher's required literals, for the filters. */
-function literalTrigrams(matcher: Matcher): Uint32Array[] {
+/**
+ * The matcher's required literals that the index can use, with their trigrams: those made of
+ * whole characters (no U+FFFD, which stands for bytes that are not UTF-8) and of three bytes
+ * or more, the longest first.
+ */
+function literalsOf(matcher: Matcher): { literal: string; trigrams: Uint32Array }[] {
   const literals = matcher.requiredLiterals ??
     (matcher.requiredLiteral === undefined ? [] : [matcher.requiredLiteral]);
   return literals
     .filter((literal) => !literal.includes("\uFFFD"))
-    .map((literal) => needleTrigrams(new Uint8Array(Buffer.from(literal))))
-    .filter((trigrams) => trigrams.length > 0);
+    .map((literal) => ({ literal, trigrams: needleTrigrams(new Uint8Array(Buffer.from(literal))) }))
+    .filter(({ trigrams }) => trigrams.length > 0)
+    .sort((a, b) => b.literal.length - a.literal.length);
 }
 
 /** Whether a directory in `dirs` holds `key` (at any depth). */
