@@ -86,17 +86,12 @@ export class SearchIndex {
   /** Per literal, files a search read and found without it (those its filter let through). */
   readonly #absent = new Map<string, Set<string>>();
   #changes = 0; // refreshes that forgot something
-  #version = 0; // grows whenever an answer of `knowing` may change
-  /** Answers of {@linkcode knownFiles}, with the version and walk they were made for. */
-  readonly #known = new Map<
-    string,
-    {
-      version: number;
-      files: WalkNode[];
-      known: (Examined | undefined)[];
-      rarest: string | undefined;
-    }
-  >();
+  #version = 0; // grows when a filter comes or goes, or something is forgotten
+  #absentVersion = 0; // grows when searches find literals absent from more files
+  /** Answers of {@linkcode knownFiles}. */
+  readonly #known = new Map<string, KnownFiles>();
+  /** Each remembered walk's filters, in its order, as of a version. */
+  readonly #aligned = new WeakMap<WalkNode[], { version: number; filters: Filter[] }>();
   #bytes = 0;
   #queue: string[] = [];
   readonly #queued = new Set<string>();
@@ -191,58 +186,43 @@ export class SearchIndex {
    * or because a search read it and found the literal absent).
    *
    * @param matcher the search's matcher
-   * @param passed counts, per literal of {@linkcode literalsOf}, the files it let through
    * @returns per real path, the outcome, or undefined when the file must be read
    */
-  knowing(matcher: Matcher, passed?: number[]): (key: string) => Examined | undefined {
-    const literals = literalsOf(matcher);
-    const absent = literals.map(({ literal }) => this.#absent.get(literal));
-    return (key) => {
-      const filter = this.#filters.get(key);
-      if (filter === BINARY) return KNOWN_BINARY;
-      let none = false;
-      for (let i = 0; i < literals.length && (passed !== undefined || !none); i++) {
-        if (
-          absent[i]?.has(key) || (filter !== undefined && !mayContain(filter, literals[i].trigrams))
-        ) none = true;
-        else if (passed !== undefined) passed[i]++;
-      }
-      return none ? KNOWN_NONE : undefined;
-    };
+  knowing(matcher: Matcher): (key: string) => Examined | undefined {
+    const literals = this.#literals(matcher);
+    return (key) => judge(this.#filters.get(key), key, literals);
   }
 
   /**
    * {@linkcode knowing} for every file of a remembered walk, and the required literal that
    * the fewest of them may contain (the best one to look for in the bytes of the files that
-   * must be read). The answer is kept until what the index knows changes, so an identical
-   * search asks nothing per file.
+   * must be read). The answer is kept, so an identical search asks nothing per file: it is
+   * made again when the index forgets something or learns filters, and brought up to date
+   * when searches find literals absent.
    *
    * @param walkKey the walk's key
    * @param files the walk's files (from {@linkcode walk})
    * @param matcher the search's matcher
    * @returns per file, the outcome (undefined: it must be read), and the rarest literal
    */
-  knownFiles(
-    walkKey: string,
-    files: WalkNode[],
-    matcher: Matcher,
-  ): { known: (Examined | undefined)[]; rarest: string | undefined } {
+  knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher): KnownFiles {
     const key = [walkKey, matcher.requiredLiteral, ...(matcher.requiredLiterals ?? [])].join("\0");
-    const kept = this.#known.get(key);
-    if (kept !== undefined && kept.version === this.#version && kept.files === files) return kept;
-    const literals = literalsOf(matcher);
-    const passed = literals.map(() => 0);
-    const knowing = this.knowing(matcher, passed);
-    const known = files.map((file) => knowing(file.key));
-    let rarest = matcher.requiredLiteral;
-    let fewest = Infinity;
-    literals.forEach(({ literal }, i) => {
-      if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
-    });
-    const answer = { version: this.#version, files, known, rarest };
-    this.#known.delete(key);
-    if (this.#known.size >= MAX_WALKS) this.#known.delete(this.#known.keys().next().value!);
-    this.#known.set(key, answer);
+    let answer = this.#known.get(key);
+    if (answer === undefined || answer.files !== files || answer.version !== this.#version) {
+      answer = this.#judgeAll(files, matcher);
+      this.#known.delete(key);
+      if (this.#known.size >= MAX_WALKS) this.#known.delete(this.#known.keys().next().value!);
+      this.#known.set(key, answer);
+    } else if (answer.absentVersion !== this.#absentVersion) {
+      // Only files still to be read can be ruled out by the absences found since.
+      // (A copy: a search still running may hold the old array.)
+      const literals = this.#literals(matcher);
+      const known = answer.known = answer.known.slice();
+      answer.toRead = answer.toRead.filter((i) =>
+        (known[i] = judge(undefined, files[i].key, literals)) === undefined
+      );
+      answer.absentVersion = this.#absentVersion;
+    }
     return answer;
   }
 
@@ -259,7 +239,7 @@ export class SearchIndex {
     const known = this.#absent.get(literal) ?? new Set();
     const before = known.size;
     for (const key of keys) known.add(key);
-    if (known.size !== before) this.#version++;
+    if (known.size !== before) this.#absentVersion++;
     this.#absent.delete(literal);
     if (this.#absent.size >= MAX_LITERALS) this.#absent.delete(this.#absent.keys().next().value!);
     this.#absent.set(literal, known);
@@ -334,6 +314,52 @@ export class SearchIndex {
     else this.#next();
   }
 
+  /** The filters of a walk's files, in its order. */
+  #alignedFilters(files: WalkNode[]): Filter[] {
+    let aligned = this.#aligned.get(files);
+    if (aligned === undefined || aligned.version !== this.#version) {
+      aligned = {
+        version: this.#version,
+        filters: files.map((file) => this.#filters.get(file.key)),
+      };
+      this.#aligned.set(files, aligned);
+    }
+    return aligned.filters;
+  }
+
+  #judgeAll(files: WalkNode[], matcher: Matcher): KnownFiles {
+    const filters = this.#alignedFilters(files);
+    const literals = this.#literals(matcher);
+    const passed = literals.map(() => 0);
+    const known: (Examined | undefined)[] = [];
+    const toRead: number[] = [];
+    for (let i = 0; i < files.length; i++) {
+      known.push(judge(filters[i], files[i].key, literals, passed));
+      if (known[i] === undefined) toRead.push(i);
+    }
+    let rarest = matcher.requiredLiteral;
+    let fewest = Infinity;
+    literals.forEach(({ literal }, i) => {
+      if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
+    });
+    return {
+      files,
+      known,
+      toRead,
+      rarest,
+      version: this.#version,
+      absentVersion: this.#absentVersion,
+    };
+  }
+
+  /** The matcher's usable literals, with the files known to lack each. */
+  #literals(matcher: Matcher): Literal[] {
+    return literalsOf(matcher).map((literal) => ({
+      ...literal,
+      absent: this.#absent.get(literal.literal),
+    }));
+  }
+
   /** Drops what is known of the changed paths and of everything below them. */
   #forget(paths: Set<string>): void {
     const below: string[] = [];
@@ -375,6 +401,8 @@ export class SearchIndex {
     if (batch.length === 0 || this.#closed || this.#bytes >= this.#maxBytes) {
       this.#worker?.terminate();
       this.#worker = undefined;
+      // Done: line the filters up with the remembered walks now, not in the next search.
+      for (const files of this.#walks.values()) this.#alignedFilters(files);
       return;
     }
     this.#worker ??= this.#startWorker();
@@ -420,6 +448,54 @@ export class SearchIndex {
     }
     this.#next();
   }
+}
+
+/** What the index holds per file: a trigram filter, or the mark of a binary file. */
+type Filter = Uint8Array | typeof BINARY | undefined;
+
+/** A required literal as the index tests it. */
+interface Literal {
+  literal: string;
+  trigrams: Uint32Array;
+  /** Files a search read and found without it. */
+  absent?: Set<string>;
+}
+
+/** What {@linkcode SearchIndex.knownFiles} answers. */
+export interface KnownFiles {
+  /** The walk it was made for. */
+  files: WalkNode[];
+  /** Per file, what is known without reading it (undefined: it must be read). */
+  known: (Examined | undefined)[];
+  /** The positions of the files to read. */
+  toRead: number[];
+  /** The literal the fewest files may contain. */
+  rarest: string | undefined;
+  /** The index's versions it was made for. */
+  version: number;
+  absentVersion: number;
+}
+
+/**
+ * What is known of one file: binary, certainly without a literal, or nothing.
+ *
+ * @param passed when given, counts per literal the files it does not rule out (every
+ *   literal is then tested)
+ */
+function judge(
+  filter: Filter,
+  key: string,
+  literals: Literal[],
+  passed?: number[],
+): Examined | undefined {
+  if (filter === BINARY) return KNOWN_BINARY;
+  let none = false;
+  for (let i = 0; i < literals.length && (passed !== undefined || !none); i++) {
+    const { trigrams, absent } = literals[i];
+    if (absent?.has(key) || (filter !== undefined && !mayContain(filter, trigrams))) none = true;
+    else if (passed !== undefined) passed[i]++;
+  }
+  return none ? KNOWN_NONE : undefined;
 }
 
 /** Lets the process end while the worker is alive (Bun; the index runs nowhere else). */
