@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { fileURLToPath } from "node:url";
 import { Buffer } from "node:buffer";
+import fc from "fast-check";
 import { literalMatcher, regexMatcher } from "../src/core/mod.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 import { DirectoryStore } from "../src/store/directory_store.ts";
@@ -84,6 +85,46 @@ testFileStore(
     };
   },
 );
+
+describe("DirectoryStore.glob, straight from the walk", () => {
+  it("lists what the inherited glob lists, in the same order", async () => {
+    // Names that sort differently by segment and by whole path ("a" vs "a.txt" vs "a-b"),
+    // hidden ones, and .gitignore rules.
+    const segment = fc.constantFrom("a", "a.txt", "a-b", "A", "b", ".h", "z.ts", "a b");
+    const tree = fc.dictionary(
+      fc.array(segment, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("/")),
+      fc.constant("x\n"),
+      { maxKeys: 12 },
+    ).map((files) => {
+      // A path cannot be both a file and a directory.
+      const paths = Object.keys(files).sort();
+      return Object.fromEntries(
+        paths.filter((p) => !paths.some((q) => q.startsWith(p + "/"))).map((p) => [p, files[p]]),
+      );
+    });
+    await fc.assert(
+      fc.asyncProperty(
+        tree,
+        fc.constantFrom(undefined, "*", "*.txt", "a/**", "**/b"),
+        fc.boolean(),
+        fc.constantFrom("", "a/\n", "*.txt\n!a.txt\n"),
+        async (files, glob, includeIgnored, gitignore) => {
+          const all = gitignore === "" ? files : { ...files, ".gitignore": gitignore };
+          const root = await tempDir();
+          try {
+            await writeTree(root, all);
+            const store = await DirectoryStore.create({ roots: [root] });
+            const options = { glob, includeIgnored };
+            assert.deepEqual(await store.glob(options), await new MemoryStore(all).glob(options));
+          } finally {
+            await fs.rm(root, { recursive: true, force: true });
+          }
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+});
 
 describe("DirectoryStore with real files", () => {
   let root: string;

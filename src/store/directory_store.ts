@@ -44,9 +44,10 @@ import type {
   LineRangeOptions,
   SearchQuery,
   SearchResult,
+  WalkOptions,
 } from "./file_store.ts";
 import { Sandbox, type SandboxOptions } from "./sandbox.ts";
-import type { DirEntry, WalkNode } from "./walk.ts";
+import { compileGlob, type DirEntry, walkFiles, type WalkNode } from "./walk.ts";
 
 export type { SearchIndexStats };
 
@@ -448,6 +449,27 @@ export class DirectoryStore extends BaseFileStore {
     } finally {
       await handle.close();
     }
+  }
+
+  /**
+   * Lists files like the inherited `glob` (the same files in the same order), straight from
+   * the walk: its files are already checked, so none is resolved again (on a tree of 27,000
+   * files that took seconds).
+   *
+   * @param options start path, glob, hidden and ignored files
+   * @returns display paths in path order
+   */
+  override async glob(options: WalkOptions): Promise<string[]> {
+    const start = await this.resolvePath(options.path ?? ".", false);
+    const { kind } = await this.statPath(start);
+    if (kind !== "directory") {
+      const name = start.display.slice(start.display.lastIndexOf("/") + 1);
+      const accepted = options.glob === undefined || compileGlob(options.glob)(name);
+      return kind === "file" && accepted ? [start.display] : [];
+    }
+    const found: string[] = [];
+    for await (const file of walkFiles(this.walkSource, start, options)) found.push(file.display);
+    return found;
   }
 
   /**
