@@ -5,7 +5,14 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { literalMatcher } from "../src/core/mod.ts";
 import { DirectoryStore } from "../src/store/directory_store.ts";
-import { compileGlob } from "../src/store/walk.ts";
+import { MemoryStore } from "../src/store/memory_store.ts";
+import {
+  compileGlob,
+  walkFileRuns,
+  walkFiles,
+  type WalkNode,
+  type WalkSource,
+} from "../src/store/walk.ts";
 
 describe("compileGlob()", () => {
   const cases: [string, string, boolean][] = [
@@ -31,6 +38,32 @@ describe("compileGlob()", () => {
   }
   it("refuses an empty glob with a TypeError", () => {
     assert.throws(() => compileGlob(""), TypeError);
+  });
+});
+
+describe("walkFileRuns()", () => {
+  it("gives walkFiles' files in order, a run per stretch between directory listings", async () => {
+    const store = new MemoryStore({
+      "a.txt": "",
+      "b/c.txt": "",
+      "b/d/e.txt": "",
+      "b/f.txt": "",
+      "g.txt": "",
+      "h.txt": "",
+    });
+    // (The walk source and start are the store's own, as its search uses them.)
+    const inside = store as unknown as {
+      walkSource: WalkSource;
+      resolvePath(path: string, forWrite: boolean): Promise<WalkNode>;
+    };
+    const source = inside.walkSource;
+    const start = await inside.resolvePath(".", false);
+    const files = [];
+    for await (const file of walkFiles(source, start)) files.push(file.display);
+    const runs = [];
+    for await (const run of walkFileRuns(source, start)) runs.push(run.map((f) => f.display));
+    assert.deepEqual(runs.flat(), files);
+    assert.deepEqual(runs, [["a.txt"], ["b/c.txt"], ["b/d/e.txt", "b/f.txt", "g.txt", "h.txt"]]);
   });
 });
 

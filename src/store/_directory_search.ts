@@ -23,7 +23,7 @@ import { ExaminedBatches, startSearchWorker, type WorkerLease } from "./_search_
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { NotAFileError, StoreError } from "./errors.ts";
 import type { EntryKind, SearchQuery, SearchResult } from "./file_store.ts";
-import { compileGlob, walkFiles, type WalkNode, type WalkSource } from "./walk.ts";
+import { compileGlob, walkFileRuns, type WalkNode, type WalkSource } from "./walk.ts";
 
 /** Where and how a search runs. */
 export interface SearchPlace {
@@ -108,12 +108,14 @@ export async function searchDirectory(
         for (let i = 0; i < files.length; i++) if (known[i] === undefined) toRead(files[i].key);
       } else {
         const knowing = index?.knowing(query.matcher);
-        for await (const file of walkFiles(place.walkSource, start, query)) {
-          files.push(file);
-          const outcome = knowing?.(file.key);
-          known.push(outcome);
-          if (outcome === undefined) toRead(file.key);
-          if (files.length % 1024 === 0) query.signal?.throwIfAborted();
+        for await (const run of walkFileRuns(place.walkSource, start, query)) {
+          for (const file of run) {
+            files.push(file);
+            const outcome = knowing?.(file.key);
+            known.push(outcome);
+            if (outcome === undefined) toRead(file.key);
+          }
+          query.signal?.throwIfAborted();
         }
         index?.rememberWalk(walkKey, files);
       }

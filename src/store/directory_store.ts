@@ -47,7 +47,7 @@ import type {
   WalkOptions,
 } from "./file_store.ts";
 import { Sandbox, type SandboxOptions } from "./sandbox.ts";
-import { compileGlob, type DirEntry, walkFiles, type WalkNode } from "./walk.ts";
+import { compileGlob, type DirEntry, walkFileRuns, type WalkNode } from "./walk.ts";
 
 export type { SearchIndexStats };
 
@@ -468,7 +468,9 @@ export class DirectoryStore extends BaseFileStore {
       return kind === "file" && accepted ? [start.display] : [];
     }
     const found: string[] = [];
-    for await (const file of walkFiles(this.walkSource, start, options)) found.push(file.display);
+    for await (const run of walkFileRuns(this.walkSource, start, options)) {
+      for (const file of run) found.push(file.display);
+    }
     return found;
   }
 

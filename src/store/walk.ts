@@ -186,6 +186,24 @@ export async function* walkFiles(
   start: WalkNode,
   options: WalkFilesOptions = {},
 ): AsyncGenerator<WalkNode> {
+  for await (const run of walkFileRuns(source, start, options)) yield* run;
+}
+
+/**
+ * {@linkcode walkFiles} in runs: each run holds the files found between two directory
+ * listings, in order. A big tree's walk costs less this way (one promise per directory, not
+ * one per file).
+ *
+ * @param source the store's directory access
+ * @param start the directory to walk (it is walked even if hidden or ignored: it was asked for)
+ * @param options glob and whether to include ignored files
+ * @returns the runs of files, lazily
+ */
+export async function* walkFileRuns(
+  source: WalkSource,
+  start: WalkNode,
+  options: WalkFilesOptions = {},
+): AsyncGenerator<WalkNode[]> {
   const includeIgnored = options.includeIgnored ?? false;
   const glob = options.glob === undefined ? undefined : compileGlob(options.glob);
   const base = start.display;
@@ -208,6 +226,7 @@ export async function* walkFiles(
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
   const stack = [await open(start, rules)];
+  let run: WalkNode[] = [];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
     if (frame.next === frame.entries.length) {
@@ -219,13 +238,18 @@ export async function* walkFiles(
     const node = childNode(source, frame.dir, entry);
     if (entry.kind === "directory") {
       if (entry.symlink || (!includeIgnored && frame.rules.ignores(node.display, true))) continue;
+      if (run.length > 0) {
+        yield run;
+        run = [];
+      }
       stack.push(await open(node, frame.rules));
     } else if (entry.kind === "file") {
       if (!includeIgnored && frame.rules.ignores(node.display, false)) continue;
       if (glob && !glob(relativeTo(node.display))) continue;
-      yield node;
+      run.push(node);
     }
   }
+  if (run.length > 0) yield run;
 }
 
 /**
