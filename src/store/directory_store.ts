@@ -299,7 +299,8 @@ export class DirectoryStore extends BaseFileStore {
         } else if (dirent.isDirectory()) {
           entries.push({ name, kind: "directory", size: 0, symlink: false });
         } else if (dirent.isFile()) {
-          const size = sizes ? (await fs.lstat(child.key)).size : 0;
+          // (Blocking, like the listing: a promise per file costs more than the stat.)
+          const size = sizes ? fsSync.lstatSync(child.key).size : 0;
           entries.push({ name, kind: "file", size, symlink: false });
         } else {
           entries.push({ name, kind: "other", size: 0, symlink: false });
