@@ -11,7 +11,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import type { FileHandle } from "node:fs/promises";
+import type { ReadableFile } from "./_open_file.ts";
 
 /** Bytes per read while counting lines: two such buffers are in use at a time. */
 export const SCAN_BLOCK_BYTES = 1024 * 1024;
@@ -135,7 +135,7 @@ export class LineIndexCache {
    * @returns the offset, or the line count
    */
   async seekLine(
-    handle: FileHandle,
+    handle: ReadableFile,
     key: string,
     identity: FileIdentity,
     base: number,
@@ -165,7 +165,7 @@ export class LineIndexCache {
    * @returns the number of lines
    */
   async lineCount(
-    handle: FileHandle,
+    handle: ReadableFile,
     key: string,
     identity: FileIdentity,
     base: number,
@@ -196,7 +196,7 @@ export class LineIndexCache {
  * time: the next one is read while the current one is counted.
  */
 async function scan(
-  handle: FileHandle,
+  handle: ReadableFile,
   index: LineIndex,
   from: number,
   wanted: number,
@@ -219,7 +219,7 @@ function takeBuffers(): Buffer[] {
 
 async function scanWith(
   buffers: Buffer[],
-  handle: FileHandle,
+  handle: ReadableFile,
   index: LineIndex,
   from: number,
   wanted: number,

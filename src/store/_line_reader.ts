@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { FileHandle } from "node:fs/promises";
+import type { ReadableFile } from "./_open_file.ts";
 
 /** Bytes read per call: large enough to keep system calls rare, small enough to bound memory. */
 export const BLOCK_BYTES = 1024 * 1024;
@@ -18,7 +18,7 @@ const LF = 10;
 
 /** A forward-only reader of whole lines from an open file. */
 export class LineReader {
-  readonly #handle: FileHandle;
+  readonly #handle: ReadableFile;
   readonly #blockBytes: number;
   /** The next read's size: small first (most reads want a few lines), doubling to the block. */
   #nextBytes: number;
@@ -34,7 +34,7 @@ export class LineReader {
    * @param position byte offset to start at (3 to skip a BOM)
    * @param blockBytes bytes per read
    */
-  constructor(handle: FileHandle, position = 0, blockBytes = BLOCK_BYTES) {
+  constructor(handle: ReadableFile, position = 0, blockBytes = BLOCK_BYTES) {
     this.#handle = handle;
     this.#position = position;
     this.#blockBytes = blockBytes;

@@ -1,52 +1,100 @@
 /**
- * Opening real files for reading without ever blocking, shared by the directory store's
- * reads and its search.
+ * Opening real files for reading without ever blocking on a FIFO or device, shared by the
+ * directory store's reads and its search. A small file is read with blocking calls (each
+ * promise of `node:fs/promises` costs about 50 µs in Bun, more than reading a few lines);
+ * a larger one with non-blocking reads, so a long read leaves the event loop free and the
+ * line index can scan one block while the next is read.
  *
  * @module
  */
 import { constants } from "node:fs";
-import * as fs from "node:fs/promises";
+import * as fs from "node:fs";
 import { mapOsError } from "./_os_errors.ts";
 import { NotAFileError } from "./errors.ts";
 import type { WalkNode } from "./walk.ts";
 
 const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
-/** The stat of an open file, with the fields that tell versions apart as bigints. */
-export type BigIntStats = Awaited<ReturnType<fs.FileHandle["stat"]>> & {
-  mtimeNs: bigint;
-  dev: bigint;
-  ino: bigint;
-  size: bigint;
-};
+/** Files up to this size are read with blocking calls. */
+export const BLOCKING_READ_BYTES = 4 * 1024 * 1024;
+
+/** An open file, read at positions (the part of `FileHandle` the readers use). */
+export interface ReadableFile {
+  /** Reads up to `length` bytes at `position` into `buffer` at `offset`. */
+  read(
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<{ bytesRead: number }>;
+  /** Closes the file. */
+  close(): Promise<void>;
+}
+
+/** A file read with blocking calls: every promise it returns is already settled. */
+class BlockingFile implements ReadableFile {
+  readonly #fd: number;
+  constructor(fd: number) {
+    this.#fd = fd;
+  }
+  read(buffer: Uint8Array, offset: number, length: number, position: number) {
+    return Promise.resolve({ bytesRead: fs.readSync(this.#fd, buffer, offset, length, position) });
+  }
+  close(): Promise<void> {
+    fs.closeSync(this.#fd);
+    return Promise.resolve();
+  }
+}
+
+/** A file read with the thread pool's non-blocking reads. */
+class PooledFile implements ReadableFile {
+  readonly #fd: number;
+  constructor(fd: number) {
+    this.#fd = fd;
+  }
+  read(buffer: Uint8Array, offset: number, length: number, position: number) {
+    return new Promise<{ bytesRead: number }>((resolve, reject) => {
+      fs.read(this.#fd, buffer, offset, length, position, (error, bytesRead) => {
+        if (error) reject(error);
+        else resolve({ bytesRead });
+      });
+    });
+  }
+  close(): Promise<void> {
+    return new Promise((resolve, reject) => {
+      fs.close(this.#fd, (error) => error ? reject(error) : resolve());
+    });
+  }
+}
 
 /**
  * Opens a regular file for reading without ever blocking: stat first (a FIFO is refused
  * before it is opened), open non-blocking and without following a last-segment symlink
- * (the key is already the real path), then stat the open handle, in case the path was
+ * (the key is already the real path), then stat the open file, in case the path was
  * swapped in between.
  *
  * @param node the file's real path and display path
- * @returns the open handle and its stat
+ * @returns the open file and its stat
  * @throws {StoreError} mapped from the OS error, or {@linkcode NotAFileError}
  */
-export async function openForRead(
+export function openForRead(
   node: WalkNode,
-): Promise<{ handle: fs.FileHandle; stat: BigIntStats }> {
+): Promise<{ handle: ReadableFile; stat: fs.BigIntStats }> {
   try {
-    const before = await fs.stat(node.key);
+    const before = fs.statSync(node.key);
     if (!before.isFile()) throw new NotAFileError(node.display, describe(before));
-    const handle = await fs.open(node.key, OPEN_READ);
+    const fd = fs.openSync(node.key, OPEN_READ);
     try {
-      const stat = await handle.stat({ bigint: true });
+      const stat = fs.fstatSync(fd, { bigint: true });
       if (!stat.isFile()) throw new NotAFileError(node.display, describe(stat));
-      return { handle, stat };
+      const handle = stat.size <= BLOCKING_READ_BYTES ? new BlockingFile(fd) : new PooledFile(fd);
+      return Promise.resolve({ handle, stat });
     } catch (error) {
-      await handle.close();
+      fs.closeSync(fd);
       throw error;
     }
   } catch (error) {
-    throw mapOsError(error, node.display, "read");
+    return Promise.reject(mapOsError(error, node.display, "read"));
   }
 }
 
@@ -77,7 +125,7 @@ export function describe(stat: {
  * @param count how many bytes
  * @returns the bytes
  */
-export async function readHead(handle: fs.FileHandle, count: number): Promise<Uint8Array> {
+export async function readHead(handle: ReadableFile, count: number): Promise<Uint8Array> {
   const buffer = new Uint8Array(count);
   let filled = 0;
   while (filled < count) {

@@ -16,7 +16,7 @@ import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError } from "./_os_errors.ts";
 import { searchDirectory } from "./_directory_search.ts";
-import { describe, openForRead, readHead } from "./_open_file.ts";
+import { describe, openForRead, type ReadableFile, readHead } from "./_open_file.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
 import { checkQuery } from "./_search_collector.ts";
 import { SearchIndex, type SearchIndexStats } from "./_search_index.ts";
@@ -570,7 +570,7 @@ function afterNthLine(run: Uint8Array, count: number): number {
 
 /** Reads a whole file whose size was `size` when opened; it may have changed since. */
 async function readAll(
-  handle: fs.FileHandle,
+  handle: ReadableFile,
   size: number,
   maxBytes: number | undefined,
   display: string,
