@@ -27,7 +27,10 @@ export interface Matcher {
    * match; it may stop at lines that do not (they are checked with `matchLine`).
    */
   findCandidate?(text: string, from: number): number;
-  /** A case-sensitive string every match contains, for byte-level prefilters; or undefined. */
+  /**
+   * A case-sensitive string every match contains, for byte-level prefilters; or undefined.
+   * When there are several, the one likely to be rarest in source code.
+   */
   readonly requiredLiteral?: string;
   /**
    * Every case-sensitive string found that each match contains (`requiredLiteral`, the
@@ -97,7 +100,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     return found ? { start: found.index, end: found.index + found[0].length } : null;
   };
   const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
-  const requiredLiteral = requiredLiterals?.reduce((a, b) => b.length > a.length ? b : a);
+  const requiredLiteral = requiredLiterals?.reduce((a, b) => rarer(b, a) ? b : a);
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { matchLine, requiredLiteral, requiredLiterals };
   const whole = new RegExp(confined, options.ignoreCase ? "gmui" : "gmu");
@@ -227,6 +230,27 @@ function requiredLiteralsOf(source: string): string[] | undefined {
 }
 
 const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
+
+/**
+ * How common a character is in source code, coarsely: 1 for the most common (space,
+ * frequent letters, everyday punctuation), 2 for other lowercase letters and digits, 3 for
+ * capitals, 4 for anything else.
+ */
+function commonness(char: string): number {
+  if (" \t\netaoinsrlcudpm().,;=_'\"".includes(char)) return 1;
+  if (/[a-z0-9]/.test(char)) return 2;
+  if (/[A-Z]/.test(char)) return 3;
+  return 4;
+}
+
+/**
+ * Whether literal `a` is likely rarer than `b` (a prefilter that looks for it rules out
+ * more): the one holding the rarer character, then the longer, as ripgrep picks its literal.
+ */
+function rarer(a: string, b: string): boolean {
+  const rarest = (text: string) => Math.max(...[...text].map(commonness));
+  return rarest(a) !== rarest(b) ? rarest(a) > rarest(b) : a.length > b.length;
+}
 
 /** The offset after the `]` closing a class whose `[` is just before `at`, or -1. */
 function skipClass(source: string, at: number): number {
