@@ -231,3 +231,19 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
     );
   });
 });
+
+describe("matcher keys", () => {
+  test("name what is matched: equal for equal matchers, different otherwise", () => {
+    assert.equal(regexMatcher("a.b").key, regexMatcher("a.b").key);
+    assert.equal(literalMatcher("a.b").key, literalMatcher("a.b").key);
+    const keys = [
+      regexMatcher("a.b").key,
+      regexMatcher("a.b", { ignoreCase: true }).key,
+      regexMatcher("a\\.b").key,
+      literalMatcher("a.b").key,
+      literalMatcher("a.b", { ignoreCase: true }).key,
+      literalMatcher("A.B", { ignoreCase: true }).key,
+    ];
+    assert.equal(new Set(keys).size, keys.length, keys.join(" "));
+  });
+});

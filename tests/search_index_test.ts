@@ -191,6 +191,34 @@ describe("the search index", () => {
     assert.equal((await store.search({ matcher: literalMatcher("restored") })).matchedLines, 1);
   });
 
+  test(
+    "answers an identical search from its kept result until the watcher reports a change",
+    BUN_ONLY,
+    async () => {
+      await indexed(store);
+      const query = () => ({ matcher: literalMatcher("kiwi"), maxMatches: 50 });
+      fs.writeFileSync(at("d4/f4.ts"), "kiwi one\n");
+      // (Past the watcher's repeat window, the next sync reports the write no more.)
+      await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 10));
+      const first = await store.search(query());
+      assert.equal(first.matchedLines, 1);
+      // A change the watcher cannot see (through a hard link from outside the root) shows
+      // whether the next identical search reads anything.
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-outside-"));
+      try {
+        fs.linkSync(at("d4/f4.ts"), path.join(outside, "link.ts"));
+        fs.writeFileSync(path.join(outside, "link.ts"), "kiwi one\nkiwi two\n");
+        assert.deepEqual(await store.search(query()), first, "the kept result");
+        const other = await store.search({ ...query(), maxMatches: 51 }); // not identical: read
+        assert.equal(other.matchedLines, 2);
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+      fs.writeFileSync(at("d3/f3.ts"), "no fruit\n"); // any change the watcher sees
+      assert.equal((await store.search(query())).matchedLines, 2);
+    },
+  );
+
   test("stays within its byte budget, and is still right when full", BUN_ONLY, async () => {
     const small = await DirectoryStore.create({
       roots: [root],

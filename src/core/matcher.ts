@@ -37,6 +37,11 @@ export interface Matcher {
    * longest, among them), for filters that can test several at once; or undefined.
    */
   readonly requiredLiterals?: readonly string[];
+  /**
+   * Names what the matcher matches: two matchers with the same key match the same lines,
+   * so results may be kept under it (a search cache). Undefined when unknown.
+   */
+  readonly key?: string;
 }
 
 /** Options of the built-in matchers. */
@@ -66,6 +71,7 @@ export function literalMatcher(needle: string, options: MatcherOptions = {}): Ma
   if (options.ignoreCase) return regexMatcher(escapeRegExp(needle), options);
   if (needle.includes("\n")) return { matchLine: () => null, findCandidate: () => -1 };
   return {
+    key: `literal:${needle}`,
     requiredLiteral: needle,
     requiredLiterals: [needle],
     matchLine(text) {
@@ -101,10 +107,12 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   };
   const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
   const requiredLiteral = requiredLiterals?.reduce((a, b) => rarer(b, a) ? b : a);
+  const key = `regex:${flags}:${source}`;
   const confined = lineConfinedSource(source);
-  if (confined === undefined) return { matchLine, requiredLiteral, requiredLiterals };
+  if (confined === undefined) return { key, matchLine, requiredLiteral, requiredLiterals };
   const whole = new RegExp(confined, options.ignoreCase ? "gmui" : "gmu");
   return {
+    key,
     matchLine,
     requiredLiteral,
     requiredLiterals,

@@ -18,7 +18,7 @@ import { describe, openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
 import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import type { SearchIndex } from "./_search_index.ts";
+import { resultKey, type SearchIndex } from "./_search_index.ts";
 import { ExaminedBatches, startSearchWorker, type WorkerLease } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { NotAFileError, StoreError } from "./errors.ts";
@@ -70,6 +70,9 @@ export async function searchDirectory(
   const reader = place.index?.reader ?? new FileReader(WHOLE_FILE_BYTES);
   const index = kind === "directory" && place.indexTrusted ? place.index : undefined;
   const changesAtStart = index?.changes;
+  const keyOfResult = index && resultKey(start.key, query);
+  const kept = keyOfResult === undefined ? undefined : index?.result(keyOfResult);
+  if (kept !== undefined) return kept;
   const readWithout: string[] = []; // files read and found without the literal
   const examine = (worker: Worker | WorkerLease | undefined) =>
     new ExaminedBatches({
@@ -188,7 +191,11 @@ export async function searchDirectory(
     index?.recordAbsent(literal, readWithout, changesAtStart);
   }
   if (kind === "directory") place.index?.learn(unread);
-  return collector.result();
+  const result = collector.result();
+  if (keyOfResult !== undefined && changesAtStart !== undefined) {
+    index?.rememberResult(keyOfResult, result, changesAtStart);
+  }
+  return result;
 }
 
 /** Searches one file the examination left to the caller (large, not a file, unreadable). */

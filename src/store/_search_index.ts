@@ -19,6 +19,7 @@
 import { Buffer } from "node:buffer";
 import { sep } from "node:path";
 import type { Matcher } from "../core/mod.ts";
+import type { SearchQuery, SearchResult } from "./file_store.ts";
 import { FileReader } from "./_file_reader.ts";
 import { type Examined, type IndexedFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import { startSearchWorker, type WorkerLease } from "./_search_pool.ts";
@@ -30,6 +31,9 @@ import type { WalkNode } from "./walk.ts";
 export const MAX_WALKS = 8;
 /** Literals whose absence from files read is kept (the most recently searched). */
 export const MAX_LITERALS = 16;
+/** Results kept for repeated searches, and the most matching lines one may hold. */
+export const MAX_RESULTS = 16;
+export const MAX_RESULT_LINES = 20_000;
 /** Files per message to the indexing worker. */
 const INDEX_BATCH = 256;
 const BINARY = "binary";
@@ -88,6 +92,8 @@ export class SearchIndex {
   #changes = 0; // refreshes that forgot something
   #version = 0; // grows when a filter comes or goes, or something is forgotten
   #absentVersion = 0; // grows when searches find literals absent from more files
+  /** Results of complete searches, by {@linkcode resultKey}, as of a count of changes. */
+  readonly #results = new Map<string, { changes: number; result: SearchResult }>();
   /** Answers of {@linkcode knownFiles}. */
   readonly #known = new Map<string, KnownFiles>();
   /** Each remembered walk's filters, in its order, as of a version. */
@@ -144,6 +150,7 @@ export class SearchIndex {
     if (changes.structural) this.#walks.clear();
     if (changes.paths.size > 0) {
       this.#changes++;
+      this.#results.clear();
       this.#forget(changes.paths);
     }
     return "trusted";
@@ -227,6 +234,34 @@ export class SearchIndex {
   }
 
   /**
+   * The result of an identical search made since the last change the watcher reported.
+   *
+   * @param key the search's {@linkcode resultKey}
+   * @returns a copy of that result, or undefined
+   */
+  result(key: string): SearchResult | undefined {
+    const kept = this.#results.get(key);
+    if (kept === undefined || kept.changes !== this.#changes) return undefined;
+    return structuredClone(kept.result);
+  }
+
+  /**
+   * Keeps a search's result for an identical search, when it is complete (not stopped by
+   * the time budget), not too large, and nothing changed since the search started.
+   *
+   * @param key the search's {@linkcode resultKey}
+   * @param result its result
+   * @param since {@linkcode changes} when it started
+   */
+  rememberResult(key: string, result: SearchResult, since: number): void {
+    if (this.#closed || since !== this.#changes || result.stopped === "time") return;
+    if (result.matchedLines > MAX_RESULT_LINES) return;
+    this.#results.delete(key);
+    if (this.#results.size >= MAX_RESULTS) this.#results.delete(this.#results.keys().next().value!);
+    this.#results.set(key, { changes: since, result: structuredClone(result) });
+  }
+
+  /**
    * Keeps the files a search read and found without its required literal; ignored when
    * something changed since the search started (a file may have changed after it was read).
    *
@@ -302,6 +337,7 @@ export class SearchIndex {
     this.#unindexable.clear();
     this.#absent.clear();
     this.#known.clear();
+    this.#results.clear();
     this.#queue = [];
     this.#queued.clear();
     this.#bytes = 0;
@@ -496,6 +532,21 @@ function judge(
     else if (passed !== undefined) passed[i]++;
   }
   return none ? KNOWN_NONE : undefined;
+}
+
+/**
+ * What makes two searches identical, for {@linkcode SearchIndex.result}: the matcher's key,
+ * the real start, and every option that changes the result; undefined when the matcher has
+ * no key.
+ *
+ * @param start the real path of the start
+ * @param query the search
+ * @returns the key, or undefined
+ */
+export function resultKey(start: string, query: SearchQuery): string | undefined {
+  const { matcher, glob, includeIgnored, context, maxMatches } = query;
+  if (matcher.key === undefined) return undefined;
+  return JSON.stringify([matcher.key, start, glob, includeIgnored, context, maxMatches]);
 }
 
 /** Lets the process end while the worker is alive (Bun; the index runs nowhere else). */

@@ -12,6 +12,7 @@ export function linearMatcher(pattern: string, ignoreCase: boolean): Matcher {
   const flags = RE2JS.DOTALL | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   const engine = RE2JS.compile(RE2JS.translateRegExp(withJsSpaces(pattern)), flags);
   return {
+    key: `linear:${ignoreCase ? "i" : ""}:${pattern}`,
     matchLine(text: string): MatchSpan | null {
       const found = engine.exec(text) as RegExpExecArray | null;
       return found ? { start: found.index, end: found.index + found[0].length } : null;

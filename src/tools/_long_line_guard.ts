@@ -25,12 +25,14 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
     text.length > limit ? linear.matchLine(text) : native.matchLine(text);
   const findCandidate = native.findCandidate;
   const { requiredLiteral, requiredLiterals } = native;
-  if (findCandidate === undefined) return { matchLine, requiredLiteral, requiredLiterals };
+  const key = native.key && linear.key && `${native.key}|${linear.key}|${limit}`;
+  if (findCandidate === undefined) return { key, matchLine, requiredLiteral, requiredLiterals };
   let seen: string | undefined;
   let long: number[] = [];
   let stretch = { start: 0, end: 0, text: "" };
   return {
     matchLine,
+    key,
     requiredLiteral,
     requiredLiterals,
     findCandidate(text, from) {
