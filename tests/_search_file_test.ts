@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { literalMatcher, regexMatcher } from "../src/core/mod.ts";
-import { examineBytes } from "../src/store/_search_file.ts";
+import { countLf, examineBytes } from "../src/store/_search_file.ts";
 import { SearchCollector } from "../src/store/_search_collector.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 
@@ -67,5 +67,30 @@ describe("examineBytes()", () => {
     assert.equal(examineBytes(encoder.encode("a\nb\n"), needle, 0).kind, "none");
     assert.equal(examineBytes(new Uint8Array([110, 0, 1]), needle, 0).kind, "binary");
     assert.equal(literalMatcher("needle").requiredLiteral, "needle");
+  });
+});
+
+describe("countLf()", () => {
+  it("counts what a byte loop counts, at any alignment and range", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 300 }).map((bytes) => bytes.map((b) => b % 3 === 0 ? 10 : b)),
+        fc.nat({ max: 3 }),
+        fc.nat(),
+        fc.nat(),
+        (content, shift, a, b) => {
+          // The same bytes at another offset of a buffer, so words start elsewhere.
+          const buffer = new Uint8Array(content.length + shift);
+          buffer.set(content, shift);
+          const bytes = buffer.subarray(shift);
+          const from = content.length === 0 ? 0 : a % (content.length + 1);
+          const to = from + (content.length === 0 ? 0 : b % (content.length - from + 1));
+          let expected = 0;
+          for (let i = from; i < to; i++) if (bytes[i] === 10) expected++;
+          assert.equal(countLf(bytes, from, to), expected);
+        },
+      ),
+      { numRuns: 2000 },
+    );
   });
 });

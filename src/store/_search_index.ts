@@ -237,17 +237,17 @@ export class SearchIndex {
    * The result of an identical search made since the last change the watcher reported.
    *
    * @param key the search's {@linkcode resultKey}
-   * @returns a copy of that result, or undefined
+   * @returns that result (frozen), or undefined
    */
   result(key: string): SearchResult | undefined {
     const kept = this.#results.get(key);
-    if (kept === undefined || kept.changes !== this.#changes) return undefined;
-    return structuredClone(kept.result);
+    return kept !== undefined && kept.changes === this.#changes ? kept.result : undefined;
   }
 
   /**
    * Keeps a search's result for an identical search, when it is complete (not stopped by
-   * the time budget), not too large, and nothing changed since the search started.
+   * the time budget), not too large, and nothing changed since the search started. The
+   * result is frozen, as it is shared with every search that gets it.
    *
    * @param key the search's {@linkcode resultKey}
    * @param result its result
@@ -258,7 +258,7 @@ export class SearchIndex {
     if (result.matchedLines > MAX_RESULT_LINES) return;
     this.#results.delete(key);
     if (this.#results.size >= MAX_RESULTS) this.#results.delete(this.#results.keys().next().value!);
-    this.#results.set(key, { changes: since, result: structuredClone(result) });
+    this.#results.set(key, { changes: since, result: deepFreeze(result) });
   }
 
   /**
@@ -547,6 +547,15 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
   const { matcher, glob, includeIgnored, context, maxMatches } = query;
   if (matcher.key === undefined) return undefined;
   return JSON.stringify([matcher.key, start, glob, includeIgnored, context, maxMatches]);
+}
+
+/** Freezes an object and everything it holds. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
 }
 
 /** Lets the process end while the worker is alive (Bun; the index runs nowhere else). */

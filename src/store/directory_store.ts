@@ -73,11 +73,13 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   parallelSearchFrom?: number;
   /**
-   * Keep what searches learn (the files of each walk, a trigram filter per file) while a
-   * file watcher vouches that nothing changed, so that a repeated search reads only the
-   * files that may match. Every change the watcher reports before a search starts is
-   * forgotten first. Only where the runtime's watcher delivers events in order (Bun); other
-   * runtimes search as if it were off. Call {@linkcode DirectoryStore.close} to stop it.
+   * Keep what searches learn (the files of each walk, a trigram filter per file, the files
+   * found without a literal, and whole results) while a file watcher vouches that nothing
+   * changed, so that a new search reads only the files that may match and an identical one
+   * reads nothing. Every change the watcher reports before a search starts is forgotten
+   * first. Results are then frozen (they may be shared by identical searches). Only where
+   * the runtime's watcher delivers events in order (Bun); other runtimes search as if it
+   * were off. Call {@linkcode DirectoryStore.close} to stop it.
    * @default false
    */
   searchIndex?: boolean;
