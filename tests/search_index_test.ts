@@ -219,6 +219,25 @@ describe("the search index", () => {
     },
   );
 
+  test(
+    "makes the first search's walk again once it watches, so the next search needs none",
+    BUN_ONLY,
+    async () => {
+      const fresh = await DirectoryStore.create({ roots: [root], searchIndex: true });
+      try {
+        await fresh.search({ matcher: literalMatcher("x") }); // before the watcher runs
+        await indexed(fresh);
+        for (let i = 0; i < 200 && fresh.searchIndexStats()!.walks === 0; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        assert.equal(fresh.searchIndexStats()!.walks, 1);
+        await bothAgree(fresh, plain, "walked again");
+      } finally {
+        fresh.close();
+      }
+    },
+  );
+
   test("stays within its byte budget, and is still right when full", BUN_ONLY, async () => {
     const small = await DirectoryStore.create({
       roots: [root],

@@ -70,6 +70,8 @@ export async function searchDirectory(
   const reader = place.index?.reader ?? new FileReader(WHOLE_FILE_BYTES);
   const index = kind === "directory" && place.indexTrusted ? place.index : undefined;
   const changesAtStart = index?.changes;
+  const walkEpoch = index?.walkEpoch;
+  let walkAgain: { key: string; files: () => AsyncIterable<WalkNode[]> } | undefined;
   const keyOfResult = index && resultKey(start.key, query);
   const kept = keyOfResult === undefined ? undefined : index?.result(keyOfResult);
   if (kept !== undefined) return kept;
@@ -120,7 +122,11 @@ export async function searchDirectory(
           }
           query.signal?.throwIfAborted();
         }
-        index?.rememberWalk(walkKey, files);
+        if (index !== undefined) index.rememberWalk(walkKey, files, walkEpoch!);
+        else {walkAgain = {
+            key: walkKey,
+            files: () => walkFileRuns(place.walkSource, start, query),
+          };}
       }
     } else if (kind === "file") {
       const name = start.display.slice(start.display.lastIndexOf("/") + 1);
@@ -190,7 +196,7 @@ export async function searchDirectory(
   if (literal !== undefined && changesAtStart !== undefined) {
     index?.recordAbsent(literal, readWithout, changesAtStart);
   }
-  if (kind === "directory") place.index?.learn(unread);
+  if (kind === "directory") place.index?.learn(unread, walkAgain);
   const result = collector.result();
   if (keyOfResult !== undefined && changesAtStart !== undefined) {
     index?.rememberResult(keyOfResult, result, changesAtStart);

@@ -108,6 +108,9 @@ export class SearchIndex {
   #changedInFlight: Set<string> | undefined;
   #closed = false;
   #starting = false;
+  #walkEpoch = 0; // grows whenever remembered walks are dropped
+  /** Walks made before the watcher ran, to make again once it does. */
+  readonly #walksToMake = new Map<string, () => AsyncIterable<WalkNode[]>>();
 
   /**
    * An index of the roots; it starts watching them after the first {@linkcode learn}.
@@ -147,7 +150,10 @@ export class SearchIndex {
       this.close();
       return "closed";
     }
-    if (changes.structural) this.#walks.clear();
+    if (changes.structural) {
+      this.#walks.clear();
+      this.#walkEpoch++;
+    }
     if (changes.paths.size > 0) {
       this.#changes++;
       this.#results.clear();
@@ -167,12 +173,23 @@ export class SearchIndex {
   }
 
   /**
-   * Keeps the files of a complete walk.
+   * A mark of the structural changes so far, for {@linkcode rememberWalk}.
+   *
+   * @returns a number that grows whenever remembered walks are dropped
+   */
+  get walkEpoch(): number {
+    return this.#walkEpoch;
+  }
+
+  /**
+   * Keeps the files of a complete walk, unless a structural change was heard since it began.
    *
    * @param key the walk's start, glob and options
    * @param files its files in order
+   * @param since {@linkcode walkEpoch} when the walk began
    */
-  rememberWalk(key: string, files: WalkNode[]): void {
+  rememberWalk(key: string, files: WalkNode[], since: number): void {
+    if (this.#closed || since !== this.#walkEpoch || this.#watcher === undefined) return;
     this.#walks.delete(key);
     if (this.#walks.size >= MAX_WALKS) this.#walks.delete(this.#walks.keys().next().value!);
     this.#walks.set(key, files);
@@ -285,8 +302,16 @@ export class SearchIndex {
    * starts the watcher, once the current task (the search answering) is over.
    *
    * @param keys real paths
+   * @param walk a walk made before the watcher was running, to make again (in the background,
+   *   once the files are indexed) so that the next such search needs none
    */
-  learn(keys: Iterable<string>): void {
+  learn(
+    keys: Iterable<string>,
+    walk?: { key: string; files: () => AsyncIterable<WalkNode[]> },
+  ): void {
+    if (walk !== undefined && !this.#walks.has(walk.key)) {
+      this.#walksToMake.set(walk.key, walk.files);
+    }
     if (this.#closed || this.#bytes >= this.#maxBytes) return;
     for (const key of keys) {
       if (this.#filters.has(key) || this.#unindexable.has(key) || this.#queued.has(key)) continue;
@@ -333,6 +358,7 @@ export class SearchIndex {
     if (!this.#searchWorkerLent) this.#searchWorker?.terminate(); // (else at its release)
     this.#searchWorker = undefined;
     this.#walks.clear();
+    this.#walksToMake.clear();
     this.#filters.clear();
     this.#unindexable.clear();
     this.#absent.clear();
@@ -437,8 +463,7 @@ export class SearchIndex {
     if (batch.length === 0 || this.#closed || this.#bytes >= this.#maxBytes) {
       this.#worker?.terminate();
       this.#worker = undefined;
-      // Done: line the filters up with the remembered walks now, not in the next search.
-      for (const files of this.#walks.values()) this.#alignedFilters(files);
+      void this.#makeWalks();
       return;
     }
     this.#worker ??= this.#startWorker();
@@ -450,6 +475,26 @@ export class SearchIndex {
     this.#changedInFlight = new Set();
     const job: IndexJob = { index: batch };
     this.#worker.postMessage(job);
+  }
+
+  /**
+   * Indexing done: makes the walks asked for (the watcher is running, so each is good until
+   * it reports a structural change), and lines the filters up with every remembered walk,
+   * all before the next search needs them.
+   */
+  async #makeWalks(): Promise<void> {
+    for (const [key, walk] of this.#walksToMake) {
+      this.#walksToMake.delete(key);
+      const since = this.#walkEpoch;
+      const files: WalkNode[] = [];
+      try {
+        for await (const run of walk()) files.push(...run);
+      } catch {
+        continue; // (the next search walks itself, and says what went wrong)
+      }
+      this.rememberWalk(key, files, since);
+    }
+    for (const files of this.#walks.values()) this.#alignedFilters(files);
   }
 
   #startWorker(): Worker | undefined {
