@@ -1,28 +1,30 @@
 /**
  * What a directory store keeps between searches while a {@linkcode TreeWatcher} vouches that
- * nothing changed: the files of recent walks, and a trigram filter per file (or the fact
- * that it is binary), built on a worker thread after a search has walked the files. A
- * later search skips the walk when it is cached, and skips reading every file whose filter
- * says a required literal is not in it. Whatever the watcher reports changed is forgotten
- * at the start of the next search, before anything is used.
+ * nothing changed: the files of recent walks, a trigram filter per file (`_file_filters.ts`),
+ * the files searches read and found without a literal, and whole results. A later search
+ * skips the walk when it is kept, skips reading every file that certainly lacks a required
+ * literal, and an identical search reads nothing. Whatever the watcher reports changed is
+ * forgotten at the start of the next search, before anything is used.
  *
  * The watcher is started after the first search has answered (setting its watches takes
  * tens of milliseconds on a large tree): that search and any that began before the watcher
- * was running only teach the index which files to index; they neither use nor remember a
- * walk.
+ * was running only teach the index which files to index (and which walk to make again);
+ * they neither use nor keep anything.
  *
  * Memory is bounded: filters take at most `maxBytes` (files beyond it are simply read), and
- * at most {@linkcode MAX_WALKS} walks are kept.
+ * the other tables keep only their most recent entries ({@linkcode MAX_WALKS},
+ * {@linkcode MAX_LITERALS}, {@linkcode MAX_RESULTS} results of up to
+ * {@linkcode MAX_RESULT_LINES} lines).
  *
  * @module
  */
 import { Buffer } from "node:buffer";
-import { sep } from "node:path";
 import type { Matcher } from "../core/mod.ts";
 import type { SearchQuery, SearchResult } from "./file_store.ts";
 import { FileReader } from "./_file_reader.ts";
-import { type Examined, type IndexedFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import { startSearchWorker, type WorkerLease } from "./_search_pool.ts";
+import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
+import { type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { WarmWorker, type WorkerLease } from "./_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
 import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
 import type { WalkNode } from "./walk.ts";
@@ -31,26 +33,12 @@ import type { WalkNode } from "./walk.ts";
 export const MAX_WALKS = 8;
 /** Literals whose absence from files read is kept (the most recently searched). */
 export const MAX_LITERALS = 16;
-/** Results kept for repeated searches, and the most matching lines one may hold. */
+/** Results kept for identical searches. */
 export const MAX_RESULTS = 16;
+/** The most matching lines a kept result may hold. */
 export const MAX_RESULT_LINES = 20_000;
-/** Files per message to the indexing worker. */
-const INDEX_BATCH = 256;
-const BINARY = "binary";
 const KNOWN_BINARY: Examined = { kind: "binary" };
 const KNOWN_NONE: Examined = { kind: "none" };
-
-/** What the indexing worker is sent. */
-export interface IndexJob {
-  /** Real paths of the files to index. */
-  index: string[];
-}
-
-/** What the indexing worker sends back. */
-export interface IndexReply {
-  /** One per file of the job, in order. */
-  indexed: IndexedFile[];
-}
 
 /** Sizes of what a {@linkcode SearchIndex} holds. */
 export interface SearchIndexStats {
@@ -73,7 +61,30 @@ export type IndexState =
   /** The watcher failed: the index is closed and must be dropped. */
   | "closed";
 
-/** Walks and trigram filters kept between searches, dropped as the watcher reports changes. */
+/** What {@linkcode SearchIndex.knownFiles} answers. */
+export interface KnownFiles {
+  /** The walk it was made for. */
+  files: WalkNode[];
+  /** Per file, what is known without reading it (undefined: it must be read). */
+  known: (Examined | undefined)[];
+  /** The positions of the files to read. */
+  toRead: number[];
+  /** The literal the fewest files may contain. */
+  rarest: string | undefined;
+  /** The index's versions it was made for. */
+  version: number;
+  absentVersion: number;
+}
+
+/** A walk to make again once the watcher runs. */
+export interface WalkToMake {
+  /** The walk's key. */
+  key: string;
+  /** Makes the walk. */
+  files: () => AsyncIterable<WalkNode[]>;
+}
+
+/** Walks, filters, absences and results kept between searches, dropped as things change. */
 export class SearchIndex {
   /**
    * The reader of the searches that use this index: its buffer stays grown (up to
@@ -81,36 +92,29 @@ export class SearchIndex {
    * between two awaits, so concurrent searches can share it.
    */
   readonly reader: FileReader = new FileReader(WHOLE_FILE_BYTES);
+  /** The worker lent to searches, kept warm. */
+  readonly worker: WarmWorker = new WarmWorker();
   readonly #roots: readonly string[];
-  readonly #maxBytes: number;
+  readonly #filters: FileFilters;
   #watcher: TreeWatcher | undefined;
+  #starting = false;
+  #closed = false;
   readonly #walks = new Map<string, WalkNode[]>();
-  readonly #filters = new Map<string, Uint8Array | typeof BINARY>();
-  readonly #unindexable = new Set<string>(); // read and found too large or unreadable
+  readonly #walksToMake = new Map<string, WalkToMake["files"]>();
   /** Per literal, files a search read and found without it (those its filter let through). */
   readonly #absent = new Map<string, Set<string>>();
-  #changes = 0; // refreshes that forgot something
-  #version = 0; // grows when a filter comes or goes, or something is forgotten
-  #absentVersion = 0; // grows when searches find literals absent from more files
-  /** Results of complete searches, by {@linkcode resultKey}, as of a count of changes. */
+  /** Results of complete searches, by {@linkcode resultKey}. */
   readonly #results = new Map<string, { changes: number; result: SearchResult }>();
   /** Answers of {@linkcode knownFiles}. */
   readonly #known = new Map<string, KnownFiles>();
-  /** Each remembered walk's filters, in its order, as of a version. */
-  readonly #aligned = new WeakMap<WalkNode[], { version: number; filters: Filter[] }>();
-  #bytes = 0;
-  #queue: string[] = [];
-  readonly #queued = new Set<string>();
-  #worker: Worker | undefined; // indexing
-  #searchWorker: Worker | undefined; // lent to searches, kept warm
-  #searchWorkerLent = false;
-  /** Paths changed while a batch was out: its results for them (or below them) are stale. */
-  #changedInFlight: Set<string> | undefined;
-  #closed = false;
-  #starting = false;
-  #walkEpoch = 0; // grows whenever remembered walks are dropped
-  /** Walks made before the watcher ran, to make again once it does. */
-  readonly #walksToMake = new Map<string, () => AsyncIterable<WalkNode[]>>();
+  /** Each kept walk's filters, in its order, as of a filters version. */
+  readonly #aligned = new WeakMap<
+    WalkNode[],
+    { version: number; filters: (Filter | undefined)[] }
+  >();
+  #changes = 0; // refreshes that forgot something
+  #walkEpoch = 0; // structural changes heard
+  #absentVersion = 0; // grows when searches find literals absent from more files
 
   /**
    * An index of the roots; it starts watching them after the first {@linkcode learn}.
@@ -120,21 +124,23 @@ export class SearchIndex {
    */
   constructor(roots: readonly string[], maxBytes: number) {
     this.#roots = roots;
-    this.#maxBytes = maxBytes;
-    // Started now, it is loaded by the time the first search wants it.
-    setTimeout(() => {
-      if (!this.#closed) this.#searchWorker ??= unref(startSearchWorker());
-    }, 0);
+    this.#filters = new FileFilters(maxBytes, () => void this.#makeWalks());
+    setTimeout(() => this.worker.warmUp(), 0);
   }
 
   /** What it holds now. */
   get stats(): SearchIndexStats {
-    return {
-      files: this.#filters.size,
-      bytes: this.#bytes,
-      walks: this.#walks.size,
-      queued: this.#queue.length,
-    };
+    return { ...this.#filters.stats, walks: this.#walks.size };
+  }
+
+  /** A mark of the changes forgotten so far (it grows with every refresh that forgot one). */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /** A mark of the structural changes heard so far, for {@linkcode rememberWalk}. */
+  get walkEpoch(): number {
+    return this.#walkEpoch;
   }
 
   /**
@@ -157,7 +163,12 @@ export class SearchIndex {
     if (changes.paths.size > 0) {
       this.#changes++;
       this.#results.clear();
-      this.#forget(changes.paths);
+      const maybeDirs = this.#filters.forget(changes.paths);
+      for (const keys of this.#absent.values()) {
+        for (const key of keys) {
+          if (changes.paths.has(key) || underAny(key, maybeDirs)) keys.delete(key);
+        }
+      }
     }
     return "trusted";
   }
@@ -173,15 +184,6 @@ export class SearchIndex {
   }
 
   /**
-   * A mark of the structural changes so far, for {@linkcode rememberWalk}.
-   *
-   * @returns a number that grows whenever remembered walks are dropped
-   */
-  get walkEpoch(): number {
-    return this.#walkEpoch;
-  }
-
-  /**
    * Keeps the files of a complete walk, unless a structural change was heard since it began.
    *
    * @param key the walk's start, glob and options
@@ -190,18 +192,7 @@ export class SearchIndex {
    */
   rememberWalk(key: string, files: WalkNode[], since: number): void {
     if (this.#closed || since !== this.#walkEpoch || this.#watcher === undefined) return;
-    this.#walks.delete(key);
-    if (this.#walks.size >= MAX_WALKS) this.#walks.delete(this.#walks.keys().next().value!);
-    this.#walks.set(key, files);
-  }
-
-  /**
-   * A mark of the changes forgotten so far, for {@linkcode recordAbsent}.
-   *
-   * @returns a number that grows with every refresh that forgot something
-   */
-  get changes(): number {
-    return this.#changes;
+    keepRecent(this.#walks, key, files, MAX_WALKS);
   }
 
   /**
@@ -218,11 +209,11 @@ export class SearchIndex {
   }
 
   /**
-   * {@linkcode knowing} for every file of a remembered walk, and the required literal that
-   * the fewest of them may contain (the best one to look for in the bytes of the files that
-   * must be read). The answer is kept, so an identical search asks nothing per file: it is
-   * made again when the index forgets something or learns filters, and brought up to date
-   * when searches find literals absent.
+   * {@linkcode knowing} for every file of a kept walk, and the required literal that the
+   * fewest of them may contain (the best one to look for in the bytes of the files that must
+   * be read). The answer is kept, so an identical search asks nothing per file: it is made
+   * again when a filter comes or goes, and brought up to date when searches find literals
+   * absent.
    *
    * @param walkKey the walk's key
    * @param files the walk's files (from {@linkcode walk})
@@ -232,11 +223,9 @@ export class SearchIndex {
   knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher): KnownFiles {
     const key = [walkKey, matcher.requiredLiteral, ...(matcher.requiredLiterals ?? [])].join("\0");
     let answer = this.#known.get(key);
-    if (answer === undefined || answer.files !== files || answer.version !== this.#version) {
+    if (answer?.files !== files || answer.version !== this.#filters.version) {
       answer = this.#judgeAll(files, matcher);
-      this.#known.delete(key);
-      if (this.#known.size >= MAX_WALKS) this.#known.delete(this.#known.keys().next().value!);
-      this.#known.set(key, answer);
+      keepRecent(this.#known, key, answer, MAX_WALKS);
     } else if (answer.absentVersion !== this.#absentVersion) {
       // Only files still to be read can be ruled out by the absences found since.
       // (A copy: a search still running may hold the old array.)
@@ -248,6 +237,23 @@ export class SearchIndex {
       answer.absentVersion = this.#absentVersion;
     }
     return answer;
+  }
+
+  /**
+   * Keeps the files a search read and found without its required literal; ignored when
+   * something changed since the search started (a file may have changed after it was read).
+   *
+   * @param literal the required literal
+   * @param keys the files read without it
+   * @param since {@linkcode changes} when the search started
+   */
+  recordAbsent(literal: string, keys: readonly string[], since: number): void {
+    if (this.#closed || since !== this.#changes || keys.length === 0) return;
+    const known = this.#absent.get(literal) ?? new Set();
+    const before = known.size;
+    for (const key of keys) known.add(key);
+    if (known.size !== before) this.#absentVersion++;
+    keepRecent(this.#absent, literal, known, MAX_LITERALS);
   }
 
   /**
@@ -273,28 +279,7 @@ export class SearchIndex {
   rememberResult(key: string, result: SearchResult, since: number): void {
     if (this.#closed || since !== this.#changes || result.stopped === "time") return;
     if (result.matchedLines > MAX_RESULT_LINES) return;
-    this.#results.delete(key);
-    if (this.#results.size >= MAX_RESULTS) this.#results.delete(this.#results.keys().next().value!);
-    this.#results.set(key, { changes: since, result: deepFreeze(result) });
-  }
-
-  /**
-   * Keeps the files a search read and found without its required literal; ignored when
-   * something changed since the search started (a file may have changed after it was read).
-   *
-   * @param literal the required literal
-   * @param keys the files read without it
-   * @param since {@linkcode changes} when the search started
-   */
-  recordAbsent(literal: string, keys: readonly string[], since: number): void {
-    if (this.#closed || since !== this.#changes || keys.length === 0) return;
-    const known = this.#absent.get(literal) ?? new Set();
-    const before = known.size;
-    for (const key of keys) known.add(key);
-    if (known.size !== before) this.#absentVersion++;
-    this.#absent.delete(literal);
-    if (this.#absent.size >= MAX_LITERALS) this.#absent.delete(this.#absent.keys().next().value!);
-    this.#absent.set(literal, known);
+    keepRecent(this.#results, key, { changes: since, result: deepFreeze(result) }, MAX_RESULTS);
   }
 
   /**
@@ -305,85 +290,70 @@ export class SearchIndex {
    * @param walk a walk made before the watcher was running, to make again (in the background,
    *   once the files are indexed) so that the next such search needs none
    */
-  learn(
-    keys: Iterable<string>,
-    walk?: { key: string; files: () => AsyncIterable<WalkNode[]> },
-  ): void {
+  learn(keys: Iterable<string>, walk?: WalkToMake): void {
+    if (this.#closed) return;
     if (walk !== undefined && !this.#walks.has(walk.key)) {
       this.#walksToMake.set(walk.key, walk.files);
     }
-    if (this.#closed || this.#bytes >= this.#maxBytes) return;
-    for (const key of keys) {
-      if (this.#filters.has(key) || this.#unindexable.has(key) || this.#queued.has(key)) continue;
-      this.#queued.add(key);
-      this.#queue.push(key);
+    this.#filters.learn(keys);
+    if (this.#watcher === undefined && !this.#starting) {
+      this.#starting = true;
+      setTimeout(() => this.#startWatching(), 0);
     }
-    if (this.#watcher === undefined) {
-      if (!this.#starting) {
-        this.#starting = true;
-        setTimeout(() => this.#startWatching(), 0);
-      }
-    } else if (this.#worker === undefined) this.#next();
   }
 
   /**
-   * Lends the warm search worker to one search (it reads and prefilters files beside the
-   * main thread, see `_search_pool.ts`), when it is not lent already.
+   * Lends the warm search worker to one search, when it is not lent already.
    *
    * @returns the lease, or undefined
    */
   borrowWorker(): WorkerLease | undefined {
-    if (this.#closed || this.#searchWorkerLent) return undefined;
-    const worker = this.#searchWorker ??= unref(startSearchWorker());
-    if (worker === undefined) return undefined;
-    this.#searchWorkerLent = true;
-    return {
-      worker,
-      release: (dead) => {
-        this.#searchWorkerLent = false;
-        if (dead || this.#closed) {
-          worker.terminate();
-          if (this.#searchWorker === worker) this.#searchWorker = undefined;
-        }
-      },
-    };
+    return this.#closed ? undefined : this.worker.borrow();
   }
 
   /** Stops watching and indexing, and forgets everything. */
   close(): void {
     this.#closed = true;
     this.#watcher?.close();
-    this.#worker?.terminate();
-    this.#worker = undefined;
-    if (!this.#searchWorkerLent) this.#searchWorker?.terminate(); // (else at its release)
-    this.#searchWorker = undefined;
-    this.#walks.clear();
-    this.#walksToMake.clear();
-    this.#filters.clear();
-    this.#unindexable.clear();
-    this.#absent.clear();
-    this.#known.clear();
+    this.#filters.close();
+    this.worker.close();
+    for (const table of [this.#walks, this.#walksToMake, this.#absent, this.#known]) table.clear();
     this.#results.clear();
-    this.#queue = [];
-    this.#queued.clear();
-    this.#bytes = 0;
   }
 
   #startWatching(): void {
     if (this.#closed) return;
     this.#watcher = TreeWatcher.start(this.#roots);
     if (this.#watcher === undefined) this.close();
-    else this.#next();
+    else this.#filters.start();
+  }
+
+  /**
+   * Indexing done: makes the walks asked for (the watcher is running, so each is good until
+   * it reports a structural change), and lines the filters up with every kept walk, all
+   * before the next search needs them.
+   */
+  async #makeWalks(): Promise<void> {
+    for (const [key, walk] of this.#walksToMake) {
+      this.#walksToMake.delete(key);
+      const since = this.#walkEpoch;
+      const files: WalkNode[] = [];
+      try {
+        for await (const run of walk()) files.push(...run);
+      } catch {
+        continue; // (the next search walks itself, and says what went wrong)
+      }
+      this.rememberWalk(key, files, since);
+    }
+    for (const files of this.#walks.values()) this.#alignedFilters(files);
   }
 
   /** The filters of a walk's files, in its order. */
-  #alignedFilters(files: WalkNode[]): Filter[] {
+  #alignedFilters(files: WalkNode[]): (Filter | undefined)[] {
     let aligned = this.#aligned.get(files);
-    if (aligned === undefined || aligned.version !== this.#version) {
-      aligned = {
-        version: this.#version,
-        filters: files.map((file) => this.#filters.get(file.key)),
-      };
+    if (aligned === undefined || aligned.version !== this.#filters.version) {
+      const filters = files.map((file) => this.#filters.get(file.key));
+      aligned = { version: this.#filters.version, filters };
       this.#aligned.set(files, aligned);
     }
     return aligned.filters;
@@ -404,14 +374,8 @@ export class SearchIndex {
     literals.forEach(({ literal }, i) => {
       if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
     });
-    return {
-      files,
-      known,
-      toRead,
-      rarest,
-      version: this.#version,
-      absentVersion: this.#absentVersion,
-    };
+    const version = this.#filters.version;
+    return { files, known, toRead, rarest, version, absentVersion: this.#absentVersion };
   }
 
   /** The matcher's usable literals, with the files known to lack each. */
@@ -421,118 +385,7 @@ export class SearchIndex {
       absent: this.#absent.get(literal.literal),
     }));
   }
-
-  /** Drops what is known of the changed paths and of everything below them. */
-  #forget(paths: Set<string>): void {
-    const below: string[] = [];
-    for (const path of paths) {
-      this.#changedInFlight?.add(path);
-      if (!this.#drop(path)) below.push(path);
-    }
-    if (below.length === 0) return;
-    // A path that was no indexed file may be a directory: drop what lies below it.
-    const dirs = new Set(below);
-    const absent = [...this.#absent.values()].flatMap((keys) => [...keys]);
-    for (const key of [...this.#filters.keys(), ...this.#unindexable, ...absent]) {
-      if (underAny(key, dirs)) this.#drop(key);
-    }
-  }
-
-  /** Forgets what is known of one file; false when nothing was. */
-  #drop(key: string): boolean {
-    this.#version++;
-    let known = false;
-    for (const keys of this.#absent.values()) known = keys.delete(key) || known;
-    const filter = this.#filters.get(key);
-    if (filter === undefined) return this.#unindexable.delete(key) || known;
-    if (filter !== BINARY) this.#bytes -= filter.length;
-    this.#filters.delete(key);
-    return true;
-  }
-
-  #setFilter(key: string, filter: Uint8Array | typeof BINARY): void {
-    const old = this.#filters.get(key);
-    if (old !== undefined && old !== BINARY) this.#bytes -= old.length;
-    this.#filters.set(key, filter);
-    if (filter !== BINARY) this.#bytes += filter.length;
-  }
-
-  /** Sends the next batch to the worker, or stops the worker when there is none. */
-  #next(): void {
-    const batch = this.#queue.splice(0, INDEX_BATCH);
-    if (batch.length === 0 || this.#closed || this.#bytes >= this.#maxBytes) {
-      this.#worker?.terminate();
-      this.#worker = undefined;
-      void this.#makeWalks();
-      return;
-    }
-    this.#worker ??= this.#startWorker();
-    if (this.#worker === undefined) {
-      this.#queue = [];
-      this.#queued.clear();
-      return;
-    }
-    this.#changedInFlight = new Set();
-    const job: IndexJob = { index: batch };
-    this.#worker.postMessage(job);
-  }
-
-  /**
-   * Indexing done: makes the walks asked for (the watcher is running, so each is good until
-   * it reports a structural change), and lines the filters up with every remembered walk,
-   * all before the next search needs them.
-   */
-  async #makeWalks(): Promise<void> {
-    for (const [key, walk] of this.#walksToMake) {
-      this.#walksToMake.delete(key);
-      const since = this.#walkEpoch;
-      const files: WalkNode[] = [];
-      try {
-        for await (const run of walk()) files.push(...run);
-      } catch {
-        continue; // (the next search walks itself, and says what went wrong)
-      }
-      this.rememberWalk(key, files, since);
-    }
-    for (const files of this.#walks.values()) this.#alignedFilters(files);
-  }
-
-  #startWorker(): Worker | undefined {
-    const worker = unref(startSearchWorker());
-    if (worker === undefined) return undefined;
-    worker.onmessage = (event: MessageEvent<IndexReply>) => this.#take(event.data.indexed);
-    const stop = (event: Event) => {
-      event.preventDefault(); // (Deno would otherwise end the process)
-      this.#worker?.terminate();
-      this.#worker = undefined;
-      this.#queue = [];
-      this.#queued.clear();
-    };
-    worker.onerror = stop;
-    worker.onmessageerror = stop;
-    return worker;
-  }
-
-  #take(indexed: IndexedFile[]): void {
-    if (this.#closed) return;
-    this.#version++;
-    const stale = this.#changedInFlight ?? new Set<string>();
-    this.#changedInFlight = undefined;
-    for (const file of indexed) {
-      this.#queued.delete(file.key);
-      if (stale.size > 0 && (stale.has(file.key) || underAny(file.key, stale))) continue;
-      if (file.filter !== undefined) {
-        if (this.#bytes + file.filter.length > this.#maxBytes) continue;
-        this.#setFilter(file.key, file.filter);
-      } else if (file.binary) this.#setFilter(file.key, BINARY);
-      else this.#unindexable.add(file.key);
-    }
-    this.#next();
-  }
 }
-
-/** What the index holds per file: a trigram filter, or the mark of a binary file. */
-type Filter = Uint8Array | typeof BINARY | undefined;
 
 /** A required literal as the index tests it. */
 interface Literal {
@@ -542,21 +395,6 @@ interface Literal {
   absent?: Set<string>;
 }
 
-/** What {@linkcode SearchIndex.knownFiles} answers. */
-export interface KnownFiles {
-  /** The walk it was made for. */
-  files: WalkNode[];
-  /** Per file, what is known without reading it (undefined: it must be read). */
-  known: (Examined | undefined)[];
-  /** The positions of the files to read. */
-  toRead: number[];
-  /** The literal the fewest files may contain. */
-  rarest: string | undefined;
-  /** The index's versions it was made for. */
-  version: number;
-  absentVersion: number;
-}
-
 /**
  * What is known of one file: binary, certainly without a literal, or nothing.
  *
@@ -564,7 +402,7 @@ export interface KnownFiles {
  *   literal is then tested)
  */
 function judge(
-  filter: Filter,
+  filter: Filter | undefined,
   key: string,
   literals: Literal[],
   passed?: number[],
@@ -577,36 +415,6 @@ function judge(
     else if (passed !== undefined) passed[i]++;
   }
   return none ? KNOWN_NONE : undefined;
-}
-
-/**
- * What makes two searches identical, for {@linkcode SearchIndex.result}: the matcher's key,
- * the real start, and every option that changes the result; undefined when the matcher has
- * no key.
- *
- * @param start the real path of the start
- * @param query the search
- * @returns the key, or undefined
- */
-export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, includeIgnored, context, maxMatches } = query;
-  if (matcher.key === undefined) return undefined;
-  return JSON.stringify([matcher.key, start, glob, includeIgnored, context, maxMatches]);
-}
-
-/** Freezes an object and everything it holds. */
-function deepFreeze<T>(value: T): T {
-  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const inner of Object.values(value)) deepFreeze(inner);
-  }
-  return value;
-}
-
-/** Lets the process end while the worker is alive (Bun; the index runs nowhere else). */
-function unref(worker: Worker | undefined): Worker | undefined {
-  (worker as { unref?: () => void } | undefined)?.unref?.();
-  return worker;
 }
 
 /**
@@ -624,10 +432,33 @@ function literalsOf(matcher: Matcher): { literal: string; trigrams: Uint32Array 
     .sort((a, b) => b.literal.length - a.literal.length);
 }
 
-/** Whether a directory in `dirs` holds `key` (at any depth). */
-function underAny(key: string, dirs: Set<string>): boolean {
-  for (let at = key.lastIndexOf(sep); at > 0; at = key.lastIndexOf(sep, at - 1)) {
-    if (dirs.has(key.slice(0, at))) return true;
+/**
+ * What makes two searches identical, for {@linkcode SearchIndex.result}: the matcher's key,
+ * the real start, and every option that changes the result; undefined when the matcher has
+ * no key.
+ *
+ * @param start the real path of the start
+ * @param query the search
+ * @returns the key, or undefined
+ */
+export function resultKey(start: string, query: SearchQuery): string | undefined {
+  const { matcher, glob, includeIgnored, context, maxMatches } = query;
+  if (matcher.key === undefined) return undefined;
+  return JSON.stringify([matcher.key, start, glob, includeIgnored, context, maxMatches]);
+}
+
+/** Sets a map entry as the most recent one, dropping the oldest beyond `max`. */
+function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  if (map.size >= max) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/** Freezes an object and everything it holds. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
   }
-  return false;
+  return value;
 }

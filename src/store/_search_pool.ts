@@ -153,6 +153,59 @@ export interface WorkerLease {
   release(dead: boolean): void;
 }
 
+/** One worker kept warm between searches and lent to one search at a time. */
+export class WarmWorker {
+  #worker: Worker | undefined;
+  #lent = false;
+  #closed = false;
+
+  /** Starts the worker now, so that it has loaded by the time a search wants it. */
+  warmUp(): void {
+    if (!this.#closed) this.#worker ??= unref(startSearchWorker());
+  }
+
+  /**
+   * Lends the worker to one search, when it is not lent already.
+   *
+   * @returns the lease, or undefined
+   */
+  borrow(): WorkerLease | undefined {
+    if (this.#closed || this.#lent) return undefined;
+    const worker = this.#worker ??= unref(startSearchWorker());
+    if (worker === undefined) return undefined;
+    this.#lent = true;
+    return {
+      worker,
+      release: (dead) => {
+        this.#lent = false;
+        if (dead || this.#closed) {
+          worker.terminate();
+          if (this.#worker === worker) this.#worker = undefined;
+        }
+      },
+    };
+  }
+
+  /** Stops the worker (a lent one when it is given back). */
+  close(): void {
+    this.#closed = true;
+    if (!this.#lent) this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+}
+
+/**
+ * Lets the process end while the worker is alive (Bun has `unref`; elsewhere it is a
+ * no-op).
+ *
+ * @param worker a worker, or undefined
+ * @returns the same worker
+ */
+export function unref(worker: Worker | undefined): Worker | undefined {
+  (worker as { unref?: () => void } | undefined)?.unref?.();
+  return worker;
+}
+
 let lastJobId = 0;
 
 /**

@@ -10,7 +10,7 @@
  */
 import { FileReader } from "./_file_reader.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import type { IndexJob, IndexReply } from "./_search_index.ts";
+import type { IndexJob, IndexReply } from "./_file_filters.ts";
 import { claimForWorker, handOver, type SearchBatches, type SearchJob } from "./_search_pool.ts";
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
