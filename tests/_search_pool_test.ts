@@ -5,7 +5,8 @@ import * as path from "node:path";
 import { describe, it } from "node:test";
 import { FileReader } from "../src/store/_file_reader.ts";
 import { examineFile } from "../src/store/_search_file.ts";
-import { ExaminedBatches, startSearchWorker } from "../src/store/_search_pool.ts";
+import { ExaminedBatches, startSearchWorker, WarmWorker } from "../src/store/_search_pool.ts";
+import { underAny } from "../src/store/_file_filters.ts";
 
 async function withTree(
   count: number,
@@ -190,4 +191,35 @@ describe("ExaminedBatches", () => {
         worker.terminate();
       }
     }));
+
+  it("a warm worker is lent to one search at a time, and stopped when closed", () => {
+    const warm = new WarmWorker();
+    warm.warmUp();
+    const lease = warm.borrow()!;
+    assert.ok(lease.worker, "lent");
+    assert.equal(warm.borrow(), undefined, "not twice at once");
+    lease.release(false);
+    const again = warm.borrow()!;
+    assert.equal(again.worker, lease.worker, "the same worker, kept warm");
+    warm.close();
+    assert.equal(warm.borrow(), undefined, "none after close");
+    again.release(false); // stops it now
+    const dead = new WarmWorker();
+    const first = dead.borrow()!;
+    first.release(true); // it failed: a new one is started next time
+    const second = dead.borrow()!;
+    assert.notEqual(second.worker, first.worker);
+    second.release(false);
+    dead.close();
+  });
+});
+
+describe("underAny()", () => {
+  it("holds for keys below a directory in the set, by whole segments", () => {
+    const dirs = new Set([path.join(path.sep, "a"), path.join(path.sep, "x", "y")]);
+    assert.equal(underAny(path.join(path.sep, "a", "b"), dirs), true);
+    assert.equal(underAny(path.join(path.sep, "x", "y", "z", "w"), dirs), true);
+    assert.equal(underAny(path.join(path.sep, "ab", "c"), dirs), false);
+    assert.equal(underAny(path.join(path.sep, "a"), dirs), false);
+  });
 });
