@@ -18,7 +18,7 @@ import { describe, openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
 import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import { resultKey, type SearchIndex } from "./_search_index.ts";
+import { resultKey, type SearchIndex, type WalkToMake } from "./_search_index.ts";
 import { ExaminedBatches, startSearchWorker, type WorkerLease } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { NotAFileError, StoreError } from "./errors.ts";
@@ -60,95 +60,65 @@ export async function searchDirectory(
   place: SearchPlace,
 ): Promise<SearchResult> {
   const { start, kind } = place;
-  // The literal looked for in the bytes: the matcher's longest, or the rarest the index knows.
+  // The literal looked for in the bytes: the matcher's pick, or the rarest the index knows.
   let literal = query.matcher.requiredLiteral;
-  const needleOf = (text: string | undefined) =>
-    text && !text.includes("\uFFFD") ? Buffer.from(text) : undefined;
-  let needle = needleOf(literal);
   const context = query.context ?? 0;
   // (An index keeps its reader, whose buffer has grown to the largest file, across searches.)
   const reader = place.index?.reader ?? new FileReader(WHOLE_FILE_BYTES);
   const index = kind === "directory" && place.indexTrusted ? place.index : undefined;
   const changesAtStart = index?.changes;
   const walkEpoch = index?.walkEpoch;
-  let walkAgain: { key: string; files: () => AsyncIterable<WalkNode[]> } | undefined;
   const keyOfResult = index && resultKey(start.key, query);
   const kept = keyOfResult === undefined ? undefined : index?.result(keyOfResult);
   if (kept !== undefined) return kept;
-  const readWithout: string[] = []; // files read and found without the literal
-  const examine = (worker: Worker | WorkerLease | undefined) =>
-    new ExaminedBatches({
-      needle: needle === undefined ? undefined : new Uint8Array(needle),
-      context,
-      reader,
-      worker,
-    });
+  let walkAgain: WalkToMake | undefined;
   let files: WalkNode[] = [];
   let known: (Examined | undefined)[] = []; // per file: what the index knows without reading
-  const unread: string[] = []; // the files the index knows nothing of, to read
-  let batches: ExaminedBatches | undefined;
-  // A warm worker is used at once; a new one only for a big tree (starting it costs).
-  const lease = place.workers ? place.index?.borrowWorker() : undefined;
-  const toRead = (key: string) => {
-    unread.push(key);
-    if (batches !== undefined) return batches.add(key);
-    if (lease !== undefined) batches = examine(lease);
-    else if (unread.length === place.parallelFrom && place.workers) {
-      // A big tree: the worker starts reading while the walk goes on.
-      const worker = startSearchWorker();
-      if (worker !== undefined) batches = examine(worker);
-    }
-    if (batches !== undefined) { for (const key of unread) batches.add(key); }
-  };
+  const reading = new ReadingQueue(place, () => needleOf(literal), context, reader);
   try {
     if (kind === "directory") {
       const walkKey = `${start.key}\0${query.glob ?? ""}\0${query.includeIgnored === true}`;
       const walked = index?.walk(walkKey);
       if (index !== undefined && walked !== undefined) {
-        files = walked;
         const answer = index.knownFiles(walkKey, walked, query.matcher);
-        known = answer.known;
-        literal = answer.rarest ?? literal;
-        needle = needleOf(literal);
-        for (let i = 0; i < files.length; i++) if (known[i] === undefined) toRead(files[i].key);
+        [files, known, literal] = [walked, answer.known, answer.rarest ?? literal];
+        for (let i = 0; i < files.length; i++) {
+          if (known[i] === undefined) reading.add(files[i].key);
+        }
       } else {
         const knowing = index?.knowing(query.matcher);
         for await (const run of walkFileRuns(place.walkSource, start, query)) {
           for (const file of run) {
             files.push(file);
-            const outcome = knowing?.(file.key);
-            known.push(outcome);
-            if (outcome === undefined) toRead(file.key);
+            known.push(knowing?.(file.key));
+            if (known[known.length - 1] === undefined) reading.add(file.key);
           }
           query.signal?.throwIfAborted();
         }
         if (index !== undefined) index.rememberWalk(walkKey, files, walkEpoch!);
-        else {walkAgain = {
-            key: walkKey,
-            files: () => walkFileRuns(place.walkSource, start, query),
-          };}
+        else {
+          // Made before the watcher ran: the index makes it again once it watches.
+          const again = () => walkFileRuns(place.walkSource, start, query);
+          walkAgain = { key: walkKey, files: again };
+        }
       }
     } else if (kind === "file") {
       const name = start.display.slice(start.display.lastIndexOf("/") + 1);
       if (query.glob === undefined || compileGlob(query.glob)(name)) {
         files.push(start);
         known.push(undefined);
-        toRead(start.key);
+        reading.add(start.key);
       }
     } else {
       throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
     }
   } catch (error) {
-    batches?.close();
-    if (batches === undefined) lease?.release(false);
+    reading.close();
     throw error;
   }
-  if (batches === undefined) {
-    lease?.release(false); // nothing to read
-    batches = examine(undefined);
-    for (const key of unread) batches.add(key);
-  }
-  batches.end();
+  const needle = needleOf(literal);
+  const batches = reading.end();
+  const readWithout: string[] = []; // files read and found without the literal
   const collector = new SearchCollector(query, files.length);
   const explicit = kind === "file";
   let i = 0;
@@ -196,12 +166,85 @@ export async function searchDirectory(
   if (literal !== undefined && changesAtStart !== undefined) {
     index?.recordAbsent(literal, readWithout, changesAtStart);
   }
-  if (kind === "directory") place.index?.learn(unread, walkAgain);
+  if (kind === "directory") place.index?.learn(reading.keys, walkAgain);
   const result = collector.result();
   if (keyOfResult !== undefined && changesAtStart !== undefined) {
     index?.rememberResult(keyOfResult, result, changesAtStart);
   }
   return result;
+}
+
+/** The bytes of a literal for the byte-level prefilter, unless it stands for invalid UTF-8. */
+function needleOf(literal: string | undefined): Buffer | undefined {
+  return literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
+}
+
+/**
+ * The files a search must read, handed to the examination in batches as they are found:
+ * with a warm worker (lent by the index) from the first file, with a new one only from
+ * `parallelFrom` files (starting a worker costs), on the main thread alone otherwise.
+ */
+class ReadingQueue {
+  /** Every file added, in order. */
+  readonly keys: string[] = [];
+  readonly #place: SearchPlace;
+  readonly #options: { needle: () => Buffer | undefined; context: number; reader: FileReader };
+  readonly #lease: WorkerLease | undefined;
+  #batches: ExaminedBatches | undefined;
+
+  constructor(
+    place: SearchPlace,
+    needle: () => Buffer | undefined,
+    context: number,
+    reader: FileReader,
+  ) {
+    this.#place = place;
+    this.#options = { needle, context, reader };
+    this.#lease = place.workers && place.kind === "directory"
+      ? place.index?.borrowWorker()
+      : undefined;
+  }
+
+  /** Adds a file to read. */
+  add(key: string): void {
+    this.keys.push(key);
+    if (this.#batches !== undefined) return this.#batches.add(key);
+    let worker: Worker | WorkerLease | undefined = this.#lease;
+    if (worker === undefined && this.keys.length === this.#place.parallelFrom) {
+      // A big tree: the worker starts reading while the walk goes on.
+      worker = this.#place.workers ? startSearchWorker() : undefined;
+    }
+    if (worker === undefined) return;
+    this.#batches = this.#examine(worker);
+    for (const key of this.keys) this.#batches.add(key);
+  }
+
+  /** No more files: the batches to take the outcomes from, in order. */
+  end(): ExaminedBatches {
+    if (this.#batches === undefined) {
+      this.#lease?.release(false); // (nothing to read beside the main thread)
+      this.#batches = this.#examine(undefined);
+      for (const key of this.keys) this.#batches.add(key);
+    }
+    this.#batches.end();
+    return this.#batches;
+  }
+
+  /** Gives up (the walk failed). */
+  close(): void {
+    if (this.#batches === undefined) this.#lease?.release(false);
+    this.#batches?.close();
+  }
+
+  #examine(worker: Worker | WorkerLease | undefined): ExaminedBatches {
+    const needle = this.#options.needle();
+    return new ExaminedBatches({
+      needle: needle === undefined ? undefined : new Uint8Array(needle),
+      context: this.#options.context,
+      reader: this.#options.reader,
+      worker,
+    });
+  }
 }
 
 /** Searches one file the examination left to the caller (large, not a file, unreadable). */
