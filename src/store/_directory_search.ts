@@ -98,7 +98,8 @@ export async function searchDirectory(
         if (index !== undefined) index.rememberWalk(walkKey, files, walkEpoch!);
         else {
           // Made before the watcher ran: the index makes it again once it watches.
-          const again = () => walkFileRuns(place.walkSource, start, query);
+          const options = { glob: query.glob, includeIgnored: query.includeIgnored };
+          const again = () => walkFileRuns(place.walkSource, start, options);
           walkAgain = { key: walkKey, files: again };
         }
       }
