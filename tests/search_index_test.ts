@@ -238,6 +238,28 @@ describe("the search index", () => {
     },
   );
 
+  test("never rules out a file that already had other names when indexed", BUN_ONLY, async () => {
+    // A write through another name (a hard link, here from outside the root) is not heard
+    // by the watcher, so a file with several names gets no filter and no absence.
+    const outside = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-outside-"));
+    const linked = tempTree(20);
+    const link = path.join(outside, "link.ts");
+    fs.linkSync(path.join(linked, "d3", "f3.ts"), link);
+    const withLink = await DirectoryStore.create({ roots: [linked], searchIndex: true });
+    try {
+      const query = () => ({ matcher: literalMatcher("yak") });
+      await withLink.search(query()); // learning
+      await indexed(withLink);
+      assert.equal((await withLink.search(query())).matchedLines, 0); // read: no yak yet
+      fs.writeFileSync(link, "yak\n");
+      assert.equal((await withLink.search(query())).matchedLines, 1);
+    } finally {
+      withLink.close();
+      fs.rmSync(outside, { recursive: true, force: true });
+      fs.rmSync(linked, { recursive: true, force: true });
+    }
+  });
+
   test("stays within its byte budget, and is still right when full", BUN_ONLY, async () => {
     const small = await DirectoryStore.create({
       roots: [root],

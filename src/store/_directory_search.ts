@@ -120,6 +120,9 @@ export async function searchDirectory(
   const needle = needleOf(literal);
   const batches = reading.end();
   const readWithout: string[] = []; // files read and found without the literal
+  // A result is kept only if every file read has one name (a write through another may go
+  // unheard) and was read whole by the examination.
+  let keepable = true;
   const collector = new SearchCollector(query, files.length);
   const explicit = kind === "file";
   let i = 0;
@@ -147,7 +150,8 @@ export async function searchDirectory(
           taken = 0;
         }
         outcome = outcomes[taken++];
-        if (outcome.kind === "none") readWithout.push(files[i].key);
+        if (outcome.kind === "redo" || ("linked" in outcome && outcome.linked)) keepable = false;
+        else if (outcome.kind === "none") readWithout.push(files[i].key);
       }
       // (Most files are ruled out; they are counted without a promise each.)
       if (outcome.kind === "none") collector.searchedWithoutMatch();
@@ -169,7 +173,7 @@ export async function searchDirectory(
   }
   if (kind === "directory") place.index?.learn(reading.keys, walkAgain);
   const result = collector.result();
-  if (keyOfResult !== undefined && changesAtStart !== undefined) {
+  if (keyOfResult !== undefined && changesAtStart !== undefined && keepable) {
     index?.rememberResult(keyOfResult, result, changesAtStart);
   }
   return result;

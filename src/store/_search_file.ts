@@ -18,15 +18,19 @@ export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
 export type Examined =
   /** Binary (NUL in the first 8 KiB). */
   | { kind: "binary" }
-  /** Read, and the required literal is not in it. */
-  | { kind: "none" }
+  /**
+   * Read, and the required literal is not in it. `linked` when the file has other names
+   * (hard links): a write through one of those may go unheard by a watcher of this name.
+   */
+  | { kind: "none"; linked?: boolean }
   /** The lines to scan, after `linesBefore` lines that cannot match or be context. */
-  | { kind: "text"; text: string; invalid: boolean; linesBefore: number }
+  | { kind: "text"; text: string; invalid: boolean; linesBefore: number; linked?: boolean }
   /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
   | { kind: "redo" };
 
 const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
+const LINKED_NONE: Examined = { kind: "none", linked: true };
 const REDO: Examined = { kind: "redo" };
 const LF = 10;
 const CR = 13;
@@ -55,7 +59,10 @@ export function examineFile(
     return REDO;
   }
   if (outcome.kind !== "bytes") return REDO;
-  return examineBytes(outcome.bytes, needle, context);
+  const examined = examineBytes(outcome.bytes, needle, context);
+  if (outcome.stat.nlink === 1) return examined;
+  if (examined.kind === "text") examined.linked = true;
+  return examined === NONE ? LINKED_NONE : examined;
 }
 
 /** What {@linkcode indexFile} learned of a file (plain data: it crosses threads). */
@@ -70,7 +77,8 @@ export interface IndexedFile {
 
 /**
  * Reads a file whole for the search index: binary, a trigram filter, or neither (too large
- * for a filter, not a regular file, or unreadable).
+ * for a filter, not a regular file, unreadable, or with other names: a write through a hard
+ * link elsewhere may go unheard by the index's watcher).
  *
  * @param reader the reader (its buffer is reused)
  * @param key the real path
@@ -79,7 +87,7 @@ export interface IndexedFile {
 export function indexFile(reader: FileReader, key: string): IndexedFile {
   try {
     const outcome = reader.read(key);
-    if (outcome.kind !== "bytes") return { key };
+    if (outcome.kind !== "bytes" || outcome.stat.nlink > 1) return { key };
     if (isBinary(outcome.bytes)) return { key, binary: true };
     if (outcome.bytes.length > MAX_FILTERED_BYTES) return { key };
     return { key, filter: trigramFilter(outcome.bytes) };

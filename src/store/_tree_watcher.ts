@@ -13,9 +13,10 @@
  * be lost that way, so a path is reported again by every sync that comes less than
  * {@linkcode REPEAT_WINDOW_MS} after its event was heard.
  *
- * Not seen by any inotify watcher, and so not by this one: writes through a hard link from
- * outside the roots, writes through a shared memory map, and changes made by another
- * machine on a network file system.
+ * Not seen by any inotify watcher, and so not by this one: writes through another name of a
+ * file (a hard link) than the one watched, writes through a shared memory map, and changes
+ * made by another machine on a network file system. (The search index never rules out a
+ * file that has several names when it reads it.)
  *
  * @module
  */
