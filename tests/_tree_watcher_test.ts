@@ -121,6 +121,19 @@ describe("TreeWatcher", () => {
     assert.equal(changes.lost, true);
   });
 
+  test("more changes between two syncs than it holds count as lost", BUN_ONLY, async () => {
+    const small = TreeWatcher.start([root], 10)!;
+    try {
+      await small.sync();
+      for (let i = 0; i < 20; i++) fs.writeFileSync(at(`many-${i}.txt`), "x\n");
+      const changes = await small.sync();
+      assert.equal(changes.lost, true);
+      assert.equal(small.healthy, false);
+    } finally {
+      small.close();
+    }
+  });
+
   test("a root that does not exist gives no watcher", BUN_ONLY, () => {
     assert.equal(TreeWatcher.start([at("missing")]), undefined);
   });

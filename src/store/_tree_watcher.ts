@@ -44,6 +44,12 @@ export const WATCH_ORDER_KEPT: boolean = "Bun" in globalThis;
 /** How long after its event a path is still reported (Bun's repeat window, with a margin). */
 export const REPEAT_WINDOW_MS = 20;
 
+/**
+ * Changed paths held between two syncs at the most; more (a build writing a whole tree while
+ * nobody searches) count as lost changes, and the index gives up instead of growing.
+ */
+export const MAX_PENDING_PATHS = 100_000;
+
 /** How long a sync waits for its sentinel before it gives the watcher up. */
 const SYNC_TIMEOUT_MS = 2000;
 
@@ -51,6 +57,7 @@ const SYNC_TIMEOUT_MS = 2000;
 export class TreeWatcher {
   readonly #watchers: fs.FSWatcher[] = [];
   readonly #barrierDir: string;
+  readonly #maxPending: number;
   #changes: TreeChanges = { paths: new Set(), structural: false, lost: false };
   /** Paths heard from lately: when, and whether structurally. */
   #recent = new Map<string, { at: number; structural: boolean }>();
@@ -59,8 +66,9 @@ export class TreeWatcher {
   #sentinel = 0;
   #waiting: { name: string; resolve: () => void } | undefined;
 
-  private constructor(barrierDir: string) {
+  private constructor(barrierDir: string, maxPending: number) {
     this.#barrierDir = barrierDir;
+    this.#maxPending = maxPending;
   }
 
   /**
@@ -68,12 +76,17 @@ export class TreeWatcher {
    * watches cannot be set (no inotify, or too few watches left for a large tree).
    *
    * @param roots the real paths of the roots
+   * @param maxPending changed paths held between syncs at the most (see
+   *   {@linkcode MAX_PENDING_PATHS})
    * @returns the watcher, or undefined
    */
-  static start(roots: readonly string[]): TreeWatcher | undefined {
+  static start(
+    roots: readonly string[],
+    maxPending: number = MAX_PENDING_PATHS,
+  ): TreeWatcher | undefined {
     let watcher: TreeWatcher | undefined;
     try {
-      watcher = new TreeWatcher(fs.mkdtempSync(join(tmpdir(), "linewise-watch-")));
+      watcher = new TreeWatcher(fs.mkdtempSync(join(tmpdir(), "linewise-watch-")), maxPending);
       watcher.#watch(watcher.#barrierDir, false, (name) => watcher!.#sentinelSeen(name));
       for (const root of roots) {
         watcher.#watch(root, true, (name, structural) => watcher!.#changed(root, name, structural));
@@ -154,6 +167,10 @@ export class TreeWatcher {
   #changed(root: string, name: string | undefined, structural: boolean): void {
     if (name === undefined) {
       this.#changes.lost = true;
+      return;
+    }
+    if (this.#changes.paths.size >= this.#maxPending) {
+      this.#fail();
       return;
     }
     const path = join(root, name);
