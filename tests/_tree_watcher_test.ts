@@ -113,6 +113,18 @@ describe("TreeWatcher", () => {
     assert.equal(changes.structural, true);
   });
 
+  test(
+    "concurrent syncs each wait for their own sentinel and all report the change",
+    BUN_ONLY,
+    async () => {
+      fs.writeFileSync(at("src/a.ts"), "concurrent\n");
+      const all = await Promise.all([watcher.sync(), watcher.sync(), watcher.sync()]);
+      assert.ok(all.every((changes) => !changes.lost), JSON.stringify(all.map((c) => c.lost)));
+      assert.ok(all.some((changes) => changes.paths.has(at("src/a.ts"))));
+      assert.equal(watcher.healthy, true);
+    },
+  );
+
   test("a closed watcher reports that changes may be lost", BUN_ONLY, async () => {
     const other = TreeWatcher.start([root])!;
     other.close();

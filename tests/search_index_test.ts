@@ -260,6 +260,17 @@ describe("the search index", () => {
     }
   });
 
+  test("serves concurrent searches, each right, and stays up", BUN_ONLY, async () => {
+    await indexed(store);
+    fs.writeFileSync(at("d5/f5.ts"), "createElement(concurrent)\n");
+    const queries = QUERIES.map(([, matcher, extra]) => ({ matcher: matcher(), ...extra }));
+    const together = await Promise.all(queries.map((query) => store.search(query)));
+    for (const [i, query] of queries.entries()) {
+      assert.deepEqual(together[i], await plain.search(query), QUERIES[i][0]);
+    }
+    assert.notEqual(store.searchIndexStats(), undefined, "the index is still there");
+  });
+
   test("stays within its byte budget, and is still right when full", BUN_ONLY, async () => {
     const small = await DirectoryStore.create({
       roots: [root],

@@ -64,7 +64,8 @@ export class TreeWatcher {
   #lastSync = 0;
   #broken = false;
   #sentinel = 0;
-  #waiting: { name: string; resolve: () => void } | undefined;
+  /** The sentinels of the syncs under way (concurrent searches sync at once). */
+  readonly #waiting = new Map<string, () => void>();
 
   private constructor(barrierDir: string, maxPending: number) {
     this.#barrierDir = barrierDir;
@@ -112,18 +113,19 @@ export class TreeWatcher {
   async sync(): Promise<TreeChanges> {
     if (!this.#broken) {
       const name = `s${++this.#sentinel}`;
-      const seen = new Promise<void>((resolve) => this.#waiting = { name, resolve });
+      const seen = new Promise<boolean>((resolve) => this.#waiting.set(name, () => resolve(true)));
       let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, SYNC_TIMEOUT_MS));
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
+      });
       try {
         fs.writeFileSync(join(this.#barrierDir, name), "");
-        await Promise.race([seen, timeout]);
-        if (this.#waiting !== undefined) this.#fail();
+        if (!(await Promise.race([seen, timeout]))) this.#fail();
       } catch {
         this.#fail();
       } finally {
         clearTimeout(timer);
-        this.#waiting = undefined;
+        this.#waiting.delete(name);
         fs.rmSync(join(this.#barrierDir, name), { force: true });
       }
     }
@@ -148,7 +150,7 @@ export class TreeWatcher {
     for (const watcher of this.#watchers) watcher.close();
     this.#watchers.length = 0;
     this.#broken = true;
-    this.#waiting?.resolve();
+    for (const resolve of this.#waiting.values()) resolve();
     fs.rmSync(this.#barrierDir, { recursive: true, force: true });
   }
 
@@ -185,10 +187,7 @@ export class TreeWatcher {
   }
 
   #sentinelSeen(name: string | undefined): void {
-    const waiting = this.#waiting;
-    if (name === undefined || name !== waiting?.name) return;
-    this.#waiting = undefined;
-    waiting.resolve();
+    if (name !== undefined) this.#waiting.get(name)?.();
   }
 
   #fail(): void {
