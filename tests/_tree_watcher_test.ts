@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { TreeWatcher, WATCH_ORDER_KEPT } from "../src/store/_tree_watcher.ts";
+import { REPEAT_WINDOW_MS, TreeWatcher, WATCH_ORDER_KEPT } from "../src/store/_tree_watcher.ts";
 
 const isBun = "Bun" in globalThis;
 const BUN_ONLY = { skip: WATCH_ORDER_KEPT ? false : "the watcher is trusted only on Bun" };
@@ -124,6 +124,22 @@ describe("TreeWatcher", () => {
       assert.equal(watcher.healthy, true);
     },
   );
+
+  test("changes inside .git are not reported (walks never enter it)", BUN_ONLY, async () => {
+    fs.mkdirSync(at(".git/objects"), { recursive: true });
+    fs.mkdirSync(at("sub/.git"), { recursive: true });
+    // (Past the repeat window of earlier tests' changes.)
+    await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 5));
+    await watcher.sync();
+    await watcher.sync();
+    fs.writeFileSync(at(".git/index"), "x");
+    fs.writeFileSync(at(".git/objects/ab"), "x");
+    fs.writeFileSync(at("sub/.git/HEAD"), "x");
+    fs.writeFileSync(at("sub/.gitkeep"), "x");
+    await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 5));
+    const changes = await watcher.sync();
+    assert.deepEqual([...changes.paths], [at("sub/.gitkeep")]);
+  });
 
   test("a closed watcher reports that changes may be lost", BUN_ONLY, async () => {
     const other = TreeWatcher.start([root])!;

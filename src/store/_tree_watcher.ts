@@ -171,6 +171,8 @@ export class TreeWatcher {
       this.#changes.lost = true;
       return;
     }
+    // Walks never enter .git, so what git does there changes no search.
+    if (name.split("/").includes(".git")) return;
     if (this.#changes.paths.size >= this.#maxPending) {
       this.#fail();
       return;
