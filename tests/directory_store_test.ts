@@ -72,6 +72,7 @@ testFileStore(
     await writeTree(root, files);
     const store = await DirectoryStore.create({ roots: [root], deny, searchIndex: true });
     await store.search({ matcher: literalMatcher("x"), includeIgnored: true });
+    await new Promise((resolve) => setTimeout(resolve, 1)); // (taught after the search)
     for (let i = 0; i < 500 && (store.searchIndexStats()?.queued ?? 0) > 0; i++) {
       await new Promise((resolve) => setTimeout(resolve, 5));
     }

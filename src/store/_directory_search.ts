@@ -171,7 +171,11 @@ export async function searchDirectory(
   if (literal !== undefined && changesAtStart !== undefined) {
     index?.recordAbsent(literal, readWithout, changesAtStart);
   }
-  if (kind === "directory") place.index?.learn(reading.keys, walkAgain);
+  // Taught once the answer is out (queueing 27,000 files takes about 9 ms).
+  const learning = place.index;
+  if (kind === "directory" && learning) {
+    setTimeout(() => learning.learn(reading.keys, walkAgain), 0);
+  }
   const result = collector.result();
   if (keyOfResult !== undefined && changesAtStart !== undefined && keepable) {
     index?.rememberResult(keyOfResult, result, changesAtStart);
