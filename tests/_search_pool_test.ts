@@ -6,7 +6,6 @@ import { describe, it } from "node:test";
 import { FileReader } from "../src/store/_file_reader.ts";
 import { examineFile } from "../src/store/_search_file.ts";
 import { ExaminedBatches, startSearchWorker, WarmWorker } from "../src/store/_search_pool.ts";
-import { underAny } from "../src/store/_file_filters.ts";
 
 async function withTree(
   count: number,
@@ -211,15 +210,5 @@ describe("ExaminedBatches", () => {
     assert.notEqual(second.worker, first.worker);
     second.release(false);
     dead.close();
-  });
-});
-
-describe("underAny()", () => {
-  it("holds for keys below a directory in the set, by whole segments", () => {
-    const dirs = new Set([path.join(path.sep, "a"), path.join(path.sep, "x", "y")]);
-    assert.equal(underAny(path.join(path.sep, "a", "b"), dirs), true);
-    assert.equal(underAny(path.join(path.sep, "x", "y", "z", "w"), dirs), true);
-    assert.equal(underAny(path.join(path.sep, "ab", "c"), dirs), false);
-    assert.equal(underAny(path.join(path.sep, "a"), dirs), false);
   });
 });
