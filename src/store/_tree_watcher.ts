@@ -2,11 +2,16 @@
  * Watches the roots of a store for changes, so that what a search learned about the tree
  * can be kept until something changes. {@linkcode TreeWatcher.sync} is the barrier that
  * makes "any change on disk is seen by the next search" hold: it creates a file in a
- * private directory watched by the same runtime watcher and waits for that file's event.
- * Bun reads all its watchers from one inotify descriptor and delivers the events in the
- * order the kernel queued them, so once the sentinel's event is in, the event of every
- * change made before the sync is in too. Runtimes without that guarantee
- * ({@linkcode WATCH_ORDER_KEPT}) must not use it, and their searches read everything.
+ * private directory watched by the same runtime watcher, waits for that file's event, then
+ * does so once more. Bun reads all its watchers from one inotify descriptor, in the order
+ * the kernel queued the events, and hands each read's events over watcher by watcher (in
+ * the order the watchers were made) as tasks of the JavaScript thread, run in turn. The
+ * second sentinel is created after the first was heard, so it comes in a later read than
+ * every change made before the sync, and its event is handed over after theirs. (Under
+ * load, one read can hold a change and the first sentinel, and a sentinel watcher made
+ * first would hand its event over first: the test suite saw that happen with two busy
+ * processes on the machine.) Runtimes without such an order ({@linkcode WATCH_ORDER_KEPT})
+ * must not use it, and their searches read everything.
  *
  * Bun drops an event that repeats the path and kind of the watcher's previous one within
  * about a millisecond. A change made just after a sync that reported the same path could
@@ -63,7 +68,7 @@ export class TreeWatcher {
   #recent = new Map<string, { at: number; structural: boolean }>();
   #lastSync = 0;
   #broken = false;
-  #sentinel = 0;
+  #sentinels = 0;
   /** The sentinels of the syncs under way (concurrent searches sync at once). */
   readonly #waiting = new Map<string, () => void>();
 
@@ -88,10 +93,12 @@ export class TreeWatcher {
     let watcher: TreeWatcher | undefined;
     try {
       watcher = new TreeWatcher(fs.mkdtempSync(join(tmpdir(), "linewise-watch-")), maxPending);
-      watcher.#watch(watcher.#barrierDir, false, (name) => watcher!.#sentinelSeen(name));
       for (const root of roots) {
         watcher.#watch(root, true, (name, structural) => watcher!.#changed(root, name, structural));
       }
+      // Last: of the events Bun reads at once, it hands each watcher's over in the order the
+      // watchers were made, so the roots' events come before the sentinel's.
+      watcher.#watch(watcher.#barrierDir, false, (name) => watcher!.#sentinelSeen(name));
       return watcher;
     } catch {
       watcher?.close();
@@ -111,24 +118,10 @@ export class TreeWatcher {
    * @returns the changes (`lost` when the watcher failed or the sentinel never came)
    */
   async sync(): Promise<TreeChanges> {
-    if (!this.#broken) {
-      const name = `s${++this.#sentinel}`;
-      const seen = new Promise<boolean>((resolve) => this.#waiting.set(name, () => resolve(true)));
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const timeout = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
-      });
-      try {
-        fs.writeFileSync(join(this.#barrierDir, name), "");
-        if (!(await Promise.race([seen, timeout]))) this.#fail();
-      } catch {
-        this.#fail();
-      } finally {
-        clearTimeout(timer);
-        this.#waiting.delete(name);
-        fs.rmSync(join(this.#barrierDir, name), { force: true });
-      }
-    }
+    // Two sentinels, one after the other: the second is created only once the first was
+    // heard, so its event is read after every event read with the first, whatever order
+    // the watchers of one read are handed over in.
+    if (!this.#broken && await this.#sentinel()) await this.#sentinel();
     const changes = this.#changes;
     if (this.#broken) changes.lost = true;
     this.#changes = { paths: new Set(), structural: false, lost: false };
@@ -186,6 +179,28 @@ export class TreeWatcher {
       at: Date.now(),
       structural: walkChanged || before?.structural === true,
     });
+  }
+
+  /** Creates a sentinel file and waits for its event; false (and failed) on a timeout. */
+  async #sentinel(): Promise<boolean> {
+    const name = `s${++this.#sentinels}`;
+    const seen = new Promise<boolean>((resolve) => this.#waiting.set(name, () => resolve(true)));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
+    });
+    try {
+      fs.writeFileSync(join(this.#barrierDir, name), "");
+      if (await Promise.race([seen, timeout])) return true;
+      this.#fail();
+    } catch {
+      this.#fail();
+    } finally {
+      clearTimeout(timer);
+      this.#waiting.delete(name);
+      fs.rmSync(join(this.#barrierDir, name), { force: true });
+    }
+    return false;
   }
 
   #sentinelSeen(name: string | undefined): void {
