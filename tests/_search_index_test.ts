@@ -11,7 +11,11 @@ import { DirectoryStore } from "../src/store/directory_store.ts";
 import { REPEAT_WINDOW_MS, WATCH_ORDER_KEPT } from "../src/store/_tree_watcher.ts";
 import type { SearchQuery } from "../src/store/file_store.ts";
 
-const BUN_ONLY = { skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun" };
+// (Generous time: on a loaded machine a test of real files and a worker can take seconds.)
+const BUN_ONLY = {
+  skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
+  timeout: 60_000,
+};
 
 function tempTree(files: number): string {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-index-")));

@@ -6,7 +6,10 @@ import { after, before, describe, test } from "node:test";
 import { REPEAT_WINDOW_MS, TreeWatcher, WATCH_ORDER_KEPT } from "../src/store/_tree_watcher.ts";
 
 const isBun = "Bun" in globalThis;
-const BUN_ONLY = { skip: WATCH_ORDER_KEPT ? false : "the watcher is trusted only on Bun" };
+const BUN_ONLY = {
+  skip: WATCH_ORDER_KEPT ? false : "the watcher is trusted only on Bun",
+  timeout: 60_000,
+};
 
 describe("TreeWatcher", () => {
   let root: string;

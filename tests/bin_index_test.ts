@@ -53,7 +53,7 @@ describe("the binary's repeated grep", () => {
     return JSON.parse(run.stdout);
   }
 
-  test("every grep sees what changed on disk just before it", async () => {
+  test("every grep sees what changed on disk just before it", { timeout: 120_000 }, async () => {
     assert.deepEqual(await served(), oneShot());
     let seed = 3;
     const pick = (n: number) => (seed = (seed * 16807) % 2147483647) % n;
