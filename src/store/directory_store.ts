@@ -78,8 +78,8 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * changed, so that a new search reads only the files that may match and an identical one
    * reads nothing. Every change the watcher reports before a search starts is forgotten
    * first. Results are then frozen (they may be shared by identical searches). Only where
-   * the runtime's watcher delivers events in order (Bun); other runtimes search as if it
-   * were off. Call {@linkcode DirectoryStore.close} to stop it.
+   * the runtime's watcher hands events over in the order it read them (Bun); other runtimes
+   * search as if it were off. Call {@linkcode DirectoryStore.close} to stop it.
    * @default false
    */
   searchIndex?: boolean;
