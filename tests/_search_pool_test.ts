@@ -193,7 +193,6 @@ describe("ExaminedBatches", () => {
 
   it("a warm worker is lent to one search at a time, and stopped when closed", () => {
     const warm = new WarmWorker();
-    warm.warmUp();
     const lease = warm.borrow()!;
     assert.ok(lease.worker, "lent");
     assert.equal(warm.borrow(), undefined, "not twice at once");

@@ -37,7 +37,7 @@ export interface SearchPlace {
   workers: boolean;
   /** Files from which the worker is started. */
   parallelFrom: number;
-  /** What is known between searches, refreshed just before; undefined for none. */
+  /** What is known between searches, refreshed just before; only for a directory. */
   index: SearchIndex | undefined;
   /** Whether the index may be used; otherwise it is only taught which files to index. */
   indexTrusted: boolean;
@@ -65,7 +65,7 @@ export async function searchDirectory(
   const context = query.context ?? 0;
   // (An index keeps its reader, whose buffer has grown to the largest file, across searches.)
   const reader = place.index?.reader ?? new FileReader(WHOLE_FILE_BYTES);
-  const index = kind === "directory" && place.indexTrusted ? place.index : undefined;
+  const index = place.indexTrusted ? place.index : undefined;
   const changesAtStart = index?.changes;
   const walkEpoch = index?.walkEpoch;
   const keyOfResult = index && resultKey(start.key, query);
@@ -173,9 +173,7 @@ export async function searchDirectory(
   }
   // Taught once the answer is out (queueing 27,000 files takes about 9 ms).
   const learning = place.index;
-  if (kind === "directory" && learning) {
-    setTimeout(() => learning.learn(reading.keys, walkAgain), 0);
-  }
+  if (learning) setTimeout(() => learning.learn(reading.keys, walkAgain), 0);
   const result = collector.result();
   if (keyOfResult !== undefined && changesAtStart !== undefined && keepable) {
     index?.rememberResult(keyOfResult, result, changesAtStart);
@@ -209,9 +207,7 @@ class ReadingQueue {
   ) {
     this.#place = place;
     this.#options = { needle, context, reader };
-    this.#lease = place.workers && place.kind === "directory"
-      ? place.index?.borrowWorker()
-      : undefined;
+    this.#lease = place.workers ? place.index?.borrowWorker() : undefined;
   }
 
   /** Adds a file to read. */

@@ -92,8 +92,8 @@ export class SearchIndex {
    * between two awaits, so concurrent searches can share it.
    */
   readonly reader: FileReader = new FileReader(WHOLE_FILE_BYTES);
-  /** The worker lent to searches, kept warm. */
-  readonly worker: WarmWorker = new WarmWorker();
+  /** The worker lent to searches, kept warm between them (started by the first). */
+  readonly #worker = new WarmWorker();
   readonly #roots: readonly string[];
   readonly #filters: FileFilters;
   #watcher: TreeWatcher | undefined;
@@ -125,7 +125,6 @@ export class SearchIndex {
   constructor(roots: readonly string[], maxBytes: number) {
     this.#roots = roots;
     this.#filters = new FileFilters(maxBytes, () => void this.#makeWalks());
-    setTimeout(() => this.worker.warmUp(), 0);
   }
 
   /** What it holds now. */
@@ -308,7 +307,7 @@ export class SearchIndex {
    * @returns the lease, or undefined
    */
   borrowWorker(): WorkerLease | undefined {
-    return this.#closed ? undefined : this.worker.borrow();
+    return this.#closed ? undefined : this.#worker.borrow();
   }
 
   /** Stops watching and indexing, and forgets everything. */
@@ -316,7 +315,7 @@ export class SearchIndex {
     this.#closed = true;
     this.#watcher?.close();
     this.#filters.close();
-    this.worker.close();
+    this.#worker.close();
     for (const table of [this.#walks, this.#walksToMake, this.#absent, this.#known]) table.clear();
     this.#results.clear();
   }

@@ -159,11 +159,6 @@ export class WarmWorker {
   #lent = false;
   #closed = false;
 
-  /** Starts the worker now, so that it has loaded by the time a search wants it. */
-  warmUp(): void {
-    if (!this.#closed) this.#worker ??= unref(startSearchWorker());
-  }
-
   /**
    * Lends the worker to one search, when it is not lent already.
    *
