@@ -51,15 +51,23 @@ async function all(batches: ExaminedBatches, keys: string[]): Promise<unknown[]>
 
 const needle = new TextEncoder().encode("needle");
 
+/** Batches over a fresh reader, examined with `worker` (or on this thread alone). */
+function batchesWith(
+  worker: ConstructorParameters<typeof ExaminedBatches>[0]["worker"],
+  options: { needle?: Uint8Array; context?: number } = {},
+): ExaminedBatches {
+  return new ExaminedBatches({
+    needle: options.needle ?? needle,
+    context: options.context ?? 1,
+    reader: new FileReader(1 << 20),
+    worker,
+  });
+}
+
 describe("ExaminedBatches", () => {
   it("lets the worker read batches while files are still being added", () =>
     withTree(500, async (keys) => {
-      const batches = new ExaminedBatches({
-        needle,
-        context: 1,
-        reader: new FileReader(1 << 20),
-        worker: startSearchWorker(),
-      });
+      const batches = batchesWith(startSearchWorker());
       const outcomes: unknown[] = [];
       try {
         for (const key of keys.slice(0, 300)) batches.add(key);
@@ -76,23 +84,13 @@ describe("ExaminedBatches", () => {
   it("gives every file's outcome in path order with a worker", () =>
     withTree(700, async (keys) => {
       const worker = startSearchWorker();
-      const batches = new ExaminedBatches({
-        needle,
-        context: 1,
-        reader: new FileReader(1 << 20),
-        worker,
-      });
+      const batches = batchesWith(worker);
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
   it("gives the same outcomes on one thread", () =>
     withTree(100, async (keys) => {
-      const batches = new ExaminedBatches({
-        needle,
-        context: 1,
-        reader: new FileReader(1 << 20),
-        worker: undefined,
-      });
+      const batches = batchesWith(undefined);
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
@@ -101,12 +99,7 @@ describe("ExaminedBatches", () => {
       if (typeof Worker !== "function" || typeof SharedArrayBuffer !== "function") return;
       const missing = new URL("./no_such_worker_module.ts", import.meta.url).href;
       const worker = new Worker(missing, { type: "module" });
-      const batches = new ExaminedBatches({
-        needle,
-        context: 1,
-        reader: new FileReader(1 << 20),
-        worker,
-      });
+      const batches = batchesWith(worker);
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
@@ -120,12 +113,7 @@ describe("ExaminedBatches", () => {
         await fs.writeFile(key, `needle ${i}\n${body}needle\n`);
         keys.push(key);
       }
-      const batches = new ExaminedBatches({
-        needle,
-        context: 0,
-        reader: new FileReader(1 << 20),
-        worker: startSearchWorker(),
-      });
+      const batches = batchesWith(startSearchWorker(), { context: 0 });
       const lengths: number[] = [];
       try {
         for (const key of keys) batches.add(key);
@@ -147,12 +135,7 @@ describe("ExaminedBatches", () => {
 
   it("stops its worker when closed early", () =>
     withTree(400, async (keys) => {
-      const batches = new ExaminedBatches({
-        needle,
-        context: 0,
-        reader: new FileReader(1 << 20),
-        worker: startSearchWorker(),
-      });
+      const batches = batchesWith(startSearchWorker(), { context: 0 });
       for (const key of keys) batches.add(key);
       batches.end();
       const first = await batches.get(0);
@@ -168,12 +151,7 @@ describe("ExaminedBatches", () => {
       try {
         const plain = new TextEncoder().encode("plain");
         for (const [round, looking] of [needle, plain, needle, plain].entries()) {
-          const batches = new ExaminedBatches({
-            needle: looking,
-            context: 1,
-            reader: new FileReader(1 << 20),
-            worker: lease,
-          });
+          const batches = batchesWith(lease, { needle: looking });
           if (round === 1) {
             // Closed after one batch: its worker may still post batches of this search,
             // which the next search must not take for its own.
