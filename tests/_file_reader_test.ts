@@ -59,4 +59,58 @@ describe("FileReader", () => {
     withDir((dir) => {
       assert.throws(() => new FileReader(10).read(path.join(dir, "nope")), { code: "ENOENT" });
     }));
+
+  describe("readUnstated()", () => {
+    const text = (bytes: Uint8Array | unknown) =>
+      bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes;
+
+    it("reads a file that fits the buffer whole, with no stat", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(1024, 16);
+        await fs.writeFile(path.join(dir, "a"), "one\ntwo\n");
+        await fs.writeFile(path.join(dir, "empty"), "");
+        assert.equal(text(reader.readUnstated(path.join(dir, "a"))), "one\ntwo\n");
+        assert.equal(text(reader.readUnstated(path.join(dir, "empty"))), "");
+      }));
+
+    it("goes on as read() does once the buffer fills", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(1024, 16);
+        await fs.writeFile(path.join(dir, "exact"), "e".repeat(16));
+        await fs.writeFile(path.join(dir, "b"), "x".repeat(100));
+        await fs.writeFile(path.join(dir, "big"), "y".repeat(2000));
+        const exact = reader.readUnstated(path.join(dir, "exact"));
+        assert.ok(!(exact instanceof Uint8Array) && exact.kind === "bytes");
+        assert.equal(text(exact.bytes), "e".repeat(16));
+        const b = reader.readUnstated(path.join(dir, "b"));
+        assert.ok(!(b instanceof Uint8Array) && b.kind === "bytes" && b.stat.size === 100);
+        assert.equal(text(b.bytes), "x".repeat(100));
+        // The buffer grew to that file: a smaller one than it needs no stat.
+        await fs.writeFile(path.join(dir, "c"), "z".repeat(90));
+        assert.equal(text(reader.readUnstated(path.join(dir, "c"))), "z".repeat(90));
+        const big = reader.readUnstated(path.join(dir, "big"));
+        assert.ok(!(big instanceof Uint8Array) && big.kind === "large");
+      }));
+
+    it("throws for a directory, a missing file and a FIFO, without blocking", (t) =>
+      withDir((dir) => {
+        const reader = new FileReader(1024);
+        assert.throws(() => reader.readUnstated(dir), { code: "EISDIR" });
+        assert.throws(() => reader.readUnstated(path.join(dir, "nope")), { code: "ENOENT" });
+        const pipe = path.join(dir, "pipe");
+        if (spawnSync("mkfifo", [pipe]).status !== 0) {
+          t.skip?.("mkfifo is not available here");
+          return;
+        }
+        // (Reads are positional: a pipe refuses them, and nothing is taken from it.)
+        assert.throws(() => reader.readUnstated(pipe), { code: "ESPIPE" });
+      }));
+
+    it("reads a device that ends at once as empty, and refuses one that fills the buffer", () => {
+      const reader = new FileReader(1024, 16);
+      assert.equal(text(reader.readUnstated("/dev/null")), "");
+      const zero = reader.readUnstated("/dev/zero");
+      assert.ok(!(zero instanceof Uint8Array) && zero.kind === "not_file");
+    });
+  });
 });

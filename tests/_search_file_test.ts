@@ -1,8 +1,12 @@
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { literalMatcher, regexMatcher } from "../src/core/mod.ts";
-import { countLf, examineBytes } from "../src/store/_search_file.ts";
+import { FileReader } from "../src/store/_file_reader.ts";
+import { countLf, examineBytes, examineFile } from "../src/store/_search_file.ts";
 import { SearchCollector } from "../src/store/_search_collector.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 
@@ -67,6 +71,36 @@ describe("examineBytes()", () => {
     assert.equal(examineBytes(encoder.encode("a\nb\n"), needle, 0).kind, "none");
     assert.equal(examineBytes(new Uint8Array([110, 0, 1]), needle, 0).kind, "binary");
     assert.equal(literalMatcher("needle").requiredLiteral, "needle");
+  });
+});
+
+describe("examineFile()", () => {
+  it("tells a file with other names only when asked to (it costs a stat)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+    try {
+      fs.writeFileSync(path.join(dir, "a"), "a needle\n");
+      fs.writeFileSync(path.join(dir, "plain"), "a needle\n");
+      fs.writeFileSync(path.join(dir, "none"), "nothing\n");
+      fs.linkSync(path.join(dir, "a"), path.join(dir, "b"));
+      fs.linkSync(path.join(dir, "none"), path.join(dir, "none2"));
+      const reader = new FileReader(1024, 16);
+      const examine = (name: string, links: boolean) =>
+        examineFile(reader, path.join(dir, name), {
+          needle: encoder.encode("needle"),
+          context: 0,
+          links,
+        });
+      const text = { kind: "text", text: "a needle\n", invalid: false, linesBefore: 0 };
+      assert.deepEqual(examine("a", true), { ...text, linked: true });
+      assert.deepEqual(examine("a", false), text);
+      assert.deepEqual(examine("plain", true), text);
+      assert.deepEqual(examine("none", true), { kind: "none", linked: true });
+      assert.deepEqual(examine("none", false), { kind: "none" });
+      assert.deepEqual(examine(".", false), { kind: "redo" }, "a directory is left to the caller");
+      assert.deepEqual(examine("missing", false), { kind: "redo" });
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
   });
 });
 

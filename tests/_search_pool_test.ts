@@ -34,7 +34,7 @@ async function withTree(
 /** What one thread alone makes of the files. */
 function expected(keys: string[], needle: Uint8Array): unknown[] {
   const reader = new FileReader(1 << 20);
-  return keys.map((key) => examineFile(reader, key, needle, 1));
+  return keys.map((key) => examineFile(reader, key, { needle, context: 1, links: true }));
 }
 
 async function all(batches: ExaminedBatches, keys: string[]): Promise<unknown[]> {
@@ -59,6 +59,7 @@ function batchesWith(
   return new ExaminedBatches({
     needle: options.needle ?? needle,
     context: options.context ?? 1,
+    links: true,
     reader: new FileReader(1 << 20),
     worker,
   });

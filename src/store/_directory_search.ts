@@ -246,6 +246,8 @@ class ReadingQueue {
     return new ExaminedBatches({
       needle: needle === undefined ? undefined : new Uint8Array(needle),
       context: this.#options.context,
+      // (Only a trusted index keeps what a search learned.)
+      links: this.#place.indexTrusted && this.#place.index !== undefined,
       reader: this.#options.reader,
       worker,
     });

@@ -35,32 +35,44 @@ const REDO: Examined = { kind: "redo" };
 const LF = 10;
 const CR = 13;
 
+/** What a search asks of the examination of each file (plain data: it crosses threads). */
+export interface Examination {
+  /** The bytes of the matcher's required literal, if any. */
+  needle: Uint8Array | undefined;
+  /** Context lines of the search. */
+  context: number;
+  /**
+   * Whether to tell files with other names (`linked`): only an index that keeps what a
+   * search learned needs to, and finding out costs an fstat per file.
+   */
+  links: boolean;
+}
+
 /**
  * Reads a file whole with `reader` and examines it; anything else than a small regular file
  * read without error is left to the caller (`redo`), who reports it as search must.
  *
  * @param reader the reader (its buffer is reused)
  * @param key the real path
- * @param needle the bytes of the matcher's required literal, if any
- * @param context context lines of the search
+ * @param examination the literal, context and whether to tell linked files
  * @returns what to do with the file
  */
-export function examineFile(
-  reader: FileReader,
-  key: string,
-  needle: Uint8Array | undefined,
-  context: number,
-): Examined {
+export function examineFile(reader: FileReader, key: string, examination: Examination): Examined {
+  const { needle, context } = examination;
   let outcome;
   try {
-    outcome = reader.read(key);
+    if (!examination.links) {
+      const read = reader.readUnstated(key);
+      if (read instanceof Uint8Array) return examineBytes(read, needle, context);
+      outcome = read;
+    } else outcome = reader.read(key);
   } catch {
     // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
     return REDO;
   }
   if (outcome.kind !== "bytes") return REDO;
   const examined = examineBytes(outcome.bytes, needle, context);
-  if (outcome.stat.nlink === 1) return examined;
+  if (!examination.links || outcome.stat.nlink === 1) return examined;
   if (examined.kind === "text") examined.linked = true;
   return examined === NONE ? LINKED_NONE : examined;
 }

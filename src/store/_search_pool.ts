@@ -13,10 +13,10 @@
 import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers";
 import type { FileReader } from "./_file_reader.ts";
-import { type Examined, examineFile } from "./_search_file.ts";
+import { type Examination, type Examined, examineFile } from "./_search_file.ts";
 
 /** Files per batch: small enough for the deadline, large enough that messages cost little. */
-const BATCH_SIZE = 32;
+export const BATCH_SIZE = 32;
 /** Batches per message to the worker (a message costs more than the 32 paths in it). */
 const BATCHES_PER_MESSAGE = 4;
 /**
@@ -32,21 +32,21 @@ const TEXT_AHEAD = 1;
 const CLOSED = 0x7fffffff;
 
 /** What the main thread posts to the worker first. */
-export interface SearchJob {
+export interface SearchJob extends Examination {
   /** Tells this search's messages from those of an earlier search on the same worker. */
   id: number;
-  /** The bytes of the matcher's required literal, if any. */
-  needle: Uint8Array | undefined;
-  /** Context lines of the search. */
-  context: number;
   /** Two Int32s: the next unclaimed batch, and the text handed over and not yet taken. */
   counter: SharedArrayBuffer;
 }
 
 /** What the main thread posts to the worker next, a few batches at a time, in order. */
 export interface SearchBatches {
-  /** Each batch's real paths, in path order. */
-  batches: string[][];
+  /**
+   * The real paths of whole batches ({@linkcode BATCH_SIZE} each, the search's last one
+   * possibly fewer), in path order, joined with NUL (no path holds one): one string costs a
+   * fifth of an array of arrays to post.
+   */
+  paths: string;
 }
 
 /** What the worker posts back per batch. */
@@ -211,14 +211,13 @@ let lastJobId = 0;
 export class ExaminedBatches {
   readonly batchSize: number = BATCH_SIZE;
   readonly #keys: string[] = [];
-  readonly #needle: Uint8Array | undefined;
-  readonly #context: number;
+  readonly #examination: Examination;
   readonly #reader: FileReader;
   readonly #claims: Int32Array;
   readonly #ready = new Map<number, Examined[]>();
   readonly #readyText = new Map<number, number>(); // text of the worker's batches in #ready
   #known = 0; // batches complete
-  #unsent: string[][] = []; // complete batches not yet posted to the worker
+  #posted = 0; // files posted to the worker
   #ended = false;
   readonly #id = ++lastJobId;
   #worker: Worker | undefined;
@@ -226,19 +225,16 @@ export class ExaminedBatches {
   #wake: (() => void) | undefined;
 
   /**
-   * @param options the literal's bytes, context, the main thread's reader, and the worker
-   *   (if any): one of its own, stopped when the search ends, or a lent one, given back
+   * @param options the examination asked for, the main thread's reader, and the worker (if
+   *   any): one of its own, stopped when the search ends, or a lent one, given back
    */
   constructor(
-    options: {
-      needle: Uint8Array | undefined;
-      context: number;
+    options: Examination & {
       reader: FileReader;
       worker: Worker | WorkerLease | undefined;
     },
   ) {
-    this.#needle = options.needle;
-    this.#context = options.context;
+    this.#examination = { needle: options.needle, context: options.context, links: options.links };
     this.#reader = options.reader;
     const given = options.worker;
     this.#lease = given !== undefined && "release" in given ? given : undefined;
@@ -264,8 +260,7 @@ export class ExaminedBatches {
       worker.onmessageerror = die;
       const job: SearchJob = {
         id: this.#id,
-        needle: options.needle,
-        context: options.context,
+        ...this.#examination,
         counter: this.#claims.buffer as SharedArrayBuffer,
       };
       this.#post(job);
@@ -287,10 +282,7 @@ export class ExaminedBatches {
     if (this.#ended) return;
     this.#ended = true;
     if (this.#keys.length % BATCH_SIZE !== 0) this.#complete();
-    else if (this.#unsent.length > 0) {
-      this.#post({ batches: this.#unsent });
-      this.#unsent = [];
-    }
+    else if (this.#posted < this.#keys.length) this.#postPaths();
   }
 
   /** How many batches there are (known once {@linkcode end} was called). */
@@ -354,11 +346,14 @@ export class ExaminedBatches {
     const start = this.#known * BATCH_SIZE;
     this.#known++;
     if (this.#worker === undefined) return;
-    this.#unsent.push(this.#keys.slice(start, start + BATCH_SIZE));
-    if (this.#unsent.length === BATCHES_PER_MESSAGE || this.#ended) {
-      this.#post({ batches: this.#unsent });
-      this.#unsent = [];
-    }
+    const unsent = Math.min(this.#keys.length, start + BATCH_SIZE) - this.#posted;
+    if (unsent >= BATCHES_PER_MESSAGE * BATCH_SIZE || this.#ended) this.#postPaths();
+  }
+
+  #postPaths(): void {
+    const end = Math.min(this.#keys.length, this.#known * BATCH_SIZE);
+    this.#post({ paths: this.#keys.slice(this.#posted, end).join("\0") });
+    this.#posted = end;
   }
 
   #post(message: SearchJob | SearchBatches): void {
@@ -373,7 +368,7 @@ export class ExaminedBatches {
     const end = Math.min(this.#keys.length, (index + 1) * BATCH_SIZE);
     const outcomes: Examined[] = [];
     for (let i = index * BATCH_SIZE; i < end; i++) {
-      outcomes.push(examineFile(this.#reader, this.#keys[i], this.#needle, this.#context));
+      outcomes.push(examineFile(this.#reader, this.#keys[i], this.#examination));
     }
     return outcomes;
   }

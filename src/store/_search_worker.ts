@@ -11,7 +11,13 @@
 import { FileReader } from "./_file_reader.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./_file_filters.ts";
-import { claimForWorker, handOver, type SearchBatches, type SearchJob } from "./_search_pool.ts";
+import {
+  BATCH_SIZE,
+  claimForWorker,
+  handOver,
+  type SearchBatches,
+  type SearchJob,
+} from "./_search_pool.ts";
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
@@ -36,19 +42,21 @@ scope.onmessage = (event) => {
     scope.postMessage(reply, filters);
     return;
   }
-  if ("batches" in data) batches.push(...data.batches);
-  else {
+  if ("paths" in data) {
+    const paths = data.paths.split("\0");
+    for (let i = 0; i < paths.length; i += BATCH_SIZE) batches.push(paths.slice(i, i + BATCH_SIZE));
+  } else {
     // A new search (the worker may be kept warm between searches).
     job = data;
     claims = new Int32Array(data.counter);
     batches.length = 0;
   }
   if (job === undefined || claims === undefined) return;
-  const { id, needle, context } = job;
+  const current = job;
   // Examine every batch known and not claimed by the main thread; more arrive as messages.
   for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
-    const outcomes = batches[batch].map((key) => examineFile(reader, key, needle, context));
-    handOver(claims, { id, batch, outcomes }, (message) => scope.postMessage(message));
+    const outcomes = batches[batch].map((key) => examineFile(reader, key, current));
+    handOver(claims, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
     batch = claimForWorker(claims, batches.length);
   }
 };
