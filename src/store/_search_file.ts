@@ -58,21 +58,33 @@ export interface Examination {
  * @returns what to do with the file
  */
 export function examineFile(reader: FileReader, key: string, examination: Examination): Examined {
-  const { needle, context } = examination;
-  let outcome;
+  if (examination.links) return examineLinked(reader, key, examination);
+  let read;
   try {
-    if (!examination.links) {
-      const read = reader.readUnstated(key);
-      if (read instanceof Uint8Array) return examineBytes(read, needle, context);
-      outcome = read;
-    } else outcome = reader.read(key);
+    read = reader.readUnstated(key);
   } catch {
     // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
     return REDO;
   }
+  if (read instanceof Uint8Array) {
+    return examineBytes(read, examination.needle, examination.context);
+  }
+  return read.kind === "bytes"
+    ? examineBytes(read.bytes, examination.needle, examination.context)
+    : REDO;
+}
+
+/** {@linkcode examineFile} when files with other names must be told. */
+function examineLinked(reader: FileReader, key: string, examination: Examination): Examined {
+  let outcome;
+  try {
+    outcome = reader.read(key);
+  } catch {
+    return REDO;
+  }
   if (outcome.kind !== "bytes") return REDO;
-  const examined = examineBytes(outcome.bytes, needle, context);
-  if (!examination.links || outcome.stat.nlink === 1) return examined;
+  const examined = examineBytes(outcome.bytes, examination.needle, examination.context);
+  if (outcome.stat.nlink === 1) return examined;
   if (examined.kind === "text") examined.linked = true;
   return examined === NONE ? LINKED_NONE : examined;
 }
@@ -125,14 +137,24 @@ export function examineBytes(
   needle: Uint8Array | undefined,
   context: number,
 ): Examined {
+  // (The path most files take is kept short: a hot function is compiled with all that it
+  // calls, and this one runs for every file of a big tree.)
   if (isBinary(bytes)) return BINARY;
   const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  if (needle === undefined || needle.includes(LF) || needle.includes(CR)) {
-    if (needle !== undefined && buffer.indexOf(needle) === -1) return NONE;
-    return whole(bytes);
-  }
-  const first = buffer.indexOf(needle);
+  const first = needle === undefined ? 0 : buffer.indexOf(needle);
   if (first === -1) return NONE;
+  return textOf(bytes, buffer, needle, first, context);
+}
+
+/** What {@linkcode examineBytes} finds in a text file that holds the literal (`first`). */
+function textOf(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  needle: Uint8Array | undefined,
+  first: number,
+  context: number,
+): Examined {
+  if (needle === undefined || needle.includes(LF) || needle.includes(CR)) return whole(bytes);
   const last = buffer.lastIndexOf(needle);
   // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
   // line keeps a U+FEFF at the window's start from being read as a BOM).
