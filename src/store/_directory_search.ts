@@ -14,6 +14,7 @@ import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "./_file_reader.ts";
 import { LineReader } from "./_line_reader.ts";
+import { keepOffTopTier } from "./_jit.ts";
 import { describe, openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
@@ -442,3 +443,5 @@ async function* decodedRuns(
     yield decode(run);
   }
 }
+
+keepOffTopTier(walkAndQueue, collectInOrder, ReadingQueue.prototype.add);

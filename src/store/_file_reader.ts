@@ -14,6 +14,7 @@
  */
 import { constants } from "node:fs";
 import * as fs from "node:fs";
+import { keepOffTopTier } from "./_jit.ts";
 
 const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
@@ -111,3 +112,5 @@ export class FileReader {
     return { kind: "bytes", bytes: buffer.subarray(0, filled), stat };
   }
 }
+
+keepOffTopTier(FileReader.prototype.read, FileReader.prototype.readUnstated);

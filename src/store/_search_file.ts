@@ -8,6 +8,7 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "./_file_reader.ts";
+import { keepOffTopTier } from "./_jit.ts";
 import { decodeUtf8, isBinary } from "./_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./_trigram_filter.ts";
 
@@ -258,3 +259,5 @@ export function countLf(bytes: Uint8Array, from: number, to: number): number {
   for (i += words.length * 4; i < to; i++) if (bytes[i] === LF) count++;
   return count;
 }
+
+keepOffTopTier(examineFile, examineBytes, countLf);

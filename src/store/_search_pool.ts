@@ -13,6 +13,7 @@
 import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers";
 import type { FileReader } from "./_file_reader.ts";
+import { keepOffTopTier } from "./_jit.ts";
 import { type Examination, type Examined, examineFile } from "./_search_file.ts";
 
 /** Files per batch: small enough for the deadline, large enough that messages cost little. */
@@ -389,3 +390,5 @@ export class ExaminedBatches {
     wake?.();
   }
 }
+
+keepOffTopTier(ExaminedBatches.prototype.add, ExaminedBatches.prototype.get);

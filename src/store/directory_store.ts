@@ -18,6 +18,7 @@ import { isMissing, mapOsError } from "./_os_errors.ts";
 import { searchDirectory } from "./_directory_search.ts";
 import { describe, openForRead, type ReadableFile, readHead } from "./_open_file.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
+import { keepOffTopTier } from "./_jit.ts";
 import { checkQuery } from "./_search_collector.ts";
 import { SearchIndex, type SearchIndexStats } from "./_search_index.ts";
 import { WATCH_ORDER_KEPT } from "./_tree_watcher.ts";
@@ -603,3 +604,5 @@ async function readAll(
   }
   return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
 }
+
+keepOffTopTier(DirectoryStore.prototype["childPath"], DirectoryStore.prototype["listDirectory"]);

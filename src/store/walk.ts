@@ -11,6 +11,7 @@ import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
 import { joinDisplay, segments } from "./_paths.ts";
 import { StoreError } from "./errors.ts";
+import { keepOffTopTier } from "./_jit.ts";
 import type { EntryKind } from "./file_store.ts";
 
 /** One entry of one directory, as a {@linkcode WalkSource} lists it. */
@@ -347,3 +348,5 @@ export async function createWalkFilter(
     return !rules.ignores(joinDisplay(dir.display, parts[parts.length - 1]), false);
   };
 }
+
+keepOffTopTier(walkFileRuns, childNode, skipped, byName, IgnoreRules.prototype.ignores);
