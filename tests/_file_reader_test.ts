@@ -73,23 +73,17 @@ describe("FileReader", () => {
         assert.equal(text(reader.readUnstated(path.join(dir, "empty"))), "");
       }));
 
-    it("goes on as read() does once the buffer fills", () =>
+    it("gives up on a file that fills the buffer", () =>
       withDir(async (dir) => {
         const reader = new FileReader(1024, 16);
         await fs.writeFile(path.join(dir, "exact"), "e".repeat(16));
         await fs.writeFile(path.join(dir, "b"), "x".repeat(100));
-        await fs.writeFile(path.join(dir, "big"), "y".repeat(2000));
-        const exact = reader.readUnstated(path.join(dir, "exact"));
-        assert.ok(!(exact instanceof Uint8Array) && exact.kind === "bytes");
-        assert.equal(text(exact.bytes), "e".repeat(16));
-        const b = reader.readUnstated(path.join(dir, "b"));
-        assert.ok(!(b instanceof Uint8Array) && b.kind === "bytes" && b.stat.size === 100);
-        assert.equal(text(b.bytes), "x".repeat(100));
-        // The buffer grew to that file: a smaller one than it needs no stat.
+        assert.equal(reader.readUnstated(path.join(dir, "exact")), undefined);
+        assert.equal(reader.readUnstated(path.join(dir, "b")), undefined);
+        // Once read() grew the buffer to that file, a smaller one than it fits.
+        assert.equal(reader.read(path.join(dir, "b")).kind, "bytes");
         await fs.writeFile(path.join(dir, "c"), "z".repeat(90));
         assert.equal(text(reader.readUnstated(path.join(dir, "c"))), "z".repeat(90));
-        const big = reader.readUnstated(path.join(dir, "big"));
-        assert.ok(!(big instanceof Uint8Array) && big.kind === "large");
       }));
 
     it("throws for a directory, a missing file and a FIFO, without blocking", (t) =>
@@ -106,11 +100,52 @@ describe("FileReader", () => {
         assert.throws(() => reader.readUnstated(pipe), { code: "ESPIPE" });
       }));
 
-    it("reads a device that ends at once as empty, and refuses one that fills the buffer", () => {
+    it("reads a device that ends at once as empty, and gives up on one that fills it", () => {
       const reader = new FileReader(1024, 16);
       assert.equal(text(reader.readUnstated("/dev/null")), "");
-      const zero = reader.readUnstated("/dev/zero");
-      assert.ok(!(zero instanceof Uint8Array) && zero.kind === "not_file");
+      assert.equal(reader.readUnstated("/dev/zero"), undefined);
     });
+  });
+
+  describe("readInChunks()", () => {
+    it("hands over a file in chunks of the buffer's size, without growing it", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(1024, 16);
+        const content = Array.from({ length: 50 }, (_, i) => String.fromCharCode(97 + i % 26));
+        await fs.writeFile(path.join(dir, "f"), content.join(""));
+        const chunks: string[] = [];
+        const read = reader.readInChunks(path.join(dir, "f"), (chunk) => {
+          chunks.push(new TextDecoder().decode(chunk));
+          return true;
+        });
+        assert.equal(read, "read");
+        assert.deepEqual(chunks.map((c) => c.length), [16, 16, 16, 2]);
+        assert.equal(chunks.join(""), content.join(""));
+        // The buffer kept its size: the same file still fills it.
+        assert.equal(reader.readUnstated(path.join(dir, "f")), undefined);
+      }));
+
+    it("stops when the visitor says so, and reads an empty file as no chunk", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(1024, 16);
+        await fs.writeFile(path.join(dir, "f"), "x".repeat(100));
+        await fs.writeFile(path.join(dir, "empty"), "");
+        let visits = 0;
+        assert.equal(reader.readInChunks(path.join(dir, "f"), () => ++visits < 2), "read");
+        assert.equal(visits, 2);
+        assert.equal(reader.readInChunks(path.join(dir, "empty"), () => ++visits > 0), "read");
+        assert.equal(visits, 2);
+      }));
+
+    it("reads nothing of a file over its limit or of what is not a regular file", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(64, 16);
+        await fs.writeFile(path.join(dir, "big"), "y".repeat(65));
+        const never = () => assert.fail("no chunk expected");
+        assert.equal(reader.readInChunks(path.join(dir, "big"), never), "large");
+        assert.equal(reader.readInChunks(dir, never), "not_file");
+        assert.equal(reader.readInChunks("/dev/zero", never), "not_file");
+        assert.throws(() => reader.readInChunks(path.join(dir, "nope"), never), { code: "ENOENT" });
+      }));
   });
 });

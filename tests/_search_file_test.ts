@@ -102,6 +102,33 @@ describe("examineFile()", () => {
       fs.rmSync(dir, { recursive: true });
     }
   });
+  it("finds in a file larger than its reader's buffer what examineBytes finds in it whole", () => {
+    // Chunks of 1 to 9 bytes put occurrences of the literal and NULs across every seam.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+    const file = path.join(dir, "f");
+    const chunkPiece = fc.constantFrom("needle", "nee", "dle", "x", "\n", "\0", "é");
+    try {
+      fc.assert(
+        fc.property(
+          fc.array(chunkPiece, { maxLength: 30 }),
+          fc.integer({ min: 1, max: 9 }),
+          fc.constantFrom("needle", "e", "le\nx"),
+          fc.integer({ min: 0, max: 2 }),
+          (parts, chunk, literal, context) => {
+            const bytes = encoder.encode(parts.join(""));
+            fs.writeFileSync(file, bytes);
+            const needle = encoder.encode(literal);
+            const examination = { needle, context, links: false };
+            const got = examineFile(new FileReader(1 << 20, chunk), file, examination);
+            assert.deepEqual(got, examineBytes(bytes, needle, context));
+          },
+        ),
+        { numRuns: 1000 },
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
 });
 
 describe("countLf()", () => {

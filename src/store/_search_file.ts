@@ -9,7 +9,7 @@
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "./_file_reader.ts";
 import { keepOffTopTier } from "./_jit.ts";
-import { decodeUtf8, isBinary } from "./_text.ts";
+import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./_trigram_filter.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
@@ -60,19 +60,67 @@ export interface Examination {
  */
 export function examineFile(reader: FileReader, key: string, examination: Examination): Examined {
   if (examination.links) return examineLinked(reader, key, examination);
-  let read;
   try {
-    read = reader.readUnstated(key);
+    const bytes = reader.readUnstated(key);
+    if (bytes === undefined) return examineLarge(reader, key, examination);
+    return examineBytes(bytes, examination.needle, examination.context);
   } catch {
     // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
     return REDO;
   }
-  if (read instanceof Uint8Array) {
-    return examineBytes(read, examination.needle, examination.context);
+}
+
+/**
+ * {@linkcode examineFile} of a file larger than the reader's buffer: looked through in
+ * chunks for the literal first, and read whole (the buffer growing to it) only when it
+ * holds the literal. A first search would otherwise touch fresh memory for every large
+ * file, and in a 260 MB tree those page faults cost as much as reading the files.
+ */
+function examineLarge(reader: FileReader, key: string, examination: Examination): Examined {
+  const { needle, context } = examination;
+  if (needle !== undefined) {
+    const found = findInChunks(reader, key, needle);
+    if (found === "redo") return REDO;
+    if (found !== "found") return found === "binary" ? BINARY : NONE;
   }
-  return read.kind === "bytes"
-    ? examineBytes(read.bytes, examination.needle, examination.context)
-    : REDO;
+  const outcome = reader.read(key);
+  return outcome.kind === "bytes" ? examineBytes(outcome.bytes, needle, context) : REDO;
+}
+
+/**
+ * Whether a file holds `needle` (an occurrence across two chunks too), or is binary (a NUL
+ * in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks.
+ */
+function findInChunks(
+  reader: FileReader,
+  key: string,
+  needle: Uint8Array,
+): "found" | "absent" | "binary" | "redo" {
+  const overlap = needle.length - 1;
+  let found: "found" | "absent" | "binary" = "absent";
+  let probed = 0; // bytes checked for a NUL
+  let tail: Uint8Array = new Uint8Array(0); // the last `overlap` bytes before this chunk
+  const read = reader.readInChunks(key, (chunk) => {
+    if (probed < BINARY_PROBE_BYTES) {
+      if (chunk.subarray(0, BINARY_PROBE_BYTES - probed).includes(0)) found = "binary";
+      probed += chunk.length;
+    }
+    if (found === "absent") {
+      const seam = Buffer.concat([tail, chunk.subarray(0, overlap)]);
+      if (seam.indexOf(needle) !== -1 || bytesOf(chunk).indexOf(needle) !== -1) found = "found";
+    }
+    tail = chunk.length >= overlap
+      ? chunk.slice(chunk.length - overlap)
+      : Buffer.concat([tail, chunk]).subarray(-overlap);
+    // (Once found, on only to finish looking for a NUL.)
+    return found === "absent" || (found === "found" && probed < BINARY_PROBE_BYTES);
+  });
+  return read === "read" ? found : "redo";
+}
+
+/** A Buffer view of bytes (for its fast indexOf). */
+function bytesOf(bytes: Uint8Array): Buffer {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
 }
 
 /** {@linkcode examineFile} when files with other names must be told. */
@@ -141,7 +189,7 @@ export function examineBytes(
   // (The path most files take is kept short: a hot function is compiled with all that it
   // calls, and this one runs for every file of a big tree.)
   if (isBinary(bytes)) return BINARY;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  const buffer = bytesOf(bytes);
   const first = needle === undefined ? 0 : buffer.indexOf(needle);
   if (first === -1) return NONE;
   return textOf(bytes, buffer, needle, first, context);
