@@ -135,7 +135,8 @@ describe("countLf()", () => {
   it("counts what a byte loop counts, at any alignment and range", () => {
     fc.assert(
       fc.property(
-        fc.uint8Array({ maxLength: 300 }).map((bytes) => bytes.map((b) => b % 3 === 0 ? 10 : b)),
+        // (Past 1,020 bytes the count is summed from more than one run of 255 words.)
+        fc.uint8Array({ maxLength: 3000 }).map((bytes) => bytes.map((b) => b % 3 === 0 ? 10 : b)),
         fc.nat({ max: 3 }),
         fc.nat(),
         fc.nat(),
@@ -153,5 +154,11 @@ describe("countLf()", () => {
       ),
       { numRuns: 2000 },
     );
+  });
+
+  it("counts a run of nothing but \\n past every lane's limit", () => {
+    const lines = new Uint8Array(4 * 255 * 3 + 7).fill(10);
+    assert.equal(countLf(lines, 0, lines.length), lines.length);
+    assert.equal(countLf(lines, 3, lines.length - 2), lines.length - 5);
   });
 });

