@@ -11,6 +11,7 @@ import {
   type Row,
   type RowOptions,
 } from "../src/core/format_rows.ts";
+import { codePointCount, columnAt, offsetOfColumn } from "../src/core/columns.ts";
 import { splitLines } from "../src/core/split_lines.ts";
 import { RUNS, text } from "./_arbitraries.ts";
 
@@ -191,6 +192,49 @@ describe("formatRow()", () => {
           splitLines(t).every((line) =>
             formatRow({ line: n, text: line }).text === `${n}\t${line}`
           ),
+      ),
+      RUNS,
+    );
+  });
+
+  test("formatRow() cuts every line as counting code points one by one would", () => {
+    // The reference counts columns for every step, as the spec words it; formatRow skips
+    // the counting on lines without surrogates.
+    const reference = (row: Row, cut: number, column: number): string => {
+      const end = row.text.search(/\r?\n|$/);
+      const line = row.text.slice(0, end);
+      const length = codePointCount(line);
+      if (column === 1 && length <= cut) return `${row.line}\t${row.text}`;
+      let first = column;
+      if (row.match && column === 1) {
+        const lead = Math.min(Math.floor(cut / 10), 200);
+        first = Math.max(1, Math.min(columnAt(line, row.match.start) - lead, length - cut + 1));
+      }
+      const from = offsetOfColumn(line, first);
+      const to = offsetOfColumn(line, cut + 1, from);
+      return `${row.line}\t${first > 1 ? `[from column ${first}] ` : ""}${line.slice(from, to)}${
+        to < line.length ? marker(length, columnAt(line, to)) : ""
+      }${row.text.slice(end)}`;
+    };
+    const piece = fc.constantFrom("a", "b", "😀", "é", "\uD800", " ");
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 60 }),
+        fc.constantFrom("\n", "\r\n", ""),
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 1, max: 70 }),
+        fc.nat(),
+        fc.boolean(),
+        (pieces, end, cut, column, at, matched) => {
+          const line = pieces.join("");
+          // A match starts at a code point (never inside a pair).
+          const starts = [...line].map((_, i) => [...line].slice(0, i).join("").length);
+          const start = starts.length === 0 ? 0 : starts[at % starts.length];
+          const row: Row = { line: 3, text: line + end };
+          if (matched) row.match = { start, end: start };
+          const want = reference(row, cut, column);
+          assert.equal(formatRow(row, { cut, column }).text, want);
+        },
       ),
       RUNS,
     );

@@ -72,24 +72,31 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
   if (column === 1 && end <= cut) return { text: prefix + row.text, cut: false };
   const text = row.text.slice(0, end);
   const terminator = row.text.slice(end);
-  const length = codePointCount(text);
+  // Without surrogates (most lines) a column is an offset + 1: a long line is scanned for
+  // them once, not by every conversion.
+  const units = !SURROGATE.test(text);
+  const length = units ? text.length : codePointCount(text);
   if (column === 1 && length <= cut) return { text: prefix + row.text, cut: false };
-  const first = row.match && column === 1 ? windowStart(text, row.match, length, cut) : column;
-  const from = offsetOfColumn(text, first);
-  const to = offsetOfColumn(text, cut + 1, from);
+  const columnOf = (offset: number) => units ? offset + 1 : columnAt(text, offset);
+  const offsetOf = (at: number, from = 0) =>
+    units ? Math.min(text.length, from + at - 1) : offsetOfColumn(text, at, from);
+  let first = column;
+  if (row.match && column === 1) {
+    // A window of `cut` code points showing the match with some text before it.
+    const lead = Math.min(Math.floor(cut / 10), 200);
+    first = Math.max(1, Math.min(columnOf(row.match.start) - lead, length - cut + 1));
+  }
+  const from = offsetOf(first);
+  const to = offsetOf(cut + 1, from);
   const lead = first > 1 ? `[from column ${first}] ` : "";
   const tail = to < text.length
-    ? ` … [line cut: ${length} code points; column=${columnAt(text, to)} shows more]`
+    ? ` … [line cut: ${length} code points; column=${columnOf(to)} shows more]`
     : "";
   return { text: prefix + lead + text.slice(from, to) + tail + terminator, cut: true };
 }
 
-/** Where a window of `cut` code points should start to show a match with some text before it. */
-function windowStart(text: string, match: MatchSpan, length: number, cut: number): number {
-  const matchColumn = columnAt(text, match.start);
-  const lead = Math.min(Math.floor(cut / 10), 200);
-  return Math.max(1, Math.min(matchColumn - lead, length - cut + 1));
-}
+/** Any UTF-16 surrogate. */
+const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** The output budget of one result. */
 export interface Budget {
