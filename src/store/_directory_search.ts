@@ -20,7 +20,12 @@ import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
 import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import { resultKey, type SearchIndex, type WalkToMake } from "./_search_index.ts";
-import { ExaminedBatches, startSearchWorker, type WorkerLease } from "./_search_pool.ts";
+import {
+  BATCH_SIZE,
+  ExaminedBatches,
+  startSearchWorker,
+  type WorkerLease,
+} from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { NotAFileError, StoreError } from "./errors.ts";
 import type { EntryKind, SearchQuery, SearchResult } from "./file_store.ts";
@@ -215,8 +220,8 @@ async function collectInOrder(
   let i = 0;
   for (; i < files.length; i++) {
     let outcome = known[i];
-    // (Files the index rules out cost next to nothing: they are checked in runs.)
-    if (outcome === undefined || i % 64 === 0) {
+    // (Checked once a batch of files: a clock read per file costs more than it tells.)
+    if (i % BATCH_SIZE === 0) {
       if (!collector.proceed()) break;
       // Files are read with blocking calls (one promise per file costs more than the
       // read); the event loop gets a turn every few milliseconds, so cancellation is heard.
