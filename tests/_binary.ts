@@ -40,8 +40,11 @@ export class RawSession {
   readonly #waiters: Array<() => void> = [];
   stderr = "";
 
-  constructor(args: string[]) {
-    this.child = spawn(ensureBinary(), args, { stdio: ["pipe", "pipe", "pipe"] });
+  constructor(args: string[], env?: Record<string, string>) {
+    this.child = spawn(ensureBinary(), args, {
+      stdio: ["pipe", "pipe", "pipe"],
+      env: env && { ...process.env, ...env },
+    });
     createInterface({ input: this.child.stdout! }).on("line", (line) => {
       this.#lines.push(line);
       this.#waiters.splice(0).forEach((wake) => wake());

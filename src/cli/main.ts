@@ -5,6 +5,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { parseArgs } from "node:util";
 import { serveStdio } from "../mcp/stdio.ts";
 import { DirectoryStore } from "../store/directory_store.ts";
@@ -26,6 +27,9 @@ export interface CliIo {
    */
   exit?: (status: number) => void;
 }
+
+/** Signals that stop a server (SIGKILL cannot be caught: the next server cleans up). */
+const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
 
 /** A usage mistake: exit status 2. */
 class UsageError extends Error {}
@@ -105,6 +109,14 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     // A server lives long enough for repeated searches: its store keeps a search index,
     // replaced (and the old one's watcher stopped) when the client's roots change.
     let store = new DirectoryStore(sandbox, { ...toolOptions, searchIndex: true });
+    // Stopped by a signal, the server first stops its index (which removes the watcher's
+    // private directory), then lets the signal end the process as it would have.
+    const onSignal = (signal: NodeJS.Signals) => {
+      store.close();
+      for (const name of STOP_SIGNALS) process.off(name, onSignal);
+      process.kill(process.pid, signal);
+    };
+    for (const name of STOP_SIGNALS) process.once(name, onSignal);
     try {
       await serveStdio({
         tools: createTools(store, toolOptions),
@@ -120,7 +132,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         log: (message) => io.stderr(`linewise: ${message}\n`),
       });
     } finally {
+      // (Closed before the listeners go: a signal in between would find none.)
       store.close();
+      for (const name of STOP_SIGNALS) process.off(name, onSignal);
     }
     io.exit?.(0);
     return 0;

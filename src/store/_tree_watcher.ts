@@ -26,8 +26,8 @@
  * @module
  */
 import * as fs from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { createBarrierDir } from "./_barrier_dir.ts";
 
 /** What changed since the last {@linkcode TreeWatcher.sync}. */
 export interface TreeChanges {
@@ -92,7 +92,7 @@ export class TreeWatcher {
   ): TreeWatcher | undefined {
     let watcher: TreeWatcher | undefined;
     try {
-      watcher = new TreeWatcher(fs.mkdtempSync(join(tmpdir(), "linewise-watch-")), maxPending);
+      watcher = new TreeWatcher(createBarrierDir(), maxPending);
       for (const root of roots) {
         watcher.#watch(root, true, (name, structural) => watcher!.#changed(root, name, structural));
       }

@@ -1,0 +1,61 @@
+/**
+ * The private directory of a {@linkcode TreeWatcher}'s barrier, in the system's temporary
+ * folder. Its name carries the server's process id, so that a server killed before it could
+ * remove its own (SIGKILL, a crash) has it removed by the next one that starts watching.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+/** How a barrier directory's name starts; the process id and random characters follow. */
+export const BARRIER_PREFIX = "linewise-watch-";
+
+/** Errors of removing another server's directory that leave it to its owner. */
+const NOT_OURS = new Set(["EACCES", "EPERM", "EBUSY"]);
+
+/**
+ * Creates a new barrier directory, first removing those of servers that are gone.
+ *
+ * @param parent where to create it
+ * @returns its path
+ */
+export function createBarrierDir(parent: string = tmpdir()): string {
+  removeStaleBarrierDirs(parent);
+  return fs.mkdtempSync(join(parent, `${BARRIER_PREFIX}${process.pid}-`));
+}
+
+/**
+ * Removes the barrier directories in `parent` whose process is no longer running. A
+ * directory of another user's server, or of a process that reused a dead server's id, is
+ * left alone.
+ *
+ * @param parent the folder to look in
+ * @returns the names removed
+ */
+export function removeStaleBarrierDirs(parent: string): string[] {
+  const removed: string[] = [];
+  for (const name of fs.readdirSync(parent)) {
+    const pid = new RegExp(`^${BARRIER_PREFIX}(\\d+)-`).exec(name)?.[1];
+    if (pid === undefined || isRunning(Number(pid))) continue;
+    try {
+      fs.rmSync(join(parent, name), { recursive: true, force: true });
+      removed.push(name);
+    } catch (error) {
+      if (!NOT_OURS.has((error as { code?: string }).code ?? "")) throw error;
+    }
+  }
+  return removed;
+}
+
+/** Whether a process with this id runs (one of another user's counts: EPERM). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPERM";
+  }
+}
