@@ -33,7 +33,7 @@ function tempTree(files: number): string {
 async function indexed(store: DirectoryStore): Promise<void> {
   for (let i = 0; i < 500; i++) {
     const stats = store.searchIndexStats();
-    if (stats !== undefined && stats.queued === 0 && stats.files > 0) return;
+    if (stats !== undefined && stats.queued + stats.indexing === 0 && stats.files > 0) return;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
   assert.fail(`the index did not fill: ${JSON.stringify(store.searchIndexStats())}`);

@@ -52,13 +52,15 @@ export interface SearchPlace {
 /** Longest run of blocking reads before the event loop gets a turn. */
 const YIELD_EVERY_MS = 8;
 /**
- * How long after a search the index is taught what it read. Learning blocks the thread for
- * a while (queueing 27,000 files takes about 9 ms, and the first lesson starts the watcher:
- * about 15 µs a directory), and the answer must reach its reader first: a 550 KB answer
- * leaves through a pipe in 64 KB writes, and learning right away delayed the end of it by
- * about 10 ms.
+ * How long after a search of many files the index is taught what it read. Learning blocks
+ * the thread for a while (queueing 27,000 files takes about 9 ms, and the first lesson
+ * starts the watcher: about 15 µs a directory), and the answer must reach its reader first:
+ * a 550 KB answer leaves through a pipe in 64 KB writes, and learning right away delayed
+ * the end of it by about 10 ms.
  */
 const LEARN_AFTER_MS = 100;
+/** Searches that read fewer files than this (a millisecond of learning) teach at once. */
+const LEARN_AT_ONCE_BELOW = 2000;
 /** Store errors that make a walked file be skipped by search. */
 const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
 
@@ -112,7 +114,10 @@ export async function searchDirectory(
     index?.recordAbsent(literal, read.without, changesAtStart);
   }
   const learning = place.index;
-  if (learning) setTimeout(() => learning.learn(reading.keys, listing.walkAgain), LEARN_AFTER_MS);
+  if (learning) {
+    const delay = reading.keys.length < LEARN_AT_ONCE_BELOW ? 0 : LEARN_AFTER_MS;
+    setTimeout(() => learning.learn(reading.keys, listing.walkAgain), delay);
+  }
   const result = collector.result();
   if (keyOfResult !== undefined && changesAtStart !== undefined && read.keepable) {
     index?.rememberResult(keyOfResult, result, changesAtStart);

@@ -60,9 +60,15 @@ export class FileFilters {
     return this.#version;
   }
 
-  /** Files known, bytes of filters, files waiting. */
-  get stats(): { files: number; bytes: number; queued: number } {
-    return { files: this.#filters.size, bytes: this.#bytes, queued: this.#queue.length };
+  /** Files known, bytes of filters, files waiting, files on the worker now. */
+  get stats(): { files: number; bytes: number; queued: number; indexing: number } {
+    const queued = this.#queue.length;
+    return {
+      files: this.#filters.size,
+      bytes: this.#bytes,
+      queued,
+      indexing: this.#queued.size - queued,
+    };
   }
 
   /**

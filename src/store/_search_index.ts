@@ -50,6 +50,8 @@ export interface SearchIndexStats {
   walks: number;
   /** Files waiting to be indexed. */
   queued: number;
+  /** Files being indexed on the worker. */
+  indexing: number;
 }
 
 /** What {@linkcode SearchIndex.refresh} found. */
