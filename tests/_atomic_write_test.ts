@@ -1,9 +1,24 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 import { describe, test } from "node:test";
-import { writeAtomically } from "../src/store/_atomic_write.ts";
+import {
+  removeAbandonedTempFiles,
+  removeTempFilesInFlight,
+  writeAtomically,
+} from "../src/store/_atomic_write.ts";
 
 function withDir(body: (dir: string) => Promise<void>): () => Promise<void> {
   return async () => {
@@ -70,6 +85,64 @@ describe("writeAtomically()", () => {
       );
       assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
       assert.deepEqual(readdirSync(dir), ["a.txt"]);
+    }),
+  );
+
+  test(
+    "names its temporary file for the process, and a stopping process removes it",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "a.txt"), "old");
+      let seen: string[] = [];
+      const stop = () => {
+        seen = readdirSync(dir);
+        removeTempFilesInFlight(); // what a server stopped by a signal does
+        return Promise.resolve();
+      };
+      await assert.rejects(
+        writeAtomically(join(dir, "a.txt"), bytes("new"), {
+          display: "a.txt",
+          overwrite: true,
+          beforePlace: stop,
+        }),
+        { code: "not_found" },
+      );
+      const temp = seen.find((name) => name !== "a.txt") ?? "";
+      assert.match(temp, new RegExp(`^\\.a\\.txt\\.${process.pid}-[0-9a-f]{12}\\.linewise-tmp$`));
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
+    }),
+  );
+});
+
+describe("removeAbandonedTempFiles()", () => {
+  test(
+    "removes old temporary files of ended processes, and nothing else",
+    withDir(async (dir) => {
+      const ended = spawnSync(process.execPath, ["--version"]).pid!;
+      const name = (pid: number, target = "a.txt") => `.${target}.${pid}-0123456789ab.linewise-tmp`;
+      const old = Date.now() / 1000 - 120;
+      const files = {
+        abandoned: name(ended),
+        recent: name(ended, "b.txt"), // an ended process's, but too fresh to be sure
+        ours: name(process.pid),
+        running: name(process.ppid),
+        unrelated: ".a.txt.xyz.linewise-tmp",
+        user: "notes.txt",
+      };
+      for (const file of Object.values(files)) writeFileSync(join(dir, file), "x");
+      for (
+        const file of [files.abandoned, files.ours, files.running, files.unrelated, files.user]
+      ) {
+        utimesSync(join(dir, file), old, old);
+      }
+      mkdirSync(join(dir, name(ended, "dir"))); // not a file: left alone
+      utimesSync(join(dir, name(ended, "dir")), old, old);
+      assert.deepEqual(await removeAbandonedTempFiles(dir), [files.abandoned]);
+      assert.deepEqual(await removeAbandonedTempFiles(dir, 0), [files.recent]);
+      assert.deepEqual(
+        readdirSync(dir).sort(),
+        [files.ours, files.running, files.unrelated, files.user, name(ended, "dir")].sort(),
+      );
     }),
   );
 });

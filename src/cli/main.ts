@@ -110,9 +110,11 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     // replaced (and the old one's watcher stopped) when the client's roots change.
     let store = new DirectoryStore(sandbox, { ...toolOptions, searchIndex: true });
     // Stopped by a signal, the server first stops its index (which removes the watcher's
-    // private directory), then lets the signal end the process as it would have.
+    // private directory) and removes the temporary files of writes it will not finish, then
+    // lets the signal end the process as it would have.
     const onSignal = (signal: NodeJS.Signals) => {
       store.close();
+      DirectoryStore.removeTempFilesInFlight();
       for (const name of STOP_SIGNALS) process.off(name, onSignal);
       process.kill(process.pid, signal);
     };

@@ -1,11 +1,17 @@
 // Atomic file writes: a temporary file in the same directory, fsync, then rename (or a
 // hard link, for "create, never replace"), then fsync of the directory. After a crash the
 // target holds the old or the new content, never a mix or a truncation.
+//
+// The temporary file is hidden and named with the process id. A process stopped by a signal
+// removes those it is writing (removeTempFilesInFlight); one killed outright leaves them,
+// and a later write into the same directory removes them once they are a minute old.
 import { randomBytes } from "node:crypto";
-import { constants } from "node:fs";
+import { constants, unlinkSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
+import process from "node:process";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
+import { isRunning } from "./_pids.ts";
 import { FileExistsError } from "./errors.ts";
 
 const OPEN_TEMP = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
@@ -13,6 +19,18 @@ const OPEN_TEMP = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL |
 
 /** Hard links are not supported here: fall back to check-then-rename for "create, never replace". */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
+
+/** A temporary file's name: `.<target's name>.<pid>-<12 hex digits>.linewise-tmp`. */
+const TEMP_NAME = /^\..*\.(\d+)-[0-9a-f]{12}\.linewise-tmp$/;
+
+/** How old another process's temporary file must be before it counts as abandoned. */
+const ABANDONED_AFTER_MS = 60_000;
+
+/** Errors that leave another process's temporary file to its owner. */
+const NOT_OURS = new Set(["EACCES", "EPERM"]);
+
+/** This process's temporary files being written now. */
+const inFlight = new Set<string>();
 
 /** Directory fsync is not possible here (Windows, some file systems); the rename stands. */
 const NO_DIRECTORY_SYNC = new Set(["EISDIR", "EINVAL", "EPERM", "EBADF", "EACCES", "ENOTSUP"]);
@@ -37,6 +55,7 @@ export async function writeAtomically(
 ): Promise<void> {
   const dir = nodePath.dirname(target);
   const temp = nodePath.join(dir, tempName(target));
+  inFlight.add(temp);
   try {
     const handle = await fs.open(temp, OPEN_TEMP, options.mode ?? 0o666);
     try {
@@ -52,8 +71,62 @@ export async function writeAtomically(
   } catch (error) {
     await removeQuietly(temp);
     throw mapOsError(error, options.display, "write");
+  } finally {
+    inFlight.delete(temp);
   }
   await syncDirectory(dir);
+}
+
+/**
+ * Removes the temporary files this process is writing now, at once: for a process about to
+ * end by a signal, whose writes will never finish. Their targets keep their old content.
+ */
+export function removeTempFilesInFlight(): void {
+  for (const temp of inFlight) {
+    try {
+      unlinkSync(temp);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
+  inFlight.clear();
+}
+
+/**
+ * Removes from `dir` the temporary files of processes that no longer run (killed in the
+ * middle of a write), once they are old enough that no write of theirs can be under way
+ * (another machine's process on a shared file system would not be seen running).
+ *
+ * @param dir the directory
+ * @param olderThanMs how old a file must be
+ * @returns the names removed
+ */
+export async function removeAbandonedTempFiles(
+  dir: string,
+  olderThanMs: number = ABANDONED_AFTER_MS,
+): Promise<string[]> {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = await fs.readdir(dir);
+  } catch (error) {
+    if (NOT_OURS.has(osErrorCode(error) ?? "")) return removed; // (a write can still succeed)
+    throw error;
+  }
+  for (const name of names) {
+    const pid = TEMP_NAME.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+    const path = nodePath.join(dir, name);
+    try {
+      const stat = await fs.lstat(path);
+      if (!stat.isFile() || Date.now() - stat.mtimeMs < olderThanMs) continue;
+      await fs.unlink(path);
+      removed.push(name);
+    } catch (error) {
+      if (!isMissing(error) && !NOT_OURS.has(osErrorCode(error) ?? "")) throw error;
+    }
+  }
+  return removed;
 }
 
 async function writeAll(handle: fs.FileHandle, bytes: Uint8Array): Promise<void> {
@@ -67,7 +140,7 @@ async function writeAll(handle: fs.FileHandle, bytes: Uint8Array): Promise<void>
 /** A hidden temporary name next to the target (hidden, so walks never show it). */
 function tempName(target: string): string {
   const base = nodePath.basename(target).slice(0, 64);
-  return `.${base}.${randomBytes(6).toString("hex")}.linewise-tmp`;
+  return `.${base}.${process.pid}-${randomBytes(6).toString("hex")}.linewise-tmp`;
 }
 
 /** Puts the temporary file in place only if nothing is there: link() refuses atomically. */

@@ -9,6 +9,7 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { isRunning } from "./_pids.ts";
 
 /** How a barrier directory's name starts; the process id and random characters follow. */
 export const BARRIER_PREFIX = "linewise-watch-";
@@ -48,14 +49,4 @@ export function removeStaleBarrierDirs(parent: string): string[] {
     }
   }
   return removed;
-}
-
-/** Whether a process with this id runs (one of another user's counts: EPERM). */
-function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
-  }
 }

@@ -9,7 +9,11 @@ import * as fsSync from "node:fs";
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
 import { splitLines } from "../core/mod.ts";
-import { writeAtomically } from "./_atomic_write.ts";
+import {
+  removeAbandonedTempFiles,
+  removeTempFilesInFlight,
+  writeAtomically,
+} from "./_atomic_write.ts";
 import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
 import { LineIndexCache } from "./_line_index.ts";
 import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
@@ -143,6 +147,8 @@ export class DirectoryStore extends BaseFileStore {
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
   #searchIndex: SearchIndex | undefined;
+  /** Directories written to, whose abandoned temporary files are gone. */
+  readonly #tidied = new Set<string>();
 
   /**
    * Makes a store over the sandbox's roots.
@@ -179,6 +185,27 @@ export class DirectoryStore extends BaseFileStore {
    */
   static async create(options: SandboxOptions & DirectoryStoreOptions): Promise<DirectoryStore> {
     return new DirectoryStore(await Sandbox.create(options), options);
+  }
+
+  /**
+   * Removes the temporary files of every write this process has under way, for a process
+   * about to end by a signal: those writes will never finish, and their targets keep their
+   * old content. (A process killed outright leaves its temporary files, hidden and named
+   * with its id; a later write into the same directory removes them once a minute old.)
+   *
+   * @example
+   * ```ts
+   * import { DirectoryStore } from "./directory_store.ts";
+   * import process from "node:process";
+   *
+   * process.once("SIGTERM", () => {
+   *   DirectoryStore.removeTempFilesInFlight();
+   *   process.exit(143);
+   * });
+   * ```
+   */
+  static removeTempFilesInFlight(): void {
+    removeTempFilesInFlight();
   }
 
   /** Resolves a path through the sandbox; the key is the real path. */
@@ -329,6 +356,10 @@ export class DirectoryStore extends BaseFileStore {
       await fs.mkdir(dir, { recursive: true });
     } catch (error) {
       throw mapOsError(error, node.display, "write");
+    }
+    if (!this.#tidied.has(dir)) {
+      this.#tidied.add(dir);
+      await removeAbandonedTempFiles(dir);
     }
     let mode: number | undefined;
     if (options.overwrite) {
