@@ -9,8 +9,9 @@
  */
 import { constants } from "node:fs";
 import * as fs from "node:fs";
+import { BLOCK_BYTES, concat } from "./_line_reader.ts";
 import { mapOsError } from "./_os_errors.ts";
-import { NotAFileError } from "./errors.ts";
+import { FileTooLargeError, NotAFileError } from "./errors.ts";
 import type { WalkNode } from "./walk.ts";
 
 const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
@@ -134,4 +135,38 @@ export async function readHead(handle: ReadableFile, count: number): Promise<Uin
     filled += bytesRead;
   }
   return buffer.subarray(0, filled);
+}
+
+/** Reads a whole file whose size was `size` when opened; it may have changed since. */
+export async function readAll(
+  handle: ReadableFile,
+  size: number,
+  maxBytes: number | undefined,
+  display: string,
+): Promise<Uint8Array> {
+  const pieces: Uint8Array[] = [];
+  let total = 0;
+  let blockBytes = Math.max(size, 1);
+  for (;;) {
+    const buffer = new Uint8Array(blockBytes);
+    let filled = 0;
+    while (filled < buffer.length) {
+      const { bytesRead } = await handle.read(
+        buffer,
+        filled,
+        buffer.length - filled,
+        total + filled,
+      );
+      if (bytesRead === 0) break;
+      filled += bytesRead;
+    }
+    total += filled;
+    if (filled > 0) pieces.push(buffer.subarray(0, filled));
+    if (filled < buffer.length) break;
+    if (maxBytes !== undefined && total > maxBytes) {
+      throw new FileTooLargeError(display, total, maxBytes);
+    }
+    blockBytes = BLOCK_BYTES; // the file grew while being read
+  }
+  return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
 }

@@ -8,25 +8,24 @@
 import * as fsSync from "node:fs";
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
-import { splitLines } from "../core/mod.ts";
 import {
   removeAbandonedTempFiles,
   removeTempFilesInFlight,
   writeAtomically,
 } from "./_atomic_write.ts";
-import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
+import { checkRangeOptions } from "./_line_budget.ts";
 import { LineIndexCache } from "./_line_index.ts";
-import { BLOCK_BYTES, concat, LineReader } from "./_line_reader.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError } from "./_os_errors.ts";
 import { searchDirectory } from "./_directory_search.ts";
-import { describe, openForRead, type ReadableFile, readHead } from "./_open_file.ts";
+import { describe, openForRead, readAll } from "./_open_file.ts";
+import { readLineRange } from "./_read_lines.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
 import { keepOffTopTier } from "./_jit.ts";
 import { checkQuery } from "./_search_collector.ts";
 import { SearchIndex, type SearchIndexStats } from "./_search_index.ts";
 import { WATCH_ORDER_KEPT } from "./_tree_watcher.ts";
-import { BINARY_PROBE_BYTES, decodeUtf8, isBinary, sameBytes } from "./_text.ts";
+import { sameBytes } from "./_text.ts";
 import {
   BaseFileStore,
   type BaseFileStoreOptions,
@@ -36,13 +35,7 @@ import {
   type StorePath,
   type WriteFileOptions,
 } from "./base_store.ts";
-import {
-  BinaryFileError,
-  FileChangedError,
-  FileTooLargeError,
-  NotAFileError,
-  StoreError,
-} from "./errors.ts";
+import { FileChangedError, FileTooLargeError, NotAFileError, StoreError } from "./errors.ts";
 import type {
   EntryKind,
   LineRange,
@@ -412,12 +405,8 @@ export class DirectoryStore extends BaseFileStore {
   }
 
   /**
-   * Lines of a file of any size, reading only up to the last line returned (plus the rest
-   * of a file no larger than `countLinesUpTo`, to count it): lines are found by counting
-   * `\n` bytes and only the lines returned are decoded. Where lines start is remembered in
-   * a sparse index per file version (device, inode, size, mtime), so a second read deep in
-   * the same unchanged file starts from the nearest checkpoint; a changed file is counted
-   * anew.
+   * Lines of a file of any size, reading only up to the last line returned: see
+   * `_read_lines.ts`.
    *
    * @param path the caller's path
    * @param options the range and budget
@@ -426,64 +415,11 @@ export class DirectoryStore extends BaseFileStore {
   override async readLines(path: string, options: LineRangeOptions): Promise<LineRange> {
     checkRangeOptions(options);
     const node = await this.resolvePath(filePath(path), false);
-    const { handle, stat } = await openForRead(node);
-    try {
-      const size = Number(stat.size);
-      const head = await readHead(handle, Math.min(size, BINARY_PROBE_BYTES));
-      if (isBinary(head)) throw new BinaryFileError(path, size);
-      const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
-      const result: LineRange = {
-        path: node.display,
-        lines: [],
-        start: options.start,
-        more: false,
-        invalidUtf8: false,
-      };
-      const seek = await this.#lineIndex.seekLine(handle, node.key, stat, bom, options.start);
-      if (!seek.found) {
-        result.total = seek.lines;
-        return result;
-      }
-      const reader = new LineReader(handle, seek.offset);
-      const budget = new LineBudget(options);
-      const wantedLines = Math.min(
-        options.maxLines,
-        options.end === undefined ? Infinity : options.end - options.start + 1,
-      );
-      let number = options.start - 1;
-      let moreExist = false;
-      for (;;) {
-        const run = await reader.nextLines();
-        if (run === null) break;
-        // Only the lines that can be returned are decoded, never the whole run.
-        const cut = afterNthLine(run, wantedLines - result.lines.length);
-        const { text, invalid } = decodeUtf8(run.subarray(0, cut));
-        if (invalid) result.invalidUtf8 = true;
-        const lines = splitLines(text);
-        let stopped = false;
-        for (let i = 0; i < lines.length; i++) {
-          result.lines.push(lines[i]);
-          if (budget.take(lines[i], ++number)) {
-            moreExist = i < lines.length - 1 || cut < run.length || !(await reader.atEnd());
-            stopped = true;
-            break;
-          }
-        }
-        if (stopped) break;
-      }
-      result.more = moreExist && (options.end === undefined || number < options.end);
-      if (!moreExist) result.total = number;
-      else {
-        result.total = this.#lineIndex.knownLineCount(node.key, stat) ??
-          (size <= this.#countLinesUpTo
-            ? await this.#lineIndex.lineCount(handle, node.key, stat, bom)
-            : undefined);
-      }
-      if (result.total === undefined) delete result.total;
-      return result;
-    } finally {
-      await handle.close();
-    }
+    return await readLineRange(node, options, {
+      path,
+      lineIndex: this.#lineIndex,
+      countLinesUpTo: this.#countLinesUpTo,
+    });
   }
 
   /**
@@ -589,51 +525,6 @@ export class DirectoryStore extends BaseFileStore {
 /** What a stat says the path is. */
 function kindOf(stat: { isFile(): boolean; isDirectory(): boolean }): EntryKind {
   return stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
-}
-
-/** The offset just past the `count`-th `\n` of a run of whole lines (the run's length if fewer). */
-function afterNthLine(run: Uint8Array, count: number): number {
-  if (count >= run.length) return run.length;
-  let at = -1;
-  for (let i = 0; i < count; i++) {
-    at = run.indexOf(10, at + 1);
-    if (at === -1) return run.length;
-  }
-  return at + 1;
-}
-
-/** Reads a whole file whose size was `size` when opened; it may have changed since. */
-async function readAll(
-  handle: ReadableFile,
-  size: number,
-  maxBytes: number | undefined,
-  display: string,
-): Promise<Uint8Array> {
-  const pieces: Uint8Array[] = [];
-  let total = 0;
-  let blockBytes = Math.max(size, 1);
-  for (;;) {
-    const buffer = new Uint8Array(blockBytes);
-    let filled = 0;
-    while (filled < buffer.length) {
-      const { bytesRead } = await handle.read(
-        buffer,
-        filled,
-        buffer.length - filled,
-        total + filled,
-      );
-      if (bytesRead === 0) break;
-      filled += bytesRead;
-    }
-    total += filled;
-    if (filled > 0) pieces.push(buffer.subarray(0, filled));
-    if (filled < buffer.length) break;
-    if (maxBytes !== undefined && total > maxBytes) {
-      throw new FileTooLargeError(display, total, maxBytes);
-    }
-    blockBytes = BLOCK_BYTES; // the file grew while being read
-  }
-  return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
 }
 
 keepOffTopTier(DirectoryStore.prototype["childPath"], DirectoryStore.prototype["listDirectory"]);
