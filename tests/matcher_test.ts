@@ -232,6 +232,47 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
   });
 });
 
+describe("regexMatcher() alternativeLiterals", () => {
+  const rows: Array<[pattern: string, literals: string[] | undefined, options?: MatcherOptions]> = [
+    ["TODO|FIXME", ["TODO", "FIXME"]],
+    ["foo|bar\\(", ["foo", "bar("]],
+    ["TODO|fix\\w+ME", ["TODO", "ME"]], // each alternative's rarest
+    ["foo(bar|baz)|qux", ["foo", "qux"]],
+    ["Ab|aB|Ab", ["Ab", "aB"]],
+    ["x+|yy", ["x", "yy"]],
+    ["a|", undefined], // an empty alternative matches every line
+    ["a|b*", undefined],
+    ["[|]|ab", undefined],
+    ["(x|y)z", undefined], // one required literal instead
+    ["a\\|b", undefined],
+    ["foo", undefined],
+    ["TODO|FIXME", undefined, { ignoreCase: true }],
+  ];
+  for (const [pattern, literals, options] of rows) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) has one of ${JSON.stringify(literals)}`, () => {
+      assert.deepEqual(regexMatcher(pattern, options).alternativeLiterals, literals);
+    });
+  }
+
+  test("every line a pattern matches contains one of its alternative literals", () => {
+    const patterns = ["ab|cd", "a+b|x?yz|q", "(a|b)c|de+f", "[a-c]x|y{2}z|st", "a.b|c\\.d"];
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...patterns),
+        fc.string({ unit: fc.constantFrom(..."abcdefqrstuxyz.") }),
+        (pattern, line) => {
+          const matcher = regexMatcher(pattern);
+          assert.ok(matcher.alternativeLiterals !== undefined, pattern);
+          if (matcher.matchLine(line) === null) return;
+          const found = matcher.alternativeLiterals.some((literal) => line.includes(literal));
+          assert.ok(found, `${pattern} on ${line} lacks all of ${matcher.alternativeLiterals}`);
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
 describe("matcher keys", () => {
   test("name what is matched: equal for equal matchers, different otherwise", () => {
     assert.equal(regexMatcher("a.b").key, regexMatcher("a.b").key);

@@ -89,6 +89,14 @@ describe("compilePattern()", () => {
     assert.throws(() => compilePattern("(?=a)(a|aa)*b"), /repeats a group of alternatives.*lacks/);
   });
 
+  test("compilePattern() keeps the pattern's literals through the long-line guard", () => {
+    const guarded = compilePattern("TODO|fix\\w+ME").matcher; // an unbounded quantifier: guarded
+    assert.deepEqual(guarded.alternativeLiterals, ["TODO", "ME"]);
+    const required = compilePattern("let \\w+ = \\$el").matcher;
+    assert.deepEqual(required.requiredLiterals, ["let ", " = $el"]);
+    assert.equal(required.requiredLiteral, " = $el");
+  });
+
   test("compilePattern() refuses an invalid pattern with a message naming it", () => {
     assert.throws(
       () => compilePattern("("),

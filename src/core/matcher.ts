@@ -38,6 +38,12 @@ export interface Matcher {
    */
   readonly requiredLiterals?: readonly string[];
   /**
+   * Case-sensitive strings one of which each match contains (one per top-level alternative
+   * of the pattern, `TODO|FIXME`), for byte-level prefilters when no single string is
+   * required; or undefined.
+   */
+  readonly alternativeLiterals?: readonly string[];
+  /**
    * Names what the matcher matches: two matchers with the same key match the same lines,
    * so results may be kept under it (a search cache). Undefined when unknown.
    */
@@ -106,16 +112,19 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     return found ? { start: found.index, end: found.index + found[0].length } : null;
   };
   const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
-  const requiredLiteral = requiredLiterals?.reduce((a, b) => rarer(b, a) ? b : a);
+  const requiredLiteral = requiredLiterals?.reduce(rarest);
+  const alternativeLiterals = options.ignoreCase || requiredLiterals
+    ? undefined
+    : alternativeLiteralsOf(source);
   const key = `regex:${flags}:${source}`;
+  const literals = { requiredLiteral, requiredLiterals, alternativeLiterals };
   const confined = lineConfinedSource(source);
-  if (confined === undefined) return { key, matchLine, requiredLiteral, requiredLiterals };
+  if (confined === undefined) return { key, matchLine, ...literals };
   const whole = new RegExp(confined, options.ignoreCase ? "gmui" : "gmu");
   return {
     key,
     matchLine,
-    requiredLiteral,
-    requiredLiterals,
+    ...literals,
     findCandidate(text, from) {
       whole.lastIndex = from;
       return whole.exec(text)?.index ?? -1;
@@ -238,6 +247,40 @@ function requiredLiteralsOf(source: string): string[] | undefined {
 }
 
 const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
+
+/**
+ * For a pattern made of top-level alternatives (`TODO|FIXME`), one required literal of each
+ * (the rarest), when every alternative has one: each match then contains one of them.
+ */
+function alternativeLiteralsOf(source: string): string[] | undefined {
+  const branches: string[] = [];
+  let from = 0;
+  for (let at = 0; at < source.length; at++) {
+    const char = source[at];
+    if (char === "\\") at++;
+    else if (char === "[" || char === "(") {
+      at = (char === "[" ? skipClass : skipGroup)(source, at + 1) - 1;
+      if (at < 0) return undefined;
+    } else if (char === "|") {
+      branches.push(source.slice(from, at));
+      from = at + 1;
+    }
+  }
+  if (branches.length === 0) return undefined;
+  branches.push(source.slice(from));
+  const literals = new Set<string>();
+  for (const branch of branches) {
+    const required = requiredLiteralsOf(branch);
+    if (required === undefined) return undefined;
+    literals.add(required.reduce(rarest));
+  }
+  return [...literals];
+}
+
+/** The rarer of two literals (for `reduce`). */
+function rarest(a: string, b: string): string {
+  return rarer(b, a) ? b : a;
+}
 
 /**
  * How common a character is in source code, coarsely: 1 for the most common (space,

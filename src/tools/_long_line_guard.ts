@@ -24,17 +24,17 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
   const matchLine = (text: string) =>
     text.length > limit ? linear.matchLine(text) : native.matchLine(text);
   const findCandidate = native.findCandidate;
-  const { requiredLiteral, requiredLiterals } = native;
+  const { requiredLiteral, requiredLiterals, alternativeLiterals } = native;
+  const literals = { requiredLiteral, requiredLiterals, alternativeLiterals };
   const key = native.key && linear.key && `${native.key}|${linear.key}|${limit}`;
-  if (findCandidate === undefined) return { key, matchLine, requiredLiteral, requiredLiterals };
+  if (findCandidate === undefined) return { key, matchLine, ...literals };
   let seen: string | undefined;
   let long: number[] = [];
   let stretch = { start: 0, end: 0, text: "" };
   return {
     matchLine,
     key,
-    requiredLiteral,
-    requiredLiterals,
+    ...literals,
     findCandidate(text, from) {
       if (text !== seen) {
         seen = text;
