@@ -18,7 +18,13 @@ async function examined(bytes: Uint8Array, pattern: string, context: number, max
   const query = { matcher, context, maxMatches };
   const collector = new SearchCollector(query);
   const literal = matcher.requiredLiteral;
-  const outcome = examineBytes(bytes, literal ? encoder.encode(literal) : undefined, context);
+  const anyOf = matcher.alternativeLiterals?.map((one) => encoder.encode(one));
+  const outcome = examineBytes(
+    bytes,
+    literal ? encoder.encode(literal) : undefined,
+    context,
+    anyOf,
+  );
   if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
     await collector.scanFile("f", [text], () => invalid, linesBefore);
@@ -46,7 +52,16 @@ describe("examineBytes()", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(piece, { maxLength: 40 }),
-        fc.constantFrom("needle", "needle \\d", "^needle", "needle$", "ne+dle"),
+        fc.constantFrom(
+          "needle",
+          "needle \\d",
+          "^needle",
+          "needle$",
+          "ne+dle",
+          "needle|x", // alternatives: any of their literals
+          "^need|le\\d",
+          "dle$|é",
+        ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
         fc.boolean(),
@@ -112,15 +127,18 @@ describe("examineFile()", () => {
         fc.property(
           fc.array(chunkPiece, { maxLength: 30 }),
           fc.integer({ min: 1, max: 9 }),
-          fc.constantFrom("needle", "e", "le\nx"),
+          // One required literal, or (comma-separated) alternatives one of which is needed.
+          fc.constantFrom("needle", "e", "le\nx", "needle,x", "dle,é,nee"),
           fc.integer({ min: 0, max: 2 }),
-          (parts, chunk, literal, context) => {
+          (parts, chunk, literals, context) => {
             const bytes = encoder.encode(parts.join(""));
             fs.writeFileSync(file, bytes);
-            const needle = encoder.encode(literal);
-            const examination = { needle, context, links: false };
+            const encoded = literals.split(",").map((one) => encoder.encode(one));
+            const needle = encoded.length === 1 ? encoded[0] : undefined;
+            const anyOf = encoded.length === 1 ? undefined : encoded;
+            const examination = { needle, anyOf, context, links: false };
             const got = examineFile(new FileReader(1 << 20, chunk), file, examination);
-            assert.deepEqual(got, examineBytes(bytes, needle, context));
+            assert.deepEqual(got, examineBytes(bytes, needle, context, anyOf));
           },
         ),
         { numRuns: 1000 },

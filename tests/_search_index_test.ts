@@ -49,6 +49,8 @@ const QUERIES: Array<[string, () => Matcher, Partial<SearchQuery>?]> = [
   ["context", () => literalMatcher("createElement"), { context: 1 }],
   ["a match cap", () => literalMatcher("export"), { maxMatches: 7 }],
   ["nothing", () => literalMatcher("no such text anywhere")],
+  ["alternatives", () => regexMatcher("createElement\\(|export const \\w+ =")],
+  ["alternatives found nowhere", () => regexMatcher("zebra \\d|walrus")],
 ];
 
 async function bothAgree(indexedStore: DirectoryStore, plain: DirectoryStore, label: string) {
@@ -182,11 +184,13 @@ describe("the search index", () => {
     try {
       const before = fs.readFileSync(link, "utf8");
       fs.writeFileSync(link, before + "zebra\n"); // same inode: O_TRUNC, no rename
-      const query = () => ({ matcher: literalMatcher("zebra") });
-      assert.equal((await plain.search(query())).matchedLines, 1);
-      const found = await store.search(query());
-      assert.equal(found.matchedLines, 0, "the index ruled the file out without reading it");
-      assert.equal(found.filesSearched, (await plain.search(query())).filesSearched);
+      for (const matcher of [literalMatcher("zebra"), regexMatcher("zebra|walrus")]) {
+        const query = () => ({ matcher });
+        assert.equal((await plain.search(query())).matchedLines, 1);
+        const found = await store.search(query());
+        assert.equal(found.matchedLines, 0, "the index ruled the file out without reading it");
+        assert.equal(found.filesSearched, (await plain.search(query())).filesSearched);
+      }
     } finally {
       fs.rmSync(outside, { recursive: true, force: true });
       fs.writeFileSync(at("d2/f2.ts"), "restored\n"); // an event: the index forgets the file

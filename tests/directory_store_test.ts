@@ -583,7 +583,7 @@ describe("DirectoryStore.search() between searches", () => {
 });
 
 describe("DirectoryStore.search() on two threads", () => {
-  it("finds what one thread finds, in the same order, with the same counts and cap", async () => {
+  it("finds what one thread and the in-memory store find, in the same order, with the same counts and cap", async () => {
     const root = await tempDir();
     try {
       const files: Record<string, string | Uint8Array> = {
@@ -611,9 +611,15 @@ describe("DirectoryStore.search() on two threads", () => {
         { matcher: regexMatcher("needle \\d+$"), maxMatches: 1000, context: 1 },
         { matcher: regexMatcher("^nothing"), maxMatches: 5000 },
         { matcher: regexMatcher("x|needle"), maxMatches: 300, glob: "*.txt" },
+        { matcher: regexMatcher("again$|nothing 1\\d"), maxMatches: 5000, context: 1 },
+        { matcher: regexMatcher("^a \\d+|end$"), maxMatches: 5000 },
       ];
+      // The in-memory store reads every file and has no prefilter: the reference.
+      const memory = new MemoryStore(files);
       for (const query of queries) {
-        assert.deepEqual(await two.search(query), await one.search(query));
+        const expected = await memory.search(query);
+        assert.deepEqual(await one.search(query), expected);
+        assert.deepEqual(await two.search(query), expected);
       }
     } finally {
       await fs.rm(root, { recursive: true });

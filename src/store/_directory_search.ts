@@ -18,7 +18,7 @@ import { keepOffTopTier } from "./_jit.ts";
 import { describe, openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
-import { examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { type Examination, examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import { resultKey, type SearchIndex, type WalkToMake } from "./_search_index.ts";
 import {
   BATCH_SIZE,
@@ -28,6 +28,7 @@ import {
 } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { NotAFileError, StoreError } from "./errors.ts";
+import type { Matcher } from "../core/mod.ts";
 import type { EntryKind, SearchQuery, SearchResult } from "./file_store.ts";
 import { compileGlob, walkFileRuns, type WalkNode, type WalkSource } from "./walk.ts";
 
@@ -83,12 +84,7 @@ export async function searchDirectory(
   const keyOfResult = index && resultKey(start.key, query);
   const kept = keyOfResult === undefined ? undefined : index?.result(keyOfResult);
   if (kept !== undefined) return kept;
-  const reading = new ReadingQueue(
-    place,
-    query.matcher.requiredLiteral,
-    query.context ?? 0,
-    reader,
-  );
+  const reading = new ReadingQueue(place, query.matcher, query.context ?? 0, reader);
   let listing: Listing;
   try {
     listing = await listFiles(query, place, index, reading);
@@ -103,7 +99,7 @@ export async function searchDirectory(
   try {
     read = await collectInOrder(listing, batches, collector, {
       reader,
-      needle: needleOf(literal),
+      ...reading.prefilter(),
       explicit: kind === "file",
       context: query.context ?? 0,
     });
@@ -215,7 +211,7 @@ async function collectInOrder(
   { files, known }: Listing,
   batches: ExaminedBatches,
   collector: SearchCollector,
-  search: { reader: FileReader; needle?: Buffer; explicit: boolean; context: number },
+  search: OneFileSearch,
 ): Promise<ReadOutcomes> {
   const read: ReadOutcomes = { keepable: true, without: [] };
   let slice = performance.now();
@@ -261,8 +257,16 @@ async function collectInOrder(
 }
 
 /** The bytes of a literal for the byte-level prefilter, unless it stands for invalid UTF-8. */
-function needleOf(literal: string | undefined): Buffer | undefined {
-  return literal && !literal.includes("\uFFFD") ? Buffer.from(literal) : undefined;
+function needleOf(literal: string | undefined): Uint8Array | undefined {
+  return literal && !literal.includes("\uFFFD") ? new TextEncoder().encode(literal) : undefined;
+}
+
+/** How a file the examination left over is searched on this thread. */
+interface OneFileSearch extends Pick<Examination, "needle" | "anyOf" | "context"> {
+  /** The reader (its buffer is reused). */
+  reader: FileReader;
+  /** Whether the file was asked for by name (errors are then reported, not skipped). */
+  explicit: boolean;
 }
 
 /**
@@ -278,21 +282,27 @@ class ReadingQueue {
    * (set before the first file is added).
    */
   literal: string | undefined;
+  readonly #alternatives: readonly string[] | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   readonly #lease: WorkerLease | undefined;
   #batches: ExaminedBatches | undefined;
 
-  constructor(
-    place: SearchPlace,
-    literal: string | undefined,
-    context: number,
-    reader: FileReader,
-  ) {
+  constructor(place: SearchPlace, matcher: Matcher, context: number, reader: FileReader) {
     this.#place = place;
-    this.literal = literal;
+    this.literal = matcher.requiredLiteral;
+    this.#alternatives = matcher.alternativeLiterals;
     this.#options = { context, reader };
     this.#lease = place.workers ? place.index?.borrowWorker() : undefined;
+  }
+
+  /** The bytes the examination looks for: the literal's, or else one of the alternatives'. */
+  prefilter(): Pick<Examination, "needle" | "anyOf"> {
+    const needle = needleOf(this.literal);
+    if (needle !== undefined || this.#alternatives === undefined) return { needle };
+    const anyOf = this.#alternatives.map(needleOf);
+    const usable = anyOf.every((one) => one !== undefined);
+    return { needle: undefined, anyOf: usable ? anyOf as Uint8Array[] : undefined };
   }
 
   /** Adds a file to read. */
@@ -327,9 +337,10 @@ class ReadingQueue {
   }
 
   #examine(worker: Worker | WorkerLease | undefined): ExaminedBatches {
-    const needle = needleOf(this.literal);
+    const { needle, anyOf } = this.prefilter();
     return new ExaminedBatches({
-      needle: needle === undefined ? undefined : new Uint8Array(needle),
+      needle,
+      anyOf,
       context: this.#options.context,
       // (Only a trusted index keeps what a search learned.)
       links: this.#place.indexTrusted && this.#place.index !== undefined,
@@ -344,7 +355,7 @@ async function searchOne(
   node: WalkNode,
   reader: FileReader,
   collector: SearchCollector,
-  { needle, explicit, context }: { needle?: Buffer; explicit: boolean; context: number },
+  { needle, anyOf, explicit, context }: OneFileSearch,
 ): Promise<void> {
   let outcome: ReadOutcome;
   try {
@@ -364,14 +375,15 @@ async function searchOne(
     await streamFile(node, collector, needle, explicit);
     return;
   }
-  await recordExamined(collector, node.display, examineBytes(outcome.bytes, needle, context));
+  const examined = examineBytes(outcome.bytes, needle, context, anyOf);
+  await recordExamined(collector, node.display, examined);
 }
 
 /** Searches a large file in runs of whole lines. */
 async function streamFile(
   node: WalkNode,
   collector: SearchCollector,
-  needle: Buffer | undefined,
+  needle: Uint8Array | undefined,
   explicit: boolean,
 ): Promise<void> {
   let opened;

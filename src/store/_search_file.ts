@@ -40,6 +40,11 @@ const CR = 13;
 export interface Examination {
   /** The bytes of the matcher's required literal, if any. */
   needle: Uint8Array | undefined;
+  /**
+   * Without a needle: the bytes of literals one of which every match contains (the
+   * matcher's alternative literals); a file holding none of them is skipped.
+   */
+  anyOf?: Uint8Array[];
   /** Context lines of the search. */
   context: number;
   /**
@@ -63,7 +68,7 @@ export function examineFile(reader: FileReader, key: string, examination: Examin
   try {
     const bytes = reader.readUnstated(key);
     if (bytes === undefined) return examineLarge(reader, key, examination);
-    return examineBytes(bytes, examination.needle, examination.context);
+    return examineBytes(bytes, examination.needle, examination.context, examination.anyOf);
   } catch {
     // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
     return REDO;
@@ -77,26 +82,27 @@ export function examineFile(reader: FileReader, key: string, examination: Examin
  * file, and in a 260 MB tree those page faults cost as much as reading the files.
  */
 function examineLarge(reader: FileReader, key: string, examination: Examination): Examined {
-  const { needle, context } = examination;
-  if (needle !== undefined) {
-    const found = findInChunks(reader, key, needle);
+  const { needle, context, anyOf } = examination;
+  const needles = needle === undefined ? anyOf : [needle];
+  if (needles !== undefined) {
+    const found = findInChunks(reader, key, needles);
     if (found === "redo") return REDO;
     if (found !== "found") return found === "binary" ? BINARY : NONE;
   }
   const outcome = reader.read(key);
-  return outcome.kind === "bytes" ? examineBytes(outcome.bytes, needle, context) : REDO;
+  return outcome.kind === "bytes" ? examineBytes(outcome.bytes, needle, context, anyOf) : REDO;
 }
 
 /**
- * Whether a file holds `needle` (an occurrence across two chunks too), or is binary (a NUL
- * in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks.
+ * Whether a file holds one of `needles` (an occurrence across two chunks too), or is binary
+ * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks.
  */
 function findInChunks(
   reader: FileReader,
   key: string,
-  needle: Uint8Array,
+  needles: Uint8Array[],
 ): "found" | "absent" | "binary" | "redo" {
-  const overlap = needle.length - 1;
+  const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
   let found: "found" | "absent" | "binary" = "absent";
   let probed = 0; // bytes checked for a NUL
   let tail: Uint8Array = new Uint8Array(0); // the last `overlap` bytes before this chunk
@@ -107,7 +113,10 @@ function findInChunks(
     }
     if (found === "absent") {
       const seam = Buffer.concat([tail, chunk.subarray(0, overlap)]);
-      if (seam.indexOf(needle) !== -1 || bytesOf(chunk).indexOf(needle) !== -1) found = "found";
+      const buffer = bytesOf(chunk);
+      const holds = (needle: Uint8Array) =>
+        seam.indexOf(needle) !== -1 || buffer.indexOf(needle) !== -1;
+      if (needles.some(holds)) found = "found";
     }
     tail = chunk.length >= overlap
       ? chunk.slice(chunk.length - overlap)
@@ -132,7 +141,8 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
     return REDO;
   }
   if (outcome.kind !== "bytes") return REDO;
-  const examined = examineBytes(outcome.bytes, examination.needle, examination.context);
+  const { needle, context, anyOf } = examination;
+  const examined = examineBytes(outcome.bytes, needle, context, anyOf);
   if (outcome.stat.nlink === 1) return examined;
   if (examined.kind === "text") examined.linked = true;
   return examined === NONE ? LINKED_NONE : examined;
@@ -174,37 +184,77 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  * the required literal to (after) the last: every match contains the literal and no line
  * holds a `\n` of it, so lines outside that window can neither match nor be context of a
  * match. Line numbers start from the `\n`s counted before the window (the line rule's
- * boundary), and whether the file is valid UTF-8 is checked on all of its bytes.
+ * boundary), and whether the file is valid UTF-8 is checked on all of its bytes. Without a
+ * required literal, a file that holds none of `anyOf` is skipped, and the others are
+ * decoded whole.
  *
  * @param bytes the whole file
  * @param needle the bytes of the matcher's required literal, if any
  * @param context context lines of the search
+ * @param anyOf without a needle, the bytes of literals one of which every match contains
  * @returns what to scan, or why not
  */
 export function examineBytes(
   bytes: Uint8Array,
   needle: Uint8Array | undefined,
   context: number,
+  anyOf?: readonly Uint8Array[],
 ): Examined {
   // (The path most files take is kept short: a hot function is compiled with all that it
   // calls, and this one runs for every file of a big tree.)
   if (isBinary(bytes)) return BINARY;
   const buffer = bytesOf(bytes);
-  const first = needle === undefined ? 0 : buffer.indexOf(needle);
-  if (first === -1) return NONE;
-  return textOf(bytes, buffer, needle, first, context);
+  if (needle !== undefined) {
+    const first = buffer.indexOf(needle);
+    return first === -1 ? NONE : textOf(bytes, buffer, [needle], first, context);
+  }
+  if (anyOf === undefined) return whole(bytes);
+  const first = occurrences(buffer, anyOf)(0).at;
+  return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context);
 }
 
-/** What {@linkcode examineBytes} finds in a text file that holds the literal (`first`). */
+/**
+ * The occurrences of any of the needles in order: a function of an offset that never
+ * decreases from call to call, giving the first occurrence at or after it (`at` -1 when
+ * there is none). Each needle's next occurrence is remembered until it is passed, so a
+ * needle that occurs rarely is not searched for again after every occurrence of another.
+ */
+function occurrences(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+): (from: number) => { at: number; length: number } {
+  const next = needles.map(() => -2); // -2: not searched yet; -1: no more
+  return (from) => {
+    let at = -1;
+    let length = 0;
+    for (let i = 0; i < needles.length; i++) {
+      if (next[i] !== -1 && next[i] < from) next[i] = buffer.indexOf(needles[i], from);
+      if (next[i] !== -1 && (at === -1 || next[i] < at)) {
+        [at, length] = [next[i], needles[i].length];
+      }
+    }
+    return { at, length };
+  };
+}
+
+/**
+ * What {@linkcode examineBytes} finds in a text file whose first occurrence of one of the
+ * needles is at `first`.
+ */
 function textOf(
   bytes: Uint8Array,
   buffer: Buffer,
-  needle: Uint8Array | undefined,
+  needles: readonly Uint8Array[],
   first: number,
   context: number,
 ): Examined {
-  if (needle === undefined || needle.includes(LF) || needle.includes(CR)) return whole(bytes);
-  const last = buffer.lastIndexOf(needle);
+  if (needles.some((needle) => needle.includes(LF) || needle.includes(CR))) return whole(bytes);
+  // Where the last occurrence of any of them ends.
+  let lastEnd = 0;
+  for (const needle of needles) {
+    const last = buffer.lastIndexOf(needle);
+    if (last !== -1) lastEnd = Math.max(lastEnd, last + needle.length);
+  }
   // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
   // line keeps a U+FEFF at the window's start from being read as a BOM).
   let start = buffer.lastIndexOf(LF, first) + 1;
@@ -212,10 +262,10 @@ function textOf(
     // (A negative offset would count from the end: a one-byte first line is handled here.)
     start = start >= 2 ? buffer.lastIndexOf(LF, start - 2) + 1 : 0;
   }
-  let end = buffer.indexOf(LF, last + needle.length);
+  let end = buffer.indexOf(LF, lastEnd);
   for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
   end = end === -1 ? bytes.length : end + 1;
-  const { text, invalid } = keptLines(bytes, buffer, needle, { start, end, context });
+  const { text, invalid } = keptLines(bytes, buffer, needles, { start, end, context });
   return {
     kind: "text",
     text,
@@ -225,17 +275,17 @@ function textOf(
 }
 
 /**
- * The text of the window `[start, end)` with every line that holds no occurrence of the
- * literal and lies more than `context` lines from one that does left empty (its `\n`
+ * The text of the window `[start, end)` with every line that holds no occurrence of a
+ * needle and lies more than `context` lines from one that does left empty (its `\n`
  * alone): such a line can neither match nor be shown as context, and emptying it keeps
  * every other line's number. Only the kept lines are decoded (each run ends at a `\n`, so
- * no character is split); the window's first line is never kept unless it has the literal
+ * no character is split); the window's first line is never kept unless it has a needle
  * or is context, so a U+FEFF starting it is not taken for a BOM unless it starts the file.
  */
 function keptLines(
   bytes: Uint8Array,
   buffer: Buffer,
-  needle: Uint8Array,
+  needles: readonly Uint8Array[],
   { start, end, context }: { start: number; end: number; context: number },
 ): { text: string; invalid: boolean } {
   const pieces: string[] = [];
@@ -250,14 +300,16 @@ function keptLines(
     pieces.push(decoded.text);
     done = keepTo;
   };
-  for (let at = buffer.indexOf(needle, start); at !== -1 && at < end;) {
+  const nextOccurrence = occurrences(buffer, needles);
+  for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
+    const at = found.at;
     // The occurrence's line, then `context` lines on either side, within the window.
     let from = at === 0 ? 0 : buffer.lastIndexOf(LF, at) + 1;
     for (let i = 0; i < context && from > start; i++) {
       from = from >= 2 ? buffer.lastIndexOf(LF, from - 2) + 1 : 0;
     }
     if (from < start) from = start;
-    let lineEnd = buffer.indexOf(LF, at + needle.length);
+    let lineEnd = buffer.indexOf(LF, at + found.length);
     lineEnd = lineEnd === -1 ? end : Math.min(lineEnd + 1, end);
     let to = lineEnd;
     for (let i = 0; i < context && to < end; i++) {
@@ -270,7 +322,7 @@ function keptLines(
       keepFrom = from;
       keepTo = to;
     }
-    at = lineEnd < end ? buffer.indexOf(needle, lineEnd) : -1;
+    found = lineEnd < end ? nextOccurrence(lineEnd) : { at: -1, length: 0 };
   }
   if (keepTo !== -1) flush();
   if (done < end) pieces.push("\n".repeat(countLf(bytes, done, end)));

@@ -206,7 +206,8 @@ export class SearchIndex {
    */
   knowing(matcher: Matcher): (key: string) => Examined | undefined {
     const literals = this.#literals(matcher);
-    return (key) => judge(this.#filters.get(key), key, literals);
+    const alternatives = alternativesOf(matcher);
+    return (key) => judge(this.#filters.get(key), key, literals, alternatives);
   }
 
   /**
@@ -222,7 +223,8 @@ export class SearchIndex {
    * @returns per file, the outcome (undefined: it must be read), and the rarest literal
    */
   knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher): KnownFiles {
-    const key = [walkKey, matcher.requiredLiteral, ...(matcher.requiredLiterals ?? [])].join("\0");
+    const { requiredLiteral, requiredLiterals, alternativeLiterals } = matcher;
+    const key = JSON.stringify([walkKey, requiredLiteral, requiredLiterals, alternativeLiterals]);
     let answer = this.#known.get(key);
     if (answer?.files !== files || answer.version !== this.#filters.version) {
       answer = this.#judgeAll(files, matcher);
@@ -233,7 +235,7 @@ export class SearchIndex {
       const literals = this.#literals(matcher);
       const known = answer.known = answer.known.slice();
       answer.toRead = answer.toRead.filter((i) =>
-        (known[i] = judge(undefined, files[i].key, literals)) === undefined
+        (known[i] = judge(undefined, files[i].key, literals, undefined)) === undefined
       );
       answer.absentVersion = this.#absentVersion;
     }
@@ -363,11 +365,12 @@ export class SearchIndex {
   #judgeAll(files: WalkNode[], matcher: Matcher): KnownFiles {
     const filters = this.#alignedFilters(files);
     const literals = this.#literals(matcher);
+    const alternatives = alternativesOf(matcher);
     const passed = literals.map(() => 0);
     const known: (Examined | undefined)[] = [];
     const toRead: number[] = [];
     for (let i = 0; i < files.length; i++) {
-      known.push(judge(filters[i], files[i].key, literals, passed));
+      known.push(judge(filters[i], files[i].key, literals, alternatives, passed));
       if (known[i] === undefined) toRead.push(i);
     }
     let rarest = matcher.requiredLiteral;
@@ -397,8 +400,10 @@ interface Literal {
 }
 
 /**
- * What is known of one file: binary, certainly without a literal, or nothing.
+ * What is known of one file: binary, certainly without a required literal or without every
+ * alternative literal, or nothing.
  *
+ * @param alternatives the trigrams of the matcher's alternative literals, when usable
  * @param passed when given, counts per literal the files it does not rule out (every
  *   literal is then tested)
  */
@@ -406,6 +411,7 @@ function judge(
   filter: Filter | undefined,
   key: string,
   literals: Literal[],
+  alternatives: Uint32Array[] | undefined,
   passed?: number[],
 ): Examined | undefined {
   if (filter === BINARY) return KNOWN_BINARY;
@@ -415,7 +421,23 @@ function judge(
     if (absent?.has(key) || (filter !== undefined && !mayContain(filter, trigrams))) none = true;
     else if (passed !== undefined) passed[i]++;
   }
+  if (!none && filter !== undefined && alternatives !== undefined) {
+    none = !alternatives.some((trigrams) => mayContain(filter, trigrams));
+  }
   return none ? KNOWN_NONE : undefined;
+}
+
+/**
+ * The trigrams of the matcher's alternative literals, when the index can use them all (each
+ * made of whole characters and of three bytes or more: a shorter one rules nothing out).
+ */
+function alternativesOf(matcher: Matcher): Uint32Array[] | undefined {
+  const alternatives = matcher.alternativeLiterals;
+  if (alternatives === undefined || alternatives.some((one) => one.includes("\uFFFD"))) {
+    return undefined;
+  }
+  const trigrams = alternatives.map((one) => needleTrigrams(new Uint8Array(Buffer.from(one))));
+  return trigrams.every((one) => one.length > 0) ? trigrams : undefined;
 }
 
 /**

@@ -235,7 +235,8 @@ export class ExaminedBatches {
       worker: Worker | WorkerLease | undefined;
     },
   ) {
-    this.#examination = { needle: options.needle, context: options.context, links: options.links };
+    const { needle, anyOf, context, links } = options;
+    this.#examination = { needle, anyOf, context, links };
     this.#reader = options.reader;
     const given = options.worker;
     this.#lease = given !== undefined && "release" in given ? given : undefined;
