@@ -247,12 +247,60 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["a\\|b", undefined],
     ["foo", undefined],
     ["TODO|FIXME", undefined, { ignoreCase: true }],
+    // Ignoring case: the spellings of the longest stretch with at most three letters.
+    ["createElement\\(", ["ent(", "enT(", "eNt(", "eNT(", "Ent(", "EnT(", "ENt(", "ENT("], {
+      ignoreCase: true,
+    }],
+    ["x1-2y", ["x1-2y", "x1-2Y", "X1-2y", "X1-2Y"], { ignoreCase: true }],
+    ["task", undefined, { ignoreCase: true }], // k and s have forms beyond ASCII
+    ["été", undefined, { ignoreCase: true }],
+    ["a.b", undefined, { ignoreCase: true }],
   ];
   for (const [pattern, literals, options] of rows) {
     test(`regexMatcher(${JSON.stringify(pattern)}) has one of ${JSON.stringify(literals)}`, () => {
       assert.deepEqual(regexMatcher(pattern, options).alternativeLiterals, literals);
     });
   }
+
+  test("every line a case-insensitive pattern matches holds one of its spellings", () => {
+    // K (the Kelvin sign) matches k, and ſ (long s) matches s, when case is ignored.
+    // Each pattern with a text it matches, respelled at random around some noise.
+    const patterns: Array<[string, string]> = [
+      ["ba+se", "baase"],
+      ["Ask me", "ask me"],
+      ["x(y|z)-?qua", "xz-qua"],
+      ["mask+ed", "maskked"],
+      ["[0-9]top\\(ok", "7top(ok"],
+      ["sky tops", "sky tops"],
+    ];
+    const respell = (char: string, pick: number) =>
+      char === "k" && pick % 3 === 2
+        ? "\u212A"
+        : char === "s" && pick % 3 === 2
+        ? "ſ"
+        : pick % 2
+        ? char.toUpperCase()
+        : char;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...patterns),
+        fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
+        fc.string({ unit: fc.constantFrom(..."aAkKsSſ\u212Atop(0 ") }),
+        ([pattern, example], picks, noise) => {
+          const respelled = [...example].map((char, i) => respell(char, picks[i % 12])).join("");
+          const line = noise.slice(0, 3) + respelled + noise.slice(3);
+          const matcher = regexMatcher(pattern, { ignoreCase: true });
+          if (matcher.matchLine(line) === null) return;
+          const spellings = matcher.alternativeLiterals ?? [""];
+          assert.ok(
+            spellings.some((spelling) => line.includes(spelling)),
+            `${pattern} on ${line} lacks all of ${spellings}`,
+          );
+        },
+      ),
+      RUNS,
+    );
+  });
 
   test("every line a pattern matches contains one of its alternative literals", () => {
     const patterns = ["ab|cd", "a+b|x?yz|q", "(a|b)c|de+f", "[a-c]x|y{2}z|st", "a.b|c\\.d"];

@@ -38,9 +38,10 @@ export interface Matcher {
    */
   readonly requiredLiterals?: readonly string[];
   /**
-   * Case-sensitive strings one of which each match contains (one per top-level alternative
-   * of the pattern, `TODO|FIXME`), for byte-level prefilters when no single string is
-   * required; or undefined.
+   * Case-sensitive strings one of which each match contains, for byte-level prefilters when
+   * no single string is required: one per top-level alternative of the pattern
+   * (`TODO|FIXME`), or for a case-insensitive pattern the spellings of part of a required
+   * literal (`ent(`, `Ent(`, … for `createElement(`); or undefined.
    */
   readonly alternativeLiterals?: readonly string[];
   /**
@@ -113,7 +114,9 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   };
   const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
   const requiredLiteral = requiredLiterals?.reduce(rarest);
-  const alternativeLiterals = options.ignoreCase || requiredLiterals
+  const alternativeLiterals = options.ignoreCase
+    ? caseVariantsOf(requiredLiteralsOf(source))
+    : requiredLiterals
     ? undefined
     : alternativeLiteralsOf(source);
   const key = `regex:${flags}:${source}`;
@@ -275,6 +278,43 @@ function alternativeLiteralsOf(source: string): string[] | undefined {
     literals.add(required.reduce(rarest));
   }
   return [...literals];
+}
+
+/** Most letters in the stretch whose case variants {@linkcode caseVariantsOf} lists (2^3). */
+const MAX_VARIED_LETTERS = 3;
+
+/**
+ * For a case-insensitive pattern, every spelling in upper and lower case of a stretch of one
+ * of its required literals (each match then contains one of them as it is): the longest
+ * stretch of at least three characters with at most {@linkcode MAX_VARIED_LETTERS} letters,
+ * of ASCII characters only and without `k` or `s`. (Under Unicode case folding, `k` also
+ * matches the Kelvin sign and `s` the long s, and letters beyond ASCII have more forms; a
+ * stretch without them matches its ASCII spellings only.)
+ */
+function caseVariantsOf(literals: string[] | undefined): string[] | undefined {
+  let best = "";
+  for (const literal of literals ?? []) {
+    for (const run of literal.split(/[^\x00-\x7f]|[ksKS]/)) {
+      // The longest window of the run with at most MAX_VARIED_LETTERS letters.
+      let from = 0;
+      let letters = 0;
+      for (let to = 0; to < run.length; to++) {
+        if (/[a-zA-Z]/.test(run[to])) letters++;
+        while (letters > MAX_VARIED_LETTERS) if (/[a-zA-Z]/.test(run[from++])) letters--;
+        if (to + 1 - from > best.length) best = run.slice(from, to + 1);
+      }
+    }
+  }
+  if (best.length < 3) return undefined;
+  let variants = [""];
+  for (const char of best) {
+    const lower = char.toLowerCase();
+    const upper = char.toUpperCase();
+    variants = variants.flatMap((head) =>
+      lower === upper ? [head + char] : [head + lower, head + upper]
+    );
+  }
+  return variants;
 }
 
 /** The rarer of two literals (for `reduce`). */
