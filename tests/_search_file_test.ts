@@ -4,27 +4,29 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { literalMatcher, regexMatcher } from "../src/core/mod.ts";
+import { literalMatcher, type Matcher, regexMatcher } from "../src/core/mod.ts";
 import { FileReader } from "../src/store/_file_reader.ts";
-import { countLf, examineBytes, examineFile } from "../src/store/_search_file.ts";
+import { countLf, examineBytes, examineFile, type Prefilter } from "../src/store/_search_file.ts";
 import { SearchCollector } from "../src/store/_search_collector.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
 
 const encoder = new TextEncoder();
 
+/** The bytes a search looks for with a matcher. */
+function prefilterOf(matcher: Matcher): Prefilter {
+  const bytes = (text: string | undefined) => text === undefined ? undefined : encoder.encode(text);
+  return {
+    needle: bytes(matcher.requiredLiteral),
+    anyOf: matcher.alternativeLiterals?.map((one) => encoder.encode(one)),
+    folded: bytes(matcher.foldedLiteral),
+  };
+}
+
 /** What a search of one file shows when it goes through examineBytes. */
-async function examined(bytes: Uint8Array, pattern: string, context: number, maxMatches: number) {
-  const matcher = regexMatcher(pattern);
+async function examined(bytes: Uint8Array, matcher: Matcher, context: number, maxMatches: number) {
   const query = { matcher, context, maxMatches };
   const collector = new SearchCollector(query);
-  const literal = matcher.requiredLiteral;
-  const anyOf = matcher.alternativeLiterals?.map((one) => encoder.encode(one));
-  const outcome = examineBytes(
-    bytes,
-    literal ? encoder.encode(literal) : undefined,
-    context,
-    anyOf,
-  );
+  const outcome = examineBytes(bytes, prefilterOf(matcher), context);
   if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
     await collector.scanFile("f", [text], () => invalid, linesBefore);
@@ -45,6 +47,9 @@ const piece = fc.constantFrom(
   "\uFEFF",
   "é",
   "needle 7",
+  "NEEDLE", // for the searches that ignore case
+  "NeEd",
+  "dLe",
 );
 
 describe("examineBytes()", () => {
@@ -65,14 +70,16 @@ describe("examineBytes()", () => {
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
         fc.boolean(),
-        async (parts, pattern, context, maxMatches, bad) => {
+        fc.boolean(),
+        async (parts, pattern, context, maxMatches, bad, ignoreCase) => {
           const text = parts.join("");
           const bytes = bad
             ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
             : encoder.encode(text);
+          const matcher = regexMatcher(pattern, { ignoreCase });
           const memory = new MemoryStore({ f: bytes });
-          const want = await memory.search({ matcher: regexMatcher(pattern), context, maxMatches });
-          const got = await examined(bytes, pattern, context, maxMatches);
+          const want = await memory.search({ matcher, context, maxMatches });
+          const got = await examined(bytes, matcher, context, maxMatches);
           assert.deepEqual(got.files, want.files);
           assert.equal(got.matchedLines, want.matchedLines);
         },
@@ -83,8 +90,8 @@ describe("examineBytes()", () => {
 
   it("skips a file without the literal and a binary one", () => {
     const needle = encoder.encode("needle");
-    assert.equal(examineBytes(encoder.encode("a\nb\n"), needle, 0).kind, "none");
-    assert.equal(examineBytes(new Uint8Array([110, 0, 1]), needle, 0).kind, "binary");
+    assert.equal(examineBytes(encoder.encode("a\nb\n"), { needle }, 0).kind, "none");
+    assert.equal(examineBytes(new Uint8Array([110, 0, 1]), { needle }, 0).kind, "binary");
     assert.equal(literalMatcher("needle").requiredLiteral, "needle");
   });
 });
@@ -138,7 +145,7 @@ describe("examineFile()", () => {
             const anyOf = encoded.length === 1 ? undefined : encoded;
             const examination = { needle, anyOf, context, links: false };
             const got = examineFile(new FileReader(1 << 20, chunk), file, examination);
-            assert.deepEqual(got, examineBytes(bytes, needle, context, anyOf));
+            assert.deepEqual(got, examineBytes(bytes, { needle, anyOf }, context));
           },
         ),
         { numRuns: 1000 },

@@ -262,6 +262,16 @@ describe("regexMatcher() alternativeLiterals", () => {
     });
   }
 
+  test("a case-insensitive pattern's spellings come with the folded stretch around them", () => {
+    assert.equal(
+      regexMatcher("createElement\\(", { ignoreCase: true }).foldedLiteral,
+      "createelement(",
+    );
+    assert.equal(regexMatcher("useState", { ignoreCase: true }).foldedLiteral, "tate");
+    assert.equal(regexMatcher("x\\d+ Task\\.done", { ignoreCase: true }).foldedLiteral, ".done");
+    assert.equal(regexMatcher("createElement\\(").foldedLiteral, undefined);
+  });
+
   test("every line a case-insensitive pattern matches holds one of its spellings", () => {
     // K (the Kelvin sign) matches k, and ſ (long s) matches s, when case is ignored.
     // Each pattern with a text it matches, respelled at random around some noise.
@@ -296,6 +306,9 @@ describe("regexMatcher() alternativeLiterals", () => {
             spellings.some((spelling) => line.includes(spelling)),
             `${pattern} on ${line} lacks all of ${spellings}`,
           );
+          // ASCII letters folded, and only those: the Kelvin sign and long s stay as they are.
+          const folded = line.replace(/[A-Z]/g, (char) => char.toLowerCase());
+          assert.ok(folded.includes(matcher.foldedLiteral ?? ""), `${pattern} on ${line}`);
         },
       ),
       RUNS,

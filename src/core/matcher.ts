@@ -45,6 +45,13 @@ export interface Matcher {
    */
   readonly alternativeLiterals?: readonly string[];
   /**
+   * For a case-insensitive pattern whose alternative literals spell part of a required
+   * literal: a stretch of that literal around them, in lower case, ASCII, without `k` or `s`,
+   * which every match contains when ASCII letters are compared without case; a prefilter
+   * may check the bytes around an alternative literal against it. Or undefined.
+   */
+  readonly foldedLiteral?: string;
+  /**
    * Names what the matcher matches: two matchers with the same key match the same lines,
    * so results may be kept under it (a search cache). Undefined when unknown.
    */
@@ -114,13 +121,16 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   };
   const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
   const requiredLiteral = requiredLiterals?.reduce(rarest);
-  const alternativeLiterals = options.ignoreCase
-    ? caseVariantsOf(requiredLiteralsOf(source))
-    : requiredLiterals
-    ? undefined
-    : alternativeLiteralsOf(source);
+  const spelled = options.ignoreCase ? caseVariantsOf(requiredLiteralsOf(source)) : undefined;
+  const alternativeLiterals = spelled?.variants ??
+    (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(source));
   const key = `regex:${flags}:${source}`;
-  const literals = { requiredLiteral, requiredLiterals, alternativeLiterals };
+  const literals = {
+    requiredLiteral,
+    requiredLiterals,
+    alternativeLiterals,
+    foldedLiteral: spelled?.folded,
+  };
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { key, matchLine, ...literals };
   const whole = new RegExp(confined, options.ignoreCase ? "gmui" : "gmu");
@@ -287,21 +297,25 @@ const MAX_VARIED_LETTERS = 3;
  * For a case-insensitive pattern, every spelling in upper and lower case of a stretch of one
  * of its required literals (each match then contains one of them as it is): the longest
  * stretch of at least three characters with at most {@linkcode MAX_VARIED_LETTERS} letters,
- * of ASCII characters only and without `k` or `s`. (Under Unicode case folding, `k` also
+ * of ASCII characters only and without `k` or `s`; and, folded to lower case, the longest
+ * such stretch around it. (Under Unicode case folding, `k` also
  * matches the Kelvin sign and `s` the long s, and letters beyond ASCII have more forms; a
  * stretch without them matches its ASCII spellings only.)
  */
-function caseVariantsOf(literals: string[] | undefined): string[] | undefined {
+function caseVariantsOf(
+  literals: string[] | undefined,
+): { variants: string[]; folded: string } | undefined {
   let best = "";
+  let folded = ""; // the stretch holding `best`
   for (const literal of literals ?? []) {
-    for (const run of literal.split(/[^\x00-\x7f]|[ksKS]/)) {
+    for (const run of literal.split(/[^\p{ASCII}]|[ksKS]/u)) {
       // The longest window of the run with at most MAX_VARIED_LETTERS letters.
       let from = 0;
       let letters = 0;
       for (let to = 0; to < run.length; to++) {
         if (/[a-zA-Z]/.test(run[to])) letters++;
         while (letters > MAX_VARIED_LETTERS) if (/[a-zA-Z]/.test(run[from++])) letters--;
-        if (to + 1 - from > best.length) best = run.slice(from, to + 1);
+        if (to + 1 - from > best.length) [best, folded] = [run.slice(from, to + 1), run];
       }
     }
   }
@@ -314,7 +328,7 @@ function caseVariantsOf(literals: string[] | undefined): string[] | undefined {
       lower === upper ? [head + char] : [head + lower, head + upper]
     );
   }
-  return variants;
+  return { variants, folded: folded.toLowerCase() };
 }
 
 /** The rarer of two literals (for `reduce`). */

@@ -18,7 +18,7 @@ import { keepOffTopTier } from "./_jit.ts";
 import { describe, openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
-import { type Examination, examineBytes, type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { examineBytes, type Examined, type Prefilter, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import { resultKey, type SearchIndex, type WalkToMake } from "./_search_index.ts";
 import {
   BATCH_SIZE,
@@ -262,7 +262,9 @@ function needleOf(literal: string | undefined): Uint8Array | undefined {
 }
 
 /** How a file the examination left over is searched on this thread. */
-interface OneFileSearch extends Pick<Examination, "needle" | "anyOf" | "context"> {
+interface OneFileSearch extends Prefilter {
+  /** Context lines of the search. */
+  context: number;
   /** The reader (its buffer is reused). */
   reader: FileReader;
   /** Whether the file was asked for by name (errors are then reported, not skipped). */
@@ -283,6 +285,7 @@ class ReadingQueue {
    */
   literal: string | undefined;
   readonly #alternatives: readonly string[] | undefined;
+  readonly #folded: string | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   readonly #lease: WorkerLease | undefined;
@@ -292,17 +295,18 @@ class ReadingQueue {
     this.#place = place;
     this.literal = matcher.requiredLiteral;
     this.#alternatives = matcher.alternativeLiterals;
+    this.#folded = matcher.foldedLiteral;
     this.#options = { context, reader };
     this.#lease = place.workers ? place.index?.borrowWorker() : undefined;
   }
 
   /** The bytes the examination looks for: the literal's, or else one of the alternatives'. */
-  prefilter(): Pick<Examination, "needle" | "anyOf"> {
+  prefilter(): Prefilter {
     const needle = needleOf(this.literal);
     if (needle !== undefined || this.#alternatives === undefined) return { needle };
     const anyOf = this.#alternatives.map(needleOf);
-    const usable = anyOf.every((one) => one !== undefined);
-    return { needle: undefined, anyOf: usable ? anyOf as Uint8Array[] : undefined };
+    if (!anyOf.every((one) => one !== undefined)) return {};
+    return { anyOf: anyOf as Uint8Array[], folded: needleOf(this.#folded) };
   }
 
   /** Adds a file to read. */
@@ -337,10 +341,8 @@ class ReadingQueue {
   }
 
   #examine(worker: Worker | WorkerLease | undefined): ExaminedBatches {
-    const { needle, anyOf } = this.prefilter();
     return new ExaminedBatches({
-      needle,
-      anyOf,
+      ...this.prefilter(),
       context: this.#options.context,
       // (Only a trusted index keeps what a search learned.)
       links: this.#place.indexTrusted && this.#place.index !== undefined,
@@ -355,8 +357,9 @@ async function searchOne(
   node: WalkNode,
   reader: FileReader,
   collector: SearchCollector,
-  { needle, anyOf, explicit, context }: OneFileSearch,
+  search: OneFileSearch,
 ): Promise<void> {
+  const { explicit } = search;
   let outcome: ReadOutcome;
   try {
     outcome = reader.read(node.key);
@@ -372,10 +375,10 @@ async function searchOne(
     throw new NotAFileError(node.display, describe(outcome.stat));
   }
   if (outcome.kind === "large") {
-    await streamFile(node, collector, needle, explicit);
+    await streamFile(node, collector, search.needle, explicit);
     return;
   }
-  const examined = examineBytes(outcome.bytes, needle, context, anyOf);
+  const examined = examineBytes(outcome.bytes, search, search.context);
   await recordExamined(collector, node.display, examined);
 }
 

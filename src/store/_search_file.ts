@@ -36,15 +36,25 @@ const REDO: Examined = { kind: "redo" };
 const LF = 10;
 const CR = 13;
 
-/** What a search asks of the examination of each file (plain data: it crosses threads). */
-export interface Examination {
+/** What the examination looks for in a file's bytes (plain data: it crosses threads). */
+export interface Prefilter {
   /** The bytes of the matcher's required literal, if any. */
-  needle: Uint8Array | undefined;
+  needle?: Uint8Array;
   /**
    * Without a needle: the bytes of literals one of which every match contains (the
    * matcher's alternative literals); a file holding none of them is skipped.
    */
   anyOf?: Uint8Array[];
+  /**
+   * With `anyOf` spelling part of it in every case (the matcher's folded literal): the
+   * lower-case ASCII bytes that the bytes around an occurrence must hold, compared with
+   * ASCII letters folded; an occurrence without them does not count.
+   */
+  folded?: Uint8Array;
+}
+
+/** What a search asks of the examination of each file (plain data: it crosses threads). */
+export interface Examination extends Prefilter {
   /** Context lines of the search. */
   context: number;
   /**
@@ -68,7 +78,7 @@ export function examineFile(reader: FileReader, key: string, examination: Examin
   try {
     const bytes = reader.readUnstated(key);
     if (bytes === undefined) return examineLarge(reader, key, examination);
-    return examineBytes(bytes, examination.needle, examination.context, examination.anyOf);
+    return examineBytes(bytes, examination, examination.context);
   } catch {
     // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
     return REDO;
@@ -90,7 +100,7 @@ function examineLarge(reader: FileReader, key: string, examination: Examination)
     if (found !== "found") return found === "binary" ? BINARY : NONE;
   }
   const outcome = reader.read(key);
-  return outcome.kind === "bytes" ? examineBytes(outcome.bytes, needle, context, anyOf) : REDO;
+  return outcome.kind === "bytes" ? examineBytes(outcome.bytes, examination, context) : REDO;
 }
 
 /**
@@ -141,8 +151,7 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
     return REDO;
   }
   if (outcome.kind !== "bytes") return REDO;
-  const { needle, context, anyOf } = examination;
-  const examined = examineBytes(outcome.bytes, needle, context, anyOf);
+  const examined = examineBytes(outcome.bytes, examination, examination.context);
   if (outcome.stat.nlink === 1) return examined;
   if (examined.kind === "text") examined.linked = true;
   return examined === NONE ? LINKED_NONE : examined;
@@ -189,28 +198,23 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  * decoded whole.
  *
  * @param bytes the whole file
- * @param needle the bytes of the matcher's required literal, if any
+ * @param prefilter the bytes to look for (none: every file is decoded whole)
  * @param context context lines of the search
- * @param anyOf without a needle, the bytes of literals one of which every match contains
  * @returns what to scan, or why not
  */
-export function examineBytes(
-  bytes: Uint8Array,
-  needle: Uint8Array | undefined,
-  context: number,
-  anyOf?: readonly Uint8Array[],
-): Examined {
+export function examineBytes(bytes: Uint8Array, prefilter: Prefilter, context: number): Examined {
   // (The path most files take is kept short: a hot function is compiled with all that it
   // calls, and this one runs for every file of a big tree.)
   if (isBinary(bytes)) return BINARY;
   const buffer = bytesOf(bytes);
+  const { needle, anyOf } = prefilter;
   if (needle !== undefined) {
     const first = buffer.indexOf(needle);
     return first === -1 ? NONE : textOf(bytes, buffer, [needle], first, context);
   }
   if (anyOf === undefined) return whole(bytes);
-  const first = occurrences(buffer, anyOf)(0).at;
-  return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context);
+  const first = occurrences(buffer, anyOf, prefilter.folded)(0).at;
+  return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context, prefilter.folded);
 }
 
 /**
@@ -218,23 +222,62 @@ export function examineBytes(
  * decreases from call to call, giving the first occurrence at or after it (`at` -1 when
  * there is none). Each needle's next occurrence is remembered until it is passed, so a
  * needle that occurs rarely is not searched for again after every occurrence of another.
+ * With `folded`, an occurrence counts only where the bytes around it hold `folded` (see
+ * {@linkcode Prefilter}).
  */
 function occurrences(
   buffer: Buffer,
   needles: readonly Uint8Array[],
+  folded?: Uint8Array,
 ): (from: number) => { at: number; length: number } {
   const next = needles.map(() => -2); // -2: not searched yet; -1: no more
+  const holds = folded === undefined ? undefined : holdsFolded(buffer, needles[0], folded);
   return (from) => {
-    let at = -1;
-    let length = 0;
-    for (let i = 0; i < needles.length; i++) {
-      if (next[i] !== -1 && next[i] < from) next[i] = buffer.indexOf(needles[i], from);
-      if (next[i] !== -1 && (at === -1 || next[i] < at)) {
-        [at, length] = [next[i], needles[i].length];
+    for (;;) {
+      let at = -1;
+      let which = 0;
+      for (let i = 0; i < needles.length; i++) {
+        if (next[i] !== -1 && next[i] < from) next[i] = buffer.indexOf(needles[i], from);
+        if (next[i] !== -1 && (at === -1 || next[i] < at)) [at, which] = [next[i], i];
       }
+      if (at === -1 || holds === undefined || holds(at)) {
+        return { at, length: at === -1 ? 0 : needles[which].length };
+      }
+      next[which] = buffer.indexOf(needles[which], at + 1); // not this one: the next
     }
-    return { at, length };
   };
+}
+
+/**
+ * Whether the bytes around an occurrence of a spelling of part of `folded` at `at` hold
+ * `folded`, ASCII letters compared without case (where that part lies in `folded` more than
+ * once, at any of its places).
+ */
+function holdsFolded(
+  buffer: Buffer,
+  spelling: Uint8Array,
+  folded: Uint8Array,
+): (at: number) => boolean {
+  const part = bytesOf(spelling.map(lower));
+  const places: number[] = [];
+  for (let place = part.length === 0 ? -1 : bytesOf(folded).indexOf(part); place !== -1;) {
+    places.push(place);
+    place = bytesOf(folded).indexOf(part, place + 1);
+  }
+  return (at) =>
+    places.some((place) => {
+      const start = at - place;
+      if (start < 0 || start + folded.length > buffer.length) return false;
+      for (let i = 0; i < folded.length; i++) {
+        if (lower(buffer[start + i]) !== folded[i]) return false;
+      }
+      return true;
+    });
+}
+
+/** An ASCII capital's lower-case byte; any other byte as it is. */
+function lower(byte: number): number {
+  return byte >= 65 && byte <= 90 ? byte + 32 : byte;
 }
 
 /**
@@ -247,6 +290,7 @@ function textOf(
   needles: readonly Uint8Array[],
   first: number,
   context: number,
+  folded?: Uint8Array,
 ): Examined {
   if (needles.some((needle) => needle.includes(LF) || needle.includes(CR))) return whole(bytes);
   // Where the last occurrence of any of them ends.
@@ -265,7 +309,7 @@ function textOf(
   let end = buffer.indexOf(LF, lastEnd);
   for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
   end = end === -1 ? bytes.length : end + 1;
-  const { text, invalid } = keptLines(bytes, buffer, needles, { start, end, context });
+  const { text, invalid } = keptLines(bytes, buffer, needles, { start, end, context, folded });
   return {
     kind: "text",
     text,
@@ -286,7 +330,12 @@ function keptLines(
   bytes: Uint8Array,
   buffer: Buffer,
   needles: readonly Uint8Array[],
-  { start, end, context }: { start: number; end: number; context: number },
+  { start, end, context, folded }: {
+    start: number;
+    end: number;
+    context: number;
+    folded: Uint8Array | undefined;
+  },
 ): { text: string; invalid: boolean } {
   const pieces: string[] = [];
   let invalid = false;
@@ -300,7 +349,7 @@ function keptLines(
     pieces.push(decoded.text);
     done = keepTo;
   };
-  const nextOccurrence = occurrences(buffer, needles);
+  const nextOccurrence = occurrences(buffer, needles, folded);
   for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
     const at = found.at;
     // The occurrence's line, then `context` lines on either side, within the window.

@@ -235,10 +235,10 @@ export class ExaminedBatches {
       worker: Worker | WorkerLease | undefined;
     },
   ) {
-    const { needle, anyOf, context, links } = options;
-    this.#examination = { needle, anyOf, context, links };
-    this.#reader = options.reader;
-    const given = options.worker;
+    // (Everything but the reader and the worker is the examination, posted to the worker.)
+    const { reader, worker: given, ...examination } = options;
+    this.#examination = examination;
+    this.#reader = reader;
     this.#lease = given !== undefined && "release" in given ? given : undefined;
     const worker = this.#lease?.worker ?? given as Worker | undefined;
     this.#claims = new Int32Array(
