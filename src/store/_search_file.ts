@@ -213,6 +213,8 @@ export function examineBytes(bytes: Uint8Array, prefilter: Prefilter, context: n
     return first === -1 ? NONE : textOf(bytes, buffer, [needle], first, context);
   }
   if (anyOf === undefined) return whole(bytes);
+  // (Most files hold none of them: settled before anything is set up to walk occurrences.)
+  if (!anyOf.some((needle) => buffer.indexOf(needle) !== -1)) return NONE;
   const first = occurrences(buffer, anyOf, prefilter.folded)(0).at;
   return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context, prefilter.folded);
 }
