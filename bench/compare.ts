@@ -407,6 +407,16 @@ const GREP_CASES: GrepCase[] = [
     args: { pattern: "function \\w+Sync\\(" },
     rg: ["function \\w+Sync\\("],
   },
+  {
+    name: "alternatives `TODO|FIXME`",
+    args: { pattern: "TODO|FIXME" },
+    rg: ["TODO|FIXME"],
+  },
+  {
+    name: "regex `createElement\\(` ignoring case",
+    args: { pattern: "createElement\\(", ignore_case: true },
+    rg: ["-i", "createElement\\("],
+  },
 ];
 
 async function grepBench(): Promise<void> {

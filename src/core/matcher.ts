@@ -295,33 +295,37 @@ const MAX_VARIED_LETTERS = 3;
 
 /**
  * For a case-insensitive pattern, every spelling in upper and lower case of a stretch of one
- * of its required literals (each match then contains one of them as it is): the longest
- * stretch of at least three characters with at most {@linkcode MAX_VARIED_LETTERS} letters,
- * of ASCII characters only and without `k` or `s`; and, folded to lower case, the longest
- * such stretch around it. (Under Unicode case folding, `k` also
- * matches the Kelvin sign and `s` the long s, and letters beyond ASCII have more forms; a
- * stretch without them matches its ASCII spellings only.)
+ * of its required literals (each match then contains one of them as it is): a stretch of
+ * three characters or more, of ASCII characters only and without `k` or `s`, with as few
+ * letters as there can be (each doubles the spellings to look for; at most
+ * {@linkcode MAX_VARIED_LETTERS}), then as long as there can be; and, folded to lower case,
+ * the longest such stretch around it. (Under Unicode case folding, `k` also matches the
+ * Kelvin sign and `s` the long s, and letters beyond ASCII have more forms; a stretch
+ * without them matches its ASCII spellings only.)
  */
 function caseVariantsOf(
   literals: string[] | undefined,
 ): { variants: string[]; folded: string } | undefined {
-  let best = "";
-  let folded = ""; // the stretch holding `best`
+  let best = { window: "", letters: Infinity };
+  let folded = ""; // the stretch holding the best window
+  const isLetter = (char: string) => /[a-zA-Z]/.test(char);
   for (const literal of literals ?? []) {
     for (const run of literal.split(/[^\p{ASCII}]|[ksKS]/u)) {
-      // The longest window of the run with at most MAX_VARIED_LETTERS letters.
-      let from = 0;
-      let letters = 0;
-      for (let to = 0; to < run.length; to++) {
-        if (/[a-zA-Z]/.test(run[to])) letters++;
-        while (letters > MAX_VARIED_LETTERS) if (/[a-zA-Z]/.test(run[from++])) letters--;
-        if (to + 1 - from > best.length) [best, folded] = [run.slice(from, to + 1), run];
+      for (let from = 0; from + 3 <= run.length; from++) {
+        let letters = [...run.slice(from, from + 2)].filter(isLetter).length;
+        for (let to = from + 3; to <= run.length; to++) {
+          if (isLetter(run[to - 1])) letters++;
+          if (letters > MAX_VARIED_LETTERS) break;
+          const better = letters < best.letters ||
+            (letters === best.letters && to - from > best.window.length);
+          if (better) [best, folded] = [{ window: run.slice(from, to), letters }, run];
+        }
       }
     }
   }
-  if (best.length < 3) return undefined;
+  if (best.window === "") return undefined;
   let variants = [""];
-  for (const char of best) {
+  for (const char of best.window) {
     const lower = char.toLowerCase();
     const upper = char.toUpperCase();
     variants = variants.flatMap((head) =>
