@@ -8,6 +8,7 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "./_file_reader.ts";
+import { bytesOf, countLf, occurrences } from "./_byte_search.ts";
 import { keepOffTopTier } from "./_jit.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./_trigram_filter.ts";
@@ -137,11 +138,6 @@ function findInChunks(
   return read === "read" ? found : "redo";
 }
 
-/** A Buffer view of bytes (for its fast indexOf). */
-function bytesOf(bytes: Uint8Array): Buffer {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-}
-
 /** {@linkcode examineFile} when files with other names must be told. */
 function examineLinked(reader: FileReader, key: string, examination: Examination): Examined {
   let outcome;
@@ -194,8 +190,8 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  * holds a `\n` of it, so lines outside that window can neither match nor be context of a
  * match. Line numbers start from the `\n`s counted before the window (the line rule's
  * boundary), and whether the file is valid UTF-8 is checked on all of its bytes. Without a
- * required literal, a file that holds none of `anyOf` is skipped, and the others are
- * decoded whole.
+ * required literal, the same goes for the occurrences of any of `anyOf` (those `folded`
+ * confirms); without either, the file is decoded whole.
  *
  * @param bytes the whole file
  * @param prefilter the bytes to look for (none: every file is decoded whole)
@@ -217,69 +213,6 @@ export function examineBytes(bytes: Uint8Array, prefilter: Prefilter, context: n
   if (!anyOf.some((needle) => buffer.indexOf(needle) !== -1)) return NONE;
   const first = occurrences(buffer, anyOf, prefilter.folded)(0).at;
   return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context, prefilter.folded);
-}
-
-/**
- * The occurrences of any of the needles in order: a function of an offset that never
- * decreases from call to call, giving the first occurrence at or after it (`at` -1 when
- * there is none). Each needle's next occurrence is remembered until it is passed, so a
- * needle that occurs rarely is not searched for again after every occurrence of another.
- * With `folded`, an occurrence counts only where the bytes around it hold `folded` (see
- * {@linkcode Prefilter}).
- */
-function occurrences(
-  buffer: Buffer,
-  needles: readonly Uint8Array[],
-  folded?: Uint8Array,
-): (from: number) => { at: number; length: number } {
-  const next = needles.map(() => -2); // -2: not searched yet; -1: no more
-  const holds = folded === undefined ? undefined : holdsFolded(buffer, needles[0], folded);
-  return (from) => {
-    for (;;) {
-      let at = -1;
-      let which = 0;
-      for (let i = 0; i < needles.length; i++) {
-        if (next[i] !== -1 && next[i] < from) next[i] = buffer.indexOf(needles[i], from);
-        if (next[i] !== -1 && (at === -1 || next[i] < at)) [at, which] = [next[i], i];
-      }
-      if (at === -1 || holds === undefined || holds(at)) {
-        return { at, length: at === -1 ? 0 : needles[which].length };
-      }
-      next[which] = buffer.indexOf(needles[which], at + 1); // not this one: the next
-    }
-  };
-}
-
-/**
- * Whether the bytes around an occurrence of a spelling of part of `folded` at `at` hold
- * `folded`, ASCII letters compared without case (where that part lies in `folded` more than
- * once, at any of its places).
- */
-function holdsFolded(
-  buffer: Buffer,
-  spelling: Uint8Array,
-  folded: Uint8Array,
-): (at: number) => boolean {
-  const part = bytesOf(spelling.map(lower));
-  const places: number[] = [];
-  for (let place = part.length === 0 ? -1 : bytesOf(folded).indexOf(part); place !== -1;) {
-    places.push(place);
-    place = bytesOf(folded).indexOf(part, place + 1);
-  }
-  return (at) =>
-    places.some((place) => {
-      const start = at - place;
-      if (start < 0 || start + folded.length > buffer.length) return false;
-      for (let i = 0; i < folded.length; i++) {
-        if (lower(buffer[start + i]) !== folded[i]) return false;
-      }
-      return true;
-    });
-}
-
-/** An ASCII capital's lower-case byte; any other byte as it is. */
-function lower(byte: number): number {
-  return byte >= 65 && byte <= 90 ? byte + 32 : byte;
 }
 
 /**
@@ -385,35 +318,4 @@ function whole(bytes: Uint8Array): Examined {
   return { kind: "text", text, invalid, linesBefore: 0 };
 }
 
-/**
- * The `\n` bytes in `[from, to)`, four at a time where the bytes are aligned (twice as fast
- * as a byte loop: the window of a large bundle can span megabytes).
- *
- * @param bytes the bytes
- * @param from the first offset
- * @param to the offset after the last
- * @returns how many `\n` bytes lie between them
- */
-export function countLf(bytes: Uint8Array, from: number, to: number): number {
-  let count = 0;
-  let i = from;
-  const aligned = ((bytes.byteOffset + from + 3) & ~3) - bytes.byteOffset;
-  for (; i < aligned && i < to; i++) if (bytes[i] === LF) count++;
-  if (i === to) return count;
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (to - i) >>> 2);
-  for (let w = 0; w < words.length;) {
-    // Each byte of `lanes` counts the \n bytes in its lane, up to 255 words, then is summed.
-    const stop = Math.min(words.length, w + 255);
-    let lanes = 0;
-    for (; w < stop; w++) {
-      // 0x80 in each byte that was \n, nothing elsewhere.
-      const x = words[w] ^ 0x0a0a0a0a;
-      lanes += (~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x | 0x7f7f7f7f) >>> 7) & 0x01010101;
-    }
-    count += (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
-  }
-  for (i += words.length * 4; i < to; i++) if (bytes[i] === LF) count++;
-  return count;
-}
-
-keepOffTopTier(examineFile, examineBytes, countLf);
+keepOffTopTier(examineFile, examineBytes);
