@@ -1,9 +1,9 @@
 /**
  * The directory store's search: the same files, rows and counts as the inherited
  * `BaseFileStore.search`, but each file is read in the cheapest way that is still exact.
- * Small files are read whole and skipped without decoding when they cannot contain the
- * matcher's `requiredLiteral`; large ones are streamed in runs of whole lines, so files of
- * any size can be searched. On a tree of `parallelFrom` files or more, a worker thread reads
+ * Files up to 16 MiB are read whole and skipped without decoding when they cannot contain
+ * the matcher's `requiredLiteral` (or any of its `alternativeLiterals`); larger ones are
+ * streamed in runs of whole lines, so files of any size can be searched. On a tree of `parallelFrom` files or more, a worker thread reads
  * and prefilters files too (`_search_pool.ts`); the scan and the results stay on this
  * thread, in path order. With a {@linkcode SearchIndex}, a walk of an unchanged tree is
  * not made again, and files the index rules out are not read at all.
