@@ -51,6 +51,10 @@ const QUERIES: Array<[string, () => Matcher, Partial<SearchQuery>?]> = [
   ["nothing", () => literalMatcher("no such text anywhere")],
   ["alternatives", () => regexMatcher("createElement\\(|export const \\w+ =")],
   ["alternatives found nowhere", () => regexMatcher("zebra \\d|walrus")],
+  ["an empty list of alternatives", () => ({
+    matchLine: regexMatcher("createElement").matchLine,
+    alternativeLiterals: [],
+  })],
 ];
 
 async function bothAgree(indexedStore: DirectoryStore, plain: DirectoryStore, label: string) {

@@ -613,6 +613,11 @@ describe("DirectoryStore.search() on two threads", () => {
         { matcher: regexMatcher("x|needle"), maxMatches: 300, glob: "*.txt" },
         { matcher: regexMatcher("again$|nothing 1\\d"), maxMatches: 5000, context: 1 },
         { matcher: regexMatcher("^a \\d+|end$"), maxMatches: 5000 },
+        // A custom matcher's empty list of alternatives rules nothing out.
+        {
+          matcher: { matchLine: regexMatcher("again$").matchLine, alternativeLiterals: [] },
+          maxMatches: 5000,
+        },
       ];
       // The in-memory store reads every file and has no prefilter: the reference.
       const memory = new MemoryStore(files);

@@ -303,7 +303,7 @@ class ReadingQueue {
   /** The bytes the examination looks for: the literal's, or else one of the alternatives'. */
   prefilter(): Prefilter {
     const needle = needleOf(this.literal);
-    if (needle !== undefined || this.#alternatives === undefined) return { needle };
+    if (needle !== undefined || !this.#alternatives?.length) return { needle };
     const anyOf = this.#alternatives.map(needleOf);
     if (!anyOf.every((one) => one !== undefined)) return {};
     return { anyOf: anyOf as Uint8Array[], folded: needleOf(this.#folded) };

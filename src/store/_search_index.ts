@@ -433,7 +433,7 @@ function judge(
  */
 function alternativesOf(matcher: Matcher): Uint32Array[] | undefined {
   const alternatives = matcher.alternativeLiterals;
-  if (alternatives === undefined || alternatives.some((one) => one.includes("\uFFFD"))) {
+  if (!alternatives?.length || alternatives.some((one) => one.includes("\uFFFD"))) {
     return undefined;
   }
   const trigrams = alternatives.map((one) => needleTrigrams(new Uint8Array(Buffer.from(one))));
