@@ -41,7 +41,8 @@ export interface Matcher {
    * Case-sensitive strings one of which each match contains, for byte-level prefilters when
    * no single string is required: one per top-level alternative of the pattern
    * (`TODO|FIXME`), or for a case-insensitive pattern the spellings of part of a required
-   * literal (`ent(`, `Ent(`, … for `createElement(`); or undefined.
+   * literal (`nt(`, `Nt(`, … for `createElement(`); or undefined. An empty list rules
+   * nothing out.
    */
   readonly alternativeLiterals?: readonly string[];
   /**
