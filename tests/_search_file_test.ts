@@ -50,6 +50,10 @@ const piece = fc.constantFrom(
   "NEEDLE", // for the searches that ignore case
   "NeEd",
   "dLe",
+  "s",
+  "S",
+  "ſ", // the long s and the Kelvin sign: Unicode case folding matches them with s and k
+  "\u212A",
 );
 
 describe("examineBytes()", () => {
@@ -66,6 +70,8 @@ describe("examineBytes()", () => {
           "needle|x", // alternatives: any of their literals
           "^need|le\\d",
           "dle$|é",
+          "needles", // ignoring case: needleſ matches too
+          "kNeed",
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
@@ -86,6 +92,18 @@ describe("examineBytes()", () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("ignoring case, keeps a line whose k or s stands as a Kelvin sign or a long s", () => {
+    for (const [pattern, line] of [["needles", "a NEEDLEſ here"], ["kneed", "\u212ANEED"]]) {
+      const matcher = regexMatcher(pattern, { ignoreCase: true });
+      assert.ok(matcher.matchLine(line), `${pattern} matches ${line}`);
+      const bytes = encoder.encode(`x\n${line}\ny\n`);
+      const outcome = examineBytes(bytes, prefilterOf(matcher), 0);
+      assert.equal(outcome.kind === "text" && outcome.text.includes(line), true, pattern);
+      const plain = encoder.encode(`x\n${line.replace(/[ſ\u212A]/g, "z")}\ny\n`);
+      assert.equal(examineBytes(plain, prefilterOf(matcher), 0).kind, "none", "without them");
+    }
   });
 
   it("skips a file without the literal and a binary one", () => {

@@ -277,8 +277,13 @@ describe("regexMatcher() alternativeLiterals", () => {
       regexMatcher("createElement\\(", { ignoreCase: true }).foldedLiteral,
       "createelement(",
     );
-    assert.equal(regexMatcher("useState", { ignoreCase: true }).foldedLiteral, "tate");
-    assert.equal(regexMatcher("x\\d+ Task\\.done", { ignoreCase: true }).foldedLiteral, " ta");
+    assert.equal(regexMatcher("useState", { ignoreCase: true }).foldedLiteral, "usestate");
+    assert.equal(
+      regexMatcher("x\\d+ Task\\.done", { ignoreCase: true }).foldedLiteral,
+      " task.done",
+    );
+    // Not ASCII: only the stretch of ASCII without k or s around the spellings.
+    assert.equal(regexMatcher("Café au lait", { ignoreCase: true }).foldedLiteral, " au lait");
     assert.equal(regexMatcher("createElement\\(").foldedLiteral, undefined);
   });
 
@@ -316,7 +321,8 @@ describe("regexMatcher() alternativeLiterals", () => {
             spellings.some((spelling) => line.includes(spelling)),
             `${pattern} on ${line} lacks all of ${spellings}`,
           );
-          // ASCII letters folded, and only those: the Kelvin sign and long s stay as they are.
+          // ASCII letters folded, and only those, in a line without a Kelvin sign or long s.
+          if (/[\u212Aſ]/.test(line)) return;
           const folded = line.replace(/[A-Z]/g, (char) => char.toLowerCase());
           assert.ok(folded.includes(matcher.foldedLiteral ?? ""), `${pattern} on ${line}`);
         },

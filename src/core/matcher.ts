@@ -47,9 +47,10 @@ export interface Matcher {
   readonly alternativeLiterals?: readonly string[];
   /**
    * For a case-insensitive pattern whose alternative literals spell part of a required
-   * literal: a stretch of that literal around them, in lower case, ASCII, without `k` or `s`,
-   * which every match contains when ASCII letters are compared without case; a prefilter
-   * may check the bytes around an alternative literal against it. Or undefined.
+   * literal: that literal, or the stretch of it around them, in lower case and ASCII, which
+   * every match contains when ASCII letters are compared without case, except in a text
+   * holding a Kelvin sign or a long s (Unicode case folding matches them with `k` and `s`);
+   * a prefilter may check the bytes around an alternative literal against it. Or undefined.
    */
   readonly foldedLiteral?: string;
   /**
@@ -300,7 +301,7 @@ const MAX_VARIED_LETTERS = 3;
  * three characters or more, of ASCII characters only and without `k` or `s`, with as few
  * letters as there can be (each doubles the spellings to look for; at most
  * {@linkcode MAX_VARIED_LETTERS}), then as long as there can be; and, folded to lower case,
- * the longest such stretch around it. (Under Unicode case folding, `k` also matches the
+ * the literal holding it when that is ASCII, or else the longest such stretch around it. (Under Unicode case folding, `k` also matches the
  * Kelvin sign and `s` the long s, and letters beyond ASCII have more forms; a stretch
  * without them matches its ASCII spellings only.)
  */
@@ -319,7 +320,10 @@ function caseVariantsOf(
           if (letters > MAX_VARIED_LETTERS) break;
           const better = letters < best.letters ||
             (letters === best.letters && to - from > best.window.length);
-          if (better) [best, folded] = [{ window: run.slice(from, to), letters }, run];
+          // (The whole literal when it is ASCII: its k and s are matched in ASCII too, unless
+          // the text holds a Kelvin sign or a long s, which a prefilter must look out for.)
+          const around = /^\p{ASCII}*$/u.test(literal) ? literal : run;
+          if (better) [best, folded] = [{ window: run.slice(from, to), letters }, around];
         }
       }
     }

@@ -9,6 +9,9 @@ import { Buffer } from "node:buffer";
 import { keepOffTopTier } from "./_jit.ts";
 
 const LF = 10;
+/** U+212A KELVIN SIGN and U+017F LATIN SMALL LETTER LONG S in UTF-8. */
+const KELVIN_SIGN = Buffer.from("\u212A");
+const LONG_S = Buffer.from("\u017F");
 
 /** A Buffer view of bytes (for its fast indexOf). */
 export function bytesOf(bytes: Uint8Array): Buffer {
@@ -49,7 +52,8 @@ export function occurrences(
 /**
  * Whether the bytes around an occurrence of a spelling of part of `folded` at `at` hold
  * `folded`, ASCII letters compared without case (where that part lies in `folded` more than
- * once, at any of its places).
+ * once, at any of its places); always, in a text where `folded`'s `k` or `s` may stand as
+ * a Kelvin sign or a long s.
  */
 function holdsFolded(
   buffer: Buffer,
@@ -57,6 +61,11 @@ function holdsFolded(
   folded: Uint8Array,
 ): (at: number) => boolean {
   const within = bytesOf(folded);
+  // A `k` or an `s` of the literal may stand in the text as a Kelvin sign or a long s, of
+  // other byte lengths: in a text that holds either, every occurrence counts.
+  const odd = (within.includes("k") && buffer.includes(KELVIN_SIGN)) ||
+    (within.includes("s") && buffer.includes(LONG_S));
+  if (odd) return () => true;
   const part = spelling.map(lower);
   const places: number[] = [];
   for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {

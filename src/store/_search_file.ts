@@ -49,7 +49,8 @@ export interface Prefilter {
   /**
    * With `anyOf` spelling part of it in every case (the matcher's folded literal): the
    * lower-case ASCII bytes that the bytes around an occurrence must hold, compared with
-   * ASCII letters folded; an occurrence without them does not count.
+   * ASCII letters folded; an occurrence without them does not count (in a text without a
+   * Kelvin sign or long s where `folded` has a `k` or an `s`).
    */
   folded?: Uint8Array;
 }
