@@ -5,6 +5,7 @@
  * @module
  */
 
+import { messageOf } from "./_error_text.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "../tools/tool.ts";
 import { type JsonRpcId, requestIdKey, successResponse } from "./json_rpc.ts";
 import { protocolFeatures, type ProtocolVersion } from "./protocol_versions.ts";
@@ -55,10 +56,6 @@ interface Call extends CallRequest {
   controller: AbortController;
   lastProgress: number;
   settled: boolean;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 
+import { messageOf } from "./_error_text.ts";
 import type { ToolDefinition } from "../tools/tool.ts";
 import { createOutputQueue, type LineOutput } from "./_output_queue.ts";
 import { createToolCalls, type Reply } from "./_tool_calls.ts";
@@ -15,13 +16,10 @@ import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
-  type JsonRpcId,
   type JsonRpcNotification,
   type JsonRpcRequest,
-  type JsonRpcResponse,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
-  requestIdKey,
   successResponse,
 } from "./json_rpc.ts";
 import { DEFAULT_MAX_LINE_BYTES, type OversizedLine, readLines } from "./line_reader.ts";
@@ -31,7 +29,7 @@ import {
   protocolFeatures,
   type ProtocolVersion,
 } from "./protocol_versions.ts";
-import { clientRootPaths } from "./roots.ts";
+import { RootsExchange } from "./_roots_exchange.ts";
 import { toolListing } from "./tool_messages.ts";
 
 export type { LineOutput } from "./_output_queue.ts";
@@ -81,10 +79,6 @@ const SUPPORTED_METHODS = "initialize, ping, tools/list and tools/call";
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -150,71 +144,19 @@ export async function serveLines(
 
   // --- Server-to-client requests (roots/list) -------------------------------------------
 
-  let nextServerRequestId = 1;
-  const serverRequests = new Map<string, (response: JsonRpcResponse) => void>();
-  let rootsGeneration = 0;
-  // onRoots may still be running when the input ends; the session waits for it.
-  const rootsWork = new Set<Promise<void>>();
-
-  function requestRoots(): void {
-    // Only the answer to the newest roots/list counts; an older one may arrive later.
-    const generation = ++rootsGeneration;
-    const id = `linewise-${nextServerRequestId++}`;
-    serverRequests.set(requestIdKey(id), (response) => {
-      const work = applyRoots(response, generation).catch((error) => {
-        log(`applying the client's roots failed (${messageOf(error)}); the tools stay as they are`);
-      }).finally(() => rootsWork.delete(work));
-      rootsWork.add(work);
-    });
-    send({ jsonrpc: "2.0", id, method: "roots/list" });
-  }
-
-  async function applyRoots(response: JsonRpcResponse, generation: number): Promise<void> {
-    if (generation !== rootsGeneration || !options.onRoots) return;
-    if (response.error) {
-      log(`the client's roots/list failed (${response.error.message}); the tools stay as they are`);
-      return;
-    }
-    let paths: string[];
-    try {
-      const roots = clientRootPaths(response.result);
-      for (const sentence of roots.skipped) log(sentence);
-      paths = roots.paths;
-    } catch (error) {
-      if (!(error instanceof TypeError)) throw error;
-      log(`ignored the client's roots/list answer: ${error.message}`);
-      return;
-    }
-    const next = await options.onRoots(paths);
-    if (generation !== rootsGeneration) return;
-    if (next !== undefined && !Array.isArray(next)) {
-      throw new TypeError(`onRoots must return an array of tools or undefined`);
-    }
-    if (next === undefined) {
-      log(
-        `none of the client's roots (${paths.join(", ") || "none"}) lies within the ` +
-          `server's roots; the server's roots stay in force`,
-      );
-      return;
-    }
-    const before = JSON.stringify(listTools(LATEST_PROTOCOL_VERSION));
-    tools = new Map(next.map((tool) => [tool.name, tool]));
-    if (JSON.stringify(listTools(LATEST_PROTOCOL_VERSION)) !== before) {
-      send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
-    }
-  }
-
-  function handleResponse(response: JsonRpcResponse): void {
-    const handler = response.id === null
-      ? undefined
-      : serverRequests.get(requestIdKey(response.id));
-    if (!handler) {
-      log(`ignored a response to an unknown request id ${JSON.stringify(response.id)}`);
-      return;
-    }
-    serverRequests.delete(requestIdKey(response.id as JsonRpcId));
-    handler(response);
-  }
+  const onRoots = options.onRoots;
+  const roots = onRoots && new RootsExchange({
+    send,
+    log,
+    onRoots,
+    useTools(next) {
+      const before = JSON.stringify(listTools(LATEST_PROTOCOL_VERSION));
+      tools = new Map(next.map((tool) => [tool.name, tool]));
+      if (JSON.stringify(listTools(LATEST_PROTOCOL_VERSION)) !== before) {
+        send({ jsonrpc: "2.0", method: "notifications/tools/list_changed" });
+      }
+    },
+  });
 
   // --- Tool calls -------------------------------------------------------------------------
 
@@ -346,12 +288,12 @@ export async function serveLines(
       case "notifications/initialized":
         if (initialized) return;
         initialized = true;
-        if (clientHasRoots && options.onRoots) requestRoots();
+        if (clientHasRoots) roots?.request();
         return;
       case "notifications/cancelled":
         return cancel(notification.params);
       case "notifications/roots/list_changed":
-        if (initialized && clientHasRoots && options.onRoots) requestRoots();
+        if (initialized && clientHasRoots) roots?.request();
         return;
       default:
         // Log each unknown method once: a chatty client should not flood stderr.
@@ -385,7 +327,8 @@ export async function serveLines(
         handleNotification(message);
         return reply(undefined);
       case "response":
-        handleResponse(message);
+        if (roots) roots.handleResponse(message);
+        else log(`ignored a response to an unknown request id ${JSON.stringify(message.id)}`);
         return reply(undefined);
       case "invalid":
         if (message.notification) {
@@ -490,6 +433,6 @@ export async function serveLines(
   }
 
   await calls.idle();
-  await Promise.all(rootsWork);
+  await roots?.settled();
   await out.flushed();
 }
