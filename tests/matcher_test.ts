@@ -256,7 +256,7 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["(x|y)z", undefined], // one required literal instead
     ["a\\|b", undefined],
     ["foo", undefined],
-    ["TODO|FIXME", undefined, { ignoreCase: true }],
+    ["a|bcd", undefined, { ignoreCase: true }], // "a" has no stretch of three
     // Ignoring case: the spellings of a stretch of three characters or more with the fewest
     // letters (at most three), then the longest.
     ["createElement\\(", ["nt(", "nT(", "Nt(", "NT("], { ignoreCase: true }],
@@ -271,6 +271,17 @@ describe("regexMatcher() alternativeLiterals", () => {
       assert.deepEqual(regexMatcher(pattern, options).alternativeLiterals, literals);
     });
   }
+
+  test("a case-insensitive pattern of alternatives spells a stretch of each", () => {
+    const spellings = regexMatcher("TODO|FIXME", { ignoreCase: true }).alternativeLiterals;
+    const expected = ["tod", "fix"].flatMap((stretch) =>
+      ["", "", "", "", "", "", "", ""].map((_, bits) =>
+        [...stretch].map((char, i) => bits & (4 >> i) ? char.toUpperCase() : char).join("")
+      )
+    );
+    assert.deepEqual(new Set(spellings), new Set(expected));
+    assert.equal(regexMatcher("TODO|FIXME", { ignoreCase: true }).foldedLiteral, undefined);
+  });
 
   test("a case-insensitive pattern's spellings come with the folded stretch around them", () => {
     assert.equal(
@@ -297,6 +308,8 @@ describe("regexMatcher() alternativeLiterals", () => {
       ["mask+ed", "maskked"],
       ["[0-9]top\\(ok", "7top(ok"],
       ["sky tops", "sky tops"],
+      ["base|Ask me", "ask me"],
+      ["x?todo|fixme", "fixme"],
     ];
     const respell = (char: string, pick: number) =>
       char === "k" && pick % 3 === 2

@@ -123,7 +123,9 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   };
   const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
   const requiredLiteral = requiredLiterals?.reduce(rarest);
-  const spelled = options.ignoreCase ? caseVariantsOf(requiredLiteralsOf(source)) : undefined;
+  const spelled: { variants: string[]; folded?: string } | undefined = options.ignoreCase
+    ? caseVariantsOf(requiredLiteralsOf(source)) ?? alternativeSpellingsOf(source)
+    : undefined;
   const alternativeLiterals = spelled?.variants ??
     (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(source));
   const key = `regex:${flags}:${source}`;
@@ -268,6 +270,32 @@ const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
  * (the rarest), when every alternative has one: each match then contains one of them.
  */
 function alternativeLiteralsOf(source: string): string[] | undefined {
+  const literals = new Set<string>();
+  for (const branch of topLevelBranches(source) ?? []) {
+    const required = requiredLiteralsOf(branch);
+    if (required === undefined) return undefined;
+    literals.add(required.reduce(rarest));
+  }
+  return literals.size === 0 ? undefined : [...literals];
+}
+
+/**
+ * {@linkcode caseVariantsOf} for a case-insensitive pattern made of top-level alternatives:
+ * the spellings of a stretch of each, when every alternative has one (no folded literal: the
+ * alternatives have one each).
+ */
+function alternativeSpellingsOf(source: string): { variants: string[] } | undefined {
+  const variants = new Set<string>();
+  for (const branch of topLevelBranches(source) ?? []) {
+    const spelled = caseVariantsOf(requiredLiteralsOf(branch));
+    if (spelled === undefined) return undefined;
+    for (const variant of spelled.variants) variants.add(variant);
+  }
+  return variants.size === 0 ? undefined : { variants: [...variants] };
+}
+
+/** The top-level alternatives of a pattern, when it has two or more. */
+function topLevelBranches(source: string): string[] | undefined {
   const branches: string[] = [];
   let from = 0;
   for (let at = 0; at < source.length; at++) {
@@ -283,13 +311,7 @@ function alternativeLiteralsOf(source: string): string[] | undefined {
   }
   if (branches.length === 0) return undefined;
   branches.push(source.slice(from));
-  const literals = new Set<string>();
-  for (const branch of branches) {
-    const required = requiredLiteralsOf(branch);
-    if (required === undefined) return undefined;
-    literals.add(required.reduce(rarest));
-  }
-  return [...literals];
+  return branches;
 }
 
 /** Most letters in the stretch whose case variants {@linkcode caseVariantsOf} lists (2^3). */
