@@ -18,7 +18,7 @@ function prefilterOf(matcher: Matcher): Prefilter {
   return {
     needle: bytes(matcher.requiredLiteral),
     anyOf: matcher.alternativeLiterals?.map((one) => encoder.encode(one)),
-    folded: bytes(matcher.foldedLiteral),
+    folded: matcher.foldedLiterals?.map((one) => encoder.encode(one)),
   };
 }
 
@@ -54,6 +54,7 @@ const piece = fc.constantFrom(
   "S",
   "ſ", // the long s and the Kelvin sign: Unicode case folding matches them with s and k
   "\u212A",
+  " 7",
 );
 
 describe("examineBytes()", () => {
@@ -72,6 +73,7 @@ describe("examineBytes()", () => {
           "dle$|é",
           "needles", // ignoring case: needleſ matches too
           "kNeed",
+          "need|dle 7", // ignoring case: each alternative confirmed by its own literal
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
@@ -92,6 +94,16 @@ describe("examineBytes()", () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("ignoring case, confirms each alternative's spelling by its own literal", () => {
+    const matcher = regexMatcher("need|dle 7", { ignoreCase: true });
+    for (const line of ["a NeEd", "a dLE 7"]) {
+      const outcome = examineBytes(encoder.encode(`x\n${line}\ny\n`), prefilterOf(matcher), 0);
+      assert.equal(outcome.kind === "text" && outcome.text.includes(line), true, line);
+    }
+    const none = examineBytes(encoder.encode("x\nnee\ne 7\n"), prefilterOf(matcher), 0);
+    assert.equal(none.kind, "none", "spellings without their literals");
   });
 
   it("ignoring case, keeps a line whose k or s stands as a Kelvin sign or a long s", () => {

@@ -280,22 +280,26 @@ describe("regexMatcher() alternativeLiterals", () => {
       )
     );
     assert.deepEqual(new Set(spellings), new Set(expected));
-    assert.equal(regexMatcher("TODO|FIXME", { ignoreCase: true }).foldedLiteral, undefined);
+    // Each spelling with the folded literal of its own alternative.
+    const folded = regexMatcher("TODO|FIXME", { ignoreCase: true }).foldedLiterals;
+    assert.deepEqual(
+      new Set(spellings?.map((spelling, i) => `${spelling.toLowerCase()} in ${folded?.[i]}`)),
+      new Set(["tod in todo", "fix in fixme"]),
+    );
   });
 
   test("a case-insensitive pattern's spellings come with the folded stretch around them", () => {
-    assert.equal(
-      regexMatcher("createElement\\(", { ignoreCase: true }).foldedLiteral,
-      "createelement(",
-    );
-    assert.equal(regexMatcher("useState", { ignoreCase: true }).foldedLiteral, "usestate");
-    assert.equal(
-      regexMatcher("x\\d+ Task\\.done", { ignoreCase: true }).foldedLiteral,
-      " task.done",
-    );
+    const folded = (pattern: string, ignoreCase = true) => {
+      const matcher = regexMatcher(pattern, { ignoreCase });
+      assert.equal(matcher.foldedLiterals?.length, matcher.alternativeLiterals?.length);
+      return new Set(matcher.foldedLiterals);
+    };
+    assert.deepEqual(folded("createElement\\("), new Set(["createelement("]));
+    assert.deepEqual(folded("useState"), new Set(["usestate"]));
+    assert.deepEqual(folded("x\\d+ Task\\.done"), new Set([" task.done"]));
     // Not ASCII: only the stretch of ASCII without k or s around the spellings.
-    assert.equal(regexMatcher("Café au lait", { ignoreCase: true }).foldedLiteral, " au lait");
-    assert.equal(regexMatcher("createElement\\(").foldedLiteral, undefined);
+    assert.deepEqual(folded("Café au lait"), new Set([" au lait"]));
+    assert.deepEqual(folded("createElement\\(", false), new Set());
   });
 
   test("every line a case-insensitive pattern matches holds one of its spellings", () => {
@@ -334,10 +338,17 @@ describe("regexMatcher() alternativeLiterals", () => {
             spellings.some((spelling) => line.includes(spelling)),
             `${pattern} on ${line} lacks all of ${spellings}`,
           );
-          // ASCII letters folded, and only those, in a line without a Kelvin sign or long s.
+          // ASCII letters folded, and only those, in a line without a Kelvin sign or long s:
+          // a spelling it holds comes with a folded literal it holds too.
           if (/[\u212Aſ]/.test(line)) return;
           const folded = line.replace(/[A-Z]/g, (char) => char.toLowerCase());
-          assert.ok(folded.includes(matcher.foldedLiteral ?? ""), `${pattern} on ${line}`);
+          const literals = matcher.foldedLiterals ?? spellings.map(() => "");
+          assert.ok(
+            spellings.some((spelling, i) =>
+              line.includes(spelling) && folded.includes(literals[i])
+            ),
+            `${pattern} on ${line}`,
+          );
         },
       ),
       RUNS,

@@ -46,13 +46,14 @@ export interface Matcher {
    */
   readonly alternativeLiterals?: readonly string[];
   /**
-   * For a case-insensitive pattern whose alternative literals spell part of a required
-   * literal: that literal, or the stretch of it around them, in lower case and ASCII, which
-   * every match contains when ASCII letters are compared without case, except in a text
-   * holding a Kelvin sign or a long s (Unicode case folding matches them with `k` and `s`);
-   * a prefilter may check the bytes around an alternative literal against it. Or undefined.
+   * For a case-insensitive pattern, one per alternative literal (which spells part of a
+   * required literal): that literal, or the stretch of it around the spelling, in lower case
+   * and ASCII, which every match holding the spelling contains when ASCII letters are
+   * compared without case, except in a text holding a Kelvin sign or a long s (Unicode case
+   * folding matches them with `k` and `s`); a prefilter may check the bytes around an
+   * alternative literal against it. Or undefined.
    */
-  readonly foldedLiteral?: string;
+  readonly foldedLiterals?: readonly string[];
   /**
    * Names what the matcher matches: two matchers with the same key match the same lines,
    * so results may be kept under it (a search cache). Undefined when unknown.
@@ -123,7 +124,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   };
   const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
   const requiredLiteral = requiredLiterals?.reduce(rarest);
-  const spelled: { variants: string[]; folded?: string } | undefined = options.ignoreCase
+  const spelled = options.ignoreCase
     ? caseVariantsOf(requiredLiteralsOf(source)) ?? alternativeSpellingsOf(source)
     : undefined;
   const alternativeLiterals = spelled?.variants ??
@@ -133,7 +134,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     requiredLiteral,
     requiredLiterals,
     alternativeLiterals,
-    foldedLiteral: spelled?.folded,
+    foldedLiterals: spelled?.folded,
   };
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { key, matchLine, ...literals };
@@ -281,17 +282,21 @@ function alternativeLiteralsOf(source: string): string[] | undefined {
 
 /**
  * {@linkcode caseVariantsOf} for a case-insensitive pattern made of top-level alternatives:
- * the spellings of a stretch of each, when every alternative has one (no folded literal: the
- * alternatives have one each).
+ * the spellings of a stretch of each, when every alternative has one, each with its own
+ * folded literal.
  */
-function alternativeSpellingsOf(source: string): { variants: string[] } | undefined {
-  const variants = new Set<string>();
+function alternativeSpellingsOf(
+  source: string,
+): { variants: string[]; folded: string[] } | undefined {
+  const variants: string[] = [];
+  const folded: string[] = [];
   for (const branch of topLevelBranches(source) ?? []) {
     const spelled = caseVariantsOf(requiredLiteralsOf(branch));
     if (spelled === undefined) return undefined;
-    for (const variant of spelled.variants) variants.add(variant);
+    variants.push(...spelled.variants);
+    folded.push(...spelled.folded);
   }
-  return variants.size === 0 ? undefined : { variants: [...variants] };
+  return variants.length === 0 ? undefined : { variants, folded };
 }
 
 /** The top-level alternatives of a pattern, when it has two or more. */
@@ -329,7 +334,7 @@ const MAX_VARIED_LETTERS = 3;
  */
 function caseVariantsOf(
   literals: string[] | undefined,
-): { variants: string[]; folded: string } | undefined {
+): { variants: string[]; folded: string[] } | undefined {
   let best = { window: "", letters: Infinity };
   let folded = ""; // the stretch holding the best window
   const isLetter = (char: string) => /[a-zA-Z]/.test(char);
@@ -359,7 +364,7 @@ function caseVariantsOf(
       lower === upper ? [head + char] : [head + lower, head + upper]
     );
   }
-  return { variants, folded: folded.toLowerCase() };
+  return { variants, folded: variants.map(() => folded.toLowerCase()) };
 }
 
 /** The rarer of two literals (for `reduce`). */

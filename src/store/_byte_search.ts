@@ -23,16 +23,16 @@ export function bytesOf(bytes: Uint8Array): Buffer {
  * decreases from call to call, giving the first occurrence at or after it (`at` -1 when
  * there is none). Each needle's next occurrence is remembered until it is passed, so a
  * needle that occurs rarely is not searched for again after every occurrence of another.
- * With `folded`, an occurrence counts only where the bytes around it hold `folded` (see
- * {@linkcode Prefilter}).
+ * With `folded` (one per needle), an occurrence counts only where the bytes around it hold
+ * its needle's folded literal (see `Prefilter`).
  */
 export function occurrences(
   buffer: Buffer,
   needles: readonly Uint8Array[],
-  folded?: Uint8Array,
+  folded?: readonly Uint8Array[],
 ): (from: number) => { at: number; length: number } {
   const next = needles.map(() => -2); // -2: not searched yet; -1: no more
-  const holds = folded === undefined ? undefined : holdsFolded(buffer, needles[0], folded);
+  const holds = folded === undefined ? undefined : confirmations(buffer, needles, folded);
   return (from) => {
     for (;;) {
       let at = -1;
@@ -41,7 +41,7 @@ export function occurrences(
         if (next[i] !== -1 && next[i] < from) next[i] = buffer.indexOf(needles[i], from);
         if (next[i] !== -1 && (at === -1 || next[i] < at)) [at, which] = [next[i], i];
       }
-      if (at === -1 || holds === undefined || holds(at)) {
+      if (at === -1 || holds === undefined || holds[which](at)) {
         return { at, length: at === -1 ? 0 : needles[which].length };
       }
       next[which] = buffer.indexOf(needles[which], at + 1); // not this one: the next
@@ -50,36 +50,39 @@ export function occurrences(
 }
 
 /**
- * Whether the bytes around an occurrence of a spelling of part of `folded` at `at` hold
- * `folded`, ASCII letters compared without case (where that part lies in `folded` more than
- * once, at any of its places); always, in a text where `folded`'s `k` or `s` may stand as
- * a Kelvin sign or a long s.
+ * Per needle, whether the bytes around an occurrence of it hold its folded literal, ASCII
+ * letters compared without case (where the needle's part lies in the literal more than
+ * once, at any of its places). A `k` or an `s` of a literal may stand in the text as a
+ * Kelvin sign or a long s, of other byte lengths: in a text that holds either, every
+ * occurrence of such a literal's needles counts.
  */
-function holdsFolded(
+function confirmations(
   buffer: Buffer,
-  spelling: Uint8Array,
-  folded: Uint8Array,
-): (at: number) => boolean {
-  const within = bytesOf(folded);
-  // A `k` or an `s` of the literal may stand in the text as a Kelvin sign or a long s, of
-  // other byte lengths: in a text that holds either, every occurrence counts.
-  const odd = (within.includes("k") && buffer.includes(KELVIN_SIGN)) ||
-    (within.includes("s") && buffer.includes(LONG_S));
-  if (odd) return () => true;
-  const part = spelling.map(lower);
-  const places: number[] = [];
-  for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {
-    places.push(at);
-  }
-  return (at) =>
-    places.some((place) => {
-      const start = at - place;
-      if (start < 0 || start + folded.length > buffer.length) return false;
-      for (let i = 0; i < folded.length; i++) {
-        if (lower(buffer[start + i]) !== folded[i]) return false;
-      }
-      return true;
-    });
+  needles: readonly Uint8Array[],
+  folded: readonly Uint8Array[],
+): ((at: number) => boolean)[] {
+  let odd: { k: boolean; s: boolean } | undefined; // (looked for once, when needed)
+  return needles.map((needle, i) => {
+    const within = bytesOf(folded[i]);
+    if (within.includes("k") || within.includes("s")) {
+      odd ??= { k: buffer.includes(KELVIN_SIGN), s: buffer.includes(LONG_S) };
+      if ((odd.k && within.includes("k")) || (odd.s && within.includes("s"))) return () => true;
+    }
+    const part = needle.map(lower);
+    const places: number[] = [];
+    for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {
+      places.push(at);
+    }
+    return (at) =>
+      places.some((place) => {
+        const start = at - place;
+        if (start < 0 || start + within.length > buffer.length) return false;
+        for (let j = 0; j < within.length; j++) {
+          if (lower(buffer[start + j]) !== within[j]) return false;
+        }
+        return true;
+      });
+  });
 }
 
 /** An ASCII capital's lower-case byte; any other byte as it is. */

@@ -285,7 +285,7 @@ class ReadingQueue {
    */
   literal: string | undefined;
   readonly #alternatives: readonly string[] | undefined;
-  readonly #folded: string | undefined;
+  readonly #folded: readonly string[] | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   readonly #lease: WorkerLease | undefined;
@@ -295,7 +295,7 @@ class ReadingQueue {
     this.#place = place;
     this.literal = matcher.requiredLiteral;
     this.#alternatives = matcher.alternativeLiterals;
-    this.#folded = matcher.foldedLiteral;
+    this.#folded = matcher.foldedLiterals;
     this.#options = { context, reader };
     this.#lease = place.workers ? place.index?.borrowWorker() : undefined;
   }
@@ -306,7 +306,9 @@ class ReadingQueue {
     if (needle !== undefined || !this.#alternatives?.length) return { needle };
     const anyOf = this.#alternatives.map(needleOf);
     if (!anyOf.every((one) => one !== undefined)) return {};
-    return { anyOf: anyOf as Uint8Array[], folded: needleOf(this.#folded) };
+    const folded = this.#folded?.map(needleOf);
+    const confirms = folded?.length === anyOf.length && folded.every((one) => one !== undefined);
+    return { anyOf: anyOf as Uint8Array[], folded: confirms ? folded as Uint8Array[] : undefined };
   }
 
   /** Adds a file to read. */

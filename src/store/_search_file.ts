@@ -47,12 +47,12 @@ export interface Prefilter {
    */
   anyOf?: Uint8Array[];
   /**
-   * With `anyOf` spelling part of it in every case (the matcher's folded literal): the
-   * lower-case ASCII bytes that the bytes around an occurrence must hold, compared with
-   * ASCII letters folded; an occurrence without them does not count (in a text without a
-   * Kelvin sign or long s where `folded` has a `k` or an `s`).
+   * With `anyOf` spelling parts of them in every case (the matcher's folded literals, one
+   * per literal of `anyOf`): the lower-case ASCII bytes that the bytes around an occurrence
+   * must hold, compared with ASCII letters folded; an occurrence without them does not count
+   * (in a text without a Kelvin sign or long s where they have a `k` or an `s`).
    */
-  folded?: Uint8Array;
+  folded?: Uint8Array[];
 }
 
 /** What a search asks of the examination of each file (plain data: it crosses threads). */
@@ -226,7 +226,7 @@ function textOf(
   needles: readonly Uint8Array[],
   first: number,
   context: number,
-  folded?: Uint8Array,
+  folded?: Uint8Array[],
 ): Examined {
   if (needles.some((needle) => needle.includes(LF) || needle.includes(CR))) return whole(bytes);
   // Where the last occurrence of any of them ends.
@@ -270,7 +270,7 @@ function keptLines(
     start: number;
     end: number;
     context: number;
-    folded: Uint8Array | undefined;
+    folded: Uint8Array[] | undefined;
   },
 ): { text: string; invalid: boolean } {
   const pieces: string[] = [];

@@ -24,8 +24,8 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
   const matchLine = (text: string) =>
     text.length > limit ? linear.matchLine(text) : native.matchLine(text);
   const findCandidate = native.findCandidate;
-  const { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiteral } = native;
-  const literals = { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiteral };
+  const { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiterals } = native;
+  const literals = { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiterals };
   const key = native.key && linear.key && `${native.key}|${linear.key}|${limit}`;
   if (findCandidate === undefined) return { key, matchLine, ...literals };
   let seen: string | undefined;
