@@ -9,10 +9,14 @@ import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
+import { osErrorCode } from "./_os_errors.ts";
 import { isRunning } from "./_pids.ts";
 
 /** How a barrier directory's name starts; the process id and random characters follow. */
 export const BARRIER_PREFIX = "linewise-watch-";
+
+/** A barrier directory's name, with the process id. */
+const BARRIER_NAME = new RegExp(`^${BARRIER_PREFIX}(\\d+)-`);
 
 /** Errors of removing another server's directory that leave it to its owner. */
 const NOT_OURS = new Set(["EACCES", "EPERM", "EBUSY"]);
@@ -39,13 +43,13 @@ export function createBarrierDir(parent: string = tmpdir()): string {
 export function removeStaleBarrierDirs(parent: string): string[] {
   const removed: string[] = [];
   for (const name of fs.readdirSync(parent)) {
-    const pid = new RegExp(`^${BARRIER_PREFIX}(\\d+)-`).exec(name)?.[1];
+    const pid = BARRIER_NAME.exec(name)?.[1];
     if (pid === undefined || isRunning(Number(pid))) continue;
     try {
       fs.rmSync(join(parent, name), { recursive: true, force: true });
       removed.push(name);
     } catch (error) {
-      if (!NOT_OURS.has((error as { code?: string }).code ?? "")) throw error;
+      if (!NOT_OURS.has(osErrorCode(error) ?? "")) throw error;
     }
   }
   return removed;

@@ -16,7 +16,12 @@ import { constants } from "node:fs";
 import * as fs from "node:fs";
 import { keepOffTopTier } from "./_jit.ts";
 
-const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
+/**
+ * Opening for reading: never blocking (a FIFO's open returns at once), never through a
+ * last-segment symlink.
+ */
+export const OPEN_READ: number = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) |
+  (constants.O_NOFOLLOW ?? 0);
 
 /** What {@linkcode FileReader.read} found. */
 export type ReadOutcome =

@@ -7,14 +7,12 @@
  *
  * @module
  */
-import { constants } from "node:fs";
 import * as fs from "node:fs";
+import { OPEN_READ } from "./_file_reader.ts";
 import { BLOCK_BYTES, concat } from "./_line_reader.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { FileTooLargeError, NotAFileError } from "./errors.ts";
 import type { WalkNode } from "./walk.ts";
-
-const OPEN_READ = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) | (constants.O_NOFOLLOW ?? 0);
 
 /** Files up to this size are read with blocking calls. */
 export const BLOCKING_READ_BYTES = 4 * 1024 * 1024;

@@ -6,6 +6,7 @@
  * @module
  */
 import process from "node:process";
+import { osErrorCode } from "./_os_errors.ts";
 
 /**
  * Whether a process with this id runs (one of another user's counts: EPERM).
@@ -18,6 +19,6 @@ export function isRunning(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as { code?: string }).code === "EPERM";
+    return osErrorCode(error) === "EPERM";
   }
 }

@@ -18,7 +18,6 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import type { Matcher } from "../core/mod.ts";
 import type { SearchQuery, SearchResult } from "./file_store.ts";
 import { FileReader } from "./_file_reader.ts";
@@ -428,31 +427,38 @@ function judge(
 }
 
 /**
- * The trigrams of the matcher's alternative literals, when the index can use them all (each
- * made of whole characters and of three bytes or more: a shorter one rules nothing out).
+ * The trigrams of the matcher's alternative literals, when the index can use them all (a
+ * shorter one than three bytes rules nothing out).
  */
 function alternativesOf(matcher: Matcher): Uint32Array[] | undefined {
-  const alternatives = matcher.alternativeLiterals;
-  if (!alternatives?.length || alternatives.some((one) => one.includes("\uFFFD"))) {
-    return undefined;
-  }
-  const trigrams = alternatives.map((one) => needleTrigrams(new Uint8Array(Buffer.from(one))));
-  return trigrams.every((one) => one.length > 0) ? trigrams : undefined;
+  const trigrams = matcher.alternativeLiterals?.map(trigramsOf);
+  if (!trigrams?.length || !trigrams.every((one) => one !== undefined)) return undefined;
+  return trigrams as Uint32Array[];
 }
 
 /**
- * The matcher's required literals that the index can use, with their trigrams: those made of
- * whole characters (no U+FFFD, which stands for bytes that are not UTF-8) and of three bytes
- * or more, the longest first.
+ * The matcher's required literals that the index can use, with their trigrams, the longest
+ * first.
  */
 function literalsOf(matcher: Matcher): { literal: string; trigrams: Uint32Array }[] {
   const literals = matcher.requiredLiterals ??
     (matcher.requiredLiteral === undefined ? [] : [matcher.requiredLiteral]);
   return literals
-    .filter((literal) => !literal.includes("\uFFFD"))
-    .map((literal) => ({ literal, trigrams: needleTrigrams(new Uint8Array(Buffer.from(literal))) }))
-    .filter(({ trigrams }) => trigrams.length > 0)
+    .flatMap((literal) => {
+      const trigrams = trigramsOf(literal);
+      return trigrams === undefined ? [] : [{ literal, trigrams }];
+    })
     .sort((a, b) => b.literal.length - a.literal.length);
+}
+
+/**
+ * A literal's trigrams, when the index can use it: made of whole characters (no U+FFFD,
+ * which stands for bytes that are not UTF-8) and of three bytes or more.
+ */
+function trigramsOf(literal: string): Uint32Array | undefined {
+  if (literal.includes("\uFFFD")) return undefined;
+  const trigrams = needleTrigrams(new TextEncoder().encode(literal));
+  return trigrams.length > 0 ? trigrams : undefined;
 }
 
 /**
