@@ -201,11 +201,11 @@ function lineConfinedSource(source: string): string | undefined {
 }
 
 /**
- * The runs of plain characters that every match of a pattern (flags `u`, `s`, no `i`)
- * contains, in pattern order, for byte-level prefilters; undefined when there is none or
- * the pattern is beyond this conservative reading. Only the top-level sequence counts: groups and classes
- * end a run, an optional character (`?`, `*`, `{0,…}`) is dropped from it, and a
- * top-level `|` means no literal is required.
+ * The runs of plain characters that every match of a pattern (flags `u`, `s`) contains, in
+ * pattern order, for byte-level prefilters (with `i`, each matched without case); undefined
+ * when there is none or the pattern is beyond this conservative reading. Only the top-level
+ * sequence counts: groups and classes end a run, an optional character (`?`, `*`,
+ * `{0,…}`) is dropped from it, and a top-level `|` means no literal is required.
  */
 function requiredLiteralsOf(source: string): string[] | undefined {
   const runs: string[] = [];
