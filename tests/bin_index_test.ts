@@ -12,6 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ensureBinary, tempRoot } from "./_binary.ts";
+import { memoryTools } from "./_tools.ts";
 
 describe("the binary's repeated grep", () => {
   const root = tempRoot();
@@ -52,6 +53,42 @@ describe("the binary's repeated grep", () => {
     assert.equal(run.status, 0, run.stderr);
     return JSON.parse(run.stdout);
   }
+
+  test(
+    "greps of alternatives and ignoring case find what the in-memory store finds, before and after the index learns",
+    { timeout: 60_000 },
+    async () => {
+      // Spellings the prefilters must neither miss nor invent: other cases, the long s and
+      // the Kelvin sign (Unicode case folding matches them with s and k), and near misses.
+      fs.writeFileSync(
+        at("spellings.js"),
+        "CREATEELEMENT(a)\nCreateElemen(b)\n// TODO one\n// fixme two\nUSEſTATE\n" +
+          "a \u212Aey\nkey\nuseStat\n",
+      );
+      const files: Record<string, string> = {};
+      for (const name of fs.readdirSync(root.dir, { recursive: true }) as string[]) {
+        const full = at(name);
+        if (fs.statSync(full).isFile()) files[name] = fs.readFileSync(full, "utf8");
+      }
+      const memory = memoryTools(files);
+      const greps = [
+        { pattern: "createElement\\(|n1\\d" },
+        { pattern: "TODO|FIXME", ignore_case: true },
+        { pattern: "createElement\\(", ignore_case: true },
+        { pattern: "useState", ignore_case: true },
+        { pattern: "key", ignore_case: true },
+      ];
+      for (const round of ["before", "after"]) {
+        for (const grep of greps) {
+          const args = { ...grep, path: ".", max_matches: 10_000 };
+          const result = await client.callTool({ name: "grep", arguments: args });
+          const expected = (await memory.call("grep", args)).structuredContent;
+          assert.deepEqual(result.structuredContent, expected, `${grep.pattern} ${round}`);
+        }
+        await new Promise((resolve) => setTimeout(resolve, 500)); // the index learns
+      }
+    },
+  );
 
   test("every grep sees what changed on disk just before it", { timeout: 120_000 }, async () => {
     assert.deepEqual(await served(), oneShot());
