@@ -1,11 +1,13 @@
 // End to end: a server that was told to stop by a signal removes the private directory of
-// its file watcher, and one that could not (SIGKILL) has it removed by the next server.
+// its file watcher, and one that could not (SIGKILL) has it removed by the next server; the
+// temporary files of writes a killed process left are removed by the next write there.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { BARRIER_PREFIX } from "../src/store/_barrier_dir.ts";
-import { RawSession, tempRoot } from "./_binary.ts";
+import { RawSession, runCli, tempRoot } from "./_binary.ts";
 
 /** A server on `root` whose temporary folder is `tmp`, after one grep started its watcher. */
 async function watchingServer(root: string, tmp: string): Promise<RawSession> {
@@ -90,6 +92,32 @@ describe("the binary's watcher directory", () => {
     } finally {
       root.remove();
       tmp.remove();
+    }
+  });
+});
+
+describe("the binary's writes", () => {
+  test("remove the temporary files killed processes left, once a minute old", () => {
+    const root = tempRoot();
+    try {
+      const ended = spawnSync(process.execPath, ["--version"]).pid!;
+      const left = (name: string) => `.${name}.${ended}-0123456789ab.linewise-tmp`;
+      const old = Date.now() / 1000 - 120;
+      fs.writeFileSync(join(root.dir, left("a.txt")), "half a write");
+      fs.utimesSync(join(root.dir, left("a.txt")), old, old);
+      fs.writeFileSync(join(root.dir, left("b.txt")), "a write that may still be going on");
+      fs.writeFileSync(join(root.dir, ".notes"), "the user's own hidden file");
+      const run = runCli(
+        ["call", "write", JSON.stringify({ path: "c.txt", content: "c\n" })],
+        root.dir,
+      );
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(
+        fs.readdirSync(root.dir).sort(),
+        [left("b.txt"), ".notes", "c.txt"].sort(),
+      );
+    } finally {
+      root.remove();
     }
   });
 });
