@@ -45,11 +45,13 @@ async function until(done: () => boolean): Promise<void> {
 
 /** Sends a signal, and resolves with the signal that ended the process once it exited. */
 function kill(session: RawSession, signal: NodeJS.Signals): Promise<NodeJS.Signals | null> {
-  // (Listening first: Deno's `kill` sets `signalCode` at once, before the process is gone.)
   const exited = new Promise<NodeJS.Signals | null>((done) =>
     session.child.once("exit", (_code, by) => done(by))
   );
-  session.child.kill(signal);
+  // The signal alone, as a host sends it: Deno's `ChildProcess.kill` also closes the
+  // child's stdin first (the server may then end cleanly before a SIGKILL lands), and sets
+  // `signalCode` before the process is gone.
+  process.kill(session.child.pid!, signal);
   return exited;
 }
 
