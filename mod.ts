@@ -17,5 +17,6 @@
  */
 export * from "./src/core/mod.ts";
 export * from "./src/store/mod.ts";
+export type * from "./src/io/mod.ts";
 export * from "./src/tools/mod.ts";
 export * from "./src/mcp/mod.ts";

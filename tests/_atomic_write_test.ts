@@ -5,6 +5,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   utimesSync,
@@ -19,10 +20,11 @@ import {
   removeTempFilesInFlight,
   writeAtomically,
 } from "../src/store/_atomic_write.ts";
+import { filesOf } from "./_files.ts";
 
 function withDir(body: (dir: string) => Promise<void>): () => Promise<void> {
   return async () => {
-    const dir = mkdtempSync(join(tmpdir(), "linewise-atomic-"));
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "linewise-atomic-")));
     try {
       await body(dir);
     } finally {
@@ -37,9 +39,10 @@ describe("writeAtomically()", () => {
   test(
     "creates a file with exactly the bytes and leaves no temporary file",
     withDir(async (dir) => {
-      await writeAtomically(join(dir, "a.txt"), bytes("one\r\n"), {
+      await writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("one\r\n"), {
         display: "a.txt",
         overwrite: false,
+        tidy: false,
       });
       assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "one\r\n");
       assert.deepEqual(readdirSync(dir), ["a.txt"]);
@@ -51,7 +54,11 @@ describe("writeAtomically()", () => {
     withDir(async (dir) => {
       writeFileSync(join(dir, "a.txt"), "old");
       await assert.rejects(
-        writeAtomically(join(dir, "a.txt"), bytes("new"), { display: "a.txt", overwrite: false }),
+        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
+          display: "a.txt",
+          overwrite: false,
+          tidy: false,
+        }),
         { code: "exists" },
       );
       assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
@@ -63,8 +70,8 @@ describe("writeAtomically()", () => {
     "replaces a file with overwrite, giving it the mode asked for",
     withDir(async (dir) => {
       writeFileSync(join(dir, "run.sh"), "old", { mode: 0o755 });
-      const options = { display: "run.sh", overwrite: true, mode: 0o755 };
-      await writeAtomically(join(dir, "run.sh"), bytes("new"), options);
+      const options = { display: "run.sh", overwrite: true, mode: 0o755, tidy: false };
+      await writeAtomically(filesOf(dir), join(dir, "run.sh"), bytes("new"), options);
       assert.equal(readFileSync(join(dir, "run.sh"), "utf8"), "new");
       assert.equal(statSync(join(dir, "run.sh")).mode & 0o777, 0o755);
     }),
@@ -76,9 +83,10 @@ describe("writeAtomically()", () => {
       writeFileSync(join(dir, "a.txt"), "old");
       const refuse = () => Promise.reject(new Error("changed meanwhile"));
       await assert.rejects(
-        writeAtomically(join(dir, "a.txt"), bytes("new"), {
+        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
           display: "a.txt",
           overwrite: true,
+          tidy: false,
           beforePlace: refuse,
         }),
         /changed meanwhile/,
@@ -99,9 +107,10 @@ describe("writeAtomically()", () => {
         return Promise.resolve();
       };
       await assert.rejects(
-        writeAtomically(join(dir, "a.txt"), bytes("new"), {
+        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
           display: "a.txt",
           overwrite: true,
+          tidy: false,
           beforePlace: stop,
         }),
         { code: "not_found" },
@@ -117,7 +126,7 @@ describe("writeAtomically()", () => {
 describe("removeAbandonedTempFiles()", () => {
   test(
     "removes old temporary files of ended processes, and nothing else",
-    withDir(async (dir) => {
+    withDir((dir) => {
       const ended = spawnSync(process.execPath, ["--version"]).pid!;
       const name = (pid: number, target = "a.txt") => `.${target}.${pid}-0123456789ab.linewise-tmp`;
       const old = Date.now() / 1000 - 120;
@@ -137,12 +146,18 @@ describe("removeAbandonedTempFiles()", () => {
       }
       mkdirSync(join(dir, name(ended, "dir"))); // not a file: left alone
       utimesSync(join(dir, name(ended, "dir")), old, old);
-      assert.deepEqual(await removeAbandonedTempFiles(dir), [files.abandoned]);
-      assert.deepEqual(await removeAbandonedTempFiles(dir, 0), [files.recent]);
+      const handle = filesOf(dir).openDir(dir);
+      try {
+        assert.deepEqual(removeAbandonedTempFiles(handle), [files.abandoned]);
+        assert.deepEqual(removeAbandonedTempFiles(handle, 0), [files.recent]);
+      } finally {
+        handle.close();
+      }
       assert.deepEqual(
         readdirSync(dir).sort(),
         [files.ours, files.running, files.unrelated, files.user, name(ended, "dir")].sort(),
       );
+      return Promise.resolve();
     }),
   );
 });

@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { BINARY, FileFilters, underAny } from "../src/store/_file_filters.ts";
+import { filesOf } from "./_files.ts";
 import { mayContain, needleTrigrams } from "../src/store/_trigram_filter.ts";
 
 const trigrams = (text: string) => needleTrigrams(new TextEncoder().encode(text));
@@ -31,7 +32,7 @@ describe("FileFilters", () => {
 
   it("learns files only once started, and calls back when the queue is worked off", async () => {
     let idleCalls = 0;
-    const filters = new FileFilters(1 << 20, () => idleCalls++);
+    const filters = new FileFilters(filesOf(dir), 1 << 20, () => idleCalls++);
     try {
       filters.learn([at("a.ts"), at("sub/b.ts"), at("bin"), at("missing")]);
       assert.equal(filters.stats.queued, 4);
@@ -54,7 +55,7 @@ describe("FileFilters", () => {
   });
 
   it("keeps within its byte budget: files beyond it get no filter", async () => {
-    const filters = new FileFilters(10, () => {});
+    const filters = new FileFilters(filesOf(dir), 10, () => {});
     try {
       filters.start();
       filters.learn([at("a.ts"), at("big.txt")]);
@@ -67,7 +68,7 @@ describe("FileFilters", () => {
   });
 
   it("forgets changed files and everything below a changed directory", async () => {
-    const filters = new FileFilters(1 << 20, () => {});
+    const filters = new FileFilters(filesOf(dir), 1 << 20, () => {});
     try {
       filters.start();
       filters.learn([at("a.ts"), at("sub/b.ts")]);

@@ -5,9 +5,10 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { FileReader } from "../src/store/_file_reader.ts";
+import { filesOf } from "./_files.ts";
 
 async function withDir(work: (dir: string) => void | Promise<void>): Promise<void> {
-  const dir = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-reader-"));
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-reader-")));
   try {
     await work(dir);
   } finally {
@@ -18,7 +19,7 @@ async function withDir(work: (dir: string) => void | Promise<void>): Promise<voi
 describe("FileReader", () => {
   it("reads files whole, growing its buffer to the largest file", () =>
     withDir(async (dir) => {
-      const reader = new FileReader(1024, 4);
+      const reader = new FileReader(filesOf(dir), 1024, 4);
       await fs.writeFile(path.join(dir, "a"), "one\ntwo\n");
       await fs.writeFile(path.join(dir, "b"), "x".repeat(100));
       await fs.writeFile(path.join(dir, "empty"), "");
@@ -35,14 +36,14 @@ describe("FileReader", () => {
   it("reports a file larger than its limit without reading it", () =>
     withDir(async (dir) => {
       await fs.writeFile(path.join(dir, "big"), "y".repeat(50));
-      const outcome = new FileReader(10).read(path.join(dir, "big"));
+      const outcome = new FileReader(filesOf(dir), 10).read(path.join(dir, "big"));
       assert.equal(outcome.kind, "large");
       assert.equal(outcome.stat.size, 50);
     }));
 
   it("reports a directory as not a file", () =>
     withDir((dir) => {
-      assert.equal(new FileReader(10).read(dir).kind, "not_file");
+      assert.equal(new FileReader(filesOf(dir), 10).read(dir).kind, "not_file");
     }));
 
   it("refuses a FIFO without blocking", { timeout: 30_000 }, (t) =>
@@ -52,12 +53,14 @@ describe("FileReader", () => {
         t.skip?.("mkfifo is not available here");
         return;
       }
-      assert.equal(new FileReader(10).read(pipe).kind, "not_file");
+      assert.equal(new FileReader(filesOf(dir), 10).read(pipe).kind, "not_file");
     }));
 
   it("throws the runtime's error for a missing file", () =>
     withDir((dir) => {
-      assert.throws(() => new FileReader(10).read(path.join(dir, "nope")), { code: "ENOENT" });
+      assert.throws(() => new FileReader(filesOf(dir), 10).read(path.join(dir, "nope")), {
+        code: "ENOENT",
+      });
     }));
 
   describe("readUnstated()", () => {
@@ -66,7 +69,7 @@ describe("FileReader", () => {
 
     it("reads a file that fits the buffer whole, with no stat", () =>
       withDir(async (dir) => {
-        const reader = new FileReader(1024, 16);
+        const reader = new FileReader(filesOf(dir), 1024, 16);
         await fs.writeFile(path.join(dir, "a"), "one\ntwo\n");
         await fs.writeFile(path.join(dir, "empty"), "");
         assert.equal(text(reader.readUnstated(path.join(dir, "a"))), "one\ntwo\n");
@@ -75,7 +78,7 @@ describe("FileReader", () => {
 
     it("gives up on a file that fills the buffer", () =>
       withDir(async (dir) => {
-        const reader = new FileReader(1024, 16);
+        const reader = new FileReader(filesOf(dir), 1024, 16);
         await fs.writeFile(path.join(dir, "exact"), "e".repeat(16));
         await fs.writeFile(path.join(dir, "b"), "x".repeat(100));
         assert.equal(reader.readUnstated(path.join(dir, "exact")), undefined);
@@ -88,7 +91,7 @@ describe("FileReader", () => {
 
     it("throws for a directory, a missing file and a FIFO, without blocking", (t) =>
       withDir((dir) => {
-        const reader = new FileReader(1024);
+        const reader = new FileReader(filesOf(dir), 1024);
         assert.throws(() => reader.readUnstated(dir), { code: "EISDIR" });
         assert.throws(() => reader.readUnstated(path.join(dir, "nope")), { code: "ENOENT" });
         const pipe = path.join(dir, "pipe");
@@ -101,7 +104,7 @@ describe("FileReader", () => {
       }));
 
     it("reads a device that ends at once as empty, and gives up on one that fills it", () => {
-      const reader = new FileReader(1024, 16);
+      const reader = new FileReader(filesOf("/"), 1024, 16);
       assert.equal(text(reader.readUnstated("/dev/null")), "");
       assert.equal(reader.readUnstated("/dev/zero"), undefined);
     });
@@ -110,7 +113,7 @@ describe("FileReader", () => {
   describe("readInChunks()", () => {
     it("hands over a file in chunks of the buffer's size, without growing it", () =>
       withDir(async (dir) => {
-        const reader = new FileReader(1024, 16);
+        const reader = new FileReader(filesOf(dir), 1024, 16);
         const content = Array.from({ length: 50 }, (_, i) => String.fromCharCode(97 + i % 26));
         await fs.writeFile(path.join(dir, "f"), content.join(""));
         const chunks: string[] = [];
@@ -127,7 +130,7 @@ describe("FileReader", () => {
 
     it("stops when the visitor says so, and reads an empty file as no chunk", () =>
       withDir(async (dir) => {
-        const reader = new FileReader(1024, 16);
+        const reader = new FileReader(filesOf(dir), 1024, 16);
         await fs.writeFile(path.join(dir, "f"), "x".repeat(100));
         await fs.writeFile(path.join(dir, "empty"), "");
         let visits = 0;
@@ -139,12 +142,12 @@ describe("FileReader", () => {
 
     it("reads nothing of a file over its limit or of what is not a regular file", () =>
       withDir(async (dir) => {
-        const reader = new FileReader(64, 16);
+        const reader = new FileReader(filesOf(dir), 64, 16);
         await fs.writeFile(path.join(dir, "big"), "y".repeat(65));
         const never = () => assert.fail("no chunk expected");
         assert.equal(reader.readInChunks(path.join(dir, "big"), never), "large");
         assert.equal(reader.readInChunks(dir, never), "not_file");
-        assert.equal(reader.readInChunks("/dev/zero", never), "not_file");
+        assert.equal(new FileReader(filesOf("/"), 64).readInChunks("/dev/zero", never), "not_file");
         assert.throws(() => reader.readInChunks(path.join(dir, "nope"), never), { code: "ENOENT" });
       }));
   });

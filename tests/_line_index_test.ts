@@ -1,3 +1,4 @@
+import { fromNodeStat } from "../src/io/file_stat.ts";
 import assert from "node:assert/strict";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
@@ -35,7 +36,7 @@ async function withFile(
 async function seek(cache: LineIndexCache, file: string, line: number) {
   const handle = await fs.open(file, "r");
   try {
-    const stat = await handle.stat({ bigint: true });
+    const stat = fromNodeStat(await handle.stat({ bigint: true }));
     return await cache.seekLine(handle, file, stat, 0, line);
   } finally {
     await handle.close();
@@ -82,7 +83,7 @@ describe("LineIndexCache", () => {
     await withFile(text, async (file) => {
       const cache = new LineIndexCache();
       const handle = await fs.open(file, "r");
-      const stat = await handle.stat({ bigint: true });
+      const stat = fromNodeStat(await handle.stat({ bigint: true }));
       assert.equal(await cache.lineCount(handle, file, stat, 0), starts.length);
       assert.equal(cache.knownLineCount(file, stat), starts.length);
       await handle.close();

@@ -6,6 +6,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { BLOCKING_READ_BYTES, openForRead, readHead } from "../src/store/_open_file.ts";
 import { NotAFileError } from "../src/store/errors.ts";
+import { filesOf } from "./_files.ts";
 
 describe("openForRead()", () => {
   let dir: string;
@@ -20,7 +21,7 @@ describe("openForRead()", () => {
 
   it("reads a small file (blocking calls) and a large one (non-blocking) the same way", async () => {
     for (const [name, size] of [["small.txt", 8], ["large.txt", BLOCKING_READ_BYTES + 10]]) {
-      const { handle, stat } = await openForRead(node(name as string));
+      const { handle, stat } = await openForRead(filesOf(dir), node(name as string));
       try {
         assert.equal(Number(stat.size), size);
         const head = await readHead(handle, 4);
@@ -34,7 +35,7 @@ describe("openForRead()", () => {
   });
 
   it("readHead() gives fewer bytes for a shorter file", async () => {
-    const { handle } = await openForRead(node("small.txt"));
+    const { handle } = await openForRead(filesOf(dir), node("small.txt"));
     try {
       assert.equal((await readHead(handle, 100)).length, 8);
     } finally {
@@ -43,7 +44,7 @@ describe("openForRead()", () => {
   });
 
   it("refuses a directory, naming it", async () => {
-    await assert.rejects(openForRead(node("sub")), (error) => {
+    await assert.rejects(openForRead(filesOf(dir), node("sub")), (error) => {
       assert.ok(error instanceof NotAFileError);
       assert.match(String(error.message), /sub.*a directory/);
       return true;
@@ -51,7 +52,7 @@ describe("openForRead()", () => {
   });
 
   it("refuses a missing file with the store's error", async () => {
-    await assert.rejects(openForRead(node("missing.txt")), { code: "not_found" });
+    await assert.rejects(openForRead(filesOf(dir), node("missing.txt")), { code: "not_found" });
   });
 
   it("refuses a FIFO before opening it, so nothing blocks", async (t) => {
@@ -60,6 +61,6 @@ describe("openForRead()", () => {
       t.skip?.("mkfifo is not available here");
       return;
     }
-    await assert.rejects(openForRead(node("pipe")), /FIFO/);
+    await assert.rejects(openForRead(filesOf(dir), node("pipe")), /FIFO/);
   });
 });

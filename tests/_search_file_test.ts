@@ -9,6 +9,7 @@ import { FileReader } from "../src/store/_file_reader.ts";
 import { examineBytes, examineFile, type Prefilter } from "../src/store/_search_file.ts";
 import { SearchCollector } from "../src/store/_search_collector.ts";
 import { MemoryStore } from "../src/store/memory_store.ts";
+import { filesOf } from "./_files.ts";
 
 const encoder = new TextEncoder();
 
@@ -135,7 +136,7 @@ describe("examineFile()", () => {
       fs.writeFileSync(path.join(dir, "none"), "nothing\n");
       fs.linkSync(path.join(dir, "a"), path.join(dir, "b"));
       fs.linkSync(path.join(dir, "none"), path.join(dir, "none2"));
-      const reader = new FileReader(1024, 16);
+      const reader = new FileReader(filesOf(dir), 1024, 16);
       const examine = (name: string, links: boolean) =>
         examineFile(reader, path.join(dir, name), {
           needle: encoder.encode("needle"),
@@ -174,7 +175,11 @@ describe("examineFile()", () => {
             const needle = encoded.length === 1 ? encoded[0] : undefined;
             const anyOf = encoded.length === 1 ? undefined : encoded;
             const examination = { needle, anyOf, context, links: false };
-            const got = examineFile(new FileReader(1 << 20, chunk), file, examination);
+            const got = examineFile(
+              new FileReader(filesOf(dir), 1 << 20, chunk),
+              file,
+              examination,
+            );
             assert.deepEqual(got, examineBytes(bytes, { needle, anyOf }, context));
           },
         ),

@@ -4,6 +4,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { FileReader } from "../src/store/_file_reader.ts";
+import { filesOf } from "./_files.ts";
 import { examineFile } from "../src/store/_search_file.ts";
 import { ExaminedBatches, startSearchWorker, WarmWorker } from "../src/store/_search_pool.ts";
 
@@ -33,7 +34,7 @@ async function withTree(
 
 /** What one thread alone makes of the files. */
 function expected(keys: string[], needle: Uint8Array): unknown[] {
-  const reader = new FileReader(1 << 20);
+  const reader = new FileReader(filesOf("/"), 1 << 20);
   return keys.map((key) => examineFile(reader, key, { needle, context: 1, links: true }));
 }
 
@@ -60,7 +61,7 @@ function batchesWith(
     needle: options.needle ?? needle,
     context: options.context ?? 1,
     links: true,
-    reader: new FileReader(1 << 20),
+    reader: new FileReader(filesOf("/"), 1 << 20),
     worker,
   });
 }

@@ -13,6 +13,7 @@ import { MemoryStore } from "../src/store/memory_store.ts";
 import { removeAbandonedTempFiles } from "../src/store/_atomic_write.ts";
 import { DirectoryStore } from "../src/store/directory_store.ts";
 import { testFileStore } from "../src/testing/mod.ts";
+import { filesOf } from "./_files.ts";
 
 const isDeno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
 const projectRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -364,7 +365,12 @@ for (let i = 1; ; i++) {
       assert.ok(kills >= 200);
       // Writes cut short leave hidden temporary files named for their killed process; what
       // a later write removes once they are old (here at any age) is all that is left over.
-      await removeAbandonedTempFiles(data, 0);
+      const handle = filesOf(data).openDir(await fs.realpath(data));
+      try {
+        removeAbandonedTempFiles(handle, 0);
+      } finally {
+        handle.close();
+      }
       assert.deepEqual(
         (await fs.readdir(data)).sort(),
         Array.from({ length: lanes }, (_, lane) => `f${lane}.txt`),

@@ -15,7 +15,9 @@ import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "./_file_reader.ts";
 import { LineReader } from "./_line_reader.ts";
 import { keepOffTopTier } from "./_jit.ts";
-import { describe, openForRead, readHead } from "./_open_file.ts";
+import { describeKind } from "../io/file_stat.ts";
+import type { FileSystem } from "../io/file_system.ts";
+import { openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { SearchCollector } from "./_search_collector.ts";
 import { examineBytes, type Examined, type Prefilter, WHOLE_FILE_BYTES } from "./_search_file.ts";
@@ -40,6 +42,8 @@ export interface SearchPlace {
   kind: EntryKind;
   /** The store's walk. */
   walkSource: WalkSource;
+  /** Where the files are read. */
+  files: FileSystem;
   /** Whether a worker thread may help. */
   workers: boolean;
   /** Files from which the worker is started. */
@@ -78,7 +82,7 @@ export async function searchDirectory(
 ): Promise<SearchResult> {
   const { start, kind } = place;
   // (An index keeps its reader, whose buffer has grown to the largest file, across searches.)
-  const reader = place.index?.reader ?? new FileReader(WHOLE_FILE_BYTES);
+  const reader = place.index?.reader ?? new FileReader(place.files, WHOLE_FILE_BYTES);
   const index = place.indexTrusted ? place.index : undefined;
   const changesAtStart = index?.changes;
   const keyOfResult = index && resultKey(start.key, query);
@@ -374,10 +378,10 @@ async function searchOne(
   }
   if (outcome.kind === "not_file") {
     if (!explicit) return;
-    throw new NotAFileError(node.display, describe(outcome.stat));
+    throw new NotAFileError(node.display, describeKind(outcome.stat.kind));
   }
   if (outcome.kind === "large") {
-    await streamFile(node, collector, search.needle, explicit);
+    await streamFile(reader.files, node, collector, search.needle, explicit);
     return;
   }
   const examined = examineBytes(outcome.bytes, search, search.context);
@@ -386,6 +390,7 @@ async function searchOne(
 
 /** Searches a large file in runs of whole lines. */
 async function streamFile(
+  files: FileSystem,
   node: WalkNode,
   collector: SearchCollector,
   needle: Uint8Array | undefined,
@@ -393,7 +398,7 @@ async function streamFile(
 ): Promise<void> {
   let opened;
   try {
-    opened = await openForRead(node);
+    opened = await openForRead(files, node);
   } catch (error) {
     // A file of a walk that vanished, turned into something else, or cannot be read is
     // skipped, as ripgrep does; a file asked for by name reports why.

@@ -6,6 +6,7 @@
  * @module
  */
 import { sep } from "node:path";
+import type { FileSystem, SharedFileSystem } from "../io/file_system.ts";
 import type { IndexedFile } from "./_search_file.ts";
 import { startSearchWorker, unref } from "./_search_pool.ts";
 
@@ -22,6 +23,8 @@ export type Filter = Uint8Array | typeof BINARY;
 export interface IndexJob {
   /** Real paths of the files to index. */
   index: string[];
+  /** Where they are. */
+  files: SharedFileSystem;
 }
 
 /** What the indexing worker sends back. */
@@ -32,6 +35,7 @@ export interface IndexReply {
 
 /** Trigram filters of files, built on a worker thread within a byte budget. */
 export class FileFilters {
+  readonly #files: FileSystem;
   readonly #maxBytes: number;
   readonly #onIdle: () => void;
   readonly #filters = new Map<string, Filter>();
@@ -47,10 +51,12 @@ export class FileFilters {
   #changedInFlight: Set<string> | undefined;
 
   /**
+   * @param files where the files are read
    * @param maxBytes the most bytes filters may take
    * @param onIdle called whenever the queue has been worked off
    */
-  constructor(maxBytes: number, onIdle: () => void) {
+  constructor(files: FileSystem, maxBytes: number, onIdle: () => void) {
+    this.#files = files;
     this.#maxBytes = maxBytes;
     this.#onIdle = onIdle;
   }
@@ -165,7 +171,7 @@ export class FileFilters {
       return;
     }
     this.#changedInFlight = new Set();
-    const job: IndexJob = { index: batch };
+    const job: IndexJob = { index: batch, files: this.#files.share() };
     this.#worker.postMessage(job);
   }
 

@@ -12,36 +12,33 @@
  *
  * @module
  */
-import { constants } from "node:fs";
-import * as fs from "node:fs";
+import type { FileStat } from "../io/file_stat.ts";
+import type { FileSystem } from "../io/file_system.ts";
 import { keepOffTopTier } from "./_jit.ts";
-
-/**
- * Opening for reading: never blocking (a FIFO's open returns at once), never through a
- * last-segment symlink.
- */
-export const OPEN_READ: number = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0) |
-  (constants.O_NOFOLLOW ?? 0);
 
 /** What {@linkcode FileReader.read} found. */
 export type ReadOutcome =
   /** The whole file; a view of the reader's buffer, valid until the next read. */
-  | { kind: "bytes"; bytes: Uint8Array; stat: fs.Stats }
+  | { kind: "bytes"; bytes: Uint8Array; stat: FileStat }
   /** A regular file larger than the reader reads whole (nothing read). */
-  | { kind: "large"; stat: fs.Stats }
+  | { kind: "large"; stat: FileStat }
   /** Not a regular file (nothing read). */
-  | { kind: "not_file"; stat: fs.Stats };
+  | { kind: "not_file"; stat: FileStat };
 
 /** Reads small regular files whole into one reused buffer. */
 export class FileReader {
+  /** Where the files are opened (beneath the roots, following no symlink). */
+  readonly files: FileSystem;
   readonly #maxBytes: number;
   #buffer: Uint8Array;
 
   /**
+   * @param files where to open the files
    * @param maxBytes files larger than this are reported as large, not read
    * @param initialBytes the buffer's first size (it grows to the largest file read)
    */
-  constructor(maxBytes: number, initialBytes = 256 * 1024) {
+  constructor(files: FileSystem, maxBytes: number, initialBytes = 256 * 1024) {
+    this.files = files;
     this.#maxBytes = maxBytes;
     this.#buffer = new Uint8Array(Math.min(initialBytes, maxBytes));
   }
@@ -56,11 +53,11 @@ export class FileReader {
    * @returns the bytes, or why they were not read
    */
   read(path: string): ReadOutcome {
-    const fd = fs.openSync(path, OPEN_READ);
+    const fd = this.files.openRead(path);
     try {
       return this.#readOpen(fd);
     } finally {
-      fs.closeSync(fd);
+      this.files.close(fd);
     }
   }
 
@@ -79,13 +76,14 @@ export class FileReader {
    *   (a larger file: use {@linkcode read} or {@linkcode readInChunks})
    */
   readUnstated(path: string): Uint8Array | undefined {
-    const fd = fs.openSync(path, OPEN_READ);
+    const files = this.files;
+    const fd = files.openRead(path);
     try {
       const buffer = this.#buffer;
-      const got = fs.readSync(fd, buffer, 0, buffer.length, 0);
+      const got = files.read(fd, buffer, 0, buffer.length, 0);
       return got < buffer.length ? buffer.subarray(0, got) : undefined;
     } finally {
-      fs.closeSync(fd);
+      files.close(fd);
     }
   }
 
@@ -100,29 +98,30 @@ export class FileReader {
    * @returns "read" (to the end, or until `visit` stopped), or why nothing was read
    */
   readInChunks(path: string, visit: (chunk: Uint8Array) => boolean): "read" | "large" | "not_file" {
-    const fd = fs.openSync(path, OPEN_READ);
+    const files = this.files;
+    const fd = files.openRead(path);
     try {
-      const stat = fs.fstatSync(fd);
-      if (!stat.isFile()) return "not_file";
-      const size = Number(stat.size);
+      const stat = files.fstat(fd);
+      if (stat.kind !== "file") return "not_file";
+      const size = stat.size;
       if (size > this.#maxBytes) return "large";
       const buffer = this.#buffer;
       for (let at = 0; at < size;) {
-        const got = fs.readSync(fd, buffer, 0, Math.min(buffer.length, size - at), at);
+        const got = files.read(fd, buffer, 0, Math.min(buffer.length, size - at), at);
         if (got === 0 || !visit(buffer.subarray(0, got))) break;
         at += got;
       }
       return "read";
     } finally {
-      fs.closeSync(fd);
+      files.close(fd);
     }
   }
 
   /** {@linkcode read} of an open file. */
   #readOpen(fd: number): ReadOutcome {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFile()) return { kind: "not_file", stat };
-    const size = Number(stat.size);
+    const stat = this.files.fstat(fd);
+    if (stat.kind !== "file") return { kind: "not_file", stat };
+    const size = stat.size;
     if (size > this.#maxBytes) return { kind: "large", stat };
     if (size > this.#buffer.length) {
       this.#buffer = new Uint8Array(
@@ -132,7 +131,7 @@ export class FileReader {
     const buffer = this.#buffer;
     let filled = 0;
     while (filled < size) {
-      const got = fs.readSync(fd, buffer, filled, size - filled, filled);
+      const got = this.files.read(fd, buffer, filled, size - filled, filled);
       if (got === 0) break;
       filled += got;
     }

@@ -27,7 +27,7 @@ export interface FileIdentity {
   /** Inode. */
   ino: bigint;
   /** Size in bytes. */
-  size: bigint;
+  size: number;
   /** Modification time in nanoseconds. */
   mtimeNs: bigint;
 }

@@ -7,8 +7,8 @@
  *
  * @module
  */
-import * as fs from "node:fs";
-import { OPEN_READ } from "./_file_reader.ts";
+import { describeKind, type FileStat } from "../io/file_stat.ts";
+import type { FileSystem } from "../io/file_system.ts";
 import { BLOCK_BYTES, concat } from "./_line_reader.ts";
 import { mapOsError } from "./_os_errors.ts";
 import { FileTooLargeError, NotAFileError } from "./errors.ts";
@@ -32,89 +32,75 @@ export interface ReadableFile {
 
 /** A file read with blocking calls: every promise it returns is already settled. */
 class BlockingFile implements ReadableFile {
+  readonly #files: FileSystem;
   readonly #fd: number;
-  constructor(fd: number) {
+  constructor(files: FileSystem, fd: number) {
+    this.#files = files;
     this.#fd = fd;
   }
   read(buffer: Uint8Array, offset: number, length: number, position: number) {
-    return Promise.resolve({ bytesRead: fs.readSync(this.#fd, buffer, offset, length, position) });
+    try {
+      const bytesRead = this.#files.read(this.#fd, buffer, offset, length, position);
+      return Promise.resolve({ bytesRead });
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
   close(): Promise<void> {
-    fs.closeSync(this.#fd);
+    this.#files.close(this.#fd);
     return Promise.resolve();
   }
 }
 
-/** A file read with the thread pool's non-blocking reads. */
+/** A file read off the thread, so a long read leaves the event loop free. */
 class PooledFile implements ReadableFile {
+  readonly #files: FileSystem;
   readonly #fd: number;
-  constructor(fd: number) {
+  constructor(files: FileSystem, fd: number) {
+    this.#files = files;
     this.#fd = fd;
   }
-  read(buffer: Uint8Array, offset: number, length: number, position: number) {
-    return new Promise<{ bytesRead: number }>((resolve, reject) => {
-      fs.read(this.#fd, buffer, offset, length, position, (error, bytesRead) => {
-        if (error) reject(error);
-        else resolve({ bytesRead });
-      });
-    });
+  async read(buffer: Uint8Array, offset: number, length: number, position: number) {
+    return { bytesRead: await this.#files.readAsync(this.#fd, buffer, offset, length, position) };
   }
   close(): Promise<void> {
-    return new Promise((resolve, reject) => {
-      fs.close(this.#fd, (error) => error ? reject(error) : resolve());
-    });
+    this.#files.close(this.#fd);
+    return Promise.resolve();
   }
 }
 
 /**
- * Opens a regular file for reading without ever blocking: stat first (a FIFO is refused
- * before it is opened), open non-blocking and without following a last-segment symlink
- * (the key is already the real path), then stat the open file, in case the path was
- * swapped in between.
+ * Opens a regular file for reading without ever blocking: stat first (a FIFO or device is
+ * refused before it is opened), open non-blocking and following no symlink (the key is
+ * already the real path), then stat the open file, in case the path was swapped in between.
  *
+ * @param files where the file is
  * @param node the file's real path and display path
  * @returns the open file and its stat
  * @throws {StoreError} mapped from the OS error, or {@linkcode NotAFileError}
  */
 export function openForRead(
+  files: FileSystem,
   node: WalkNode,
-): Promise<{ handle: ReadableFile; stat: fs.BigIntStats }> {
+): Promise<{ handle: ReadableFile; stat: FileStat; fd: number }> {
   try {
-    const before = fs.statSync(node.key);
-    if (!before.isFile()) throw new NotAFileError(node.display, describe(before));
-    const fd = fs.openSync(node.key, OPEN_READ);
+    const before = files.lstat(node.key);
+    if (before.kind !== "file") throw new NotAFileError(node.display, describeKind(before.kind));
+    const fd = files.openRead(node.key);
     try {
-      const stat = fs.fstatSync(fd, { bigint: true });
-      if (!stat.isFile()) throw new NotAFileError(node.display, describe(stat));
-      const handle = stat.size <= BLOCKING_READ_BYTES ? new BlockingFile(fd) : new PooledFile(fd);
-      return Promise.resolve({ handle, stat });
+      const stat = files.fstat(fd);
+      if (stat.kind !== "file") throw new NotAFileError(node.display, describeKind(stat.kind));
+      const handle = stat.size <= BLOCKING_READ_BYTES
+        ? new BlockingFile(files, fd)
+        : new PooledFile(files, fd);
+      return Promise.resolve({ handle, stat, fd });
     } catch (error) {
-      fs.closeSync(fd);
+      files.close(fd);
       throw error;
     }
   } catch (error) {
     return Promise.reject(mapOsError(error, node.display, "read"));
   }
-}
-
-/**
- * A phrase for a non-file, for {@linkcode NotAFileError}.
- *
- * @param stat what a stat said
- * @returns e.g. "a FIFO (named pipe)"
- */
-export function describe(stat: {
-  isDirectory(): boolean;
-  isFIFO(): boolean;
-  isSocket(): boolean;
-  isCharacterDevice(): boolean;
-  isBlockDevice(): boolean;
-}): string {
-  if (stat.isDirectory()) return "a directory";
-  if (stat.isFIFO()) return "a FIFO (named pipe)";
-  if (stat.isSocket()) return "a socket";
-  if (stat.isCharacterDevice() || stat.isBlockDevice()) return "a device";
-  return "not a regular file";
 }
 
 /**

@@ -7,8 +7,10 @@
  */
 import {
   InvalidPathError,
+  NoSpaceError,
   NotAFileError,
   NotFoundError,
+  PathChangedError,
   PermissionError,
   type StoreError,
 } from "./errors.ts";
@@ -55,7 +57,13 @@ function storeErrorFor(
     case "EPERMISSION":
       return new PermissionError(path, `${access} access`);
     case "ELOOP":
-      return new InvalidPathError(path, "it is a symlink loop (too many levels of symbolic links)");
+      // The store opens only real paths, following no symlink: a symlink met on the way was
+      // put there after the sandbox resolved the path (genuine loops are found before).
+      return new PathChangedError(path);
+    case "ENOSPC":
+      return new NoSpaceError(path, "no space left on device");
+    case "EDQUOT":
+      return new NoSpaceError(path, "disk quota exceeded");
     case "ENAMETOOLONG":
       return new InvalidPathError(path, "the name is too long for the file system");
     case "ENXIO":

@@ -9,6 +9,7 @@
  * @module
  */
 import { splitLines } from "../core/mod.ts";
+import type { FileSystem } from "../io/file_system.ts";
 import { LineBudget } from "./_line_budget.ts";
 import type { LineIndexCache } from "./_line_index.ts";
 import { LineReader } from "./_line_reader.ts";
@@ -20,6 +21,8 @@ import type { WalkNode } from "./walk.ts";
 
 /** What a range read needs besides the file and the range. */
 export interface ReadLinesContext {
+  /** Where the file is. */
+  files: FileSystem;
   /** The caller's path, for errors. */
   path: string;
   /** The store's line-start index. */
@@ -39,11 +42,11 @@ export interface ReadLinesContext {
 export async function readLineRange(
   node: WalkNode,
   options: LineRangeOptions,
-  { path, lineIndex, countLinesUpTo }: ReadLinesContext,
+  { files, path, lineIndex, countLinesUpTo }: ReadLinesContext,
 ): Promise<LineRange> {
-  const { handle, stat } = await openForRead(node);
+  const { handle, stat } = await openForRead(files, node);
   try {
-    const size = Number(stat.size);
+    const size = stat.size;
     const head = await readHead(handle, Math.min(size, BINARY_PROBE_BYTES));
     if (isBinary(head)) throw new BinaryFileError(path, size);
     const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;

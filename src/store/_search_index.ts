@@ -20,6 +20,7 @@
  */
 import type { Matcher } from "../core/mod.ts";
 import type { SearchQuery, SearchResult } from "./file_store.ts";
+import type { FileSystem } from "../io/file_system.ts";
 import { FileReader } from "./_file_reader.ts";
 import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
 import { type Examined, WHOLE_FILE_BYTES } from "./_search_file.ts";
@@ -92,7 +93,7 @@ export class SearchIndex {
    * `WHOLE_FILE_BYTES`) instead of growing again in every search. It is only ever used
    * between two awaits, so concurrent searches can share it.
    */
-  readonly reader: FileReader = new FileReader(WHOLE_FILE_BYTES);
+  readonly reader: FileReader;
   /** The worker lent to searches, kept warm between them (started by the first). */
   readonly #worker = new WarmWorker();
   readonly #roots: readonly string[];
@@ -120,12 +121,13 @@ export class SearchIndex {
   /**
    * An index of the roots; it starts watching them after the first {@linkcode learn}.
    *
-   * @param roots real paths of the roots
+   * @param files the roots' file system (its roots are watched)
    * @param maxBytes the most bytes filters may take
    */
-  constructor(roots: readonly string[], maxBytes: number) {
-    this.#roots = roots;
-    this.#filters = new FileFilters(maxBytes, () => void this.#makeWalks());
+  constructor(files: FileSystem, maxBytes: number) {
+    this.#roots = files.roots;
+    this.reader = new FileReader(files, WHOLE_FILE_BYTES);
+    this.#filters = new FileFilters(files, maxBytes, () => void this.#makeWalks());
   }
 
   /** What it holds now. */

@@ -12,6 +12,7 @@
  */
 import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers";
+import type { SharedFileSystem } from "../io/file_system.ts";
 import type { FileReader } from "./_file_reader.ts";
 import { keepOffTopTier } from "./_jit.ts";
 import { type Examination, type Examined, examineFile } from "./_search_file.ts";
@@ -38,6 +39,8 @@ export interface SearchJob extends Examination {
   id: number;
   /** Two Int32s: the next unclaimed batch, and the text handed over and not yet taken. */
   counter: SharedArrayBuffer;
+  /** Where the files are read (the same handles as the main thread's). */
+  files: SharedFileSystem;
 }
 
 /** What the main thread posts to the worker next, a few batches at a time, in order. */
@@ -264,6 +267,7 @@ export class ExaminedBatches {
         id: this.#id,
         ...this.#examination,
         counter: this.#claims.buffer as SharedArrayBuffer,
+        files: reader.files.share(),
       };
       this.#post(job);
     }

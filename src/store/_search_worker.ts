@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
 import { FileReader } from "./_file_reader.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./_file_filters.ts";
@@ -26,8 +27,20 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-const reader = new FileReader(WHOLE_FILE_BYTES);
+/** One reader per file system shared with this worker (its buffer is reused). */
+const readers = new Map<string, FileReader>();
+let reader: FileReader | undefined;
 let job: SearchJob | undefined;
+
+function readerFor(shared: SharedFileSystem): FileReader {
+  const key = JSON.stringify(shared);
+  let found = readers.get(key);
+  if (found === undefined) {
+    found = new FileReader(sharedFileSystem(shared), WHOLE_FILE_BYTES);
+    readers.set(key, found);
+  }
+  return found;
+}
 let claims: Int32Array | undefined;
 const batches: string[][] = [];
 
@@ -35,7 +48,8 @@ scope.onmessage = (event) => {
   const data = event.data;
   if ("index" in data) {
     // A worker of the search index: filters of files, handed over without a copy.
-    const reply: IndexReply = { indexed: data.index.map((key) => indexFile(reader, key)) };
+    const indexer = readerFor(data.files);
+    const reply: IndexReply = { indexed: data.index.map((key) => indexFile(indexer, key)) };
     const filters = reply.indexed.flatMap((file) =>
       file.filter ? [file.filter.buffer as ArrayBuffer] : []
     );
@@ -49,13 +63,15 @@ scope.onmessage = (event) => {
     // A new search (the worker may be kept warm between searches).
     job = data;
     claims = new Int32Array(data.counter);
+    reader = readerFor(data.files);
     batches.length = 0;
   }
-  if (job === undefined || claims === undefined) return;
+  if (job === undefined || claims === undefined || reader === undefined) return;
   const current = job;
+  const examiner = reader;
   // Examine every batch known and not claimed by the main thread; more arrive as messages.
   for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
-    const outcomes = batches[batch].map((key) => examineFile(reader, key, current));
+    const outcomes = batches[batch].map((key) => examineFile(examiner, key, current));
     handOver(claims, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
     batch = claimForWorker(claims, batches.length);
   }

@@ -31,6 +31,7 @@ import type {
   SearchQuery,
   SearchResult,
   TextFile,
+  UpdateOptions,
   WalkOptions,
   WriteOptions,
   WriteResult,
@@ -84,6 +85,11 @@ export interface WriteFileOptions {
    * longer has it.
    */
   ifVersion?: unknown;
+  /**
+   * Aborted before the content is put in place: put nothing in place and reject with the
+   * signal's reason (check it last, with no await between the check and the placing).
+   */
+  signal?: AbortSignal;
 }
 
 /** Options of {@linkcode BaseFileStore}. */
@@ -456,7 +462,11 @@ export abstract class BaseFileStore implements FileStore {
         if (kind !== "file") throw new NotAFileError(path, "a device, FIFO or socket");
         if (!options.overwrite) throw new FileExistsError(path);
       }
-      await this.writeFile(node, encodeUtf8(text), { overwrite: options.overwrite ?? false });
+      options.signal?.throwIfAborted();
+      await this.writeFile(node, encodeUtf8(text), {
+        overwrite: options.overwrite ?? false,
+        signal: options.signal,
+      });
     });
     return { path: node.display, created: !node.exists };
   }
@@ -468,13 +478,13 @@ export abstract class BaseFileStore implements FileStore {
    *
    * @param path the caller's path
    * @param edit computes the new text from the current one
-   * @param options the size cap (default the store's `maxEditBytes`)
+   * @param options the size cap (default the store's `maxEditBytes`) and the signal
    * @returns what `edit` returned as `value`
    */
   async update<T>(
     path: string,
     edit: (text: string) => EditOutcome<T>,
-    options: { maxBytes?: number } = {},
+    options: UpdateOptions = {},
   ): Promise<T> {
     if (typeof edit !== "function") throw new TypeError("edit must be a function");
     const node = await this.resolvePath(filePath(path), false);
@@ -486,7 +496,12 @@ export abstract class BaseFileStore implements FileStore {
       const outcome = edit(text);
       if (outcome.text === undefined || outcome.text === text) return outcome.value;
       if (typeof outcome.text !== "string") throw new TypeError("an edit's text must be a string");
-      await this.writeFile(node, encodeUtf8(outcome.text), { overwrite: true, ifVersion: version });
+      options.signal?.throwIfAborted();
+      await this.writeFile(node, encodeUtf8(outcome.text), {
+        overwrite: true,
+        ifVersion: version,
+        signal: options.signal,
+      });
       return outcome.value;
     });
   }
@@ -495,11 +510,15 @@ export abstract class BaseFileStore implements FileStore {
    * Deletes a file, never a directory.
    *
    * @param path the caller's path
+   * @param options aborted before the file is removed: nothing is removed
    * @returns the file's display path
    */
-  async delete(path: string): Promise<string> {
+  async delete(path: string, options: { signal?: AbortSignal } = {}): Promise<string> {
     const node = await this.resolvePath(filePath(path), false);
-    await this.withLock(node.key, () => this.deletePath(node));
+    await this.withLock(node.key, () => {
+      options.signal?.throwIfAborted();
+      return this.deletePath(node);
+    });
     return node.display;
   }
 

@@ -5,20 +5,16 @@
  *
  * @module
  */
-import * as fsSync from "node:fs";
-import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
-import {
-  removeAbandonedTempFiles,
-  removeTempFilesInFlight,
-  writeAtomically,
-} from "./_atomic_write.ts";
+import { describeKind, type FileStat } from "../io/file_stat.ts";
+import type { DirHandle } from "../io/file_system.ts";
+import { removeTempFilesInFlight, writeAtomically } from "./_atomic_write.ts";
 import { checkRangeOptions } from "./_line_budget.ts";
 import { LineIndexCache } from "./_line_index.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError } from "./_os_errors.ts";
 import { searchDirectory } from "./_directory_search.ts";
-import { describe, openForRead, readAll } from "./_open_file.ts";
+import { openForRead, readAll } from "./_open_file.ts";
 import { readLineRange } from "./_read_lines.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
 import { keepOffTopTier } from "./_jit.ts";
@@ -35,7 +31,15 @@ import {
   type StorePath,
   type WriteFileOptions,
 } from "./base_store.ts";
-import { FileChangedError, FileTooLargeError, NotAFileError, StoreError } from "./errors.ts";
+import {
+  FileBusyError,
+  FileChangedError,
+  FileTooLargeError,
+  NotAFileError,
+  PathChangedError,
+  ReadOnlyFileError,
+  StoreError,
+} from "./errors.ts";
 import type {
   EntryKind,
   LineRange,
@@ -98,13 +102,16 @@ export interface DirectoryPath extends StorePath {
 interface FileVersion {
   dev: bigint;
   ino: bigint;
-  size: bigint;
+  size: number;
   mtimeNs: bigint;
   bytes: Uint8Array;
 }
 
 /** Edits are serialised per real path across every store of the process. */
 const PROCESS_LOCKS = new LockTable();
+
+/** How long an edit waits for another process's lock on the same file. */
+const LOCK_WAIT_MS = 10_000;
 
 /**
  * A FileStore over real files. Reads of line ranges and searches stream, so they work on
@@ -166,7 +173,7 @@ export class DirectoryStore extends BaseFileStore {
       throw new TypeError(`searchIndexBytes must be a non-negative integer, got ${indexBytes}`);
     }
     if (options.searchIndex && WATCH_ORDER_KEPT) {
-      this.#searchIndex = new SearchIndex(sandbox.roots, indexBytes);
+      this.#searchIndex = new SearchIndex(sandbox.files, indexBytes);
     }
   }
 
@@ -212,13 +219,18 @@ export class DirectoryStore extends BaseFileStore {
     };
   }
 
-  /** Kind, size and mtime of the real path (symlinks followed). */
-  protected override async statPath(node: WalkNode): Promise<PathStat> {
+  /** Kind, size and mtime of the real path (it holds no symlink: the sandbox resolved them). */
+  protected override statPath(node: WalkNode): Promise<PathStat> {
     try {
-      const stat = await fs.stat(node.key);
-      return { kind: kindOf(stat), size: stat.isFile() ? stat.size : 0, mtimeMs: stat.mtimeMs };
+      const stat = this.sandbox.files.lstat(node.key);
+      if (stat.kind === "symlink") throw new PathChangedError(node.display);
+      return Promise.resolve({
+        kind: kindOf(stat),
+        size: stat.kind === "file" ? stat.size : 0,
+        mtimeMs: stat.mtimeMs,
+      });
     } catch (error) {
-      throw mapOsError(error, node.display, "read");
+      return Promise.reject(mapOsError(error, node.display, "read"));
     }
   }
 
@@ -253,13 +265,12 @@ export class DirectoryStore extends BaseFileStore {
     node: WalkNode,
     maxBytes: number | undefined,
   ): Promise<FileBytes> {
-    const { handle, stat } = await openForRead(node);
+    const { handle, stat } = await openForRead(this.sandbox.files, node);
     try {
-      const size = Number(stat.size);
-      if (maxBytes !== undefined && size > maxBytes) {
-        throw new FileTooLargeError(node.display, size, maxBytes);
+      if (maxBytes !== undefined && stat.size > maxBytes) {
+        throw new FileTooLargeError(node.display, stat.size, maxBytes);
       }
-      const bytes = await readAll(handle, size, maxBytes, node.display);
+      const bytes = await readAll(handle, stat.size, maxBytes, node.display);
       const version: FileVersion = {
         dev: stat.dev,
         ino: stat.ino,
@@ -275,66 +286,91 @@ export class DirectoryStore extends BaseFileStore {
 
   /** One directory, without denied entries and without symlinks leading outside, to denied paths, or nowhere. */
   protected override async listDirectory(dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
-    let dirents;
+    const files = this.sandbox.files;
+    let handle: DirHandle;
+    let listed;
     try {
-      // One blocking call: a promise per directory costs more than the listing itself.
-      dirents = fsSync.readdirSync(dir.key, { withFileTypes: true });
+      handle = files.openDir(dir.key);
     } catch (error) {
+      throw mapOsError(error, dir.display, "read");
+    }
+    try {
+      listed = handle.list();
+    } catch (error) {
+      handle.close();
       throw mapOsError(error, dir.display, "read");
     }
     const entries: DirEntry[] = [];
     const checkDeny = this.sandbox.deny.length > 0;
-    for (const dirent of dirents) {
-      const name = String(dirent.name);
-      // Plain files and directories without deny rules need no path (most of a big tree).
-      if (!checkDeny && !sizes) {
-        if (dirent.isDirectory()) {
-          entries.push({ name, kind: "directory", size: 0, symlink: false });
+    try {
+      for (const { name, kind: listedKind } of listed) {
+        // Plain files and directories without deny rules need no path (most of a big tree).
+        if (!checkDeny && !sizes) {
+          if (listedKind === "directory") {
+            entries.push({ name, kind: "directory", size: 0, symlink: false });
+            continue;
+          }
+          if (listedKind === "file") {
+            entries.push({ name, kind: "file", size: 0, symlink: false });
+            continue;
+          }
+        }
+        const child = this.childPath(dir, name);
+        if (
+          checkDeny && (
+            this.sandbox.isDenied(child.key) ||
+            this.sandbox.isDenied(this.sandbox.absolute(child.display))
+          )
+        ) {
           continue;
         }
-        if (dirent.isFile()) {
-          entries.push({ name, kind: "file", size: 0, symlink: false });
-          continue;
-        }
+        const entry = await this.#entry(handle, name, listedKind, child, sizes);
+        if (entry !== undefined) entries.push(entry);
       }
-      const child = this.childPath(dir, name);
-      if (
-        checkDeny && (
-          this.sandbox.isDenied(child.key) ||
-          this.sandbox.isDenied(this.sandbox.absolute(child.display))
-        )
-      ) {
-        continue;
-      }
-      try {
-        if (dirent.isSymbolicLink()) {
-          const target = await this.#linkTarget(child.key);
-          if (target === undefined) continue;
-          const stat = await fs.stat(target);
-          const kind = kindOf(stat);
-          entries.push({
-            name,
-            kind,
-            size: kind === "file" ? stat.size : 0,
-            symlink: true,
-            key: target,
-          });
-        } else if (dirent.isDirectory()) {
-          entries.push({ name, kind: "directory", size: 0, symlink: false });
-        } else if (dirent.isFile()) {
-          // (Blocking, like the listing: a promise per file costs more than the stat.)
-          const size = sizes ? fsSync.lstatSync(child.key).size : 0;
-          entries.push({ name, kind: "file", size, symlink: false });
-        } else {
-          entries.push({ name, kind: "other", size: 0, symlink: false });
-        }
-      } catch (error) {
-        // The entry went away between readdir and stat: it is simply not there any more.
-        if (isMissing(error)) continue;
-        throw mapOsError(error, child.display, "read");
-      }
+    } finally {
+      handle.close();
     }
     return entries;
+  }
+
+  /** One listed entry as a walk sees it, or undefined when it is not to be shown. */
+  async #entry(
+    dir: DirHandle,
+    name: string,
+    listedKind: string | undefined,
+    child: WalkNode,
+    sizes: boolean,
+  ): Promise<DirEntry | undefined> {
+    try {
+      let stat: FileStat | undefined;
+      let kind = listedKind;
+      if (kind === undefined || (sizes && kind === "file")) {
+        stat = dir.lstat(name);
+        kind = stat.kind;
+      }
+      if (kind === "symlink") {
+        const target = await this.#linkTarget(child.key);
+        if (target === undefined) return undefined;
+        const pointed = this.sandbox.files.lstat(target);
+        const targetKind = kindOf(pointed);
+        return {
+          name,
+          kind: targetKind,
+          size: targetKind === "file" ? pointed.size : 0,
+          symlink: true,
+          key: target,
+        };
+      }
+      if (kind === "directory") return { name, kind: "directory", size: 0, symlink: false };
+      if (kind === "file") return { name, kind: "file", size: stat?.size ?? 0, symlink: false };
+      return { name, kind: "other", size: 0, symlink: false };
+    } catch (error) {
+      // The entry went away (or changed) between the listing and the stat: it is not there.
+      if (isMissing(error) || (error instanceof StoreError && error.code === "raced")) {
+        return undefined;
+      }
+      throw mapOsError(error, child.display, "read");
+    }
   }
 
   /** Writes a temporary file next to the target, fsyncs it and renames (or links) it into place. */
@@ -343,30 +379,29 @@ export class DirectoryStore extends BaseFileStore {
     bytes: Uint8Array,
     options: WriteFileOptions,
   ): Promise<void> {
-    const target = node.key;
-    const dir = nodePath.dirname(target);
-    try {
-      await fs.mkdir(dir, { recursive: true });
-    } catch (error) {
-      throw mapOsError(error, node.display, "write");
-    }
-    if (!this.#tidied.has(dir)) {
-      this.#tidied.add(dir);
-      await removeAbandonedTempFiles(dir);
-    }
-    let mode: number | undefined;
+    const files = this.sandbox.files;
+    let existing: FileStat | undefined;
     if (options.overwrite) {
       try {
-        const stat = await fs.stat(target);
-        if (stat.isFile()) mode = stat.mode & 0o7777;
+        existing = files.lstat(node.key);
       } catch (error) {
         if (!isMissing(error)) throw mapOsError(error, node.display, "read");
       }
     }
-    await writeAtomically(target, bytes, {
+    const keep = existing?.kind === "file" ? existing : undefined;
+    if (keep !== undefined && !writable(files, node)) {
+      throw new ReadOnlyFileError(node.display, keep.mode);
+    }
+    const dir = nodePath.dirname(node.key);
+    const tidy = !this.#tidied.has(dir);
+    this.#tidied.add(dir);
+    await writeAtomically(files, node.key, bytes, {
       display: node.display,
-      mode,
+      mode: keep?.mode,
+      owner: keep && { uid: keep.uid, gid: keep.gid },
       overwrite: options.overwrite,
+      tidy,
+      signal: options.signal,
       beforePlace: options.ifVersion === undefined
         ? undefined
         : () => this.#checkUnchanged(node, options.ifVersion as FileVersion),
@@ -380,16 +415,19 @@ export class DirectoryStore extends BaseFileStore {
     if (this.sandbox.roots.includes(location)) throw new NotAFileError(display, "a directory");
     // Deleting a symlink deletes the link, as `rm` does, not the file it points to.
     const parent = await this.sandbox.resolve(nodePath.dirname(location));
-    const place = nodePath.join(parent.real, nodePath.basename(location));
+    const name = nodePath.basename(location);
+    let dir: DirHandle | undefined;
     try {
-      const stat = await fs.lstat(place);
-      if (stat.isDirectory()) throw new NotAFileError(display, "a directory");
-      if (!stat.isFile() && !stat.isSymbolicLink()) {
-        throw new NotAFileError(display, describe(stat));
+      dir = this.sandbox.files.openDir(parent.real);
+      const stat = dir.lstat(name);
+      if (stat.kind !== "file" && stat.kind !== "symlink") {
+        throw new NotAFileError(display, describeKind(stat.kind));
       }
-      await fs.unlink(place);
+      dir.unlink(name);
     } catch (error) {
       throw mapOsError(error, display, "write");
+    } finally {
+      dir?.close();
     }
   }
 
@@ -401,7 +439,53 @@ export class DirectoryStore extends BaseFileStore {
    * @returns what `work` returns
    */
   protected override withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
-    return PROCESS_LOCKS.run(key, work);
+    return PROCESS_LOCKS.run(key, async () => {
+      const held = await this.#lockAcrossProcesses(key);
+      try {
+        return await work();
+      } finally {
+        if (held !== undefined) this.sandbox.files.close(held); // (which releases the lock)
+      }
+    });
+  }
+
+  /**
+   * Takes the advisory lock (`flock`) every linewise process takes from reading a file to
+   * renaming its new content into place, so that edits of one file by several processes
+   * run one after another. The lock belongs to the file's inode; a process that finds the
+   * name given to a new inode meanwhile (the edit before it was renamed in) locks that one.
+   * A lock dies with its process, so none is left stale.
+   *
+   * @returns the descriptor holding the lock (closing it releases the lock), or undefined
+   *   when there is nothing to lock (a new file, not a regular file, no locks here)
+   */
+  async #lockAcrossProcesses(key: string): Promise<number | undefined> {
+    const files = this.sandbox.files;
+    const display = this.sandbox.display(key);
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let pause = 1;; pause = Math.min(pause * 2, 50)) {
+      let fd: number;
+      try {
+        if (files.lstat(key).kind !== "file") return undefined;
+        fd = files.openRead(key);
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw mapOsError(error, display, "read");
+      }
+      let locked: boolean | undefined;
+      try {
+        locked = files.tryLock(fd);
+        if (locked === true && sameFile(files.fstat(fd), lstatOrUndefined(files, key))) return fd;
+      } catch (error) {
+        files.close(fd);
+        throw mapOsError(error, display, "read");
+      }
+      files.close(fd);
+      if (locked === undefined) return undefined;
+      if (locked) continue; // replaced while we waited: lock the file there now
+      if (Date.now() > deadline) throw new FileBusyError(display, LOCK_WAIT_MS / 1000);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   /**
@@ -416,6 +500,7 @@ export class DirectoryStore extends BaseFileStore {
     checkRangeOptions(options);
     const node = await this.resolvePath(filePath(path), false);
     return await readLineRange(node, options, {
+      files: this.sandbox.files,
       path,
       lineIndex: this.#lineIndex,
       countLinesUpTo: this.#countLinesUpTo,
@@ -467,6 +552,7 @@ export class DirectoryStore extends BaseFileStore {
       start,
       kind,
       walkSource: this.walkSource,
+      files: this.sandbox.files,
       workers: this.#searchWorkers,
       parallelFrom: this.#parallelSearchFrom,
       index,
@@ -523,8 +609,31 @@ export class DirectoryStore extends BaseFileStore {
 }
 
 /** What a stat says the path is. */
-function kindOf(stat: { isFile(): boolean; isDirectory(): boolean }): EntryKind {
-  return stat.isFile() ? "file" : stat.isDirectory() ? "directory" : "other";
+function kindOf(stat: FileStat): EntryKind {
+  return stat.kind === "file" ? "file" : stat.kind === "directory" ? "directory" : "other";
+}
+
+/** Whether the process may write a file (as the system says: by mode, or Deno's permissions). */
+function writable(files: Sandbox["files"], node: WalkNode): boolean {
+  try {
+    return files.writable(node.key);
+  } catch (error) {
+    throw mapOsError(error, node.display, "write");
+  }
+}
+
+/** Whether two stats are of the same file system object. */
+function sameFile(a: FileStat, b: FileStat | undefined): boolean {
+  return b !== undefined && a.dev === b.dev && a.ino === b.ino;
+}
+
+function lstatOrUndefined(files: Sandbox["files"], path: string): FileStat | undefined {
+  try {
+    return files.lstat(path);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 keepOffTopTier(DirectoryStore.prototype["childPath"], DirectoryStore.prototype["listDirectory"]);

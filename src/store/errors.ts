@@ -18,7 +18,10 @@ export type StoreErrorCode =
   | "exists"
   | "changed"
   | "permission"
-  | "invalid_path";
+  | "invalid_path"
+  | "raced"
+  | "no_space"
+  | "busy";
 
 /** Base class of every error a store throws on purpose. */
 export class StoreError extends Error {
@@ -242,5 +245,88 @@ export class InvalidPathError extends StoreError {
   constructor(path: string, reason: string) {
     super("invalid_path", path, `path ${JSON.stringify(path)} cannot be used: ${reason}`);
     this.name = "InvalidPathError";
+  }
+}
+
+/**
+ * The path changed while it was being opened: something on the way was replaced (a
+ * directory by a symlink, say) after the sandbox had checked it. Nothing outside the roots
+ * was touched; trying again resolves the path afresh.
+ */
+export class PathChangedError extends StoreError {
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   */
+  constructor(path: string) {
+    super(
+      "raced",
+      path,
+      `${
+        JSON.stringify(path)
+      } changed while it was being opened (something on the way was replaced, for example a directory by a symlink); nothing was done, try again`,
+    );
+    this.name = "PathChangedError";
+  }
+}
+
+/** The disk (or the user's quota) is full: nothing was written. */
+export class NoSpaceError extends StoreError {
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   * @param what "no space left on device" or "disk quota exceeded"
+   */
+  constructor(path: string, what: string) {
+    super(
+      "no_space",
+      path,
+      `${what} while writing ${
+        JSON.stringify(path)
+      }; nothing was written. Free some space and try again`,
+    );
+    this.name = "NoSpaceError";
+  }
+}
+
+/** Another process holds the file's edit lock for too long. */
+export class FileBusyError extends StoreError {
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   * @param seconds how long the lock was waited for
+   */
+  constructor(path: string, seconds: number) {
+    super(
+      "busy",
+      path,
+      `another process has been editing ${
+        JSON.stringify(path)
+      } for over ${seconds} s (it holds the file's lock); nothing was written, try again later`,
+    );
+    this.name = "FileBusyError";
+  }
+}
+
+/** The file's mode does not let this process write it. */
+export class ReadOnlyFileError extends StoreError {
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   * @param mode the file's permission bits
+   */
+  constructor(path: string, mode: number) {
+    super(
+      "permission",
+      path,
+      `${JSON.stringify(path)} is read-only for this server (mode ${
+        mode.toString(8).padStart(4, "0")
+      }); nothing was written. Change its mode first if it is meant to be edited`,
+    );
+    this.name = "ReadOnlyFileError";
   }
 }

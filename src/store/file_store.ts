@@ -150,6 +150,19 @@ export interface EditOutcome<T> {
 export interface WriteOptions {
   /** Replace an existing file (keeping its mode); default false. */
   overwrite?: boolean;
+  /**
+   * Aborted before the new content is put in place: nothing is written, and the call
+   * rejects with the signal's reason. Once the content is in place the write is done.
+   */
+  signal?: AbortSignal;
+}
+
+/** Options of {@linkcode FileStore.update}. */
+export interface UpdateOptions {
+  /** Largest file read whole; default the store's edit cap. */
+  maxBytes?: number;
+  /** As for {@linkcode WriteOptions.signal}. */
+  signal?: AbortSignal;
 }
 
 /** What {@linkcode FileStore.write} did. */
@@ -213,8 +226,8 @@ export interface FileStore {
   update<T>(
     path: string,
     edit: (text: string) => EditOutcome<T>,
-    options?: { maxBytes?: number },
+    options?: UpdateOptions,
   ): Promise<T>;
   /** Deletes a file (never a directory) and returns its display path. */
-  delete(path: string): Promise<string>;
+  delete(path: string, options?: { signal?: AbortSignal }): Promise<string>;
 }

@@ -6,7 +6,9 @@
  */
 import * as fs from "node:fs/promises";
 import * as nodePath from "node:path";
+import process from "node:process";
 import { fileURLToPath } from "node:url";
+import { type FileSystem, type FileSystemOptions, openFileSystem } from "../io/file_system.ts";
 import { compileDeny, type DenyMatcher } from "./_deny.ts";
 import { isMissing, mapOsError } from "./_os_errors.ts";
 import { cleanUserPath, isInside } from "./_paths.ts";
@@ -27,6 +29,17 @@ export interface SandboxOptions {
    * @default []
    */
   deny?: readonly string[];
+  /**
+   * How files are reached: by default through handle-relative system calls where the
+   * runtime can make them (Linux, with FFI), so that resolution cannot be raced.
+   * @default {}
+   */
+  fileSystem?: FileSystemOptions;
+  /**
+   * Told once per process, in one sentence, when resolution can be raced here.
+   * @default writes the sentence to stderr
+   */
+  warn?: (message: string) => void;
 }
 
 /** Options of {@linkcode Sandbox.resolve}. */
@@ -76,6 +89,11 @@ const MAX_SYMLINKS = 40;
 export class Sandbox {
   /** Real absolute paths of the roots; the first anchors relative paths. */
   readonly roots: readonly string[];
+  /**
+   * The files below the roots, reached by real path and following no symlink: every
+   * operation on a path this sandbox resolved goes through it.
+   */
+  readonly files: FileSystem;
   /** The deny globs as given. */
   readonly deny: readonly string[];
   /** Absolute (not real) forms of the roots as given, so `/var/x` works when `/var` is a link. */
@@ -86,12 +104,13 @@ export class Sandbox {
   readonly #windows = process.platform === "win32";
 
   private constructor(
-    roots: readonly string[],
+    files: FileSystem,
     givenRoots: readonly string[],
     deny: readonly string[],
     denyBases: readonly string[],
   ) {
-    this.roots = roots;
+    this.files = files;
+    this.roots = files.roots;
     this.#givenRoots = givenRoots;
     this.deny = deny;
     this.#denyBases = denyBases;
@@ -127,7 +146,14 @@ export class Sandbox {
       roots.push(real);
       givenRoots.push(absolute);
     }
-    return new Sandbox(roots, givenRoots, [...deny], roots);
+    const files = openFileSystem(roots, options.fileSystem);
+    if (!files.raceFree) warnOnce(files.racyBecause!, options.warn);
+    return new Sandbox(files, givenRoots, [...deny], roots);
+  }
+
+  /** Whether resolution is made relative to directory handles, so that it cannot be raced. */
+  get raceFree(): boolean {
+    return this.files.raceFree;
   }
 
   /**
@@ -146,7 +172,15 @@ export class Sandbox {
    * @throws {InvalidPathError} for a symlink loop or a name too long for the system
    * @throws {PermissionError} when the system or the runtime refuses access
    */
-  async resolve(path: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
+  resolve(path: string, options: ResolveOptions = {}): Promise<ResolvedPath> {
+    try {
+      return Promise.resolve(this.#resolve(path, options));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  #resolve(path: string, options: ResolveOptions): ResolvedPath {
     const clean = cleanUserPath(path, this.#windows);
     const absolute = nodePath.isAbsolute(clean)
       ? nodePath.resolve(clean)
@@ -155,7 +189,7 @@ export class Sandbox {
     if (place === undefined) throw new PathOutsideRootError(path);
     const location = nodePath.join(place.root, place.rest);
     if (this.isDenied(location)) throw new DeniedPathError(path);
-    const { real, exists } = await this.#follow(place.root, place.rest, path);
+    const { real, exists } = this.#follow(place.root, place.rest, path);
     if (!exists && !options.forWrite) throw new NotFoundError(path);
     return { real, location, display: this.display(location), exists };
   }
@@ -241,7 +275,7 @@ export class Sandbox {
       }
     }
     if (roots.length === 0) return undefined;
-    return new Sandbox(roots, roots, this.deny, this.#denyBases);
+    return new Sandbox(this.files.narrowed(roots), roots, this.deny, this.#denyBases);
   }
 
   /** The root (real form) an absolute path lies in, by its given or real form; the deepest wins. */
@@ -265,11 +299,7 @@ export class Sandbox {
    * `..` from a symlink target may climb above a root in passing; only what is looked at
    * must be inside.
    */
-  async #follow(
-    root: string,
-    rest: string,
-    asked: string,
-  ): Promise<{ real: string; exists: boolean }> {
+  #follow(root: string, rest: string, asked: string): { real: string; exists: boolean } {
     let current = root;
     const queue = splitNative(rest);
     let symlinks = 0;
@@ -284,14 +314,14 @@ export class Sandbox {
       this.#check(next, asked);
       let stat;
       try {
-        stat = await fs.lstat(next);
+        stat = this.files.lstat(next);
       } catch (error) {
         if (!isMissing(error)) throw mapOsError(error, asked, "read");
         const real = nodePath.join(next, ...queue);
         this.#check(real, asked);
         return { real, exists: false };
       }
-      if (stat.isSymbolicLink()) {
+      if (stat.kind === "symlink") {
         if (++symlinks > MAX_SYMLINKS) {
           throw new InvalidPathError(
             asked,
@@ -300,7 +330,7 @@ export class Sandbox {
         }
         let target: string;
         try {
-          target = await fs.readlink(next);
+          target = this.files.readlink(next);
         } catch (error) {
           throw mapOsError(error, asked, "read");
         }
@@ -314,7 +344,7 @@ export class Sandbox {
         }
         continue;
       }
-      if (queue.length > 0 && !stat.isDirectory()) throw new NotFoundError(asked);
+      if (queue.length > 0 && stat.kind !== "directory") throw new NotFoundError(asked);
       current = next;
     }
     this.#check(current, asked);
@@ -334,6 +364,18 @@ export class Sandbox {
   #slashed(path: string): string {
     return this.#windows ? path.replaceAll("\\", "/") : path;
   }
+}
+
+const warned = new Set<string>();
+
+/** Says once per process why resolution can be raced here. */
+function warnOnce(reason: string, warn: ((message: string) => void) | undefined): void {
+  if (warned.has(reason)) return;
+  warned.add(reason);
+  const message = `path resolution can be raced here (${reason}): a process that swaps a ` +
+    `directory for a symlink inside a root while a call runs may lead it outside the roots`;
+  if (warn) warn(message);
+  else process.stderr.write(`linewise: ${message}\n`);
 }
 
 /** Splits a relative native path into segments. */

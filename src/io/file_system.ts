@@ -1,0 +1,190 @@
+/**
+ * The file system as the directory store sees it: every operation names a real path (every
+ * symlink already resolved by the sandbox) inside one of a fixed set of roots, and follows
+ * no symlink at all. Where the system allows it (Linux, through the runtime's FFI), each
+ * operation is made relative to a directory handle: `openat2` with `RESOLVE_BENEATH` and
+ * `RESOLVE_NO_SYMLINKS` from the root's handle, or else `openat` with `O_NOFOLLOW` one
+ * component at a time, then `statx`, `getdents64`, `renameat`, `unlinkat`, `mkdirat` and
+ * `linkat` relative to the directory opened. A process that swaps a directory for a symlink
+ * while this runs makes the operation fail (`ELOOP`), never reach outside the roots.
+ * Elsewhere (another system, Node, Deno without `--allow-ffi`) the same operations go
+ * through `node:fs` by path, with `O_NOFOLLOW` on the last component only: a swap of a
+ * directory higher up can then be raced, and {@linkcode FileSystem.racyBecause} says why.
+ *
+ * @module
+ */
+import { openAtFileSystem, sharedAtFileSystem } from "./_at_file_system.ts";
+import { openPathFileSystem } from "./_path_file_system.ts";
+import type { FileStat, StatKind } from "./file_stat.ts";
+import { loadLibc } from "./libc.ts";
+
+/** One entry of a directory. */
+export interface RawDirEntry {
+  /** Its name (invalid UTF-8 as U+DC80-U+DCFF, see `path_bytes.ts`). */
+  name: string;
+  /** What it is, when the directory listing says (some file systems do not). */
+  kind: StatKind | undefined;
+}
+
+/** An open directory: every operation is relative to it (names are single components). */
+export interface DirHandle {
+  /** The directory's real path, as opened. */
+  readonly path: string;
+  /** Its entries, without `.` and `..`, in the system's order. */
+  list(): RawDirEntry[];
+  /** Stat of an entry, not following a symlink. */
+  lstat(name: string): FileStat;
+  /** A symlink entry's target. */
+  readlink(name: string): string;
+  /** Creates a new file for writing (`O_EXCL`, never through a symlink). */
+  create(name: string, mode: number): number;
+  /** Opens an entry for reading (never through a symlink, never blocking on a FIFO). */
+  openRead(name: string): number;
+  /** Renames an entry within the directory, replacing the target. */
+  rename(from: string, to: string): void;
+  /** Gives an entry a second name in the directory (fails with EEXIST if taken). */
+  link(from: string, to: string): void;
+  /** Removes a file or symlink entry. */
+  unlink(name: string): void;
+  /** Creates a subdirectory. */
+  mkdir(name: string, mode: number): void;
+  /** Removes an empty subdirectory. */
+  rmdir(name: string): void;
+  /** Makes the directory's entries durable. */
+  sync(): Promise<void>;
+  /** Closes the handle. */
+  close(): void;
+}
+
+/** What a worker thread needs to reach the same files through the same handles. */
+export type SharedFileSystem =
+  | { kind: "at"; roots: [string, number][]; openat2: boolean }
+  | { kind: "path"; roots: string[]; racyBecause: string };
+
+/** The file system below a set of roots, by real paths, following no symlink. */
+export interface FileSystem {
+  /** Whether every operation is relative to a directory handle, so none can be raced. */
+  readonly raceFree: boolean;
+  /** When not race-free, what is missing here (for the warning). */
+  readonly racyBecause: string | undefined;
+  /** The real paths of the roots. */
+  readonly roots: readonly string[];
+  /** Opens a file for reading (non-blocking, so a FIFO never hangs). */
+  openRead(path: string): number;
+  /** Stat of a path, not following a symlink at its end. */
+  lstat(path: string): FileStat;
+  /**
+   * Whether this process may write the file (as the kernel decides an open for writing:
+   * by mode, owner and group, root may write anything, a read-only mount nothing).
+   */
+  writable(path: string): boolean;
+  /** A symlink's target. */
+  readlink(path: string): string;
+  /** Opens a directory for operations relative to it. */
+  openDir(path: string): DirHandle;
+  /**
+   * Creates the missing directories of `path` (0o777 less the umask).
+   *
+   * @returns the directories created, outermost first
+   */
+  mkdirs(path: string): string[];
+  /** Reads at a position; returns the bytes read (0 at the end). */
+  read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  /** {@linkcode read} off the calling thread. */
+  readAsync(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<number>;
+  /** Writes at a position, off the calling thread; returns the bytes written. */
+  write(
+    fd: number,
+    bytes: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): Promise<number>;
+  /** Stat of an open file. */
+  fstat(fd: number): FileStat;
+  /** Sets an open file's mode. */
+  fchmod(fd: number, mode: number): void;
+  /** Sets an open file's owner and group. */
+  fchown(fd: number, uid: number, gid: number): void;
+  /** Makes an open file's content durable. */
+  fsync(fd: number): Promise<void>;
+  /** Closes a descriptor. */
+  close(fd: number): void;
+  /**
+   * Tries to take an exclusive advisory lock (`flock`) on an open file, released when it is
+   * closed.
+   *
+   * @returns true when taken, false when another holds it, undefined where there are no locks
+   */
+  tryLock(fd: number): boolean | undefined;
+  /** The same file system limited to directories inside the roots (opened beneath them). */
+  narrowed(roots: readonly string[]): FileSystem;
+  /** What a worker thread passes to {@linkcode sharedFileSystem}. */
+  share(): SharedFileSystem;
+}
+
+/** Options of {@linkcode openFileSystem}. */
+export interface FileSystemOptions {
+  /**
+   * Use handle-relative system calls where the runtime can make them; false forces
+   * `node:fs` by path (resolution can then be raced).
+   * @default true
+   */
+  raceFree?: boolean;
+  /**
+   * Use `openat2` where the kernel has it; false opens one component at a time with
+   * `openat`, as on kernels without it (for tests of that path).
+   * @default true
+   */
+  openat2?: boolean;
+}
+
+/**
+ * Opens the file system below real, absolute root paths.
+ *
+ * @param roots the roots' real paths
+ * @param options whether to use the handle-relative calls where possible
+ * @returns the file system
+ * @example
+ * ```ts
+ * import { openFileSystem } from "./file_system.ts";
+ * import * as fs from "node:fs";
+ * import * as os from "node:os";
+ * import assert from "node:assert/strict";
+ * const root = fs.realpathSync(os.tmpdir());
+ * const files = openFileSystem([root]);
+ * assert.equal(files.lstat(root).kind, "directory");
+ * ```
+ */
+export function openFileSystem(
+  roots: readonly string[],
+  options: FileSystemOptions = {},
+): FileSystem {
+  if (options.raceFree === false) {
+    return openPathFileSystem(roots, "race-free access was turned off");
+  }
+  const found = loadLibc();
+  if ("reason" in found) return openPathFileSystem(roots, found.reason);
+  return openAtFileSystem(found.libc, roots, { openat2: options.openat2 });
+}
+
+/**
+ * The file system another thread shared, over the same handles (not closed here).
+ *
+ * @param shared what {@linkcode FileSystem.share} gave
+ * @returns the file system
+ */
+export function sharedFileSystem(shared: SharedFileSystem): FileSystem {
+  if (shared.kind === "path") return openPathFileSystem(shared.roots, shared.racyBecause);
+  const found = loadLibc();
+  if ("reason" in found) {
+    throw new Error(`the C library is missing on this thread: ${found.reason}`);
+  }
+  return sharedAtFileSystem(found.libc, shared);
+}
