@@ -165,6 +165,28 @@ describe("TreeWatcher", () => {
     }
   });
 
+  test(
+    "a flood of events on a few paths gives the watcher up, and it stops listening",
+    BUN_ONLY,
+    async () => {
+      const small = TreeWatcher.start([root], 10)!;
+      try {
+        await small.sync();
+        // Two paths written in turn (Bun drops a repeat of the previous event): few paths,
+        // but more events than the cap.
+        for (let i = 0; i < 40; i++) fs.writeFileSync(at(`busy-${i % 2}.txt`), `${i}\n`);
+        const changes = await small.sync();
+        assert.equal(changes.lost, true);
+        assert.equal(small.healthy, false);
+        const started = Date.now();
+        await small.sync();
+        assert.ok(Date.now() - started < 1000, "a sync of a watcher that gave up does not wait");
+      } finally {
+        small.close();
+      }
+    },
+  );
+
   test("a root that does not exist gives no watcher", BUN_ONLY, () => {
     assert.equal(TreeWatcher.start([at("missing")]), undefined);
   });

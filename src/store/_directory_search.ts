@@ -67,7 +67,7 @@ const LEARN_AFTER_MS = 100;
 /** Searches that read fewer files than this (a millisecond of learning) teach at once. */
 const LEARN_AT_ONCE_BELOW = 2000;
 /** Store errors that make a walked file be skipped by search. */
-const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path"]);
+const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path", "raced"]);
 
 /**
  * Searches the files under `place.start` (or that one file).

@@ -64,6 +64,8 @@ export class TreeWatcher {
   readonly #barrierDir: string;
   readonly #maxPending: number;
   #changes: TreeChanges = { paths: new Set(), structural: false, lost: false };
+  /** Events heard since the last sync (repeats of a path included). */
+  #events = 0;
   /** Paths heard from lately: when, and whether structurally. */
   #recent = new Map<string, { at: number; structural: boolean }>();
   #lastSync = 0;
@@ -125,6 +127,7 @@ export class TreeWatcher {
     const changes = this.#changes;
     if (this.#broken) changes.lost = true;
     this.#changes = { paths: new Set(), structural: false, lost: false };
+    this.#events = 0;
     // Report again what was heard so short a time before the last sync that a repeat of it
     // after that sync may have been dropped; forget what is older.
     for (const [path, heard] of this.#recent) {
@@ -160,6 +163,13 @@ export class TreeWatcher {
   }
 
   #changed(root: string, name: string | undefined, structural: boolean): void {
+    // A flood of events (a process renaming in a loop: Bun's recursive watcher then even
+    // rescans the directories a symlink swapped in points to) would keep this thread busy
+    // with nothing but events; past the cap the watcher gives up instead.
+    if (++this.#events > this.#maxPending) {
+      this.#fail();
+      return;
+    }
     if (name === undefined) {
       this.#changes.lost = true;
       return;
@@ -183,6 +193,7 @@ export class TreeWatcher {
 
   /** Creates a sentinel file and waits for its event; false (and failed) on a timeout. */
   async #sentinel(): Promise<boolean> {
+    if (this.#broken) return false;
     const name = `s${++this.#sentinels}`;
     const seen = new Promise<boolean>((resolve) => this.#waiting.set(name, () => resolve(true)));
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -210,5 +221,9 @@ export class TreeWatcher {
   #fail(): void {
     this.#broken = true;
     this.#changes.lost = true;
+    // No more events: nothing they could tell is trusted any more.
+    for (const watcher of this.#watchers) watcher.close();
+    this.#watchers.length = 0;
+    for (const resolve of this.#waiting.values()) resolve();
   }
 }

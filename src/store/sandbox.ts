@@ -10,13 +10,14 @@ import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type FileSystem, type FileSystemOptions, openFileSystem } from "../io/file_system.ts";
 import { compileDeny, type DenyMatcher } from "./_deny.ts";
-import { isMissing, mapOsError } from "./_os_errors.ts";
+import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
 import { cleanUserPath, isInside } from "./_paths.ts";
 import {
   DeniedPathError,
   InvalidPathError,
   NotADirectoryError,
   NotFoundError,
+  PathChangedError,
   PathOutsideRootError,
 } from "./errors.ts";
 
@@ -332,6 +333,10 @@ export class Sandbox {
         try {
           target = this.files.readlink(next);
         } catch (error) {
+          // Not a symlink any more (EINVAL), or gone: it was replaced since the stat.
+          if (osErrorCode(error) === "EINVAL" || isMissing(error)) {
+            throw new PathChangedError(asked);
+          }
           throw mapOsError(error, asked, "read");
         }
         if (nodePath.isAbsolute(target)) {

@@ -136,7 +136,15 @@ class IgnoreRules {
 }
 
 /** Store errors that make a walk skip a directory instead of failing (it raced away, or is unreadable). */
-const SKIPPABLE = new Set(["not_found", "permission", "not_a_directory", "outside_root", "denied"]);
+const SKIPPABLE = new Set([
+  "not_found",
+  "permission",
+  "not_a_directory",
+  "outside_root",
+  "denied",
+  "raced",
+  "invalid_path",
+]);
 
 async function listOrSkip(source: WalkSource, dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
   try {
