@@ -249,6 +249,41 @@ describe("the binary in --read-only mode", () => {
 });
 
 describe("the binary with a client that declares roots", () => {
+  test("the first call after connecting already sees only the client's roots (10 of 10 sessions)", async () => {
+    const root = tempRoot();
+    mkdirSync(join(root.dir, "inner"));
+    writeFileSync(join(root.dir, "out.txt"), "outside the client's roots\n");
+    try {
+      for (let session = 0; session < 10; session++) {
+        const transport = new StdioClientTransport({
+          command: ensureBinary(),
+          args: ["serve", "--root", root.dir],
+          stderr: "pipe",
+        });
+        const client = new Client(
+          { name: "late-roots-client", version: "1.0.0" },
+          { capabilities: { roots: {} } },
+        );
+        // A client that answers late (some do, after loading a workspace) or even at once.
+        const delay = session % 2 === 0 ? 300 : 0;
+        client.setRequestHandler(ListRootsRequestSchema, async () => {
+          await new Promise((wake) => setTimeout(wake, delay));
+          return { roots: [{ uri: pathToFileURL(join(root.dir, "inner")).href }] };
+        });
+        try {
+          await client.connect(transport);
+          const first = await call(client, "read", { path: join(root.dir, "out.txt") });
+          assert.equal(first.isError, true, `session ${session}: ${text(first)}`);
+          assert.match(text(first), /outside the allowed roots/);
+        } finally {
+          await client.close();
+        }
+      }
+    } finally {
+      root.remove();
+    }
+  });
+
   test("client roots narrow the served roots, and a list_changed re-asks", async () => {
     const root = tempRoot();
     mkdirSync(join(root.dir, "inner"));

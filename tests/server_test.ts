@@ -834,6 +834,73 @@ test("the roots flow: roots/list after initialized and on list_changed, paths to
   assert.equal(listChanged.length, 1);
 });
 
+test("a call that comes before the client's roots waits for them and runs with the narrowed tools", async () => {
+  const server = startServer({
+    onRoots: () =>
+      Promise.resolve([{ ...makeEcho(), call: () => Promise.resolve(text("narrowed")) }]),
+  });
+  await server.initialize("2025-06-18", { roots: {} });
+  server.send({
+    jsonrpc: "2.0",
+    id: "early",
+    method: "tools/call",
+    params: { name: "echo", arguments: { text: "wide" } },
+  });
+  const request = await server.output.waitFor((m) =>
+    !Array.isArray(m) && m.method === "roots/list"
+  );
+  await server.request("ping"); // answered while the call waits
+  assert.deepEqual(server.output.responsesTo("early"), []);
+  server.send({ jsonrpc: "2.0", id: request.id, result: { roots: [{ uri: "file:///x" }] } });
+  const answer = await server.output.response("early");
+  assert.deepEqual(answer.result?.content, text("narrowed").content);
+  await server.close();
+});
+
+test("a call waiting for the client's roots can be cancelled, and gets no answer", async () => {
+  const server = startServer({ onRoots: () => Promise.resolve(undefined) });
+  await server.initialize("2025-06-18", { roots: {} });
+  server.send({
+    jsonrpc: "2.0",
+    id: "waits",
+    method: "tools/call",
+    params: { name: "echo", arguments: { text: "x" } },
+  });
+  server.send({
+    jsonrpc: "2.0",
+    method: "notifications/cancelled",
+    params: { requestId: "waits" },
+  });
+  const request = await server.output.waitFor((m) =>
+    !Array.isArray(m) && m.method === "roots/list"
+  );
+  server.send({ jsonrpc: "2.0", id: request.id, result: { roots: [] } });
+  await server.close();
+  assert.deepEqual(server.output.responsesTo("waits"), []);
+});
+
+test("calls wait for the client's roots only so long, then run with the tools there are", async () => {
+  const server = startServer({ onRoots: () => Promise.resolve(undefined), rootsWaitMs: 50 });
+  await server.initialize("2025-06-18", { roots: {} });
+  const answer = await server.request("tools/call", { name: "echo", arguments: { text: "late" } });
+  assert.deepEqual(answer.result?.content, text("late").content);
+  assert.ok(server.logs.some((line) => /roots did not come within 50 ms/.test(line)));
+  await server.close();
+});
+
+test("calls waiting for the client's roots run when the input ends", async () => {
+  const server = startServer({ onRoots: () => Promise.resolve(undefined), rootsWaitMs: 60_000 });
+  await server.initialize("2025-06-18", { roots: {} });
+  server.send({
+    jsonrpc: "2.0",
+    id: "last",
+    method: "tools/call",
+    params: { name: "echo", arguments: { text: "bye" } },
+  });
+  await server.close();
+  assert.equal(server.output.responsesTo("last").length, 1);
+});
+
 test("no roots/list when the client does not declare roots", async () => {
   let called = false;
   const server = startServer({

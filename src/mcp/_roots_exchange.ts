@@ -33,6 +33,9 @@ export class RootsExchange {
   readonly #work = new Set<Promise<void>>();
   #nextId = 1;
   #generation = 0;
+  #answered!: () => void;
+  /** Settles once the client's first answer has been applied (or has failed). */
+  readonly answered: Promise<void> = new Promise((resolve) => this.#answered = resolve);
 
   constructor(options: RootsExchangeOptions) {
     this.#options = options;
@@ -47,7 +50,10 @@ export class RootsExchange {
         this.#options.log(
           `applying the client's roots failed (${messageOf(error)}); the tools stay as they are`,
         );
-      }).finally(() => this.#work.delete(work));
+      }).finally(() => {
+        this.#work.delete(work);
+        this.#answered();
+      });
       this.#work.add(work);
     });
     this.#options.send({ jsonrpc: "2.0", id, method: "roots/list" });

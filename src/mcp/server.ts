@@ -19,6 +19,7 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   METHOD_NOT_FOUND,
+  requestIdKey,
   PARSE_ERROR,
   successResponse,
 } from "./json_rpc.ts";
@@ -73,6 +74,13 @@ export interface ServerOptions {
    * @default 16
    */
   maxConcurrentCalls?: number;
+  /**
+   * How long tool calls wait for the client's roots when the client declares them (calls
+   * that come before the answer would otherwise see the wider roots); after that the
+   * current tools serve them and the log says why.
+   * @default 5000
+   */
+  rootsWaitMs?: number;
 }
 
 const SUPPORTED_METHODS = "initialize, ping, tools/list and tools/call";
@@ -117,6 +125,7 @@ export async function serveLines(
   const log = options.log ?? (() => {});
   const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 16;
+  const rootsWaitMs = options.rootsWaitMs ?? 5000;
   let tools = new Map(options.tools.map((tool) => [tool.name, tool]));
 
   // Session state. Requests before `initialize` are served as if the newest version had
@@ -158,6 +167,58 @@ export async function serveLines(
     },
   });
 
+  // Calls that come before the client's roots are known wait for them, within a bound: the
+  // tools served until then would see the server's wider roots.
+  let rootsGate: Promise<void> | undefined;
+  const waitingForRoots = new Map<string, () => void>();
+
+  let openGate: (() => void) | undefined;
+
+  function gateOnRoots(exchange: RootsExchange): void {
+    const timer = setTimeout(() => {
+      log(
+        `the client's roots did not come within ${rootsWaitMs} ms; calls are served with ` +
+          `the server's roots until they do`,
+      );
+      openGate?.();
+    }, rootsWaitMs);
+    const gate: Promise<void> = new Promise<void>((resolve) => {
+      openGate = resolve;
+      void exchange.answered.then(resolve);
+    }).then(() => {
+      clearTimeout(timer);
+      openGate = undefined;
+      if (rootsGate === gate) rootsGate = undefined;
+    });
+    rootsGate = gate;
+  }
+
+  function callAfterRoots(request: JsonRpcRequest, reply: Reply): void {
+    const key = requestIdKey(request.id);
+    if (waitingForRoots.has(key)) {
+      replyTo(reply, idInUse(request.id));
+      return;
+    }
+    let dropped = false;
+    waitingForRoots.set(key, () => {
+      dropped = true;
+      reply(undefined);
+    });
+    void rootsGate!.then(() => {
+      if (dropped) return;
+      waitingForRoots.delete(key);
+      startCall(request, reply);
+    });
+  }
+
+  function idInUse(id: JsonRpcRequest["id"]): Record<string, unknown> {
+    // Answering would make two responses with one id; the client could not tell them apart.
+    return errorResponse(id, {
+      code: INVALID_REQUEST,
+      message: `request id ${JSON.stringify(id)} is already in use by a call in progress; use a new id`,
+    });
+  }
+
   // --- Tool calls -------------------------------------------------------------------------
 
   function listTools(forVersion: ProtocolVersion): Record<string, unknown>[] {
@@ -198,24 +259,18 @@ export async function serveLines(
       progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
       reply,
     });
-    if (!started) {
-      // Answering would make two responses with one id; the client could not tell them apart.
-      replyTo(
-        reply,
-        errorResponse(request.id, {
-          code: INVALID_REQUEST,
-          message: `request id ${
-            JSON.stringify(request.id)
-          } is already in use by a call in progress; use a new id`,
-        }),
-      );
-    }
+    if (!started) replyTo(reply, idInUse(request.id));
   }
 
   function cancel(params: unknown): void {
     if (!isRecord(params)) return;
     const { requestId, reason } = params;
     if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    const waiting = waitingForRoots.get(requestIdKey(requestId));
+    if (waiting) {
+      waitingForRoots.delete(requestIdKey(requestId));
+      return waiting();
+    }
     calls.cancel(requestId, typeof reason === "string" ? reason : "cancelled by the client");
   }
 
@@ -236,6 +291,7 @@ export async function serveLines(
     version = negotiateProtocolVersion(params.protocolVersion);
     const capabilities = params.capabilities;
     clientHasRoots = isRecord(capabilities) && isRecord(capabilities.roots);
+    if (clientHasRoots && roots && rootsGate === undefined) gateOnRoots(roots);
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: { tools: options.onRoots ? { listChanged: true } : {} },
@@ -267,7 +323,7 @@ export async function serveLines(
           successResponse(request.id, { tools: listTools(version ?? LATEST_PROTOCOL_VERSION) }),
         );
       case "tools/call":
-        return startCall(request, reply);
+        return rootsGate ? callAfterRoots(request, reply) : startCall(request, reply);
       default:
         replyTo(
           reply,
@@ -432,6 +488,9 @@ export async function serveLines(
     log(`stopped reading: the input failed (${messageOf(error)})`);
   }
 
+  // No answer can come any more: the calls waiting for the roots run with the tools as they are.
+  openGate?.();
+  await rootsGate;
   await calls.idle();
   await roots?.settled();
   await out.flushed();
