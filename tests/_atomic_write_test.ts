@@ -97,6 +97,27 @@ describe("writeAtomically()", () => {
   );
 
   test(
+    "a cancel heard after the content is written but before the rename writes nothing",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "a.txt"), "old");
+      const controller = new AbortController();
+      const reason = new Error("cancelled");
+      await assert.rejects(
+        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
+          display: "a.txt",
+          overwrite: true,
+          tidy: false,
+          signal: controller.signal,
+          beforePlace: () => Promise.resolve(controller.abort(reason)),
+        }),
+        reason,
+      );
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+    }),
+  );
+
+  test(
     "names its temporary file for the process, and a stopping process removes it",
     withDir(async (dir) => {
       writeFileSync(join(dir, "a.txt"), "old");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { utimesSync, writeFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -23,12 +23,25 @@ async function tempDir(): Promise<string> {
   return await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ds-")));
 }
 
+/** A whole second, as a file system with a coarse clock records two writes in a row. */
+const SAME_TICK = 1_700_000_000;
+
 async function writeTree(root: string, files: Record<string, string | Uint8Array>): Promise<void> {
   for (const [name, content] of Object.entries(files)) {
     const file = path.join(root, name);
     await fs.mkdir(path.dirname(file), { recursive: true });
     await fs.writeFile(file, content);
+    await fs.utimes(file, SAME_TICK, SAME_TICK);
   }
+}
+
+/**
+ * Changes a file in place, as another process would, within the same tick of the file
+ * system's clock: the same inode, and for text of the same size the same size and mtime too.
+ */
+function changeInPlace(root: string, name: string, content: string): void {
+  writeFileSync(path.join(root, name), content);
+  utimesSync(path.join(root, name), SAME_TICK, SAME_TICK);
 }
 
 /** The command line that runs a TypeScript file with this runtime, with the given Deno flags. */
@@ -51,7 +64,7 @@ testFileStore("DirectoryStore", async (files, { deny }) => {
   return {
     store: await DirectoryStore.create({ roots: [root], deny }),
     cleanup: () => fs.rm(root, { recursive: true, force: true }),
-    changeFile: (name, content) => writeFileSync(path.join(root, name), content),
+    changeFile: (name, content) => changeInPlace(root, name, content),
   };
 });
 
@@ -61,7 +74,7 @@ testFileStore("DirectoryStore (search on two threads)", async (files, { deny }) 
   return {
     store: await DirectoryStore.create({ roots: [root], deny, parallelSearchFrom: 1 }),
     cleanup: () => fs.rm(root, { recursive: true, force: true }),
-    changeFile: (name, content) => writeFileSync(path.join(root, name), content),
+    changeFile: (name, content) => changeInPlace(root, name, content),
   };
 });
 
@@ -84,7 +97,7 @@ testFileStore(
         store.close();
         await fs.rm(root, { recursive: true, force: true });
       },
-      changeFile: (name, content) => writeFileSync(path.join(root, name), content),
+      changeFile: (name, content) => changeInPlace(root, name, content),
     };
   },
 );

@@ -660,6 +660,26 @@ test("a cancelled call that finishes anyway gets no response", async () => {
   assert.deepEqual(server.output.responsesTo(5), []);
 });
 
+test("a cancelled write tool that finishes anyway is answered: its change was made", async () => {
+  const server = startServer({
+    tools: [{
+      ...makeEcho("committing"),
+      annotations: { ...annotations, readOnlyHint: false },
+      call: () => new Promise((resolve) => setTimeout(() => resolve(text("written")), 0)),
+    }],
+  });
+  await server.initialize();
+  server.send({
+    jsonrpc: "2.0",
+    id: 6,
+    method: "tools/call",
+    params: { name: "committing", arguments: {} },
+  });
+  server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6 } });
+  await server.close();
+  assert.equal(server.output.responsesTo(6).length, 1);
+});
+
 test("a call waiting for a free slot can be cancelled, and waiting calls run in turn", async () => {
   const server = startServer({ maxConcurrentCalls: 1 });
   await server.initialize();

@@ -122,7 +122,11 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       }
     }
     running--;
-    settle(call, signal.aborted ? undefined : json);
+    // A cancelled call gets no answer, except a write tool that finished all the same: it
+    // went past its commit point (a tool that stops for the cancel rejects), so the change
+    // is made, and the client must hear of it.
+    const committed = json !== undefined && !call.tool.annotations.readOnlyHint;
+    settle(call, signal.aborted && !committed ? undefined : json);
     const next = waiting.shift();
     if (next) void run(next);
   }

@@ -19,8 +19,8 @@ import {
   type JsonRpcNotification,
   type JsonRpcRequest,
   METHOD_NOT_FOUND,
-  requestIdKey,
   PARSE_ERROR,
+  requestIdKey,
   successResponse,
 } from "./json_rpc.ts";
 import { DEFAULT_MAX_LINE_BYTES, type OversizedLine, readLines } from "./line_reader.ts";
@@ -215,7 +215,9 @@ export async function serveLines(
     // Answering would make two responses with one id; the client could not tell them apart.
     return errorResponse(id, {
       code: INVALID_REQUEST,
-      message: `request id ${JSON.stringify(id)} is already in use by a call in progress; use a new id`,
+      message: `request id ${
+        JSON.stringify(id)
+      } is already in use by a call in progress; use a new id`,
     });
   }
 

@@ -529,6 +529,42 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("update() refuses a file that changed to other text of the same size", async (t) => {
+        await withStore({ "a.txt": "one\n" }, [], async (store, fixture) => {
+          if (fixture.changeFile === undefined) {
+            t.skip?.("the fixture cannot change files behind the store's back");
+            return;
+          }
+          // Same size (and, on a coarse clock, the same mtime): only the content tells.
+          await assert.rejects(
+            store.update("a.txt", (text) => {
+              fixture.changeFile!("a.txt", "two\n");
+              return { text: text + "more\n", value: 0 };
+            }),
+            { code: "changed" },
+          );
+          assert.equal((await store.readText("a.txt")).text, "two\n");
+        });
+      });
+
+      it("write(), update() and delete() aborted before they commit change nothing", async () => {
+        await withStore({ "a.txt": "one\n" }, [], async (store) => {
+          const controller = new AbortController();
+          const reason = new Error("cancelled by the client");
+          controller.abort(reason);
+          const signal = controller.signal;
+          await assert.rejects(store.write("b.txt", "x\n", { signal }), reason);
+          await assert.rejects(store.write("a.txt", "x\n", { overwrite: true, signal }), reason);
+          await assert.rejects(
+            store.update("a.txt", (text) => ({ text: text + "two\n", value: 0 }), { signal }),
+            reason,
+          );
+          await assert.rejects(store.delete("a.txt", { signal }), reason);
+          assert.equal((await store.readText("a.txt")).text, "one\n");
+          await assert.rejects(store.stat("b.txt"), { code: "not_found" });
+        });
+      });
+
       it("update() calls on one file are serialised", async () => {
         await withStore({ "n.txt": "" }, [], async (store) => {
           await Promise.all(

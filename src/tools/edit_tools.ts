@@ -71,6 +71,7 @@ async function edit(
   file: string,
   dry: boolean,
   compute: (text: string) => EditResult,
+  signal: AbortSignal | undefined,
 ): Promise<ToolResult> {
   // Results name files as the store shows them (relative to the first root).
   const { path } = await store.stat(file);
@@ -78,7 +79,7 @@ async function edit(
     const result = compute(text);
     const report = editReport(path, text, result, dry, settings);
     return { text: dry ? undefined : result.text, value: report };
-  }, { maxBytes: settings.maxEditBytes });
+  }, { maxBytes: settings.maxEditBytes, signal });
 }
 
 const replaceSchema: JsonSchema = {
@@ -112,7 +113,7 @@ export function replaceTool(store: FileStore, settings: Settings): ToolDefinitio
     inputSchema: replaceSchema,
     outputSchema: editOutput,
     annotations,
-    call(args) {
+    call(args, context) {
       const a = checkArgs<
         { path: string; old_text: string; new_text: string; replace_all: boolean; exact: boolean }
       >(replaceSchema, args);
@@ -123,6 +124,7 @@ export function replaceTool(store: FileStore, settings: Settings): ToolDefinitio
         false,
         (text) =>
           replaceText(text, a.old_text, a.new_text, { replaceAll: a.replace_all, exact: a.exact }),
+        context?.signal,
       );
     },
   };
@@ -179,7 +181,7 @@ export function replaceLinesTool(store: FileStore, settings: Settings): ToolDefi
     inputSchema: replaceLinesSchema,
     outputSchema: editOutput,
     annotations,
-    call(args) {
+    call(args, context) {
       const a = checkArgs<{ path: string; edits: LineEdit[]; dry_run: boolean; exact: boolean }>(
         replaceLinesSchema,
         args,
@@ -190,6 +192,7 @@ export function replaceLinesTool(store: FileStore, settings: Settings): ToolDefi
         a.path,
         a.dry_run,
         (text) => replaceLines(text, a.edits, { exact: a.exact }),
+        context?.signal,
       );
     },
   };
@@ -226,7 +229,7 @@ export function insertLinesTool(store: FileStore, settings: Settings): ToolDefin
     inputSchema: insertSchema,
     outputSchema: editOutput,
     annotations: { ...annotations, destructiveHint: false },
-    call(args) {
+    call(args, context) {
       const a = checkArgs<
         { path: string; after_line: number; text: string; dry_run: boolean; exact: boolean }
       >(
@@ -239,6 +242,7 @@ export function insertLinesTool(store: FileStore, settings: Settings): ToolDefin
         a.path,
         a.dry_run,
         (text) => insertLines(text, a.after_line, a.text, { exact: a.exact }),
+        context?.signal,
       );
     },
   };

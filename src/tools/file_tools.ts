@@ -47,9 +47,12 @@ export function writeTool(store: FileStore): ToolDefinition {
       idempotentHint: true,
       openWorldHint: false,
     },
-    async call(args) {
+    async call(args, context) {
       const a = checkArgs<{ path: string; content: string; overwrite: boolean }>(writeSchema, args);
-      const { path, created } = await store.write(a.path, a.content, { overwrite: a.overwrite });
+      const { path, created } = await store.write(a.path, a.content, {
+        overwrite: a.overwrite,
+        signal: context?.signal,
+      });
       const lines = countLines(a.content);
       const bytes = new TextEncoder().encode(a.content).length;
       const verb = created ? "created" : "overwrote";
@@ -91,9 +94,9 @@ export function deleteTool(store: FileStore): ToolDefinition {
       idempotentHint: true,
       openWorldHint: false,
     },
-    async call(args) {
+    async call(args, context) {
       const a = checkArgs<{ path: string }>(deleteSchema, args);
-      const path = await store.delete(a.path);
+      const path = await store.delete(a.path, { signal: context?.signal });
       return ok(`deleted ${path}\n`, { path, deleted: true });
     },
   };
