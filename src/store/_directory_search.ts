@@ -99,6 +99,7 @@ export async function searchDirectory(
   const literal = reading.literal;
   const batches = reading.end();
   const collector = new SearchCollector(query, listing.files.length);
+  collector.countUnreadable(listing.unreadable ?? 0);
   let read: ReadOutcomes;
   try {
     read = await collectInOrder(listing, batches, collector, {
@@ -128,6 +129,8 @@ export async function searchDirectory(
 /** The files a search goes through, in path order. */
 interface Listing {
   files: WalkNode[];
+  /** Directories the walk could not open. */
+  unreadable?: number;
   /** Per file: what the index knows without reading it. */
   known: (Examined | undefined)[];
   /** The first search's walk, made before the watcher ran, for the index to make again. */
@@ -185,7 +188,14 @@ async function walkAndQueue(
   listing: Listing,
 ): Promise<void> {
   const { files, known } = listing;
-  for await (const run of walkFileRuns(place.walkSource, place.start, query)) {
+  const walk = {
+    ...query,
+    onUnreadable: (display: string) => {
+      listing.unreadable = (listing.unreadable ?? 0) + 1;
+      query.onUnreadable?.(display);
+    },
+  };
+  for await (const run of walkFileRuns(place.walkSource, place.start, walk)) {
     for (const file of run) {
       const outcome = knowing?.(file.key);
       files.push(file);
@@ -371,9 +381,11 @@ async function searchOne(
     outcome = reader.read(node.key);
   } catch (error) {
     const mapped = mapOsError(error, node.display, "read");
-    // A file of a walk that vanished or cannot be read is skipped, as ripgrep does; a
-    // file asked for by name reports why.
-    if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) return;
+    // A file of a walk that vanished or cannot be read is skipped (and counted), as ripgrep
+    // does; a file asked for by name reports why.
+    if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) {
+      return skipped(collector, mapped, node);
+    }
     throw mapped;
   }
   if (outcome.kind === "not_file") {
@@ -401,8 +413,10 @@ async function streamFile(
     opened = await openForRead(files, node);
   } catch (error) {
     // A file of a walk that vanished, turned into something else, or cannot be read is
-    // skipped, as ripgrep does; a file asked for by name reports why.
-    if (!explicit && error instanceof StoreError && SKIP_IN_WALK.has(error.code)) return;
+    // skipped (and counted), as ripgrep does; a file asked for by name reports why.
+    if (!explicit && error instanceof StoreError && SKIP_IN_WALK.has(error.code)) {
+      return skipped(collector, error, node);
+    }
     throw error;
   }
   const { handle } = opened;
@@ -438,6 +452,11 @@ async function streamFile(
   } finally {
     await handle.close();
   }
+}
+
+/** Counts a walked file that could not be read (one that is gone is simply not there). */
+function skipped(collector: SearchCollector, error: StoreError, node: WalkNode): void {
+  if (error.code !== "not_found" && error.code !== "not_a_file") collector.unreadable(node.display);
 }
 
 /** Records a file that was examined whole; false when it must be searched another way. */

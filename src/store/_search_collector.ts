@@ -37,6 +37,7 @@ export class SearchCollector {
   #filesSearched = 0;
   #binaryFilesSkipped = 0;
   #filesNotSearched = 0;
+  #unreadable = 0;
   #stopped: "max_matches" | "time" | undefined;
   #lastProgress = 0;
   #filesTotal: number | undefined;
@@ -77,6 +78,17 @@ export class SearchCollector {
   }
 
   /** Counts a binary file skipped. */
+  /** Counts a file (or directory) that could not be read, and tells the query's listener. */
+  unreadable(display: string): void {
+    this.#unreadable++;
+    this.#query.onUnreadable?.(display);
+  }
+
+  /** Counts directories the walk could not read (their listener was told already). */
+  countUnreadable(count: number): void {
+    this.#unreadable += count;
+  }
+
   binary(): void {
     this.#binaryFilesSkipped++;
     this.#progress();
@@ -161,6 +173,7 @@ export class SearchCollector {
       filesSearched: this.#filesSearched,
       binaryFilesSkipped: this.#binaryFilesSkipped,
       filesNotSearched: this.#filesNotSearched,
+      ...(this.#unreadable > 0 ? { unreadable: this.#unreadable } : {}),
     };
     if (this.#stopped !== undefined) result.stopped = this.#stopped;
     this.#query.onProgress?.(this.#filesSearched + this.#binaryFilesSkipped, this.#filesTotal);

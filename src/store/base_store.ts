@@ -28,6 +28,7 @@ import type {
   LineRange,
   LineRangeOptions,
   ListEntry,
+  ListOptions,
   SearchQuery,
   SearchResult,
   TextFile,
@@ -365,10 +366,7 @@ export abstract class BaseFileStore implements FileStore {
    * @param options depth (default 1) and whether to include ignored entries
    * @returns the entries
    */
-  async list(
-    path: string,
-    options: { depth?: number; includeIgnored?: boolean } = {},
-  ): Promise<ListEntry[]> {
+  async list(path: string, options: ListOptions = {}): Promise<ListEntry[]> {
     const depth = options.depth ?? 1;
     if (!Number.isInteger(depth) || depth < 1) {
       throw new TypeError(`depth must be an integer of at least 1, got ${depth}`);
@@ -408,9 +406,17 @@ export abstract class BaseFileStore implements FileStore {
     checkQuery(query);
     query.signal?.throwIfAborted();
     const start = await this.resolvePath(query.path ?? ".", false);
-    const candidates = await this.findMatchingFiles(query);
+    let unreadableDirectories = 0;
+    const candidates = await this.findMatchingFiles({
+      ...query,
+      onUnreadable: (display) => {
+        unreadableDirectories++;
+        query.onUnreadable?.(display);
+      },
+    });
     const files = await this.#filterCandidates(start, query, candidates);
     const collector = new SearchCollector(query, files.length);
+    collector.countUnreadable(unreadableDirectories);
     for (let i = 0; i < files.length; i++) {
       if (!collector.proceed()) {
         collector.notSearched(files.length - i);
@@ -420,10 +426,15 @@ export abstract class BaseFileStore implements FileStore {
       try {
         bytes = (await this.readFile(files[i], undefined)).bytes;
       } catch (error) {
-        // A file that vanished or turned into something else since the walk is not searched.
+        // A file that vanished or turned into something else since the walk is not searched;
+        // one that cannot be read is skipped and counted.
         if (
           error instanceof StoreError && (error.code === "not_found" || error.code === "not_a_file")
         ) {
+          continue;
+        }
+        if (error instanceof StoreError && UNREADABLE.has(error.code)) {
+          collector.unreadable(files[i].display);
           continue;
         }
         throw error;
@@ -554,6 +565,9 @@ export abstract class BaseFileStore implements FileStore {
     return files;
   }
 }
+
+/** Store errors of a file that is there but cannot be read: searches skip and count it. */
+const UNREADABLE = new Set(["permission", "invalid_path", "raced"]);
 
 /** Whether a single file given as the start passes the glob (matched against its name). */
 function globAccepts(glob: string | undefined, file: string): boolean {

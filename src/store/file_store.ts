@@ -83,6 +83,16 @@ export interface LineRange {
   invalidUtf8: boolean;
 }
 
+/** Options of {@linkcode FileStore.list}. */
+export interface ListOptions {
+  /** How many levels (1: the directory's own entries); default 1. */
+  depth?: number;
+  /** Include hidden and .gitignore'd entries; default false. */
+  includeIgnored?: boolean;
+  /** Told of each directory that could not be read (it is skipped). */
+  onUnreadable?: (display: string) => void;
+}
+
 /** Which files a walk covers (grep, glob). */
 export interface WalkOptions {
   /** File or directory to walk; default ".". */
@@ -94,6 +104,11 @@ export interface WalkOptions {
   glob?: string;
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
   includeIgnored?: boolean;
+  /**
+   * Told of each directory (and, in a search, each file) that could not be read: a walk
+   * skips it and goes on with the rest.
+   */
+  onUnreadable?: (display: string) => void;
 }
 
 /** A search over files: {@linkcode WalkOptions} plus what to look for and when to stop. */
@@ -136,6 +151,8 @@ export interface SearchResult {
   stopped?: "max_matches" | "time";
   /** Files the walk found that were not searched because the search stopped. */
   filesNotSearched: number;
+  /** Directories and files that could not be read, skipped (0 when omitted). */
+  unreadable?: number;
 }
 
 /** An edit computed from a file's current text: the new text (omit to write nothing) and a value to return. */
@@ -195,7 +212,7 @@ export interface FileStore {
    * listed but not entered): at each level directories first, then the rest, each by name,
    * a directory's entries right after it.
    */
-  list(path: string, options?: { depth?: number; includeIgnored?: boolean }): Promise<ListEntry[]>;
+  list(path: string, options?: ListOptions): Promise<ListEntry[]>;
   /** Files under `options.path` matching `options.glob`, in path order (as `search`). */
   glob(options: WalkOptions): Promise<string[]>;
   /**

@@ -61,6 +61,8 @@ export interface WalkFilesOptions {
    * @default false
    */
   includeIgnored?: boolean;
+  /** Told of each directory the walk could not open (unreadable, a name too long, ...). */
+  onUnreadable?: (display: string) => void;
 }
 
 /** One entry found by {@linkcode walkEntries}. */
@@ -145,13 +147,26 @@ const SKIPPABLE = new Set([
   "raced",
   "invalid_path",
 ]);
+/** Of those, a directory that is gone or is no directory any more is not counted as unreadable. */
+const GONE = new Set(["not_found", "not_a_directory"]);
 
-async function listOrSkip(source: WalkSource, dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
+/**
+ * Lists a directory met during a walk, or skips it; the start itself was asked for, and
+ * fails the walk instead (`onUnreadable` undefined).
+ */
+async function listOrSkip(
+  source: WalkSource,
+  dir: WalkNode,
+  sizes: boolean,
+  onUnreadable: ((display: string) => void) | undefined,
+): Promise<DirEntry[]> {
   try {
     return await source.listDirectory(dir, { sizes });
   } catch (error) {
-    if (error instanceof StoreError && SKIPPABLE.has(error.code)) return [];
-    throw error;
+    if (onUnreadable === undefined) throw error;
+    if (!(error instanceof StoreError) || !SKIPPABLE.has(error.code)) throw error;
+    if (!GONE.has(error.code)) onUnreadable?.(dir.display);
+    return [];
   }
 }
 
@@ -227,14 +242,15 @@ export async function* walkFileRuns(
     entries: DirEntry[];
     next: number;
   }
-  async function open(dir: WalkNode, rules: IgnoreRules): Promise<Frame> {
-    const entries = await listOrSkip(source, dir, false);
+  const onUnreadable = options.onUnreadable ?? (() => {});
+  async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
+    const entries = await listOrSkip(source, dir, false, isStart ? undefined : onUnreadable);
     if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
       rules = rules.with(dir.display, await source.readIgnoreFile(dir));
     }
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
-  const stack = [await open(start, rules)];
+  const stack = [await open(start, rules, true)];
   let run: WalkNode[] = [];
   while (stack.length > 0) {
     const frame = stack[stack.length - 1];
@@ -274,18 +290,23 @@ export async function* walkFileRuns(
 export async function* walkEntries(
   source: WalkSource,
   start: WalkNode,
-  options: { depth?: number; includeIgnored?: boolean } = {},
+  options: {
+    depth?: number;
+    includeIgnored?: boolean;
+    onUnreadable?: (display: string) => void;
+  } = {},
 ): AsyncGenerator<WalkEntry> {
   const depth = options.depth ?? 1;
   const includeIgnored = options.includeIgnored ?? false;
   const rules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
 
+  const onUnreadable = options.onUnreadable ?? (() => {});
   async function* visit(
     dir: WalkNode,
     level: number,
     rules: IgnoreRules,
   ): AsyncGenerator<WalkEntry> {
-    const entries = await listOrSkip(source, dir, true);
+    const entries = await listOrSkip(source, dir, true, level === 1 ? undefined : onUnreadable);
     if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
       rules = rules.with(dir.display, await source.readIgnoreFile(dir));
     }

@@ -54,3 +54,13 @@ export function capped(lines: string[], settings: Settings): { text: string; cou
   }
   return { text, count };
 }
+
+/** The note for what a walk could not read, or undefined when it read everything. */
+export function unreadableNote(count: number): string | undefined {
+  if (count === 0) return undefined;
+  return `${count} ${
+    count === 1 ? "directory or file" : "directories or files"
+  } could not be read (no permission, or a path too long) and ${
+    count === 1 ? "was" : "were"
+  } skipped`;
+}

@@ -2,7 +2,7 @@
 import { appendNote } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok } from "./_results.ts";
+import { capped, ok, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -37,6 +37,7 @@ const outputSchema = {
     paths: { type: "array", items: { type: "string" } },
     total: { type: "integer", description: "How many files matched (shown or not)." },
     truncated: { type: "boolean" },
+    unreadable: { type: "integer", description: "Directories that could not be read." },
   },
   required: ["paths", "total", "truncated"],
 };
@@ -56,10 +57,12 @@ export function globTool(store: FileStore, settings: Settings): ToolDefinition {
 }
 
 async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promise<ToolResult> {
+  let unreadable = 0;
   const paths = await store.glob({
     path: args.path,
     glob: args.pattern,
     includeIgnored: args.include_ignored,
+    onUnreadable: () => unreadable++,
   });
   const { text, count } = capped(paths, settings);
   let out = text;
@@ -71,9 +74,12 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
       `showing ${count} of ${paths.length} files; narrow the pattern or the path`,
     );
   }
+  const note = unreadableNote(unreadable);
+  if (note) out = appendNote(out, note);
   return ok(out, {
     paths: paths.slice(0, count),
     total: paths.length,
     truncated: count < paths.length,
+    ...(unreadable > 0 ? { unreadable } : {}),
   });
 }

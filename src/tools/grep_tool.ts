@@ -2,7 +2,7 @@
 import { appendNote, formatRow, type ScanRow } from "../core/mod.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { ok, rowChars } from "./_results.ts";
+import { ok, rowChars, unreadableNote } from "./_results.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
 import { compilePattern } from "./safe_matcher.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
@@ -88,6 +88,7 @@ const outputSchema = {
       description: "Why the search stopped early, if it did.",
     },
     files_not_searched: { type: "integer" },
+    unreadable: { type: "integer", description: "Directories and files that could not be read." },
     engine: { type: "string", enum: ["literal", "native", "linear"] },
   },
   required: ["files", "matched_lines", "files_searched", "binary_files_skipped"],
@@ -157,6 +158,7 @@ async function grep(
     files_not_searched: result.filesNotSearched,
     engine,
   };
+  if (result.unreadable) structured.unreadable = result.unreadable;
   if (stopped) structured.stopped = stopped;
   return ok(text, structured);
 }
@@ -250,5 +252,7 @@ function stopNotes(
       } skipped`,
     );
   }
+  const unreadable = unreadableNote(result.unreadable ?? 0);
+  if (unreadable) notes.push(unreadable);
   return notes;
 }

@@ -2,7 +2,7 @@
 import { appendNote } from "../core/mod.ts";
 import type { FileStore, ListEntry } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok } from "./_results.ts";
+import { capped, ok, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -48,6 +48,7 @@ const outputSchema = {
     },
     total: { type: "integer" },
     truncated: { type: "boolean" },
+    unreadable: { type: "integer", description: "Directories that could not be read." },
   },
   required: ["entries", "total", "truncated"],
 };
@@ -67,9 +68,11 @@ export function listTool(store: FileStore, settings: Settings): ToolDefinition {
 }
 
 async function list(store: FileStore, settings: Settings, args: ListArgs): Promise<ToolResult> {
+  let unreadable = 0;
   const entries = await store.list(args.path, {
     depth: args.depth,
     includeIgnored: args.include_ignored,
+    onUnreadable: () => unreadable++,
   });
   const { text, count } = capped(entries.map(entryLine), settings);
   let out = text;
@@ -80,10 +83,13 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
       `showing ${count} of ${entries.length} entries; list a subdirectory or lower depth`,
     );
   }
+  const note = unreadableNote(unreadable);
+  if (note) out = appendNote(out, note);
   return ok(out, {
     entries: entries.slice(0, count).map((e) => ({ path: e.path, type: e.kind, size: e.size })),
     total: entries.length,
     truncated: count < entries.length,
+    ...(unreadable > 0 ? { unreadable } : {}),
   });
 }
 

@@ -1,0 +1,140 @@
+// End to end: what the binary says when the world runs out. A full disk is a plain sentence,
+// with nothing written and nothing left behind; a tree too deep to open whole is searched,
+// globbed and listed as far as it can be opened, and the rest is counted.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+// @ts-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ensureBinary } from "./_binary.ts";
+
+type Result = { content: Array<{ text: string }>; isError?: boolean };
+
+const text = (result: Result) => result.content.map((c) => c.text).join("");
+const isRoot = spawnSync("id", ["-u"], { encoding: "utf8" }).stdout.trim() === "0";
+
+async function serve(root: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: ensureBinary(),
+    args: ["serve", "--root", root],
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "limits-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  return await client.callTool({ name, arguments: args }) as Result;
+}
+
+/** Removes a directory of any depth (node's rm walks by path and fails past PATH_MAX). */
+function removeTree(dir: string): void {
+  spawnSync("rm", ["-rf", dir]);
+}
+
+describe("a full disk", () => {
+  test("a write is refused as 'no space left on device', leaving nothing behind", {
+    skip: isRoot ? false : "skipped: needs root (to mount a small tmpfs)",
+    timeout: 60_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-full-"));
+    const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", root]);
+    assert.equal(mounted.status, 0, `mount failed: ${mounted.stderr}`);
+    try {
+      writeFileSync(join(root, "small.txt"), "keep\n");
+      const client = await serve(root);
+      const big = "x".repeat(1024 * 1024);
+      try {
+        const created = await call(client, "write", { path: "new/deep/big.txt", content: big });
+        assert.equal(created.isError, true);
+        assert.match(
+          text(created),
+          /^no space left on device while writing "new\/deep\/big\.txt"; nothing was written/,
+        );
+        assert.doesNotMatch(text(created), /internal error|ENOSPC/);
+        const replaced = await call(client, "write", {
+          path: "small.txt",
+          content: big,
+          overwrite: true,
+        });
+        assert.match(text(replaced), /^no space left on device/);
+      } finally {
+        await client.close();
+      }
+      assert.equal(existsSync(join(root, "new")), false, "the directories it made are gone");
+      assert.deepEqual(readdirSync(root), ["small.txt"], "no temporary file is left");
+      assert.equal(readFileSync(join(root, "small.txt"), "utf8"), "keep\n");
+    } finally {
+      spawnSync("umount", [root]);
+      removeTree(root);
+    }
+  });
+});
+
+describe("a tree 5,000 directories deep", () => {
+  test("grep, glob and list answer with what can be opened and count the rest", {
+    timeout: 120_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-deep-"));
+    try {
+      writeFileSync(join(root, "top.txt"), "needle at the top\n");
+      mkdirSync(join(root, "a"));
+      // Made one level at a time from the directory above (the full path is about 10 KB).
+      const made = spawnSync("python3", [
+        "-c",
+        `
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+for level in range(5000):
+    if level == 100:
+        with open(os.open("shallow.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("needle 100 levels down\\n")
+    os.mkdir("a", dir_fd=fd)
+    nxt = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = nxt
+with open(os.open("bottom.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+    f.write("needle at the bottom\\n")
+`,
+        join(root, "a"),
+      ], { encoding: "utf8" });
+      assert.equal(made.status, 0, made.stderr);
+      const client = await serve(root);
+      try {
+        const grep = await call(client, "grep", { pattern: "needle" });
+        assert.equal(grep.isError, undefined, text(grep));
+        assert.match(text(grep), /^top\.txt\n1\tneedle at the top\n/m);
+        assert.match(text(grep), /shallow\.txt\n1\tneedle 100 levels down/);
+        assert.match(text(grep), /\[1 directory or file could not be read .* skipped\]/);
+        assert.ok(text(grep).length < 20_000, "no 10 KB path is echoed");
+        const glob = await call(client, "glob", { pattern: "*.txt" });
+        assert.equal(glob.isError, undefined, text(glob));
+        assert.match(text(glob), /^top\.txt$/m);
+        assert.match(text(glob), /could not be read/);
+        const list = await call(client, "list", { path: ".", depth: 6000 });
+        assert.equal(list.isError, undefined, text(list).slice(0, 500));
+        assert.match(text(list), /\[showing \d+ of \d+ entries; /);
+        assert.match(text(list), /\[1 directory or file could not be read .* skipped\]/);
+        const top = await call(client, "list", { path: "." });
+        assert.equal(text(top), "dir\t-\ta/\nfile\t18\ttop.txt\n");
+      } finally {
+        await client.close();
+      }
+    } finally {
+      removeTree(root);
+    }
+  });
+});
