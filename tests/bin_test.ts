@@ -1,7 +1,7 @@
 // End to end: the compiled binary driven by the official MCP SDK client over stdio.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // The SDK's "types" export pattern maps to `*.js.d.ts`, which Deno does not find by itself.
@@ -241,6 +241,33 @@ describe("the binary in --read-only mode", () => {
         client.callTool({ name: "write", arguments: { path: "a", content: "b" } }),
         /-32602|not found|unknown/i,
       );
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+});
+
+describe("the binary with a deny rule and a symlink to the denied file's directory", () => {
+  test("a walk through the symlink checks each file's real path too", async () => {
+    const root = tempRoot();
+    mkdirSync(join(root.dir, "data"));
+    writeFileSync(join(root.dir, "data", "private.txt"), "TOKEN=hunter2\n");
+    writeFileSync(join(root.dir, "data", "public.txt"), "TOKEN=shown\n");
+    symlinkSync("data", join(root.dir, "alias"));
+    const client = await connect(["serve", "--root", root.dir, "--deny", "data/private.txt"]);
+    try {
+      // The walk starts at alias (real path data/): alias/private.txt matches no rule by the
+      // name it is walked by, only by its real path.
+      const grep = text(await call(client, "grep", { pattern: "TOKEN", path: "alias" }));
+      assert.match(grep, /alias\/public\.txt/);
+      assert.doesNotMatch(grep, /hunter2|private/);
+      const glob = text(await call(client, "glob", { pattern: "*.txt", path: "alias" }));
+      assert.equal(glob, "alias/public.txt\n");
+      const list = text(await call(client, "list", { path: "alias" }));
+      assert.doesNotMatch(list, /private/);
+      const read = await call(client, "read", { path: "alias/private.txt" });
+      assert.match(text(read), /not accessible: the server denies it/);
     } finally {
       await client.close();
       root.remove();
