@@ -1,7 +1,7 @@
 // End to end: the compiled binary driven by the official MCP SDK client over stdio.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { linkSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 // The SDK's "types" export pattern maps to `*.js.d.ts`, which Deno does not find by itself.
@@ -268,6 +268,45 @@ describe("the binary with a deny rule and a symlink to the denied file's directo
       assert.doesNotMatch(list, /private/);
       const read = await call(client, "read", { path: "alias/private.txt" });
       assert.match(text(read), /not accessible: the server denies it/);
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+});
+
+describe("the binary with a deny rule and hard links to the denied file", () => {
+  test("another name of a denied file is denied too, by every tool", async () => {
+    const root = tempRoot();
+    writeFileSync(join(root.dir, ".env"), "TOKEN=hunter2\n");
+    writeFileSync(join(root.dir, "a.txt"), "TOKEN=shown\n");
+    linkSync(join(root.dir, ".env"), join(root.dir, "hardlink_env"));
+    linkSync(join(root.dir, "a.txt"), join(root.dir, "b.txt")); // linked, but to nothing denied
+    mkdirSync(join(root.dir, "sub"));
+    const client = await connect(["serve", "--root", root.dir, "--deny", ".env"]);
+    try {
+      const denied = /"hardlink_env" is not accessible: the server denies it/;
+      assert.match(text(await call(client, "read", { path: "hardlink_env" })), denied);
+      const grep = text(await call(client, "grep", { pattern: "TOKEN" }));
+      assert.doesNotMatch(grep, /hunter2|hardlink_env/);
+      assert.match(grep, /a\.txt\n1\tTOKEN=shown/);
+      assert.match(grep, /b\.txt\n1\tTOKEN=shown/);
+      assert.equal(text(await call(client, "glob", { pattern: "*" })), "a.txt\nb.txt\n");
+      assert.doesNotMatch(text(await call(client, "list", { path: "." })), /hardlink_env/);
+      const write = await call(client, "write", {
+        path: "hardlink_env",
+        content: "x",
+        overwrite: true,
+      });
+      assert.match(text(write), denied);
+      assert.match(text(await call(client, "delete", { path: "hardlink_env" })), denied);
+      // A denied file made after the server looked, and a link to it: the link's change of
+      // links asks for a new look.
+      writeFileSync(join(root.dir, "sub", ".env"), "TOKEN=new-secret\n");
+      linkSync(join(root.dir, "sub", ".env"), join(root.dir, "sub", "later"));
+      assert.match(text(await call(client, "read", { path: "sub/later" })), /not accessible/);
+      assert.doesNotMatch(text(await call(client, "grep", { pattern: "new-secret" })), /later/);
+      assert.equal(readFileSync(join(root.dir, "hardlink_env"), "utf8"), "TOKEN=hunter2\n");
     } finally {
       await client.close();
       root.remove();

@@ -15,7 +15,7 @@ import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "./_file_reader.ts";
 import { LineReader } from "./_line_reader.ts";
 import { keepOffTopTier } from "./_jit.ts";
-import { describeKind } from "../io/file_stat.ts";
+import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { FileSystem } from "../io/file_system.ts";
 import { openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
@@ -29,7 +29,7 @@ import {
   type WorkerLease,
 } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
-import { NotAFileError, StoreError } from "./errors.ts";
+import { DeniedPathError, NotAFileError, StoreError } from "./errors.ts";
 import type { Matcher } from "../core/mod.ts";
 import type { EntryKind, SearchQuery, SearchResult } from "./file_store.ts";
 import { compileGlob, walkFileRuns, type WalkNode, type WalkSource } from "./walk.ts";
@@ -44,6 +44,11 @@ export interface SearchPlace {
   walkSource: WalkSource;
   /** Where the files are read. */
   files: FileSystem;
+  /**
+   * Whether a file with other names is another name of a denied file (then it is not
+   * searched); undefined when there are no deny rules.
+   */
+  denies: ((stat: FileStat) => Promise<boolean>) | undefined;
   /** Whether a worker thread may help. */
   workers: boolean;
   /** Files from which the worker is started. */
@@ -107,6 +112,7 @@ export async function searchDirectory(
       ...reading.prefilter(),
       explicit: kind === "file",
       context: query.context ?? 0,
+      denies: place.denies,
     });
   } finally {
     batches.close();
@@ -254,6 +260,10 @@ async function collectInOrder(
       outcome = outcomes[taken++];
       if (outcome.kind === "redo" || ("linked" in outcome && outcome.linked)) read.keepable = false;
       else if (outcome.kind === "none") read.without.push(files[i].key);
+      // Another name of a denied file is passed over as if it were not there.
+      if ("linked" in outcome && outcome.linked && (await search.denies?.(outcome.linked))) {
+        continue;
+      }
     }
     // (Most files are ruled out; they are counted without a promise each.)
     if (outcome.kind === "none") collector.searchedWithoutMatch();
@@ -283,6 +293,8 @@ interface OneFileSearch extends Prefilter {
   reader: FileReader;
   /** Whether the file was asked for by name (errors are then reported, not skipped). */
   explicit: boolean;
+  /** See {@linkcode SearchPlace.denies}. */
+  denies: SearchPlace["denies"];
 }
 
 /**
@@ -360,8 +372,9 @@ class ReadingQueue {
     return new ExaminedBatches({
       ...this.prefilter(),
       context: this.#options.context,
-      // (Only a trusted index keeps what a search learned.)
-      links: this.#place.indexTrusted && this.#place.index !== undefined,
+      // (Only a trusted index keeps what a search learned; deny rules hold for other names.)
+      links: (this.#place.indexTrusted && this.#place.index !== undefined) ||
+        this.#place.denies !== undefined,
       reader: this.#options.reader,
       worker,
     });
@@ -392,8 +405,12 @@ async function searchOne(
     if (!explicit) return;
     throw new NotAFileError(node.display, describeKind(outcome.stat.kind));
   }
+  if (await search.denies?.(outcome.stat)) {
+    if (explicit) throw new DeniedPathError(node.display);
+    return;
+  }
   if (outcome.kind === "large") {
-    await streamFile(reader.files, node, collector, search.needle, explicit);
+    await streamFile(reader.files, node, collector, search);
     return;
   }
   const examined = examineBytes(outcome.bytes, search, search.context);
@@ -405,8 +422,7 @@ async function streamFile(
   files: FileSystem,
   node: WalkNode,
   collector: SearchCollector,
-  needle: Uint8Array | undefined,
-  explicit: boolean,
+  { needle, explicit, denies }: OneFileSearch,
 ): Promise<void> {
   let opened;
   try {
@@ -421,6 +437,10 @@ async function streamFile(
   }
   const { handle } = opened;
   try {
+    if (await denies?.(opened.stat)) {
+      if (explicit) throw new DeniedPathError(node.display);
+      return;
+    }
     const reader = new LineReader(handle);
     const first = await reader.nextLines();
     if (first === null) {

@@ -9,6 +9,7 @@
  * @module
  */
 import { splitLines } from "../core/mod.ts";
+import type { FileStat } from "../io/file_stat.ts";
 import type { FileSystem } from "../io/file_system.ts";
 import { LineBudget } from "./_line_budget.ts";
 import type { LineIndexCache } from "./_line_index.ts";
@@ -23,6 +24,8 @@ import type { WalkNode } from "./walk.ts";
 export interface ReadLinesContext {
   /** Where the file is. */
   files: FileSystem;
+  /** Refuses the file as opened, when it must not be read (another name of a denied file). */
+  check?: (stat: FileStat) => Promise<void>;
   /** The caller's path, for errors. */
   path: string;
   /** The store's line-start index. */
@@ -42,10 +45,11 @@ export interface ReadLinesContext {
 export async function readLineRange(
   node: WalkNode,
   options: LineRangeOptions,
-  { files, path, lineIndex, countLinesUpTo }: ReadLinesContext,
+  { files, check, path, lineIndex, countLinesUpTo }: ReadLinesContext,
 ): Promise<LineRange> {
   const { handle, stat } = await openForRead(files, node);
   try {
+    await check?.(stat);
     const size = stat.size;
     const head = await readHead(handle, Math.min(size, BINARY_PROBE_BYTES));
     if (isBinary(head)) throw new BinaryFileError(path, size);

@@ -12,27 +12,29 @@ import { bytesOf, countLf, occurrences } from "./_byte_search.ts";
 import { keepOffTopTier } from "./_jit.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./_trigram_filter.ts";
+import type { FileStat } from "../io/file_stat.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
 export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
 
-/** What {@linkcode examineFile} found (plain data: it crosses threads). */
+/**
+ * What {@linkcode examineFile} found (plain data: it crosses threads). `linked`, when files
+ * with other names are told, is the stat of a file that has other names (hard links): a
+ * write through one of those may go unheard by a watcher of this name, and one of those
+ * may be denied.
+ */
 export type Examined =
   /** Binary (NUL in the first 8 KiB). */
-  | { kind: "binary" }
-  /**
-   * Read, and the required literal is not in it. `linked` when the file has other names
-   * (hard links): a write through one of those may go unheard by a watcher of this name.
-   */
-  | { kind: "none"; linked?: boolean }
+  | { kind: "binary"; linked?: FileStat }
+  /** Read, and the required literal is not in it. */
+  | { kind: "none"; linked?: FileStat }
   /** The lines to scan, after `linesBefore` lines that cannot match or be context. */
-  | { kind: "text"; text: string; invalid: boolean; linesBefore: number; linked?: boolean }
+  | { kind: "text"; text: string; invalid: boolean; linesBefore: number; linked?: FileStat }
   /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
   | { kind: "redo" };
 
 const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
-const LINKED_NONE: Examined = { kind: "none", linked: true };
 const REDO: Examined = { kind: "redo" };
 const LF = 10;
 const CR = 13;
@@ -149,9 +151,8 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
   }
   if (outcome.kind !== "bytes") return REDO;
   const examined = examineBytes(outcome.bytes, examination, examination.context);
-  if (outcome.stat.nlink === 1) return examined;
-  if (examined.kind === "text") examined.linked = true;
-  return examined === NONE ? LINKED_NONE : examined;
+  if (outcome.stat.nlink === 1 || examined.kind === "redo") return examined;
+  return { ...examined, linked: outcome.stat };
 }
 
 /** What {@linkcode indexFile} learned of a file (plain data: it crosses threads). */

@@ -32,6 +32,7 @@ import {
   type WriteFileOptions,
 } from "./base_store.ts";
 import {
+  DeniedPathError,
   FileBusyError,
   FileChangedError,
   FileTooLargeError,
@@ -208,9 +209,16 @@ export class DirectoryStore extends BaseFileStore {
     removeTempFilesInFlight();
   }
 
-  /** Resolves a path through the sandbox; the key is the real path. */
+  /**
+   * Resolves a path through the sandbox; the key is the real path. Another name of a denied
+   * file is refused as the file itself is.
+   */
   protected override async resolvePath(path: string, forWrite: boolean): Promise<DirectoryPath> {
     const resolved = await this.sandbox.resolve(path, { forWrite });
+    if (resolved.exists && this.sandbox.deny.length > 0) {
+      const stat = lstatOrUndefined(this.sandbox.files, resolved.real);
+      if (stat !== undefined) await this.#refuseDenied(stat, path);
+    }
     return {
       key: resolved.real,
       display: resolved.display,
@@ -267,6 +275,7 @@ export class DirectoryStore extends BaseFileStore {
   ): Promise<FileBytes> {
     const { handle, stat } = await openForRead(this.sandbox.files, node);
     try {
+      await this.#refuseDenied(stat, node.display);
       if (maxBytes !== undefined && stat.size > maxBytes) {
         throw new FileTooLargeError(node.display, stat.size, maxBytes);
       }
@@ -344,7 +353,9 @@ export class DirectoryStore extends BaseFileStore {
     try {
       let stat: FileStat | undefined;
       let kind = listedKind;
-      if (kind === undefined || (sizes && kind === "file")) {
+      // (Deny rules need the link count: another name of a denied file is not shown.)
+      const identities = this.sandbox.deny.length > 0;
+      if (kind === undefined || ((sizes || identities) && kind === "file")) {
         stat = dir.lstat(name);
         kind = stat.kind;
       }
@@ -352,6 +363,7 @@ export class DirectoryStore extends BaseFileStore {
         const target = await this.#linkTarget(child.key);
         if (target === undefined) return undefined;
         const pointed = this.sandbox.files.lstat(target);
+        if (await this.sandbox.deniedByIdentity(pointed)) return undefined;
         const targetKind = kindOf(pointed);
         return {
           name,
@@ -362,6 +374,7 @@ export class DirectoryStore extends BaseFileStore {
         };
       }
       if (kind === "directory") return { name, kind: "directory", size: 0, symlink: false };
+      if (stat !== undefined && (await this.sandbox.deniedByIdentity(stat))) return undefined;
       if (kind === "file") return { name, kind: "file", size: stat?.size ?? 0, symlink: false };
       return { name, kind: "other", size: 0, symlink: false };
     } catch (error) {
@@ -501,6 +514,7 @@ export class DirectoryStore extends BaseFileStore {
     const node = await this.resolvePath(filePath(path), false);
     return await readLineRange(node, options, {
       files: this.sandbox.files,
+      check: (stat) => this.#refuseDenied(stat, path),
       path,
       lineIndex: this.#lineIndex,
       countLinesUpTo: this.#countLinesUpTo,
@@ -553,6 +567,9 @@ export class DirectoryStore extends BaseFileStore {
       kind,
       walkSource: this.walkSource,
       files: this.sandbox.files,
+      denies: this.sandbox.deny.length > 0
+        ? (stat) => this.sandbox.deniedByIdentity(stat)
+        : undefined,
       workers: this.#searchWorkers,
       parallelFrom: this.#parallelSearchFrom,
       index,
@@ -585,6 +602,11 @@ export class DirectoryStore extends BaseFileStore {
       if (error instanceof StoreError && error.code !== "permission") return undefined;
       throw error;
     }
+  }
+
+  /** Refuses another name of a denied file (with the refusal of a denied path). */
+  async #refuseDenied(stat: FileStat, asked: string): Promise<void> {
+    if (await this.sandbox.deniedByIdentity(stat)) throw new DeniedPathError(asked);
   }
 
   /** Refuses the write when the file is no longer what the edit read. */

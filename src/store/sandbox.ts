@@ -9,6 +9,8 @@ import * as nodePath from "node:path";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type FileSystem, type FileSystemOptions, openFileSystem } from "../io/file_system.ts";
+import type { FileStat } from "../io/file_stat.ts";
+import { DeniedIdentities } from "./_denied_identities.ts";
 import { compileDeny, type DenyMatcher } from "./_deny.ts";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
 import { cleanUserPath, isInside } from "./_paths.ts";
@@ -102,6 +104,8 @@ export class Sandbox {
   /** Roots the deny rules are relative to: the original roots, kept when narrowing. */
   readonly #denyBases: readonly string[];
   readonly #denied: DenyMatcher;
+  /** The denied files' identities, for their other names (shared with narrowed sandboxes). */
+  readonly #identities: DeniedIdentities | undefined;
   readonly #windows = process.platform === "win32";
 
   private constructor(
@@ -109,6 +113,7 @@ export class Sandbox {
     givenRoots: readonly string[],
     deny: readonly string[],
     denyBases: readonly string[],
+    identities?: DeniedIdentities,
   ) {
     this.files = files;
     this.roots = files.roots;
@@ -116,6 +121,11 @@ export class Sandbox {
     this.deny = deny;
     this.#denyBases = denyBases;
     this.#denied = compileDeny(deny);
+    this.#identities = identities ?? (deny.length === 0 ? undefined : new DeniedIdentities({
+      files,
+      bases: denyBases,
+      isDenied: (absolute) => this.isDenied(absolute),
+    }));
   }
 
   /**
@@ -210,6 +220,19 @@ export class Sandbox {
   }
 
   /**
+   * Whether a file is another name (a hard link) of a file a deny rule matches inside the
+   * original roots: deny rules hold by identity (device and inode) too. Free for a file
+   * with one name; for one with several, the roots are scanned for denied files when what
+   * is known is older than the file's last change of links.
+   *
+   * @param stat the file's stat (best that of the open file, so that no swap can slip in)
+   * @returns true when the file must be treated as denied
+   */
+  deniedByIdentity(stat: FileStat): Promise<boolean> {
+    return this.#identities?.denies(stat) ?? Promise.resolve(false);
+  }
+
+  /**
    * Whether an absolute path lies inside some root (by whole segments).
    *
    * @param absolute an absolute, normalised path
@@ -276,7 +299,13 @@ export class Sandbox {
       }
     }
     if (roots.length === 0) return undefined;
-    return new Sandbox(this.files.narrowed(roots), roots, this.deny, this.#denyBases);
+    return new Sandbox(
+      this.files.narrowed(roots),
+      roots,
+      this.deny,
+      this.#denyBases,
+      this.#identities,
+    );
   }
 
   /** The root (real form) an absolute path lies in, by its given or real form; the deepest wins. */
