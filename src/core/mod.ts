@@ -24,3 +24,4 @@ export * from "./edit_result.ts";
 export * from "./replace_lines.ts";
 export * from "./insert_lines.ts";
 export * from "./replace_text.ts";
+export * from "./file_names.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import * as fs from "node:fs";
-import * as nodePath from "node:path";
+import { nativePath } from "./native_path.ts";
 import { nodePathOf } from "./path_bytes.ts";
 import { decodeName } from "./path_bytes.ts";
 import { type FileStat, fromNodeStat, type StatKind } from "./file_stat.ts";
@@ -63,12 +63,12 @@ class PathFileSystem implements FileSystem {
 
   mkdirs(path: string): string[] {
     const created: string[] = [];
-    const root = this.roots.filter((r) => !nodePath.relative(r, path).startsWith(".."))
+    const root = this.roots.filter((r) => !nativePath.relative(r, path).startsWith(".."))
       .reduce((a, b) => (a.length >= b.length ? a : b), "");
     if (root === "" || root === path) return created;
     let at = root;
-    for (const part of nodePath.relative(root, path).split(nodePath.sep)) {
-      at = nodePath.join(at, part);
+    for (const part of nativePath.relative(root, path).split(nativePath.sep)) {
+      at = nativePath.join(at, part);
       try {
         fs.mkdirSync(nodePathOf(at), 0o777);
         created.push(at);
@@ -224,7 +224,7 @@ class PathDirHandle implements DirHandle {
     if (name === "" || name === "." || name === ".." || /[\\/]/.test(name)) {
       throw new TypeError(`${JSON.stringify(name)} is not a single name`);
     }
-    return nodePathOf(nodePath.join(this.path, name));
+    return nodePathOf(nativePath.join(this.path, name));
   }
 }
 

@@ -8,7 +8,7 @@
 // and a later write into the same directory removes them once they are a minute old.
 import { randomBytes } from "node:crypto";
 import { unlinkSync } from "node:fs";
-import * as nodePath from "node:path";
+import { nativePath } from "../io/native_path.ts";
 import process from "node:process";
 import type { DirHandle, FileSystem } from "../io/file_system.ts";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
@@ -81,8 +81,8 @@ export async function writeAtomically(
   bytes: Uint8Array,
   options: AtomicWriteOptions,
 ): Promise<void> {
-  const dirPath = nodePath.dirname(target);
-  const name = nodePath.basename(target);
+  const dirPath = nativePath.dirname(target);
+  const name = nativePath.basename(target);
   let created: string[] = [];
   let dir: DirHandle | undefined;
   let temp: string | undefined;
@@ -91,7 +91,7 @@ export async function writeAtomically(
     dir = files.openDir(dirPath);
     if (options.tidy) removeAbandonedTempFiles(dir);
     temp = tempName(name);
-    inFlight.add(nodePath.join(dirPath, temp));
+    inFlight.add(nativePath.join(dirPath, temp));
     await fillTemp(files, dir, temp, bytes, options);
     await options.beforePlace?.();
     // No await from here to the rename: a cancel heard now stops the write, one heard after
@@ -99,11 +99,11 @@ export async function writeAtomically(
     options.signal?.throwIfAborted();
     if (options.overwrite) dir.rename(temp, name);
     else createFrom(dir, temp, name, options.display);
-    inFlight.delete(nodePath.join(dirPath, temp));
+    inFlight.delete(nativePath.join(dirPath, temp));
     temp = undefined;
   } catch (error) {
     if (dir && temp !== undefined) removeQuietly(dir, temp);
-    if (temp !== undefined) inFlight.delete(nodePath.join(dirPath, temp));
+    if (temp !== undefined) inFlight.delete(nativePath.join(dirPath, temp));
     dir?.close();
     removeCreated(files, created);
     throw mapOsError(error, options.display, "write");
@@ -260,9 +260,9 @@ const LEFT_TO_OTHERS = new Set(["ENOTEMPTY", "EEXIST", "ENOENT", "ENOTDIR", "EBU
 function removeCreated(files: FileSystem, created: string[]): void {
   for (const path of created.reverse()) {
     try {
-      const parent = files.openDir(nodePath.dirname(path));
+      const parent = files.openDir(nativePath.dirname(path));
       try {
-        parent.rmdir(nodePath.basename(path));
+        parent.rmdir(nativePath.basename(path));
       } finally {
         parent.close();
       }

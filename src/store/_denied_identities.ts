@@ -13,7 +13,7 @@
  *
  * @module
  */
-import * as nodePath from "node:path";
+import { nativePath } from "../io/native_path.ts";
 import type { FileStat } from "../io/file_stat.ts";
 import type { FileSystem } from "../io/file_system.ts";
 import { osErrorCode } from "./_os_errors.ts";
@@ -110,7 +110,7 @@ export class DeniedIdentities {
       }
       try {
         for (const entry of handle.list()) {
-          const child = nodePath.join(path, entry.name);
+          const child = nativePath.join(path, entry.name);
           const inDenied = all || isDenied(child);
           if (entry.kind === "directory") pending.push([child, inDenied]);
           else if (inDenied && (entry.kind === "file" || entry.kind === undefined)) {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import * as nodePath from "node:path";
+import { nativePath } from "../io/native_path.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { DirHandle } from "../io/file_system.ts";
 import { removeTempFilesInFlight, writeAtomically } from "./_atomic_write.ts";
@@ -216,7 +216,12 @@ export class DirectoryStore extends BaseFileStore {
   protected override async resolvePath(path: string, forWrite: boolean): Promise<DirectoryPath> {
     const resolved = await this.sandbox.resolve(path, { forWrite });
     if (resolved.exists && this.sandbox.deny.length > 0) {
-      const stat = lstatOrUndefined(this.sandbox.files, resolved.real);
+      let stat;
+      try {
+        stat = lstatOrUndefined(this.sandbox.files, resolved.real);
+      } catch (error) {
+        throw mapOsError(error, path, "read");
+      }
       if (stat !== undefined) await this.#refuseDenied(stat, path);
     }
     return {
@@ -245,11 +250,11 @@ export class DirectoryStore extends BaseFileStore {
   /** The node of a directory entry: native join for the key, `/` for the display path. */
   protected override childPath(dir: WalkNode, name: string): WalkNode {
     // The key is absolute and normalised and a name has no separator: plain concatenation
-    // is what nodePath.join would give, without re-normalising the whole path.
+    // is what nativePath.join would give, without re-normalising the whole path.
     if (name === "" || name === "." || name === ".." || /[\\/]/.test(name)) {
-      return { key: nodePath.join(dir.key, name), display: joinDisplay(dir.display, name) };
+      return { key: nativePath.join(dir.key, name), display: joinDisplay(dir.display, name) };
     }
-    const key = dir.key.endsWith(nodePath.sep) ? dir.key + name : dir.key + nodePath.sep + name;
+    const key = dir.key.endsWith(nativePath.sep) ? dir.key + name : dir.key + nativePath.sep + name;
     return { key, display: joinDisplay(dir.display, name) };
   }
 
@@ -257,13 +262,13 @@ export class DirectoryStore extends BaseFileStore {
   protected override ancestorsOf(node: WalkNode): WalkNode[] {
     const absolute = this.sandbox.absolute(node.display);
     const root = this.sandbox.roots
-      .filter((r) => isInside(r, absolute, nodePath.sep))
+      .filter((r) => isInside(r, absolute, nativePath.sep))
       .reduce((a, b) => (a.length >= b.length ? a : b), "");
     if (root === "" || root === absolute) return [];
     const result: WalkNode[] = [];
-    for (let dir = nodePath.dirname(absolute);; dir = nodePath.dirname(dir)) {
+    for (let dir = nativePath.dirname(absolute);; dir = nativePath.dirname(dir)) {
       result.push({ key: dir, display: this.sandbox.display(dir) });
-      if (dir === root || dir === nodePath.dirname(dir)) break;
+      if (dir === root || dir === nativePath.dirname(dir)) break;
     }
     return result.reverse();
   }
@@ -405,7 +410,7 @@ export class DirectoryStore extends BaseFileStore {
     if (keep !== undefined && !writable(files, node)) {
       throw new ReadOnlyFileError(node.display, keep.mode);
     }
-    const dir = nodePath.dirname(node.key);
+    const dir = nativePath.dirname(node.key);
     const tidy = !this.#tidied.has(dir);
     this.#tidied.add(dir);
     await writeAtomically(files, node.key, bytes, {
@@ -427,8 +432,8 @@ export class DirectoryStore extends BaseFileStore {
     // A root is a directory; resolving its parent below would name a place outside.
     if (this.sandbox.roots.includes(location)) throw new NotAFileError(display, "a directory");
     // Deleting a symlink deletes the link, as `rm` does, not the file it points to.
-    const parent = await this.sandbox.resolve(nodePath.dirname(location));
-    const name = nodePath.basename(location);
+    const parent = await this.sandbox.resolve(nativePath.dirname(location));
+    const name = nativePath.basename(location);
     let dir: DirHandle | undefined;
     try {
       dir = this.sandbox.files.openDir(parent.real);

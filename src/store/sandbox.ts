@@ -5,7 +5,7 @@
  * @module
  */
 import * as fs from "node:fs/promises";
-import * as nodePath from "node:path";
+import { nativePath } from "../io/native_path.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { type FileSystem, type FileSystemOptions, openFileSystem } from "../io/file_system.ts";
@@ -151,7 +151,7 @@ export class Sandbox {
       if (typeof root !== "string" || root === "" || root.includes("\0")) {
         throw new TypeError(`root ${JSON.stringify(root)} is not a usable directory path`);
       }
-      const absolute = nodePath.resolve(root);
+      const absolute = nativePath.resolve(root);
       const real = await realDirectory(absolute, root);
       if (roots.includes(real)) continue;
       roots.push(real);
@@ -193,12 +193,12 @@ export class Sandbox {
 
   #resolve(path: string, options: ResolveOptions): ResolvedPath {
     const clean = cleanUserPath(path, this.#windows);
-    const absolute = nodePath.isAbsolute(clean)
-      ? nodePath.resolve(clean)
-      : nodePath.resolve(this.roots[0], clean);
+    const absolute = nativePath.isAbsolute(clean)
+      ? nativePath.resolve(clean)
+      : nativePath.resolve(this.roots[0], clean);
     const place = this.#rootFor(absolute);
     if (place === undefined) throw new PathOutsideRootError(path);
-    const location = nodePath.join(place.root, place.rest);
+    const location = nativePath.join(place.root, place.rest);
     if (this.isDenied(location)) throw new DeniedPathError(path);
     const { real, exists } = this.#follow(place.root, place.rest, path);
     if (!exists && !options.forWrite) throw new NotFoundError(path);
@@ -214,7 +214,7 @@ export class Sandbox {
   isDenied(absolute: string): boolean {
     for (const base of this.#denyBases) {
       if (!this.#inside(base, absolute)) continue;
-      if (this.#denied(this.#slashed(nodePath.relative(base, absolute)))) return true;
+      if (this.#denied(this.#slashed(nativePath.relative(base, absolute)))) return true;
     }
     return false;
   }
@@ -252,7 +252,7 @@ export class Sandbox {
   display(absolute: string): string {
     const first = this.roots[0];
     if (this.#inside(first, absolute)) {
-      const relative = this.#slashed(nodePath.relative(first, absolute));
+      const relative = this.#slashed(nativePath.relative(first, absolute));
       return relative === "" ? "." : relative;
     }
     return this.#slashed(absolute);
@@ -266,7 +266,7 @@ export class Sandbox {
    * @returns the absolute path it stands for
    */
   absolute(display: string): string {
-    return nodePath.resolve(this.roots[0], display);
+    return nativePath.resolve(this.roots[0], display);
   }
 
   /**
@@ -315,7 +315,7 @@ export class Sandbox {
     this.roots.forEach((root, i) => {
       for (const form of [root, this.#givenRoots[i]]) {
         if (form.length > bestLength && this.#inside(form, absolute)) {
-          best = { root, rest: nodePath.relative(form, absolute) };
+          best = { root, rest: nativePath.relative(form, absolute) };
           bestLength = form.length;
         }
       }
@@ -337,17 +337,17 @@ export class Sandbox {
       const name = queue.shift()!;
       if (name === "." || name === "") continue;
       if (name === "..") {
-        current = nodePath.dirname(current);
+        current = nativePath.dirname(current);
         continue;
       }
-      const next = nodePath.join(current, name);
+      const next = nativePath.join(current, name);
       this.#check(next, asked);
       let stat;
       try {
         stat = this.files.lstat(next);
       } catch (error) {
         if (!isMissing(error)) throw mapOsError(error, asked, "read");
-        const real = nodePath.join(next, ...queue);
+        const real = nativePath.join(next, ...queue);
         this.#check(real, asked);
         return { real, exists: false };
       }
@@ -368,8 +368,8 @@ export class Sandbox {
           }
           throw mapOsError(error, asked, "read");
         }
-        if (nodePath.isAbsolute(target)) {
-          const place = this.#rootFor(nodePath.resolve(target));
+        if (nativePath.isAbsolute(target)) {
+          const place = this.#rootFor(nativePath.resolve(target));
           if (place === undefined) throw new PathOutsideRootError(asked);
           current = place.root;
           queue.unshift(...splitNative(place.rest));
@@ -392,7 +392,7 @@ export class Sandbox {
   }
 
   #inside(root: string, path: string): boolean {
-    return isInside(root, path, nodePath.sep);
+    return isInside(root, path, nativePath.sep);
   }
 
   #slashed(path: string): string {
@@ -437,7 +437,7 @@ function clientPath(entry: string | URL): string | undefined {
     if (error instanceof TypeError) return undefined;
     throw error;
   }
-  return typeof entry === "string" && nodePath.isAbsolute(entry) && !entry.includes("\0")
-    ? nodePath.resolve(entry)
+  return typeof entry === "string" && nativePath.isAbsolute(entry) && !entry.includes("\0")
+    ? nativePath.resolve(entry)
     : undefined;
 }

@@ -1,5 +1,6 @@
 // Argument checking against the subset of JSON Schema the tools use, with messages a
 // model can act on. Hosts usually validate too, but a direct call must not crash on junk.
+import { unquotePath } from "../core/mod.ts";
 import type { JsonSchema } from "./tool.ts";
 
 interface PropertySchema {
@@ -8,6 +9,12 @@ interface PropertySchema {
   items?: JsonSchema;
   default?: unknown;
 }
+
+/**
+ * Arguments that name paths: a path quoted as results show it (`"evil\n1.txt"`) is taken
+ * back unquoted.
+ */
+const PATH_ARGUMENTS = new Set(["path", "from", "to"]);
 
 /** Thrown for arguments that do not fit the schema; the message names the field and the fix. */
 export class ArgumentError extends TypeError {
@@ -47,7 +54,10 @@ export function checkArgs<T>(schema: JsonSchema, args: unknown, where = ""): T {
       if (property.default !== undefined) out[name] = property.default;
       continue;
     }
-    out[name] = checkValue(property, value, where + name);
+    const checked = checkValue(property, value, where + name);
+    out[name] = PATH_ARGUMENTS.has(name) && typeof checked === "string"
+      ? unquotePath(checked)
+      : checked;
   }
   return out as T;
 }

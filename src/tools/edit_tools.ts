@@ -5,6 +5,7 @@ import {
   type EditResult,
   insertLines,
   type LineEdit,
+  quotePath,
   replaceLines,
   replaceText,
 } from "../core/mod.ts";
@@ -74,7 +75,7 @@ async function edit(
   signal: AbortSignal | undefined,
 ): Promise<ToolResult> {
   // Results name files as the store shows them (relative to the first root).
-  const { path } = await store.stat(file);
+  const path = quotePath((await store.stat(file)).path);
   return await store.update(file, (text) => {
     const result = compute(text);
     const report = editReport(path, text, result, dry, settings);

@@ -1,5 +1,5 @@
 // The whole-file tools: write and delete.
-import { countLines } from "../core/mod.ts";
+import { countLines, quotePath } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok } from "./_results.ts";
@@ -49,12 +49,14 @@ export function writeTool(store: FileStore): ToolDefinition {
     },
     async call(args, context) {
       const a = checkArgs<{ path: string; content: string; overwrite: boolean }>(writeSchema, args);
-      const { path, created } = await store.write(a.path, a.content, {
+      const written = await store.write(a.path, a.content, {
         overwrite: a.overwrite,
         signal: context?.signal,
       });
       const lines = countLines(a.content);
       const bytes = new TextEncoder().encode(a.content).length;
+      const { created } = written;
+      const path = quotePath(written.path);
       const verb = created ? "created" : "overwrote";
       const size = `${lines} ${lines === 1 ? "line" : "lines"}, ${bytes} ${
         bytes === 1 ? "byte" : "bytes"
@@ -96,7 +98,7 @@ export function deleteTool(store: FileStore): ToolDefinition {
     },
     async call(args, context) {
       const a = checkArgs<{ path: string }>(deleteSchema, args);
-      const path = await store.delete(a.path, { signal: context?.signal });
+      const path = quotePath(await store.delete(a.path, { signal: context?.signal }));
       return ok(`deleted ${path}\n`, { path, deleted: true });
     },
   };

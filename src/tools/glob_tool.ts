@@ -1,5 +1,5 @@
 // The glob tool: file paths matching a pattern, sorted, capped.
-import { appendNote } from "../core/mod.ts";
+import { appendNote, quotePath } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { capped, ok, unreadableNote } from "./_results.ts";
@@ -64,10 +64,14 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
     includeIgnored: args.include_ignored,
     onUnreadable: () => unreadable++,
   });
-  const { text, count } = capped(paths, settings);
+  const shown = paths.map(quotePath);
+  const { text, count } = capped(shown, settings);
   let out = text;
   if (paths.length === 0) {
-    out = appendNote(out, `no files match ${JSON.stringify(args.pattern)} under ${args.path}`);
+    out = appendNote(
+      out,
+      `no files match ${JSON.stringify(args.pattern)} under ${quotePath(args.path)}`,
+    );
   } else if (count < paths.length) {
     out = appendNote(
       out,
@@ -77,7 +81,7 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
   const note = unreadableNote(unreadable);
   if (note) out = appendNote(out, note);
   return ok(out, {
-    paths: paths.slice(0, count),
+    paths: shown.slice(0, count),
     total: paths.length,
     truncated: count < paths.length,
     ...(unreadable > 0 ? { unreadable } : {}),

@@ -1,5 +1,5 @@
 // The grep tool: matching lines across files, numbered exactly as read numbers them.
-import { appendNote, formatRow, type ScanRow } from "../core/mod.ts";
+import { appendNote, formatRow, quotePath, type ScanRow } from "../core/mod.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars, unreadableNote } from "./_results.ts";
@@ -143,9 +143,9 @@ async function grep(
   if (result.files.length === 0 && !stopped) {
     text = appendNote(
       text,
-      `no match for ${JSON.stringify(args.pattern)} in ${args.path} (${result.filesSearched} ${
-        result.filesSearched === 1 ? "file" : "files"
-      } searched)`,
+      `no match for ${JSON.stringify(args.pattern)} in ${
+        quotePath(args.path)
+      } (${result.filesSearched} ${result.filesSearched === 1 ? "file" : "files"} searched)`,
     );
   }
   const notes = stopNotes(result, shown, stopped, args);
@@ -181,7 +181,8 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     // A blank line between files; a last row without a terminator first ends its line, so
     // the next path does not join it (and a listing's last row stays verbatim).
     const gap: string = out.text === "" ? "" : endsWithNewline ? "\n" : "\n\n";
-    let block: string = gap + file.path + "\n";
+    const path = quotePath(file.path);
+    let block: string = gap + path + "\n";
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
@@ -204,9 +205,7 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
       out.text += block;
       endsWithNewline = block.endsWith("\n");
       out.files.push(
-        file.invalidUtf8
-          ? { path: file.path, lines, invalid_utf8: true }
-          : { path: file.path, lines },
+        file.invalidUtf8 ? { path, lines, invalid_utf8: true } : { path, lines },
       );
       out.matchedLines += lines.length;
     }

@@ -1,5 +1,5 @@
 // The list tool: directory entries with type and size.
-import { appendNote } from "../core/mod.ts";
+import { appendNote, quotePath } from "../core/mod.ts";
 import type { FileStore, ListEntry } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { capped, ok, unreadableNote } from "./_results.ts";
@@ -76,7 +76,7 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
   });
   const { text, count } = capped(entries.map(entryLine), settings);
   let out = text;
-  if (entries.length === 0) out = appendNote(out, `${args.path} is empty`);
+  if (entries.length === 0) out = appendNote(out, `${quotePath(args.path)} is empty`);
   else if (count < entries.length) {
     out = appendNote(
       out,
@@ -86,7 +86,11 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
   const note = unreadableNote(unreadable);
   if (note) out = appendNote(out, note);
   return ok(out, {
-    entries: entries.slice(0, count).map((e) => ({ path: e.path, type: e.kind, size: e.size })),
+    entries: entries.slice(0, count).map((e) => ({
+      path: quotePath(e.path),
+      type: e.kind,
+      size: e.size,
+    })),
     total: entries.length,
     truncated: count < entries.length,
     ...(unreadable > 0 ? { unreadable } : {}),
@@ -94,6 +98,7 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
 }
 
 function entryLine(entry: ListEntry): string {
-  if (entry.kind === "directory") return `dir\t-\t${entry.path}/`;
-  return `${entry.kind}\t${entry.size}\t${entry.path}`;
+  const path = quotePath(entry.path);
+  if (entry.kind === "directory") return `dir\t-\t${path}/`;
+  return `${entry.kind}\t${entry.size}\t${path}`;
 }

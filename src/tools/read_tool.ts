@@ -1,5 +1,12 @@
 // The read tool: numbered, bounded rows of one file.
-import { appendNote, checkLineRange, codePointCount, formatRows, lineText } from "../core/mod.ts";
+import {
+  appendNote,
+  checkLineRange,
+  codePointCount,
+  formatRows,
+  lineText,
+  quotePath,
+} from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars } from "./_results.ts";
@@ -100,7 +107,7 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
   }
   const range = await store.readLines(path, { ...budget(settings), start, end });
   const structured: Record<string, unknown> = {
-    path: range.path,
+    path: quotePath(range.path),
     start_line: start,
     invalid_utf8: range.invalidUtf8,
   };
