@@ -79,6 +79,30 @@ testFileStore("DirectoryStore (search on two threads)", async (files, { deny }) 
 });
 
 testFileStore(
+  "DirectoryStore (one openat per component, as without openat2)",
+  async (files, { deny }) => {
+    const root = await tempDir();
+    await writeTree(root, files);
+    return {
+      store: await DirectoryStore.create({ roots: [root], deny, fileSystem: { openat2: false } }),
+      cleanup: () => fs.rm(root, { recursive: true, force: true }),
+      changeFile: (name, content) => changeInPlace(root, name, content),
+    };
+  },
+);
+
+testFileStore("DirectoryStore (node:fs by path, as without FFI)", async (files, { deny }) => {
+  const root = await tempDir();
+  await writeTree(root, files);
+  const options = { roots: [root], deny, fileSystem: { raceFree: false }, warn: () => {} };
+  return {
+    store: await DirectoryStore.create(options),
+    cleanup: () => fs.rm(root, { recursive: true, force: true }),
+    changeFile: (name, content) => changeInPlace(root, name, content),
+  };
+});
+
+testFileStore(
   "DirectoryStore (search index, learned before each test)",
   async (files, { deny }) => {
     // Under Bun the index is on, and has learned every file before the test changes any;
