@@ -16,6 +16,7 @@ import { join } from "node:path";
 import process from "node:process";
 import { describe, test } from "node:test";
 import {
+  type AtomicWriteOptions,
   removeAbandonedTempFiles,
   removeTempFilesInFlight,
   writeAtomically,
@@ -35,11 +36,27 @@ function withDir(body: (dir: string) => Promise<void>): () => Promise<void> {
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
+/** Writes `name` in `dir` atomically, through the directory's handle. */
+async function writeIn(
+  dir: string,
+  name: string,
+  content: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
+  const files = filesOf(dir);
+  const handle = files.openDir(dir);
+  try {
+    await writeAtomically(files, handle, name, content, options);
+  } finally {
+    handle.close();
+  }
+}
+
 describe("writeAtomically()", () => {
   test(
     "creates a file with exactly the bytes and leaves no temporary file",
     withDir(async (dir) => {
-      await writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("one\r\n"), {
+      await writeIn(dir, "a.txt", bytes("one\r\n"), {
         display: "a.txt",
         overwrite: false,
         tidy: false,
@@ -54,7 +71,7 @@ describe("writeAtomically()", () => {
     withDir(async (dir) => {
       writeFileSync(join(dir, "a.txt"), "old");
       await assert.rejects(
-        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
+        writeIn(dir, "a.txt", bytes("new"), {
           display: "a.txt",
           overwrite: false,
           tidy: false,
@@ -71,7 +88,7 @@ describe("writeAtomically()", () => {
     withDir(async (dir) => {
       writeFileSync(join(dir, "run.sh"), "old", { mode: 0o755 });
       const options = { display: "run.sh", overwrite: true, mode: 0o755, tidy: false };
-      await writeAtomically(filesOf(dir), join(dir, "run.sh"), bytes("new"), options);
+      await writeIn(dir, "run.sh", bytes("new"), options);
       assert.equal(readFileSync(join(dir, "run.sh"), "utf8"), "new");
       assert.equal(statSync(join(dir, "run.sh")).mode & 0o777, 0o755);
     }),
@@ -83,7 +100,7 @@ describe("writeAtomically()", () => {
       writeFileSync(join(dir, "a.txt"), "old");
       const refuse = () => Promise.reject(new Error("changed meanwhile"));
       await assert.rejects(
-        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
+        writeIn(dir, "a.txt", bytes("new"), {
           display: "a.txt",
           overwrite: true,
           tidy: false,
@@ -103,7 +120,7 @@ describe("writeAtomically()", () => {
       const controller = new AbortController();
       const reason = new Error("cancelled");
       await assert.rejects(
-        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
+        writeIn(dir, "a.txt", bytes("new"), {
           display: "a.txt",
           overwrite: true,
           tidy: false,
@@ -128,7 +145,7 @@ describe("writeAtomically()", () => {
         return Promise.resolve();
       };
       await assert.rejects(
-        writeAtomically(filesOf(dir), join(dir, "a.txt"), bytes("new"), {
+        writeIn(dir, "a.txt", bytes("new"), {
           display: "a.txt",
           overwrite: true,
           tidy: false,

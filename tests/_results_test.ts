@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ExpectedTextMismatchError, OldTextMatchError } from "../src/core/mod.ts";
+import {
+  ExpectedTextMismatchError,
+  InputError,
+  LineRangeError,
+  OldTextMatchError,
+} from "../src/core/mod.ts";
+import { PatternError } from "../src/tools/safe_matcher.ts";
 import { DeniedPathError, NotFoundError } from "../src/store/errors.ts";
 import { ArgumentError } from "../src/tools/_args.ts";
 import { capped, errorResult, failure, ok, rowChars } from "../src/tools/_results.ts";
@@ -40,21 +46,37 @@ describe("results", () => {
       text: 'missing required argument "path"',
     },
     {
-      name: "a RangeError from the core is prefixed with the path",
-      error: new RangeError("start_line 9 is past the end: the file has 3 lines"),
+      name: "a LineRangeError from the core is prefixed with the path",
+      error: new LineRangeError("start_line 9 is past the end: the file has 3 lines"),
       path: "a.txt",
       text: "a.txt: start_line 9 is past the end: the file has 3 lines",
     },
     {
-      name: "a RangeError without a path stays as it is",
-      error: new RangeError("bad range"),
+      name: "a LineRangeError without a path stays as it is",
+      error: new LineRangeError("bad range"),
       text: "bad range",
     },
     {
-      name: "a TypeError from the core is prefixed with the path",
-      error: new TypeError("text is empty"),
+      name: "an InputError from the core is prefixed with the path",
+      error: new InputError("text is empty"),
       path: "b.txt",
       text: "b.txt: text is empty",
+    },
+    {
+      name: "a plain TypeError is a bug: an internal error, not the caller's mistake",
+      error: new TypeError("Cannot read properties of undefined (reading 'x')"),
+      path: "a.txt",
+      text: "internal error: Cannot read properties of undefined (reading 'x'); please report it",
+    },
+    {
+      name: "a plain RangeError is a bug too",
+      error: new RangeError("Invalid array length"),
+      text: "internal error: Invalid array length; please report it",
+    },
+    {
+      name: "a plain SyntaxError (JSON.parse in a bug, say) is a bug too",
+      error: new SyntaxError("Unexpected token"),
+      text: "internal error: Unexpected token; please report it",
     },
     {
       name: "an expected-text mismatch is prefixed with the path",
@@ -71,8 +93,8 @@ describe("results", () => {
         "d.txt: old_text occurs 2 times (at lines 4, 9); include more surrounding text to make it unique, pass replace_all=true, or use replace_lines",
     },
     {
-      name: "a SyntaxError (a bad pattern) keeps its message",
-      error: new SyntaxError('pattern "(" is not a valid regular expression'),
+      name: "a PatternError (a bad pattern) keeps its message",
+      error: new PatternError('pattern "(" is not a valid regular expression'),
       path: "e.txt",
       text: 'pattern "(" is not a valid regular expression',
     },

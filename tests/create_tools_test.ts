@@ -222,3 +222,38 @@ describe("createTools() call()", () => {
     });
   });
 });
+
+describe("createTools() and bugs", () => {
+  test("a store that breaks is reported as an internal error, with its stack to the log", async () => {
+    class BrokenStore extends MemoryStore {
+      override readLines(): never {
+        throw new TypeError("Cannot read properties of undefined (reading 'lines')");
+      }
+    }
+    const logged: string[] = [];
+    const tools = createTools(new BrokenStore({ "a.txt": "x\n" }), {
+      log: (message) => logged.push(message),
+    });
+    const read = tools.find((tool) => tool.name === "read")!;
+    const result = await read.call({ path: "a.txt" });
+    assert.equal(result.isError, true);
+    assert.equal(
+      result.content[0].text,
+      "internal error: Cannot read properties of undefined (reading 'lines'); please report it",
+    );
+    assert.equal(logged.length, 1);
+    assert.match(logged[0], /^the read tool failed: TypeError: Cannot read properties/);
+    assert.match(logged[0], /\n\s+at /, "the stack goes to the log");
+  });
+
+  test("a refusal is the caller's mistake: said as it is, and nothing is logged", async () => {
+    const logged: string[] = [];
+    const tools = createTools(new MemoryStore({ "a.txt": "x\n" }), {
+      log: (message) => logged.push(message),
+    });
+    const read = tools.find((tool) => tool.name === "read")!;
+    const result = await read.call({ path: "a.txt", start_line: 9 });
+    assert.match(result.content[0].text, /^a\.txt: start_line 9 is past the end/);
+    assert.deepEqual(logged, []);
+  });
+});

@@ -4,7 +4,9 @@ import { LINE_RULE, NOTE_ROOM, settings } from "../src/tools/options.ts";
 
 describe("settings()", () => {
   test("settings() fills in the defaults of SPEC §3", () => {
-    assert.deepEqual(settings({}), {
+    const { log, ...budgets } = settings({});
+    assert.equal(typeof log, "function", "internal errors go to stderr by default");
+    assert.deepEqual(budgets, {
       readOnly: false,
       maxLines: 2000,
       maxChars: 60000,

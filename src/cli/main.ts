@@ -9,6 +9,7 @@ import process from "node:process";
 import { parseArgs } from "node:util";
 import { serveStdio } from "../mcp/stdio.ts";
 import { DirectoryStore } from "../store/directory_store.ts";
+import { StoreError } from "../store/errors.ts";
 import { Sandbox } from "../store/sandbox.ts";
 import { createTools, instructions, type ToolOptions } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
@@ -77,12 +78,15 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
       io.stderr(`linewise: ${(error as Error).message}\nTry 'linewise --help'.\n`);
       return 2;
     }
-    if (error instanceof Error && "code" in error && typeof error.code === "string") {
-      io.stderr(`linewise: ${error.message}\n`); // a root that cannot be used, for example
-      return 1;
-    }
-    throw error;
+    // A bug: one sentence, and the stack for the report.
+    const detail = error instanceof Error ? error.stack ?? error.message : String(error);
+    io.stderr(`linewise: internal error: ${messageOf(error)}; please report it\n${detail}\n`);
+    return 1;
   }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
@@ -97,12 +101,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const [command, ...rest] = positionals;
   if (command === undefined) throw new UsageError("no command given");
   const toolOptions: ToolOptions = {
+    log: (message) => io.stderr(`linewise: ${message}\n`),
     readOnly: values["read-only"] ?? false,
     maxLines: count(values["max-lines"], "--max-lines", 1),
     maxChars: count(values["max-chars"], "--max-chars", 200),
     maxEditBytes: count(values["max-edit-bytes"], "--max-edit-bytes", 1),
   };
-  const sandbox = await Sandbox.create({ roots: values.root ?? ["."], deny: values.deny ?? [] });
+  const sandbox = await sandboxOf(values.root ?? ["."], values.deny ?? [], io);
   const tools = (s: Sandbox) => createTools(new DirectoryStore(s, toolOptions), toolOptions);
   if (command === "serve") {
     expectArgs(rest, 0, 0, "serve takes no arguments");
@@ -163,6 +168,19 @@ async function run(argv: string[], io: CliIo): Promise<number> {
 type Values = ReturnType<
   typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
 >["values"];
+
+/** The sandbox of the options; a root or deny rule that cannot be used is a usage error. */
+async function sandboxOf(roots: string[], deny: string[], io: CliIo): Promise<Sandbox> {
+  try {
+    const warn = (message: string) => io.stderr(`linewise: ${message}\n`);
+    return await Sandbox.create({ roots, deny, warn });
+  } catch (error) {
+    if (error instanceof TypeError || error instanceof StoreError) {
+      throw new UsageError(`--root or --deny cannot be used: ${error.message}`);
+    }
+    throw error;
+  }
+}
 
 /** Maps a subcommand and its words to a tool name and arguments. */
 function toolCall(command: string, rest: string[], values: Values): [string, unknown] {

@@ -15,6 +15,8 @@
  * @module
  */
 
+import { InputError } from "./input_errors.ts";
+
 const encoder = new TextEncoder();
 const strict = new TextDecoder("utf-8", { fatal: true });
 
@@ -57,7 +59,7 @@ export function decodeName(bytes: Uint8Array): string {
  *
  * @param name a name or path as {@linkcode decodeName} makes them
  * @returns its bytes
- * @throws {TypeError} when it holds a lone surrogate that stands for no byte
+ * @throws {InputError} when it holds a lone surrogate that stands for no byte
  */
 export function encodeName(name: string): Uint8Array {
   if (name.isWellFormed()) return encoder.encode(name);
@@ -70,7 +72,7 @@ export function encodeName(name: string): Uint8Array {
     }
     const point = name.codePointAt(i)!;
     if (point >= 0xd800 && point <= 0xdfff) {
-      throw new TypeError(`the path holds a lone surrogate (U+${point.toString(16)})`);
+      throw new InputError(`the path holds a lone surrogate (U+${point.toString(16)})`);
     }
     const char = String.fromCodePoint(point);
     out.push(...encoder.encode(char));

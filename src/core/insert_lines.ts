@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { InputError, LineRangeError } from "./input_errors.ts";
 import { splitBom } from "./bom.ts";
 import type { EditResult } from "./edit_result.ts";
 import {
@@ -26,8 +27,8 @@ import { countLines, dominantTerminator } from "./split_lines.ts";
  * @param insert the lines to insert; must not be empty
  * @param options exact mode
  * @returns the new text and the inserted region
- * @throws {RangeError} when `afterLine` is outside 0..line count
- * @throws {TypeError} when `insert` is empty
+ * @throws {LineRangeError} when `afterLine` is outside 0..line count
+ * @throws {InputError} when `insert` is empty
  * @example
  * ```ts
  * import { insertLines } from "./insert_lines.ts";
@@ -46,13 +47,13 @@ export function insertLines(
   const starts = lineStarts(body);
   const total = starts.length - 1;
   if (!Number.isInteger(afterLine) || afterLine < 0 || afterLine > total) {
-    throw new RangeError(
+    throw new LineRangeError(
       `after_line ${afterLine} is outside the file, which has ${total} ${
         plural(total)
       }; use 0 to insert before line 1 or ${total} to append`,
     );
   }
-  if (insert.length === 0) throw new TypeError("text is empty; there is nothing to insert");
+  if (insert.length === 0) throw new InputError("text is empty; there is nothing to insert");
   const eol = terminatorAt(body, starts, afterLine) || terminatorAt(body, starts, afterLine + 1) ||
     dominantTerminator(body);
   let lines = options.exact ? insert : withBreaks(insert, eol);

@@ -25,3 +25,4 @@ export * from "./replace_lines.ts";
 export * from "./insert_lines.ts";
 export * from "./replace_text.ts";
 export * from "./file_names.ts";
+export * from "./input_errors.ts";

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { InputError, LineRangeError } from "./input_errors.ts";
 import { splitBom } from "./bom.ts";
 import { type ChangedRegion, type EditResult, ExpectedTextMismatchError } from "./edit_result.ts";
 import { keepFinalState, lineStarts, terminated, terminatorAt, withBreaks } from "./_edit_text.ts";
@@ -40,7 +41,7 @@ export interface EditOptions {
  * @param edits ranges in any order, numbered as the text is now
  * @param options exact mode
  * @returns the new text and the changed regions
- * @throws {RangeError} for a range outside the text or overlapping another
+ * @throws {LineRangeError} for a range outside the text or overlapping another
  * @throws {ExpectedTextMismatchError} when an `expected_text` differs (without echoing the file)
  * @example
  * ```ts
@@ -101,18 +102,18 @@ interface CheckedEdit {
 }
 
 function checkRanges(edits: readonly LineEdit[], total: number): CheckedEdit[] {
-  if (edits.length === 0) throw new TypeError("edits is empty; give at least one range");
+  if (edits.length === 0) throw new InputError("edits is empty; give at least one range");
   const checked = edits.map((edit, index): CheckedEdit => {
     const start = edit.start_line;
     const end = edit.end_line ?? start;
     const which = edits.length > 1 ? `edits[${index}]: ` : "";
     if (!Number.isInteger(start) || start < 1 || !Number.isInteger(end) || end < start) {
-      throw new RangeError(
+      throw new LineRangeError(
         `${which}start_line ${start} and end_line ${end} are not a valid range; use whole numbers with 1 <= start_line <= end_line`,
       );
     }
     if (end > total) {
-      throw new RangeError(
+      throw new LineRangeError(
         `${which}lines ${start}-${end} fall outside the file, which has ${total} ${plural(total)}${
           total === 0 ? "; use insert_lines with after_line=0 to add text" : ""
         }`,
@@ -124,7 +125,7 @@ function checkRanges(edits: readonly LineEdit[], total: number): CheckedEdit[] {
   for (let i = 1; i < checked.length; i++) {
     const [a, b] = [checked[i - 1], checked[i]];
     if (b.start <= a.end) {
-      throw new RangeError(
+      throw new LineRangeError(
         `edits[${a.index}] (lines ${a.start}-${a.end}) and edits[${b.index}] (lines ${b.start}-${b.end}) overlap; merge them into one range`,
       );
     }

@@ -3,6 +3,7 @@
  *
  * @module
  */
+import { InputError } from "./input_errors.ts";
 import { splitBom } from "./bom.ts";
 import { type ChangedRegion, type EditResult, OldTextMatchError } from "./edit_result.ts";
 import { keepFinalState, terminated, withBreaks } from "./_edit_text.ts";
@@ -39,7 +40,7 @@ interface Occurrence {
  * @param newText its replacement; "" deletes it
  * @param options replaceAll and exact
  * @returns the new text and the changed regions
- * @throws {TypeError} when `oldText` is empty
+ * @throws {InputError} when `oldText` is empty
  * @throws {OldTextMatchError} when it is not found, or found more than once without `replaceAll`
  * @example
  * ```ts
@@ -55,7 +56,7 @@ export function replaceText(
   options: ReplaceOptions = {},
 ): EditResult {
   if (oldText.length === 0) {
-    throw new TypeError(
+    throw new InputError(
       "old_text is empty; give the exact text to replace, or use insert_lines to add lines",
     );
   }

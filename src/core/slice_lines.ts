@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { LineRangeError } from "./input_errors.ts";
 import { splitBom } from "./bom.ts";
 import { countLines, lineSpanAt } from "./split_lines.ts";
 
@@ -26,7 +27,7 @@ export interface LineSlice {
  * @param start first line asked for
  * @param end last line asked for, or undefined for "to the end"
  * @param total the text's line count
- * @throws {RangeError} for start < 1, end < start, or start past the last line
+ * @throws {LineRangeError} for start < 1, end < start, or start past the last line
  * @example
  * ```ts
  * import { checkLineRange } from "./slice_lines.ts";
@@ -37,21 +38,21 @@ export interface LineSlice {
  */
 export function checkLineRange(start: number, end: number | undefined, total: number): void {
   if (!Number.isInteger(start) || start < 1) {
-    throw new RangeError(
+    throw new LineRangeError(
       `start_line must be a whole number of 1 or more, got ${start}; the file has ${total} ${
         plural(total)
       }`,
     );
   }
   if (end !== undefined && (!Number.isInteger(end) || end < start)) {
-    throw new RangeError(
+    throw new LineRangeError(
       `end_line ${end} is before start_line ${start}; ask for end_line >= start_line (the file has ${total} ${
         plural(total)
       })`,
     );
   }
   if (start > total && !(start === 1 && total === 0)) {
-    throw new RangeError(
+    throw new LineRangeError(
       `start_line ${start} is past the end: the file has ${total} ${plural(total)}${
         total > 0 ? `; read from start_line=1 to ${total}` : ""
       }`,
@@ -66,7 +67,7 @@ export function checkLineRange(start: number, end: number | undefined, total: nu
  * @param start first line, 1-based
  * @param end last line, inclusive; omitted: to the end
  * @returns the lines and the text's line count
- * @throws {RangeError} as {@linkcode checkLineRange}
+ * @throws {LineRangeError} as {@linkcode checkLineRange}
  * @example
  * ```ts
  * import { sliceLines } from "./slice_lines.ts";

@@ -11,7 +11,7 @@
 import { constants } from "node:fs";
 import { decodeName } from "./path_bytes.ts";
 import { cString } from "./path_bytes.ts";
-import { ERRNO, NOT_WRITABLE, type SystemError, systemError } from "./_errno.ts";
+import { ERRNO, NOT_WRITABLE, systemError } from "./_errno.ts";
 import { type FileStat, parseStatx, STATX_BASIC_STATS, STATX_BYTES } from "./file_stat.ts";
 import type { StatKind } from "./file_stat.ts";
 import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./file_system.ts";
@@ -98,18 +98,6 @@ class AtFileSystem implements FileSystem {
     }
   }
 
-  writable(path: string): boolean {
-    let fd: number;
-    try {
-      fd = this.#open(path, O_WRONLY | O_NONBLOCK, "open");
-    } catch (error) {
-      if (NOT_WRITABLE.has((error as SystemError).code)) return false;
-      throw error;
-    }
-    this.#c.close(fd);
-    return true;
-  }
-
   readlink(path: string): string {
     const fd = this.#open(path, O_PATH, "readlink");
     try {
@@ -128,31 +116,36 @@ class AtFileSystem implements FileSystem {
     );
   }
 
-  mkdirs(path: string): string[] {
+  openDirCreating(path: string): { dir: DirHandle; created: string[] } {
     const { root, rel } = this.#place(path);
     const created: string[] = [];
-    if (rel === ".") return created;
     const c = this.#c;
+    const parts = rel === "." ? ["."] : rel.split("/");
     let dir = root.fd;
     let at = root.path;
     try {
-      for (const part of rel.split("/")) {
-        at = at === "/" ? `/${part}` : `${at}/${part}`;
+      for (let i = 0; i < parts.length; i++) {
+        const part = parts[i];
+        if (part !== ".") at = at === "/" ? `/${part}` : `${at}/${part}`;
+        // The last one is opened for listing and syncing; the ones on the way as paths only.
+        const flags = (i === parts.length - 1 ? O_RDONLY : O_PATH) | O_DIRECTORY | O_NOFOLLOW |
+          O_CLOEXEC;
         const name = cString(part, this.#s.path);
-        let next = c.openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+        let next = c.openat(dir, name, flags, 0);
         if (next < 0 && c.errno() === ERRNO.ENOENT) {
           if (c.mkdirat(dir, name, 0o777) === 0) created.push(at);
           else if (c.errno() !== ERRNO.EEXIST) throw systemError(c.errno(), "mkdir", at);
-          next = c.openat(dir, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC, 0);
+          next = c.openat(dir, name, flags, 0);
         }
         if (next < 0) throw systemError(c.errno(), "mkdir", at);
         if (dir !== root.fd) c.close(dir);
         dir = next;
       }
-    } finally {
+    } catch (error) {
       if (dir !== root.fd) c.close(dir);
+      throw Object.assign(error as Error, { created });
     }
-    return created;
+    return { dir: new AtDirHandle(c, this.#s, path, dir), created };
   }
 
   read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number {
@@ -371,6 +364,18 @@ class AtDirHandle implements DirHandle {
     const fd = this.#c.openat(this.#fd, this.#name(name), flags, 0);
     if (fd < 0) throw systemError(this.#c.errno(), "open", `${this.path}/${name}`);
     return fd;
+  }
+
+  writable(name: string): boolean {
+    const flags = O_WRONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC;
+    const fd = this.#c.openat(this.#fd, this.#name(name), flags, 0);
+    if (fd >= 0) {
+      this.#c.close(fd);
+      return true;
+    }
+    const error = systemError(this.#c.errno(), "open", `${this.path}/${name}`);
+    if (NOT_WRITABLE.has(error.code)) return false;
+    throw error;
   }
 
   rename(from: string, to: string): void {

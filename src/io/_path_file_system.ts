@@ -40,18 +40,6 @@ class PathFileSystem implements FileSystem {
     return decodeName(fs.readlinkSync(nodePathOf(path), { encoding: "buffer" }));
   }
 
-  writable(path: string): boolean {
-    let fd: number;
-    try {
-      fd = fs.openSync(nodePathOf(path), O_WRONLY | O_NONBLOCK | O_NOFOLLOW);
-    } catch (error) {
-      if (NOT_WRITABLE.has((error as NodeJS.ErrnoException).code ?? "")) return false;
-      throw error;
-    }
-    fs.closeSync(fd);
-    return true;
-  }
-
   openDir(path: string): DirHandle {
     if (!fs.lstatSync(nodePathOf(path)).isDirectory()) {
       throw Object.assign(new Error(`ENOTDIR: not a directory, opendir '${path}'`), {
@@ -61,23 +49,27 @@ class PathFileSystem implements FileSystem {
     return new PathDirHandle(path);
   }
 
-  mkdirs(path: string): string[] {
+  openDirCreating(path: string): { dir: DirHandle; created: string[] } {
     const created: string[] = [];
     const root = this.roots.filter((r) => !nativePath.relative(r, path).startsWith(".."))
       .reduce((a, b) => (a.length >= b.length ? a : b), "");
-    if (root === "" || root === path) return created;
     let at = root;
-    for (const part of nativePath.relative(root, path).split(nativePath.sep)) {
-      at = nativePath.join(at, part);
-      try {
-        fs.mkdirSync(nodePathOf(at), 0o777);
-        created.push(at);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-        if (!fs.lstatSync(nodePathOf(at)).isDirectory()) throw enotdir(at);
+    try {
+      for (const part of nativePath.relative(root, path).split(nativePath.sep)) {
+        if (part === "") continue;
+        at = nativePath.join(at, part);
+        try {
+          fs.mkdirSync(nodePathOf(at), 0o777);
+          created.push(at);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+          if (!fs.lstatSync(nodePathOf(at)).isDirectory()) throw enotdir(at);
+        }
       }
+    } catch (error) {
+      throw Object.assign(error as Error, { created });
     }
-    return created;
+    return { dir: this.openDir(path), created };
   }
 
   read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number {
@@ -187,6 +179,18 @@ class PathDirHandle implements DirHandle {
 
   openRead(name: string): number {
     return fs.openSync(this.#at(name), OPEN_READ);
+  }
+
+  writable(name: string): boolean {
+    let fd: number;
+    try {
+      fd = fs.openSync(this.#at(name), O_WRONLY | O_NONBLOCK | O_NOFOLLOW);
+    } catch (error) {
+      if (NOT_WRITABLE.has((error as NodeJS.ErrnoException).code ?? "")) return false;
+      throw error;
+    }
+    fs.closeSync(fd);
+    return true;
   }
 
   rename(from: string, to: string): void {

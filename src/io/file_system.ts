@@ -40,6 +40,11 @@ export interface DirHandle {
   create(name: string, mode: number): number;
   /** Opens an entry for reading (never through a symlink, never blocking on a FIFO). */
   openRead(name: string): number;
+  /**
+   * Whether this process may write an entry, as the kernel decides an open for writing: by
+   * mode, owner and group; root may write anything, and nothing on a read-only mount.
+   */
+  writable(name: string): boolean;
   /** Renames an entry within the directory, replacing the target. */
   rename(from: string, to: string): void;
   /** Gives an entry a second name in the directory (fails with EEXIST if taken). */
@@ -73,21 +78,18 @@ export interface FileSystem {
   openRead(path: string): number;
   /** Stat of a path, not following a symlink at its end. */
   lstat(path: string): FileStat;
-  /**
-   * Whether this process may write the file (as the kernel decides an open for writing:
-   * by mode, owner and group, root may write anything, a read-only mount nothing).
-   */
-  writable(path: string): boolean;
+
   /** A symlink's target. */
   readlink(path: string): string;
   /** Opens a directory for operations relative to it. */
   openDir(path: string): DirHandle;
   /**
-   * Creates the missing directories of `path` (0o777 less the umask).
+   * Opens a directory, creating it and its missing parents first (0o777 less the umask).
+   * When it fails midway, the error it throws carries `created`: the directories it made.
    *
-   * @returns the directories created, outermost first
+   * @returns the directory's handle, and the directories created, outermost first
    */
-  mkdirs(path: string): string[];
+  openDirCreating(path: string): { dir: DirHandle; created: string[] };
   /** Reads at a position; returns the bytes read (0 at the end). */
   read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
   /** {@linkcode read} off the calling thread. */

@@ -67,31 +67,26 @@ export interface AtomicWriteOptions {
 }
 
 /**
- * Writes `bytes` to `target` atomically, creating missing parent directories (removed again
- * when the write fails).
+ * Writes `bytes` to the entry `name` of an open directory atomically.
  *
  * @param files the file system
- * @param target the real path to write
+ * @param dir the target's directory, open
+ * @param name the target's name in it
  * @param bytes the content
  * @param options mode, owner, whether to replace, and the last checks
  */
 export async function writeAtomically(
   files: FileSystem,
-  target: string,
+  dir: DirHandle,
+  name: string,
   bytes: Uint8Array,
   options: AtomicWriteOptions,
 ): Promise<void> {
-  const dirPath = nativePath.dirname(target);
-  const name = nativePath.basename(target);
-  let created: string[] = [];
-  let dir: DirHandle | undefined;
   let temp: string | undefined;
   try {
-    created = files.mkdirs(dirPath);
-    dir = files.openDir(dirPath);
     if (options.tidy) removeAbandonedTempFiles(dir);
     temp = tempName(name);
-    inFlight.add(nativePath.join(dirPath, temp));
+    inFlight.add(nativePath.join(dir.path, temp));
     await fillTemp(files, dir, temp, bytes, options);
     await options.beforePlace?.();
     // No await from here to the rename: a cancel heard now stops the write, one heard after
@@ -99,20 +94,16 @@ export async function writeAtomically(
     options.signal?.throwIfAborted();
     if (options.overwrite) dir.rename(temp, name);
     else createFrom(dir, temp, name, options.display);
-    inFlight.delete(nativePath.join(dirPath, temp));
+    inFlight.delete(nativePath.join(dir.path, temp));
     temp = undefined;
   } catch (error) {
-    if (dir && temp !== undefined) removeQuietly(dir, temp);
-    if (temp !== undefined) inFlight.delete(nativePath.join(dirPath, temp));
-    dir?.close();
-    removeCreated(files, created);
+    if (temp !== undefined) {
+      removeQuietly(dir, temp);
+      inFlight.delete(nativePath.join(dir.path, temp));
+    }
     throw mapOsError(error, options.display, "write");
   }
-  try {
-    await syncDirectory(dir);
-  } finally {
-    dir.close();
-  }
+  await syncDirectory(dir);
 }
 
 /** Writes the temporary file whole, with its owner and mode, and makes it durable. */
@@ -256,9 +247,15 @@ function removeQuietly(dir: DirHandle, name: string): void {
 
 const LEFT_TO_OTHERS = new Set(["ENOTEMPTY", "EEXIST", "ENOENT", "ENOTDIR", "EBUSY", "ELOOP"]);
 
-/** Removes the directories a failed write created, deepest first (each only if empty). */
-function removeCreated(files: FileSystem, created: string[]): void {
-  for (const path of created.reverse()) {
+/**
+ * Removes the directories a failed write created, deepest first (each only if still empty:
+ * what is in one now is someone else's).
+ *
+ * @param files the file system
+ * @param created the directories, outermost first
+ */
+export function removeCreated(files: FileSystem, created: readonly string[]): void {
+  for (const path of [...created].reverse()) {
     try {
       const parent = files.openDir(nativePath.dirname(path));
       try {
@@ -267,7 +264,6 @@ function removeCreated(files: FileSystem, created: string[]): void {
         parent.close();
       }
     } catch (error) {
-      // Not empty any more, or gone: what is left is someone else's.
       if (LEFT_TO_OTHERS.has(osErrorCode(error) ?? "")) return;
       throw error;
     }

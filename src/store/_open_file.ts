@@ -70,6 +70,18 @@ class PooledFile implements ReadableFile {
 }
 
 /**
+ * An open file to read from: with blocking calls when it is small, off the thread when not.
+ *
+ * @param files the file system the descriptor is of
+ * @param fd the descriptor
+ * @param size the file's size
+ * @returns the file (closing it closes the descriptor)
+ */
+export function readableFile(files: FileSystem, fd: number, size: number): ReadableFile {
+  return size <= BLOCKING_READ_BYTES ? new BlockingFile(files, fd) : new PooledFile(files, fd);
+}
+
+/**
  * Opens a regular file for reading without ever blocking: stat first (a FIFO or device is
  * refused before it is opened), open non-blocking and following no symlink (the key is
  * already the real path), then stat the open file, in case the path was swapped in between.
@@ -90,10 +102,7 @@ export function openForRead(
     try {
       const stat = files.fstat(fd);
       if (stat.kind !== "file") throw new NotAFileError(node.display, describeKind(stat.kind));
-      const handle = stat.size <= BLOCKING_READ_BYTES
-        ? new BlockingFile(files, fd)
-        : new PooledFile(files, fd);
-      return Promise.resolve({ handle, stat, fd });
+      return Promise.resolve({ handle: readableFile(files, fd, stat.size), stat, fd });
     } catch (error) {
       files.close(fd);
       throw error;

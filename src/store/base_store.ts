@@ -93,6 +93,17 @@ export interface WriteFileOptions {
   signal?: AbortSignal;
 }
 
+/** A file open for an edit (see {@linkcode BaseFileStore.editFile}). */
+export interface EditableFile {
+  /** Its bytes as read. */
+  bytes: Uint8Array;
+  /**
+   * Puts new content in place, atomically, if the file is still as read (else
+   * {@linkcode FileChangedError}); nothing when `signal` is aborted before that.
+   */
+  commit(bytes: Uint8Array, signal?: AbortSignal): Promise<void>;
+}
+
 /** Options of {@linkcode BaseFileStore}. */
 export interface BaseFileStoreOptions {
   /**
@@ -494,26 +505,53 @@ export abstract class BaseFileStore implements FileStore {
    */
   async update<T>(
     path: string,
-    edit: (text: string) => EditOutcome<T>,
+    edit: (text: string, display: string) => EditOutcome<T>,
     options: UpdateOptions = {},
   ): Promise<T> {
     if (typeof edit !== "function") throw new TypeError("edit must be a function");
     const node = await this.resolvePath(filePath(path), false);
-    return await this.withLock(node.key, async () => {
-      const { bytes, version } = await this.readFile(node, options.maxBytes ?? this.maxEditBytes);
-      if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
-      const { text, invalid } = decodeUtf8(bytes);
-      if (invalid) throw new InvalidUtf8Error(path);
-      const outcome = edit(text);
-      if (outcome.text === undefined || outcome.text === text) return outcome.value;
-      if (typeof outcome.text !== "string") throw new TypeError("an edit's text must be a string");
-      options.signal?.throwIfAborted();
-      await this.writeFile(node, encodeUtf8(outcome.text), {
-        overwrite: true,
-        ifVersion: version,
-        signal: options.signal,
-      });
-      return outcome.value;
+    const maxBytes = options.maxBytes ?? this.maxEditBytes;
+    return await this.withLock(
+      node.key,
+      () =>
+        this.editFile(node, maxBytes, async ({ bytes, commit }) => {
+          if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
+          const { text, invalid } = decodeUtf8(bytes);
+          if (invalid) throw new InvalidUtf8Error(path);
+          const outcome = edit(text, node.display);
+          if (outcome.text === undefined || outcome.text === text) return outcome.value;
+          if (typeof outcome.text !== "string") {
+            throw new TypeError("an edit's text must be a string");
+          }
+          options.signal?.throwIfAborted();
+          await commit(encodeUtf8(outcome.text), options.signal);
+          return outcome.value;
+        }),
+    );
+  }
+
+  /**
+   * Reads a file for an edit and hands `work` its bytes and the way to put new content in
+   * place if the file is still as read ({@linkcode FileChangedError} otherwise). Called
+   * within {@linkcode withLock} for the file. The default reads with `readFile` and writes
+   * with `writeFile` (with `ifVersion`); a store may override it to keep the file open, or
+   * locked against other processes, from the read to the write.
+   *
+   * @param node a checked, existing path
+   * @param maxBytes the size cap ({@linkcode FileTooLargeError} above it)
+   * @param work the edit
+   * @returns what `work` returns
+   */
+  protected async editFile<T>(
+    node: StorePath,
+    maxBytes: number,
+    work: (file: EditableFile) => Promise<T>,
+  ): Promise<T> {
+    const { bytes, version } = await this.readFile(node, maxBytes);
+    return await work({
+      bytes,
+      commit: (next, signal) =>
+        this.writeFile(node, next, { overwrite: true, ifVersion: version, signal }),
     });
   }
 

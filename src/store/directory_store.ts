@@ -8,13 +8,13 @@
 import { nativePath } from "../io/native_path.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { DirHandle } from "../io/file_system.ts";
-import { removeTempFilesInFlight, writeAtomically } from "./_atomic_write.ts";
+import { removeCreated, removeTempFilesInFlight, writeAtomically } from "./_atomic_write.ts";
 import { checkRangeOptions } from "./_line_budget.ts";
 import { LineIndexCache } from "./_line_index.ts";
 import { LockTable } from "./_locks.ts";
 import { isMissing, mapOsError } from "./_os_errors.ts";
 import { searchDirectory } from "./_directory_search.ts";
-import { openForRead, readAll } from "./_open_file.ts";
+import { openForRead, readableFile, readAll } from "./_open_file.ts";
 import { readLineRange } from "./_read_lines.ts";
 import { isInside, joinDisplay } from "./_paths.ts";
 import { keepOffTopTier } from "./_jit.ts";
@@ -25,6 +25,7 @@ import { sameBytes } from "./_text.ts";
 import {
   BaseFileStore,
   type BaseFileStoreOptions,
+  type EditableFile,
   type FileBytes,
   filePath,
   type PathStat,
@@ -37,6 +38,7 @@ import {
   FileChangedError,
   FileTooLargeError,
   NotAFileError,
+  NotFoundError,
   PathChangedError,
   ReadOnlyFileError,
   StoreError,
@@ -106,6 +108,12 @@ interface FileVersion {
   size: number;
   mtimeNs: bigint;
   bytes: Uint8Array;
+}
+
+/** A file open for reading, and its stat. */
+interface OpenFile {
+  fd: number;
+  stat: FileStat;
 }
 
 /** Edits are serialised per real path across every store of the process. */
@@ -391,42 +399,121 @@ export class DirectoryStore extends BaseFileStore {
     }
   }
 
-  /** Writes a temporary file next to the target, fsyncs it and renames (or links) it into place. */
+  /**
+   * Writes the file in its directory (made first where missing, and removed again when the
+   * write fails): a temporary file, fsynced and renamed (or linked) into place, everything
+   * relative to the directory's handle. Replacing a file takes its edit lock.
+   */
   protected override async writeFile(
     node: StorePath,
     bytes: Uint8Array,
     options: WriteFileOptions,
   ): Promise<void> {
     const files = this.sandbox.files;
-    let existing: FileStat | undefined;
-    if (options.overwrite) {
-      try {
-        existing = files.lstat(node.key);
-      } catch (error) {
-        if (!isMissing(error)) throw mapOsError(error, node.display, "read");
-      }
+    const name = nativePath.basename(node.key);
+    let opened;
+    try {
+      opened = files.openDirCreating(nativePath.dirname(node.key));
+    } catch (error) {
+      removeCreated(files, (error as { created?: string[] }).created ?? []);
+      throw mapOsError(error, node.display, "write");
     }
-    const keep = existing?.kind === "file" ? existing : undefined;
-    if (keep !== undefined && !writable(files, node)) {
+    const { dir, created } = opened;
+    let locked: OpenFile | undefined;
+    try {
+      if (options.overwrite) locked = await this.#openLocked(dir, name, node.display);
+      const version = options.ifVersion as FileVersion | undefined;
+      await this.#place(dir, name, node, bytes, {
+        overwrite: options.overwrite,
+        keep: locked?.stat,
+        signal: options.signal,
+        beforePlace: version && (() => this.#checkUnchanged(dir, name, node.display, version)),
+      });
+    } catch (error) {
+      removeCreated(files, created);
+      throw error;
+    } finally {
+      if (locked) files.close(locked.fd);
+      dir.close();
+    }
+  }
+
+  /**
+   * The file open for an edit, from its directory's handle, and locked against other
+   * linewise processes from the read to the rename of the new content.
+   */
+  protected override async editFile<T>(
+    node: StorePath,
+    maxBytes: number,
+    work: (file: EditableFile) => Promise<T>,
+  ): Promise<T> {
+    const files = this.sandbox.files;
+    const name = nativePath.basename(node.key);
+    let dir: DirHandle;
+    try {
+      dir = files.openDir(nativePath.dirname(node.key));
+    } catch (error) {
+      throw mapOsError(error, node.display, "read");
+    }
+    try {
+      const locked = await this.#openLocked(dir, name, node.display);
+      if (locked === undefined) throw new NotFoundError(node.display);
+      try {
+        const { stat } = locked;
+        await this.#refuseDenied(stat, node.display);
+        if (stat.size > maxBytes) throw new FileTooLargeError(node.display, stat.size, maxBytes);
+        const handle = readableFile(files, locked.fd, stat.size);
+        const bytes = await readAll(handle, stat.size, maxBytes, node.display);
+        const version: FileVersion = { ...stat, bytes };
+        return await work({
+          bytes,
+          commit: (next, signal) =>
+            this.#place(dir, name, node, next, {
+              overwrite: true,
+              keep: stat,
+              signal,
+              beforePlace: () => this.#checkUnchanged(dir, name, node.display, version),
+            }),
+        });
+      } finally {
+        files.close(locked.fd); // (which releases the lock)
+      }
+    } finally {
+      dir.close();
+    }
+  }
+
+  /** Puts new content in place in an open directory, keeping a replaced file's mode and owner. */
+  async #place(
+    dir: DirHandle,
+    name: string,
+    node: StorePath,
+    bytes: Uint8Array,
+    options: {
+      overwrite: boolean;
+      keep: FileStat | undefined;
+      signal: AbortSignal | undefined;
+      beforePlace: (() => Promise<void>) | undefined;
+    },
+  ): Promise<void> {
+    const { keep } = options;
+    if (keep !== undefined && !writableIn(dir, name, node.display)) {
       throw new ReadOnlyFileError(node.display, keep.mode);
     }
-    const dir = nativePath.dirname(node.key);
-    const tidy = !this.#tidied.has(dir);
-    this.#tidied.add(dir);
-    await writeAtomically(files, node.key, bytes, {
+    const tidy = !this.#tidied.has(dir.path);
+    this.#tidied.add(dir.path);
+    await writeAtomically(this.sandbox.files, dir, name, bytes, {
       display: node.display,
       mode: keep?.mode,
       owner: keep && { uid: keep.uid, gid: keep.gid },
       overwrite: options.overwrite,
       tidy,
       signal: options.signal,
-      beforePlace: options.ifVersion === undefined
-        ? undefined
-        : () => this.#checkUnchanged(node, options.ifVersion as FileVersion),
+      beforePlace: options.beforePlace,
     });
   }
 
-  /** Deletes a file, or a symlink itself; never a directory. */
+  /** Deletes a file, or a symlink itself; never a directory. A file's edit lock is taken first. */
   protected override async deletePath(node: StorePath): Promise<void> {
     const { location, display } = node as DirectoryPath;
     // A root is a directory; resolving its parent below would name a place outside.
@@ -434,72 +521,75 @@ export class DirectoryStore extends BaseFileStore {
     // Deleting a symlink deletes the link, as `rm` does, not the file it points to.
     const parent = await this.sandbox.resolve(nativePath.dirname(location));
     const name = nativePath.basename(location);
+    const files = this.sandbox.files;
     let dir: DirHandle | undefined;
+    let locked: OpenFile | undefined;
     try {
-      dir = this.sandbox.files.openDir(parent.real);
+      dir = files.openDir(parent.real);
       const stat = dir.lstat(name);
       if (stat.kind !== "file" && stat.kind !== "symlink") {
         throw new NotAFileError(display, describeKind(stat.kind));
       }
+      if (stat.kind === "file") locked = await this.#openLocked(dir, name, display);
       dir.unlink(name);
     } catch (error) {
       throw mapOsError(error, display, "write");
     } finally {
+      if (locked) files.close(locked.fd);
       dir?.close();
     }
   }
 
   /**
-   * Runs edits of one real path one after another across every store of the process.
+   * Runs edits of one real path one after another across every store of the process (the
+   * edit lock, {@linkcode #openLocked}, orders them across processes).
    *
    * @param key the real path
    * @param work the edit
    * @returns what `work` returns
    */
   protected override withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
-    return PROCESS_LOCKS.run(key, async () => {
-      const held = await this.#lockAcrossProcesses(key);
-      try {
-        return await work();
-      } finally {
-        if (held !== undefined) this.sandbox.files.close(held); // (which releases the lock)
-      }
-    });
+    return PROCESS_LOCKS.run(key, work);
   }
 
   /**
-   * Takes the advisory lock (`flock`) every linewise process takes from reading a file to
-   * renaming its new content into place, so that edits of one file by several processes
-   * run one after another. The lock belongs to the file's inode; a process that finds the
-   * name given to a new inode meanwhile (the edit before it was renamed in) locks that one.
-   * A lock dies with its process, so none is left stale.
+   * Opens a regular file of a directory for reading and takes the advisory lock (`flock`)
+   * every linewise process takes from reading a file to renaming its new content into
+   * place, so that edits of one file by several processes run one after another. The lock
+   * belongs to the file's inode: a process that finds the name given to a new inode while it
+   * waited (the edit before it was renamed in) locks that one. A lock dies with its process,
+   * so none is left stale; one held for over 10 s is reported.
    *
-   * @returns the descriptor holding the lock (closing it releases the lock), or undefined
-   *   when there is nothing to lock (a new file, not a regular file, no locks here)
+   * @returns the open file (closing it releases the lock) and its stat, or undefined when
+   *   nothing is there
    */
-  async #lockAcrossProcesses(key: string): Promise<number | undefined> {
+  async #openLocked(dir: DirHandle, name: string, display: string): Promise<OpenFile | undefined> {
     const files = this.sandbox.files;
-    const display = this.sandbox.display(key);
     const deadline = Date.now() + LOCK_WAIT_MS;
     for (let pause = 1;; pause = Math.min(pause * 2, 50)) {
       let fd: number;
       try {
-        if (files.lstat(key).kind !== "file") return undefined;
-        fd = files.openRead(key);
+        const kind = dir.lstat(name).kind;
+        if (kind !== "file") throw new NotAFileError(display, describeKind(kind));
+        fd = dir.openRead(name);
       } catch (error) {
         if (isMissing(error)) return undefined;
         throw mapOsError(error, display, "read");
       }
       let locked: boolean | undefined;
       try {
+        const stat = files.fstat(fd);
+        if (stat.kind !== "file") throw new NotAFileError(display, describeKind(stat.kind));
         locked = files.tryLock(fd);
-        if (locked === true && sameFile(files.fstat(fd), lstatOrUndefined(files, key))) return fd;
+        // (No locks here: the process's own order and the last check are all there is.)
+        if (locked === undefined || (locked && sameFile(stat, lstatIn(dir, name)))) {
+          return { fd, stat };
+        }
       } catch (error) {
         files.close(fd);
         throw mapOsError(error, display, "read");
       }
       files.close(fd);
-      if (locked === undefined) return undefined;
       if (locked) continue; // replaced while we waited: lock the file there now
       if (Date.now() > deadline) throw new FileBusyError(display, LOCK_WAIT_MS / 1000);
       await new Promise((resolve) => setTimeout(resolve, pause));
@@ -614,24 +704,40 @@ export class DirectoryStore extends BaseFileStore {
     if (await this.sandbox.deniedByIdentity(stat)) throw new DeniedPathError(asked);
   }
 
-  /** Refuses the write when the file is no longer what the edit read. */
-  async #checkUnchanged(node: StorePath, version: FileVersion): Promise<void> {
-    let now: FileBytes;
+  /**
+   * Refuses the write when the file is no longer what the edit read: the same file (device
+   * and inode), size, mtime and bytes. The bytes matter: a change within one tick of the file
+   * system's clock keeps the mtime, and one to text of the same size the size.
+   */
+  async #checkUnchanged(
+    dir: DirHandle,
+    name: string,
+    display: string,
+    version: FileVersion,
+  ): Promise<void> {
+    const files = this.sandbox.files;
+    let fd: number;
     try {
-      now = await this.readFile(node, Number(version.size) + 1);
+      fd = dir.openRead(name);
     } catch (error) {
-      if (
-        error instanceof StoreError && (error.code === "not_found" || error.code === "too_large")
-      ) {
-        throw new FileChangedError(node.display);
+      if (isMissing(error)) throw new FileChangedError(display);
+      throw mapOsError(error, display, "read");
+    }
+    try {
+      const now = files.fstat(fd);
+      const same = now.dev === version.dev && now.ino === version.ino &&
+        now.size === version.size && now.mtimeNs === version.mtimeNs;
+      if (!same) throw new FileChangedError(display);
+      const bytes = await readAll(readableFile(files, fd, now.size), now.size, now.size, display);
+      if (!sameBytes(bytes, version.bytes)) throw new FileChangedError(display);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === "too_large") {
+        throw new FileChangedError(display); // (it grew)
       }
       throw error;
+    } finally {
+      files.close(fd);
     }
-    const seen = now.version as FileVersion;
-    const same = seen.dev === version.dev && seen.ino === version.ino &&
-      seen.size === version.size && seen.mtimeNs === version.mtimeNs &&
-      sameBytes(seen.bytes, version.bytes);
-    if (!same) throw new FileChangedError(node.display);
   }
 }
 
@@ -640,18 +746,27 @@ function kindOf(stat: FileStat): EntryKind {
   return stat.kind === "file" ? "file" : stat.kind === "directory" ? "directory" : "other";
 }
 
-/** Whether the process may write a file (as the system says: by mode, or Deno's permissions). */
-function writable(files: Sandbox["files"], node: WalkNode): boolean {
+/** Whether the process may write an entry (as the system says: by mode, or Deno's permissions). */
+function writableIn(dir: DirHandle, name: string, display: string): boolean {
   try {
-    return files.writable(node.key);
+    return dir.writable(name);
   } catch (error) {
-    throw mapOsError(error, node.display, "write");
+    throw mapOsError(error, display, "write");
   }
 }
 
 /** Whether two stats are of the same file system object. */
 function sameFile(a: FileStat, b: FileStat | undefined): boolean {
   return b !== undefined && a.dev === b.dev && a.ino === b.ino;
+}
+
+function lstatIn(dir: DirHandle, name: string): FileStat | undefined {
+  try {
+    return dir.lstat(name);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
 }
 
 function lstatOrUndefined(files: Sandbox["files"], path: string): FileStat | undefined {

@@ -235,14 +235,15 @@ export interface FileStore {
    */
   write(path: string, text: string, options?: WriteOptions): Promise<WriteResult>;
   /**
-   * Reads a text file, computes an edit with `edit`, and writes the result atomically.
+   * Reads a text file, computes an edit with `edit` (given the text and the file's display
+   * path), and writes the result atomically.
    * Calls for one file are serialised; a file changed on disk meanwhile is never silently
    * overwritten. Refuses binary files, invalid UTF-8 ({@linkcode InvalidUtf8Error}) and files
    * over `maxBytes`. Keeps the file mode; writing through an in-root symlink writes its target.
    */
   update<T>(
     path: string,
-    edit: (text: string) => EditOutcome<T>,
+    edit: (text: string, display: string) => EditOutcome<T>,
     options?: UpdateOptions,
   ): Promise<T>;
   /** Deletes a file (never a directory) and returns its display path. */

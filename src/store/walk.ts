@@ -9,6 +9,7 @@
  */
 import ignore, { type Ignore } from "ignore";
 import picomatch from "picomatch";
+import { InputError } from "../core/mod.ts";
 import { joinDisplay, segments } from "./_paths.ts";
 import { StoreError } from "./errors.ts";
 import { keepOffTopTier } from "./_jit.ts";
@@ -83,7 +84,7 @@ export interface WalkEntry extends WalkNode {
  *
  * @param pattern the glob
  * @returns a test on paths relative to the walk's start
- * @throws {TypeError} when the pattern is empty or not a string
+ * @throws {InputError} when the pattern is empty or not a string
  * @example
  * ```ts
  * import { compileGlob } from "./walk.ts";
@@ -94,12 +95,12 @@ export interface WalkEntry extends WalkNode {
  */
 export function compileGlob(pattern: string): (relative: string) => boolean {
   if (typeof pattern !== "string" || pattern === "") {
-    throw new TypeError("glob must be a non-empty string");
+    throw new InputError("glob must be a non-empty string");
   }
   let body = pattern.replaceAll("\\", "/");
   const anchored = body.startsWith("/") || body.startsWith("./");
   body = body.replace(/^(?:\.?\/)+/, "");
-  if (body === "") throw new TypeError(`glob ${JSON.stringify(pattern)} matches nothing`);
+  if (body === "") throw new InputError(`glob ${JSON.stringify(pattern)} matches nothing`);
   const match = picomatch(body, { dot: true });
   if (anchored || body.includes("/")) return (relative) => match(relative);
   return (relative) => match(relative.slice(relative.lastIndexOf("/") + 1));

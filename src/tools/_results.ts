@@ -1,7 +1,13 @@
 // Building tool results, and turning expected errors into results a model can act on.
-import { ExpectedTextMismatchError, OldTextMatchError } from "../core/mod.ts";
+import {
+  ExpectedTextMismatchError,
+  InputError,
+  LineRangeError,
+  OldTextMatchError,
+} from "../core/mod.ts";
 import { StoreError } from "../store/errors.ts";
 import { ArgumentError } from "./_args.ts";
+import { PatternError } from "./safe_matcher.ts";
 import { NOTE_ROOM, type Settings } from "./options.ts";
 import type { ToolResult } from "./tool.ts";
 
@@ -25,19 +31,29 @@ export function failure(message: string): ToolResult {
 }
 
 /**
- * Turns an error into an isError result. Expected errors keep their message (prefixed
- * with the path where the core does not know it); anything else is a bug, reported
- * without a stack trace.
+ * Whether an error is a refusal of the caller's input (said as it is) rather than a bug: the
+ * store's errors, bad arguments, line numbers out of range, unusable input, a bad pattern.
+ * A plain TypeError or RangeError is a bug.
+ */
+export function isRefusal(error: unknown): boolean {
+  return error instanceof StoreError || error instanceof ArgumentError ||
+    error instanceof LineRangeError || error instanceof InputError ||
+    error instanceof ExpectedTextMismatchError || error instanceof OldTextMatchError ||
+    error instanceof PatternError;
+}
+
+/**
+ * Turns an error into an isError result. A refusal keeps its message (prefixed with the
+ * path where the core does not know it); anything else is a bug, reported as an internal
+ * error without a stack trace (the caller logs the stack).
  */
 export function errorResult(error: unknown, path?: string): ToolResult {
   if (error instanceof StoreError || error instanceof ArgumentError) return failure(error.message);
-  if (
-    error instanceof RangeError || error instanceof TypeError ||
-    error instanceof ExpectedTextMismatchError || error instanceof OldTextMatchError
-  ) {
-    return failure(path === undefined ? error.message : `${path}: ${error.message}`);
+  if (error instanceof PatternError) return failure(error.message);
+  if (isRefusal(error)) {
+    const message = (error as Error).message;
+    return failure(path === undefined ? message : `${path}: ${message}`);
   }
-  if (error instanceof SyntaxError) return failure(error.message);
   const message = error instanceof Error ? error.message : String(error);
   return failure(`internal error: ${message}; please report it`);
 }

@@ -4,7 +4,7 @@
  * @module
  */
 import type { FileStore } from "../store/file_store.ts";
-import { errorResult } from "./_results.ts";
+import { errorResult, isRefusal } from "./_results.ts";
 import { insertLinesTool, replaceLinesTool, replaceTool } from "./edit_tools.ts";
 import { deleteTool, writeTool } from "./file_tools.ts";
 import { globTool } from "./glob_tool.ts";
@@ -44,11 +44,14 @@ export function createTools(store: FileStore, options: ToolOptions = {}): ToolDe
       deleteTool(store),
     );
   }
-  return tools.map(guarded);
+  return tools.map((tool) => guarded(tool, s.log));
 }
 
-/** Wraps `call` so that every expected failure becomes an isError result; an abort propagates. */
-function guarded(tool: ToolDefinition): ToolDefinition {
+/**
+ * Wraps `call` so that every failure becomes an isError result (a bug as an internal error,
+ * its stack to `log`); an abort propagates.
+ */
+function guarded(tool: ToolDefinition, log: (message: string) => void): ToolDefinition {
   return {
     ...tool,
     async call(args: unknown, context?: CallContext): Promise<ToolResult> {
@@ -56,6 +59,10 @@ function guarded(tool: ToolDefinition): ToolDefinition {
         return await tool.call(args, context);
       } catch (error) {
         if (context?.signal?.aborted) throw error;
+        if (!isRefusal(error)) {
+          const detail = error instanceof Error ? error.stack ?? error.message : String(error);
+          log(`the ${tool.name} tool failed: ${detail}`);
+        }
         const path = (args as { path?: unknown } | null)?.path;
         return errorResult(error, typeof path === "string" ? path : undefined);
       }

@@ -75,10 +75,9 @@ async function edit(
   signal: AbortSignal | undefined,
 ): Promise<ToolResult> {
   // Results name files as the store shows them (relative to the first root).
-  const path = quotePath((await store.stat(file)).path);
-  return await store.update(file, (text) => {
+  return await store.update(file, (text, display) => {
     const result = compute(text);
-    const report = editReport(path, text, result, dry, settings);
+    const report = editReport(quotePath(display), text, result, dry, settings);
     return { text: dry ? undefined : result.text, value: report };
   }, { maxBytes: settings.maxEditBytes, signal });
 }

@@ -36,6 +36,12 @@ export interface ToolOptions {
    * @default 10000
    */
   timeBudgetMs?: number;
+  /**
+   * Receives the stack of a tool's internal error (a bug: the model is told only that an
+   * internal error happened).
+   * @default writes it to stderr
+   */
+  log?: (message: string) => void;
 }
 
 /** {@linkcode ToolOptions} with every default filled in. */
@@ -61,6 +67,7 @@ export function settings(options: ToolOptions): Settings {
     cut: options.cut ?? 2000,
     maxEditBytes: options.maxEditBytes ?? 64 * 1024 * 1024,
     timeBudgetMs: options.timeBudgetMs ?? 10000,
+    log: options.log ?? ((message) => console.error(message)),
   };
 }
 

@@ -4,6 +4,7 @@ import {
   checkLineRange,
   codePointCount,
   formatRows,
+  LineRangeError,
   lineText,
   quotePath,
 } from "../core/mod.ts";
@@ -90,7 +91,7 @@ export function readTool(store: FileStore, settings: Settings): ToolDefinition {
 async function read(store: FileStore, settings: Settings, args: ReadArgs): Promise<ToolResult> {
   const { path, start_line: start, column } = args;
   if (column !== undefined && args.end_line !== undefined && args.end_line !== start) {
-    throw new RangeError(
+    throw new LineRangeError(
       `column reads one line: give end_line=${start} (equal to start_line) or leave it out`,
     );
   }
@@ -99,7 +100,7 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
     const { total } = await store.readLines(path, { ...budget(settings), start: 1, maxLines: 1 });
     if (total !== undefined) checkLineRange(start, end, total);
     // The count of a large file is left out rather than read to the end for an error.
-    throw new RangeError(
+    throw new LineRangeError(
       start < 1
         ? `start_line must be a whole number of 1 or more, got ${start}`
         : `end_line ${end} is before start_line ${start}; ask for end_line >= start_line`,
@@ -152,7 +153,7 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
 function checkColumn(line: string, number: number, column: number): void {
   const length = codePointCount(lineText(line));
   if (column > Math.max(length, 1)) {
-    throw new RangeError(
+    throw new LineRangeError(
       `column ${column} is past the end of line ${number}, which has ${length} code points`,
     );
   }

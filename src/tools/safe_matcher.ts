@@ -37,13 +37,25 @@ export interface CompiledPattern {
   engine: "literal" | "native" | "linear";
 }
 
+/** A pattern that cannot be searched with: invalid, or risky where no safe engine can run it. */
+export class PatternError extends SyntaxError {
+  /**
+   * Makes the error.
+   *
+   * @param message what is wrong with the pattern, and what to do
+   */
+  constructor(message: string) {
+    super(message); // (named as the SyntaxError it is)
+  }
+}
+
 /**
  * Compiles a grep pattern: JavaScript syntax with the `u` and `s` flags (and `i`).
  *
  * @param pattern the pattern
  * @param options literal and case handling
  * @returns the matcher and the engine it uses
- * @throws {SyntaxError} for an invalid pattern, or a risky one the linear engine cannot run
+ * @throws {PatternError} for an invalid pattern, or a risky one the linear engine cannot run
  * @example
  * ```ts
  * import { compilePattern } from "./safe_matcher.ts";
@@ -58,7 +70,7 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): C
   try {
     native = regexMatcher(pattern, options);
   } catch (error) {
-    throw new SyntaxError(
+    throw new PatternError(
       `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${
         (error as Error).message
       }); fix it, or pass literal=true to search for the text as it is`,
@@ -87,7 +99,7 @@ function refusedOrLinear(pattern: string, options: PatternOptions, risk: string)
   try {
     return linearMatcher(pattern, options.ignoreCase ?? false);
   } catch (error) {
-    throw new SyntaxError(
+    throw new PatternError(
       `pattern ${
         JSON.stringify(pattern)
       } ${risk}, which can take exponential time, and it uses a feature the linear-time engine lacks (${
