@@ -25,6 +25,22 @@ describe("the linewise command line", () => {
     assert.equal(VERSION, denoJson.version);
   });
 
+  for (
+    const [name, args] of [
+      ["an empty --root", ["serve", "--root", ""]],
+      ["a --root that does not exist", ["read", "a.txt", "--root", join(root.dir, "nope")]],
+    ] as const
+  ) {
+    test(`${name} is a usage error: one sentence, exit 2`, () => {
+      const out = runCli([...args], root.dir);
+      assert.equal(out.status, 2);
+      const lines = out.stderr.trimEnd().split("\n");
+      assert.deepEqual(lines.length, 2, out.stderr);
+      assert.match(lines[0], /^linewise: --root or --deny cannot be used: /);
+      assert.equal(lines[1], "Try 'linewise --help'.");
+    });
+  }
+
   test("--help prints usage and exits 0", () => {
     const out = runCli(["--help"], root.dir);
     assert.equal(out.status, 0);
