@@ -62,6 +62,11 @@ export class RawSession {
     this.send(JSON.stringify(message) + "\n");
   }
 
+  /** The lines received so far, as they came. */
+  get rawLines(): string[] {
+    return [...this.#lines];
+  }
+
   /** Waits until `count` lines have arrived in all, and returns them parsed. */
   async received(count: number, timeoutMs = 30000): Promise<unknown[]> {
     await this.until(() => this.#lines.length >= count, timeoutMs);

@@ -236,3 +236,15 @@ test("the server survives a reader that goes away and exits when stdin closes", 
     root.remove();
   }
 });
+
+test("ids are echoed exactly as sent, big integers and 1e400 too", async () => {
+  await withSession(async (session) => {
+    session.sendJson(initialize(1, "2025-06-18"));
+    session.send('{"jsonrpc":"2.0","id":123456789012345678901234567890,"method":"ping"}\n');
+    session.send('{"jsonrpc":"2.0","id":1e400,"method":"ping"}\n');
+    await session.received(3);
+    const [, big, huge] = session.rawLines;
+    assert.equal(big, '{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}');
+    assert.equal(huge, '{"jsonrpc":"2.0","id":1e400,"result":{}}');
+  });
+});

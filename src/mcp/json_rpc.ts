@@ -6,7 +6,69 @@
  */
 
 /** A request id: JSON-RPC allows strings and numbers (MCP forbids `null`). */
-export type JsonRpcId = string | number;
+export type JsonRpcId = string | number | RawNumber;
+
+/**
+ * A number id as the peer wrote it, where a JavaScript number would not give the same text
+ * back (`123456789012345678901234567890`, `1e400`, `1.0`): `JSON.stringify` writes its text
+ * as it is (`JSON.rawJSON`), so the answer carries the id exactly as sent.
+ */
+export interface RawNumber {
+  /** The number's JSON text. */
+  readonly rawJSON: string;
+}
+
+interface RawJson {
+  rawJSON(text: string): RawNumber;
+  isRawJSON(value: unknown): value is RawNumber;
+}
+const RAW = JSON as unknown as RawJson;
+
+/**
+ * Parses one line of JSON-RPC: a message or a batch, with each number id (`id`, and the
+ * `requestId` of a cancellation) kept as the peer wrote it when a number would not write
+ * it back the same.
+ *
+ * @param line the line
+ * @returns the parsed value
+ * @throws {SyntaxError} when the line is not JSON
+ * @example
+ * ```ts
+ * import { parseMessage } from "./json_rpc.ts";
+ * import assert from "node:assert/strict";
+ * const message = parseMessage('{"jsonrpc":"2.0","id":123456789012345678901234567890}');
+ * assert.equal(JSON.stringify(message), '{"jsonrpc":"2.0","id":123456789012345678901234567890}');
+ * ```
+ */
+export function parseMessage(line: string): unknown {
+  // Where each inexact id number was met: its holder and its text (the reviver sees holders
+  // at every depth; only the message's own id and its params' requestId are ids).
+  const inexact: Array<[object, string, string]> = [];
+  const value = JSON.parse(
+    line,
+    function (this: object, key: string, found: unknown, context?: { source?: string }) {
+      if (
+        (key === "id" || key === "requestId") && typeof found === "number" &&
+        context?.source !== undefined && JSON.stringify(found) !== context.source
+      ) {
+        inexact.push([this, key, context.source]);
+      }
+      return found;
+    },
+  );
+  if (inexact.length === 0) return value;
+  for (const message of Array.isArray(value) ? value : [value]) {
+    if (!isRecord(message)) continue;
+    for (const [holder, key, source] of inexact) {
+      if (
+        (holder === message && key === "id") || (holder === message.params && key === "requestId")
+      ) {
+        (holder as Record<string, unknown>)[key] = RAW.rawJSON(source);
+      }
+    }
+  }
+  return value;
+}
 
 /** Invalid JSON was received. */
 export const PARSE_ERROR: number = -32700;
@@ -93,7 +155,18 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 function isId(value: unknown): value is JsonRpcId {
-  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value));
+  return typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ||
+    RAW.isRawJSON(value);
+}
+
+/**
+ * Whether a value is a request id (a string, a number, or a number kept as written).
+ *
+ * @param value any value
+ * @returns true for an id
+ */
+export function isRequestId(value: unknown): value is JsonRpcId {
+  return isId(value);
 }
 
 function describe(value: unknown): string {
@@ -197,7 +270,8 @@ export function classifyMessage(value: unknown): IncomingMessage {
  * ```
  */
 export function requestIdKey(id: JsonRpcId): string {
-  return typeof id === "number" ? `n${id}` : `s${id}`;
+  if (typeof id === "string") return `s${id}`;
+  return typeof id === "number" ? `n${id}` : `n${id.rawJSON}`;
 }
 
 /**

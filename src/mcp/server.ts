@@ -16,10 +16,12 @@ import {
   INTERNAL_ERROR,
   INVALID_PARAMS,
   INVALID_REQUEST,
+  isRequestId,
   type JsonRpcNotification,
   type JsonRpcRequest,
   METHOD_NOT_FOUND,
   PARSE_ERROR,
+  parseMessage,
   requestIdKey,
   successResponse,
 } from "./json_rpc.ts";
@@ -267,7 +269,7 @@ export async function serveLines(
   function cancel(params: unknown): void {
     if (!isRecord(params)) return;
     const { requestId, reason } = params;
-    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    if (!isRequestId(requestId)) return;
     const waiting = waitingForRoots.get(requestIdKey(requestId));
     if (waiting) {
       waitingForRoots.delete(requestIdKey(requestId));
@@ -451,7 +453,7 @@ export async function serveLines(
     if (line.trim() === "") return;
     let value: unknown;
     try {
-      value = JSON.parse(line);
+      value = parseMessage(line);
     } catch (error) {
       if (!(error instanceof SyntaxError)) throw error;
       send(errorResponse(null, { code: PARSE_ERROR, message: `parse error: ${error.message}` }));
