@@ -386,6 +386,46 @@ with open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "w") as f
   });
 });
 
+describe("the binary with globs that would make a backtracking matcher stall", () => {
+  test(
+    "glob, grep's glob and .gitignore answer at once on a long name, and a bad glob is refused",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      const root = tempRoot();
+      const long = "a".repeat(250);
+      writeFileSync(join(root.dir, long), "needle\n");
+      writeFileSync(join(root.dir, "keep.txt"), "needle\n");
+      mkdirSync(join(root.dir, "sub"));
+      writeFileSync(join(root.dir, "sub", ".gitignore"), "*a*a*a*a*a*a*a*b\n*a*a*a*a*a*a*a*a*\n");
+      writeFileSync(join(root.dir, "sub", long), "needle\n");
+      const client = await connect(["serve", "--root", root.dir]);
+      try {
+        // (Each took 13.6 s to over 60 s on picomatch's and ignore's backtracking regexes.)
+        for (const pattern of ["*a*a*a*a*b", "*a*a*a*a*a*a*a*b"]) {
+          assert.match(text(await call(client, "glob", { pattern })), /no files match/);
+          const grep = await call(client, "grep", { pattern: "needle", glob: pattern });
+          assert.match(text(grep), /no match/);
+        }
+        const grep = text(await call(client, "grep", { pattern: "needle" }));
+        assert.match(grep, /^a{250}\n1\tneedle/m);
+        assert.doesNotMatch(grep, /sub\//, "the .gitignore line ignores the long name below it");
+        for (const malformed of ["[!", "src/{a,b"]) {
+          const glob = await call(client, "glob", { pattern: malformed });
+          assert.equal(glob.isError, true);
+          assert.match(text(glob), /^glob ".*" is malformed: /);
+          const grepGlob = await call(client, "grep", { pattern: "x", glob: malformed });
+          assert.match(text(grepGlob), /is malformed/);
+        }
+      } finally {
+        await client.close();
+        root.remove();
+      }
+    },
+  );
+});
+
 describe("the binary with a client that declares roots", () => {
   test("the first call after connecting already sees only the client's roots (10 of 10 sessions)", async () => {
     const root = tempRoot();

@@ -1,9 +1,10 @@
 /**
- * Deny rules: .gitignore syntax (via the `ignore` package) on root-relative paths.
+ * Deny rules: .gitignore syntax on root-relative paths, matched in time bounded by the
+ * path's length.
  *
  * @module
  */
-import ignore from "ignore";
+import { GitignoreRules } from "../match/gitignore.ts";
 
 /** Tells whether a root-relative `/`-separated path is denied ("" is the root: never). */
 export type DenyMatcher = (relative: string) => boolean;
@@ -21,7 +22,9 @@ export function compileDeny(globs: readonly string[]): DenyMatcher {
     }
   }
   if (globs.length === 0) return () => false;
-  const rules = ignore({ ignorecase: true }).add(globs as string[]);
+  const rules = new GitignoreRules(globs, { ignoreCase: true, strict: true });
   return (relative) =>
-    relative !== "" && (rules.ignores(relative) || rules.ignores(relative + "/"));
+    relative !== "" &&
+    (rules.testWithParents(relative, false).ignored ||
+      rules.testWithParents(relative, true).ignored);
 }

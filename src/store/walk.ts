@@ -7,8 +7,9 @@
  *
  * @module
  */
-import ignore, { type Ignore } from "ignore";
-import picomatch from "picomatch";
+import { boundedTest } from "../match/bounded_matcher.ts";
+import { GitignoreRules } from "../match/gitignore.ts";
+import { globToRegex } from "../match/glob_regex.ts";
 import { InputError } from "../core/mod.ts";
 import { joinDisplay, segments } from "./_paths.ts";
 import { StoreError } from "./errors.ts";
@@ -101,7 +102,8 @@ export function compileGlob(pattern: string): (relative: string) => boolean {
   const anchored = body.startsWith("/") || body.startsWith("./");
   body = body.replace(/^(?:\.?\/)+/, "");
   if (body === "") throw new InputError(`glob ${JSON.stringify(pattern)} matches nothing`);
-  const match = picomatch(body, { dot: true });
+  const { source, unbounded } = globToRegex(body);
+  const match = boundedTest(source, unbounded);
   if (anchored || body.includes("/")) return (relative) => match(relative);
   return (relative) => match(relative.slice(relative.lastIndexOf("/") + 1));
 }
@@ -111,16 +113,17 @@ export function compileGlob(pattern: string): (relative: string) => boolean {
  * `.gitignore`, the deepest deciding first (as in git, a deeper file overrides a higher one).
  */
 class IgnoreRules {
-  readonly #levels: { dir: string; rules: Ignore }[];
+  readonly #levels: { dir: string; rules: GitignoreRules }[];
 
-  constructor(levels: { dir: string; rules: Ignore }[] = []) {
+  constructor(levels: { dir: string; rules: GitignoreRules }[] = []) {
     this.#levels = levels;
   }
 
   /** Rules with one more directory's file added (or these rules when it has none). */
   with(dir: string, text: string | undefined): IgnoreRules {
     if (text === undefined || text.trim() === "") return this;
-    const rules = ignore({ ignorecase: false }).add(text);
+    const rules = new GitignoreRules(text);
+    if (rules.empty) return this;
     return new IgnoreRules([...this.#levels, { dir, rules }]);
   }
 
@@ -130,7 +133,7 @@ class IgnoreRules {
       const { dir, rules } = this.#levels[i];
       const relative = dir === "." ? path : path.slice(dir.length + 1);
       if (relative === "" || relative.startsWith("/")) continue;
-      const result = rules.test(isDirectory ? relative + "/" : relative);
+      const result = rules.test(relative, isDirectory);
       if (result.ignored) return true;
       if (result.unignored) return false;
     }
