@@ -1,16 +1,23 @@
 // The executable's entry: runs the command line with the process's arguments and streams.
 // (No top-level await: `bun build --compile --bytecode` needs a plain script.)
 import process from "node:process";
+import { PATTERN_HELPER_ENV, runPatternHelper } from "../match/pattern_helper.ts";
 import { main } from "./main.ts";
 
-// A reader that goes away (`linewise grep … | head`) must not crash the command.
-process.stdout.on("error", () => process.exit(0));
-main(process.argv.slice(2), {
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-  // Once stdout has taken everything: process.exit drops writes still queued for a pipe.
-  exit: (status) => process.stdout.write("", () => process.exit(status)),
-}).then((status) => {
-  // Ending naturally lets a slow reader receive all the output.
-  process.exitCode = status;
-});
+// The binary run again as the helper that scans for patterns that may run without end.
+if (process.env[PATTERN_HELPER_ENV] === "1") runPatternHelper().then(() => process.exit(0));
+else run();
+
+function run(): void {
+  // A reader that goes away (`linewise grep … | head`) must not crash the command.
+  process.stdout.on("error", () => process.exit(0));
+  main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    // Once stdout has taken everything: process.exit drops writes still queued for a pipe.
+    exit: (status) => process.stdout.write("", () => process.exit(status)),
+  }).then((status) => {
+    // Ending naturally lets a slow reader receive all the output.
+    process.exitCode = status;
+  });
+}

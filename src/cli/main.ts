@@ -43,6 +43,7 @@ const OPTIONS = {
   "max-lines": { type: "string" },
   "max-chars": { type: "string" },
   "max-edit-bytes": { type: "string" },
+  timeout: { type: "string" },
   "ignore-case": { type: "boolean", short: "i" },
   "fixed-strings": { type: "boolean", short: "F" },
   context: { type: "string", short: "C" },
@@ -106,6 +107,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     maxLines: count(values["max-lines"], "--max-lines", 1),
     maxChars: count(values["max-chars"], "--max-chars", 200),
     maxEditBytes: count(values["max-edit-bytes"], "--max-edit-bytes", 1),
+    timeBudgetMs: seconds(values.timeout, "--timeout"),
   };
   const sandbox = await sandboxOf(values.root ?? ["."], values.deny ?? [], io);
   const tools = (s: Sandbox) => createTools(new DirectoryStore(s, toolOptions), toolOptions);
@@ -246,6 +248,15 @@ function count(value: string | undefined, name: string, minimum: number): number
     );
   }
   return Number(value);
+}
+
+/** "2.5" seconds as milliseconds. */
+function seconds(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+(?:\.\d+)?$/.test(value) || Number(value) <= 0) {
+    throw new UsageError(`${name} takes a number of seconds above 0, got ${JSON.stringify(value)}`);
+  }
+  return Math.round(Number(value) * 1000);
 }
 
 function expectArgs(rest: string[], min: number, max: number, message: string): void {

@@ -24,6 +24,7 @@ Options (anywhere on the line):
   --max-lines N         rows per result (default 2000)
   --max-chars N         characters per result (default 60000)
   --max-edit-bytes N    largest file the edit tools load (default 67108864)
+  --timeout SECONDS     how long one grep may run (default 10)
 
 Lines are numbered from 1 and end at \\n (a \\r before it belongs to the terminator), as in
 grep -n, sed -n and git. Exit status: 0 success (a note such as "no match" included),

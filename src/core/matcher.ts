@@ -59,6 +59,45 @@ export interface Matcher {
    * so results may be kept under it (a search cache). Undefined when unknown.
    */
   readonly key?: string;
+  /**
+   * For a pattern that may run without end on some line (lookarounds and backreferences
+   * have no linear-time engine): a scan that runs where it can be stopped, another process
+   * or thread. Searches use it instead of scanning here, so that such a pattern can neither
+   * outlive its time budget nor hold up the thread that answers requests.
+   */
+  readonly stoppable?: StoppableScan;
+}
+
+/** A scan run somewhere it can be stopped (see {@linkcode Matcher.stoppable}). */
+export interface StoppableScan {
+  /**
+   * The rows of a text (as `scanText` reports them: line, text, and the match for a
+   * matching line), with `context` lines around matches, up to `maxMatches` matching lines.
+   *
+   * @param text whole lines
+   * @param options context lines and the most matching lines wanted
+   * @param stop when to give up: at the deadline (rejecting with
+   *   {@linkcode PatternStoppedError}) or when the signal is aborted (with its reason)
+   * @returns the rows, in line order
+   */
+  scan(
+    text: string,
+    options: { context: number; maxMatches: number },
+    stop: { deadline?: number; signal?: AbortSignal },
+  ): Promise<Array<{ line: number; text: string; match?: MatchSpan }>>;
+}
+
+/** A stoppable scan was stopped at its deadline: the pattern had not finished. */
+export class PatternStoppedError extends Error {
+  /**
+   * Makes the error.
+   *
+   * @param message what was stopped
+   */
+  constructor(message = "the pattern was stopped at the time budget") {
+    super(message);
+    this.name = "PatternStoppedError";
+  }
 }
 
 /** Options of the built-in matchers. */

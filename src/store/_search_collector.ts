@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { type ScanRow, scanText, splitLines } from "../core/mod.ts";
+import { PatternStoppedError, type ScanRow, scanText, splitLines } from "../core/mod.ts";
 import type { FileMatches, SearchQuery, SearchResult } from "./file_store.ts";
 
 /** How often progress is reported at most. */
@@ -39,6 +39,7 @@ export class SearchCollector {
   #filesNotSearched = 0;
   #unreadable = 0;
   #stopped: "max_matches" | "time" | undefined;
+  #patternStopped = false;
   #lastProgress = 0;
   #filesTotal: number | undefined;
 
@@ -131,7 +132,7 @@ export class SearchCollector {
     for await (const chunk of chunks) {
       if (!this.proceed() && this.#stopped === "time") break;
       const offset = before - tailLines;
-      scanText(tail + chunk, this.#query.matcher, (row) => {
+      const sink = (row: ScanRow): boolean => {
         const line = row.line + offset;
         if (line <= lastReported) return true;
         if (row.match) {
@@ -148,7 +149,12 @@ export class SearchCollector {
         rows.push(row.line === line ? row : { ...row, line });
         lastReported = line;
         return true;
-      }, { context });
+      };
+      if (!(await this.#scan(tail + chunk, sink))) {
+        // The pattern was stopped in this file: it was not searched to the end.
+        this.#filesNotSearched++;
+        return;
+      }
       if (stop) {
         this.#stopped = "max_matches";
         break;
@@ -165,6 +171,35 @@ export class SearchCollector {
     this.#progress();
   }
 
+  /**
+   * Scans one chunk into the sink, here or, for a pattern that may run without end, where
+   * it can be stopped; false when that was stopped at the deadline (the search has then
+   * stopped with "time").
+   */
+  async #scan(text: string, sink: (row: ScanRow) => boolean): Promise<boolean> {
+    const { matcher, deadline, signal } = this.#query;
+    if (matcher.stoppable === undefined) {
+      scanText(text, matcher, sink, { context: this.#context });
+      return true;
+    }
+    let rows;
+    try {
+      // (One matching line more than the cap: whether another exists is part of the answer.)
+      const maxMatches = Math.max(this.#maxMatches - this.#matchedLines, 0) + 1;
+      rows = await matcher.stoppable.scan(text, { context: this.#context, maxMatches }, {
+        deadline,
+        signal,
+      });
+    } catch (error) {
+      if (!(error instanceof PatternStoppedError)) throw error;
+      this.#stopped = "time";
+      this.#patternStopped = true;
+      return false;
+    }
+    for (const row of rows) if (!sink(row)) break;
+    return true;
+  }
+
   /** The result so far. */
   result(): SearchResult {
     const result: SearchResult = {
@@ -176,6 +211,7 @@ export class SearchCollector {
       ...(this.#unreadable > 0 ? { unreadable: this.#unreadable } : {}),
     };
     if (this.#stopped !== undefined) result.stopped = this.#stopped;
+    if (this.#patternStopped) result.patternStopped = true;
     this.#query.onProgress?.(this.#filesSearched + this.#binaryFilesSkipped, this.#filesTotal);
     return result;
   }

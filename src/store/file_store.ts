@@ -153,6 +153,11 @@ export interface SearchResult {
   filesNotSearched: number;
   /** Directories and files that could not be read, skipped (0 when omitted). */
   unreadable?: number;
+  /**
+   * True when the pattern itself was stopped at the deadline (one that may run without end,
+   * scanned where it can be stopped): `stopped` is then "time".
+   */
+  patternStopped?: boolean;
 }
 
 /** An edit computed from a file's current text: the new text (omit to write nothing) and a value to return. */

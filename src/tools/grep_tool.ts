@@ -89,7 +89,7 @@ const outputSchema = {
     },
     files_not_searched: { type: "integer" },
     unreadable: { type: "integer", description: "Directories and files that could not be read." },
-    engine: { type: "string", enum: ["literal", "native", "linear"] },
+    engine: { type: "string", enum: ["literal", "native", "linear", "stoppable"] },
   },
   required: ["files", "matched_lines", "files_searched", "binary_files_skipped"],
 };
@@ -224,7 +224,10 @@ function stopNotes(
   const where = `${shown.matchedLines} matching ${
     shown.matchedLines === 1 ? "line" : "lines"
   } in ${shown.files.length} ${shown.files.length === 1 ? "file" : "files"}`;
-  const left = result.filesNotSearched > 0 ? `; ${result.filesNotSearched} files not searched` : "";
+  const notSearched = result.filesNotSearched;
+  const left = notSearched > 0
+    ? `; ${notSearched} ${notSearched === 1 ? "file" : "files"} not searched`
+    : "";
   if (stopped === "output_budget") {
     notes.push(
       `output budget reached: showing ${where}; more matches exist. Narrow the search with path, glob or a more specific pattern`,
@@ -232,6 +235,12 @@ function stopNotes(
   } else if (stopped === "max_matches") {
     notes.push(
       `stopped at max_matches=${args.max_matches}: showing ${where}; more matches exist${left}. Narrow the search, or raise max_matches`,
+    );
+  } else if (stopped === "time" && result.patternStopped) {
+    notes.push(
+      `stopped by the time budget: the pattern (its lookarounds or backreferences have no linear-time engine) did not finish; showing ${where} from the ${result.filesSearched} ${
+        result.filesSearched === 1 ? "file" : "files"
+      } searched to the end${left}. Simplify the pattern, or narrow the search with path or glob`,
     );
   } else if (stopped === "time") {
     notes.push(

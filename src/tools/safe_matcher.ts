@@ -3,7 +3,9 @@
  * speed; a pattern at risk of catastrophic backtracking (a repeated group that repeats)
  * runs on RE2JS, a linear-time engine, or is refused with a message saying why. A pattern
  * with unbounded quantifiers runs natively only on lines short enough to bound its
- * polynomial worst case; longer lines go to RE2JS. It never hangs and never yields a silent
+ * polynomial worst case; longer lines go to RE2JS. A pattern with lookarounds or
+ * backreferences, which RE2 lacks, runs natively in a helper that is killed at the time
+ * budget (`match/stoppable_scan.ts`). None hangs the server, and none yields a silent
  * "no match" (Bun's engine gives up silently when a pattern backtracks too much).
  *
  * @module
@@ -12,6 +14,7 @@ import { literalMatcher, type Matcher, regexMatcher } from "../core/mod.ts";
 import { linearMatcher } from "./_linear_matcher.ts";
 import { guardLongLines, nativeLineLimit } from "./_long_line_guard.ts";
 import { backtrackingRisk, unboundedQuantifiers } from "./_pattern_risk.ts";
+import { stoppableScan } from "../match/stoppable_scan.ts";
 
 export { backtrackingRisk };
 
@@ -33,8 +36,11 @@ export interface PatternOptions {
 export interface CompiledPattern {
   /** The matcher to scan with. */
   matcher: Matcher;
-  /** "literal", "native" (the runtime's RegExp) or "linear" (RE2JS). */
-  engine: "literal" | "native" | "linear";
+  /**
+   * "literal", "native" (the runtime's RegExp), "linear" (RE2JS) or "stoppable" (the
+   * runtime's RegExp in a helper stopped at the time budget).
+   */
+  engine: "literal" | "native" | "linear" | "stoppable";
 }
 
 /** A pattern that cannot be searched with: invalid, or risky where no safe engine can run it. */
@@ -86,8 +92,10 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): C
   try {
     linear = linearMatcher(pattern, options.ignoreCase ?? false);
   } catch {
-    // Backreferences and lookarounds have no linear-time form: such patterns stay native.
-    return { matcher: native, engine: "native" };
+    // Backreferences and lookarounds have no linear-time form: such a pattern is scanned
+    // natively, but where it can be stopped at the time budget.
+    const stoppable = stoppableScan(pattern, options.ignoreCase ?? false);
+    return { matcher: { ...native, stoppable }, engine: "stoppable" };
   }
   return {
     matcher: guardLongLines(native, linear, nativeLineLimit(quantifiers)),

@@ -1,0 +1,67 @@
+// End to end: patterns with no linear-time form (lookarounds, backreferences) on lines that
+// make the runtime's engine backtrack for hours. Each grep answers within its time budget
+// (and one second), saying the pattern was stopped, and the server answers pings at once
+// throughout: the match runs in a helper that is killed, not on the thread that answers.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RawSession, tempRoot } from "./_binary.ts";
+
+type Message = { id?: unknown; result?: { content: { text: string }[] } };
+
+const CASES: [string, string][] = [
+  ["(?=a)a*a*a*a*c", "c" + "a".repeat(3000) + "\n"],
+  ["a*a*a*a*(?<=a)c", "c" + "a".repeat(3000) + "\n"],
+  ["(a)a*a*a*\\1c", "c" + "a".repeat(500) + "\n"],
+  ["(.*)(.*)(.*)\\3x", ("q".repeat(120) + "\n").repeat(2000)],
+];
+
+test("greps that would backtrack for hours stop at the budget while pings are answered", {
+  timeout: 120_000,
+}, async () => {
+  const root = tempRoot();
+  const session = new RawSession(["serve", "--root", root.dir, "--timeout", "1"]);
+  try {
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    });
+    await session.received(1);
+    for (const [i, [pattern, content]] of CASES.entries()) {
+      writeFileSync(join(root.dir, `case${i}.txt`), content);
+      const started = Date.now();
+      session.sendJson({
+        jsonrpc: "2.0",
+        id: `grep${i}`,
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern, path: `case${i}.txt` } },
+      });
+      const pings: number[] = [];
+      for (let p = 0; !session.rawLines.some((l) => l.includes(`"grep${i}"`)); p++) {
+        const sent = Date.now();
+        session.sendJson({ jsonrpc: "2.0", id: `ping${i}-${p}`, method: "ping" });
+        await session.receivedUntil(`"ping${i}-${p}"`, 5000);
+        pings.push(Date.now() - sent);
+        await new Promise((wake) => setTimeout(wake, 50));
+        assert.ok(Date.now() - started < 2000 + 1000, `${pattern}: answered within budget + 1 s`);
+      }
+      const answer = (await session.receivedUntil(`"grep${i}"`) as Message[])
+        .find((m) => m.id === `grep${i}`)!;
+      assert.ok(Date.now() - started < 1000 + 1000, `${pattern}: within the budget and a second`);
+      assert.match(answer.result!.content[0].text, /stopped by the time budget: the pattern/);
+      assert.ok(pings.length > 5, `${pattern}: pinged while it ran (${pings.length})`);
+      assert.ok(Math.max(...pings) < 100, `${pattern}: pings answered in ${Math.max(...pings)} ms`);
+    }
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL"); // (a server stuck in a match would not end by itself)
+    root.remove();
+  }
+});
