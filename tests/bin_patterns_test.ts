@@ -65,3 +65,65 @@ test("greps that would backtrack for hours stop at the budget while pings are an
     root.remove();
   }
 });
+
+test("a 60,000-word alternation keeps the time budget and shows what it found", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const words = new Set<string>();
+  while (words.size < 60_000) {
+    const length = 4 + Math.floor(random() * 6);
+    words.add(Array.from({ length }, () => letters[Math.floor(random() * 26)]).join(""));
+  }
+  const list = [...words];
+  for (let f = 0; f < 40; f++) {
+    const lines = Array.from(
+      { length: 200 },
+      () => Array.from({ length: 8 }, () => list[Math.floor(random() * list.length)]).join(" "),
+    );
+    writeFileSync(join(root.dir, `f${f}.txt`), lines.join("\n") + "\n");
+  }
+  const session = new RawSession(["serve", "--root", root.dir, "--timeout", "2"]);
+  try {
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    });
+    await session.received(1);
+    const started = Date.now();
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: "alt",
+      method: "tools/call",
+      params: { name: "grep", arguments: { pattern: list.join("|"), max_matches: 100_000 } },
+    });
+    const pings: number[] = [];
+    for (let p = 0; !session.rawLines.some((l) => l.includes('"alt"')); p++) {
+      const sent = Date.now();
+      session.sendJson({ jsonrpc: "2.0", id: `p${p}`, method: "ping" });
+      await session.receivedUntil(`"p${p}"`, 5000);
+      pings.push(Date.now() - sent);
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+    const elapsed = Date.now() - started;
+    const answer = (await session.receivedUntil('"alt"') as Message[]).find((m) => m.id === "alt")!;
+    const text = answer.result!.content[0].text;
+    // (It took 15.9 s against a 10 s budget and showed nothing.)
+    assert.ok(elapsed < 2000 * 1.1 + 500, `answered in ${elapsed} ms against a 2 s budget`);
+    assert.match(text, /^f0\.txt\n1\t/);
+    assert.ok(Math.max(...pings) < 100, `pings answered in ${Math.max(...pings)} ms`);
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL");
+    root.remove();
+  }
+});

@@ -353,3 +353,17 @@ describe("scanText() properties", () => {
     );
   });
 });
+
+test("scanText() stops at its deadline, saying so, with the rows found before", () => {
+  const text = "x\n".repeat(1000);
+  const rows: number[] = [];
+  const summary = scanText(text, literalMatcher("x"), (row) => void rows.push(row.line), {
+    deadline: Date.now() - 1,
+  });
+  assert.equal(summary.timedOut, true);
+  assert.ok(rows.length > 0 && rows.length < 1000, `${rows.length} rows before it stopped`);
+  assert.deepEqual(rows, Array.from({ length: rows.length }, (_, i) => i + 1));
+  const whole = scanText(text, literalMatcher("x"), () => {}, { deadline: Date.now() + 60_000 });
+  assert.equal(whole.timedOut, undefined);
+  assert.equal(whole.matchedLines, 1000);
+});

@@ -305,13 +305,20 @@ function requiredLiteralsOf(source: string): string[] | undefined {
 
 const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
 
+/** Top-level alternatives beyond which a pattern gets no alternative literals. */
+const MAX_ALTERNATIVE_LITERALS = 64;
+
 /**
  * For a pattern made of top-level alternatives (`TODO|FIXME`), one required literal of each
  * (the rarest), when every alternative has one: each match then contains one of them.
  */
 function alternativeLiteralsOf(source: string): string[] | undefined {
   const literals = new Set<string>();
-  for (const branch of topLevelBranches(source) ?? []) {
+  const branches = topLevelBranches(source) ?? [];
+  // (A prefilter looks for each literal on its own: past a few dozen, that costs more than
+  // reading every file.)
+  if (branches.length > MAX_ALTERNATIVE_LITERALS) return undefined;
+  for (const branch of branches) {
     const required = requiredLiteralsOf(branch);
     if (required === undefined) return undefined;
     literals.add(required.reduce(rarest));
@@ -329,7 +336,9 @@ function alternativeSpellingsOf(
 ): { variants: string[]; folded: string[] } | undefined {
   const variants: string[] = [];
   const folded: string[] = [];
-  for (const branch of topLevelBranches(source) ?? []) {
+  const branches = topLevelBranches(source) ?? [];
+  if (branches.length > MAX_ALTERNATIVE_LITERALS) return undefined;
+  for (const branch of branches) {
     const spelled = caseVariantsOf(requiredLiteralsOf(branch));
     if (spelled === undefined) return undefined;
     variants.push(...spelled.variants);

@@ -33,6 +33,12 @@ export interface ScanOptions {
    * @default Infinity
    */
   maxMatches?: number;
+  /**
+   * Stop (with `timedOut`) once `Date.now()` passes this, checked every few lines looked
+   * at: a slow pattern on a large text must not outlive a search's time budget.
+   * @default Infinity
+   */
+  deadline?: number;
 }
 
 /** How a scan ended. */
@@ -41,6 +47,8 @@ export interface ScanSummary {
   matchedLines: number;
   /** True when another matching line exists after `maxMatches` were reported. */
   more: boolean;
+  /** True when the scan stopped at the deadline, before the end of the text. */
+  timedOut?: boolean;
   /** True when the sink returned false. */
   stopped: boolean;
 }
@@ -72,7 +80,9 @@ export function scanText(
 ): ScanSummary {
   const context = options.context ?? 0;
   const maxMatches = options.maxMatches ?? Infinity;
+  const deadline = options.deadline ?? Infinity;
   const base = text.startsWith(BOM) ? 1 : 0;
+  let looked = 0;
   let line = 1;
   let start = base;
   let matchedLines = 0;
@@ -85,6 +95,10 @@ export function scanText(
   const summary = (more: boolean, stopped: boolean) => ({ matchedLines, more, stopped });
 
   while (start < text.length) {
+    // (The clock is read every 8 lines looked at: a cost only where lines cost little.)
+    if ((++looked & 7) === 0 && Date.now() >= deadline) {
+      return { matchedLines, more: false, stopped: false, timedOut: true };
+    }
     // After a BOM, line 1 starts at offset 1, where a whole-text `^` (flag m) does not match;
     // so line 1 of such a text is checked directly, not through the fast path.
     let candidate = matcher.findCandidate && !(start === base && base > 0)

@@ -129,7 +129,9 @@ export class SearchCollector {
     let lastReported = 0;
     let lastMatch = -Infinity;
     let stop = false;
-    for await (const chunk of chunks) {
+    // A stoppable scan goes in pieces, so that a stop keeps what the pieces before found.
+    const pieces = this.#query.matcher.stoppable ? piecesOf(chunks, STOPPABLE_PIECE) : chunks;
+    for await (const chunk of pieces) {
       if (!this.proceed() && this.#stopped === "time") break;
       const offset = before - tailLines;
       const sink = (row: ScanRow): boolean => {
@@ -151,7 +153,9 @@ export class SearchCollector {
         return true;
       };
       if (!(await this.#scan(tail + chunk, sink))) {
-        // The pattern was stopped in this file: it was not searched to the end.
+        // Stopped in the middle of this file: what it found stands, but it was not searched
+        // to the end.
+        if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
         this.#filesNotSearched++;
         return;
       }
@@ -173,14 +177,16 @@ export class SearchCollector {
 
   /**
    * Scans one chunk into the sink, here or, for a pattern that may run without end, where
-   * it can be stopped; false when that was stopped at the deadline (the search has then
-   * stopped with "time").
+   * it can be stopped; false when the deadline stopped it (the search has then stopped with
+   * "time").
    */
   async #scan(text: string, sink: (row: ScanRow) => boolean): Promise<boolean> {
     const { matcher, deadline, signal } = this.#query;
     if (matcher.stoppable === undefined) {
-      scanText(text, matcher, sink, { context: this.#context });
-      return true;
+      const summary = scanText(text, matcher, sink, { context: this.#context, deadline });
+      if (!summary.timedOut) return true;
+      this.#stopped = "time";
+      return false;
     }
     let rows;
     try {
@@ -223,6 +229,26 @@ export class SearchCollector {
     if (now - this.#lastProgress < PROGRESS_INTERVAL_MS) return;
     this.#lastProgress = now;
     onProgress(this.#filesSearched + this.#binaryFilesSkipped, this.#filesTotal);
+  }
+}
+
+/** UTF-16 units of text handed to a stoppable scan at once (a longer line goes whole). */
+const STOPPABLE_PIECE = 256 * 1024;
+
+/** Chunks of whole lines cut into pieces of whole lines of about `size` at most. */
+async function* piecesOf(
+  chunks: AsyncIterable<string> | Iterable<string>,
+  size: number,
+): AsyncGenerator<string> {
+  for await (const chunk of chunks) {
+    let at = 0;
+    while (chunk.length - at > size) {
+      let end = chunk.lastIndexOf("\n", at + size - 1) + 1;
+      if (end <= at) end = chunk.indexOf("\n", at + size) + 1 || chunk.length;
+      yield chunk.slice(at, end);
+      at = end;
+    }
+    if (at < chunk.length) yield chunk.slice(at);
   }
 }
 

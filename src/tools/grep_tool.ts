@@ -238,7 +238,7 @@ function stopNotes(
     );
   } else if (stopped === "time" && result.patternStopped) {
     notes.push(
-      `stopped by the time budget: the pattern (its lookarounds or backreferences have no linear-time engine) did not finish; showing ${where} from the ${result.filesSearched} ${
+      `stopped by the time budget: the pattern was still matching (lookarounds, backreferences or a very large pattern run where they can be stopped); showing ${where} from the ${result.filesSearched} ${
         result.filesSearched === 1 ? "file" : "files"
       } searched to the end${left}. Simplify the pattern, or narrow the search with path or glob`,
     );

@@ -18,6 +18,9 @@ import { stoppableScan } from "../match/stoppable_scan.ts";
 
 export { backtrackingRisk };
 
+/** Patterns longer than this are scanned where they can be stopped (see compilePattern). */
+const LARGE_PATTERN = 8 * 1024;
+
 /** How a pattern is to be read. */
 export interface PatternOptions {
   /**
@@ -81,6 +84,12 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): C
         (error as Error).message
       }); fix it, or pass literal=true to search for the text as it is`,
     );
+  }
+  // A very large pattern (a list of thousands of words) is linear on the native engine but
+  // costs it milliseconds a line: it is scanned where it can be stopped at the budget.
+  if (pattern.length > LARGE_PATTERN) {
+    const stoppable = stoppableScan(pattern, options.ignoreCase ?? false);
+    return { matcher: { ...native, stoppable }, engine: "stoppable" };
   }
   const risk = backtrackingRisk(pattern);
   if (risk !== undefined) {
