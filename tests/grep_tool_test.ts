@@ -264,6 +264,16 @@ describe("grep options", () => {
     assert.equal(result.structuredContent?.matched_lines, 3);
   });
 
+  test("grep that cuts only context rows says every match is shown", async () => {
+    const h = tools({ "a.txt": "a\nb\nfoo\nc\nd\n" }, { maxLines: 3 });
+    const result = await h.call("grep", { pattern: "foo", context: 2 });
+    assert.equal(
+      okText(result),
+      "a.txt\n1-\ta\n2-\tb\n3\tfoo\n[output budget reached: showing all 1 matching line in 1 file, but some of their context lines are cut. Ask for less context, or read the lines with read]\n",
+    );
+    assert.doesNotMatch(okText(result), /more matches exist/);
+  });
+
   test("grep with a small character budget shows rows, stays within it and says so", async () => {
     const files: Files = {};
     for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "foo\nbar\nfoo\n";

@@ -41,6 +41,14 @@ describe("the linewise command line", () => {
     });
   }
 
+  test("grep's note says only context was cut when every match is shown", () => {
+    writeFileSync(join(root.dir, "ctx.txt"), "a\nb\nneedle\nc\nd\n");
+    const out = runCli(["grep", "needle", "ctx.txt", "-C", "2", "--max-lines", "3"], root.dir);
+    assert.equal(out.status, 0);
+    assert.match(out.stdout, /\[output budget reached: showing all 1 matching line in 1 file, but/);
+    assert.doesNotMatch(out.stdout, /more matches exist/);
+  });
+
   test("--help prints usage and exits 0", () => {
     const out = runCli(["--help"], root.dir);
     assert.equal(out.status, 0);

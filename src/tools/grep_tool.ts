@@ -228,9 +228,16 @@ function stopNotes(
   const left = notSearched > 0
     ? `; ${notSearched} ${notSearched === 1 ? "file" : "files"} not searched`
     : "";
-  if (stopped === "output_budget") {
+  // (Only context rows may have been cut: then every match is shown, and the note says so.)
+  const hiddenMatches = result.matchedLines > shown.matchedLines ||
+    result.stopped === "max_matches";
+  if (stopped === "output_budget" && hiddenMatches) {
     notes.push(
       `output budget reached: showing ${where}; more matches exist. Narrow the search with path, glob or a more specific pattern`,
+    );
+  } else if (stopped === "output_budget") {
+    notes.push(
+      `output budget reached: showing all ${where}, but some of their context lines are cut. Ask for less context, or read the lines with read`,
     );
   } else if (stopped === "max_matches") {
     notes.push(
