@@ -138,3 +138,76 @@ with open(os.open("bottom.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w"
     }
   });
 });
+
+describe("a line of 64 MB", () => {
+  // Line 2: 32 MiB of "ab", "é" (two bytes, one code point), "NEEDLE", then more "ab".
+  const half = 16 * 1024 * 1024;
+  const line = "ab".repeat(half) + "é" + "NEEDLE" + "ab".repeat(half);
+  const codePoints = line.length;
+  const needleColumn = 2 * half + 2;
+
+  test("is read in part, from any column, and grepped, never held whole", {
+    timeout: 120_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-long-"));
+    writeFileSync(join(root, "big.txt"), `head\n${line}\r\ntail\n`);
+    const transport = new StdioClientTransport({
+      command: ensureBinary(),
+      args: ["serve", "--root", root],
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "long-line-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const first = text(
+        await call(client, "read", { path: "big.txt", start_line: 2, end_line: 3 }),
+      );
+      assert.equal(
+        first,
+        `2\t${
+          "ab".repeat(1000)
+        } … [line cut: ${codePoints} code points; column=2001 shows more]\r\n` +
+          "3\ttail\n",
+      );
+      const middle = text(
+        await call(client, "read", { path: "big.txt", start_line: 2, column: needleColumn - 1 }),
+      );
+      assert.ok(
+        middle.startsWith(`2\t[from column ${needleColumn - 1}] éNEEDLEabab`),
+        middle.slice(0, 80),
+      );
+      const past = await call(client, "read", {
+        path: "big.txt",
+        start_line: 2,
+        column: codePoints + 2,
+      });
+      assert.equal(past.isError, true);
+      assert.match(text(past), new RegExp(`which has ${codePoints} code points`));
+
+      const found = text(await call(client, "grep", { pattern: "NEED+LE", path: "big.txt" }));
+      assert.match(
+        found,
+        new RegExp(`^2\\t\\[from column ${needleColumn - 200}\\] b(ab)+éNEEDLE`, "m"),
+      );
+      assert.match(found, new RegExp(`line cut: ${codePoints} code points`));
+      const tail = text(await call(client, "grep", { pattern: "^(tail|head)$", path: "big.txt" }));
+      assert.equal(tail, "big.txt\n1\thead\n3\ttail\n");
+      // ^ and $ hold at the line's ends only, not where a window of it ends.
+      const start = text(await call(client, "grep", { pattern: "^abab", path: "big.txt" }));
+      assert.match(start, /^2\tabab/m);
+      const end = text(await call(client, "grep", { pattern: "abab$", path: "big.txt" }));
+      assert.match(end, new RegExp(`^2\\t\\[from column ${codePoints - 203}\\] (ab)+$`, "m"));
+      const inside = text(await call(client, "grep", { pattern: "NEEDLEab$", path: "big.txt" }));
+      assert.match(inside, /^\[no match/);
+
+      // (Read by cat: Deno lets only --allow-all read /proc.)
+      const status =
+        spawnSync("cat", [`/proc/${transport.pid}/status`], { encoding: "utf8" }).stdout;
+      const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+      assert.ok(peakKiB < 256 * 1024, `the server peaked at ${peakKiB} KiB`);
+    } finally {
+      await client.close();
+      removeTree(root);
+    }
+  });
+});

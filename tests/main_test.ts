@@ -1,7 +1,7 @@
 // The command line, through the compiled binary: subcommands, --json, exit codes 0/1/2.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../src/cli/main.ts";
 import { spawnSync } from "node:child_process";
@@ -44,6 +44,7 @@ describe("the linewise command line", () => {
   test("grep's note says only context was cut when every match is shown", () => {
     writeFileSync(join(root.dir, "ctx.txt"), "a\nb\nneedle\nc\nd\n");
     const out = runCli(["grep", "needle", "ctx.txt", "-C", "2", "--max-lines", "3"], root.dir);
+    rmSync(join(root.dir, "ctx.txt"));
     assert.equal(out.status, 0);
     assert.match(out.stdout, /\[output budget reached: showing all 1 matching line in 1 file, but/);
     assert.doesNotMatch(out.stdout, /more matches exist/);

@@ -18,6 +18,20 @@ export interface Row {
   context?: boolean;
   /** Where the line matched (UTF-16 offsets into its text); a long line shows a window here. */
   match?: MatchSpan;
+  /**
+   * When `text` holds only part of a line too long to hold: the column its text starts at
+   * and the whole line's length in code points. The part is shown as it is (cut to `cut`
+   * code points); `column` has already been applied by whoever cut it.
+   */
+  piece?: LinePiece;
+}
+
+/** Where a part of a very long line lies in it (see {@linkcode Row.piece}). */
+export interface LinePiece {
+  /** The 1-based code-point column the part starts at. */
+  from: number;
+  /** The whole line's length in code points, without its terminator. */
+  codePoints: number;
 }
 
 /** How rows are shown. */
@@ -66,6 +80,7 @@ export const DEFAULT_CUT = 2000;
 export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
   const cut = options.cut ?? DEFAULT_CUT;
   const prefix = `${row.line}${row.context ? "-" : ""}\t`;
+  if (row.piece) return formatPiece(row, row.piece, prefix, cut);
   const { end } = lineSpanAt(row.text, 0);
   const column = options.column ?? 1;
   // Fast path: a line with at most `cut` UTF-16 units has at most `cut` code points.
@@ -97,6 +112,19 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
 
 /** Any UTF-16 surrogate. */
 const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** A row holding part of a long line: shown from where it starts, as a cut line is. */
+function formatPiece(row: Row, piece: LinePiece, prefix: string, cut: number): FormattedRow {
+  const { end } = lineSpanAt(row.text, 0);
+  const text = row.text.slice(0, end);
+  const shown = text.slice(0, offsetOfColumn(text, cut + 1));
+  const next = piece.from + codePointCount(shown);
+  const lead = piece.from > 1 ? `[from column ${piece.from}] ` : "";
+  const tail = next <= piece.codePoints
+    ? ` … [line cut: ${piece.codePoints} code points; column=${next} shows more]`
+    : "";
+  return { text: prefix + lead + shown + tail + row.text.slice(end), cut: true };
+}
 
 /** The output budget of one result. */
 export interface Budget {

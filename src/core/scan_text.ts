@@ -7,6 +7,7 @@
  * @module
  */
 import { BOM } from "./bom.ts";
+import type { LinePiece } from "./format_rows.ts";
 import type { Matcher, MatchSpan } from "./matcher.ts";
 import { countLineBreaks, lineSpanAt } from "./split_lines.ts";
 
@@ -18,6 +19,8 @@ export interface ScanRow {
   text: string;
   /** Where the line's text matched, in UTF-16 offsets; absent for context rows. */
   match?: MatchSpan;
+  /** Set when `text` holds only part of a line too long to hold (see `Row.piece`). */
+  piece?: LinePiece;
 }
 
 /** Options of {@linkcode scanText}. */

@@ -10,16 +10,17 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "./_file_reader.ts";
 import { LineReader } from "./_line_reader.ts";
+import { passLongLine } from "./_long_line.ts";
+import { LONG_LINE_BYTES } from "./_read_lines.ts";
 import { keepOffTopTier } from "./_jit.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { FileSystem } from "../io/file_system.ts";
 import { openForRead, readHead } from "./_open_file.ts";
 import { mapOsError } from "./_os_errors.ts";
-import { SearchCollector } from "./_search_collector.ts";
+import { type PassedLine, SearchCollector } from "./_search_collector.ts";
 import { examineBytes, type Examined, type Prefilter, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import { resultKey, type SearchIndex, type WalkToMake } from "./_search_index.ts";
 import {
@@ -30,7 +31,7 @@ import {
 } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { DeniedPathError, NotAFileError, StoreError } from "./errors.ts";
-import type { Matcher } from "../core/mod.ts";
+import { DEFAULT_CUT, type Matcher } from "../core/mod.ts";
 import type { EntryKind, SearchQuery, SearchResult } from "./file_store.ts";
 import { compileGlob, walkFileRuns, type WalkNode, type WalkSource } from "./walk.ts";
 
@@ -422,7 +423,7 @@ async function streamFile(
   files: FileSystem,
   node: WalkNode,
   collector: SearchCollector,
-  { needle, explicit, denies }: OneFileSearch,
+  { explicit, denies }: OneFileSearch,
 ): Promise<void> {
   let opened;
   try {
@@ -441,26 +442,14 @@ async function streamFile(
       if (explicit) throw new DeniedPathError(node.display);
       return;
     }
-    const reader = new LineReader(handle);
-    const first = await reader.nextLines();
-    if (first === null) {
+    const head = await readHead(handle, BINARY_PROBE_BYTES);
+    if (head.length === 0) {
       collector.searchedWithoutMatch();
       return;
     }
-    if (
-      isBinary(
-        first.length >= BINARY_PROBE_BYTES ? first : await readHead(handle, BINARY_PROBE_BYTES),
-      )
-    ) {
+    if (isBinary(head)) {
       collector.binary();
       return;
-    }
-    if (needle !== undefined && (await reader.atEnd())) {
-      const bytes = Buffer.from(first.buffer, first.byteOffset, first.length);
-      if (bytes.indexOf(needle) === -1) {
-        collector.searchedWithoutMatch();
-        return;
-      }
     }
     let invalid = false;
     const decode = (run: Uint8Array) => {
@@ -468,9 +457,38 @@ async function streamFile(
       if (decoded.invalid) invalid = true;
       return decoded.text;
     };
-    await collector.scanFile(node.display, decodedRuns(first, reader, decode), () => invalid);
+    // (From after the BOM, which is no part of line 1's text.)
+    const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    const reader = new LineReader(handle, bom);
+    const lines = linesOf(reader, decode, collector.query, () => invalid = true);
+    await collector.scanFile(node.display, lines, () => invalid);
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * A large file's lines for the collector: runs of whole lines, decoded; a line too long to
+ * hold is searched as it passes (see `_long_line.ts`) and handed over as what was found.
+ */
+async function* linesOf(
+  reader: LineReader,
+  decode: (run: Uint8Array) => string,
+  query: SearchQuery,
+  onInvalid: () => void,
+): AsyncGenerator<string | PassedLine> {
+  for (let next = await reader.next(LONG_LINE_BYTES); next !== null;) {
+    if ("run" in next) yield decode(next.run);
+    else {
+      const passed = await passLongLine(next.long, {
+        from: 1,
+        keep: DEFAULT_CUT + 1,
+        search: { matcher: query.matcher, deadline: query.deadline, signal: query.signal },
+      });
+      if (passed.invalid) onInvalid();
+      yield passed;
+    }
+    next = await reader.next(LONG_LINE_BYTES);
   }
 }
 
@@ -508,18 +526,6 @@ async function recordExamined(
 /** Lets pending events (a cancellation, a progress write) run. */
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
-}
-
-/** The decoded runs of whole lines of a file, the first one already read. */
-async function* decodedRuns(
-  first: Uint8Array,
-  reader: LineReader,
-  decode: (run: Uint8Array) => string,
-): AsyncGenerator<string> {
-  yield decode(first);
-  for (let run = await reader.nextLines(); run !== null; run = await reader.nextLines()) {
-    yield decode(run);
-  }
 }
 
 keepOffTopTier(walkAndQueue, collectInOrder, ReadingQueue.prototype.add);

@@ -45,9 +45,9 @@ export class LineReader {
    * Reads the next block into a fresh buffer, so that runs handed out earlier stay valid;
    * returns false at the end of the file.
    */
-  async #fill(): Promise<boolean> {
+  async #fill(reuse?: Uint8Array): Promise<boolean> {
     if (this.#eof) return false;
-    const buffer = new Uint8Array(this.#nextBytes);
+    const buffer = reuse ?? new Uint8Array(this.#nextBytes);
     this.#nextBytes = Math.min(this.#nextBytes * 2, this.#blockBytes);
     let filled = 0;
     // A short read is not the end of the file; only a read of 0 bytes is.
@@ -106,27 +106,67 @@ export class LineReader {
    * @returns the bytes, or null at the end of the file
    */
   async nextLines(): Promise<Uint8Array | null> {
+    const next = await this.next(Infinity); // (no line is longer than that: always a run)
+    return next !== null && "run" in next ? next.run : null;
+  }
+
+  /**
+   * {@linkcode nextLines}, but a line longer than `longBytes` is handed over as its bytes
+   * block by block (each valid until the next; take them all before asking for more), so
+   * that it is never held whole.
+   *
+   * @param longBytes the longest line handed over whole
+   * @returns a run of whole lines, a long line's blocks, or null at the end of the file
+   */
+  async next(
+    longBytes: number,
+  ): Promise<{ run: Uint8Array } | { long: AsyncGenerator<Uint8Array> } | null> {
     if (this.#at >= this.#block.length && !(await this.#fill())) return null;
     const last = this.#block.lastIndexOf(LF);
     if (last >= this.#at) {
       const run = this.#block.subarray(this.#at, last + 1);
       this.#at = last + 1;
-      return run;
+      return { run };
     }
     const pieces = [this.#block.subarray(this.#at)];
+    let length = pieces[0].length;
     this.#at = this.#block.length;
     while (await this.#fill()) {
       const lf = this.#block.indexOf(LF);
       if (lf === -1) {
         pieces.push(this.#block);
+        length += this.#block.length;
         this.#at = this.#block.length;
+        if (length > longBytes) return { long: this.#rest(pieces) };
         continue;
       }
       pieces.push(this.#block.subarray(0, lf + 1));
       this.#at = lf + 1;
       break;
     }
-    return concat(pieces);
+    return { run: concat(pieces) };
+  }
+
+  /**
+   * The rest of a long line, after the pieces read so far, block by block: each block is
+   * valid only until the next is asked for (one buffer serves them all, so that a line of
+   * gigabytes does not leave a gigabyte of garbage).
+   */
+  async *#rest(pieces: Uint8Array[]): AsyncGenerator<Uint8Array> {
+    yield* pieces;
+    pieces.length = 0;
+    const buffer = new Uint8Array(this.#blockBytes);
+    while (await this.#fill(buffer)) {
+      const lf = this.#block.indexOf(LF);
+      if (lf === -1) {
+        this.#at = this.#block.length;
+        yield this.#block;
+        continue;
+      }
+      this.#at = lf + 1;
+      yield this.#block.subarray(0, lf + 1);
+      return;
+    }
   }
 
   /** True when no bytes remain (reads ahead one block if needed). */

@@ -14,11 +14,18 @@ import type { FileSystem } from "../io/file_system.ts";
 import { LineBudget } from "./_line_budget.ts";
 import type { LineIndexCache } from "./_line_index.ts";
 import { LineReader } from "./_line_reader.ts";
+import { passLongLine } from "./_long_line.ts";
 import { openForRead, readHead } from "./_open_file.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "./_text.ts";
 import { BinaryFileError } from "./errors.ts";
 import type { LineRange, LineRangeOptions } from "./file_store.ts";
 import type { WalkNode } from "./walk.ts";
+
+/**
+ * Lines longer than this (in bytes) are never held whole: a read keeps the part it shows.
+ * Shorter ones are returned verbatim, and cut only when shown.
+ */
+export const LONG_LINE_BYTES = 4 * 1024 * 1024;
 
 /** What a range read needs besides the file and the range. */
 export interface ReadLinesContext {
@@ -75,8 +82,28 @@ export async function readLineRange(
     let number = options.start - 1;
     let moreExist = false;
     for (;;) {
-      const run = await reader.nextLines();
-      if (run === null) break;
+      const next = await reader.next(LONG_LINE_BYTES);
+      if (next === null) break;
+      if ("long" in next) {
+        // A line too long to hold: only the part shown is kept, the rest is counted.
+        const line = await passLongLine(next.long, {
+          from: options.column ?? 1,
+          keep: options.cut + 1,
+        });
+        if (line.invalid) result.invalidUtf8 = true;
+        (result.pieces ??= []).push({
+          index: result.lines.length,
+          from: line.from,
+          codePoints: line.codePoints,
+        });
+        result.lines.push(line.piece + line.terminator);
+        if (budget.take(line.piece, ++number)) {
+          moreExist = !(await reader.atEnd());
+          break;
+        }
+        continue;
+      }
+      const run = next.run;
       // Only the lines that can be returned are decoded, never the whole run.
       const cut = afterNthLine(run, wantedLines - result.lines.length);
       const { text, invalid } = decodeUtf8(run.subarray(0, cut));

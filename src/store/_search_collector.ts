@@ -54,6 +54,11 @@ export class SearchCollector {
     this.#filesTotal = filesTotal;
   }
 
+  /** The search. */
+  get query(): SearchQuery {
+    return this.#query;
+  }
+
   /** True once the search must not look at further files. */
   get done(): boolean {
     return this.#stopped !== undefined;
@@ -117,7 +122,7 @@ export class SearchCollector {
    */
   async scanFile(
     path: string,
-    chunks: AsyncIterable<string> | Iterable<string>,
+    chunks: AsyncIterable<string | PassedLine> | Iterable<string | PassedLine>,
     isInvalid: () => boolean,
     linesBefore = 0,
   ): Promise<void> {
@@ -133,6 +138,29 @@ export class SearchCollector {
     const pieces = this.#query.matcher.stoppable ? piecesOf(chunks, STOPPABLE_PIECE) : chunks;
     for await (const chunk of pieces) {
       if (!this.proceed() && this.#stopped === "time") break;
+      if (typeof chunk !== "string") {
+        // A line too long to hold, searched as it passed: one line, with no context.
+        const line = ++before;
+        tail = "";
+        tailLines = 0;
+        if (chunk.timedOut) {
+          this.#stopped = "time";
+          if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
+          this.#filesNotSearched++;
+          return;
+        }
+        if (chunk.match === undefined) continue;
+        if (this.#matchedLines >= this.#maxMatches) {
+          this.#stopped = "max_matches";
+          break;
+        }
+        this.#matchedLines++;
+        lastMatch = line;
+        lastReported = line;
+        const piece = { from: chunk.from, codePoints: chunk.codePoints };
+        rows.push({ line, text: chunk.piece + chunk.terminator, match: chunk.match, piece });
+        continue;
+      }
       const offset = before - tailLines;
       const sink = (row: ScanRow): boolean => {
         const line = row.line + offset;
@@ -232,15 +260,32 @@ export class SearchCollector {
   }
 }
 
+/**
+ * A line too long to hold, as a search passed over it (see `_long_line.ts`): an excerpt of
+ * it (`piece` from column `from`), its length, and where the excerpt matched, if it did.
+ */
+export interface PassedLine {
+  piece: string;
+  from: number;
+  codePoints: number;
+  terminator: string;
+  match?: { start: number; end: number };
+  timedOut?: boolean;
+}
+
 /** UTF-16 units of text handed to a stoppable scan at once (a longer line goes whole). */
 const STOPPABLE_PIECE = 256 * 1024;
 
 /** Chunks of whole lines cut into pieces of whole lines of about `size` at most. */
 async function* piecesOf(
-  chunks: AsyncIterable<string> | Iterable<string>,
+  chunks: AsyncIterable<string | PassedLine> | Iterable<string | PassedLine>,
   size: number,
-): AsyncGenerator<string> {
+): AsyncGenerator<string | PassedLine> {
   for await (const chunk of chunks) {
+    if (typeof chunk !== "string") {
+      yield chunk;
+      continue;
+    }
     let at = 0;
     while (chunk.length - at > size) {
       let end = chunk.lastIndexOf("\n", at + size - 1) + 1;

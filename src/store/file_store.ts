@@ -65,6 +65,13 @@ export interface LineRangeOptions {
   maxChars: number;
   /** The long-line cut, in code points. */
   cut: number;
+  /**
+   * The column (1-based) from which a line is wanted when it is cut: a store that returns
+   * only part of a very long line (see {@linkcode LineRange.pieces}) keeps its code points
+   * from here.
+   * @default 1
+   */
+  column?: number;
 }
 
 /** Lines read from a file, without reading more of it than needed. */
@@ -81,6 +88,13 @@ export interface LineRange {
   more: boolean;
   /** True when the bytes read were not valid UTF-8 (shown as U+FFFD). */
   invalidUtf8: boolean;
+  /**
+   * Lines too long to hold that are returned only in part: for each, its index in `lines`,
+   * where that part starts and the line's length (`lines[index]` holds at least `cut + 1`
+   * code points from `column`, or up to the line's end, and then its terminator). A store
+   * may return any line whole instead.
+   */
+  pieces?: Array<{ index: number; from: number; codePoints: number }>;
 }
 
 /** Options of {@linkcode FileStore.list}. */

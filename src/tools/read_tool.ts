@@ -106,7 +106,7 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
         : `end_line ${end} is before start_line ${start}; ask for end_line >= start_line`,
     );
   }
-  const range = await store.readLines(path, { ...budget(settings), start, end });
+  const range = await store.readLines(path, { ...budget(settings), start, end, column });
   const structured: Record<string, unknown> = {
     path: quotePath(range.path),
     start_line: start,
@@ -121,8 +121,10 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
       truncated: false,
     });
   }
-  if (column !== undefined) checkColumn(range.lines[0], start, column);
-  const rows = formatRows(range.lines.map((text, i) => ({ line: start + i, text })), {
+  const pieces = new Map(range.pieces?.map((piece) => [piece.index, piece]));
+  if (column !== undefined) checkColumn(range.lines[0], pieces.get(0), start, column);
+  const lines = range.lines.map((text, i) => ({ line: start + i, text, piece: pieces.get(i) }));
+  const rows = formatRows(lines, {
     maxRows: settings.maxLines,
     maxChars: rowChars(settings),
     cut: settings.cut,
@@ -150,8 +152,13 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
   });
 }
 
-function checkColumn(line: string, number: number, column: number): void {
-  const length = codePointCount(lineText(line));
+function checkColumn(
+  line: string,
+  piece: { codePoints: number } | undefined,
+  number: number,
+  column: number,
+): void {
+  const length = piece?.codePoints ?? codePointCount(lineText(line));
   if (column > Math.max(length, 1)) {
     throw new LineRangeError(
       `column ${column} is past the end of line ${number}, which has ${length} code points`,
