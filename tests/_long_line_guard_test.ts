@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { type Matcher, regexMatcher, scanText } from "../src/core/mod.ts";
-import { guardLongLines, nativeLineLimit } from "../src/tools/_long_line_guard.ts";
-import { linearMatcher } from "../src/tools/_linear_matcher.ts";
+import { guardLongLines, nativeLineLimit } from "../src/match/_long_line_guard.ts";
+import { linearMatcher } from "../src/match/_linear_matcher.ts";
 import { body, referenceLines, regexSource, RUNS } from "./_arbitraries.ts";
 
 function scannedLines(text: string, matcher: Matcher): number[] {

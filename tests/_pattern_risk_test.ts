@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { backtrackingRisk, unboundedQuantifiers } from "../src/tools/_pattern_risk.ts";
+import { backtrackingRisk, unboundedQuantifiers } from "../src/match/_pattern_risk.ts";
 
 describe("unboundedQuantifiers()", () => {
   const cases: Array<[string, number, string]> = [

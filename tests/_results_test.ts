@@ -6,7 +6,7 @@ import {
   LineRangeError,
   OldTextMatchError,
 } from "../src/core/mod.ts";
-import { PatternError } from "../src/tools/safe_matcher.ts";
+import { PatternError } from "../src/match/safe_matcher.ts";
 import { DeniedPathError, NotFoundError } from "../src/store/errors.ts";
 import { ArgumentError } from "../src/tools/_args.ts";
 import { capped, errorResult, failure, ok, rowChars } from "../src/tools/_results.ts";

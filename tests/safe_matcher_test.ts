@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { backtrackingRisk, compilePattern } from "../src/tools/safe_matcher.ts";
+import { backtrackingRisk, compilePattern } from "../src/match/safe_matcher.ts";
 import { body, regexSource } from "./_arbitraries.ts";
 import { lineText, splitLines } from "../src/core/split_lines.ts";
 

@@ -7,7 +7,7 @@ import {
 } from "../core/mod.ts";
 import { StoreError } from "../store/errors.ts";
 import { ArgumentError } from "./_args.ts";
-import { PatternError } from "./safe_matcher.ts";
+import { PatternError } from "../match/safe_matcher.ts";
 import { NOTE_ROOM, type Settings } from "./options.ts";
 import type { ToolResult } from "./tool.ts";
 

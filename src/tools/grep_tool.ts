@@ -4,7 +4,7 @@ import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars, unreadableNote } from "./_results.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
-import { compilePattern } from "./safe_matcher.ts";
+import { compilePattern } from "../match/safe_matcher.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 
 interface GrepArgs {

@@ -7,4 +7,4 @@ export * from "./tool.ts";
 export * from "./options.ts";
 export * from "./create_tools.ts";
 export * from "./instructions.ts";
-export * from "./safe_matcher.ts";
+export * from "../match/safe_matcher.ts";

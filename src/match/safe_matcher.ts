@@ -14,7 +14,7 @@ import { literalMatcher, type Matcher, regexMatcher } from "../core/mod.ts";
 import { linearMatcher } from "./_linear_matcher.ts";
 import { guardLongLines, nativeLineLimit } from "./_long_line_guard.ts";
 import { backtrackingRisk, unboundedQuantifiers } from "./_pattern_risk.ts";
-import { stoppableScan } from "../match/stoppable_scan.ts";
+import { stoppableScan } from "./stoppable_scan.ts";
 
 export { backtrackingRisk };
 
