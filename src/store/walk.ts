@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { setImmediate } from "node:timers";
 import { boundedTest } from "../match/bounded_matcher.ts";
 import { GitignoreRules } from "../match/gitignore.ts";
 import { globToRegex } from "../match/glob_regex.ts";
@@ -141,6 +142,24 @@ class IgnoreRules {
   }
 }
 
+/**
+ * Longest stretch a walk holds its thread (a directory store lists with blocking system
+ * calls, and one walk of a large tree takes a second) before the event loop gets a turn:
+ * requests that came meanwhile, a ping, a cancellation, are heard.
+ */
+const WALK_SLICE_MS = 8;
+
+/** Gives the event loop a turn once the walk has held the thread for a slice. */
+class Pace {
+  #since = performance.now();
+
+  async turn(): Promise<void> {
+    if (performance.now() - this.#since < WALK_SLICE_MS) return;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.#since = performance.now();
+  }
+}
+
 /** Store errors that make a walk skip a directory instead of failing (it raced away, or is unreadable). */
 const SKIPPABLE = new Set([
   "not_found",
@@ -247,7 +266,9 @@ export async function* walkFileRuns(
     next: number;
   }
   const onUnreadable = options.onUnreadable ?? (() => {});
+  const pace = new Pace();
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
+    await pace.turn();
     const entries = await listOrSkip(source, dir, false, isStart ? undefined : onUnreadable);
     if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
       rules = rules.with(dir.display, await source.readIgnoreFile(dir));
@@ -305,11 +326,13 @@ export async function* walkEntries(
   const rules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
 
   const onUnreadable = options.onUnreadable ?? (() => {});
+  const pace = new Pace();
   async function* visit(
     dir: WalkNode,
     level: number,
     rules: IgnoreRules,
   ): AsyncGenerator<WalkEntry> {
+    await pace.turn();
     const entries = await listOrSkip(source, dir, true, level === 1 ? undefined : onUnreadable);
     if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
       rules = rules.with(dir.display, await source.readIgnoreFile(dir));
