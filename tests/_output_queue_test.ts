@@ -2,21 +2,27 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createOutputQueue } from "../src/mcp/_output_queue.ts";
 
-test("createOutputQueue() writes lines in order, one write at a time", async () => {
+test("createOutputQueue() writes lines in order, one write at a time, those queued meanwhile together", async () => {
   const written: string[] = [];
   let active = 0;
   const queue = createOutputQueue({
     async write(text) {
       active++;
       assert.equal(active, 1, "writes never overlap");
+      if (text === "a\n") { for (const line of ["b", "c"]) queue.send(line); // while it is under way
+       }
       await new Promise((resolve) => setTimeout(resolve, 0));
       written.push(text);
       active--;
     },
   }, () => assert.fail("not broken"));
-  for (const line of ["a", "b", "c"]) queue.send(line);
+  queue.send("a");
   await queue.flushed();
-  assert.deepEqual(written, ["a\n", "b\n", "c\n"]);
+  await queue.flushed(); // (b and c)
+  queue.send("d");
+  queue.send("e");
+  await queue.flushed();
+  assert.deepEqual(written, ["a\n", "b\nc\n", "d\ne\n"]);
 });
 
 test("createOutputQueue() stops at the first failed write and reports it once", async () => {
@@ -31,7 +37,9 @@ test("createOutputQueue() stops at the first failed write and reports it once", 
     },
   }, (error) => failures.push(error));
   queue.send("ok");
+  await queue.flushed();
   queue.send("bad");
+  await queue.flushed();
   queue.send("worse");
   queue.send("never");
   await queue.flushed();

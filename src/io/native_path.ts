@@ -110,5 +110,28 @@ const posix: PathFunctions = {
   },
 };
 
+/** Any UTF-16 surrogate: a path without one is safe in `node:path` on every runtime. */
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+function plain(paths: readonly string[]): boolean {
+  for (const path of paths) if (SURROGATE.test(path)) return false;
+  return true;
+}
+
+/**
+ * The runtime's own functions (native code in Bun, about three times faster) for paths
+ * without surrogates, the string operations above for the others.
+ */
+const fastPosix: PathFunctions = {
+  sep: "/",
+  isAbsolute: posix.isAbsolute,
+  join: (...paths) => plain(paths) ? nodePath.posix.join(...paths) : posix.join(...paths),
+  resolve: (...paths) => plain(paths) ? nodePath.posix.resolve(...paths) : posix.resolve(...paths),
+  relative: (from, to) =>
+    plain([from, to]) ? nodePath.posix.relative(from, to) : posix.relative(from, to),
+  dirname: (path) => plain([path]) ? nodePath.posix.dirname(path) : posix.dirname(path),
+  basename: (path) => plain([path]) ? nodePath.posix.basename(path) : posix.basename(path),
+};
+
 /** Path arithmetic for this system's real paths. */
-export const nativePath: PathFunctions = process.platform === "win32" ? nodePath.win32 : posix;
+export const nativePath: PathFunctions = process.platform === "win32" ? nodePath.win32 : fastPosix;

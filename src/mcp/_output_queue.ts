@@ -13,7 +13,10 @@ export interface LineOutput {
   write(text: string): void | Promise<void>;
 }
 
-/** Writes lines one after another and stops for good at the first failed write. */
+/**
+ * Writes lines one after another (those queued meanwhile in one write) and stops for good
+ * at the first failed write.
+ */
 export interface OutputQueue {
   /** Queues one line (without its `\n`); dropped once the output is broken. */
   send(line: string): void;
@@ -55,10 +58,20 @@ export function createOutputQueue(
     }
   }
 
+  // Lines queued while a write is under way leave together in the next one: many answers
+  // finished at once cost one system call, not one each.
+  let waiting = "";
   return {
     send(line: string): void {
-      const text = line + "\n";
-      tail = tail.then(() => write(text));
+      if (broken) return;
+      const first = waiting === "";
+      waiting += line + "\n";
+      if (!first) return;
+      tail = tail.then(() => {
+        const text = waiting;
+        waiting = "";
+        return write(text);
+      });
     },
     get broken(): boolean {
       return broken;

@@ -5,8 +5,10 @@
  * the open handle); any other version is indexed anew.
  *
  * Memory is bounded: at most {@linkcode MAX_CHECKPOINTS} checkpoints per file (two numbers
- * each, about 64 KiB) and at most `maxFiles` files (least recently used go first), so about
- * 2 MiB for the default 32 files.
+ * each, about 64 KiB) and at most `maxFiles` files (least recently used go first), so at
+ * most 16 MiB for the default 256 files; a file of a few megabytes has a handful of
+ * checkpoints. An agent reads across many files: with too few kept, each read of a file
+ * counted its lines again.
  *
  * @module
  */
@@ -102,7 +104,7 @@ export class LineIndexCache {
   readonly #entries = new Map<string, LineIndex>();
 
   /** @param maxFiles how many files to remember */
-  constructor(maxFiles = 32) {
+  constructor(maxFiles = 256) {
     this.#maxFiles = maxFiles;
   }
 

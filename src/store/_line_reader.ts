@@ -11,8 +11,8 @@ import type { ReadableFile } from "./_open_file.ts";
 /** Bytes read per call: large enough to keep system calls rare, small enough to bound memory. */
 export const BLOCK_BYTES = 1024 * 1024;
 
-/** The first read: enough for a page of lines without allocating a whole block. */
-const FIRST_READ_BYTES = 64 * 1024;
+/** The first read: enough for a page of lines without allocating (and zeroing) a block. */
+const FIRST_READ_BYTES = 16 * 1024;
 
 const LF = 10;
 
