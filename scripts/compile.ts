@@ -10,9 +10,10 @@ import process from "node:process";
 
 const OUT = "dist/linewise";
 const ENTRY = "src/cli/bin.ts";
-// Loaded with `new Worker(new URL(...))` by the directory store's search; bun build --compile
-// embeds a worker only when it is an entry point of its own.
-const WORKER = "src/store/_search_worker.ts";
+// Loaded with `new Worker(new URL(...))` by the directory store (its search thread, and the
+// worker that helps a search read); bun build --compile embeds a worker only when it is an
+// entry point of its own.
+const WORKERS = ["src/store/_search_thread_main.ts", "src/store/_search_worker.ts"];
 const args = process.argv.slice(2);
 
 function newestSource(dir: string): number {
@@ -40,9 +41,9 @@ if (args.includes("--if-stale") && builtAt() > sources) {
 }
 
 const command = args.includes("--deno")
-  ? ["deno", "compile", "--allow-read", "--allow-write", "--allow-env", "--include", WORKER]
-    .concat(["--output", OUT, ENTRY])
-  : ["bun", "build", "--compile", "--minify", "--bytecode", ENTRY, WORKER, "--outfile", OUT];
+  ? ["deno", "compile", "--allow-read", "--allow-write", "--allow-env"]
+    .concat(WORKERS.flatMap((worker) => ["--include", worker]), ["--output", OUT, ENTRY])
+  : ["bun", "build", "--compile", "--minify", "--bytecode", ENTRY, ...WORKERS, "--outfile", OUT];
 const started = performance.now();
 const result = spawnSync(command[0], command.slice(1), { stdio: "inherit" });
 if (result.status !== 0) {

@@ -37,6 +37,8 @@ export function tempRoot(): { dir: string; remove: () => void } {
 export class RawSession {
   readonly child: ChildProcess;
   readonly #lines: string[] = [];
+  /** When each line arrived (`Date.now()`). */
+  readonly #arrived: number[] = [];
   readonly #waiters: Array<() => void> = [];
   stderr = "";
 
@@ -47,6 +49,7 @@ export class RawSession {
     });
     createInterface({ input: this.child.stdout! }).on("line", (line) => {
       this.#lines.push(line);
+      this.#arrived.push(Date.now());
       this.#waiters.splice(0).forEach((wake) => wake());
     });
     this.child.stderr!.on("data", (chunk) => this.stderr += chunk);
@@ -65,6 +68,11 @@ export class RawSession {
   /** The lines received so far, as they came. */
   get rawLines(): string[] {
     return [...this.#lines];
+  }
+
+  /** When the line at `index` of {@linkcode rawLines} arrived. */
+  arrivedAt(index: number): number {
+    return this.#arrived[index];
   }
 
   /** Waits until `count` lines have arrived in all, and returns them parsed. */
@@ -112,4 +120,71 @@ export function runCli(
 ): { status: number | null; stdout: string; stderr: string } {
   const result = spawnSync(ensureBinary(), args, { cwd, encoding: "utf8" });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A request's answer, and how long it took. */
+export interface Answered {
+  message: { id: string; result?: Record<string, unknown>; error?: { message: string } };
+  ms: number;
+}
+
+/**
+ * Sends requests at once, then pings every 50 ms until each is answered.
+ *
+ * @returns each answer by id with its time, and each ping's round trip
+ */
+export async function callsWhilePinging(
+  session: RawSession,
+  requests: Array<{ id: string; method: string; params?: unknown }>,
+  timeoutMs = 60_000,
+): Promise<{ answers: Map<string, Answered>; pings: number[] }> {
+  const sentAt = new Map<string, number>();
+  const answers = new Map<string, Answered>();
+  let seen = session.rawLines.length;
+  const collect = () => {
+    const lines = session.rawLines;
+    for (; seen < lines.length; seen++) {
+      const message = JSON.parse(lines[seen]);
+      const sent = sentAt.get(message.id);
+      if (sent !== undefined) {
+        answers.set(message.id, { message, ms: session.arrivedAt(seen) - sent });
+      }
+    }
+  };
+  for (const request of requests) {
+    sentAt.set(request.id, Date.now());
+    session.sendJson({ jsonrpc: "2.0", ...request });
+  }
+  const pings: number[] = [];
+  const started = Date.now();
+  for (let p = 0; (collect(), answers.size < requests.length); p++) {
+    if (Date.now() - started > timeoutMs) {
+      throw new Error(`${answers.size} answers in ${timeoutMs} ms`);
+    }
+    const id = `ping-${p}-${started}`;
+    const sent = Date.now();
+    session.sendJson({ jsonrpc: "2.0", id, method: "ping" });
+    await session.receivedUntil(`"${id}"`, 5000);
+    pings.push(Date.now() - sent);
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+  return { answers, pings };
+}
+
+/** Starts a 2025-06-18 session with the binary. */
+export async function initialized(args: string[]): Promise<RawSession> {
+  const session = new RawSession(args);
+  session.sendJson({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "c", version: "1" },
+    },
+  });
+  await session.received(1);
+  session.sendJson({ jsonrpc: "2.0", method: "notifications/initialized" });
+  return session;
 }

@@ -54,6 +54,27 @@ describe("FileFilters", () => {
     }
   });
 
+  it("learns nothing while paused, and goes on when the last pause ends", async () => {
+    let idleCalls = 0;
+    const filters = new FileFilters(filesOf(dir), 1 << 20, () => idleCalls++);
+    try {
+      filters.pause();
+      filters.pause();
+      filters.learn([at("a.ts"), at("sub/b.ts")]);
+      filters.start();
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(filters.stats.files, 0, "nothing learnt during a pause");
+      filters.resume();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.equal(filters.stats.files, 0, "one pause still holds");
+      filters.resume();
+      await known(filters, 2);
+      assert.equal(idleCalls, 1);
+    } finally {
+      filters.close();
+    }
+  });
+
   it("keeps within its byte budget: files beyond it get no filter", async () => {
     const filters = new FileFilters(filesOf(dir), 10, () => {});
     try {

@@ -87,3 +87,25 @@ test("createToolCalls() abandonAll() aborts running calls and answers none", asy
   assert.equal(signals[0].aborted, true);
   assert.deepEqual([...answers.values()], [undefined, undefined]);
 });
+
+test("createToolCalls() runs a tool that takes turns of its own without taking a slot", async () => {
+  const held = heldTool();
+  const turns = heldTool();
+  const answers = new Map<number, unknown>();
+  const calls = createToolCalls({ maxConcurrentCalls: 1, notify: () => {}, log: () => {} });
+  const grep = { ...turns.tool, takesTurns: true };
+  calls.start(request(1, grep, answers));
+  calls.start(request(2, grep, answers));
+  calls.start(request(3, held.tool, answers));
+  calls.start(request(4, held.tool, answers));
+  await Promise.resolve();
+  assert.equal(turns.signals.length, 2, "both calls that take turns started");
+  assert.equal(held.signals.length, 1, "one slot for the others, held by one of them");
+  held.release();
+  while (held.signals.length < 2) await new Promise((resolve) => setTimeout(resolve, 0));
+  held.release();
+  turns.release();
+  turns.release();
+  await calls.idle();
+  assert.deepEqual([...answers.keys()].sort(), [1, 2, 3, 4]);
+});

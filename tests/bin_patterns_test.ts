@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RawSession, tempRoot } from "./_binary.ts";
+import { callsWhilePinging, initialized, RawSession, tempRoot } from "./_binary.ts";
 
 type Message = { id?: unknown; result?: { content: { text: string }[] } };
 
@@ -62,6 +62,50 @@ test("greps that would backtrack for hours stop at the budget while pings are an
     assert.equal(await session.close(), 0);
   } finally {
     session.child.kill("SIGKILL"); // (a server stuck in a match would not end by itself)
+    root.remove();
+  }
+});
+
+test("slow greps at once take turns: reads and pings go on, each grep answers within its budget", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  writeFileSync(join(root.dir, "slow.txt"), "c" + "a".repeat(500) + "\n");
+  writeFileSync(join(root.dir, "small.txt"), "one\ntwo\nthree\n");
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "1"]);
+  try {
+    const call = (id: string, name: string, args: unknown) => ({
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
+    const greps = Array.from(
+      { length: 5 },
+      (_, i) => call(`grep${i}`, "grep", { pattern: "(a)a*a*a*\\1c" }),
+    );
+    const reads = Array.from(
+      { length: 6 },
+      (_, i) => call(`read${i}`, "read", { path: "small.txt" }),
+    );
+    const { answers, pings } = await callsWhilePinging(session, [...greps, ...reads]);
+    const notes = greps.map(({ id }) => {
+      const { message, ms } = answers.get(id)!;
+      assert.ok(ms < 1000 + 1000, `${id} answered in ${ms} ms`);
+      return (message.result!.content as { text: string }[])[0].text;
+    });
+    const stopped = notes.filter((text) => /stopped by the time budget: the pattern/.test(text));
+    const waited = notes.filter((text) => /before the search could start/.test(text));
+    assert.ok(stopped.length >= 1 && stopped.length <= 2, notes.join("\n"));
+    assert.equal(stopped.length + waited.length, greps.length, notes.join("\n"));
+    for (const { id } of reads) {
+      const { message, ms } = answers.get(id)!;
+      assert.match((message.result!.content as { text: string }[])[0].text, /^1\tone\n/);
+      assert.ok(ms < 250, `${id} answered in ${ms} ms while the greps ran`);
+    }
+    assert.ok(pings.length > 5 && Math.max(...pings) < 100, `pings: ${pings.join(" ")} ms`);
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL");
     root.remove();
   }
 });

@@ -625,6 +625,33 @@ describe("DirectoryStore.search() between searches", () => {
   });
 });
 
+describe("DirectoryStore.search() and its deadline", () => {
+  it("stops the walk too once the deadline has passed, and says so", async () => {
+    const root = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ds-"));
+    try {
+      for (const dir of ["a", "b", "c", "d"]) {
+        await fs.mkdir(path.join(root, dir));
+        await fs.writeFile(path.join(root, dir, "f.txt"), "needle\n");
+      }
+      const store = await DirectoryStore.create({ roots: [root] });
+      const late = await store.search({
+        matcher: literalMatcher("needle"),
+        deadline: Date.now() - 1,
+      });
+      assert.equal(late.stopped, "time");
+      assert.equal(late.walkUnfinished, true);
+      assert.equal(late.filesSearched, 0);
+      assert.ok(late.filesNotSearched < 4, `${late.filesNotSearched} files found`);
+      // A cut walk is not remembered: the next search finds everything.
+      const all = await store.search({ matcher: literalMatcher("needle") });
+      assert.equal(all.matchedLines, 4);
+      assert.equal(all.walkUnfinished, undefined);
+    } finally {
+      await fs.rm(root, { recursive: true });
+    }
+  });
+});
+
 describe("DirectoryStore.search() on two threads", () => {
   it("finds what one thread and the in-memory store find, in the same order, with the same counts and cap", async () => {
     const root = await tempDir();

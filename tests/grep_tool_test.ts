@@ -311,6 +311,23 @@ describe("grep options", () => {
     );
     assert.equal(result.structuredContent?.stopped, "time");
   });
+
+  test("grep says when its budget ran out before its turn, or before the walk's end", async () => {
+    const h = tools();
+    const stopped = { files: [], matchedLines: 0, binaryFilesSkipped: 0, stopped: "time" as const };
+    h.store.search = () =>
+      Promise.resolve({ ...stopped, filesSearched: 0, filesNotSearched: 0, neverStarted: true });
+    assert.match(
+      okText(await h.call("grep", { pattern: "foo" })),
+      /^\[stopped by the time budget before the search could start: other searches had the server's turns\. Try again/,
+    );
+    h.store.search = () =>
+      Promise.resolve({ ...stopped, filesSearched: 3, filesNotSearched: 2, walkUnfinished: true });
+    assert.match(
+      okText(await h.call("grep", { pattern: "foo" })),
+      /showing 0 matching lines in 0 files; 2 files not searched; the rest of the tree was not walked/,
+    );
+  });
 });
 
 describe("grep patterns", () => {

@@ -114,8 +114,10 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (command === "serve") {
     expectArgs(rest, 0, 0, "serve takes no arguments");
     // A server lives long enough for repeated searches: its store keeps a search index,
-    // replaced (and the old one's watcher stopped) when the client's roots change.
-    let store = new DirectoryStore(sandbox, { ...toolOptions, searchIndex: true });
+    // replaced (and the old one's watcher stopped) when the client's roots change. Searches
+    // run on a thread of their own, so that this one is always free to answer.
+    const serverStore = { ...toolOptions, searchIndex: true, searchThread: true };
+    let store = new DirectoryStore(sandbox, serverStore);
     // Stopped by a signal, the server first stops its index (which removes the watcher's
     // private directory) and removes the temporary files of writes it will not finish, then
     // lets the signal end the process as it would have.
@@ -135,7 +137,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
           const narrowed = await sandbox.narrow(paths);
           if (narrowed === undefined) return undefined;
           store.close();
-          store = new DirectoryStore(narrowed, { ...toolOptions, searchIndex: true });
+          store = new DirectoryStore(narrowed, serverStore);
           return createTools(store, toolOptions);
         },
         log: (message) => io.stderr(`linewise: ${message}\n`),

@@ -66,6 +66,12 @@ export interface Matcher {
    * outlive its time budget nor hold up the thread that answers requests.
    */
   readonly stoppable?: StoppableScan;
+  /**
+   * How to make this matcher again where it cannot be sent (another thread): the pattern
+   * and the options it was compiled from. Undefined for a matcher made by hand, which is
+   * then only used where it was made.
+   */
+  readonly recipe?: MatcherRecipe;
 }
 
 /** A scan run somewhere it can be stopped (see {@linkcode Matcher.stoppable}). */
@@ -98,6 +104,16 @@ export class PatternStoppedError extends Error {
     super(message);
     this.name = "PatternStoppedError";
   }
+}
+
+/** What a matcher was compiled from (see {@linkcode Matcher.recipe}). */
+export interface MatcherRecipe {
+  /** The pattern as the user gave it. */
+  pattern: string;
+  /** Whether it is a fixed string. */
+  literal: boolean;
+  /** Whether case is ignored. */
+  ignoreCase: boolean;
 }
 
 /** Options of the built-in matchers. */

@@ -74,6 +74,16 @@ export class PatternError extends SyntaxError {
  * ```
  */
 export function compilePattern(pattern: string, options: PatternOptions = {}): CompiledPattern {
+  const { matcher, engine } = compile(pattern, options);
+  const recipe = {
+    pattern,
+    literal: options.literal ?? false,
+    ignoreCase: options.ignoreCase ?? false,
+  };
+  return { matcher: { ...matcher, recipe }, engine };
+}
+
+function compile(pattern: string, options: PatternOptions): CompiledPattern {
   if (options.literal) return { matcher: literalMatcher(pattern, options), engine: "literal" };
   let native: Matcher;
   try {

@@ -44,7 +44,10 @@ export interface ToolCalls {
 
 /** What the calls need from the session. */
 export interface ToolCallsOptions {
-  /** How many calls run at once; the rest wait their turn. */
+  /**
+   * How many calls run at once; the rest wait their turn (calls of a tool that
+   * `takesTurns` are not counted).
+   */
   maxConcurrentCalls: number;
   /** Sends a notification (progress) to the client. */
   notify(message: Record<string, unknown>): void;
@@ -96,7 +99,8 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
   }
 
   async function run(call: Call): Promise<void> {
-    running++;
+    const slot = !call.tool.takesTurns;
+    if (slot) running++;
     const signal = call.controller.signal;
     let json: string | undefined;
     try {
@@ -121,13 +125,13 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
         }));
       }
     }
-    running--;
+    if (slot) running--;
     // A cancelled call gets no answer, except a write tool that finished all the same: it
     // went past its commit point (a tool that stops for the cancel rejects), so the change
     // is made, and the client must hear of it.
     const committed = json !== undefined && !call.tool.annotations.readOnlyHint;
     settle(call, signal.aborted && !committed ? undefined : json);
-    const next = waiting.shift();
+    const next = slot ? waiting.shift() : undefined;
     if (next) void run(next);
   }
 
@@ -142,7 +146,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
         settled: false,
       };
       calls.set(key, call);
-      if (running < maxConcurrentCalls) void run(call);
+      if (running < maxConcurrentCalls || call.tool.takesTurns) void run(call);
       else waiting.push(call);
       return true;
     },

@@ -86,6 +86,15 @@ export async function searchDirectory(
   query: SearchQuery,
   place: SearchPlace,
 ): Promise<SearchResult> {
+  const ended = place.index?.searching();
+  try {
+    return await search(query, place);
+  } finally {
+    ended?.();
+  }
+}
+
+async function search(query: SearchQuery, place: SearchPlace): Promise<SearchResult> {
   const { start, kind } = place;
   // (An index keeps its reader, whose buffer has grown to the largest file, across searches.)
   const reader = place.index?.reader ?? new FileReader(place.files, WHOLE_FILE_BYTES);
@@ -106,6 +115,7 @@ export async function searchDirectory(
   const batches = reading.end();
   const collector = new SearchCollector(query, listing.files.length);
   collector.countUnreadable(listing.unreadable ?? 0);
+  if (listing.cut) collector.proceed(); // (stops it: the deadline has passed)
   let read: ReadOutcomes;
   try {
     read = await collectInOrder(listing, batches, collector, {
@@ -127,6 +137,7 @@ export async function searchDirectory(
     setTimeout(() => learning.learn(reading.keys, listing.walkAgain), delay);
   }
   const result = collector.result();
+  if (listing.cut) result.walkUnfinished = true;
   if (keyOfResult !== undefined && changesAtStart !== undefined && read.keepable) {
     index?.rememberResult(keyOfResult, result, changesAtStart);
   }
@@ -142,6 +153,8 @@ interface Listing {
   known: (Examined | undefined)[];
   /** The first search's walk, made before the watcher ran, for the index to make again. */
   walkAgain?: WalkToMake;
+  /** True when the deadline stopped the walk before its end. */
+  cut?: boolean;
 }
 
 /**
@@ -177,6 +190,7 @@ async function listFiles(
   const walkEpoch = index?.walkEpoch;
   const listing: Listing = { files: [], known: [] };
   await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing);
+  if (listing.cut) return listing; // (not the whole walk: nothing to keep)
   if (index !== undefined) index.rememberWalk(walkKey, listing.files, walkEpoch!);
   else {
     const options = { glob: query.glob, includeIgnored: query.includeIgnored };
@@ -210,6 +224,11 @@ async function walkAndQueue(
       if (outcome === undefined) reading.add(file.key);
     }
     query.signal?.throwIfAborted();
+    // The budget holds in the walk too: the files found so far are then not searched.
+    if (query.deadline !== undefined && Date.now() >= query.deadline) {
+      listing.cut = true;
+      return;
+    }
   }
 }
 
@@ -343,8 +362,13 @@ class ReadingQueue {
     this.keys.push(key);
     if (this.#batches !== undefined) return this.#batches.add(key);
     let worker: Worker | WorkerLease | undefined = this.#lease;
-    if (worker === undefined && this.keys.length === this.#place.parallelFrom) {
-      // A big tree: the worker starts reading while the walk goes on.
+    // A big tree: the worker starts reading while the walk goes on. (With an index, only
+    // its warm worker helps: a search beside another that has it goes on alone, rather
+    // than start a thread and a heap of its own.)
+    if (
+      worker === undefined && this.keys.length === this.#place.parallelFrom &&
+      this.#place.index === undefined
+    ) {
       worker = this.#place.workers ? startSearchWorker() : undefined;
     }
     if (worker === undefined) return;

@@ -7,6 +7,7 @@
  */
 import { sep } from "node:path";
 import type { FileSystem, SharedFileSystem } from "../io/file_system.ts";
+import { collectGarbageWhenIdle } from "../io/runtime.ts";
 import type { IndexedFile } from "./_search_file.ts";
 import { startSearchWorker, unref } from "./_search_pool.ts";
 
@@ -47,6 +48,9 @@ export class FileFilters {
   #worker: Worker | undefined;
   #started = false;
   #closed = false;
+  /** Searches under way: the worker gets no new batch meanwhile (see {@linkcode pause}). */
+  #pauses = 0;
+  #held = false; // a batch is due, held back by a pause
   /** Paths changed while a batch was out: its results for them (or below them) are stale. */
   #changedInFlight: Set<string> | undefined;
 
@@ -143,6 +147,22 @@ export class FileFilters {
     return true;
   }
 
+  /**
+   * Holds back the next batch until {@linkcode resume}: while searches run, learning waits,
+   * so that it takes neither their cores nor memory beside theirs.
+   */
+  pause(): void {
+    this.#pauses++;
+  }
+
+  /** Ends one {@linkcode pause}; the last one sends the batch held back. */
+  resume(): void {
+    this.#pauses--;
+    if (this.#pauses > 0 || !this.#held) return;
+    this.#held = false;
+    this.#next();
+  }
+
   /** Stops the worker and forgets everything. */
   close(): void {
     this.#closed = true;
@@ -157,6 +177,10 @@ export class FileFilters {
 
   /** Sends the next batch to the worker, or stops the worker when there is none. */
   #next(): void {
+    if (this.#pauses > 0 && !this.#closed) {
+      this.#held = true;
+      return;
+    }
     const batch = this.#queue.splice(0, INDEX_BATCH);
     if (batch.length === 0 || this.#closed || this.#bytes >= this.#maxBytes) {
       this.#worker?.terminate();
@@ -205,6 +229,7 @@ export class FileFilters {
       } else if (file.binary) this.#set(file.key, BINARY);
       else this.#unindexable.add(file.key);
     }
+    collectGarbageWhenIdle(); // (what the batch's message left, once learning stops)
     this.#next();
   }
 

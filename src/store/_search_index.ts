@@ -97,6 +97,7 @@ export class SearchIndex {
   /** The worker lent to searches, kept warm between them (started by the first). */
   readonly #worker = new WarmWorker();
   readonly #roots: readonly string[];
+  readonly #watchDir: string | undefined;
   readonly #filters: FileFilters;
   #watcher: TreeWatcher | undefined;
   #starting = false;
@@ -123,9 +124,11 @@ export class SearchIndex {
    *
    * @param files the roots' file system (its roots are watched)
    * @param maxBytes the most bytes filters may take
+   * @param watchDir the watcher's private directory (see `TreeWatcher.start`)
    */
-  constructor(files: FileSystem, maxBytes: number) {
+  constructor(files: FileSystem, maxBytes: number, watchDir?: string) {
     this.#roots = files.roots;
+    this.#watchDir = watchDir;
     this.reader = new FileReader(files, WHOLE_FILE_BYTES);
     this.#filters = new FileFilters(files, maxBytes, () => void this.#makeWalks());
   }
@@ -315,6 +318,21 @@ export class SearchIndex {
     return this.#closed ? undefined : this.#worker.borrow();
   }
 
+  /**
+   * Marks a search under way: learning waits until none is (see `FileFilters.pause`).
+   *
+   * @returns the function that marks its end
+   */
+  searching(): () => void {
+    this.#filters.pause();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.#filters.resume();
+    };
+  }
+
   /** Stops watching and indexing, and forgets everything. */
   close(): void {
     this.#closed = true;
@@ -327,7 +345,7 @@ export class SearchIndex {
 
   #startWatching(): void {
     if (this.#closed) return;
-    this.#watcher = TreeWatcher.start(this.#roots);
+    this.#watcher = TreeWatcher.start(this.#roots, undefined, this.#watchDir);
     if (this.#watcher === undefined) this.close();
     else this.#filters.start();
   }

@@ -14,6 +14,7 @@ import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers";
 import type { SharedFileSystem } from "../io/file_system.ts";
 import type { FileReader } from "./_file_reader.ts";
+import { workerSpecifier } from "../io/runtime.ts";
 import { keepOffTopTier } from "./_jit.ts";
 import { type Examination, type Examined, examineFile } from "./_search_file.ts";
 
@@ -123,24 +124,11 @@ export function startSearchWorker(): Worker | undefined {
   if (typeof Worker !== "function" || typeof SharedArrayBuffer !== "function") return undefined;
   if (availableParallelism() < 2) return undefined;
   try {
-    return new Worker(workerSpecifier(), { type: "module" });
+    const url = new URL("./_search_worker.ts", import.meta.url);
+    return new Worker(workerSpecifier("./store/_search_worker.ts", url), { type: "module" });
   } catch {
     return undefined; // no worker here: the main thread does it all
   }
-}
-
-/**
- * Where the worker's module is. In a binary of `bun build --compile` (scripts/compile.ts
- * makes the worker an entry point of its own), `import.meta.url` still names the source
- * file, which need not exist where the binary runs; the embedded module is found by its
- * path below the entry points' common folder (`src/`).
- */
-function workerSpecifier(): string {
-  const main = (globalThis as { Bun?: { main?: unknown } }).Bun?.main;
-  const compiled = typeof main === "string" && /[$~]bunfs|~BUN/i.test(main);
-  return compiled
-    ? "./store/_search_worker.ts"
-    : new URL("./_search_worker.ts", import.meta.url).href;
 }
 
 /**

@@ -9,6 +9,7 @@
  * @module
  */
 import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
+import { collectGarbageWhenIdle } from "../io/runtime.ts";
 import { FileReader } from "./_file_reader.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./_file_filters.ts";
@@ -54,6 +55,7 @@ scope.onmessage = (event) => {
       file.filter ? [file.filter.buffer as ArrayBuffer] : []
     );
     scope.postMessage(reply, filters);
+    collectGarbageWhenIdle();
     return;
   }
   if ("paths" in data) {
@@ -75,4 +77,5 @@ scope.onmessage = (event) => {
     handOver(claims, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
     batch = claimForWorker(claims, batches.length);
   }
+  collectGarbageWhenIdle();
 };

@@ -86,15 +86,18 @@ export class TreeWatcher {
    * @param roots the real paths of the roots
    * @param maxPending changed paths held between syncs at the most (see
    *   {@linkcode MAX_PENDING_PATHS})
+   * @param barrierDir the private directory to use (made empty by the caller, removed by
+   *   {@linkcode TreeWatcher.close}); by default a new one in the system's temporary folder
    * @returns the watcher, or undefined
    */
   static start(
     roots: readonly string[],
     maxPending: number = MAX_PENDING_PATHS,
+    barrierDir?: string,
   ): TreeWatcher | undefined {
     let watcher: TreeWatcher | undefined;
     try {
-      watcher = new TreeWatcher(createBarrierDir(), maxPending);
+      watcher = new TreeWatcher(barrierDir ?? createBarrierDir(), maxPending);
       for (const root of roots) {
         watcher.#watch(root, true, (name, structural) => watcher!.#changed(root, name, structural));
       }

@@ -20,6 +20,7 @@ import { isInside, joinDisplay } from "./_paths.ts";
 import { keepOffTopTier } from "./_jit.ts";
 import { checkQuery } from "./_search_collector.ts";
 import { SearchIndex, type SearchIndexStats } from "./_search_index.ts";
+import { SearchThread } from "./_search_thread.ts";
 import { WATCH_ORDER_KEPT } from "./_tree_watcher.ts";
 import { sameBytes } from "./_text.ts";
 import {
@@ -93,6 +94,20 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default 67108864
    */
   searchIndexBytes?: number;
+  /**
+   * Run searches of compiled patterns (a matcher with a `recipe`) on a thread of their own,
+   * where the runtime has workers, a few at a time in order of arrival, so that this thread
+   * stays free for other calls (a server's). The search index then lives there, and
+   * {@linkcode DirectoryStore.searchIndexStats} tells nothing.
+   * @default false
+   */
+  searchThread?: boolean;
+  /**
+   * The private directory of the search index's watcher (it must exist and be empty; it is
+   * removed when the index stops).
+   * @default a new one in the system's temporary folder
+   */
+  watchDir?: string;
 }
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
@@ -156,6 +171,7 @@ export class DirectoryStore extends BaseFileStore {
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
   #searchIndex: SearchIndex | undefined;
+  #searchThread: SearchThread | undefined;
   /** Directories written to, whose abandoned temporary files are gone. */
   readonly #tidied = new Set<string>();
 
@@ -181,9 +197,22 @@ export class DirectoryStore extends BaseFileStore {
     if (!Number.isInteger(indexBytes) || indexBytes < 0) {
       throw new TypeError(`searchIndexBytes must be a non-negative integer, got ${indexBytes}`);
     }
-    if (options.searchIndex && WATCH_ORDER_KEPT) {
-      this.#searchIndex = new SearchIndex(sandbox.files, indexBytes);
+    if (options.searchThread) {
+      this.#searchThread = SearchThread.where(sandbox.share(), {
+        searchIndex: options.searchIndex ?? false,
+        searchIndexBytes: indexBytes,
+        searchWorkers: this.#searchWorkers,
+        parallelSearchFrom: this.#parallelSearchFrom,
+      });
     }
+    if (options.searchIndex && WATCH_ORDER_KEPT && this.#searchThread === undefined) {
+      this.#searchIndex = new SearchIndex(sandbox.files, indexBytes, options.watchDir);
+    }
+  }
+
+  /** True when searches run on the search thread, taking turns there. */
+  get searchesTakeTurns(): boolean {
+    return this.#searchThread !== undefined;
   }
 
   /**
@@ -649,6 +678,10 @@ export class DirectoryStore extends BaseFileStore {
   override async search(query: SearchQuery): Promise<SearchResult> {
     checkQuery(query);
     query.signal?.throwIfAborted();
+    if (this.#searchThread !== undefined && query.matcher.recipe !== undefined) {
+      if (query.glob !== undefined) compileGlob(query.glob); // (a bad one is refused at once)
+      return await this.#searchThread.search(query);
+    }
     const start = await this.resolvePath(query.path ?? ".", false);
     const { kind } = await this.statPath(start);
     let index = kind === "directory" ? this.#searchIndex : undefined;
@@ -682,8 +715,13 @@ export class DirectoryStore extends BaseFileStore {
     return this.#searchIndex?.stats;
   }
 
-  /** Stops the search index's watcher and worker, if any; searches go on without it. */
+  /**
+   * Stops the search index's watcher and worker, and the search thread, if any; searches go
+   * on without them, on the caller's thread.
+   */
   close(): void {
+    this.#searchThread?.close();
+    this.#searchThread = undefined;
     this.#searchIndex?.close();
     this.#searchIndex = undefined;
   }

@@ -172,6 +172,16 @@ export interface SearchResult {
    * scanned where it can be stopped): `stopped` is then "time".
    */
   patternStopped?: boolean;
+  /**
+   * True when the time budget ran out before the search could start, while other searches
+   * had their turn (`stopped` is then "time", and nothing was searched).
+   */
+  neverStarted?: boolean;
+  /**
+   * True when the time budget ran out during the walk: files beyond those counted in
+   * `filesNotSearched` were not even found (`stopped` is then "time").
+   */
+  walkUnfinished?: boolean;
 }
 
 /** An edit computed from a file's current text: the new text (omit to write nothing) and a value to return. */
@@ -211,6 +221,11 @@ export interface WriteResult {
 
 /** The file access every tool is built on. */
 export interface FileStore {
+  /**
+   * True when searches take turns of their own (a few run at once, the others wait in
+   * order, each within its deadline), so that a caller need not bound how many it starts.
+   */
+  readonly searchesTakeTurns?: boolean;
   /** Kind, size and mtime of a path. */
   stat(path: string): Promise<FileInfo>;
   /**

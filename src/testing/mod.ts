@@ -320,7 +320,11 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
             deadline: Date.now() - 1,
           });
           assert.equal(late.stopped, "time");
-          assert.equal(late.filesNotSearched, 4);
+          assert.equal(late.filesSearched, 0);
+          // Every file found is counted; a store that stops its walk at the deadline too
+          // says that it did not find them all.
+          if (late.walkUnfinished) assert.ok(late.filesNotSearched <= 4);
+          else assert.equal(late.filesNotSearched, 4);
           const controller = new AbortController();
           const reason = new Error("cancelled by the client");
           controller.abort(reason);

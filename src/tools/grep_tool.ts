@@ -111,6 +111,7 @@ export function grepTool(store: FileStore, settings: Settings): ToolDefinition {
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    takesTurns: store.searchesTakeTurns === true,
     call: (args, context) => grep(store, settings, checkArgs<GrepArgs>(inputSchema, args), context),
   };
 }
@@ -225,9 +226,10 @@ function stopNotes(
     shown.matchedLines === 1 ? "line" : "lines"
   } in ${shown.files.length} ${shown.files.length === 1 ? "file" : "files"}`;
   const notSearched = result.filesNotSearched;
-  const left = notSearched > 0
-    ? `; ${notSearched} ${notSearched === 1 ? "file" : "files"} not searched`
-    : "";
+  const left =
+    (notSearched > 0
+      ? `; ${notSearched} ${notSearched === 1 ? "file" : "files"} not searched`
+      : "") + (result.walkUnfinished ? "; the rest of the tree was not walked" : "");
   // (Only context rows may have been cut: then every match is shown, and the note says so.)
   const hiddenMatches = result.matchedLines > shown.matchedLines ||
     result.stopped === "max_matches";
@@ -242,6 +244,10 @@ function stopNotes(
   } else if (stopped === "max_matches") {
     notes.push(
       `stopped at max_matches=${args.max_matches}: showing ${where}; more matches exist${left}. Narrow the search, or raise max_matches`,
+    );
+  } else if (stopped === "time" && result.neverStarted) {
+    notes.push(
+      "stopped by the time budget before the search could start: other searches had the server's turns. Try again, or narrow the search with path or glob",
     );
   } else if (stopped === "time" && result.patternStopped) {
     notes.push(

@@ -61,6 +61,13 @@ export interface ToolDefinition {
   /** MCP annotations. */
   annotations: ToolAnnotations;
   /**
+   * True when the tool's calls take turns of their own (grep over a store whose searches
+   * wait their turn, see `FileStore.searchesTakeTurns`): a server then runs them without
+   * holding one of its call slots, so that they never keep other calls waiting.
+   * @default false
+   */
+  takesTurns?: boolean;
+  /**
    * Runs the tool. Never throws for bad arguments or failed operations: those come back as
    * a result with `isError: true`. Throws only when `context.signal` is aborted.
    */
