@@ -10,6 +10,7 @@ import {
   formatRows,
   type Row,
   type RowOptions,
+  windowRow,
 } from "../src/core/format_rows.ts";
 import { codePointCount, columnAt, offsetOfColumn } from "../src/core/columns.ts";
 import { splitLines } from "../src/core/split_lines.ts";
@@ -368,4 +369,42 @@ describe("appendNote()", () => {
       assert.equal(appendNote(before, "empty file: 0 lines"), after);
     });
   }
+});
+
+describe("windowRow()", () => {
+  test("a long row's window is shown exactly as the whole row would be, and is short", () => {
+    const unit = fc.constantFrom("a", "é", "😀", "\t", " ");
+    fc.assert(
+      fc.property(
+        fc.array(unit, { minLength: 1, maxLength: 3000 }),
+        fc.integer({ min: 1, max: 300 }),
+        fc.option(fc.tuple(fc.nat(), fc.nat(5)), { nil: undefined }),
+        fc.constantFrom("\n", "\r\n", ""),
+        fc.boolean(),
+        (units, cut, at, terminator, context) => {
+          const text = units.join("");
+          let match: Row["match"];
+          if (at !== undefined) {
+            const first = at[0] % units.length;
+            const start = units.slice(0, first).join("").length;
+            const end = units.slice(0, Math.min(units.length, first + at[1])).join("").length;
+            match = { start, end };
+          }
+          const row: Row = { line: 9, text: text + terminator, match, context };
+          const windowed = windowRow(row, cut);
+          assert.equal(formatRow(windowed, { cut }).text, formatRow(row, { cut }).text);
+          assert.ok(windowed.text.length <= Math.max(4 * cut, 2 * cut + terminator.length));
+          assert.equal(windowed.match === undefined, match === undefined);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  test("a short row and a row that is already a piece stay as they are", () => {
+    const short = { line: 1, text: "abc\n" };
+    assert.equal(windowRow(short, 2), short);
+    const piece = { line: 1, text: "x".repeat(100), piece: { from: 5, codePoints: 1000 } };
+    assert.equal(windowRow(piece, 10), piece);
+  });
 });

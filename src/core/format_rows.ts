@@ -81,17 +81,76 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
   const cut = options.cut ?? DEFAULT_CUT;
   const prefix = `${row.line}${row.context ? "-" : ""}\t`;
   if (row.piece) return formatPiece(row, row.piece, prefix, cut);
+  const window = windowOf(row, cut, options.column ?? 1);
+  if (window === undefined) return { text: prefix + row.text, cut: false };
+  const { text, terminator, first, from, to, length } = window;
+  const lead = first > 1 ? `[from column ${first}] ` : "";
+  const tail = to < text.length
+    ? ` … [line cut: ${length} code points; column=${window.columnOf(to)} shows more]`
+    : "";
+  return { text: prefix + lead + text.slice(from, to) + tail + terminator, cut: true };
+}
+
+/** Longest row {@linkcode windowRow} leaves whole, as a multiple of the cut. */
+const WHOLE_ROW_CUTS = 4;
+
+/**
+ * A long row reduced to the part {@linkcode formatRow} shows of it with the same cut, as a
+ * `piece` (which `formatRow` shows alike): so that a search can hand rows to another thread
+ * without copying lines of megabytes it would not show.
+ *
+ * @param row the row (a matching one shows a window around its match)
+ * @param cut the cut it will be shown with
+ * @returns the row, or its shown part
+ * @example
+ * ```ts
+ * import { formatRow, windowRow } from "./format_rows.ts";
+ * import assert from "node:assert/strict";
+ * const row = { line: 3, text: "x".repeat(50_000) + "needle\n", match: { start: 50_000, end: 50_006 } };
+ * assert.ok(windowRow(row, 100).text.length < 200);
+ * assert.equal(formatRow(windowRow(row, 100), { cut: 100 }).text, formatRow(row, { cut: 100 }).text);
+ * ```
+ */
+export function windowRow<T extends Row>(row: T, cut: number = DEFAULT_CUT): T {
+  if (row.piece || row.text.length <= WHOLE_ROW_CUTS * cut) return row;
+  const window = windowOf(row, cut, 1);
+  if (window === undefined) return row;
+  const { text, terminator, first, from, to, length } = window;
+  const shown = text.slice(from, to);
+  const within = (offset: number) => Math.max(0, Math.min(shown.length, offset - from));
+  return {
+    ...row,
+    text: shown + terminator,
+    piece: { from: first, codePoints: length },
+    match: row.match && { start: within(row.match.start), end: within(row.match.end) },
+  };
+}
+
+/** What {@linkcode formatRow} shows of a long line: its text from `from` to `to`. */
+interface Window {
+  /** The line without its terminator, and the terminator. */
+  text: string;
+  terminator: string;
+  /** The column shown first, and the UTF-16 offsets of the part shown. */
+  first: number;
+  from: number;
+  to: number;
+  /** The line's length in code points. */
+  length: number;
+  columnOf: (offset: number) => number;
+}
+
+/** The part of a row shown with `cut` from `column`, or undefined when it is shown whole. */
+function windowOf(row: Row, cut: number, column: number): Window | undefined {
   const { end } = lineSpanAt(row.text, 0);
-  const column = options.column ?? 1;
   // Fast path: a line with at most `cut` UTF-16 units has at most `cut` code points.
-  if (column === 1 && end <= cut) return { text: prefix + row.text, cut: false };
+  if (column === 1 && end <= cut) return undefined;
   const text = row.text.slice(0, end);
-  const terminator = row.text.slice(end);
   // Without surrogates (most lines) a column is an offset + 1: a long line is scanned for
   // them once, not by every conversion.
   const units = !SURROGATE.test(text);
   const length = units ? text.length : codePointCount(text);
-  if (column === 1 && length <= cut) return { text: prefix + row.text, cut: false };
+  if (column === 1 && length <= cut) return undefined;
   const columnOf = (offset: number) => units ? offset + 1 : columnAt(text, offset);
   const offsetOf = (at: number, from = 0) =>
     units ? Math.min(text.length, from + at - 1) : offsetOfColumn(text, at, from);
@@ -103,11 +162,7 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
   }
   const from = offsetOf(first);
   const to = offsetOf(cut + 1, from);
-  const lead = first > 1 ? `[from column ${first}] ` : "";
-  const tail = to < text.length
-    ? ` … [line cut: ${length} code points; column=${columnOf(to)} shows more]`
-    : "";
-  return { text: prefix + lead + text.slice(from, to) + tail + terminator, cut: true };
+  return { text, terminator: row.text.slice(end), first, from, to, length, columnOf };
 }
 
 /** Any UTF-16 surrogate. */
