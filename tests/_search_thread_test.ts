@@ -3,6 +3,7 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { formatRow } from "../src/core/format_rows.ts";
 import { compilePattern } from "../src/match/safe_matcher.ts";
 import { DirectoryStore } from "../src/store/directory_store.ts";
 import { StoreError } from "../src/store/errors.ts";
@@ -43,6 +44,10 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     await fs.writeFile(path.join(dir, "src/deep/c.md"), "no match\r\nneedle\r\n");
     await fs.writeFile(path.join(dir, "slow.txt"), "a".repeat(501) + "b\n");
     await fs.writeFile(path.join(dir, "bin.dat"), new Uint8Array([110, 0, 1, 2]));
+    await fs.writeFile(
+      path.join(dir, "min.js"),
+      "x".repeat(100_000) + "needle();" + "y".repeat(9000),
+    );
     await fs.writeFile(path.join(modules, "silent.js"), SILENT);
     await fs.writeFile(path.join(modules, "faulty.js"), FAULTY);
     inThread = await DirectoryStore.create({ roots: [dir] });
@@ -64,6 +69,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       ["needle", {}, { ignoreCase: true }],
       ["need(le)?", { glob: "**/*.ts" }],
       ["needle", { includeIgnored: true, onUnreadable: () => {} }],
+      ["needle", { glob: "*.js" }],
       ["needle", { path: "src", maxMatches: 1 }],
       ["^three$", {}],
     ];
@@ -74,6 +80,15 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       assert.deepEqual(got, await inThread.search(make()), `${pattern} ${JSON.stringify(extra)}`);
       assert.ok(progressed > 0, "progress crosses from the thread");
     }
+  });
+
+  it("sends only the part of a long row that will be shown, which shows alike", async () => {
+    const make = () => query("needle", { glob: "*.js", rowCut: 100 });
+    const [here, there] = [await inThread.search(make()), await onThread.search(make())];
+    const [whole, part] = [here.files[0].rows[0], there.files[0].rows[0]];
+    assert.equal(whole.text.length, 109_009);
+    assert.ok(part.text.length <= 100, `${part.text.length} UTF-16 units sent`);
+    assert.equal(formatRow(part, { cut: 100 }).text, formatRow(whole, { cut: 100 }).text);
   });
 
   it("sends the store's errors back with their code and path", async () => {
@@ -112,7 +127,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       assert.ok(Date.now() - deadline < 1000, "the slow searches kept their budget");
     }
     // The turns are free again.
-    assert.equal((await onThread.search(query("needle"))).matchedLines, 3);
+    assert.equal((await onThread.search(query("needle"))).matchedLines, 4);
   });
 
   it("rejects a waiting search and a running one when they are aborted", async () => {
@@ -130,7 +145,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       [waiting, ...slow].map((search) => assert.rejects(search, /cancelled by the test/)),
     );
     assert.ok(Date.now() - started < 1000, `aborts took ${Date.now() - started} ms`);
-    assert.equal((await onThread.search(query("needle"))).matchedLines, 3);
+    assert.equal((await onThread.search(query("needle"))).matchedLines, 4);
   });
 
   it("replaces a thread that does not keep the budget, and answers the search", async () => {

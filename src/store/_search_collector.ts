@@ -25,6 +25,10 @@ export function checkQuery(query: SearchQuery): void {
   if (!(Number.isInteger(maxMatches) && maxMatches >= 1) && maxMatches !== Infinity) {
     throw new TypeError(`maxMatches must be a positive integer, got ${maxMatches}`);
   }
+  const { rowCut } = query;
+  if (rowCut !== undefined && !(Number.isInteger(rowCut) && rowCut >= 1)) {
+    throw new TypeError(`rowCut must be a positive integer, got ${rowCut}`);
+  }
 }
 
 /** Collects the rows of a search across files and decides when it stops. */

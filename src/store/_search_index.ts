@@ -131,6 +131,8 @@ export class SearchIndex {
     this.#watchDir = watchDir;
     this.reader = new FileReader(files, WHOLE_FILE_BYTES);
     this.#filters = new FileFilters(files, maxBytes, () => void this.#makeWalks());
+    // The worker loads now, beside the session's start, rather than during its first grep.
+    this.#worker.borrow()?.release(false);
   }
 
   /** What it holds now. */

@@ -127,7 +127,7 @@ function stoppedByTime(): SearchResult {
   };
 }
 
-/** The search thread, started on the first search and replaced if it fails. */
+/** The search thread, started with the store and replaced if it fails. */
 export class SearchThread {
   readonly #init: Omit<ThreadInit, "watchDir">;
   readonly #module: URL | undefined;
@@ -151,7 +151,8 @@ export class SearchThread {
    * @param sandbox the sandbox, shared
    * @param store the search options of the thread's store
    * @param module the thread's module (tests give one that misbehaves)
-   * @returns the thread (started on the first search), or undefined without workers
+   * @returns the thread, started at once (so that the first search does not wait for it to
+   * load), or undefined without workers
    */
   static where(
     sandbox: SharedSandbox,
@@ -159,7 +160,9 @@ export class SearchThread {
     module?: URL,
   ): SearchThread | undefined {
     if (typeof Worker !== "function") return undefined;
-    return new SearchThread({ sandbox, store }, module);
+    const thread = new SearchThread({ sandbox, store }, module);
+    thread.#started();
+    return thread;
   }
 
   /**

@@ -5,12 +5,16 @@
  *
  * @module
  */
-import { collectGarbage } from "../io/runtime.ts";
+import process from "node:process";
+import { windowRow } from "../core/format_rows.ts";
+import { collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
+import type { SearchResult } from "./file_store.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
   postedError,
+  SECOND_SEARCH_BELOW,
   type ThreadInit,
   type ThreadReply,
   type ThreadSearch,
@@ -40,6 +44,16 @@ scope.onmessage = (event) => {
   }
 };
 
+/** The result with rows much longer than they will be shown cut to the part shown. */
+function windowed(result: SearchResult, cut: number | undefined): SearchResult {
+  if (cut === undefined) return result;
+  const files = result.files.map((file) => ({
+    ...file,
+    rows: file.rows.map((row) => windowRow(row, cut)),
+  }));
+  return { ...result, files };
+}
+
 async function search({ id, query }: ThreadSearch): Promise<void> {
   const controller = new AbortController();
   searches.set(id, controller);
@@ -57,11 +71,15 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
         ? (display) => scope.postMessage({ id, unreadable: display })
         : undefined,
     });
-    scope.postMessage({ id, result });
+    scope.postMessage({ id, result: windowed(result, rest.rowCut) });
   } catch (error) {
     scope.postMessage({ id, error: postedError(error, controller.signal) });
   } finally {
     searches.delete(id);
-    collectGarbage();
+    // What a search of a large tree leaves is collected at once in a big process (under load),
+    // else once the thread is idle: a forced collection takes 10 ms and more, which the next
+    // search would wait for (and a posted result waits for the end of this task).
+    if (process.memoryUsage().rss > SECOND_SEARCH_BELOW) setTimeout(collectGarbage, 0);
+    else collectGarbageWhenIdle(50);
   }
 }

@@ -135,6 +135,12 @@ export interface SearchQuery extends WalkOptions {
   maxMatches?: number;
   /** Stop with `stopped: "time"` at this `Date.now()` value. */
   deadline?: number;
+  /**
+   * The cut rows will be shown with (`formatRow`): a store may then give, for a line much
+   * longer, only the part shown, as a `piece` (the search thread does, so as not to copy
+   * megabytes of minified lines between threads). Omit to get whole lines.
+   */
+  rowCut?: number;
   /** Abort: the search rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Called now and then with the number of files searched so far. */

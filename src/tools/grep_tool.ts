@@ -134,6 +134,7 @@ async function grep(
     context: args.context,
     maxMatches: args.max_matches,
     deadline: Date.now() + settings.timeBudgetMs,
+    rowCut: settings.cut,
     signal: context.signal,
     onProgress: context.progress && ((done, total) => context.progress!(done, total)),
   });
