@@ -11,26 +11,35 @@
 // first), several times; the table shows medians and ratios and is written to
 // bench/RESULTS.md. Outputs are checked to agree (the same matching lines as ripgrep, the
 // same lines as tail | head); a disagreement is printed and marked in the table.
-//
-// The MCP client here is a raw JSON-lines client (no SDK), so that client overhead stays
-// out of the per-call numbers.
-import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
+import { loadBench } from "./_load.ts";
+import { linewise, McpClient } from "./_mcp_client.ts";
+import {
+  BINARY,
+  CORPUS,
+  fmt,
+  log,
+  median,
+  notes,
+  peakRssMiB,
+  percentile,
+  QUICK,
+  REPO,
+  rows,
+  RUNS,
+  timeCommand,
+} from "./_support.ts";
 
-const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
-const CORPUS = path.join(REPO, "bench/.corpus");
 const TREE = path.join(CORPUS, "tree");
 const FILES = path.join(CORPUS, "files");
 const LOG = path.join(FILES, "big.log");
-const BINARY = path.join(REPO, "dist/linewise");
 const REFERENCE = path.join(
   REPO,
   "node_modules/@modelcontextprotocol/server-filesystem/dist/index.js",
 );
-const QUICK = process.argv.includes("--quick");
-const RUNS = QUICK ? 3 : 7;
 
 /** Packages installed into the tree (the versions npm resolves on the day of the build). */
 const NPM_PACKAGES = [
@@ -56,179 +65,6 @@ const DEEP_END = 5_000_050;
 
 // ---------------------------------------------------------------------------------------
 // Helpers
-
-function log(message: string): void {
-  process.stderr.write(message + "\n");
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-}
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
-function run(command: string, args: string[], options: { cwd?: string } = {}) {
-  const started = performance.now();
-  const result = spawnSync(command, args, {
-    cwd: options.cwd,
-    maxBuffer: 1024 * 1024 * 1024,
-    encoding: "buffer",
-  });
-  const ms = performance.now() - started;
-  if (result.error) throw result.error;
-  return { ms, stdout: result.stdout as Buffer, status: result.status };
-}
-
-/** Runs a command once untimed (warm cache), then `runs` times; returns the median and last output. */
-function timeCommand(command: string, args: string[], cwd?: string) {
-  run(command, args, { cwd });
-  const times: number[] = [];
-  let stdout: Buffer = Buffer.alloc(0);
-  for (let i = 0; i < RUNS; i++) {
-    const result = run(command, args, { cwd });
-    times.push(result.ms);
-    stdout = result.stdout;
-  }
-  return { ms: median(times), stdout };
-}
-
-/** Peak resident memory of a command, in MiB, by GNU time. */
-function peakRssMiB(command: string): number | undefined {
-  if (!fs.existsSync("/usr/bin/time")) return undefined;
-  const result = spawnSync("/usr/bin/time", ["-f", "%M", "sh", "-c", command + " >/dev/null"], {
-    encoding: "utf8",
-  });
-  const kb = Number(result.stderr.trim().split("\n").pop());
-  return Number.isFinite(kb) ? kb / 1024 : undefined;
-}
-
-// ---------------------------------------------------------------------------------------
-// A raw JSON-lines MCP client
-
-class McpClient {
-  readonly child: ChildProcess;
-  #buffer = "";
-  #next = 1;
-  readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
-
-  constructor(command: string, args: string[]) {
-    this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
-    this.child.stderr!.on("data", () => {});
-    this.child.stdout!.setEncoding("utf8");
-    this.child.stdout!.on("data", (chunk: string) => {
-      this.#buffer += chunk;
-      for (let nl = this.#buffer.indexOf("\n"); nl !== -1; nl = this.#buffer.indexOf("\n")) {
-        const line = this.#buffer.slice(0, nl);
-        this.#buffer = this.#buffer.slice(nl + 1);
-        if (line.trim() === "") continue;
-        const message = JSON.parse(line);
-        const resolve = this.#pending.get(message.id);
-        if (resolve) {
-          this.#pending.delete(message.id);
-          resolve(message);
-        }
-      }
-    });
-  }
-
-  /** Spawns a server and times spawn → initialize response. */
-  static async start(command: string, args: string[]): Promise<{ client: McpClient; ms: number }> {
-    const started = performance.now();
-    const client = new McpClient(command, args);
-    await client.request("initialize", {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "linewise-bench", version: "1" },
-    });
-    const ms = performance.now() - started;
-    client.notify("notifications/initialized");
-    return { client, ms };
-  }
-
-  request(method: string, params: unknown): Promise<Record<string, unknown>> {
-    const id = this.#next++;
-    return new Promise((resolve) => {
-      this.#pending.set(id, resolve);
-      this.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
-    });
-  }
-
-  notify(method: string): void {
-    this.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", method }) + "\n");
-  }
-
-  /** Calls a tool; returns the result and the round trip in ms. */
-  async call(name: string, args: unknown) {
-    const started = performance.now();
-    const response = await this.request("tools/call", { name, arguments: args });
-    const ms = performance.now() - started;
-    const result = response.result as {
-      content: { text: string }[];
-      structuredContent?: Record<string, unknown>;
-      isError?: boolean;
-    };
-    if (!result) throw new Error(`${name} failed: ${JSON.stringify(response.error)}`);
-    if (result.isError) throw new Error(`${name} failed: ${result.content[0]?.text}`);
-    return { result, ms };
-  }
-
-  /**
-   * Waits until the server process stops using the CPU (its search index builds in the
-   * background after a grep); returns how long that took, in ms.
-   */
-  async idle(): Promise<number> {
-    const started = performance.now();
-    const cpu = () => {
-      const fields = fs.readFileSync(`/proc/${this.child.pid}/stat`, "utf8").split(") ")[1]
-        .split(" ");
-      return Number(fields[11]) + Number(fields[12]); // utime + stime, in clock ticks
-    };
-    let last = cpu();
-    let quiet = 0;
-    while (quiet < 3) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      const now = cpu();
-      quiet = now === last ? quiet + 1 : 0;
-      last = now;
-    }
-    return performance.now() - started - 300;
-  }
-
-  /** Peak and current resident memory of the server process, in MiB (Linux). */
-  memory(): { peak: number; now: number } | undefined {
-    try {
-      const status = fs.readFileSync(`/proc/${this.child.pid}/status`, "utf8");
-      const kb = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1]);
-      return { peak: kb("VmHWM") / 1024, now: kb("VmRSS") / 1024 };
-    } catch {
-      return undefined;
-    }
-  }
-
-  async close(): Promise<void> {
-    const exited = new Promise((resolve) => this.child.once("exit", resolve));
-    this.child.stdin!.end();
-    await exited;
-  }
-}
-
-function linewise(root: string, extra: string[] = []) {
-  return McpClient.start(BINARY, [
-    "serve",
-    "--root",
-    root,
-    "--max-lines",
-    "1000000",
-    "--max-chars",
-    "100000000",
-    ...extra,
-  ]);
-}
 
 // ---------------------------------------------------------------------------------------
 // Corpora
@@ -330,24 +166,6 @@ function buildFiles(): void {
 
 // ---------------------------------------------------------------------------------------
 // Measurements
-
-interface Row {
-  target: string;
-  what: string;
-  linewise: string;
-  other: string;
-  ratio: string;
-  goal: string;
-  met: boolean | undefined;
-  agree: string;
-}
-
-const rows: Row[] = [];
-const notes: string[] = [];
-
-function fmt(ms: number): string {
-  return ms < 10 ? `${ms.toFixed(2)} ms` : `${ms.toFixed(0)} ms`;
-}
 
 /** Parses `rg -n --null` output into "path:line" keys. */
 function rgKeys(stdout: Buffer): Set<string> {
@@ -769,6 +587,7 @@ const benches: Record<string, () => Promise<void>> = {
   read: deepReadBench,
   grep: grepBench,
   bounded: boundedBench,
+  load: loadBench,
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length === 0 || only.includes(name)) await bench();
