@@ -17,6 +17,7 @@
  */
 export * from "./src/core/mod.ts";
 export * from "./src/store/mod.ts";
+export * from "./src/disk/mod.ts";
 export type * from "./src/io/mod.ts";
 export * from "./src/tools/mod.ts";
 export * from "./src/mcp/mod.ts";

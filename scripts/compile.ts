@@ -7,13 +7,13 @@ import { spawnSync } from "node:child_process";
 import { readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
+import { WORKER_MODULES } from "../src/io/runtime.ts";
 
 const OUT = "dist/linewise";
 const ENTRY = "src/cli/bin.ts";
-// Loaded with `new Worker(new URL(...))` by the directory store (its search thread, and the
-// worker that helps a search read); bun build --compile embeds a worker only when it is an
-// entry point of its own.
-const WORKERS = ["src/store/_search_thread_main.ts", "src/store/_search_worker.ts"];
+// The modules started as workers (named once, in src/io/runtime.ts): bun build --compile
+// embeds a worker only when it is an entry point of its own.
+const WORKERS = Object.values(WORKER_MODULES).map((path) => `src/${path}`);
 const args = process.argv.slice(2);
 
 function newestSource(dir: string): number {

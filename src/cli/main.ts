@@ -8,9 +8,9 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { serveStdio } from "../mcp/stdio.ts";
-import { DirectoryStore } from "../store/directory_store.ts";
+import { DirectoryStore } from "../disk/directory_store.ts";
 import { StoreError } from "../store/errors.ts";
-import { Sandbox } from "../store/sandbox.ts";
+import { Sandbox } from "../disk/sandbox.ts";
 import { createTools, instructions, type ToolOptions } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import { USAGE } from "./usage.ts";

@@ -14,7 +14,7 @@ import { cString } from "./path_bytes.ts";
 import { ERRNO, NOT_WRITABLE, systemError } from "./_errno.ts";
 import { type FileStat, parseStatx, STATX_BASIC_STATS, STATX_BYTES } from "./file_stat.ts";
 import type { StatKind } from "./file_stat.ts";
-import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./file_system.ts";
+import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./_file_system_types.ts";
 import type { Libc } from "./libc.ts";
 
 const O_RDONLY = constants.O_RDONLY;

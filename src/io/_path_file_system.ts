@@ -10,7 +10,7 @@ import { nativePath } from "./native_path.ts";
 import { nodePathOf } from "./path_bytes.ts";
 import { decodeName } from "./path_bytes.ts";
 import { type FileStat, fromNodeStat, type StatKind } from "./file_stat.ts";
-import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./file_system.ts";
+import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./_file_system_types.ts";
 import { NOT_WRITABLE } from "./_errno.ts";
 
 const { O_RDONLY, O_WRONLY, O_CREAT, O_EXCL } = fs.constants;

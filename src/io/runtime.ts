@@ -4,6 +4,7 @@
  *
  * @module
  */
+import process from "node:process";
 
 /** The runtimes linewise runs on. */
 export type RuntimeName = "bun" | "deno" | "node";
@@ -27,25 +28,64 @@ export function isCompiledBinary(): boolean {
 }
 
 /**
- * How to name a worker's module to `new Worker`: in a binary of `bun build --compile`,
- * where `import.meta.url` still names a source file that need not exist, the embedded
- * module by its path below `src/` (scripts/compile.ts makes each worker an entry point);
- * elsewhere its file.
+ * The modules that run as workers, by their path below `src/`: the one place that names
+ * them (scripts/compile.ts makes each an entry point of the binary, which embeds a worker
+ * only then).
+ */
+export const WORKER_MODULES = {
+  /** Reads and examines files beside a search (`search/_search_pool.ts`). */
+  search: "search/_search_worker.ts",
+  /** The directory store's search thread (`disk/_search_thread.ts`). */
+  searchThread: "disk/_search_thread_main.ts",
+  /** Scans for patterns that may run without end, where terminating stops them (Deno). */
+  pattern: "match/_pattern_worker.ts",
+} as const;
+
+/** The name of a worker module. */
+export type WorkerName = keyof typeof WORKER_MODULES;
+
+/** Whether this runtime has web workers (Bun and Deno do, Node has none). */
+export const HAS_WORKERS: boolean = typeof Worker === "function";
+
+/** Whether searches may share memory between threads (`SharedArrayBuffer`). */
+export const HAS_SHARED_MEMORY: boolean = typeof SharedArrayBuffer === "function";
+
+/**
+ * Starts a worker. In a binary of `bun build --compile`, where `import.meta.url` still names
+ * a source file that need not exist, the module is named by its path below `src/`; elsewhere
+ * by its file.
  *
- * @param fromSrc the module's path below `src/`, as `./store/_search_worker.ts`
- * @param url the module's URL, resolved against the caller's `import.meta.url`
- * @returns the specifier
+ * @param name which worker
+ * @param module another module in its place (tests give one that misbehaves)
+ * @returns the worker, or undefined where the runtime has none, or when it cannot start
+ * (said once on stderr: the work is then done on the caller's thread)
  * @example
  * ```ts
- * import { workerSpecifier } from "./runtime.ts";
+ * import { HAS_WORKERS, startWorker } from "./runtime.ts";
  * import assert from "node:assert/strict";
- * const url = new URL("file:///src/store/w.ts");
- * assert.equal(workerSpecifier("./store/w.ts", url), url.href);
+ * const worker = startWorker("search");
+ * assert.equal(worker !== undefined, HAS_WORKERS);
+ * worker?.terminate();
  * ```
  */
-export function workerSpecifier(fromSrc: string, url: URL): string {
-  return isCompiledBinary() ? fromSrc : url.href;
+export function startWorker(name: WorkerName, module?: URL): Worker | undefined {
+  if (!HAS_WORKERS) return undefined;
+  const path = WORKER_MODULES[name];
+  const specifier = module?.href ??
+    (isCompiledBinary() ? `./${path}` : new URL(`../${path}`, import.meta.url).href);
+  try {
+    return new Worker(specifier, { type: "module" });
+  } catch (error) {
+    if (!failedWorkers.has(name)) {
+      failedWorkers.add(name);
+      const why = error instanceof Error ? error.message : String(error);
+      console.error(`linewise: the ${name} worker did not start (${why}); working without it`);
+    }
+    return undefined;
+  }
 }
+
+const failedWorkers = new Set<WorkerName>();
 
 /**
  * Whether `Worker.terminate()` stops a worker in the middle of a regular expression. V8
@@ -88,4 +128,42 @@ export function collectGarbageWhenIdle(ms = 200): void {
   clearTimeout(idleCollection);
   idleCollection = setTimeout(collectGarbage, ms);
   (idleCollection as { unref?: () => void }).unref?.();
+}
+
+/**
+ * Whether this runtime's file watcher keeps the order `TreeWatcher.sync` relies on: Bun's
+ * does (one inotify descriptor, events delivered in order); Deno's and Node's `fs.watch`
+ * run a watcher per call, with no order between them.
+ */
+export const WATCH_ORDER_KEPT: boolean = RUNTIME === "bun";
+
+interface Jsc {
+  noFTL(fn: unknown): unknown;
+}
+
+const jsc = RUNTIME === "bun"
+  ? (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule?.("bun:jsc") as
+    | Jsc
+    | undefined
+  : undefined;
+
+/**
+ * Keeps JavaScriptCore's top tier (FTL) off functions that run hot only in bursts and spend
+ * each call in system calls: a first search calls them tens of thousands of times in a
+ * fraction of a second, enough for the JIT to compile them in the top tier, which costs
+ * more CPU than it can save there (the time is the kernel's), and on few cores competes
+ * with the search itself (measured in bench/: the first greps were faster without it). The
+ * lower tiers still compile these functions. Only Bun runs JavaScriptCore; elsewhere this
+ * does nothing.
+ *
+ * @param functions the functions (methods are taken from their prototype)
+ * @example
+ * ```ts
+ * import { keepOffTopTier } from "./runtime.ts";
+ * keepOffTopTier(function hot() {});
+ * ```
+ */
+export function keepOffTopTier(...functions: unknown[]): void {
+  if (jsc === undefined) return;
+  for (const fn of functions) jsc.noFTL(fn);
 }

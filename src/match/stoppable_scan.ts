@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { PatternStoppedError, type StoppableScan } from "../core/mod.ts";
-import { isCompiledBinary, TERMINATE_STOPS_REGEX } from "../io/runtime.ts";
+import { isCompiledBinary, startWorker, TERMINATE_STOPS_REGEX } from "../io/runtime.ts";
 import type { ScanReply, ScanRequest } from "./_pattern_scan.ts";
 import { PATTERN_HELPER_ENV } from "./pattern_helper.ts";
 
@@ -89,9 +89,13 @@ class ProcessHelper implements Helper {
 
 /** A helper worker, where terminating it stops a running match. */
 class WorkerHelper implements Helper {
-  readonly #worker = new Worker(new URL("./_pattern_worker.ts", import.meta.url).href, {
-    type: "module",
-  });
+  readonly #worker: Worker;
+
+  constructor() {
+    const worker = startWorker("pattern");
+    if (worker === undefined) throw new Error("the pattern worker did not start");
+    this.#worker = worker;
+  }
 
   send(request: ScanRequest): Promise<ScanReply> {
     return new Promise((resolve, reject) => {

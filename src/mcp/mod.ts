@@ -16,10 +16,10 @@ export { serveStdio } from "./stdio.ts";
 export { type LineOutput, serveLines, type ServerInfo, type ServerOptions } from "./server.ts";
 export {
   DEFAULT_MAX_LINE_BYTES,
+  type MessageLinesOptions,
   type OversizedLine,
-  readLines,
-  type ReadLinesOptions,
-} from "./line_reader.ts";
+  readMessageLines,
+} from "./message_lines.ts";
 export {
   LATEST_PROTOCOL_VERSION,
   negotiateProtocolVersion,

@@ -25,7 +25,7 @@ import {
   requestIdKey,
   successResponse,
 } from "./json_rpc.ts";
-import { DEFAULT_MAX_LINE_BYTES, type OversizedLine, readLines } from "./line_reader.ts";
+import { DEFAULT_MAX_LINE_BYTES, type OversizedLine, readMessageLines } from "./message_lines.ts";
 import {
   LATEST_PROTOCOL_VERSION,
   negotiateProtocolVersion,
@@ -465,7 +465,7 @@ export async function serveLines(
 
   // --- The loop ---------------------------------------------------------------------------
 
-  const lines = readLines(input, { maxLineBytes })[Symbol.asyncIterator]();
+  const lines = readMessageLines(input, { maxLineBytes })[Symbol.asyncIterator]();
   try {
     while (!out.broken) {
       const next = lines.next();

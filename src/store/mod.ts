@@ -1,13 +1,11 @@
 /**
- * File access for the tools: the {@linkcode FileStore} contract, the in-memory and
- * directory stores, the sandbox (roots, symlinks, deny globs), the walk, and the errors.
+ * File access for the tools: the {@linkcode FileStore} contract, the base and in-memory
+ * stores, the walk, and the errors. (The directory store is in `src/disk/`.)
  *
  * @module
  */
 export * from "./file_store.ts";
 export * from "./errors.ts";
-export * from "./sandbox.ts";
 export * from "./walk.ts";
 export * from "./base_store.ts";
 export * from "./memory_store.ts";
-export * from "./directory_store.ts";

@@ -14,7 +14,6 @@ import { globToRegex } from "../match/glob_regex.ts";
 import { InputError } from "../core/mod.ts";
 import { joinDisplay, segments } from "./_paths.ts";
 import { StoreError } from "./errors.ts";
-import { keepOffTopTier } from "./_jit.ts";
 import type { EntryKind } from "./file_store.ts";
 
 /** One entry of one directory, as a {@linkcode WalkSource} lists it. */
@@ -405,4 +404,14 @@ export async function createWalkFilter(
   };
 }
 
-keepOffTopTier(walkFileRuns, childNode, skipped, byName, IgnoreRules.prototype.ignores);
+/**
+ * The functions a walk of a large tree calls most: for a store that tunes how the runtime
+ * compiles them (the directory store keeps them off JavaScriptCore's top tier).
+ */
+export const WALK_HOT_PATH: readonly unknown[] = [
+  walkFileRuns,
+  childNode,
+  skipped,
+  byName,
+  IgnoreRules.prototype.ignores,
+];

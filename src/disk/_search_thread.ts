@@ -1,0 +1,313 @@
+/**
+ * Searches on a thread of their own (`_search_thread_main.ts`), so that the thread that
+ * answers requests never walks, reads or matches for a search: while greps run, it still
+ * answers `ping`, cancellations, reads and edits at once. The thread keeps its own
+ * directory store over the same root handles, with the search index.
+ *
+ * Searches take turns, in order of arrival: one at a time, and a second beside it only while
+ * the process holds less than {@linkcode SECOND_SEARCH_BELOW} (so that a small search need
+ * not wait for a large one, where memory allows). That bounds their memory and the cores they
+ * take; a search whose time budget runs out while it waits is answered as stopped by the
+ * time budget, with nothing searched.
+ *
+ * A search the thread does not answer within {@linkcode GRACE_MS} after its deadline (a
+ * bug: every search there keeps its budget) is answered as stopped, and the thread is
+ * replaced, so that no call outlives its budget by much.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import process from "node:process";
+import { InputError } from "../core/input_errors.ts";
+import { startWorker } from "../io/runtime.ts";
+import { createBarrierDir } from "../files/_barrier_dir.ts";
+import { StoreError, type StoreErrorCode } from "../store/errors.ts";
+import type { SearchQuery, SearchResult } from "../store/file_store.ts";
+import type { SharedSandbox } from "./sandbox.ts";
+
+/** Searches run at once at the most; the rest wait their turn. */
+export const RUNNING = 2;
+/**
+ * Resident memory of the process below which a second search may start beside a running
+ * one (a search of a large tree takes tens of megabytes, and the index of a tree like the
+ * Linux source more: see the load rows of bench/RESULTS.md).
+ */
+export const SECOND_SEARCH_BELOW = 256 * 1024 * 1024;
+/** How long after its deadline a search may take to answer before the thread is replaced. */
+export const GRACE_MS = 750;
+
+/** What the search thread is told first. */
+export interface ThreadInit {
+  sandbox: SharedSandbox;
+  /** The search options of its store. */
+  store: ThreadStoreOptions;
+  /** The private directory of the index's watcher, removed here on close. */
+  watchDir: string | undefined;
+}
+
+/** The options of the thread's directory store. */
+export interface ThreadStoreOptions {
+  searchIndex: boolean;
+  searchIndexBytes?: number;
+  searchWorkers?: boolean;
+  parallelSearchFrom?: number;
+}
+
+/** A search, as posted to the thread. */
+export interface ThreadSearch {
+  id: number;
+  query: Omit<SearchQuery, "matcher" | "signal" | "onProgress" | "onUnreadable"> & {
+    recipe: NonNullable<SearchQuery["matcher"]["recipe"]>;
+    /** Whether to post progress, and each unreadable path. */
+    progress: boolean;
+    unreadable: boolean;
+  };
+}
+
+/** What the thread posts back about a search. */
+export type ThreadReply =
+  | { id: number; result: SearchResult }
+  | { id: number; progress: [number, number | undefined] }
+  | { id: number; unreadable: string }
+  | { id: number; error: PostedError };
+
+/** An error as it crosses threads. */
+export type PostedError =
+  | { kind: "store"; code: StoreErrorCode; path: string; message: string }
+  | { kind: "input"; message: string }
+  | { kind: "aborted" }
+  | { kind: "bug"; name: string; message: string; stack?: string };
+
+/**
+ * An error made posting-ready: the store's errors keep their code and message, a refusal of
+ * the input (a bad glob) its message, an abort is an abort, anything else is a bug with its
+ * stack.
+ *
+ * @param error what was thrown
+ * @param signal the search's signal, to tell an abort
+ * @returns the error as data
+ */
+export function postedError(error: unknown, signal: AbortSignal): PostedError {
+  if (signal.aborted) return { kind: "aborted" };
+  if (error instanceof StoreError) {
+    return { kind: "store", code: error.code, path: error.path, message: error.message };
+  }
+  if (error instanceof InputError) return { kind: "input", message: error.message };
+  const { name, message, stack } = error instanceof Error
+    ? error
+    : { name: "Error", message: String(error), stack: undefined };
+  return { kind: "bug", name, message, stack };
+}
+
+/** The error a posted one stands for on this thread. */
+function thrownError(posted: PostedError, signal: AbortSignal | undefined): unknown {
+  if (posted.kind === "aborted") return signal?.reason ?? new Error("the search was aborted");
+  if (posted.kind === "store") return new StoreError(posted.code, posted.path, posted.message);
+  if (posted.kind === "input") return new InputError(posted.message);
+  const error = new Error(`the search thread failed: ${posted.message}`);
+  error.stack = `${posted.name}: ${posted.message}\n(on the search thread)\n${posted.stack ?? ""}`;
+  return error;
+}
+
+interface Pending {
+  query: SearchQuery;
+  resolve: (result: SearchResult) => void;
+  reject: (error: unknown) => void;
+}
+
+/** A result of nothing searched, stopped by the time budget. */
+function stoppedByTime(): SearchResult {
+  return {
+    files: [],
+    matchedLines: 0,
+    filesSearched: 0,
+    binaryFilesSkipped: 0,
+    filesNotSearched: 0,
+    stopped: "time",
+  };
+}
+
+/** The search thread, started with the store and replaced if it fails. */
+export class SearchThread {
+  readonly #init: Omit<ThreadInit, "watchDir">;
+  readonly #module: URL | undefined;
+  #worker: Worker | undefined;
+  #watchDir: string | undefined;
+  #next = 1;
+  readonly #pending = new Map<number, Pending>();
+  /** Searches waiting for a turn, oldest first. */
+  readonly #waiting: Array<() => void> = [];
+  #running = 0;
+  #closed = false;
+
+  private constructor(init: Omit<ThreadInit, "watchDir">, module: URL | undefined) {
+    this.#init = init;
+    this.#module = module;
+  }
+
+  /**
+   * A search thread for a sandbox, where the runtime has workers.
+   *
+   * @param sandbox the sandbox, shared
+   * @param store the search options of the thread's store
+   * @param module the thread's module (tests give one that misbehaves)
+   * @returns the thread, started at once (so that the first search does not wait for it to
+   * load), or undefined where no worker can start (searches then stay on the caller's thread)
+   */
+  static where(
+    sandbox: SharedSandbox,
+    store: ThreadStoreOptions,
+    module?: URL,
+  ): SearchThread | undefined {
+    const thread = new SearchThread({ sandbox, store }, module);
+    return thread.#started() === undefined ? undefined : thread;
+  }
+
+  /**
+   * Runs a search there when its turn comes.
+   *
+   * @param query the search (its matcher must have a recipe)
+   * @returns the result, as the store's own search would give it
+   */
+  async search(query: SearchQuery): Promise<SearchResult> {
+    const waited = await this.#turn(query);
+    if (waited !== undefined) return waited;
+    try {
+      return await this.#run(query);
+    } finally {
+      this.#running--;
+      if (this.#mayStart()) this.#waiting.shift()?.();
+      if (this.#closed && this.#running === 0 && this.#waiting.length === 0) this.#stop();
+    }
+  }
+
+  /**
+   * Stops the thread (and its index) once the searches under way and waiting are answered;
+   * the watcher's private directory goes at once (the process may be about to end).
+   */
+  close(): void {
+    this.#closed = true;
+    this.#removeWatchDir();
+    if (this.#running === 0 && this.#waiting.length === 0) this.#stop();
+  }
+
+  /** Whether one more search may start now. */
+  #mayStart(): boolean {
+    return this.#running === 0 ||
+      (this.#running < RUNNING && process.memoryUsage().rss < SECOND_SEARCH_BELOW);
+  }
+
+  /**
+   * Waits for a turn; returns a result instead when the deadline comes first, and rejects
+   * when the signal aborts first.
+   */
+  #turn(query: SearchQuery): Promise<SearchResult | undefined> {
+    if (this.#waiting.length === 0 && this.#mayStart()) {
+      this.#running++;
+      return Promise.resolve(undefined);
+    }
+    return new Promise((resolve, reject) => {
+      const { deadline, signal } = query;
+      const leave = () => {
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", onAbort);
+        const at = this.#waiting.indexOf(start);
+        if (at !== -1) this.#waiting.splice(at, 1);
+      };
+      const start = () => {
+        leave();
+        this.#running++;
+        resolve(undefined);
+      };
+      const onAbort = () => {
+        leave();
+        reject(signal!.reason);
+      };
+      const timer = deadline === undefined ? undefined : setTimeout(() => {
+        leave();
+        resolve({ ...stoppedByTime(), neverStarted: true });
+      }, Math.max(0, deadline - Date.now()));
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiting.push(start);
+    });
+  }
+
+  #run(query: SearchQuery): Promise<SearchResult> {
+    query.signal?.throwIfAborted();
+    const worker = this.#started();
+    if (worker === undefined) throw new Error("the search thread did not start again");
+    const id = this.#next++;
+    const { matcher, signal, onProgress, onUnreadable, ...rest } = query;
+    const message: ThreadSearch = {
+      id,
+      query: {
+        ...rest,
+        recipe: matcher.recipe!,
+        progress: onProgress !== undefined,
+        unreadable: onUnreadable !== undefined,
+      },
+    };
+    return new Promise((resolve, reject) => {
+      const onAbort = () => worker.postMessage({ cancel: id });
+      const settled = () => {
+        clearTimeout(watchdog);
+        signal?.removeEventListener("abort", onAbort);
+      };
+      this.#pending.set(id, {
+        query,
+        resolve: (result) => (settled(), resolve(result)),
+        reject: (error) => (settled(), reject(error)),
+      });
+      signal?.addEventListener("abort", onAbort, { once: true });
+      // A thread that does not keep the budget (a bug) is replaced, and the search answered.
+      const watchdog = query.deadline === undefined ? undefined : setTimeout(() => {
+        const pending = this.#pending.get(id);
+        this.#pending.delete(id);
+        pending?.resolve(stoppedByTime());
+        this.#stop(new Error("the search thread did not keep a time budget and was replaced"));
+      }, Math.max(0, query.deadline - Date.now()) + GRACE_MS);
+      worker.postMessage(message);
+    });
+  }
+
+  #started(): Worker | undefined {
+    if (this.#worker !== undefined) return this.#worker;
+    const worker = startWorker("searchThread", this.#module);
+    if (worker === undefined) return undefined;
+    this.#watchDir = this.#init.store.searchIndex ? createBarrierDir() : undefined;
+    worker.onmessage = (event: MessageEvent<ThreadReply>) => this.#reply(event.data);
+    worker.onerror = (event) => {
+      event.preventDefault?.();
+      this.#stop(new Error(`the search thread failed: ${event.message}`));
+    };
+    const init: ThreadInit = { ...this.#init, watchDir: this.#watchDir };
+    worker.postMessage(init);
+    this.#worker = worker;
+    return worker;
+  }
+
+  #reply(reply: ThreadReply): void {
+    const pending = this.#pending.get(reply.id);
+    if (pending === undefined) return; // answered by the watchdog already
+    if ("progress" in reply) return pending.query.onProgress?.(...reply.progress);
+    if ("unreadable" in reply) return pending.query.onUnreadable?.(reply.unreadable);
+    this.#pending.delete(reply.id);
+    if ("result" in reply) pending.resolve(reply.result);
+    else pending.reject(thrownError(reply.error, pending.query.signal));
+  }
+
+  /** Terminates the thread, failing what it had under way; the next search starts another. */
+  #stop(reason?: Error): void {
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    this.#removeWatchDir();
+    const pending = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const one of pending) one.reject(reason);
+  }
+
+  #removeWatchDir(): void {
+    if (this.#watchDir !== undefined) fs.rmSync(this.#watchDir, { recursive: true, force: true });
+    this.#watchDir = undefined;
+  }
+}

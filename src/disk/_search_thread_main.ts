@@ -1,0 +1,85 @@
+/**
+ * The search thread (see `_search_thread.ts`): a directory store over the sandbox it is
+ * given, with the search index, running the searches posted to it. Each pattern is
+ * compiled again here from its recipe (a matcher cannot be posted).
+ *
+ * @module
+ */
+import process from "node:process";
+import { windowRow } from "../core/format_rows.ts";
+import { collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
+import { compilePattern } from "../match/safe_matcher.ts";
+import { DirectoryStore } from "./directory_store.ts";
+import type { SearchResult } from "../store/file_store.ts";
+import { Sandbox } from "./sandbox.ts";
+import {
+  postedError,
+  SECOND_SEARCH_BELOW,
+  type ThreadInit,
+  type ThreadReply,
+  type ThreadSearch,
+} from "./_search_thread.ts";
+
+/** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<ThreadInit | ThreadSearch | { cancel: number }>) => void) | null;
+  postMessage(message: ThreadReply): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+const searches = new Map<number, AbortController>();
+let store: DirectoryStore | undefined;
+
+scope.onmessage = (event) => {
+  const data = event.data;
+  if ("sandbox" in data) {
+    store = new DirectoryStore(Sandbox.fromShared(data.sandbox), {
+      ...data.store,
+      watchDir: data.watchDir,
+    });
+  } else if ("cancel" in data) {
+    searches.get(data.cancel)?.abort();
+  } else {
+    void search(data);
+  }
+};
+
+/** The result with rows much longer than they will be shown cut to the part shown. */
+function windowed(result: SearchResult, cut: number | undefined): SearchResult {
+  if (cut === undefined) return result;
+  const files = result.files.map((file) => ({
+    ...file,
+    rows: file.rows.map((row) => windowRow(row, cut)),
+  }));
+  return { ...result, files };
+}
+
+async function search({ id, query }: ThreadSearch): Promise<void> {
+  const controller = new AbortController();
+  searches.set(id, controller);
+  try {
+    const { recipe, progress, unreadable, ...rest } = query;
+    const { matcher } = compilePattern(recipe.pattern, recipe);
+    const result = await store!.search({
+      ...rest,
+      matcher,
+      signal: controller.signal,
+      onProgress: progress
+        ? (done, total) => scope.postMessage({ id, progress: [done, total] })
+        : undefined,
+      onUnreadable: unreadable
+        ? (display) => scope.postMessage({ id, unreadable: display })
+        : undefined,
+    });
+    scope.postMessage({ id, result: windowed(result, rest.rowCut) });
+  } catch (error) {
+    scope.postMessage({ id, error: postedError(error, controller.signal) });
+  } finally {
+    searches.delete(id);
+    // What a search of a large tree leaves is collected at once in a big process (under load),
+    // else once the thread is idle: a forced collection takes a while, which the next
+    // search would wait for (and a posted result waits for the end of this task).
+    if (process.memoryUsage().rss > SECOND_SEARCH_BELOW) setTimeout(collectGarbage, 0);
+    else collectGarbageWhenIdle(50);
+  }
+}

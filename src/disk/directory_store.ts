@@ -1,0 +1,828 @@
+/**
+ * The store over real files under one or more roots, through a {@linkcode Sandbox}. Uses
+ * only `node:` built-ins, so it runs on Deno, Bun and Node; under Deno it needs nothing but
+ * `--allow-read=ROOT --allow-write=ROOT`.
+ *
+ * @module
+ */
+import { nativePath } from "../io/native_path.ts";
+import { describeKind, type FileStat } from "../io/file_stat.ts";
+import type { DirHandle } from "../io/file_system.ts";
+import { removeCreated, removeTempFilesInFlight, writeAtomically } from "../files/_atomic_write.ts";
+import { checkRangeOptions } from "../store/_line_budget.ts";
+import { LineIndexCache } from "../files/_line_index.ts";
+import { LockTable } from "../store/_locks.ts";
+import { isMissing, mapOsError } from "../files/_os_errors.ts";
+import { searchDirectory } from "../search/_directory_search.ts";
+import { openForRead, readableFile, readAll } from "../files/_open_file.ts";
+import { readLineRange } from "../files/_line_range.ts";
+import { isInside, joinDisplay } from "../store/_paths.ts";
+import { keepOffTopTier, WATCH_ORDER_KEPT } from "../io/runtime.ts";
+import { checkQuery } from "../store/_search_collector.ts";
+import { SearchIndex, type SearchIndexStats } from "../search/index/_search_index.ts";
+import { SearchThread } from "./_search_thread.ts";
+import { sameBytes } from "../store/_text.ts";
+import {
+  BaseFileStore,
+  type BaseFileStoreOptions,
+  type EditableFile,
+  type FileBytes,
+  filePath,
+  type PathStat,
+  type StorePath,
+  type WriteFileOptions,
+} from "../store/base_store.ts";
+import {
+  DeniedPathError,
+  FileBusyError,
+  FileChangedError,
+  FileTooLargeError,
+  NotAFileError,
+  NotFoundError,
+  PathChangedError,
+  ReadOnlyFileError,
+  StoreError,
+} from "../store/errors.ts";
+import type {
+  EntryKind,
+  LineRange,
+  LineRangeOptions,
+  SearchQuery,
+  SearchResult,
+  WalkOptions,
+} from "../store/file_store.ts";
+import { Sandbox, type SandboxOptions } from "./sandbox.ts";
+import {
+  compileGlob,
+  type DirEntry,
+  WALK_HOT_PATH,
+  walkFileRuns,
+  type WalkNode,
+} from "../store/walk.ts";
+
+export type { SearchIndexStats };
+
+/** Options of {@linkcode DirectoryStore}. */
+export interface DirectoryStoreOptions extends BaseFileStoreOptions {
+  /**
+   * When a line-range read stops before the end of a file no larger than this, the rest is
+   * counted so that the total is known; larger files leave the total out.
+   * @default 8388608
+   */
+  countLinesUpTo?: number;
+  /**
+   * Let a search of many files read and prefilter them on a worker thread as well as the
+   * main one, where the runtime has workers and the machine a second core (results are the
+   * same either way).
+   * @default true
+   */
+  searchWorkers?: boolean;
+  /**
+   * Searches of fewer files than this stay on one thread (starting a worker costs more
+   * than it saves on a small tree).
+   * @default 256
+   */
+  parallelSearchFrom?: number;
+  /**
+   * Keep what searches learn (the files of each walk, a trigram filter per file, the files
+   * found without a literal, and whole results) while a file watcher vouches that nothing
+   * changed, so that a new search reads only the files that may match and an identical one
+   * reads nothing. Every change the watcher reports before a search starts is forgotten
+   * first. Results are then frozen (they may be shared by identical searches). Only where
+   * the runtime's watcher hands events over in the order it read them (Bun); other runtimes
+   * search as if it were off. Call {@linkcode DirectoryStore.close} to stop it.
+   * @default false
+   */
+  searchIndex?: boolean;
+  /**
+   * The most bytes the search index's filters may take (files beyond it are simply read).
+   * @default 67108864
+   */
+  searchIndexBytes?: number;
+  /**
+   * Run searches of compiled patterns (a matcher with a `recipe`) on a thread of their own,
+   * where the runtime has workers, a few at a time in order of arrival, so that this thread
+   * stays free for other calls (a server's). The search index then lives there, and
+   * {@linkcode DirectoryStore.searchIndexStats} tells nothing.
+   * @default false
+   */
+  searchThread?: boolean;
+  /**
+   * The private directory of the search index's watcher (it must exist and be empty; it is
+   * removed when the index stops).
+   * @default a new one in the system's temporary folder
+   */
+  watchDir?: string;
+}
+
+/** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
+export interface DirectoryPath extends StorePath {
+  /** The path as asked, lexically normalised under its real root (a symlink itself lies here). */
+  location: string;
+}
+
+/** What a read saw of a file, to tell later whether it changed. */
+interface FileVersion {
+  dev: bigint;
+  ino: bigint;
+  size: number;
+  mtimeNs: bigint;
+  bytes: Uint8Array;
+}
+
+/** A file open for reading, and its stat. */
+interface OpenFile {
+  fd: number;
+  stat: FileStat;
+}
+
+/** Edits are serialised per real path across every store of the process. */
+const PROCESS_LOCKS = new LockTable();
+
+/** How long an edit waits for another process's lock on the same file. */
+const LOCK_WAIT_MS = 10_000;
+
+/**
+ * A FileStore over real files. Reads of line ranges and searches stream, so they work on
+ * files of any size; whole-file reads and edits are capped (`maxEditBytes`). Directories,
+ * FIFOs, sockets and devices are never opened as files (checked before opening, opened
+ * non-blocking, and checked again on the open handle). Writes go to a temporary file in the
+ * same directory, are fsynced and renamed into place, keeping the file mode; through an
+ * in-root symlink they replace the target and keep the link.
+ *
+ * @example
+ * ```ts
+ * import { DirectoryStore } from "./directory_store.ts";
+ * import * as fs from "node:fs/promises";
+ * import * as os from "node:os";
+ * import * as path from "node:path";
+ * import assert from "node:assert/strict";
+ * const root = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-"));
+ * try {
+ *   const store = await DirectoryStore.create({ roots: [root] });
+ *   await store.write("notes/a.txt", "one\ntwo\n");
+ *   const range = await store.readLines("notes/a.txt", { start: 2, maxLines: 10, maxChars: 1000, cut: 2000 });
+ *   assert.deepEqual(range.lines, ["two\n"]);
+ * } finally {
+ *   await fs.rm(root, { recursive: true });
+ * }
+ * ```
+ */
+export class DirectoryStore extends BaseFileStore {
+  /** The roots and deny rules every path passes. */
+  readonly sandbox: Sandbox;
+  readonly #countLinesUpTo: number;
+  readonly #searchWorkers: boolean;
+  readonly #parallelSearchFrom: number;
+  readonly #lineIndex = new LineIndexCache();
+  #searchIndex: SearchIndex | undefined;
+  #searchThread: SearchThread | undefined;
+  /** Directories written to, whose abandoned temporary files are gone. */
+  readonly #tidied = new Set<string>();
+
+  /**
+   * Makes a store over the sandbox's roots.
+   *
+   * @param sandbox the roots and deny rules
+   * @param options edit cap and line counting
+   */
+  constructor(sandbox: Sandbox, options: DirectoryStoreOptions = {}) {
+    super(options);
+    if (!(sandbox instanceof Sandbox)) throw new TypeError("sandbox must be a Sandbox");
+    this.sandbox = sandbox;
+    this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
+    this.#searchWorkers = options.searchWorkers ?? true;
+    this.#parallelSearchFrom = options.parallelSearchFrom ?? 256;
+    if (!Number.isInteger(this.#parallelSearchFrom) || this.#parallelSearchFrom < 1) {
+      throw new TypeError(
+        `parallelSearchFrom must be a positive integer, got ${this.#parallelSearchFrom}`,
+      );
+    }
+    const indexBytes = options.searchIndexBytes ?? 64 * 1024 * 1024;
+    if (!Number.isInteger(indexBytes) || indexBytes < 0) {
+      throw new TypeError(`searchIndexBytes must be a non-negative integer, got ${indexBytes}`);
+    }
+    if (options.searchThread) {
+      this.#searchThread = SearchThread.where(sandbox.share(), {
+        searchIndex: options.searchIndex ?? false,
+        searchIndexBytes: indexBytes,
+        searchWorkers: this.#searchWorkers,
+        parallelSearchFrom: this.#parallelSearchFrom,
+      });
+    }
+    if (options.searchIndex && WATCH_ORDER_KEPT && this.#searchThread === undefined) {
+      this.#searchIndex = new SearchIndex(sandbox.files, indexBytes, options.watchDir);
+    }
+  }
+
+  /** True when searches run on the search thread, taking turns there. */
+  get searchesTakeTurns(): boolean {
+    return this.#searchThread !== undefined;
+  }
+
+  /**
+   * Builds the sandbox and the store in one step.
+   *
+   * @param options roots, deny globs, edit cap
+   * @returns the store
+   */
+  static async create(options: SandboxOptions & DirectoryStoreOptions): Promise<DirectoryStore> {
+    return new DirectoryStore(await Sandbox.create(options), options);
+  }
+
+  /**
+   * Removes the temporary files of every write this process has under way, for a process
+   * about to end by a signal: those writes will never finish, and their targets keep their
+   * old content. (A process killed outright leaves its temporary files, hidden and named
+   * with its id; a later write into the same directory removes them once a minute old.)
+   *
+   * @example
+   * ```ts
+   * import { DirectoryStore } from "./directory_store.ts";
+   * import process from "node:process";
+   *
+   * process.once("SIGTERM", () => {
+   *   DirectoryStore.removeTempFilesInFlight();
+   *   process.exit(143);
+   * });
+   * ```
+   */
+  static removeTempFilesInFlight(): void {
+    removeTempFilesInFlight();
+  }
+
+  /**
+   * Resolves a path through the sandbox; the key is the real path. Another name of a denied
+   * file is refused as the file itself is.
+   */
+  protected override async resolvePath(path: string, forWrite: boolean): Promise<DirectoryPath> {
+    const resolved = await this.sandbox.resolve(path, { forWrite });
+    if (resolved.exists && this.sandbox.deny.length > 0) {
+      let stat;
+      try {
+        stat = lstatOrUndefined(this.sandbox.files, resolved.real);
+      } catch (error) {
+        throw mapOsError(error, path, "read");
+      }
+      if (stat !== undefined) await this.#refuseDenied(stat, path);
+    }
+    return {
+      key: resolved.real,
+      display: resolved.display,
+      exists: resolved.exists,
+      location: resolved.location,
+    };
+  }
+
+  /** Kind, size and mtime of the real path (it holds no symlink: the sandbox resolved them). */
+  protected override statPath(node: WalkNode): Promise<PathStat> {
+    try {
+      const stat = this.sandbox.files.lstat(node.key);
+      if (stat.kind === "symlink") throw new PathChangedError(node.display);
+      return Promise.resolve({
+        kind: kindOf(stat),
+        size: stat.kind === "file" ? stat.size : 0,
+        mtimeMs: stat.mtimeMs,
+      });
+    } catch (error) {
+      return Promise.reject(mapOsError(error, node.display, "read"));
+    }
+  }
+
+  /** The node of a directory entry: native join for the key, `/` for the display path. */
+  protected override childPath(dir: WalkNode, name: string): WalkNode {
+    // The key is absolute and normalised and a name has no separator: plain concatenation
+    // is what nativePath.join would give, without re-normalising the whole path.
+    if (name === "" || name === "." || name === ".." || /[\\/]/.test(name)) {
+      return { key: nativePath.join(dir.key, name), display: joinDisplay(dir.display, name) };
+    }
+    const key = dir.key.endsWith(nativePath.sep) ? dir.key + name : dir.key + nativePath.sep + name;
+    return { key, display: joinDisplay(dir.display, name) };
+  }
+
+  /** The directories from the root holding the node down to its parent (for .gitignore files). */
+  protected override ancestorsOf(node: WalkNode): WalkNode[] {
+    const absolute = this.sandbox.absolute(node.display);
+    const root = this.sandbox.roots
+      .filter((r) => isInside(r, absolute, nativePath.sep))
+      .reduce((a, b) => (a.length >= b.length ? a : b), "");
+    if (root === "" || root === absolute) return [];
+    const result: WalkNode[] = [];
+    for (let dir = nativePath.dirname(absolute);; dir = nativePath.dirname(dir)) {
+      result.push({ key: dir, display: this.sandbox.display(dir) });
+      if (dir === root || dir === nativePath.dirname(dir)) break;
+    }
+    return result.reverse();
+  }
+
+  /** Reads a regular file whole; its version is device, inode, size, mtime and the bytes. */
+  protected override async readFile(
+    node: WalkNode,
+    maxBytes: number | undefined,
+  ): Promise<FileBytes> {
+    const { handle, stat } = await openForRead(this.sandbox.files, node);
+    try {
+      await this.#refuseDenied(stat, node.display);
+      if (maxBytes !== undefined && stat.size > maxBytes) {
+        throw new FileTooLargeError(node.display, stat.size, maxBytes);
+      }
+      const bytes = await readAll(handle, stat.size, maxBytes, node.display);
+      const version: FileVersion = {
+        dev: stat.dev,
+        ino: stat.ino,
+        size: stat.size,
+        mtimeNs: stat.mtimeNs,
+        bytes,
+      };
+      return { bytes, version };
+    } finally {
+      await handle.close();
+    }
+  }
+
+  /** One directory, without denied entries and without symlinks leading outside, to denied paths, or nowhere. */
+  protected override async listDirectory(dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
+    const files = this.sandbox.files;
+    let handle: DirHandle;
+    let listed;
+    try {
+      handle = files.openDir(dir.key);
+    } catch (error) {
+      throw mapOsError(error, dir.display, "read");
+    }
+    try {
+      listed = handle.list();
+    } catch (error) {
+      handle.close();
+      throw mapOsError(error, dir.display, "read");
+    }
+    const entries: DirEntry[] = [];
+    const checkDeny = this.sandbox.deny.length > 0;
+    try {
+      for (const { name, kind: listedKind } of listed) {
+        // Plain files and directories without deny rules need no path (most of a big tree).
+        if (!checkDeny && !sizes) {
+          if (listedKind === "directory") {
+            entries.push({ name, kind: "directory", size: 0, symlink: false });
+            continue;
+          }
+          if (listedKind === "file") {
+            entries.push({ name, kind: "file", size: 0, symlink: false });
+            continue;
+          }
+        }
+        const child = this.childPath(dir, name);
+        if (
+          checkDeny && (
+            this.sandbox.isDenied(child.key) ||
+            this.sandbox.isDenied(this.sandbox.absolute(child.display))
+          )
+        ) {
+          continue;
+        }
+        const entry = await this.#entry(handle, name, listedKind, child, sizes);
+        if (entry !== undefined) entries.push(entry);
+      }
+    } finally {
+      handle.close();
+    }
+    return entries;
+  }
+
+  /** One listed entry as a walk sees it, or undefined when it is not to be shown. */
+  async #entry(
+    dir: DirHandle,
+    name: string,
+    listedKind: string | undefined,
+    child: WalkNode,
+    sizes: boolean,
+  ): Promise<DirEntry | undefined> {
+    try {
+      let stat: FileStat | undefined;
+      let kind = listedKind;
+      // (Deny rules need the link count: another name of a denied file is not shown.)
+      const identities = this.sandbox.deny.length > 0;
+      if (kind === undefined || ((sizes || identities) && kind === "file")) {
+        stat = dir.lstat(name);
+        kind = stat.kind;
+      }
+      if (kind === "symlink") {
+        const target = await this.#linkTarget(child.key);
+        if (target === undefined) return undefined;
+        const pointed = this.sandbox.files.lstat(target);
+        if (await this.sandbox.deniedByIdentity(pointed)) return undefined;
+        const targetKind = kindOf(pointed);
+        return {
+          name,
+          kind: targetKind,
+          size: targetKind === "file" ? pointed.size : 0,
+          symlink: true,
+          key: target,
+        };
+      }
+      if (kind === "directory") return { name, kind: "directory", size: 0, symlink: false };
+      if (stat !== undefined && (await this.sandbox.deniedByIdentity(stat))) return undefined;
+      if (kind === "file") return { name, kind: "file", size: stat?.size ?? 0, symlink: false };
+      return { name, kind: "other", size: 0, symlink: false };
+    } catch (error) {
+      // The entry went away (or changed) between the listing and the stat: it is not there.
+      if (isMissing(error) || (error instanceof StoreError && error.code === "raced")) {
+        return undefined;
+      }
+      throw mapOsError(error, child.display, "read");
+    }
+  }
+
+  /**
+   * Writes the file in its directory (made first where missing, and removed again when the
+   * write fails): a temporary file, fsynced and renamed (or linked) into place, everything
+   * relative to the directory's handle. Replacing a file takes its edit lock.
+   */
+  protected override async writeFile(
+    node: StorePath,
+    bytes: Uint8Array,
+    options: WriteFileOptions,
+  ): Promise<void> {
+    const files = this.sandbox.files;
+    const name = nativePath.basename(node.key);
+    let opened;
+    try {
+      opened = files.openDirCreating(nativePath.dirname(node.key));
+    } catch (error) {
+      removeCreated(files, (error as { created?: string[] }).created ?? []);
+      throw mapOsError(error, node.display, "write");
+    }
+    const { dir, created } = opened;
+    let locked: OpenFile | undefined;
+    try {
+      if (options.overwrite) locked = await this.#openLocked(dir, name, node.display);
+      const version = options.ifVersion as FileVersion | undefined;
+      await this.#place(dir, name, node, bytes, {
+        overwrite: options.overwrite,
+        keep: locked?.stat,
+        signal: options.signal,
+        beforePlace: version && (() => this.#checkUnchanged(dir, name, node.display, version)),
+      });
+    } catch (error) {
+      removeCreated(files, created);
+      throw error;
+    } finally {
+      if (locked) files.close(locked.fd);
+      dir.close();
+    }
+  }
+
+  /**
+   * The file open for an edit, from its directory's handle, and locked against other
+   * linewise processes from the read to the rename of the new content.
+   */
+  protected override async editFile<T>(
+    node: StorePath,
+    maxBytes: number,
+    work: (file: EditableFile) => Promise<T>,
+  ): Promise<T> {
+    const files = this.sandbox.files;
+    const name = nativePath.basename(node.key);
+    let dir: DirHandle;
+    try {
+      dir = files.openDir(nativePath.dirname(node.key));
+    } catch (error) {
+      throw mapOsError(error, node.display, "read");
+    }
+    try {
+      const locked = await this.#openLocked(dir, name, node.display);
+      if (locked === undefined) throw new NotFoundError(node.display);
+      try {
+        const { stat } = locked;
+        await this.#refuseDenied(stat, node.display);
+        if (stat.size > maxBytes) throw new FileTooLargeError(node.display, stat.size, maxBytes);
+        const handle = readableFile(files, locked.fd, stat.size);
+        const bytes = await readAll(handle, stat.size, maxBytes, node.display);
+        const version: FileVersion = { ...stat, bytes };
+        return await work({
+          bytes,
+          commit: (next, signal) =>
+            this.#place(dir, name, node, next, {
+              overwrite: true,
+              keep: stat,
+              signal,
+              beforePlace: () => this.#checkUnchanged(dir, name, node.display, version),
+            }),
+        });
+      } finally {
+        files.close(locked.fd); // (which releases the lock)
+      }
+    } finally {
+      dir.close();
+    }
+  }
+
+  /** Puts new content in place in an open directory, keeping a replaced file's mode and owner. */
+  async #place(
+    dir: DirHandle,
+    name: string,
+    node: StorePath,
+    bytes: Uint8Array,
+    options: {
+      overwrite: boolean;
+      keep: FileStat | undefined;
+      signal: AbortSignal | undefined;
+      beforePlace: (() => Promise<void>) | undefined;
+    },
+  ): Promise<void> {
+    const { keep } = options;
+    if (keep !== undefined && !writableIn(dir, name, node.display)) {
+      throw new ReadOnlyFileError(node.display, keep.mode);
+    }
+    const tidy = !this.#tidied.has(dir.path);
+    this.#tidied.add(dir.path);
+    await writeAtomically(this.sandbox.files, dir, name, bytes, {
+      display: node.display,
+      mode: keep?.mode,
+      owner: keep && { uid: keep.uid, gid: keep.gid },
+      overwrite: options.overwrite,
+      tidy,
+      signal: options.signal,
+      beforePlace: options.beforePlace,
+    });
+  }
+
+  /** Deletes a file, or a symlink itself; never a directory. A file's edit lock is taken first. */
+  protected override async deletePath(node: StorePath): Promise<void> {
+    const { location, display } = node as DirectoryPath;
+    // A root is a directory; resolving its parent below would name a place outside.
+    if (this.sandbox.roots.includes(location)) throw new NotAFileError(display, "a directory");
+    // Deleting a symlink deletes the link, as `rm` does, not the file it points to.
+    const parent = await this.sandbox.resolve(nativePath.dirname(location));
+    const name = nativePath.basename(location);
+    const files = this.sandbox.files;
+    let dir: DirHandle | undefined;
+    let locked: OpenFile | undefined;
+    try {
+      dir = files.openDir(parent.real);
+      const stat = dir.lstat(name);
+      if (stat.kind !== "file" && stat.kind !== "symlink") {
+        throw new NotAFileError(display, describeKind(stat.kind));
+      }
+      if (stat.kind === "file") locked = await this.#openLocked(dir, name, display);
+      dir.unlink(name);
+    } catch (error) {
+      throw mapOsError(error, display, "write");
+    } finally {
+      if (locked) files.close(locked.fd);
+      dir?.close();
+    }
+  }
+
+  /**
+   * Runs edits of one real path one after another across every store of the process (the
+   * edit lock, {@linkcode #openLocked}, orders them across processes).
+   *
+   * @param key the real path
+   * @param work the edit
+   * @returns what `work` returns
+   */
+  protected override withLock<T>(key: string, work: () => Promise<T>): Promise<T> {
+    return PROCESS_LOCKS.run(key, work);
+  }
+
+  /**
+   * Opens a regular file of a directory for reading and takes the advisory lock (`flock`)
+   * every linewise process takes from reading a file to renaming its new content into
+   * place, so that edits of one file by several processes run one after another. The lock
+   * belongs to the file's inode: a process that finds the name given to a new inode while it
+   * waited (the edit before it was renamed in) locks that one. A lock dies with its process,
+   * so none is left stale; one held for over 10 s is reported.
+   *
+   * @returns the open file (closing it releases the lock) and its stat, or undefined when
+   *   nothing is there
+   */
+  async #openLocked(dir: DirHandle, name: string, display: string): Promise<OpenFile | undefined> {
+    const files = this.sandbox.files;
+    const deadline = Date.now() + LOCK_WAIT_MS;
+    for (let pause = 1;; pause = Math.min(pause * 2, 50)) {
+      let fd: number;
+      try {
+        const kind = dir.lstat(name).kind;
+        if (kind !== "file") throw new NotAFileError(display, describeKind(kind));
+        fd = dir.openRead(name);
+      } catch (error) {
+        if (isMissing(error)) return undefined;
+        throw mapOsError(error, display, "read");
+      }
+      let locked: boolean | undefined;
+      try {
+        const stat = files.fstat(fd);
+        if (stat.kind !== "file") throw new NotAFileError(display, describeKind(stat.kind));
+        locked = files.tryLock(fd);
+        // (No locks here: the process's own order and the last check are all there is.)
+        if (locked === undefined || (locked && sameFile(stat, lstatIn(dir, name)))) {
+          return { fd, stat };
+        }
+      } catch (error) {
+        files.close(fd);
+        throw mapOsError(error, display, "read");
+      }
+      files.close(fd);
+      if (locked) continue; // replaced while we waited: lock the file there now
+      if (Date.now() > deadline) throw new FileBusyError(display, LOCK_WAIT_MS / 1000);
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
+  }
+
+  /**
+   * Lines of a file of any size, reading only up to the last line returned: see
+   * `_line_range.ts`.
+   *
+   * @param path the caller's path
+   * @param options the range and budget
+   * @returns the lines
+   */
+  override async readLines(path: string, options: LineRangeOptions): Promise<LineRange> {
+    checkRangeOptions(options);
+    const node = await this.resolvePath(filePath(path), false);
+    return await readLineRange(node, options, {
+      files: this.sandbox.files,
+      check: (stat) => this.#refuseDenied(stat, path),
+      path,
+      lineIndex: this.#lineIndex,
+      countLinesUpTo: this.#countLinesUpTo,
+    });
+  }
+
+  /**
+   * Lists files like the inherited `glob` (the same files in the same order), straight from
+   * the walk: its files are already checked, so none is resolved again (on a tree of 27,000
+   * files that took seconds).
+   *
+   * @param options start path, glob, hidden and ignored files
+   * @returns display paths in path order
+   */
+  override async glob(options: WalkOptions): Promise<string[]> {
+    const start = await this.resolvePath(options.path ?? ".", false);
+    const { kind } = await this.statPath(start);
+    if (kind !== "directory") {
+      const name = start.display.slice(start.display.lastIndexOf("/") + 1);
+      const accepted = options.glob === undefined || compileGlob(options.glob)(name);
+      return kind === "file" && accepted ? [start.display] : [];
+    }
+    const found: string[] = [];
+    for await (const run of walkFileRuns(this.walkSource, start, options)) {
+      for (const file of run) found.push(file.display);
+    }
+    return found;
+  }
+
+  /**
+   * Searches like the inherited `search` (same files, rows and counts), reading each file
+   * the cheapest exact way: see `_directory_search.ts`.
+   *
+   * @param query the search
+   * @returns the matches and counts
+   */
+  override async search(query: SearchQuery): Promise<SearchResult> {
+    checkQuery(query);
+    query.signal?.throwIfAborted();
+    if (this.#searchThread !== undefined && query.matcher.recipe !== undefined) {
+      if (query.glob !== undefined) compileGlob(query.glob); // (a bad one is refused at once)
+      return await this.#searchThread.search(query);
+    }
+    const start = await this.resolvePath(query.path ?? ".", false);
+    const { kind } = await this.statPath(start);
+    let index = kind === "directory" ? this.#searchIndex : undefined;
+    const state = await index?.refresh();
+    if (state === "closed") {
+      this.close(); // no trustworthy watcher here: search without an index from now on
+      index = undefined;
+    }
+    return await searchDirectory(query, {
+      start,
+      kind,
+      walkSource: this.walkSource,
+      files: this.sandbox.files,
+      denies: this.sandbox.deny.length > 0
+        ? (stat) => this.sandbox.deniedByIdentity(stat)
+        : undefined,
+      workers: this.#searchWorkers,
+      parallelFrom: this.#parallelSearchFrom,
+      index,
+      indexTrusted: state === "trusted",
+    });
+  }
+
+  /**
+   * What the search index holds, or undefined when there is none (off, not on this
+   * runtime, closed, or given up because the watcher failed).
+   *
+   * @returns sizes of the walks and filters kept
+   */
+  searchIndexStats(): SearchIndexStats | undefined {
+    return this.#searchIndex?.stats;
+  }
+
+  /**
+   * Stops the search index's watcher and worker, and the search thread, if any; searches go
+   * on without them, on the caller's thread.
+   */
+  close(): void {
+    this.#searchThread?.close();
+    this.#searchThread = undefined;
+    this.#searchIndex?.close();
+    this.#searchIndex = undefined;
+  }
+
+  /** The real target of a symlink met in a listing, or undefined when the walk must not show it. */
+  async #linkTarget(link: string): Promise<string | undefined> {
+    try {
+      const resolved = await this.sandbox.resolve(link);
+      return resolved.real;
+    } catch (error) {
+      if (error instanceof StoreError && error.code !== "permission") return undefined;
+      throw error;
+    }
+  }
+
+  /** Refuses another name of a denied file (with the refusal of a denied path). */
+  async #refuseDenied(stat: FileStat, asked: string): Promise<void> {
+    if (await this.sandbox.deniedByIdentity(stat)) throw new DeniedPathError(asked);
+  }
+
+  /**
+   * Refuses the write when the file is no longer what the edit read: the same file (device
+   * and inode), size, mtime and bytes. The bytes matter: a change within one tick of the file
+   * system's clock keeps the mtime, and one to text of the same size the size.
+   */
+  async #checkUnchanged(
+    dir: DirHandle,
+    name: string,
+    display: string,
+    version: FileVersion,
+  ): Promise<void> {
+    const files = this.sandbox.files;
+    let fd: number;
+    try {
+      fd = dir.openRead(name);
+    } catch (error) {
+      if (isMissing(error)) throw new FileChangedError(display);
+      throw mapOsError(error, display, "read");
+    }
+    try {
+      const now = files.fstat(fd);
+      const same = now.dev === version.dev && now.ino === version.ino &&
+        now.size === version.size && now.mtimeNs === version.mtimeNs;
+      if (!same) throw new FileChangedError(display);
+      const bytes = await readAll(readableFile(files, fd, now.size), now.size, now.size, display);
+      if (!sameBytes(bytes, version.bytes)) throw new FileChangedError(display);
+    } catch (error) {
+      if (error instanceof StoreError && error.code === "too_large") {
+        throw new FileChangedError(display); // (it grew)
+      }
+      throw error;
+    } finally {
+      files.close(fd);
+    }
+  }
+}
+
+/** What a stat says the path is. */
+function kindOf(stat: FileStat): EntryKind {
+  return stat.kind === "file" ? "file" : stat.kind === "directory" ? "directory" : "other";
+}
+
+/** Whether the process may write an entry (as the system says: by mode, or Deno's permissions). */
+function writableIn(dir: DirHandle, name: string, display: string): boolean {
+  try {
+    return dir.writable(name);
+  } catch (error) {
+    throw mapOsError(error, display, "write");
+  }
+}
+
+/** Whether two stats are of the same file system object. */
+function sameFile(a: FileStat, b: FileStat | undefined): boolean {
+  return b !== undefined && a.dev === b.dev && a.ino === b.ino;
+}
+
+function lstatIn(dir: DirHandle, name: string): FileStat | undefined {
+  try {
+    return dir.lstat(name);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+function lstatOrUndefined(files: Sandbox["files"], path: string): FileStat | undefined {
+  try {
+    return files.lstat(path);
+  } catch (error) {
+    if (isMissing(error)) return undefined;
+    throw error;
+  }
+}
+
+keepOffTopTier(
+  DirectoryStore.prototype["childPath"],
+  DirectoryStore.prototype["listDirectory"],
+  ...WALK_HOT_PATH,
+);

@@ -1,0 +1,283 @@
+// Atomic file writes: a temporary file in the same directory, fsync, then rename (or a
+// hard link, for "create, never replace"), then fsync of the directory. After a crash the
+// target holds the old or the new content, never a mix or a truncation. Every step is made
+// relative to the directory's handle, so a directory swapped on the way cannot redirect it.
+//
+// The temporary file is hidden and named with the process id. A process stopped by a signal
+// removes those it is writing (removeTempFilesInFlight); one killed outright leaves them,
+// and a later write into the same directory removes them once they are a minute old.
+import { randomBytes } from "node:crypto";
+import { unlinkSync } from "node:fs";
+import { nativePath } from "../io/native_path.ts";
+import process from "node:process";
+import type { DirHandle, FileSystem } from "../io/file_system.ts";
+import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
+import { isRunning } from "./_pids.ts";
+import { FileExistsError } from "../store/errors.ts";
+
+/** Hard links are not supported here: fall back to check-then-rename for "create, never replace". */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "EXDEV", "ENOSYS", "EMLINK"]);
+
+/** A temporary file's name: `.<target's name>.<pid>-<12 hex digits>.linewise-tmp`. */
+const TEMP_NAME = /^\..*\.(\d+)-[0-9a-f]{12}\.linewise-tmp$/;
+
+/** How old another process's temporary file must be before it counts as abandoned. */
+const ABANDONED_AFTER_MS = 60_000;
+
+/** Errors that leave another process's temporary file to its owner. */
+const NOT_OURS = new Set(["EACCES", "EPERM"]);
+
+/** This process's temporary files being written now. */
+const inFlight = new Set<string>();
+
+/** Directory fsync is not possible here (Windows, some file systems); the rename stands. */
+const NO_DIRECTORY_SYNC = new Set(["EISDIR", "EINVAL", "EPERM", "EBADF", "EACCES", "ENOTSUP"]);
+
+/** A file's owner and group. */
+export interface Owner {
+  uid: number;
+  gid: number;
+}
+
+/** How {@linkcode writeAtomically} puts the new content in place. */
+export interface AtomicWriteOptions {
+  /** The path as shown to the caller, for errors. */
+  display: string;
+  /** File mode for the new content (an overwritten file's mode); default 0o666 less umask. */
+  mode?: number;
+  /**
+   * Owner and group to keep (an overwritten file's). Where the process may not give the file
+   * to them, the file gets the process's, and loses setuid (and setgid) as `cp` drops them.
+   */
+  owner?: Owner;
+  /** Replace an existing target; otherwise refuse it with FileExistsError, atomically. */
+  overwrite: boolean;
+  /**
+   * Remove the temporary files killed processes left in the directory (once per directory
+   * per process is enough).
+   */
+  tidy: boolean;
+  /**
+   * Runs after the temporary file is complete and before it is put in place (an edit's
+   * check that the file did not change meanwhile).
+   */
+  beforePlace?: () => Promise<void>;
+  /** Aborted before the rename: nothing is put in place (after it, the write is done). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Writes `bytes` to the entry `name` of an open directory atomically.
+ *
+ * @param files the file system
+ * @param dir the target's directory, open
+ * @param name the target's name in it
+ * @param bytes the content
+ * @param options mode, owner, whether to replace, and the last checks
+ */
+export async function writeAtomically(
+  files: FileSystem,
+  dir: DirHandle,
+  name: string,
+  bytes: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
+  let temp: string | undefined;
+  try {
+    if (options.tidy) removeAbandonedTempFiles(dir);
+    temp = tempName(name);
+    inFlight.add(nativePath.join(dir.path, temp));
+    await fillTemp(files, dir, temp, bytes, options);
+    await options.beforePlace?.();
+    // No await from here to the rename: a cancel heard now stops the write, one heard after
+    // it finds the write done.
+    options.signal?.throwIfAborted();
+    if (options.overwrite) dir.rename(temp, name);
+    else createFrom(dir, temp, name, options.display);
+    inFlight.delete(nativePath.join(dir.path, temp));
+    temp = undefined;
+  } catch (error) {
+    if (temp !== undefined) {
+      removeQuietly(dir, temp);
+      inFlight.delete(nativePath.join(dir.path, temp));
+    }
+    throw mapOsError(error, options.display, "write");
+  }
+  await syncDirectory(dir);
+}
+
+/** Writes the temporary file whole, with its owner and mode, and makes it durable. */
+async function fillTemp(
+  files: FileSystem,
+  dir: DirHandle,
+  temp: string,
+  bytes: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
+  const fd = dir.create(temp, (options.mode ?? 0o666) & 0o777);
+  try {
+    let written = 0;
+    while (written < bytes.length) {
+      written += await files.write(fd, bytes, written, bytes.length - written, written);
+    }
+    let mode = options.mode;
+    if (options.owner !== undefined && mode !== undefined) {
+      mode &= ~lostBits(files, fd, options.owner);
+    }
+    // (After the owner: changing it clears setuid and setgid.)
+    if (mode !== undefined) files.fchmod(fd, mode);
+    await files.fsync(fd);
+  } finally {
+    files.close(fd);
+  }
+}
+
+const S_ISUID = 0o4000;
+const S_ISGID = 0o2000;
+
+/**
+ * Gives the new file the owner and group of the one it replaces, where the process may;
+ * returns the mode bits that must go for the rest (setuid without the owner, setgid
+ * without the group).
+ */
+function lostBits(files: FileSystem, fd: number, owner: Owner): number {
+  const now = files.fstat(fd);
+  if (now.uid === owner.uid && now.gid === owner.gid) return 0;
+  if (tryChown(files, fd, owner.uid, owner.gid)) return 0;
+  // Not the owner, but perhaps the group (a member may give a file to its group).
+  const group = now.gid !== owner.gid && tryChown(files, fd, now.uid, owner.gid);
+  return S_ISUID | (group || now.gid === owner.gid ? 0 : S_ISGID);
+}
+
+function tryChown(files: FileSystem, fd: number, uid: number, gid: number): boolean {
+  try {
+    files.fchown(fd, uid, gid);
+    return true;
+  } catch (error) {
+    if (osErrorCode(error) === "EPERM" || osErrorCode(error) === "EINVAL") return false;
+    throw error;
+  }
+}
+
+/**
+ * Removes the temporary files this process is writing now, at once: for a process about to
+ * end by a signal, whose writes will never finish. Their targets keep their old content.
+ */
+export function removeTempFilesInFlight(): void {
+  for (const temp of inFlight) {
+    try {
+      unlinkSync(temp);
+    } catch (error) {
+      if (!isMissing(error)) throw error;
+    }
+  }
+  inFlight.clear();
+}
+
+/**
+ * Removes from a directory the temporary files of processes that no longer run (killed in
+ * the middle of a write), once they are old enough that no write of theirs can be under way
+ * (another machine's process on a shared file system would not be seen running).
+ *
+ * @param dir the directory
+ * @param olderThanMs how old a file must be
+ * @returns the names removed
+ */
+export function removeAbandonedTempFiles(
+  dir: DirHandle,
+  olderThanMs: number = ABANDONED_AFTER_MS,
+): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = dir.list().map((entry) => entry.name);
+  } catch (error) {
+    if (NOT_OURS.has(osErrorCode(error) ?? "")) return removed; // (a write can still succeed)
+    throw error;
+  }
+  for (const name of names) {
+    const pid = TEMP_NAME.exec(name)?.[1];
+    if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+    try {
+      const stat = dir.lstat(name);
+      if (stat.kind !== "file" || Date.now() - stat.mtimeMs < olderThanMs) continue;
+      dir.unlink(name);
+      removed.push(name);
+    } catch (error) {
+      if (!isMissing(error) && !NOT_OURS.has(osErrorCode(error) ?? "")) throw error;
+    }
+  }
+  return removed;
+}
+
+/** A hidden temporary name next to the target (hidden, so walks never show it). */
+function tempName(target: string): string {
+  const base = target.slice(0, 64);
+  return `.${base}.${process.pid}-${randomBytes(6).toString("hex")}.linewise-tmp`;
+}
+
+/** Puts the temporary file in place only if nothing is there: link() refuses atomically. */
+function createFrom(dir: DirHandle, temp: string, name: string, display: string): void {
+  try {
+    dir.link(temp, name);
+  } catch (error) {
+    const code = osErrorCode(error);
+    if (code === "EEXIST") throw new FileExistsError(display);
+    if (code === undefined || !NO_HARD_LINKS.has(code)) throw error;
+    try {
+      dir.lstat(name);
+      throw new FileExistsError(display);
+    } catch (missing) {
+      if (!isMissing(missing)) throw missing;
+    }
+    dir.rename(temp, name);
+    return;
+  }
+  removeQuietly(dir, temp);
+}
+
+/** Removes a temporary file; one that is already gone is fine. */
+function removeQuietly(dir: DirHandle, name: string): void {
+  try {
+    dir.unlink(name);
+  } catch (error) {
+    if (!isMissing(error)) throw error;
+  }
+}
+
+const LEFT_TO_OTHERS = new Set(["ENOTEMPTY", "EEXIST", "ENOENT", "ENOTDIR", "EBUSY", "ELOOP"]);
+
+/**
+ * Removes the directories a failed write created, deepest first (each only if still empty:
+ * what is in one now is someone else's).
+ *
+ * @param files the file system
+ * @param created the directories, outermost first
+ */
+export function removeCreated(files: FileSystem, created: readonly string[]): void {
+  for (const path of [...created].reverse()) {
+    try {
+      const parent = files.openDir(nativePath.dirname(path));
+      try {
+        parent.rmdir(nativePath.basename(path));
+      } finally {
+        parent.close();
+      }
+    } catch (error) {
+      if (LEFT_TO_OTHERS.has(osErrorCode(error) ?? "")) return;
+      throw error;
+    }
+  }
+}
+
+/** Makes a rename durable: fsync the directory, where the system allows it. */
+async function syncDirectory(dir: DirHandle): Promise<void> {
+  try {
+    await dir.sync();
+  } catch (error) {
+    const code = osErrorCode(error);
+    if (code === undefined || !NO_DIRECTORY_SYNC.has(code)) {
+      throw mapOsError(error, dir.path, "write");
+    }
+  }
+}

@@ -1,0 +1,142 @@
+/**
+ * Reads small regular files whole with synchronous calls into one reused buffer: open
+ * (non-blocking, not following a last-segment symlink), fstat on the open descriptor, read,
+ * close. Search reads thousands of files in a row; a promise and a fresh buffer per file cost
+ * more than the read itself, and fresh buffers pile up until the garbage collector runs (a
+ * large tree once pushed the process past a gigabyte). The bytes returned stay valid only until
+ * the next read.
+ *
+ * Nothing blocks: files are opened with `O_NONBLOCK` (an open of a FIFO returns at once).
+ * `read` refuses a FIFO, socket or device by its fstat before any read; `readUnstated`
+ * skips the fstat of a small file (see there).
+ *
+ * @module
+ */
+import type { FileStat } from "./file_stat.ts";
+import type { FileSystem } from "./file_system.ts";
+import { keepOffTopTier } from "./runtime.ts";
+
+/** What {@linkcode FileReader.read} found. */
+export type ReadOutcome =
+  /** The whole file; a view of the reader's buffer, valid until the next read. */
+  | { kind: "bytes"; bytes: Uint8Array; stat: FileStat }
+  /** A regular file larger than the reader reads whole (nothing read). */
+  | { kind: "large"; stat: FileStat }
+  /** Not a regular file (nothing read). */
+  | { kind: "not_file"; stat: FileStat };
+
+/** Reads small regular files whole into one reused buffer. */
+export class FileReader {
+  /** Where the files are opened (beneath the roots, following no symlink). */
+  readonly files: FileSystem;
+  readonly #maxBytes: number;
+  #buffer: Uint8Array;
+
+  /**
+   * @param files where to open the files
+   * @param maxBytes files larger than this are reported as large, not read
+   * @param initialBytes the buffer's first size (it grows to the largest file read)
+   */
+  constructor(files: FileSystem, maxBytes: number, initialBytes = 256 * 1024) {
+    this.files = files;
+    this.#maxBytes = maxBytes;
+    this.#buffer = new Uint8Array(Math.min(initialBytes, maxBytes));
+  }
+
+  /**
+   * Reads a file whole if it is a regular file no larger than `maxBytes`. A file that grows
+   * while being read is cut at the size fstat reported (the next search sees the rest).
+   * Errors of the file system (ENOENT, EACCES, ELOOP...) are thrown as the runtime reports
+   * them.
+   *
+   * @param path the real path
+   * @returns the bytes, or why they were not read
+   */
+  read(path: string): ReadOutcome {
+    const fd = this.files.openRead(path);
+    try {
+      return this.#readOpen(fd);
+    } finally {
+      this.files.close(fd);
+    }
+  }
+
+  /**
+   * Reads a file whole without asking for its stat, when it fits the buffer: one read of
+   * the whole buffer. A search's first pass over a big tree reads thousands of small files,
+   * and the stat is a quarter of each one's system calls. A read that returns less than
+   * asked is the end of the file: a regular file gives a short read only there (one that
+   * grows meanwhile is cut there, as `read` cuts it at the size of its stat). What is given
+   * up: the size, links and times. The kind is still safe: a FIFO or socket refuses the
+   * positional read (ESPIPE), a directory fails with EISDIR, and a device either fills the
+   * buffer or, like `/dev/null`, reads as empty.
+   *
+   * @param path the real path
+   * @returns the bytes (valid until the next read), or undefined when they filled the buffer
+   *   (a larger file: use {@linkcode read} or {@linkcode readInChunks})
+   */
+  readUnstated(path: string): Uint8Array | undefined {
+    const files = this.files;
+    const fd = files.openRead(path);
+    try {
+      const buffer = this.#buffer;
+      const got = files.read(fd, buffer, 0, buffer.length, 0);
+      return got < buffer.length ? buffer.subarray(0, got) : undefined;
+    } finally {
+      files.close(fd);
+    }
+  }
+
+  /**
+   * Reads a regular file no larger than `maxBytes` in chunks of the buffer's size, without
+   * growing the buffer (growing touches fresh memory: a first read of a 9 MB file costs
+   * 2,200 page faults, as much time as the read), handing each chunk to `visit` until it
+   * returns false. A file that grows meanwhile is cut at the size of its stat.
+   *
+   * @param path the real path
+   * @param visit takes each chunk (valid until the next), and says whether to go on
+   * @returns "read" (to the end, or until `visit` stopped), or why nothing was read
+   */
+  readInChunks(path: string, visit: (chunk: Uint8Array) => boolean): "read" | "large" | "not_file" {
+    const files = this.files;
+    const fd = files.openRead(path);
+    try {
+      const stat = files.fstat(fd);
+      if (stat.kind !== "file") return "not_file";
+      const size = stat.size;
+      if (size > this.#maxBytes) return "large";
+      const buffer = this.#buffer;
+      for (let at = 0; at < size;) {
+        const got = files.read(fd, buffer, 0, Math.min(buffer.length, size - at), at);
+        if (got === 0 || !visit(buffer.subarray(0, got))) break;
+        at += got;
+      }
+      return "read";
+    } finally {
+      files.close(fd);
+    }
+  }
+
+  /** {@linkcode read} of an open file. */
+  #readOpen(fd: number): ReadOutcome {
+    const stat = this.files.fstat(fd);
+    if (stat.kind !== "file") return { kind: "not_file", stat };
+    const size = stat.size;
+    if (size > this.#maxBytes) return { kind: "large", stat };
+    if (size > this.#buffer.length) {
+      this.#buffer = new Uint8Array(
+        Math.min(this.#maxBytes, Math.max(size, this.#buffer.length * 2)),
+      );
+    }
+    const buffer = this.#buffer;
+    let filled = 0;
+    while (filled < size) {
+      const got = this.files.read(fd, buffer, filled, size - filled, filled);
+      if (got === 0) break;
+      filled += got;
+    }
+    return { kind: "bytes", bytes: buffer.subarray(0, filled), stat };
+  }
+}
+
+keepOffTopTier(FileReader.prototype.read, FileReader.prototype.readUnstated);

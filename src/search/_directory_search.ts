@@ -1,0 +1,555 @@
+/**
+ * The directory store's search: the same files, rows and counts as the inherited
+ * `BaseFileStore.search`, but each file is read in the cheapest way that is still exact.
+ * Files up to 16 MiB are read whole and skipped without decoding when they cannot contain
+ * the matcher's `requiredLiteral` (or any of its `alternativeLiterals`); larger ones are
+ * streamed in runs of whole lines, so files of any size can be searched. On a tree of `parallelFrom` files or more, a worker thread reads
+ * and prefilters files too (`_search_pool.ts`); the scan and the results stay on this
+ * thread, in path order. With a {@linkcode SearchIndex}, a walk of an unchanged tree is
+ * not made again, and files the index rules out are not read at all.
+ *
+ * @module
+ */
+import { setImmediate } from "node:timers";
+import { FileReader, type ReadOutcome } from "../io/_file_reader.ts";
+import { LineReader } from "../files/_line_reader.ts";
+import { passLongLine } from "../files/_long_line.ts";
+import { LONG_LINE_BYTES } from "../files/_line_range.ts";
+import { keepOffTopTier } from "../io/runtime.ts";
+import { describeKind, type FileStat } from "../io/file_stat.ts";
+import type { FileSystem } from "../io/file_system.ts";
+import { openForRead, readHead } from "../files/_open_file.ts";
+import { mapOsError } from "../files/_os_errors.ts";
+import { type PassedLine, SearchCollector } from "../store/_search_collector.ts";
+import { examineBytes, type Examined, type Prefilter, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import { resultKey, type SearchIndex, type WalkToMake } from "./index/_search_index.ts";
+import {
+  BATCH_SIZE,
+  ExaminedBatches,
+  startSearchWorker,
+  type WorkerLease,
+} from "./_search_pool.ts";
+import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
+import { DeniedPathError, NotAFileError, StoreError } from "../store/errors.ts";
+import { DEFAULT_CUT, type Matcher } from "../core/mod.ts";
+import type { EntryKind, SearchQuery, SearchResult } from "../store/file_store.ts";
+import { compileGlob, walkFileRuns, type WalkNode, type WalkSource } from "../store/walk.ts";
+
+/** Where and how a search runs. */
+export interface SearchPlace {
+  /** The resolved start (a directory, or a file asked for by name). */
+  start: WalkNode;
+  /** What the start is. */
+  kind: EntryKind;
+  /** The store's walk. */
+  walkSource: WalkSource;
+  /** Where the files are read. */
+  files: FileSystem;
+  /**
+   * Whether a file with other names is another name of a denied file (then it is not
+   * searched); undefined when there are no deny rules.
+   */
+  denies: ((stat: FileStat) => Promise<boolean>) | undefined;
+  /** Whether a worker thread may help. */
+  workers: boolean;
+  /** Files from which the worker is started. */
+  parallelFrom: number;
+  /** What is known between searches, refreshed just before; only for a directory. */
+  index: SearchIndex | undefined;
+  /** Whether the index may be used; otherwise it is only taught which files to index. */
+  indexTrusted: boolean;
+}
+
+/** Longest run of blocking reads before the event loop gets a turn. */
+const YIELD_EVERY_MS = 8;
+/**
+ * How long after a search of many files the index is taught what it read. Learning blocks
+ * the thread for a while (it queues every file, and the first lesson starts the watcher on
+ * every directory), and the answer must reach its reader first: a large answer leaves
+ * through a pipe in 64 KB writes, and learning right away delayed the end of it.
+ */
+const LEARN_AFTER_MS = 100;
+/** Searches that read fewer files than this (a millisecond of learning) teach at once. */
+const LEARN_AT_ONCE_BELOW = 2000;
+/** Store errors that make a walked file be skipped by search. */
+const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path", "raced"]);
+
+/**
+ * Searches the files under `place.start` (or that one file).
+ *
+ * @param query the search (checked by the caller)
+ * @param place where and how
+ * @returns the matches and counts
+ */
+export async function searchDirectory(
+  query: SearchQuery,
+  place: SearchPlace,
+): Promise<SearchResult> {
+  const ended = place.index?.searching();
+  try {
+    return await search(query, place);
+  } finally {
+    ended?.();
+  }
+}
+
+async function search(query: SearchQuery, place: SearchPlace): Promise<SearchResult> {
+  const { start, kind } = place;
+  // (An index keeps its reader, whose buffer has grown to the largest file, across searches.)
+  const reader = place.index?.reader ?? new FileReader(place.files, WHOLE_FILE_BYTES);
+  const index = place.indexTrusted ? place.index : undefined;
+  const changesAtStart = index?.changes;
+  const keyOfResult = index && resultKey(start.key, query);
+  const kept = keyOfResult === undefined ? undefined : index?.result(keyOfResult);
+  if (kept !== undefined) return kept;
+  const reading = new ReadingQueue(place, query.matcher, query.context ?? 0, reader);
+  let listing: Listing;
+  try {
+    listing = await listFiles(query, place, index, reading);
+  } catch (error) {
+    reading.close();
+    throw error;
+  }
+  const literal = reading.literal;
+  const batches = reading.end();
+  const collector = new SearchCollector(query, listing.files.length);
+  collector.countUnreadable(listing.unreadable ?? 0);
+  if (listing.cut) collector.proceed(); // (stops it: the deadline has passed)
+  let read: ReadOutcomes;
+  try {
+    read = await collectInOrder(listing, batches, collector, {
+      reader,
+      ...reading.prefilter(),
+      explicit: kind === "file",
+      context: query.context ?? 0,
+      denies: place.denies,
+    });
+  } finally {
+    batches.close();
+  }
+  if (literal !== undefined && changesAtStart !== undefined) {
+    index?.recordAbsent(literal, read.without, changesAtStart);
+  }
+  // (The index learns what was read also when it was not trusted to answer this search.)
+  const learning = place.index;
+  if (learning !== undefined) {
+    const delay = reading.keys.length < LEARN_AT_ONCE_BELOW ? 0 : LEARN_AFTER_MS;
+    setTimeout(() => learning.learn(reading.keys, listing.walkAgain), delay);
+  }
+  const result = collector.result();
+  if (listing.cut) result.walkUnfinished = true;
+  if (keyOfResult !== undefined && changesAtStart !== undefined && read.keepable) {
+    index?.rememberResult(keyOfResult, result, changesAtStart);
+  }
+  return result;
+}
+
+/** The files a search goes through, in path order. */
+interface Listing {
+  files: WalkNode[];
+  /** Directories the walk could not open. */
+  unreadable?: number;
+  /** Per file: what the index knows without reading it. */
+  known: (Examined | undefined)[];
+  /** The first search's walk, made before the watcher ran, for the index to make again. */
+  walkAgain?: WalkToMake;
+  /** True when the deadline stopped the walk before its end. */
+  cut?: boolean;
+}
+
+/**
+ * Lists the files of the search (the index's walk, a new walk, or the one file asked for)
+ * and queues those the index does not rule out for reading. Each part of the search is a
+ * function of its own: the JIT compiles a hot loop with the function around it, and one
+ * function holding them all made a first search measurably slower.
+ */
+async function listFiles(
+  query: SearchQuery,
+  place: SearchPlace,
+  index: SearchIndex | undefined,
+  reading: ReadingQueue,
+): Promise<Listing> {
+  const { start, kind } = place;
+  if (kind === "file") {
+    const name = start.display.slice(start.display.lastIndexOf("/") + 1);
+    if (query.glob !== undefined && !compileGlob(query.glob)(name)) return { files: [], known: [] };
+    reading.add(start.key);
+    return { files: [start], known: [undefined] };
+  }
+  if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
+  const walkKey = `${start.key}\0${query.glob ?? ""}\0${query.includeIgnored === true}`;
+  const walked = index?.walk(walkKey);
+  if (index !== undefined && walked !== undefined) {
+    const answer = index.knownFiles(walkKey, walked, query.matcher);
+    if (answer.rarest !== undefined) reading.literal = answer.rarest;
+    for (let i = 0; i < walked.length; i++) {
+      if (answer.known[i] === undefined) reading.add(walked[i].key);
+    }
+    return { files: walked, known: answer.known };
+  }
+  const walkEpoch = index?.walkEpoch;
+  const listing: Listing = { files: [], known: [] };
+  await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing);
+  if (listing.cut) return listing; // (not the whole walk: nothing to keep)
+  if (index !== undefined) index.rememberWalk(walkKey, listing.files, walkEpoch!);
+  else {
+    const options = { glob: query.glob, includeIgnored: query.includeIgnored };
+    const again = () => walkFileRuns(place.walkSource, start, options);
+    listing.walkAgain = { key: walkKey, files: again };
+  }
+  return listing;
+}
+
+/** Walks the start directory into `listing`, queueing the files the index does not rule out. */
+async function walkAndQueue(
+  query: SearchQuery,
+  place: SearchPlace,
+  knowing: ((key: string) => Examined | undefined) | undefined,
+  reading: ReadingQueue,
+  listing: Listing,
+): Promise<void> {
+  const { files, known } = listing;
+  const walk = {
+    ...query,
+    onUnreadable: (display: string) => {
+      listing.unreadable = (listing.unreadable ?? 0) + 1;
+      query.onUnreadable?.(display);
+    },
+  };
+  for await (const run of walkFileRuns(place.walkSource, place.start, walk)) {
+    for (const file of run) {
+      const outcome = knowing?.(file.key);
+      files.push(file);
+      known.push(outcome);
+      if (outcome === undefined) reading.add(file.key);
+    }
+    query.signal?.throwIfAborted();
+    // The budget holds in the walk too: the files found so far are then not searched.
+    if (query.deadline !== undefined && Date.now() >= query.deadline) {
+      listing.cut = true;
+      return;
+    }
+  }
+}
+
+/** What the files read taught {@linkcode collectInOrder}. */
+interface ReadOutcomes {
+  /**
+   * Whether the result may be kept: every file read has one name (a write through another
+   * may go unheard) and was read whole by the examination.
+   */
+  keepable: boolean;
+  /** The files read and found without the literal. */
+  without: string[];
+}
+
+/**
+ * Hands the collector every file's outcome in path order, until it is done, and counts the
+ * files it never got to.
+ */
+async function collectInOrder(
+  { files, known }: Listing,
+  batches: ExaminedBatches,
+  collector: SearchCollector,
+  search: OneFileSearch,
+): Promise<ReadOutcomes> {
+  const read: ReadOutcomes = { keepable: true, without: [] };
+  let slice = performance.now();
+  let outcomes: Examined[] = [];
+  let taken = 0;
+  let batch = 0;
+  let i = 0;
+  for (; i < files.length; i++) {
+    let outcome = known[i];
+    // (Checked once a batch of files: a clock read per file costs more than it tells.)
+    if (i % BATCH_SIZE === 0) {
+      if (!collector.proceed()) break;
+      // Files are read with blocking calls (one promise per file costs more than the
+      // read); the event loop gets a turn every few milliseconds, so cancellation is heard.
+      if (performance.now() - slice > YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+        if (!collector.proceed()) break;
+      }
+    }
+    if (outcome === undefined) {
+      if (taken === outcomes.length) {
+        outcomes = await batches.get(batch++);
+        taken = 0;
+      }
+      outcome = outcomes[taken++];
+      if (outcome.kind === "redo" || ("linked" in outcome && outcome.linked)) read.keepable = false;
+      else if (outcome.kind === "none") read.without.push(files[i].key);
+      // Another name of a denied file is passed over as if it were not there.
+      if ("linked" in outcome && outcome.linked && (await search.denies?.(outcome.linked))) {
+        continue;
+      }
+    }
+    // (Most files are ruled out; they are counted without a promise each.)
+    if (outcome.kind === "none") collector.searchedWithoutMatch();
+    else if (outcome.kind === "binary") collector.binary();
+    else if (!(await recordExamined(collector, files[i].display, outcome))) {
+      await searchOne(files[i], search.reader, collector, search);
+    }
+    if (collector.done) {
+      i++;
+      break;
+    }
+  }
+  if (i < files.length) collector.notSearched(files.length - i);
+  return read;
+}
+
+/** The bytes of a literal for the byte-level prefilter, unless it stands for invalid UTF-8. */
+function needleOf(literal: string | undefined): Uint8Array | undefined {
+  return literal && !literal.includes("\uFFFD") ? new TextEncoder().encode(literal) : undefined;
+}
+
+/** How a file the examination left over is searched on this thread. */
+interface OneFileSearch extends Prefilter {
+  /** Context lines of the search. */
+  context: number;
+  /** The reader (its buffer is reused). */
+  reader: FileReader;
+  /** Whether the file was asked for by name (errors are then reported, not skipped). */
+  explicit: boolean;
+  /** See {@linkcode SearchPlace.denies}. */
+  denies: SearchPlace["denies"];
+}
+
+/**
+ * The files a search must read, handed to the examination in batches as they are found:
+ * with a warm worker (lent by the index) from the first file, with a new one only from
+ * `parallelFrom` files (starting a worker costs), on the main thread alone otherwise.
+ */
+class ReadingQueue {
+  /** Every file added, in order. */
+  readonly keys: string[] = [];
+  /**
+   * The literal looked for in the bytes: the matcher's pick, or the rarest the index knows
+   * (set before the first file is added).
+   */
+  literal: string | undefined;
+  readonly #alternatives: readonly string[] | undefined;
+  readonly #folded: readonly string[] | undefined;
+  readonly #place: SearchPlace;
+  readonly #options: { context: number; reader: FileReader };
+  readonly #lease: WorkerLease | undefined;
+  #batches: ExaminedBatches | undefined;
+
+  constructor(place: SearchPlace, matcher: Matcher, context: number, reader: FileReader) {
+    this.#place = place;
+    this.literal = matcher.requiredLiteral;
+    this.#alternatives = matcher.alternativeLiterals;
+    this.#folded = matcher.foldedLiterals;
+    this.#options = { context, reader };
+    this.#lease = place.workers ? place.index?.borrowWorker() : undefined;
+  }
+
+  /** The bytes the examination looks for: the literal's, or else one of the alternatives'. */
+  prefilter(): Prefilter {
+    const needle = needleOf(this.literal);
+    if (needle !== undefined || !this.#alternatives?.length) return { needle };
+    const anyOf = this.#alternatives.map(needleOf);
+    if (!anyOf.every((one) => one !== undefined)) return {};
+    const folded = this.#folded?.map(needleOf);
+    const confirms = folded?.length === anyOf.length && folded.every((one) => one !== undefined);
+    return { anyOf: anyOf as Uint8Array[], folded: confirms ? folded as Uint8Array[] : undefined };
+  }
+
+  /** Adds a file to read. */
+  add(key: string): void {
+    this.keys.push(key);
+    if (this.#batches !== undefined) return this.#batches.add(key);
+    let worker: Worker | WorkerLease | undefined = this.#lease;
+    // A big tree: the worker starts reading while the walk goes on. (With an index, only
+    // its warm worker helps: a search beside another that has it goes on alone, rather
+    // than start a thread and a heap of its own.)
+    if (
+      worker === undefined && this.keys.length === this.#place.parallelFrom &&
+      this.#place.index === undefined
+    ) {
+      worker = this.#place.workers ? startSearchWorker() : undefined;
+    }
+    if (worker === undefined) return;
+    this.#batches = this.#examine(worker);
+    for (const key of this.keys) this.#batches.add(key);
+  }
+
+  /** No more files: the batches to take the outcomes from, in order. */
+  end(): ExaminedBatches {
+    if (this.#batches === undefined) {
+      this.#lease?.release(false); // (nothing to read beside the main thread)
+      this.#batches = this.#examine(undefined);
+      for (const key of this.keys) this.#batches.add(key);
+    }
+    this.#batches.end();
+    return this.#batches;
+  }
+
+  /** Gives up (the walk failed). */
+  close(): void {
+    if (this.#batches === undefined) this.#lease?.release(false);
+    this.#batches?.close();
+  }
+
+  #examine(worker: Worker | WorkerLease | undefined): ExaminedBatches {
+    return new ExaminedBatches({
+      ...this.prefilter(),
+      context: this.#options.context,
+      // (Only a trusted index keeps what a search learned; deny rules hold for other names.)
+      links: (this.#place.indexTrusted && this.#place.index !== undefined) ||
+        this.#place.denies !== undefined,
+      reader: this.#options.reader,
+      worker,
+    });
+  }
+}
+
+/** Searches one file the examination left to the caller (large, not a file, unreadable). */
+async function searchOne(
+  node: WalkNode,
+  reader: FileReader,
+  collector: SearchCollector,
+  search: OneFileSearch,
+): Promise<void> {
+  const { explicit } = search;
+  let outcome: ReadOutcome;
+  try {
+    outcome = reader.read(node.key);
+  } catch (error) {
+    const mapped = mapOsError(error, node.display, "read");
+    // A file of a walk that vanished or cannot be read is skipped (and counted), as ripgrep
+    // does; a file asked for by name reports why.
+    if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) {
+      return skipped(collector, mapped, node);
+    }
+    throw mapped;
+  }
+  if (outcome.kind === "not_file") {
+    if (!explicit) return;
+    throw new NotAFileError(node.display, describeKind(outcome.stat.kind));
+  }
+  if (await search.denies?.(outcome.stat)) {
+    if (explicit) throw new DeniedPathError(node.display);
+    return;
+  }
+  if (outcome.kind === "large") {
+    await streamFile(reader.files, node, collector, search);
+    return;
+  }
+  const examined = examineBytes(outcome.bytes, search, search.context);
+  await recordExamined(collector, node.display, examined);
+}
+
+/** Searches a large file in runs of whole lines. */
+async function streamFile(
+  files: FileSystem,
+  node: WalkNode,
+  collector: SearchCollector,
+  { explicit, denies }: OneFileSearch,
+): Promise<void> {
+  let opened;
+  try {
+    opened = await openForRead(files, node);
+  } catch (error) {
+    // A file of a walk that vanished, turned into something else, or cannot be read is
+    // skipped (and counted), as ripgrep does; a file asked for by name reports why.
+    if (!explicit && error instanceof StoreError && SKIP_IN_WALK.has(error.code)) {
+      return skipped(collector, error, node);
+    }
+    throw error;
+  }
+  const { handle } = opened;
+  try {
+    if (await denies?.(opened.stat)) {
+      if (explicit) throw new DeniedPathError(node.display);
+      return;
+    }
+    const head = await readHead(handle, BINARY_PROBE_BYTES);
+    if (head.length === 0) {
+      collector.searchedWithoutMatch();
+      return;
+    }
+    if (isBinary(head)) {
+      collector.binary();
+      return;
+    }
+    let invalid = false;
+    const decode = (run: Uint8Array) => {
+      const decoded = decodeUtf8(run);
+      if (decoded.invalid) invalid = true;
+      return decoded.text;
+    };
+    // (From after the BOM, which is no part of line 1's text.)
+    const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    const reader = new LineReader(handle, bom);
+    const lines = linesOf(reader, decode, collector.query, () => invalid = true);
+    await collector.scanFile(node.display, lines, () => invalid);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * A large file's lines for the collector: runs of whole lines, decoded; a line too long to
+ * hold is searched as it passes (see `_long_line.ts`) and handed over as what was found.
+ */
+async function* linesOf(
+  reader: LineReader,
+  decode: (run: Uint8Array) => string,
+  query: SearchQuery,
+  onInvalid: () => void,
+): AsyncGenerator<string | PassedLine> {
+  for (let next = await reader.next(LONG_LINE_BYTES); next !== null;) {
+    if ("run" in next) yield decode(next.run);
+    else {
+      const passed = await passLongLine(next.long, {
+        from: 1,
+        keep: DEFAULT_CUT + 1,
+        search: { matcher: query.matcher, deadline: query.deadline, signal: query.signal },
+      });
+      if (passed.invalid) onInvalid();
+      yield passed;
+    }
+    next = await reader.next(LONG_LINE_BYTES);
+  }
+}
+
+/** Counts a walked file that could not be read (one that is gone is simply not there). */
+function skipped(collector: SearchCollector, error: StoreError, node: WalkNode): void {
+  if (error.code !== "not_found" && error.code !== "not_a_file") collector.unreadable(node.display);
+}
+
+/** Records a file that was examined whole; false when it must be searched another way. */
+async function recordExamined(
+  collector: SearchCollector,
+  display: string,
+  examined: Examined,
+): Promise<boolean> {
+  switch (examined.kind) {
+    case "binary":
+      collector.binary();
+      return true;
+    case "none":
+      collector.searchedWithoutMatch();
+      return true;
+    case "text":
+      await collector.scanFile(
+        display,
+        [examined.text],
+        () => examined.invalid,
+        examined.linesBefore,
+      );
+      return true;
+    case "redo":
+      return false;
+  }
+}
+
+/** Lets pending events (a cancellation, a progress write) run. */
+function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+keepOffTopTier(walkAndQueue, collectInOrder, ReadingQueue.prototype.add);

@@ -1,0 +1,323 @@
+/**
+ * What search does with one small file before the matcher sees it, with no matcher and no
+ * collector, so that a worker thread can do it too: read it whole, skip it if binary or if
+ * the required literal is not in its bytes, and decode only the window of lines that can
+ * match or be context of a match.
+ *
+ * @module
+ */
+import { Buffer, isUtf8 } from "node:buffer";
+import type { FileReader } from "../io/_file_reader.ts";
+import { bytesOf, countLf, occurrences } from "./_byte_search.ts";
+import { keepOffTopTier } from "../io/runtime.ts";
+import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
+import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
+import type { FileStat } from "../io/file_stat.ts";
+
+/** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
+export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
+
+/**
+ * What {@linkcode examineFile} found (plain data: it crosses threads). `linked`, when files
+ * with other names are told, is the stat of a file that has other names (hard links): a
+ * write through one of those may go unheard by a watcher of this name, and one of those
+ * may be denied.
+ */
+export type Examined =
+  /** Binary (NUL in the first 8 KiB). */
+  | { kind: "binary"; linked?: FileStat }
+  /** Read, and the required literal is not in it. */
+  | { kind: "none"; linked?: FileStat }
+  /** The lines to scan, after `linesBefore` lines that cannot match or be context. */
+  | { kind: "text"; text: string; invalid: boolean; linesBefore: number; linked?: FileStat }
+  /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
+  | { kind: "redo" };
+
+const BINARY: Examined = { kind: "binary" };
+const NONE: Examined = { kind: "none" };
+const REDO: Examined = { kind: "redo" };
+const LF = 10;
+const CR = 13;
+
+/** What the examination looks for in a file's bytes (plain data: it crosses threads). */
+export interface Prefilter {
+  /** The bytes of the matcher's required literal, if any. */
+  needle?: Uint8Array;
+  /**
+   * Without a needle: the bytes of literals one of which every match contains (the
+   * matcher's alternative literals); a file holding none of them is skipped.
+   */
+  anyOf?: Uint8Array[];
+  /**
+   * With `anyOf` spelling parts of them in every case (the matcher's folded literals, one
+   * per literal of `anyOf`): the lower-case ASCII bytes that the bytes around an occurrence
+   * must hold, compared with ASCII letters folded; an occurrence without them does not count
+   * (in a text without a Kelvin sign or long s where they have a `k` or an `s`).
+   */
+  folded?: Uint8Array[];
+}
+
+/** What a search asks of the examination of each file (plain data: it crosses threads). */
+export interface Examination extends Prefilter {
+  /** Context lines of the search. */
+  context: number;
+  /**
+   * Whether to tell files with other names (`linked`): only an index that keeps what a
+   * search learned needs to, and finding out costs an fstat per file.
+   */
+  links: boolean;
+}
+
+/**
+ * Reads a file whole with `reader` and examines it; anything else than a small regular file
+ * read without error is left to the caller (`redo`), who reports it as search must.
+ *
+ * @param reader the reader (its buffer is reused)
+ * @param key the real path
+ * @param examination the literal, context and whether to tell linked files
+ * @returns what to do with the file
+ */
+export function examineFile(reader: FileReader, key: string, examination: Examination): Examined {
+  if (examination.links) return examineLinked(reader, key, examination);
+  try {
+    const bytes = reader.readUnstated(key);
+    if (bytes === undefined) return examineLarge(reader, key, examination);
+    return examineBytes(bytes, examination, examination.context);
+  } catch {
+    // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
+    return REDO;
+  }
+}
+
+/**
+ * {@linkcode examineFile} of a file larger than the reader's buffer: looked through in
+ * chunks for the literal first, and read whole (the buffer growing to it) only when it
+ * holds the literal. A first search would otherwise touch fresh memory for every large
+ * file, and in a large tree those page faults cost as much as reading the files.
+ */
+function examineLarge(reader: FileReader, key: string, examination: Examination): Examined {
+  const { needle, context, anyOf } = examination;
+  const needles = needle === undefined ? anyOf : [needle];
+  if (needles !== undefined) {
+    const found = findInChunks(reader, key, needles);
+    if (found === "redo") return REDO;
+    if (found !== "found") return found === "binary" ? BINARY : NONE;
+  }
+  const outcome = reader.read(key);
+  return outcome.kind === "bytes" ? examineBytes(outcome.bytes, examination, context) : REDO;
+}
+
+/**
+ * Whether a file holds one of `needles` (an occurrence across two chunks too), or is binary
+ * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks.
+ */
+function findInChunks(
+  reader: FileReader,
+  key: string,
+  needles: Uint8Array[],
+): "found" | "absent" | "binary" | "redo" {
+  const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
+  let found: "found" | "absent" | "binary" = "absent";
+  let probed = 0; // bytes checked for a NUL
+  let tail: Uint8Array = new Uint8Array(0); // the last `overlap` bytes before this chunk
+  const read = reader.readInChunks(key, (chunk) => {
+    if (probed < BINARY_PROBE_BYTES) {
+      if (chunk.subarray(0, BINARY_PROBE_BYTES - probed).includes(0)) found = "binary";
+      probed += chunk.length;
+    }
+    if (found === "absent") {
+      const seam = Buffer.concat([tail, chunk.subarray(0, overlap)]);
+      const buffer = bytesOf(chunk);
+      const holds = (needle: Uint8Array) =>
+        seam.indexOf(needle) !== -1 || buffer.indexOf(needle) !== -1;
+      if (needles.some(holds)) found = "found";
+    }
+    tail = chunk.length >= overlap
+      ? chunk.slice(chunk.length - overlap)
+      : Buffer.concat([tail, chunk]).subarray(-overlap);
+    // (Once found, on only to finish looking for a NUL.)
+    return found === "absent" || (found === "found" && probed < BINARY_PROBE_BYTES);
+  });
+  return read === "read" ? found : "redo";
+}
+
+/** {@linkcode examineFile} when files with other names must be told. */
+function examineLinked(reader: FileReader, key: string, examination: Examination): Examined {
+  let outcome;
+  try {
+    outcome = reader.read(key);
+  } catch {
+    return REDO;
+  }
+  if (outcome.kind !== "bytes") return REDO;
+  const examined = examineBytes(outcome.bytes, examination, examination.context);
+  if (outcome.stat.nlink === 1 || examined.kind === "redo") return examined;
+  return { ...examined, linked: outcome.stat };
+}
+
+/** What {@linkcode indexFile} learned of a file (plain data: it crosses threads). */
+export interface IndexedFile {
+  /** The real path. */
+  key: string;
+  /** Its trigram filter, for a text file read whole. */
+  filter?: Uint8Array;
+  /** True for a binary file. */
+  binary?: boolean;
+}
+
+/**
+ * Reads a file whole for the search index: binary, a trigram filter, or neither (too large
+ * for a filter, not a regular file, unreadable, or with other names: a write through a hard
+ * link elsewhere may go unheard by the index's watcher).
+ *
+ * @param reader the reader (its buffer is reused)
+ * @param key the real path
+ * @returns what was learned
+ */
+export function indexFile(reader: FileReader, key: string): IndexedFile {
+  try {
+    const outcome = reader.read(key);
+    if (outcome.kind !== "bytes" || outcome.stat.nlink > 1) return { key };
+    if (isBinary(outcome.bytes)) return { key, binary: true };
+    if (outcome.bytes.length > MAX_FILTERED_BYTES) return { key };
+    return { key, filter: trigramFilter(outcome.bytes) };
+  } catch {
+    return { key };
+  }
+}
+
+/**
+ * Examines a whole small file, decoding only the lines from (before) the first occurrence of
+ * the required literal to (after) the last: every match contains the literal and no line
+ * holds a `\n` of it, so lines outside that window can neither match nor be context of a
+ * match. Line numbers start from the `\n`s counted before the window (the line rule's
+ * boundary), and whether the file is valid UTF-8 is checked on all of its bytes. Without a
+ * required literal, the same goes for the occurrences of any of `anyOf` (those `folded`
+ * confirms); without either, the file is decoded whole.
+ *
+ * @param bytes the whole file
+ * @param prefilter the bytes to look for (none: every file is decoded whole)
+ * @param context context lines of the search
+ * @returns what to scan, or why not
+ */
+export function examineBytes(bytes: Uint8Array, prefilter: Prefilter, context: number): Examined {
+  // (The path most files take is kept short: a hot function is compiled with all that it
+  // calls, and this one runs for every file of a big tree.)
+  if (isBinary(bytes)) return BINARY;
+  const buffer = bytesOf(bytes);
+  const { needle, anyOf } = prefilter;
+  if (needle !== undefined) {
+    const first = buffer.indexOf(needle);
+    return first === -1 ? NONE : textOf(bytes, buffer, [needle], first, context);
+  }
+  if (anyOf === undefined) return whole(bytes);
+  // (Most files hold none of them: settled before anything is set up to walk occurrences.)
+  if (!anyOf.some((needle) => buffer.indexOf(needle) !== -1)) return NONE;
+  const first = occurrences(buffer, anyOf, prefilter.folded)(0).at;
+  return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context, prefilter.folded);
+}
+
+/**
+ * What {@linkcode examineBytes} finds in a text file whose first occurrence of one of the
+ * needles is at `first`.
+ */
+function textOf(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  first: number,
+  context: number,
+  folded?: Uint8Array[],
+): Examined {
+  if (needles.some((needle) => needle.includes(LF) || needle.includes(CR))) return whole(bytes);
+  // Where the last occurrence of any of them ends.
+  let lastEnd = 0;
+  for (const needle of needles) {
+    const last = buffer.lastIndexOf(needle);
+    if (last !== -1) lastEnd = Math.max(lastEnd, last + needle.length);
+  }
+  // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
+  // line keeps a U+FEFF at the window's start from being read as a BOM).
+  let start = buffer.lastIndexOf(LF, first) + 1;
+  for (let i = 0; i <= context && start > 0; i++) {
+    // (A negative offset would count from the end: a one-byte first line is handled here.)
+    start = start >= 2 ? buffer.lastIndexOf(LF, start - 2) + 1 : 0;
+  }
+  let end = buffer.indexOf(LF, lastEnd);
+  for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
+  end = end === -1 ? bytes.length : end + 1;
+  const { text, invalid } = keptLines(bytes, buffer, needles, { start, end, context, folded });
+  return {
+    kind: "text",
+    text,
+    invalid: invalid || !isUtf8(bytes),
+    linesBefore: countLf(bytes, 0, start),
+  };
+}
+
+/**
+ * The text of the window `[start, end)` with every line that holds no occurrence of a
+ * needle and lies more than `context` lines from one that does left empty (its `\n`
+ * alone): such a line can neither match nor be shown as context, and emptying it keeps
+ * every other line's number. Only the kept lines are decoded (each run ends at a `\n`, so
+ * no character is split); the window's first line is never kept unless it has a needle
+ * or is context, so a U+FEFF starting it is not taken for a BOM unless it starts the file.
+ */
+function keptLines(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  { start, end, context, folded }: {
+    start: number;
+    end: number;
+    context: number;
+    folded: Uint8Array[] | undefined;
+  },
+): { text: string; invalid: boolean } {
+  const pieces: string[] = [];
+  let invalid = false;
+  let done = start; // bytes before this are in pieces
+  let keepFrom = -1; // the run of lines being kept, not yet in pieces
+  let keepTo = -1;
+  const flush = () => {
+    if (keepFrom > done) pieces.push("\n".repeat(countLf(bytes, done, keepFrom)));
+    const decoded = decodeUtf8(bytes.subarray(keepFrom, keepTo));
+    if (decoded.invalid) invalid = true;
+    pieces.push(decoded.text);
+    done = keepTo;
+  };
+  const nextOccurrence = occurrences(buffer, needles, folded);
+  for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
+    const at = found.at;
+    // The occurrence's line, then `context` lines on either side, within the window.
+    let from = at === 0 ? 0 : buffer.lastIndexOf(LF, at) + 1;
+    for (let i = 0; i < context && from > start; i++) {
+      from = from >= 2 ? buffer.lastIndexOf(LF, from - 2) + 1 : 0;
+    }
+    if (from < start) from = start;
+    let lineEnd = buffer.indexOf(LF, at + found.length);
+    lineEnd = lineEnd === -1 ? end : Math.min(lineEnd + 1, end);
+    let to = lineEnd;
+    for (let i = 0; i < context && to < end; i++) {
+      const next = buffer.indexOf(LF, to);
+      to = next === -1 ? end : Math.min(next + 1, end);
+    }
+    if (keepTo !== -1 && from <= keepTo) keepTo = Math.max(keepTo, to);
+    else {
+      if (keepTo !== -1) flush();
+      keepFrom = from;
+      keepTo = to;
+    }
+    found = lineEnd < end ? nextOccurrence(lineEnd) : { at: -1, length: 0 };
+  }
+  if (keepTo !== -1) flush();
+  if (done < end) pieces.push("\n".repeat(countLf(bytes, done, end)));
+  return { text: pieces.length === 1 ? pieces[0] : pieces.join(""), invalid };
+}
+
+function whole(bytes: Uint8Array): Examined {
+  const { text, invalid } = decodeUtf8(bytes);
+  return { kind: "text", text, invalid, linesBefore: 0 };
+}
+
+keepOffTopTier(examineFile, examineBytes);

@@ -1,0 +1,380 @@
+/**
+ * Splits the reading of a directory search across the main thread and one worker thread
+ * (`_search_worker.ts`). The files, in path order, are cut into batches; both threads
+ * claim the next unclaimed batch from a shared counter and examine its files (read, binary
+ * check, literal prefilter, decode of the window). The main thread takes the outcomes back
+ * batch by batch in path order, so the scanner, the match cap, the deadline and progress
+ * see exactly what a single thread would show them. Where workers or shared memory are
+ * missing (Node, a worker that fails to start or dies), the main thread examines every
+ * batch itself.
+ *
+ * @module
+ */
+import { availableParallelism } from "node:os";
+import { setImmediate } from "node:timers";
+import type { SharedFileSystem } from "../io/file_system.ts";
+import type { FileReader } from "../io/_file_reader.ts";
+import { HAS_SHARED_MEMORY, keepOffTopTier, startWorker } from "../io/runtime.ts";
+import { type Examination, type Examined, examineFile } from "./_search_file.ts";
+
+/** Files per batch: small enough for the deadline, large enough that messages cost little. */
+export const BATCH_SIZE = 32;
+/** Batches per message to the worker (a message costs more than the 32 paths in it). */
+const BATCHES_PER_MESSAGE = 4;
+/**
+ * UTF-16 code units of decoded text the worker may have handed over and the main thread
+ * not yet taken: when the scan is the slow part, the worker waits instead of piling up
+ * decoded files.
+ */
+const MAX_TEXT_AHEAD = 8 * 1024 * 1024;
+/** Slots of the shared counters. */
+const CLAIMS = 0;
+const TEXT_AHEAD = 1;
+/** What the claims counter is set to when the search ends. */
+const CLOSED = 0x7fffffff;
+
+/** What the main thread posts to the worker first. */
+export interface SearchJob extends Examination {
+  /** Tells this search's messages from those of an earlier search on the same worker. */
+  id: number;
+  /** Two Int32s: the next unclaimed batch, and the text handed over and not yet taken. */
+  counter: SharedArrayBuffer;
+  /** Where the files are read (the same handles as the main thread's). */
+  files: SharedFileSystem;
+}
+
+/** What the main thread posts to the worker next, a few batches at a time, in order. */
+export interface SearchBatches {
+  /**
+   * The real paths of whole batches ({@linkcode BATCH_SIZE} each, the search's last one
+   * possibly fewer), in path order, joined with NUL (no path holds one): one string costs a
+   * fifth of an array of arrays to post.
+   */
+  paths: string;
+}
+
+/** What the worker posts back per batch. */
+interface BatchMessage {
+  /** The job's id. */
+  id: number;
+  batch: number;
+  outcomes: Examined[];
+  /** UTF-16 code units of text in the outcomes. */
+  text: number;
+}
+
+/**
+ * The worker's side of a search: waits while too much decoded text is waiting for the main
+ * thread, then claims the next batch below `limit`.
+ *
+ * @param shared the shared counters
+ * @param limit how many batches the worker knows
+ * @returns the batch, or -1
+ */
+export function claimForWorker(shared: Int32Array, limit: number): number {
+  for (;;) {
+    const ahead = Atomics.load(shared, TEXT_AHEAD);
+    if (ahead <= MAX_TEXT_AHEAD || Atomics.load(shared, CLAIMS) >= limit) break;
+    Atomics.wait(shared, TEXT_AHEAD, ahead, 100);
+  }
+  return claimBatch(shared, limit);
+}
+
+/**
+ * Posts a batch's outcomes from the worker, counting their text as handed over.
+ *
+ * @param shared the shared counters
+ * @param message the job's id, the batch and its outcomes
+ * @param post the worker's postMessage
+ */
+export function handOver(
+  shared: Int32Array,
+  message: { id: number; batch: number; outcomes: Examined[] },
+  post: (message: BatchMessage) => void,
+): void {
+  let text = 0;
+  for (const outcome of message.outcomes) if (outcome.kind === "text") text += outcome.text.length;
+  Atomics.add(shared, TEXT_AHEAD, text);
+  post({ ...message, text });
+}
+
+/**
+ * Claims the next batch if it is below `limit` (the batches known complete).
+ *
+ * @param claims the shared counter
+ * @param limit how many batches may be claimed
+ * @returns the batch, or -1
+ */
+export function claimBatch(claims: Int32Array, limit: number): number {
+  for (;;) {
+    const next = Atomics.load(claims, CLAIMS);
+    if (next >= limit) return -1;
+    if (Atomics.compareExchange(claims, CLAIMS, next, next + 1) === next) return next;
+  }
+}
+
+/**
+ * Starts the worker thread, when the runtime has workers, shared memory and a second core;
+ * start it before the walk, so that it loads while the walk runs.
+ *
+ * @returns the worker, or undefined
+ */
+export function startSearchWorker(): Worker | undefined {
+  if (!HAS_SHARED_MEMORY || availableParallelism() < 2) return undefined;
+  return startWorker("search");
+}
+
+/**
+ * A worker lent to one search at a time by its owner (who keeps it warm between searches).
+ */
+export interface WorkerLease {
+  /** The worker. */
+  worker: Worker;
+  /**
+   * Gives it back when the search ends.
+   *
+   * @param dead true when the worker failed (the owner must not lend it again)
+   */
+  release(dead: boolean): void;
+}
+
+/** One worker kept warm between searches and lent to one search at a time. */
+export class WarmWorker {
+  #worker: Worker | undefined;
+  #lent = false;
+  #closed = false;
+
+  /**
+   * Lends the worker to one search, when it is not lent already.
+   *
+   * @returns the lease, or undefined
+   */
+  borrow(): WorkerLease | undefined {
+    if (this.#closed || this.#lent) return undefined;
+    const worker = this.#worker ??= unref(startSearchWorker());
+    if (worker === undefined) return undefined;
+    this.#lent = true;
+    return {
+      worker,
+      release: (dead) => {
+        this.#lent = false;
+        if (dead || this.#closed) {
+          worker.terminate();
+          if (this.#worker === worker) this.#worker = undefined;
+        }
+      },
+    };
+  }
+
+  /** Stops the worker (a lent one when it is given back). */
+  close(): void {
+    this.#closed = true;
+    if (!this.#lent) this.#worker?.terminate();
+    this.#worker = undefined;
+  }
+}
+
+/**
+ * Lets the process end while the worker is alive (Bun has `unref`; elsewhere it is a
+ * no-op).
+ *
+ * @param worker a worker, or undefined
+ * @returns the same worker
+ */
+export function unref(worker: Worker | undefined): Worker | undefined {
+  (worker as { unref?: () => void } | undefined)?.unref?.();
+  return worker;
+}
+
+let lastJobId = 0;
+
+/**
+ * The examined files of one search, batch by batch in path order. The files are added as
+ * the walk finds them; the worker examines each batch as soon as it is complete, so that it
+ * reads while the walk goes on.
+ */
+export class ExaminedBatches {
+  readonly batchSize: number = BATCH_SIZE;
+  readonly #keys: string[] = [];
+  readonly #examination: Examination;
+  readonly #reader: FileReader;
+  readonly #claims: Int32Array;
+  readonly #ready = new Map<number, Examined[]>();
+  readonly #readyText = new Map<number, number>(); // text of the worker's batches in #ready
+  #known = 0; // batches complete
+  #posted = 0; // files posted to the worker
+  #ended = false;
+  readonly #id = ++lastJobId;
+  #worker: Worker | undefined;
+  #lease: WorkerLease | undefined;
+  #wake: (() => void) | undefined;
+
+  /**
+   * @param options the examination asked for, the main thread's reader, and the worker (if
+   *   any): one of its own, stopped when the search ends, or a lent one, given back
+   */
+  constructor(
+    options: Examination & {
+      reader: FileReader;
+      worker: Worker | WorkerLease | undefined;
+    },
+  ) {
+    // (Everything but the reader and the worker is the examination, posted to the worker.)
+    const { reader, worker: given, ...examination } = options;
+    this.#examination = examination;
+    this.#reader = reader;
+    this.#lease = given !== undefined && "release" in given ? given : undefined;
+    const worker = this.#lease?.worker ?? given as Worker | undefined;
+    this.#claims = new Int32Array(
+      worker === undefined ? new ArrayBuffer(8) : new SharedArrayBuffer(8),
+    );
+    if (worker !== undefined) {
+      this.#worker = worker;
+      worker.onmessage = (event: MessageEvent<BatchMessage>) => {
+        const { id, batch, outcomes, text } = event.data;
+        if (id !== this.#id) return; // an earlier search's, on a lent worker
+        this.#ready.set(batch, outcomes);
+        this.#readyText.set(batch, text);
+        this.#wakeUp();
+      };
+      const die = (event: Event) => {
+        event.preventDefault(); // (Deno would otherwise end the process)
+        this.#stopWorker(true);
+        this.#wakeUp();
+      };
+      worker.onerror = die;
+      worker.onmessageerror = die;
+      const job: SearchJob = {
+        id: this.#id,
+        ...this.#examination,
+        counter: this.#claims.buffer as SharedArrayBuffer,
+        files: reader.files.share(),
+      };
+      this.#post(job);
+    }
+  }
+
+  /**
+   * Adds a file, after those added before (path order).
+   *
+   * @param key its real path
+   */
+  add(key: string): void {
+    this.#keys.push(key);
+    if (this.#keys.length % BATCH_SIZE === 0) this.#complete();
+  }
+
+  /** Says that every file has been added. */
+  end(): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    if (this.#keys.length % BATCH_SIZE !== 0) this.#complete();
+    else if (this.#posted < this.#keys.length) this.#postPaths();
+  }
+
+  /** How many batches there are (known once {@linkcode end} was called). */
+  get count(): number {
+    return this.#known;
+  }
+
+  /**
+   * The outcomes of batch `index`, one per file; ask for the batches in order, after
+   * {@linkcode end}.
+   *
+   * @param index the batch
+   * @returns its outcomes
+   */
+  async get(index: number): Promise<Examined[]> {
+    for (;;) {
+      const ready = this.#ready.get(index);
+      if (ready !== undefined) {
+        this.#ready.delete(index);
+        const text = this.#readyText.get(index);
+        if (text !== undefined) {
+          // Taken: the worker may decode that much more.
+          this.#readyText.delete(index);
+          Atomics.sub(this.#claims, TEXT_AHEAD, text);
+          Atomics.notify(this.#claims, TEXT_AHEAD);
+        }
+        return ready;
+      }
+      // Batches are claimed in increasing order, and the main thread's own claims are in
+      // #ready as soon as they are examined: a claimed batch missing there is the worker's.
+      const next = Atomics.load(this.#claims, CLAIMS);
+      if (next > index) {
+        if (this.#worker === undefined) return this.#examine(index); // the worker died with it
+        if (next >= this.#known) {
+          await new Promise<void>((resolve) => this.#wake = resolve);
+          continue;
+        }
+      }
+      // Claim the next batch; when it is a later one, keep it for then, and let the
+      // worker's messages in.
+      const claimed = claimBatch(this.#claims, this.#known);
+      if (claimed === -1) continue;
+      const outcomes = this.#examine(claimed);
+      if (claimed === index) return outcomes;
+      this.#ready.set(claimed, outcomes);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** Ends the search: no batch is claimed any more, and the worker is stopped or given back. */
+  close(): void {
+    Atomics.store(this.#claims, CLAIMS, CLOSED);
+    Atomics.store(this.#claims, TEXT_AHEAD, 0);
+    Atomics.notify(this.#claims, TEXT_AHEAD);
+    this.#stopWorker(false);
+    this.#ready.clear();
+    this.#readyText.clear();
+  }
+
+  #complete(): void {
+    const start = this.#known * BATCH_SIZE;
+    this.#known++;
+    if (this.#worker === undefined) return;
+    const unsent = Math.min(this.#keys.length, start + BATCH_SIZE) - this.#posted;
+    if (unsent >= BATCHES_PER_MESSAGE * BATCH_SIZE || this.#ended) this.#postPaths();
+  }
+
+  #postPaths(): void {
+    const end = Math.min(this.#keys.length, this.#known * BATCH_SIZE);
+    this.#post({ paths: this.#keys.slice(this.#posted, end).join("\0") });
+    this.#posted = end;
+  }
+
+  #post(message: SearchJob | SearchBatches): void {
+    try {
+      this.#worker?.postMessage(message);
+    } catch {
+      this.#stopWorker(true); // the main thread does it all
+    }
+  }
+
+  #examine(index: number): Examined[] {
+    const end = Math.min(this.#keys.length, (index + 1) * BATCH_SIZE);
+    const outcomes: Examined[] = [];
+    for (let i = index * BATCH_SIZE; i < end; i++) {
+      outcomes.push(examineFile(this.#reader, this.#keys[i], this.#examination));
+    }
+    return outcomes;
+  }
+
+  #stopWorker(dead: boolean): void {
+    if (this.#worker === undefined) return;
+    if (this.#lease === undefined) this.#worker.terminate();
+    else {
+      this.#worker.onmessage = null;
+      this.#lease.release(dead);
+    }
+    this.#worker = undefined;
+  }
+
+  #wakeUp(): void {
+    const wake = this.#wake;
+    this.#wake = undefined;
+    wake?.();
+  }
+}
+
+keepOffTopTier(ExaminedBatches.prototype.add, ExaminedBatches.prototype.get);

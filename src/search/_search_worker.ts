@@ -1,0 +1,81 @@
+/**
+ * The worker thread of a directory search (see `_search_pool.ts`): it is given the job, then
+ * the batches of files in order as the walk completes them; it claims batches it knows from
+ * a counter shared with the main thread, examines each file with {@linkcode examineFile}
+ * (read, binary check, literal prefilter, decode of the window) and posts the outcomes of
+ * each batch back. It never sees the matcher: scanning, the match cap and the order of
+ * results stay on the main thread.
+ *
+ * @module
+ */
+import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
+import { collectGarbageWhenIdle } from "../io/runtime.ts";
+import { FileReader } from "../io/_file_reader.ts";
+import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import type { IndexJob, IndexReply } from "./index/_file_filters.ts";
+import {
+  BATCH_SIZE,
+  claimForWorker,
+  handOver,
+  type SearchBatches,
+  type SearchJob,
+} from "./_search_pool.ts";
+
+/** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<SearchJob | SearchBatches | IndexJob>) => void) | null;
+  postMessage(message: unknown, transfer?: Transferable[]): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+/** One reader per file system shared with this worker (its buffer is reused). */
+const readers = new Map<string, FileReader>();
+let reader: FileReader | undefined;
+let job: SearchJob | undefined;
+
+function readerFor(shared: SharedFileSystem): FileReader {
+  const key = JSON.stringify(shared);
+  let found = readers.get(key);
+  if (found === undefined) {
+    found = new FileReader(sharedFileSystem(shared), WHOLE_FILE_BYTES);
+    readers.set(key, found);
+  }
+  return found;
+}
+let claims: Int32Array | undefined;
+const batches: string[][] = [];
+
+scope.onmessage = (event) => {
+  const data = event.data;
+  if ("index" in data) {
+    // A worker of the search index: filters of files, handed over without a copy.
+    const indexer = readerFor(data.files);
+    const reply: IndexReply = { indexed: data.index.map((key) => indexFile(indexer, key)) };
+    const filters = reply.indexed.flatMap((file) =>
+      file.filter ? [file.filter.buffer as ArrayBuffer] : []
+    );
+    scope.postMessage(reply, filters);
+    collectGarbageWhenIdle();
+    return;
+  }
+  if ("paths" in data) {
+    const paths = data.paths.split("\0");
+    for (let i = 0; i < paths.length; i += BATCH_SIZE) batches.push(paths.slice(i, i + BATCH_SIZE));
+  } else {
+    // A new search (the worker may be kept warm between searches).
+    job = data;
+    claims = new Int32Array(data.counter);
+    reader = readerFor(data.files);
+    batches.length = 0;
+  }
+  if (job === undefined || claims === undefined || reader === undefined) return;
+  const current = job;
+  const examiner = reader;
+  // Examine every batch known and not claimed by the main thread; more arrive as messages.
+  for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
+    const outcomes = batches[batch].map((key) => examineFile(examiner, key, current));
+    handOver(claims, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
+    batch = claimForWorker(claims, batches.length);
+  }
+  collectGarbageWhenIdle();
+};

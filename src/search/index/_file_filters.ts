@@ -1,0 +1,256 @@
+/**
+ * The search index's knowledge of file contents: a trigram filter per file (or the mark of
+ * a binary file), built on a worker thread from a queue of files to learn, within a byte
+ * budget. It knows nothing of watching: the index tells it what changed.
+ *
+ * @module
+ */
+import { sep } from "node:path";
+import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
+import { collectGarbageWhenIdle } from "../../io/runtime.ts";
+import type { IndexedFile } from "../_search_file.ts";
+import { startSearchWorker, unref } from "../_search_pool.ts";
+
+/** Files per message to the indexing worker. */
+const INDEX_BATCH = 256;
+
+/** The mark of a binary file. */
+export const BINARY = "binary";
+
+/** What is kept per file: a trigram filter, or the mark of a binary file. */
+export type Filter = Uint8Array | typeof BINARY;
+
+/** What the indexing worker is sent. */
+export interface IndexJob {
+  /** Real paths of the files to index. */
+  index: string[];
+  /** Where they are. */
+  files: SharedFileSystem;
+}
+
+/** What the indexing worker sends back. */
+export interface IndexReply {
+  /** One per file of the job, in order. */
+  indexed: IndexedFile[];
+}
+
+/** Trigram filters of files, built on a worker thread within a byte budget. */
+export class FileFilters {
+  readonly #files: FileSystem;
+  readonly #maxBytes: number;
+  readonly #onIdle: () => void;
+  readonly #filters = new Map<string, Filter>();
+  readonly #unindexable = new Set<string>(); // read and found too large or unreadable
+  #bytes = 0;
+  #version = 0;
+  #queue: string[] = [];
+  readonly #queued = new Set<string>();
+  #worker: Worker | undefined;
+  #started = false;
+  #closed = false;
+  /** Searches under way: the worker gets no new batch meanwhile (see {@linkcode pause}). */
+  #pauses = 0;
+  #held = false; // a batch is due, held back by a pause
+  /** Paths changed while a batch was out: its results for them (or below them) are stale. */
+  #changedInFlight: Set<string> | undefined;
+
+  /**
+   * @param files where the files are read
+   * @param maxBytes the most bytes filters may take
+   * @param onIdle called whenever the queue has been worked off
+   */
+  constructor(files: FileSystem, maxBytes: number, onIdle: () => void) {
+    this.#files = files;
+    this.#maxBytes = maxBytes;
+    this.#onIdle = onIdle;
+  }
+
+  /** A number that grows whenever a filter comes or goes. */
+  get version(): number {
+    return this.#version;
+  }
+
+  /** Files known, bytes of filters, files waiting, files on the worker now. */
+  get stats(): { files: number; bytes: number; queued: number; indexing: number } {
+    const queued = this.#queue.length;
+    return {
+      files: this.#filters.size,
+      bytes: this.#bytes,
+      queued,
+      indexing: this.#queued.size - queued,
+    };
+  }
+
+  /**
+   * The filter of a file, if it has one.
+   *
+   * @param key the real path
+   * @returns its filter, the binary mark, or undefined
+   */
+  get(key: string): Filter | undefined {
+    return this.#filters.get(key);
+  }
+
+  /**
+   * Queues files not known yet; they are worked off once {@linkcode start} was called.
+   *
+   * @param keys real paths
+   */
+  learn(keys: Iterable<string>): void {
+    if (this.#closed || this.#bytes >= this.#maxBytes) return;
+    for (const key of keys) {
+      if (this.#filters.has(key) || this.#unindexable.has(key) || this.#queued.has(key)) continue;
+      this.#queued.add(key);
+      this.#queue.push(key);
+    }
+    if (this.#started && this.#worker === undefined) this.#next();
+  }
+
+  /** Starts working off the queue (the changes of files read from now on will be heard). */
+  start(): void {
+    this.#started = true;
+    if (this.#worker === undefined) this.#next();
+  }
+
+  /**
+   * Forgets the changed paths and everything below them (a path that had no filter may be a
+   * directory).
+   *
+   * @param paths absolute paths
+   * @returns the paths that had no filter (directories among them)
+   */
+  forget(paths: Set<string>): Set<string> {
+    const unknown = new Set<string>();
+    for (const path of paths) {
+      this.#changedInFlight?.add(path);
+      if (!this.drop(path)) unknown.add(path);
+    }
+    if (unknown.size === 0) return unknown;
+    for (const key of [...this.#filters.keys(), ...this.#unindexable]) {
+      if (underAny(key, unknown)) this.drop(key);
+    }
+    return unknown;
+  }
+
+  /**
+   * Forgets one file.
+   *
+   * @param key the real path
+   * @returns false when it was not known
+   */
+  drop(key: string): boolean {
+    this.#version++;
+    const filter = this.#filters.get(key);
+    if (filter === undefined) return this.#unindexable.delete(key);
+    if (filter !== BINARY) this.#bytes -= filter.length;
+    this.#filters.delete(key);
+    return true;
+  }
+
+  /**
+   * Holds back the next batch until {@linkcode resume}: while searches run, learning waits,
+   * so that it takes neither their cores nor memory beside theirs.
+   */
+  pause(): void {
+    this.#pauses++;
+  }
+
+  /** Ends one {@linkcode pause}; the last one sends the batch held back. */
+  resume(): void {
+    this.#pauses--;
+    if (this.#pauses > 0 || !this.#held) return;
+    this.#held = false;
+    this.#next();
+  }
+
+  /** Stops the worker and forgets everything. */
+  close(): void {
+    this.#closed = true;
+    this.#worker?.terminate();
+    this.#worker = undefined;
+    this.#filters.clear();
+    this.#unindexable.clear();
+    this.#queue = [];
+    this.#queued.clear();
+    this.#bytes = 0;
+  }
+
+  /** Sends the next batch to the worker, or stops the worker when there is none. */
+  #next(): void {
+    if (this.#pauses > 0 && !this.#closed) {
+      this.#held = true;
+      return;
+    }
+    const batch = this.#queue.splice(0, INDEX_BATCH);
+    if (batch.length === 0 || this.#closed || this.#bytes >= this.#maxBytes) {
+      this.#worker?.terminate();
+      this.#worker = undefined;
+      if (!this.#closed) this.#onIdle();
+      return;
+    }
+    this.#worker ??= this.#startWorker();
+    if (this.#worker === undefined) {
+      this.#queue = [];
+      this.#queued.clear();
+      return;
+    }
+    this.#changedInFlight = new Set();
+    const job: IndexJob = { index: batch, files: this.#files.share() };
+    this.#worker.postMessage(job);
+  }
+
+  #startWorker(): Worker | undefined {
+    const worker = unref(startSearchWorker());
+    if (worker === undefined) return undefined;
+    worker.onmessage = (event: MessageEvent<IndexReply>) => this.#take(event.data.indexed);
+    const stop = (event: Event) => {
+      event.preventDefault(); // (Deno would otherwise end the process)
+      this.#worker?.terminate();
+      this.#worker = undefined;
+      this.#queue = [];
+      this.#queued.clear();
+    };
+    worker.onerror = stop;
+    worker.onmessageerror = stop;
+    return worker;
+  }
+
+  #take(indexed: IndexedFile[]): void {
+    if (this.#closed) return;
+    this.#version++;
+    const stale = this.#changedInFlight ?? new Set<string>();
+    this.#changedInFlight = undefined;
+    for (const file of indexed) {
+      this.#queued.delete(file.key);
+      if (stale.size > 0 && (stale.has(file.key) || underAny(file.key, stale))) continue;
+      if (file.filter !== undefined) {
+        if (this.#bytes + file.filter.length > this.#maxBytes) continue;
+        this.#set(file.key, file.filter);
+      } else if (file.binary) this.#set(file.key, BINARY);
+      else this.#unindexable.add(file.key);
+    }
+    collectGarbageWhenIdle(); // (what the batch's message left, once learning stops)
+    this.#next();
+  }
+
+  #set(key: string, filter: Filter): void {
+    const old = this.#filters.get(key);
+    if (old !== undefined && old !== BINARY) this.#bytes -= old.length;
+    this.#filters.set(key, filter);
+    if (filter !== BINARY) this.#bytes += filter.length;
+  }
+}
+
+/**
+ * Whether a directory in `dirs` holds `key` (at any depth).
+ *
+ * @param key an absolute path
+ * @param dirs absolute paths of directories
+ * @returns true when one of them is an ancestor of `key`
+ */
+export function underAny(key: string, dirs: Set<string>): boolean {
+  for (let at = key.lastIndexOf(sep); at > 0; at = key.lastIndexOf(sep, at - 1)) {
+    if (dirs.has(key.slice(0, at))) return true;
+  }
+  return false;
+}

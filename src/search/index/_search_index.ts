@@ -1,0 +1,515 @@
+/**
+ * What a directory store keeps between searches while a {@linkcode TreeWatcher} vouches that
+ * nothing changed: the files of recent walks, a trigram filter per file (`_file_filters.ts`),
+ * the files searches read and found without a literal, and whole results. A later search
+ * skips the walk when it is kept, skips reading every file that certainly lacks a required
+ * literal, and an identical search reads nothing. Whatever the watcher reports changed is
+ * forgotten at the start of the next search, before anything is used.
+ *
+ * The watcher is started after the first search has answered (setting its watches takes
+ * tens of milliseconds on a large tree): that search and any that began before the watcher
+ * was running only teach the index which files to index (and which walk to make again);
+ * they neither use nor keep anything.
+ *
+ * Memory is bounded: filters take at most `maxBytes` (files beyond it are simply read), and
+ * the other tables keep only their most recent entries ({@linkcode MAX_WALKS},
+ * {@linkcode MAX_LITERALS}, {@linkcode MAX_RESULTS} results of up to
+ * {@linkcode MAX_RESULT_LINES} lines).
+ *
+ * @module
+ */
+import type { Matcher } from "../../core/mod.ts";
+import type { SearchQuery, SearchResult } from "../../store/file_store.ts";
+import type { FileSystem } from "../../io/file_system.ts";
+import { FileReader } from "../../io/_file_reader.ts";
+import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
+import { type Examined, WHOLE_FILE_BYTES } from "../_search_file.ts";
+import { WarmWorker, type WorkerLease } from "../_search_pool.ts";
+import { TreeWatcher } from "./_tree_watcher.ts";
+import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
+import type { WalkNode } from "../../store/walk.ts";
+
+/** Walks kept (one per start, glob and `includeIgnored` searched recently). */
+export const MAX_WALKS = 8;
+/** Literals whose absence from files read is kept (the most recently searched). */
+export const MAX_LITERALS = 16;
+/** Results kept for identical searches. */
+export const MAX_RESULTS = 16;
+/** The most matching lines a kept result may hold. */
+export const MAX_RESULT_LINES = 20_000;
+const KNOWN_BINARY: Examined = { kind: "binary" };
+const KNOWN_NONE: Examined = { kind: "none" };
+
+/** Sizes of what a {@linkcode SearchIndex} holds. */
+export interface SearchIndexStats {
+  /** Files with a filter or known to be binary. */
+  files: number;
+  /** Bytes of filters. */
+  bytes: number;
+  /** Walks kept. */
+  walks: number;
+  /** Files waiting to be indexed. */
+  queued: number;
+  /** Files being indexed on the worker. */
+  indexing: number;
+}
+
+/** What {@linkcode SearchIndex.refresh} found. */
+export type IndexState =
+  /** The watcher is running and every change so far is accounted for: use the index. */
+  | "trusted"
+  /** The watcher is not running yet: only {@linkcode SearchIndex.learn} may be used. */
+  | "learning"
+  /** The watcher failed: the index is closed and must be dropped. */
+  | "closed";
+
+/** What {@linkcode SearchIndex.knownFiles} answers. */
+export interface KnownFiles {
+  /** The walk it was made for. */
+  files: WalkNode[];
+  /** Per file, what is known without reading it (undefined: it must be read). */
+  known: (Examined | undefined)[];
+  /** The positions of the files to read. */
+  toRead: number[];
+  /** The literal the fewest files may contain. */
+  rarest: string | undefined;
+  /** The index's versions it was made for. */
+  version: number;
+  absentVersion: number;
+}
+
+/** A walk to make again once the watcher runs. */
+export interface WalkToMake {
+  /** The walk's key. */
+  key: string;
+  /** Makes the walk. */
+  files: () => AsyncIterable<WalkNode[]>;
+}
+
+/** Walks, filters, absences and results kept between searches, dropped as things change. */
+export class SearchIndex {
+  /**
+   * The reader of the searches that use this index: its buffer stays grown (up to
+   * `WHOLE_FILE_BYTES`) instead of growing again in every search. It is only ever used
+   * between two awaits, so concurrent searches can share it.
+   */
+  readonly reader: FileReader;
+  /** The worker lent to searches, kept warm between them (started by the first). */
+  readonly #worker = new WarmWorker();
+  readonly #roots: readonly string[];
+  readonly #watchDir: string | undefined;
+  readonly #filters: FileFilters;
+  #watcher: TreeWatcher | undefined;
+  #starting = false;
+  #closed = false;
+  readonly #walks = new Map<string, WalkNode[]>();
+  readonly #walksToMake = new Map<string, WalkToMake["files"]>();
+  /** Per literal, files a search read and found without it (those its filter let through). */
+  readonly #absent = new Map<string, Set<string>>();
+  /** Results of complete searches, by {@linkcode resultKey}. */
+  readonly #results = new Map<string, { changes: number; result: SearchResult }>();
+  /** Answers of {@linkcode knownFiles}. */
+  readonly #known = new Map<string, KnownFiles>();
+  /** Each kept walk's filters, in its order, as of a filters version. */
+  readonly #aligned = new WeakMap<
+    WalkNode[],
+    { version: number; filters: (Filter | undefined)[] }
+  >();
+  #changes = 0; // refreshes that forgot something
+  #walkEpoch = 0; // structural changes heard
+  #absentVersion = 0; // grows when searches find literals absent from more files
+
+  /**
+   * An index of the roots; it starts watching them after the first {@linkcode learn}.
+   *
+   * @param files the roots' file system (its roots are watched)
+   * @param maxBytes the most bytes filters may take
+   * @param watchDir the watcher's private directory (see `TreeWatcher.start`)
+   */
+  constructor(files: FileSystem, maxBytes: number, watchDir?: string) {
+    this.#roots = files.roots;
+    this.#watchDir = watchDir;
+    this.reader = new FileReader(files, WHOLE_FILE_BYTES);
+    this.#filters = new FileFilters(files, maxBytes, () => void this.#makeWalks());
+    // The worker loads now, beside the session's start, rather than during its first grep.
+    this.#worker.borrow()?.release(false);
+  }
+
+  /** What it holds now. */
+  get stats(): SearchIndexStats {
+    return { ...this.#filters.stats, walks: this.#walks.size };
+  }
+
+  /** A mark of the changes forgotten so far (it grows with every refresh that forgot one). */
+  get changes(): number {
+    return this.#changes;
+  }
+
+  /** A mark of the structural changes heard so far, for {@linkcode rememberWalk}. */
+  get walkEpoch(): number {
+    return this.#walkEpoch;
+  }
+
+  /**
+   * Waits for the watcher to report every change made so far and forgets what they touch.
+   *
+   * @returns whether the index may be used now
+   */
+  async refresh(): Promise<IndexState> {
+    if (this.#closed) return "closed";
+    if (this.#watcher === undefined) return "learning";
+    const changes = await this.#watcher.sync();
+    if (changes.lost || !this.#watcher.healthy) {
+      this.close();
+      return "closed";
+    }
+    if (changes.structural) {
+      this.#walks.clear();
+      this.#walkEpoch++;
+    }
+    if (changes.paths.size > 0) {
+      this.#changes++;
+      this.#results.clear();
+      const maybeDirs = this.#filters.forget(changes.paths);
+      for (const keys of this.#absent.values()) {
+        for (const key of keys) {
+          if (changes.paths.has(key) || underAny(key, maybeDirs)) keys.delete(key);
+        }
+      }
+    }
+    return "trusted";
+  }
+
+  /**
+   * The files of a walk made since the last structural change.
+   *
+   * @param key the walk's start, glob and options
+   * @returns the files, or undefined
+   */
+  walk(key: string): WalkNode[] | undefined {
+    return this.#walks.get(key);
+  }
+
+  /**
+   * Keeps the files of a complete walk, unless a structural change was heard since it began.
+   *
+   * @param key the walk's start, glob and options
+   * @param files its files in order
+   * @param since {@linkcode walkEpoch} when the walk began
+   */
+  rememberWalk(key: string, files: WalkNode[], since: number): void {
+    if (this.#closed || since !== this.#walkEpoch || this.#watcher === undefined) return;
+    keepRecent(this.#walks, key, files, MAX_WALKS);
+  }
+
+  /**
+   * A test of what is known of a file without reading it, for a search with `matcher`:
+   * binary, or certainly without one of the literals every match contains (by its filter,
+   * or because a search read it and found the literal absent).
+   *
+   * @param matcher the search's matcher
+   * @returns per real path, the outcome, or undefined when the file must be read
+   */
+  knowing(matcher: Matcher): (key: string) => Examined | undefined {
+    const literals = this.#literals(matcher);
+    const alternatives = alternativesOf(matcher);
+    return (key) => judge(this.#filters.get(key), key, literals, alternatives);
+  }
+
+  /**
+   * {@linkcode knowing} for every file of a kept walk, and the required literal that the
+   * fewest of them may contain (the best one to look for in the bytes of the files that must
+   * be read). The answer is kept, so an identical search asks nothing per file: it is made
+   * again when a filter comes or goes, and brought up to date when searches find literals
+   * absent.
+   *
+   * @param walkKey the walk's key
+   * @param files the walk's files (from {@linkcode walk})
+   * @param matcher the search's matcher
+   * @returns per file, the outcome (undefined: it must be read), and the rarest literal
+   */
+  knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher): KnownFiles {
+    const { requiredLiteral, requiredLiterals, alternativeLiterals } = matcher;
+    const key = JSON.stringify([walkKey, requiredLiteral, requiredLiterals, alternativeLiterals]);
+    let answer = this.#known.get(key);
+    if (answer?.files !== files || answer.version !== this.#filters.version) {
+      answer = this.#judgeAll(files, matcher);
+      keepRecent(this.#known, key, answer, MAX_WALKS);
+    } else if (answer.absentVersion !== this.#absentVersion) {
+      // Only files still to be read can be ruled out by the absences found since.
+      // (A copy: a search still running may hold the old array.)
+      const literals = this.#literals(matcher);
+      const known = answer.known = answer.known.slice();
+      answer.toRead = answer.toRead.filter((i) =>
+        (known[i] = judge(undefined, files[i].key, literals, undefined)) === undefined
+      );
+      answer.absentVersion = this.#absentVersion;
+    }
+    return answer;
+  }
+
+  /**
+   * Keeps the files a search read and found without its required literal; ignored when
+   * something changed since the search started (a file may have changed after it was read).
+   *
+   * @param literal the required literal
+   * @param keys the files read without it
+   * @param since {@linkcode changes} when the search started
+   */
+  recordAbsent(literal: string, keys: readonly string[], since: number): void {
+    if (this.#closed || since !== this.#changes || keys.length === 0) return;
+    const known = this.#absent.get(literal) ?? new Set();
+    const before = known.size;
+    for (const key of keys) known.add(key);
+    if (known.size !== before) this.#absentVersion++;
+    keepRecent(this.#absent, literal, known, MAX_LITERALS);
+  }
+
+  /**
+   * The result of an identical search made since the last change the watcher reported.
+   *
+   * @param key the search's {@linkcode resultKey}
+   * @returns that result (frozen), or undefined
+   */
+  result(key: string): SearchResult | undefined {
+    const kept = this.#results.get(key);
+    return kept !== undefined && kept.changes === this.#changes ? kept.result : undefined;
+  }
+
+  /**
+   * Keeps a search's result for an identical search, when it is complete (not stopped by
+   * the time budget), not too large, and nothing changed since the search started. The
+   * result is frozen, as it is shared with every search that gets it.
+   *
+   * @param key the search's {@linkcode resultKey}
+   * @param result its result
+   * @param since {@linkcode changes} when it started
+   */
+  rememberResult(key: string, result: SearchResult, since: number): void {
+    if (this.#closed || since !== this.#changes || result.stopped === "time") return;
+    if (result.matchedLines > MAX_RESULT_LINES) return;
+    keepRecent(this.#results, key, { changes: since, result: deepFreeze(result) }, MAX_RESULTS);
+  }
+
+  /**
+   * Queues files for indexing on a worker thread (those not indexed yet); the first call
+   * starts the watcher, once the current task (the search answering) is over.
+   *
+   * @param keys real paths
+   * @param walk a walk made before the watcher was running, to make again (in the background,
+   *   once the files are indexed) so that the next such search needs none
+   */
+  learn(keys: Iterable<string>, walk?: WalkToMake): void {
+    if (this.#closed) return;
+    if (walk !== undefined && !this.#walks.has(walk.key)) {
+      this.#walksToMake.set(walk.key, walk.files);
+    }
+    this.#filters.learn(keys);
+    if (this.#watcher === undefined && !this.#starting) {
+      this.#starting = true;
+      setTimeout(() => this.#startWatching(), 0);
+    }
+  }
+
+  /**
+   * Lends the warm search worker to one search, when it is not lent already.
+   *
+   * @returns the lease, or undefined
+   */
+  borrowWorker(): WorkerLease | undefined {
+    return this.#closed ? undefined : this.#worker.borrow();
+  }
+
+  /**
+   * Marks a search under way: learning waits until none is (see `FileFilters.pause`).
+   *
+   * @returns the function that marks its end
+   */
+  searching(): () => void {
+    this.#filters.pause();
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      this.#filters.resume();
+    };
+  }
+
+  /** Stops watching and indexing, and forgets everything. */
+  close(): void {
+    this.#closed = true;
+    this.#watcher?.close();
+    this.#filters.close();
+    this.#worker.close();
+    for (const table of [this.#walks, this.#walksToMake, this.#absent, this.#known]) table.clear();
+    this.#results.clear();
+  }
+
+  #startWatching(): void {
+    if (this.#closed) return;
+    this.#watcher = TreeWatcher.start(this.#roots, undefined, this.#watchDir);
+    if (this.#watcher === undefined) this.close();
+    else this.#filters.start();
+  }
+
+  /**
+   * Indexing done: makes the walks asked for (the watcher is running, so each is good until
+   * it reports a structural change), and lines the filters up with every kept walk, all
+   * before the next search needs them.
+   */
+  async #makeWalks(): Promise<void> {
+    for (const [key, walk] of this.#walksToMake) {
+      this.#walksToMake.delete(key);
+      const since = this.#walkEpoch;
+      const files: WalkNode[] = [];
+      try {
+        for await (const run of walk()) files.push(...run);
+      } catch {
+        continue; // (the next search walks itself, and says what went wrong)
+      }
+      this.rememberWalk(key, files, since);
+    }
+    for (const files of this.#walks.values()) this.#alignedFilters(files);
+  }
+
+  /** The filters of a walk's files, in its order. */
+  #alignedFilters(files: WalkNode[]): (Filter | undefined)[] {
+    let aligned = this.#aligned.get(files);
+    if (aligned === undefined || aligned.version !== this.#filters.version) {
+      const filters = files.map((file) => this.#filters.get(file.key));
+      aligned = { version: this.#filters.version, filters };
+      this.#aligned.set(files, aligned);
+    }
+    return aligned.filters;
+  }
+
+  #judgeAll(files: WalkNode[], matcher: Matcher): KnownFiles {
+    const filters = this.#alignedFilters(files);
+    const literals = this.#literals(matcher);
+    const alternatives = alternativesOf(matcher);
+    const passed = literals.map(() => 0);
+    const known: (Examined | undefined)[] = [];
+    const toRead: number[] = [];
+    for (let i = 0; i < files.length; i++) {
+      known.push(judge(filters[i], files[i].key, literals, alternatives, passed));
+      if (known[i] === undefined) toRead.push(i);
+    }
+    let rarest = matcher.requiredLiteral;
+    let fewest = Infinity;
+    literals.forEach(({ literal }, i) => {
+      if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
+    });
+    const version = this.#filters.version;
+    return { files, known, toRead, rarest, version, absentVersion: this.#absentVersion };
+  }
+
+  /** The matcher's usable literals, with the files known to lack each. */
+  #literals(matcher: Matcher): Literal[] {
+    return literalsOf(matcher).map((literal) => ({
+      ...literal,
+      absent: this.#absent.get(literal.literal),
+    }));
+  }
+}
+
+/** A required literal as the index tests it. */
+interface Literal {
+  literal: string;
+  trigrams: Uint32Array;
+  /** Files a search read and found without it. */
+  absent?: Set<string>;
+}
+
+/**
+ * What is known of one file: binary, certainly without a required literal or without every
+ * alternative literal, or nothing.
+ *
+ * @param alternatives the trigrams of the matcher's alternative literals, when usable
+ * @param passed when given, counts per literal the files it does not rule out (every
+ *   literal is then tested)
+ */
+function judge(
+  filter: Filter | undefined,
+  key: string,
+  literals: Literal[],
+  alternatives: Uint32Array[] | undefined,
+  passed?: number[],
+): Examined | undefined {
+  if (filter === BINARY) return KNOWN_BINARY;
+  let none = false;
+  for (let i = 0; i < literals.length && (passed !== undefined || !none); i++) {
+    const { trigrams, absent } = literals[i];
+    if (absent?.has(key) || (filter !== undefined && !mayContain(filter, trigrams))) none = true;
+    else if (passed !== undefined) passed[i]++;
+  }
+  if (!none && filter !== undefined && alternatives !== undefined) {
+    none = !alternatives.some((trigrams) => mayContain(filter, trigrams));
+  }
+  return none ? KNOWN_NONE : undefined;
+}
+
+/**
+ * The trigrams of the matcher's alternative literals, when the index can use them all (a
+ * shorter one than three bytes rules nothing out).
+ */
+function alternativesOf(matcher: Matcher): Uint32Array[] | undefined {
+  const trigrams = matcher.alternativeLiterals?.map(trigramsOf);
+  if (!trigrams?.length || !trigrams.every((one) => one !== undefined)) return undefined;
+  return trigrams as Uint32Array[];
+}
+
+/**
+ * The matcher's required literals that the index can use, with their trigrams, the longest
+ * first.
+ */
+function literalsOf(matcher: Matcher): { literal: string; trigrams: Uint32Array }[] {
+  const literals = matcher.requiredLiterals ??
+    (matcher.requiredLiteral === undefined ? [] : [matcher.requiredLiteral]);
+  return literals
+    .flatMap((literal) => {
+      const trigrams = trigramsOf(literal);
+      return trigrams === undefined ? [] : [{ literal, trigrams }];
+    })
+    .sort((a, b) => b.literal.length - a.literal.length);
+}
+
+/**
+ * A literal's trigrams, when the index can use it: made of whole characters (no U+FFFD,
+ * which stands for bytes that are not UTF-8) and of three bytes or more.
+ */
+function trigramsOf(literal: string): Uint32Array | undefined {
+  if (literal.includes("\uFFFD")) return undefined;
+  const trigrams = needleTrigrams(new TextEncoder().encode(literal));
+  return trigrams.length > 0 ? trigrams : undefined;
+}
+
+/**
+ * What makes two searches identical, for {@linkcode SearchIndex.result}: the matcher's key,
+ * the real start, and every option that changes the result; undefined when the matcher has
+ * no key.
+ *
+ * @param start the real path of the start
+ * @param query the search
+ * @returns the key, or undefined
+ */
+export function resultKey(start: string, query: SearchQuery): string | undefined {
+  const { matcher, glob, includeIgnored, context, maxMatches } = query;
+  if (matcher.key === undefined) return undefined;
+  return JSON.stringify([matcher.key, start, glob, includeIgnored, context, maxMatches]);
+}
+
+/** Sets a map entry as the most recent one, dropping the oldest beyond `max`. */
+function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
+  map.delete(key);
+  if (map.size >= max) map.delete(map.keys().next().value!);
+  map.set(key, value);
+}
+
+/** Freezes an object and everything it holds. */
+function deepFreeze<T>(value: T): T {
+  if (typeof value === "object" && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const inner of Object.values(value)) deepFreeze(inner);
+  }
+  return value;
+}

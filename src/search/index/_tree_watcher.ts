@@ -1,0 +1,225 @@
+/**
+ * Watches the roots of a store for changes, so that what a search learned about the tree
+ * can be kept until something changes. {@linkcode TreeWatcher.sync} is the barrier that
+ * makes "any change on disk is seen by the next search" hold: it creates a file in a
+ * private directory watched by the same runtime watcher, waits for that file's event, then
+ * does so once more. Bun reads all its watchers from one inotify descriptor, in the order
+ * the kernel queued the events, and hands each read's events over watcher by watcher (in
+ * the order the watchers were made) as tasks of the JavaScript thread, run in turn. The
+ * second sentinel is created after the first was heard, so it comes in a later read than
+ * every change made before the sync, and its event is handed over after theirs. (Under
+ * load, one read can hold a change and the first sentinel, and a sentinel watcher made
+ * first would hand its event over first: the test suite saw that happen with two busy
+ * processes on the machine.) Runtimes without such an order (`WATCH_ORDER_KEPT` in `io/runtime.ts`)
+ * must not use it, and their searches read everything.
+ *
+ * Bun drops an event that repeats the path and kind of the watcher's previous one within
+ * about a millisecond. A change made just after a sync that reported the same path could
+ * be lost that way, so a path is reported again by every sync that comes less than
+ * {@linkcode REPEAT_WINDOW_MS} after its event was heard.
+ *
+ * Not seen by any inotify watcher, and so not by this one: writes through another name of a
+ * file (a hard link) than the one watched, writes through a shared memory map, and changes
+ * made by another machine on a network file system. (The search index never rules out a
+ * file that has several names when it reads it.)
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { createBarrierDir } from "../../files/_barrier_dir.ts";
+
+/** What changed since the last {@linkcode TreeWatcher.sync}. */
+export interface TreeChanges {
+  /** Paths (absolute) that were created, deleted, renamed or written. */
+  paths: Set<string>;
+  /** True when a path was created, deleted or renamed (listings may differ). */
+  structural: boolean;
+  /** True when changes may have been missed: forget everything learned. */
+  lost: boolean;
+}
+
+/** How long after its event a path is still reported (Bun's repeat window, with a margin). */
+export const REPEAT_WINDOW_MS = 20;
+
+/**
+ * Changed paths held between two syncs at the most; more (a build writing a whole tree while
+ * nobody searches) count as lost changes, and the index gives up instead of growing.
+ */
+export const MAX_PENDING_PATHS = 100_000;
+
+/** How long a sync waits for its sentinel before it gives the watcher up. */
+const SYNC_TIMEOUT_MS = 2000;
+
+/** Watches roots recursively and tells what changed since the last sync. */
+export class TreeWatcher {
+  readonly #watchers: fs.FSWatcher[] = [];
+  readonly #barrierDir: string;
+  readonly #maxPending: number;
+  #changes: TreeChanges = { paths: new Set(), structural: false, lost: false };
+  /** Events heard since the last sync (repeats of a path included). */
+  #events = 0;
+  /** Paths heard from lately: when, and whether structurally. */
+  #recent = new Map<string, { at: number; structural: boolean }>();
+  #lastSync = 0;
+  #broken = false;
+  #sentinels = 0;
+  /** The sentinels of the syncs under way (concurrent searches sync at once). */
+  readonly #waiting = new Map<string, () => void>();
+
+  private constructor(barrierDir: string, maxPending: number) {
+    this.#barrierDir = barrierDir;
+    this.#maxPending = maxPending;
+  }
+
+  /**
+   * Starts watching (trust it only where `WATCH_ORDER_KEPT`); undefined when the
+   * watches cannot be set (no inotify, or too few watches left for a large tree).
+   *
+   * @param roots the real paths of the roots
+   * @param maxPending changed paths held between syncs at the most (see
+   *   {@linkcode MAX_PENDING_PATHS})
+   * @param barrierDir the private directory to use (made empty by the caller, removed by
+   *   {@linkcode TreeWatcher.close}); by default a new one in the system's temporary folder
+   * @returns the watcher, or undefined
+   */
+  static start(
+    roots: readonly string[],
+    maxPending: number = MAX_PENDING_PATHS,
+    barrierDir?: string,
+  ): TreeWatcher | undefined {
+    let watcher: TreeWatcher | undefined;
+    try {
+      watcher = new TreeWatcher(barrierDir ?? createBarrierDir(), maxPending);
+      for (const root of roots) {
+        watcher.#watch(root, true, (name, structural) => watcher!.#changed(root, name, structural));
+      }
+      // Last: of the events Bun reads at once, it hands each watcher's over in the order the
+      // watchers were made, so the roots' events come before the sentinel's.
+      watcher.#watch(watcher.#barrierDir, false, (name) => watcher!.#sentinelSeen(name));
+      return watcher;
+    } catch {
+      watcher?.close();
+      return undefined;
+    }
+  }
+
+  /** False once the watcher failed; its changes can no longer be trusted. */
+  get healthy(): boolean {
+    return !this.#broken;
+  }
+
+  /**
+   * Waits until every change made before the call has been reported, then hands over the
+   * changes since the last sync.
+   *
+   * @returns the changes (`lost` when the watcher failed or the sentinel never came)
+   */
+  async sync(): Promise<TreeChanges> {
+    // Two sentinels, one after the other: the second is created only once the first was
+    // heard, so its event is read after every event read with the first, whatever order
+    // the watchers of one read are handed over in.
+    if (!this.#broken && await this.#sentinel()) await this.#sentinel();
+    const changes = this.#changes;
+    if (this.#broken) changes.lost = true;
+    this.#changes = { paths: new Set(), structural: false, lost: false };
+    this.#events = 0;
+    // Report again what was heard so short a time before the last sync that a repeat of it
+    // after that sync may have been dropped; forget what is older.
+    for (const [path, heard] of this.#recent) {
+      if (heard.at + REPEAT_WINDOW_MS <= this.#lastSync) this.#recent.delete(path);
+      else {
+        changes.paths.add(path);
+        if (heard.structural) changes.structural = true;
+      }
+    }
+    this.#lastSync = Date.now();
+    return changes;
+  }
+
+  /** Stops watching and removes the private directory. */
+  close(): void {
+    for (const watcher of this.#watchers) watcher.close();
+    this.#watchers.length = 0;
+    this.#broken = true;
+    for (const resolve of this.#waiting.values()) resolve();
+    fs.rmSync(this.#barrierDir, { recursive: true, force: true });
+  }
+
+  #watch(
+    path: string,
+    recursive: boolean,
+    onEvent: (name: string | undefined, structural: boolean) => void,
+  ): void {
+    const watcher = fs.watch(path, { recursive, persistent: false }, (event, name) => {
+      onEvent(name ?? undefined, event === "rename");
+    });
+    watcher.on("error", () => this.#fail());
+    this.#watchers.push(watcher);
+  }
+
+  #changed(root: string, name: string | undefined, structural: boolean): void {
+    // A flood of events (a process renaming in a loop: Bun's recursive watcher then even
+    // rescans the directories a symlink swapped in points to) would keep this thread busy
+    // with nothing but events; past the cap the watcher gives up instead.
+    if (++this.#events > this.#maxPending) {
+      this.#fail();
+      return;
+    }
+    if (name === undefined) {
+      this.#changes.lost = true;
+      return;
+    }
+    // Walks never enter .git, so what git does there changes no search.
+    if (name.split("/").includes(".git")) return;
+    if (this.#changes.paths.size >= this.#maxPending) {
+      this.#fail();
+      return;
+    }
+    const path = join(root, name);
+    const walkChanged = structural || name === ".gitignore" || name.endsWith("/.gitignore");
+    this.#changes.paths.add(path);
+    if (walkChanged) this.#changes.structural = true;
+    const before = this.#recent.get(path);
+    this.#recent.set(path, {
+      at: Date.now(),
+      structural: walkChanged || before?.structural === true,
+    });
+  }
+
+  /** Creates a sentinel file and waits for its event; false (and failed) on a timeout. */
+  async #sentinel(): Promise<boolean> {
+    if (this.#broken) return false;
+    const name = `s${++this.#sentinels}`;
+    const seen = new Promise<boolean>((resolve) => this.#waiting.set(name, () => resolve(true)));
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<boolean>((resolve) => {
+      timer = setTimeout(() => resolve(false), SYNC_TIMEOUT_MS);
+    });
+    try {
+      fs.writeFileSync(join(this.#barrierDir, name), "");
+      if (await Promise.race([seen, timeout])) return true;
+      this.#fail();
+    } catch {
+      this.#fail();
+    } finally {
+      clearTimeout(timer);
+      this.#waiting.delete(name);
+      fs.rmSync(join(this.#barrierDir, name), { force: true });
+    }
+    return false;
+  }
+
+  #sentinelSeen(name: string | undefined): void {
+    if (name !== undefined) this.#waiting.get(name)?.();
+  }
+
+  #fail(): void {
+    this.#broken = true;
+    this.#changes.lost = true;
+    // No more events: nothing they could tell is trusted any more.
+    for (const watcher of this.#watchers) watcher.close();
+    this.#watchers.length = 0;
+    for (const resolve of this.#waiting.values()) resolve();
+  }
+}

@@ -1,0 +1,138 @@
+// Shared fast-check arbitraries and reference implementations for the core's property tests.
+// Texts come from a small alphabet rich in the characters the line rule cares about, so that
+// short random texts hit every edge: "\n", "\r\n", lone "\r" (also at the end of a line and of
+// the text), a leading BOM, astral characters, and characters that look like line breaks to
+// other tools (U+2028, a BOM inside the text).
+import fc from "fast-check";
+import { splitBom } from "../../src/core/bom.ts";
+import { lineText, splitLines } from "../../src/core/split_lines.ts";
+
+/** Runs per property: the issue asks for at least 1,000. */
+export const RUNS = { numRuns: 1000 } as const;
+
+const PIECES = [
+  "a",
+  "b",
+  "x",
+  "A",
+  " ",
+  "\t",
+  "\n",
+  "\n",
+  "\n",
+  "\r",
+  "\r",
+  "\r\n",
+  "\r\n",
+  "\r\n",
+  "😀",
+  "é",
+  "\u2028",
+  "\uFEFF",
+  ".",
+];
+
+/** One piece of text from the alphabet. */
+export const piece: fc.Arbitrary<string> = fc.constantFrom(...PIECES);
+
+/** A text without a leading BOM. */
+export const body: fc.Arbitrary<string> = fc.array(piece, { maxLength: 40 }).map((p) => p.join(""));
+
+/** A text, with a leading BOM one time in four. */
+export const text: fc.Arbitrary<string> = fc
+  .tuple(fc.integer({ min: 0, max: 3 }), body)
+  .map(([bom, rest]) => (bom === 0 ? "\uFEFF" : "") + rest);
+
+const LINE_CHARS = ["a", "b", "x", " ", "\t", "😀", "é", "."];
+
+/** Text of one line: no "\n" and no "\r". */
+export const plainLine: fc.Arbitrary<string> = fc
+  .array(fc.constantFrom(...LINE_CHARS), { maxLength: 6 })
+  .map((p) => p.join(""));
+
+/** A text whose every terminator is `eol`: at least two lines, final terminator or not. */
+export function pureText(eol: "\n" | "\r\n"): fc.Arbitrary<string> {
+  return fc
+    .tuple(
+      fc.boolean(),
+      fc.array(plainLine, { minLength: 2, maxLength: 8 }),
+      fc.boolean(),
+    )
+    .map(([bom, lines, final]) => (bom ? "\uFEFF" : "") + lines.join(eol) + (final ? eol : ""));
+}
+
+/** New text for an edit in LF style (may hold "\r\n" too, never a lone "\r"). */
+export const breakText: fc.Arbitrary<string> = fc
+  .array(fc.constantFrom("a", "b", "😀", " ", "\n", "\n", "\r\n"), { maxLength: 8 })
+  .map((p) => p.join(""));
+
+/** New text for an edit, from the whole alphabet (lone "\r" included). */
+export const anyText: fc.Arbitrary<string> = body;
+
+/** Line numbers (1-based) of the lines whose text `test` accepts: the naive reference scanner. */
+export function referenceLines(whole: string, test: (line: string) => boolean): number[] {
+  const numbers: number[] = [];
+  splitLines(splitBom(whole).body).forEach((line, i) => {
+    if (test(lineText(line))) numbers.push(i + 1);
+  });
+  return numbers;
+}
+
+const ATOMS = [
+  "a",
+  "x",
+  "A",
+  ".",
+  "\\s",
+  "\\S",
+  "\\w",
+  "\\W",
+  "\\d",
+  "\\D",
+  "[^x]",
+  "[^]",
+  "[ab]",
+  "\\r",
+  "😀",
+  "é",
+  "\\.",
+];
+const ASSERTIONS = ["^", "$", "\\b", "\\B"];
+
+/** A regular expression from a small grammar: atoms, `*`/`+`/`?`, anchors, alternation, groups. */
+export const regexSource: fc.Arbitrary<string> = fc.letrec((tie) => ({
+  atom: fc.oneof(
+    { weight: 4, arbitrary: fc.constantFrom(...ATOMS) },
+    { weight: 1, arbitrary: tie("alternation").map((s) => `(?:${s})`) },
+  ),
+  term: fc.oneof(
+    {
+      weight: 5,
+      arbitrary: fc
+        .tuple(tie("atom") as fc.Arbitrary<string>, fc.constantFrom("", "", "*", "+", "?"))
+        .map(([a, q]) => a + q),
+    },
+    { weight: 2, arbitrary: fc.constantFrom(...ASSERTIONS) },
+  ),
+  sequence: fc
+    .array(tie("term") as fc.Arbitrary<string>, { minLength: 1, maxLength: 4 })
+    .map((t) => t.join("")),
+  alternation: fc
+    .array(tie("sequence") as fc.Arbitrary<string>, {
+      minLength: 1,
+      maxLength: 3,
+      depthIdentifier: "re",
+    })
+    .map((s) => s.join("|")),
+})).alternation as fc.Arbitrary<string>;
+
+/** Like {@linkcode regexSource}, sometimes with a lookahead or lookbehind around it. */
+export const regexWithLookarounds: fc.Arbitrary<string> = fc.oneof(
+  { weight: 3, arbitrary: regexSource },
+  {
+    weight: 1,
+    arbitrary: fc
+      .tuple(fc.constantFrom("(?=", "(?!", "(?<=", "(?<!"), regexSource, regexSource)
+      .map(([open, inner, rest]) => `${open}${inner})${rest}`),
+  },
+);

@@ -1,0 +1,162 @@
+// The command line, through the compiled binary: subcommands, --json, exit codes 0/1/2.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { main } from "../../src/cli/main.ts";
+import { spawnSync } from "node:child_process";
+import { ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
+import denoJson from "../../deno.json" with { type: "json" };
+import { VERSION } from "../../src/version.ts";
+
+describe("the linewise command line", () => {
+  const root = tempRoot();
+  before(() => {
+    writeFileSync(join(root.dir, "a.txt"), "one\r\ntwo\r\nthree\r\nfour\r\n");
+    mkdirSync(join(root.dir, "src"));
+    writeFileSync(join(root.dir, "src", "b.ts"), "const Two = 2;\nconst three = 3;\n");
+  });
+  after(() => root.remove());
+
+  test("--version prints the version in deno.json", () => {
+    const out = runCli(["--version"], root.dir);
+    assert.equal(out.status, 0);
+    assert.equal(out.stdout, `linewise ${denoJson.version}\n`);
+    assert.equal(VERSION, denoJson.version);
+  });
+
+  for (
+    const [name, args] of [
+      ["an empty --root", ["serve", "--root", ""]],
+      ["a --root that does not exist", ["read", "a.txt", "--root", join(root.dir, "nope")]],
+    ] as const
+  ) {
+    test(`${name} is a usage error: one sentence, exit 2`, () => {
+      const out = runCli([...args], root.dir);
+      assert.equal(out.status, 2);
+      const lines = out.stderr.trimEnd().split("\n");
+      assert.deepEqual(lines.length, 2, out.stderr);
+      assert.match(lines[0], /^linewise: --root or --deny cannot be used: /);
+      assert.equal(lines[1], "Try 'linewise --help'.");
+    });
+  }
+
+  test("grep's note says only context was cut when every match is shown", () => {
+    writeFileSync(join(root.dir, "ctx.txt"), "a\nb\nneedle\nc\nd\n");
+    const out = runCli(["grep", "needle", "ctx.txt", "-C", "2", "--max-lines", "3"], root.dir);
+    rmSync(join(root.dir, "ctx.txt"));
+    assert.equal(out.status, 0);
+    assert.match(out.stdout, /\[output budget reached: showing all 1 matching line in 1 file, but/);
+    assert.doesNotMatch(out.stdout, /more matches exist/);
+  });
+
+  test("--help prints usage and exits 0", () => {
+    const out = runCli(["--help"], root.dir);
+    assert.equal(out.status, 0);
+    assert.match(out.stdout, /linewise read FILE \[START\[:END\]\]/);
+  });
+
+  const reads: Array<[string, string[], string]> = [
+    ["START:END reads that range", ["read", "a.txt", "2:3"], "2\ttwo\r\n3\tthree\r\n"],
+    ["START alone reads to the end", ["read", "a.txt", "3"], "3\tthree\r\n4\tfour\r\n"],
+    [
+      "no range reads the whole file",
+      ["read", "a.txt"],
+      "1\tone\r\n2\ttwo\r\n3\tthree\r\n4\tfour\r\n",
+    ],
+  ];
+  for (const [name, args, expected] of reads) {
+    test(`read: ${name}`, () => {
+      const out = runCli(args, root.dir);
+      assert.equal(out.status, 0, out.stderr);
+      assert.equal(out.stdout, expected);
+    });
+  }
+
+  test("grep takes -i, -F, -C and --glob anywhere on the line", () => {
+    const out = runCli(["grep", "-i", "two", "--glob", "*.ts", "-C", "1"], root.dir);
+    assert.equal(out.status, 0, out.stderr);
+    assert.equal(out.stdout, "src/b.ts\n1\tconst Two = 2;\n2-\tconst three = 3;\n");
+    const fixed = runCli(["grep", "-F", "t.o", "."], root.dir);
+    assert.match(fixed.stdout, /^\[no match/);
+    assert.equal(fixed.status, 0, "no match is success");
+  });
+
+  test("glob and list print paths", () => {
+    assert.equal(runCli(["glob", "*.ts"], root.dir).stdout, "src/b.ts\n");
+    assert.match(runCli(["list"], root.dir).stdout, /^dir\t-\tsrc\/\nfile\t\d+\ta\.txt\n$/);
+  });
+
+  test("call runs any tool with JSON arguments, and --json prints the structured result", () => {
+    const out = runCli([
+      "call",
+      "replace_lines",
+      JSON.stringify({
+        path: "a.txt",
+        edits: [{ start_line: 2, new_text: "2", expected_text: "two" }],
+      }),
+      "--json",
+    ], root.dir);
+    assert.equal(out.status, 0, out.stderr);
+    assert.equal(JSON.parse(out.stdout).line_delta, 0);
+    assert.equal(readFileSync(join(root.dir, "a.txt"), "utf8"), "one\r\n2\r\nthree\r\nfour\r\n");
+  });
+
+  test("a tool error exits 1 with the message on stderr", () => {
+    const out = runCli(["read", "a.txt", "9"], root.dir);
+    assert.equal(out.status, 1);
+    assert.equal(out.stdout, "");
+    assert.match(out.stderr, /past the end: the file has 4 lines/);
+  });
+
+  const usage: Array<[string, string[]]> = [
+    ["no command", []],
+    ["an unknown command", ["frobnicate"]],
+    ["an unknown option", ["read", "a.txt", "--bogus"]],
+    ["a malformed range", ["read", "a.txt", "x:y"]],
+    ["invalid JSON for call", ["call", "read", "{oops"]],
+    ["a write tool in --read-only mode", ["call", "delete", '{"path":"a.txt"}', "--read-only"]],
+  ];
+  for (const [name, args] of usage) {
+    test(`a usage error exits 2: ${name}`, () => {
+      const out = runCli(args, root.dir);
+      assert.equal(out.status, 2, out.stderr);
+      assert.match(out.stderr, /^linewise: /);
+    });
+  }
+
+  test("a reader slower than the command still receives all of a large output", () => {
+    const big = tempRoot();
+    try {
+      for (let i = 0; i < 2000; i++) {
+        writeFileSync(
+          join(big.dir, `file-with-a-long-name-${String(i).padStart(5, "0")}.txt`),
+          "x\n",
+        );
+      }
+      // The shell's reader sleeps before reading, so the command finishes first.
+      const piped = spawnSync("sh", ["-c", `"${ensureBinary()}" list --json | (sleep 0.3; cat)`], {
+        cwd: big.dir,
+        encoding: "utf8",
+        maxBuffer: 1 << 24,
+      });
+      assert.equal(piped.status, 0, piped.stderr);
+      const out = piped.stdout;
+      assert.ok(out.length > 65536, "more than a pipe's buffer");
+      assert.equal(JSON.parse(out).total, 2000, "the whole JSON arrived");
+    } finally {
+      big.remove();
+    }
+  });
+
+  test("main() runs in-process with its own output functions", async () => {
+    let out = "";
+    let err = "";
+    const status = await main(["read", join(root.dir, "a.txt"), "1:1", "--root", root.dir], {
+      stdout: (t) => out += t,
+      stderr: (t) => err += t,
+    });
+    assert.equal(status, 0, err);
+    assert.equal(out, "1\tone\r\n");
+  });
+});

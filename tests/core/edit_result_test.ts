@@ -1,0 +1,56 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { ExpectedTextMismatchError, OldTextMatchError } from "../../src/core/edit_result.ts";
+
+describe("ExpectedTextMismatchError", () => {
+  test("ExpectedTextMismatchError names one line, says nothing was written and what to do", () => {
+    const error = new ExpectedTextMismatchError([{ start: 4, end: 4, firstDifferentLine: 4 }]);
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, "ExpectedTextMismatchError");
+    assert.equal(
+      error.message,
+      "expected_text does not match the file at line 4 (first difference at line 4); nothing was written. The file changed since you read it: read those lines again and retry with their current text",
+    );
+  });
+
+  test("ExpectedTextMismatchError names every range with its first differing line", () => {
+    const ranges = [
+      { start: 1, end: 3, firstDifferentLine: 2 },
+      { start: 7, end: 9, firstDifferentLine: 9 },
+    ];
+    const error = new ExpectedTextMismatchError(ranges);
+    assert.match(
+      error.message,
+      /^expected_text does not match the file at lines 1-3 \(first difference at line 2\), lines 7-9 \(first difference at line 9\); nothing was written/,
+    );
+    assert.deepEqual(error.ranges, ranges);
+  });
+
+  test("ExpectedTextMismatchError starts its message lower-case", () => {
+    const error = new ExpectedTextMismatchError([{ start: 1, end: 1, firstDifferentLine: 1 }]);
+    assert.match(error.message, /^[a-z]/);
+  });
+});
+
+describe("OldTextMatchError", () => {
+  test("OldTextMatchError for no occurrence says it was not found and how to retry", () => {
+    const error = new OldTextMatchError([]);
+    assert.ok(error instanceof Error);
+    assert.equal(error.name, "OldTextMatchError");
+    assert.deepEqual(error.lines, []);
+    assert.match(
+      error.message,
+      /^old_text was not found; read the file again and copy the text exactly/,
+    );
+    assert.match(error.message, /use replace_lines/);
+  });
+
+  test("OldTextMatchError for several occurrences names each line", () => {
+    const error = new OldTextMatchError([3, 9, 12]);
+    assert.deepEqual(error.lines, [3, 9, 12]);
+    assert.equal(
+      error.message,
+      "old_text occurs 3 times (at lines 3, 9, 12); include more surrounding text to make it unique, pass replace_all=true, or use replace_lines",
+    );
+  });
+});

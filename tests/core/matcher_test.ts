@@ -1,0 +1,383 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  escapeRegExp,
+  literalMatcher,
+  type Matcher,
+  type MatcherOptions,
+  type MatchSpan,
+  regexMatcher,
+} from "../../src/core/matcher.ts";
+import { lineSpanAt } from "../../src/core/split_lines.ts";
+import { regexWithLookarounds, RUNS, text } from "../_helpers/arbitraries.ts";
+
+type Row = [
+  name: string,
+  pattern: string,
+  line: string,
+  span: MatchSpan | null,
+  options?: MatcherOptions,
+];
+
+describe("literalMatcher()", () => {
+  const ROWS: Row[] = [
+    ["finds a fixed string", "a.b", "xa.b", { start: 1, end: 4 }],
+    ["treats regex metacharacters as text", "a.b", "axb", null],
+    ["finds the first occurrence", "ab", "xabab", { start: 1, end: 3 }],
+    ["is case-sensitive by default", "A", "a", null],
+    ["matches every line with an empty needle", "", "anything", { start: 0, end: 0 }],
+    ["matches an empty line with an empty needle", "", "", { start: 0, end: 0 }],
+    ["finds astral characters by UTF-16 offsets", "😀", "a😀", { start: 1, end: 3 }],
+    ["finds a lone CR, which is text", "a\rb", "xa\rb", { start: 1, end: 4 }],
+    ["never matches a needle with a newline", "a\nb", "ab", null],
+    ["ignores case on request", "A", "xa", { start: 1, end: 2 }, { ignoreCase: true }],
+    [
+      "ignores case on request with regex metacharacters in the needle",
+      "a.b-c(",
+      "x A.B-C( y",
+      { start: 2, end: 8 },
+      { ignoreCase: true },
+    ],
+    [
+      "keeps metacharacters literal when ignoring case",
+      "a.b-c(",
+      "aXb-c(",
+      null,
+      { ignoreCase: true },
+    ],
+    [
+      "keeps every metacharacter literal when ignoring case",
+      "^$\\.*+?()[]{}|/-",
+      "x^$\\.*+?()[]{}|/-",
+      { start: 1, end: 17 },
+      { ignoreCase: true },
+    ],
+    ["folds non-ASCII case", "É", "café", { start: 3, end: 4 }, { ignoreCase: true }],
+    ["never matches a needle with a newline when ignoring case", "a\nb", "ab", null, {
+      ignoreCase: true,
+    }],
+  ];
+  for (const [name, needle, line, span, options] of ROWS) {
+    test(`literalMatcher() ${name}`, () => {
+      assert.deepEqual(literalMatcher(needle, options).matchLine(line), span);
+    });
+  }
+
+  test("literalMatcher() offers its needle as the required literal when case-sensitive", () => {
+    assert.equal(literalMatcher("abc").requiredLiteral, "abc");
+    assert.deepEqual(literalMatcher("abc").requiredLiterals, ["abc"]);
+    assert.equal(literalMatcher("abc", { ignoreCase: true }).requiredLiteral, undefined);
+    assert.equal(literalMatcher("abc", { ignoreCase: true }).requiredLiterals, undefined);
+  });
+
+  test("literalMatcher() with a newline in the needle has no candidates", () => {
+    assert.equal(literalMatcher("a\nb").findCandidate?.("a\nb", 0), -1);
+  });
+});
+
+describe("regexMatcher()", () => {
+  const ROWS: Row[] = [
+    ["matches x$ at the end of the text of a CRLF line", "x$", "x", { start: 0, end: 1 }],
+    ["treats a lone CR at the end as text, so x$ fails before it", "x$", "x\r", null],
+    ["matches a lone CR with .", "a.b", "a\rb", { start: 0, end: 3 }],
+    ["matches a lone CR alone with .", ".", "\r", { start: 0, end: 1 }],
+    ["anchors ^ at the start of the line's text", "^b", "ab", null],
+    ["anchors ^ at the start, matching", "^a", "ab", { start: 0, end: 1 }],
+    ["anchors $ at the end of the line's text", "a$", "ab", null],
+    ["matches ^$ on an empty line", "^$", "", { start: 0, end: 0 }],
+    ["compiles with u: . matches an astral character whole", "^.$", "😀", { start: 0, end: 2 }],
+    ["compiles with u: \\u{...} escapes work", "\\u{1F600}", "a😀", { start: 1, end: 3 }],
+    ["compiles with u: property escapes work", "\\p{Lu}", "aB", { start: 1, end: 2 }],
+    ["supports lookahead", "a(?=b)", "ab", { start: 0, end: 1 }],
+    ["supports negative lookahead", "a(?!b)", "aba", { start: 2, end: 3 }],
+    ["supports lookbehind", "(?<=a)b", "ab", { start: 1, end: 2 }],
+    ["supports negative lookbehind", "(?<!a)b", "ab", null],
+    ["supports negative lookbehind, matching", "(?<!a)b", "cb", { start: 1, end: 2 }],
+    ["matches a negated class against a lone CR", "[^x]", "x\r", { start: 1, end: 2 }],
+    ["matches \\s against a tab", "\\s", "a\tb", { start: 1, end: 2 }],
+    ["matches \\W against punctuation", "\\W", "ab-", { start: 2, end: 3 }],
+    ["matches \\D against a letter", "\\D", "12a", { start: 2, end: 3 }],
+    ["matches [^] against any character", "[^]", "q", { start: 0, end: 1 }],
+    ["never matches [^] on an empty line", "[^]", "", null],
+    ["ignores case on request", "ABC", "xabc", { start: 1, end: 4 }, { ignoreCase: true }],
+    ["is case-sensitive by default", "ABC", "xabc", null],
+    ["reports a zero-length match", "^", "abc", { start: 0, end: 0 }],
+    ["reports the first match, not the longest", "b+|a", "abbb", { start: 0, end: 1 }],
+  ];
+  for (const [name, source, line, span, options] of ROWS) {
+    test(`regexMatcher() ${name}`, () => {
+      const matcher = regexMatcher(source, options);
+      assert.deepEqual(matcher.matchLine(line), span);
+      // A matcher is reusable: a second call gives the same answer.
+      assert.deepEqual(matcher.matchLine(line), span);
+    });
+  }
+
+  const INVALID: Array<[string, string]> = [
+    ["an unclosed group", "("],
+    ["a lone brace, which the u flag refuses", "a{"],
+    ["an identity escape, which the u flag refuses", "\\-"],
+    ["a nothing-to-repeat quantifier", "*"],
+  ];
+  for (const [name, source] of INVALID) {
+    test(`regexMatcher() throws a SyntaxError for ${name}`, () => {
+      assert.throws(() => regexMatcher(source), SyntaxError);
+    });
+  }
+
+  test("regexMatcher() with a lookaround has no whole-text fast path", () => {
+    assert.equal(regexMatcher("(?<=a)b").findCandidate, undefined);
+    assert.equal(regexMatcher("a(?!b)").findCandidate, undefined);
+    assert.notEqual(regexMatcher("a(?:b)").findCandidate, undefined);
+    assert.notEqual(regexMatcher("(?<name>a)").findCandidate, undefined);
+  });
+
+  test("regexMatcher() findCandidate never skips a line that matchLine matches", () => {
+    fc.assert(
+      fc.property(regexWithLookarounds, text, fc.boolean(), (source, t, ignoreCase) => {
+        const matcher = regexMatcher(source, { ignoreCase });
+        if (!matcher.findCandidate) return true;
+        for (let at = 0; at < t.length;) {
+          const span = lineSpanAt(t, at);
+          if (matcher.matchLine(t.slice(at, span.end))) {
+            const candidate = matcher.findCandidate(t, at);
+            // A zero-length match at the end of an unterminated last line is at t.length.
+            const inLine = candidate < span.next ||
+              (candidate === t.length && span.end === t.length);
+            if (candidate === -1 || !inLine) return false;
+          }
+          at = span.next;
+        }
+        return true;
+      }),
+      RUNS,
+    );
+  });
+});
+
+describe("escapeRegExp()", () => {
+  test("escapeRegExp() escapes every syntax character", () => {
+    assert.equal(escapeRegExp("a.b*"), "a\\.b\\*");
+    assert.equal(
+      escapeRegExp("^$\\.*+?()[]{}|/"),
+      "\\^\\$\\\\\\.\\*\\+\\?\\(\\)\\[\\]\\{\\}\\|\\/",
+    );
+  });
+
+  test("escapeRegExp() leaves - alone, which the u flag refuses to see escaped", () => {
+    assert.equal(escapeRegExp("a-b"), "a-b");
+  });
+
+  test("escapeRegExp() gives a u-flag pattern that matches exactly the text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme-composite" }), (s) => {
+        const re = new RegExp(`^${escapeRegExp(s)}$`, "us");
+        return re.test(s);
+      }),
+      RUNS,
+    );
+  });
+});
+
+/** Runs `check` on random lines that one of the patterns matches. */
+function forMatchedLines(
+  patterns: string[],
+  check: (pattern: string, matcher: Matcher, line: string) => void,
+): void {
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...patterns),
+      fc.string({ unit: fc.constantFrom(..."abcdefqrstuxyz.") }),
+      (pattern, line) => {
+        const matcher = regexMatcher(pattern);
+        if (matcher.matchLine(line) !== null) check(pattern, matcher, line);
+      },
+    ),
+    RUNS,
+  );
+}
+
+describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
+  // The single literal (for one-literal prefilters) is the one holding the rarest kind of
+  // character (capitals over lowercase over the most common), then the longest, then the
+  // first.
+  const rows: Array<
+    [pattern: string, literals: string[] | undefined, single?: string, options?: MatcherOptions]
+  > = [
+    ["createElement\\(", ["createElement("], "createElement("],
+    ["function \\w+Sync\\(", ["function ", "Sync("], "Sync("],
+    ["ab?c", ["a", "c"], "a"],
+    ["ab*", ["a"], "a"],
+    ["ab+", ["ab"], "ab"],
+    ["x{0,3}yz", ["yz"], "yz"],
+    ["x{2}yz", ["x", "yz"], "yz"],
+    ["[abc]def\\.g", ["def.g"], "def.g"],
+    ["(foo)bar+baz", ["bar", "baz"], "bar"],
+    ["let \\w+ = \\$el", ["let ", " = $el"], " = $el"],
+    ["foo(?=bar)", ["foo"], "foo"],
+    ["😀?ab", ["ab"], "ab"],
+    ["a\\tb", ["a\tb"], "a\tb"],
+    ["a|b", undefined],
+    ["\\u0041bc", undefined],
+    ["(a)\\1", undefined],
+    ["[a-z]+", undefined],
+    ["foo", undefined, undefined, { ignoreCase: true }],
+  ];
+  for (const [pattern, literals, single, options] of rows) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) requires ${JSON.stringify(literals)}`, () => {
+      const matcher = regexMatcher(pattern, options);
+      assert.deepEqual(matcher.requiredLiterals, literals);
+      assert.equal(matcher.requiredLiteral, single);
+    });
+  }
+
+  test("every line a pattern matches contains each of its required literals", () => {
+    const patterns = ["ab?c", "x{0,2}yz+", "(q|r)st*u", "[a-c]+de?f", "a.b\\.c", "a+b{2}c?d"];
+    forMatchedLines(patterns, (pattern, matcher, line) => {
+      for (const literal of matcher.requiredLiterals ?? []) {
+        assert.ok(line.includes(literal), `${pattern} on ${line} lacks ${literal}`);
+      }
+    });
+  });
+});
+
+describe("regexMatcher() alternativeLiterals", () => {
+  const rows: Array<[pattern: string, literals: string[] | undefined, options?: MatcherOptions]> = [
+    ["TODO|FIXME", ["TODO", "FIXME"]],
+    ["foo|bar\\(", ["foo", "bar("]],
+    ["TODO|fix\\w+ME", ["TODO", "ME"]], // each alternative's rarest
+    ["foo(bar|baz)|qux", ["foo", "qux"]],
+    ["Ab|aB|Ab", ["Ab", "aB"]],
+    ["x+|yy", ["x", "yy"]],
+    ["a|", undefined], // an empty alternative matches every line
+    ["a|b*", undefined],
+    ["[|]|ab", undefined],
+    ["(x|y)z", undefined], // one required literal instead
+    ["a\\|b", undefined],
+    ["foo", undefined],
+    ["a|bcd", undefined, { ignoreCase: true }], // "a" has no stretch of three
+    // Ignoring case: the spellings of a stretch of three characters or more with the fewest
+    // letters (at most three), then the longest.
+    ["createElement\\(", ["nt(", "nT(", "Nt(", "NT("], { ignoreCase: true }],
+    ["x1-2y", ["1-2"], { ignoreCase: true }],
+    ["useState", ["tat", "taT", "tAt", "tAT", "Tat", "TaT", "TAt", "TAT"], { ignoreCase: true }],
+    ["task", undefined, { ignoreCase: true }], // k and s have forms beyond ASCII
+    ["été", undefined, { ignoreCase: true }],
+    ["a.b", undefined, { ignoreCase: true }],
+  ];
+  for (const [pattern, literals, options] of rows) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) has one of ${JSON.stringify(literals)}`, () => {
+      assert.deepEqual(regexMatcher(pattern, options).alternativeLiterals, literals);
+    });
+  }
+
+  test("a case-insensitive pattern of alternatives spells a stretch of each", () => {
+    const spellings = regexMatcher("TODO|FIXME", { ignoreCase: true }).alternativeLiterals;
+    const expected = ["tod", "fix"].flatMap((stretch) =>
+      ["", "", "", "", "", "", "", ""].map((_, bits) =>
+        [...stretch].map((char, i) => bits & (4 >> i) ? char.toUpperCase() : char).join("")
+      )
+    );
+    assert.deepEqual(new Set(spellings), new Set(expected));
+    // Each spelling with the folded literal of its own alternative.
+    const folded = regexMatcher("TODO|FIXME", { ignoreCase: true }).foldedLiterals;
+    assert.deepEqual(
+      new Set(spellings?.map((spelling, i) => `${spelling.toLowerCase()} in ${folded?.[i]}`)),
+      new Set(["tod in todo", "fix in fixme"]),
+    );
+  });
+
+  test("a case-insensitive pattern's spellings come with the folded stretch around them", () => {
+    const folded = (pattern: string, ignoreCase = true) => {
+      const matcher = regexMatcher(pattern, { ignoreCase });
+      assert.equal(matcher.foldedLiterals?.length, matcher.alternativeLiterals?.length);
+      return new Set(matcher.foldedLiterals);
+    };
+    assert.deepEqual(folded("createElement\\("), new Set(["createelement("]));
+    assert.deepEqual(folded("useState"), new Set(["usestate"]));
+    assert.deepEqual(folded("x\\d+ Task\\.done"), new Set([" task.done"]));
+    // Not ASCII: only the stretch of ASCII without k or s around the spellings.
+    assert.deepEqual(folded("Café au lait"), new Set([" au lait"]));
+    assert.deepEqual(folded("createElement\\(", false), new Set());
+  });
+
+  test("every line a case-insensitive pattern matches holds one of its spellings", () => {
+    // K (the Kelvin sign) matches k, and ſ (long s) matches s, when case is ignored.
+    // Each pattern with a text it matches, respelled at random around some noise.
+    const patterns: Array<[string, string]> = [
+      ["ba+se", "baase"],
+      ["Ask me", "ask me"],
+      ["x(y|z)-?qua", "xz-qua"],
+      ["mask+ed", "maskked"],
+      ["[0-9]top\\(ok", "7top(ok"],
+      ["sky tops", "sky tops"],
+      ["base|Ask me", "ask me"],
+      ["x?todo|fixme", "fixme"],
+    ];
+    const respell = (char: string, pick: number) =>
+      char === "k" && pick % 3 === 2
+        ? "\u212A"
+        : char === "s" && pick % 3 === 2
+        ? "ſ"
+        : pick % 2
+        ? char.toUpperCase()
+        : char;
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...patterns),
+        fc.array(fc.nat(), { minLength: 12, maxLength: 12 }),
+        fc.string({ unit: fc.constantFrom(..."aAkKsSſ\u212Atop(0 ") }),
+        ([pattern, example], picks, noise) => {
+          const respelled = [...example].map((char, i) => respell(char, picks[i % 12])).join("");
+          const line = noise.slice(0, 3) + respelled + noise.slice(3);
+          const matcher = regexMatcher(pattern, { ignoreCase: true });
+          if (matcher.matchLine(line) === null) return;
+          const spellings = matcher.alternativeLiterals ?? [""];
+          assert.ok(
+            spellings.some((spelling) => line.includes(spelling)),
+            `${pattern} on ${line} lacks all of ${spellings}`,
+          );
+          // ASCII letters folded, and only those, in a line without a Kelvin sign or long s:
+          // a spelling it holds comes with a folded literal it holds too.
+          if (/[\u212Aſ]/.test(line)) return;
+          const folded = line.replace(/[A-Z]/g, (char) => char.toLowerCase());
+          const literals = matcher.foldedLiterals ?? spellings.map(() => "");
+          assert.ok(
+            spellings.some((spelling, i) =>
+              line.includes(spelling) && folded.includes(literals[i])
+            ),
+            `${pattern} on ${line}`,
+          );
+        },
+      ),
+      RUNS,
+    );
+  });
+
+  test("every line a pattern matches contains one of its alternative literals", () => {
+    const patterns = ["ab|cd", "a+b|x?yz|q", "(a|b)c|de+f", "[a-c]x|y{2}z|st", "a.b|c\\.d"];
+    forMatchedLines(patterns, (pattern, matcher, line) => {
+      const literals = matcher.alternativeLiterals ?? [];
+      assert.ok(literals.length > 0, pattern);
+      const found = literals.some((literal) => line.includes(literal));
+      assert.ok(found, `${pattern} on ${line} lacks all of ${literals}`);
+    });
+  });
+});
+
+describe("matcher keys", () => {
+  test("name what is matched: equal for equal matchers, different otherwise", () => {
+    assert.equal(regexMatcher("a.b").key, regexMatcher("a.b").key);
+    assert.equal(literalMatcher("a.b").key, literalMatcher("a.b").key);
+    const keys = [
+      regexMatcher("a.b").key,
+      regexMatcher("a.b", { ignoreCase: true }).key,
+      regexMatcher("a\\.b").key,
+      literalMatcher("a.b").key,
+      literalMatcher("a.b", { ignoreCase: true }).key,
+      literalMatcher("A.B", { ignoreCase: true }).key,
+    ];
+    assert.equal(new Set(keys).size, keys.length, keys.join(" "));
+  });
+});

@@ -1,0 +1,188 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { formatRow } from "../../src/core/format_rows.ts";
+import { compilePattern } from "../../src/match/safe_matcher.ts";
+import { DirectoryStore } from "../../src/disk/directory_store.ts";
+import { StoreError } from "../../src/store/errors.ts";
+import type { SearchQuery } from "../../src/store/file_store.ts";
+import { Sandbox } from "../../src/disk/sandbox.ts";
+import { InputError } from "../../src/core/input_errors.ts";
+import { GRACE_MS, postedError, RUNNING, SearchThread } from "../../src/disk/_search_thread.ts";
+
+const hasWorkers = typeof Worker === "function";
+
+/** A search thread module that never answers, and one that answers every search with a bug. */
+const SILENT = "self.onmessage = () => {};";
+const FAULTY = `self.onmessage = (event) => {
+  if (typeof event.data.id !== "number") return;
+  self.postMessage({ id: event.data.id, error: { kind: "bug", name: "TypeError",
+    message: "x is undefined", stack: "TypeError: x is undefined\\n    at thread.js:2" } });
+};`;
+
+/** A pattern with no linear-time form that takes far longer than any budget on "a"*501+"b". */
+const SLOW = "(a)a*a*a*\\1c";
+
+function query(pattern: string, extra: Partial<SearchQuery> = {}): SearchQuery {
+  return { matcher: compilePattern(pattern).matcher, ...extra };
+}
+
+describe("the search thread", { skip: !hasWorkers }, () => {
+  let dir: string;
+  let modules: string;
+  let inThread: DirectoryStore;
+  let onThread: DirectoryStore;
+
+  before(async () => {
+    dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-thread-")));
+    modules = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-thread-modules-"));
+    await fs.mkdir(path.join(dir, "src/deep"), { recursive: true });
+    await fs.writeFile(path.join(dir, "a.txt"), "one\nneedle two\nthree\n");
+    await fs.writeFile(path.join(dir, "src/b.ts"), "const needle = 1;\n// Needle\n");
+    await fs.writeFile(path.join(dir, "src/deep/c.md"), "no match\r\nneedle\r\n");
+    await fs.writeFile(path.join(dir, "slow.txt"), "a".repeat(501) + "b\n");
+    await fs.writeFile(path.join(dir, "bin.dat"), new Uint8Array([110, 0, 1, 2]));
+    await fs.writeFile(
+      path.join(dir, "min.js"),
+      "x".repeat(100_000) + "needle();" + "y".repeat(9000),
+    );
+    await fs.writeFile(path.join(modules, "silent.js"), SILENT);
+    await fs.writeFile(path.join(modules, "faulty.js"), FAULTY);
+    inThread = await DirectoryStore.create({ roots: [dir] });
+    onThread = await DirectoryStore.create({ roots: [dir], searchThread: true });
+  });
+
+  after(async () => {
+    onThread.close();
+    await fs.rm(dir, { recursive: true });
+    await fs.rm(modules, { recursive: true });
+  });
+
+  it("finds what the caller's thread finds, with progress and the same counts", async () => {
+    assert.equal(onThread.searchesTakeTurns, true);
+    assert.equal(inThread.searchesTakeTurns, false);
+    const cases: Array<[string, Partial<SearchQuery>, { ignoreCase?: boolean }?]> = [
+      ["needle", {}],
+      ["needle", { context: 1 }],
+      ["needle", {}, { ignoreCase: true }],
+      ["need(le)?", { glob: "**/*.ts" }],
+      ["needle", { includeIgnored: true, onUnreadable: () => {} }],
+      ["needle", { glob: "*.js" }],
+      ["needle", { path: "src", maxMatches: 1 }],
+      ["^three$", {}],
+    ];
+    for (const [pattern, extra, options] of cases) {
+      const make = () => ({ matcher: compilePattern(pattern, options).matcher, ...extra });
+      let progressed = 0;
+      const got = await onThread.search({ ...make(), onProgress: () => progressed++ });
+      assert.deepEqual(got, await inThread.search(make()), `${pattern} ${JSON.stringify(extra)}`);
+      assert.ok(progressed > 0, "progress crosses from the thread");
+    }
+  });
+
+  it("sends only the part of a long row that will be shown, which shows alike", async () => {
+    const make = () => query("needle", { glob: "*.js", rowCut: 100 });
+    const [here, there] = [await inThread.search(make()), await onThread.search(make())];
+    const [whole, part] = [here.files[0].rows[0], there.files[0].rows[0]];
+    assert.equal(whole.text.length, 109_009);
+    assert.ok(part.text.length <= 100, `${part.text.length} UTF-16 units sent`);
+    assert.equal(formatRow(part, { cut: 100 }).text, formatRow(whole, { cut: 100 }).text);
+  });
+
+  it("sends the store's errors back with their code and path", async () => {
+    const error = await onThread.search(query("x", { path: "missing" })).catch((e) => e);
+    assert.ok(error instanceof StoreError, String(error));
+    assert.equal(error.code, "not_found");
+    assert.equal(error.path, "missing");
+  });
+
+  it("refuses a malformed glob as the caller's mistake, at once", async () => {
+    const error = await onThread.search(query("x", { glob: "**/.txt[!" })).catch((e) => e);
+    assert.ok(error instanceof InputError, String(error));
+    assert.match(error.message, /is never closed/);
+    const signal = new AbortController().signal;
+    assert.deepEqual(postedError(new InputError("bad glob"), signal), {
+      kind: "input",
+      message: "bad glob",
+    });
+    assert.equal(postedError(new TypeError("x is undefined"), signal).kind, "bug");
+  });
+
+  it("answers a search whose budget ends while it waits as never started", async () => {
+    const deadline = Date.now() + 1500;
+    const slow = Array.from({ length: RUNNING }, () => onThread.search(query(SLOW, { deadline })));
+    const started = Date.now();
+    const waiting = await onThread.search(query("needle", { deadline: Date.now() + 300 }));
+    const waited = Date.now() - started;
+    assert.equal(waiting.neverStarted, true);
+    assert.equal(waiting.stopped, "time");
+    assert.equal(waiting.filesSearched, 0);
+    assert.ok(waited >= 250 && waited < 1400, `answered after ${waited} ms`);
+    for (const result of await Promise.all(slow)) {
+      // The second runs beside the first only while the process is small enough.
+      assert.equal(result.stopped, "time");
+      assert.ok(result.patternStopped || result.neverStarted, JSON.stringify(result));
+      assert.ok(Date.now() - deadline < 1000, "the slow searches kept their budget");
+    }
+    // The turns are free again.
+    assert.equal((await onThread.search(query("needle"))).matchedLines, 4);
+  });
+
+  it("rejects a waiting search and a running one when they are aborted", async () => {
+    const controller = new AbortController();
+    const deadline = Date.now() + 1500;
+    const slow = Array.from(
+      { length: RUNNING },
+      () => onThread.search(query(SLOW, { deadline, signal: controller.signal })),
+    );
+    const waiting = onThread.search(query("needle", { signal: controller.signal }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const started = Date.now();
+    controller.abort(new Error("cancelled by the test"));
+    await Promise.all(
+      [waiting, ...slow].map((search) => assert.rejects(search, /cancelled by the test/)),
+    );
+    assert.ok(Date.now() - started < 1000, `aborts took ${Date.now() - started} ms`);
+    assert.equal((await onThread.search(query("needle"))).matchedLines, 4);
+  });
+
+  it("replaces a thread that does not keep the budget, and answers the search", async () => {
+    const sandbox = await Sandbox.create({ roots: [dir] });
+    const thread = SearchThread.where(
+      sandbox.share(),
+      { searchIndex: false },
+      new URL(`file://${modules}/silent.js`),
+    )!;
+    try {
+      for (let round = 0; round < 2; round++) {
+        const deadline = Date.now() + 200;
+        const result = await thread.search(query("needle", { deadline }));
+        const late = Date.now() - deadline;
+        assert.equal(result.stopped, "time");
+        assert.equal(result.filesSearched, 0);
+        assert.ok(late >= GRACE_MS - 50 && late < GRACE_MS + 1000, `answered ${late} ms late`);
+      }
+    } finally {
+      thread.close();
+    }
+  });
+
+  it("reports a failure on the thread as a bug, with the thread's stack", async () => {
+    const sandbox = await Sandbox.create({ roots: [dir] });
+    const thread = SearchThread.where(
+      sandbox.share(),
+      { searchIndex: false },
+      new URL(`file://${modules}/faulty.js`),
+    )!;
+    try {
+      const error = await thread.search(query("needle")).catch((e) => e);
+      assert.ok(error instanceof Error && !(error instanceof StoreError), String(error));
+      assert.match(error.message, /the search thread failed: x is undefined/);
+      assert.match(error.stack!, /on the search thread[\s\S]*thread\.js:2/);
+    } finally {
+      thread.close();
+    }
+  });
+});

@@ -1,0 +1,74 @@
+// End to end: a cancelled edit has one commit point, the rename. A cancel heard before it
+// leaves the file as it was and gets no answer; one heard after it finds the edit done, and
+// the edit's answer is sent. Driven line by line, with cancels at random moments.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { RawSession, tempRoot } from "../_helpers/binary.ts";
+
+type Message = { id?: unknown; result?: { content: { text: string }[]; isError?: boolean } };
+
+const ROUNDS = 200;
+
+test("a cancelled edit is either done and answered, or not done and not answered", {
+  timeout: 120_000,
+}, async () => {
+  const root = tempRoot();
+  const file = join(root.dir, "a.txt");
+  writeFileSync(file, "end\n");
+  const session = new RawSession(["serve", "--root", root.dir]);
+  const insert = (id: string, text: string) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "insert_lines", arguments: { path: "a.txt", after_line: 0, text } },
+  });
+  try {
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    });
+    session.sendJson({ jsonrpc: "2.0", method: "notifications/initialized" });
+    await session.received(1);
+    const outcomes = { done: 0, stopped: 0 };
+    for (let round = 0; round < ROUNDS; round++) {
+      session.sendJson(insert(`a${round}`, `A${round}\n`));
+      // A cancel now, a little later, or after the edit may be done (up to 3 ms).
+      const delay = round % 4 === 0 ? 0 : Math.random() * 3;
+      if (delay > 0) await new Promise((wake) => setTimeout(wake, delay));
+      session.sendJson({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: `a${round}`, reason: "the user pressed stop" },
+      });
+      // The next edit of the same file runs after the cancelled one is over (one file's
+      // edits are serialised), and its answer comes after the cancelled one's, if any.
+      session.sendJson(insert(`b${round}`, `B${round}\n`));
+      const lines = await session.receivedUntil(`"b${round}"`) as Message[];
+      const answered = lines.filter((m) => m.id === `a${round}`);
+      const written = readFileSync(file, "utf8").includes(`A${round}\n`);
+      assert.ok(answered.length <= 1, `round ${round}: at most one answer`);
+      if (written) {
+        assert.equal(answered.length, 1, `round ${round}: the edit was made, so it is answered`);
+        assert.notEqual(answered[0].result?.isError, true);
+        outcomes.done++;
+      } else {
+        assert.equal(answered.length, 0, `round ${round}: not made, so not answered`);
+        outcomes.stopped++;
+      }
+    }
+    // Both sides of the commit point were reached (a test of one side only proves little).
+    assert.ok(outcomes.done > 0 && outcomes.stopped > 0, JSON.stringify(outcomes));
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill();
+    root.remove();
+  }
+});

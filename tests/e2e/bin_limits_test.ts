@@ -1,0 +1,213 @@
+// End to end: what the binary says when the world runs out. A full disk is a plain sentence,
+// with nothing written and nothing left behind; a tree too deep to open whole is searched,
+// globbed and listed as far as it can be opened, and the rest is counted.
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ensureBinary } from "../_helpers/binary.ts";
+
+type Result = { content: Array<{ text: string }>; isError?: boolean };
+
+const text = (result: Result) => result.content.map((c) => c.text).join("");
+const isRoot = spawnSync("id", ["-u"], { encoding: "utf8" }).stdout.trim() === "0";
+
+async function serve(root: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: ensureBinary(),
+    args: ["serve", "--root", root],
+    stderr: "pipe",
+  });
+  const client = new Client({ name: "limits-test", version: "1.0.0" });
+  await client.connect(transport);
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown>) {
+  return await client.callTool({ name, arguments: args }) as Result;
+}
+
+/** Removes a directory of any depth (node's rm walks by path and fails past PATH_MAX). */
+function removeTree(dir: string): void {
+  spawnSync("rm", ["-rf", dir]);
+}
+
+describe("a full disk", () => {
+  test("a write is refused as 'no space left on device', leaving nothing behind", {
+    skip: isRoot ? false : "skipped: needs root (to mount a small tmpfs)",
+    timeout: 60_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-full-"));
+    const mounted = spawnSync("mount", ["-t", "tmpfs", "-o", "size=256k", "tmpfs", root]);
+    assert.equal(mounted.status, 0, `mount failed: ${mounted.stderr}`);
+    try {
+      writeFileSync(join(root, "small.txt"), "keep\n");
+      const client = await serve(root);
+      const big = "x".repeat(1024 * 1024);
+      try {
+        const created = await call(client, "write", { path: "new/deep/big.txt", content: big });
+        assert.equal(created.isError, true);
+        assert.match(
+          text(created),
+          /^no space left on device while writing "new\/deep\/big\.txt"; nothing was written/,
+        );
+        assert.doesNotMatch(text(created), /internal error|ENOSPC/);
+        const replaced = await call(client, "write", {
+          path: "small.txt",
+          content: big,
+          overwrite: true,
+        });
+        assert.match(text(replaced), /^no space left on device/);
+      } finally {
+        await client.close();
+      }
+      assert.equal(existsSync(join(root, "new")), false, "the directories it made are gone");
+      assert.deepEqual(readdirSync(root), ["small.txt"], "no temporary file is left");
+      assert.equal(readFileSync(join(root, "small.txt"), "utf8"), "keep\n");
+    } finally {
+      spawnSync("umount", [root]);
+      removeTree(root);
+    }
+  });
+});
+
+describe("a tree 5,000 directories deep", () => {
+  test("grep, glob and list answer with what can be opened and count the rest", {
+    timeout: 120_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-deep-"));
+    try {
+      writeFileSync(join(root, "top.txt"), "needle at the top\n");
+      mkdirSync(join(root, "a"));
+      // Made one level at a time from the directory above (the full path is about 10 KB).
+      const made = spawnSync("python3", [
+        "-c",
+        `
+import os, sys
+fd = os.open(sys.argv[1], os.O_RDONLY | os.O_DIRECTORY)
+for level in range(5000):
+    if level == 100:
+        with open(os.open("shallow.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+            f.write("needle 100 levels down\\n")
+    os.mkdir("a", dir_fd=fd)
+    nxt = os.open("a", os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+    os.close(fd)
+    fd = nxt
+with open(os.open("bottom.txt", os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=fd), "w") as f:
+    f.write("needle at the bottom\\n")
+`,
+        join(root, "a"),
+      ], { encoding: "utf8" });
+      assert.equal(made.status, 0, made.stderr);
+      const client = await serve(root);
+      try {
+        const grep = await call(client, "grep", { pattern: "needle" });
+        assert.equal(grep.isError, undefined, text(grep));
+        assert.match(text(grep), /^top\.txt\n1\tneedle at the top\n/m);
+        assert.match(text(grep), /shallow\.txt\n1\tneedle 100 levels down/);
+        assert.match(text(grep), /\[1 directory or file could not be read .* skipped\]/);
+        assert.ok(text(grep).length < 20_000, "no 10 KB path is echoed");
+        const glob = await call(client, "glob", { pattern: "*.txt" });
+        assert.equal(glob.isError, undefined, text(glob));
+        assert.match(text(glob), /^top\.txt$/m);
+        assert.match(text(glob), /could not be read/);
+        const list = await call(client, "list", { path: ".", depth: 6000 });
+        assert.equal(list.isError, undefined, text(list).slice(0, 500));
+        assert.match(text(list), /\[showing \d+ of \d+ entries; /);
+        assert.match(text(list), /\[1 directory or file could not be read .* skipped\]/);
+        const top = await call(client, "list", { path: "." });
+        assert.equal(text(top), "dir\t-\ta/\nfile\t18\ttop.txt\n");
+      } finally {
+        await client.close();
+      }
+    } finally {
+      removeTree(root);
+    }
+  });
+});
+
+describe("a line of 64 MB", () => {
+  // Line 2: 32 MiB of "ab", "é" (two bytes, one code point), "NEEDLE", then more "ab".
+  const half = 16 * 1024 * 1024;
+  const line = "ab".repeat(half) + "é" + "NEEDLE" + "ab".repeat(half);
+  const codePoints = line.length;
+  const needleColumn = 2 * half + 2;
+
+  test("is read in part, from any column, and grepped, never held whole", {
+    timeout: 120_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-long-"));
+    writeFileSync(join(root, "big.txt"), `head\n${line}\r\ntail\n`);
+    const transport = new StdioClientTransport({
+      command: ensureBinary(),
+      args: ["serve", "--root", root],
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "long-line-test", version: "1.0.0" });
+    await client.connect(transport);
+    try {
+      const first = text(
+        await call(client, "read", { path: "big.txt", start_line: 2, end_line: 3 }),
+      );
+      assert.equal(
+        first,
+        `2\t${
+          "ab".repeat(1000)
+        } … [line cut: ${codePoints} code points; column=2001 shows more]\r\n` +
+          "3\ttail\n",
+      );
+      const middle = text(
+        await call(client, "read", { path: "big.txt", start_line: 2, column: needleColumn - 1 }),
+      );
+      assert.ok(
+        middle.startsWith(`2\t[from column ${needleColumn - 1}] éNEEDLEabab`),
+        middle.slice(0, 80),
+      );
+      const past = await call(client, "read", {
+        path: "big.txt",
+        start_line: 2,
+        column: codePoints + 2,
+      });
+      assert.equal(past.isError, true);
+      assert.match(text(past), new RegExp(`which has ${codePoints} code points`));
+
+      const found = text(await call(client, "grep", { pattern: "NEED+LE", path: "big.txt" }));
+      assert.match(
+        found,
+        new RegExp(`^2\\t\\[from column ${needleColumn - 200}\\] b(ab)+éNEEDLE`, "m"),
+      );
+      assert.match(found, new RegExp(`line cut: ${codePoints} code points`));
+      const tail = text(await call(client, "grep", { pattern: "^(tail|head)$", path: "big.txt" }));
+      assert.equal(tail, "big.txt\n1\thead\n3\ttail\n");
+      // ^ and $ hold at the line's ends only, not where a window of it ends.
+      const start = text(await call(client, "grep", { pattern: "^abab", path: "big.txt" }));
+      assert.match(start, /^2\tabab/m);
+      const end = text(await call(client, "grep", { pattern: "abab$", path: "big.txt" }));
+      assert.match(end, new RegExp(`^2\\t\\[from column ${codePoints - 203}\\] (ab)+$`, "m"));
+      const inside = text(await call(client, "grep", { pattern: "NEEDLEab$", path: "big.txt" }));
+      assert.match(inside, /^\[no match/);
+
+      // (Read by cat: Deno lets only --allow-all read /proc.)
+      const status =
+        spawnSync("cat", [`/proc/${transport.pid}/status`], { encoding: "utf8" }).stdout;
+      const peakKiB = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1]);
+      assert.ok(peakKiB < 256 * 1024, `the server peaked at ${peakKiB} KiB`);
+    } finally {
+      await client.close();
+      removeTree(root);
+    }
+  });
+});

@@ -1,0 +1,173 @@
+// End to end: patterns with no linear-time form (lookarounds, backreferences) on lines that
+// make the runtime's engine backtrack for hours. Each grep answers within its time budget
+// (and one second), saying the pattern was stopped, and the server answers pings at once
+// throughout: the match runs in a helper that is killed, not on the thread that answers.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { callsWhilePinging, initialized, RawSession, tempRoot } from "../_helpers/binary.ts";
+
+type Message = { id?: unknown; result?: { content: { text: string }[] } };
+
+const CASES: [string, string][] = [
+  ["(?=a)a*a*a*a*c", "c" + "a".repeat(3000) + "\n"],
+  ["a*a*a*a*(?<=a)c", "c" + "a".repeat(3000) + "\n"],
+  ["(a)a*a*a*\\1c", "c" + "a".repeat(500) + "\n"],
+  ["(.*)(.*)(.*)\\3x", ("q".repeat(120) + "\n").repeat(2000)],
+];
+
+test("greps that would backtrack for hours stop at the budget while pings are answered", {
+  timeout: 120_000,
+}, async () => {
+  const root = tempRoot();
+  const session = new RawSession(["serve", "--root", root.dir, "--timeout", "1"]);
+  try {
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    });
+    await session.received(1);
+    for (const [i, [pattern, content]] of CASES.entries()) {
+      writeFileSync(join(root.dir, `case${i}.txt`), content);
+      const started = Date.now();
+      session.sendJson({
+        jsonrpc: "2.0",
+        id: `grep${i}`,
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern, path: `case${i}.txt` } },
+      });
+      const pings: number[] = [];
+      for (let p = 0; !session.rawLines.some((l) => l.includes(`"grep${i}"`)); p++) {
+        const sent = Date.now();
+        session.sendJson({ jsonrpc: "2.0", id: `ping${i}-${p}`, method: "ping" });
+        await session.receivedUntil(`"ping${i}-${p}"`, 5000);
+        pings.push(Date.now() - sent);
+        await new Promise((wake) => setTimeout(wake, 50));
+        assert.ok(Date.now() - started < 2000 + 1000, `${pattern}: answered within budget + 1 s`);
+      }
+      const answer = (await session.receivedUntil(`"grep${i}"`) as Message[])
+        .find((m) => m.id === `grep${i}`)!;
+      assert.ok(Date.now() - started < 1000 + 1000, `${pattern}: within the budget and a second`);
+      assert.match(answer.result!.content[0].text, /stopped by the time budget: the pattern/);
+      assert.ok(pings.length > 5, `${pattern}: pinged while it ran (${pings.length})`);
+      assert.ok(Math.max(...pings) < 100, `${pattern}: pings answered in ${Math.max(...pings)} ms`);
+    }
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL"); // (a server stuck in a match would not end by itself)
+    root.remove();
+  }
+});
+
+test("slow greps at once take turns: reads and pings go on, each grep answers within its budget", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  writeFileSync(join(root.dir, "slow.txt"), "c" + "a".repeat(500) + "\n");
+  writeFileSync(join(root.dir, "small.txt"), "one\ntwo\nthree\n");
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "1"]);
+  try {
+    const call = (id: string, name: string, args: unknown) => ({
+      id,
+      method: "tools/call",
+      params: { name, arguments: args },
+    });
+    const greps = Array.from(
+      { length: 5 },
+      (_, i) => call(`grep${i}`, "grep", { pattern: "(a)a*a*a*\\1c" }),
+    );
+    const reads = Array.from(
+      { length: 6 },
+      (_, i) => call(`read${i}`, "read", { path: "small.txt" }),
+    );
+    const { answers, pings } = await callsWhilePinging(session, [...greps, ...reads]);
+    const notes = greps.map(({ id }) => {
+      const { message, ms } = answers.get(id)!;
+      assert.ok(ms < 1000 + 1000, `${id} answered in ${ms} ms`);
+      return (message.result!.content as { text: string }[])[0].text;
+    });
+    const stopped = notes.filter((text) => /stopped by the time budget: the pattern/.test(text));
+    const waited = notes.filter((text) => /before the search could start/.test(text));
+    assert.ok(stopped.length >= 1 && stopped.length <= 2, notes.join("\n"));
+    assert.equal(stopped.length + waited.length, greps.length, notes.join("\n"));
+    for (const { id } of reads) {
+      const { message, ms } = answers.get(id)!;
+      assert.match((message.result!.content as { text: string }[])[0].text, /^1\tone\n/);
+      assert.ok(ms < 250, `${id} answered in ${ms} ms while the greps ran`);
+    }
+    assert.ok(pings.length > 5 && Math.max(...pings) < 100, `pings: ${pings.join(" ")} ms`);
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL");
+    root.remove();
+  }
+});
+
+test("a 60,000-word alternation keeps the time budget and shows what it found", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  const letters = "abcdefghijklmnopqrstuvwxyz";
+  let seed = 7;
+  const random = () => (seed = (seed * 48271) % 2147483647) / 2147483647;
+  const words = new Set<string>();
+  while (words.size < 60_000) {
+    const length = 4 + Math.floor(random() * 6);
+    words.add(Array.from({ length }, () => letters[Math.floor(random() * 26)]).join(""));
+  }
+  const list = [...words];
+  for (let f = 0; f < 40; f++) {
+    const lines = Array.from(
+      { length: 200 },
+      () => Array.from({ length: 8 }, () => list[Math.floor(random() * list.length)]).join(" "),
+    );
+    writeFileSync(join(root.dir, `f${f}.txt`), lines.join("\n") + "\n");
+  }
+  const session = new RawSession(["serve", "--root", root.dir, "--timeout", "2"]);
+  try {
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: 0,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "c", version: "1" },
+      },
+    });
+    await session.received(1);
+    const started = Date.now();
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: "alt",
+      method: "tools/call",
+      params: { name: "grep", arguments: { pattern: list.join("|"), max_matches: 100_000 } },
+    });
+    const pings: number[] = [];
+    for (let p = 0; !session.rawLines.some((l) => l.includes('"alt"')); p++) {
+      const sent = Date.now();
+      session.sendJson({ jsonrpc: "2.0", id: `p${p}`, method: "ping" });
+      await session.receivedUntil(`"p${p}"`, 5000);
+      pings.push(Date.now() - sent);
+      await new Promise((wake) => setTimeout(wake, 50));
+    }
+    const elapsed = Date.now() - started;
+    const answer = (await session.receivedUntil('"alt"') as Message[]).find((m) => m.id === "alt")!;
+    const text = answer.result!.content[0].text;
+    // (It took 15.9 s against a 10 s budget and showed nothing.)
+    assert.ok(elapsed < 2000 * 1.1 + 500, `answered in ${elapsed} ms against a 2 s budget`);
+    assert.match(text, /^f0\.txt\n1\t/);
+    assert.ok(Math.max(...pings) < 100, `pings answered in ${Math.max(...pings)} ms`);
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL");
+    root.remove();
+  }
+});

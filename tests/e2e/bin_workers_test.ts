@@ -1,0 +1,61 @@
+// End to end: grep in the binary really runs off the thread that answers, on the search
+// thread and the worker that reads beside it (a worker that did not start would leave the
+// answers right and only slower, so nothing else would notice). Linux: threads are read
+// from /proc (through `cat`, which Deno may run without --allow-all).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import process from "node:process";
+import { callsWhilePinging, initialized, tempRoot } from "../_helpers/binary.ts";
+
+/** CPU time (clock ticks) of each thread of a process, with its name, by thread id. */
+function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {
+  const script = `for t in /proc/${pid}/task/*; do
+    echo "\${t##*/}|$(cat $t/comm)|$(cut -d')' -f2 $t/stat)"; done`;
+  const tasks = spawnSync("sh", ["-c", script], { encoding: "utf8" }).stdout;
+  return new Map(
+    tasks.trim().split("\n").map((line) => {
+      const [tid, name, stat] = line.split("|");
+      const fields = stat.trim().split(" ");
+      return [tid, { name, ticks: Number(fields[11]) + Number(fields[12]) }]; // utime + stime
+    }),
+  );
+}
+
+test("grep runs on the search thread and the worker beside it, not on the thread that answers", {
+  skip: process.platform !== "linux",
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  for (let d = 0; d < 40; d++) {
+    mkdirSync(join(root.dir, `d${d}`));
+    for (let f = 0; f < 100; f++) {
+      writeFileSync(join(root.dir, `d${d}`, `f${f}.txt`), `line ${f}\n`.repeat(200) + "needle\n");
+    }
+  }
+  const session = await initialized(["serve", "--root", root.dir]);
+  try {
+    const before = threadTimes(session.child.pid!);
+    const { answers } = await callsWhilePinging(session, [{
+      id: "grep",
+      method: "tools/call",
+      params: { name: "grep", arguments: { pattern: "need+le", max_matches: 10_000 } },
+    }]);
+    const after = threadTimes(session.child.pid!);
+    const grep = answers.get("grep")!.message.result!;
+    assert.ok((grep.structuredContent as { matched_lines: number }).matched_lines > 0);
+    const used = [...after].map(([tid, t]) => ({
+      ...t,
+      ticks: t.ticks - (before.get(tid)?.ticks ?? 0),
+    }));
+    const workers = used.filter((t) => t.name === "Worker" && t.ticks > 0);
+    assert.ok(workers.length >= 2, `threads that worked: ${JSON.stringify(used)}`);
+    assert.equal(session.stderr, "", "no worker failed to start");
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL");
+    root.remove();
+  }
+});

@@ -1,0 +1,201 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { describe, test } from "node:test";
+import {
+  type AtomicWriteOptions,
+  removeAbandonedTempFiles,
+  removeTempFilesInFlight,
+  writeAtomically,
+} from "../../src/files/_atomic_write.ts";
+import { filesOf } from "../_helpers/files.ts";
+
+function withDir(body: (dir: string) => Promise<void>): () => Promise<void> {
+  return async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), "linewise-atomic-")));
+    try {
+      await body(dir);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+}
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+/** Writes `name` in `dir` atomically, through the directory's handle. */
+async function writeIn(
+  dir: string,
+  name: string,
+  content: Uint8Array,
+  options: AtomicWriteOptions,
+): Promise<void> {
+  const files = filesOf(dir);
+  const handle = files.openDir(dir);
+  try {
+    await writeAtomically(files, handle, name, content, options);
+  } finally {
+    handle.close();
+  }
+}
+
+describe("writeAtomically()", () => {
+  test(
+    "creates a file with exactly the bytes and leaves no temporary file",
+    withDir(async (dir) => {
+      await writeIn(dir, "a.txt", bytes("one\r\n"), {
+        display: "a.txt",
+        overwrite: false,
+        tidy: false,
+      });
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "one\r\n");
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+    }),
+  );
+
+  test(
+    "refuses an existing file without overwrite and keeps it",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "a.txt"), "old");
+      await assert.rejects(
+        writeIn(dir, "a.txt", bytes("new"), {
+          display: "a.txt",
+          overwrite: false,
+          tidy: false,
+        }),
+        { code: "exists" },
+      );
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+    }),
+  );
+
+  test(
+    "replaces a file with overwrite, giving it the mode asked for",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "run.sh"), "old", { mode: 0o755 });
+      const options = { display: "run.sh", overwrite: true, mode: 0o755, tidy: false };
+      await writeIn(dir, "run.sh", bytes("new"), options);
+      assert.equal(readFileSync(join(dir, "run.sh"), "utf8"), "new");
+      assert.equal(statSync(join(dir, "run.sh")).mode & 0o777, 0o755);
+    }),
+  );
+
+  test(
+    "a failing check before the rename leaves the old content and no temporary file",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "a.txt"), "old");
+      const refuse = () => Promise.reject(new Error("changed meanwhile"));
+      await assert.rejects(
+        writeIn(dir, "a.txt", bytes("new"), {
+          display: "a.txt",
+          overwrite: true,
+          tidy: false,
+          beforePlace: refuse,
+        }),
+        /changed meanwhile/,
+      );
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+    }),
+  );
+
+  test(
+    "a cancel heard after the content is written but before the rename writes nothing",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "a.txt"), "old");
+      const controller = new AbortController();
+      const reason = new Error("cancelled");
+      await assert.rejects(
+        writeIn(dir, "a.txt", bytes("new"), {
+          display: "a.txt",
+          overwrite: true,
+          tidy: false,
+          signal: controller.signal,
+          beforePlace: () => Promise.resolve(controller.abort(reason)),
+        }),
+        reason,
+      );
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+    }),
+  );
+
+  test(
+    "names its temporary file for the process, and a stopping process removes it",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "a.txt"), "old");
+      let seen: string[] = [];
+      const stop = () => {
+        seen = readdirSync(dir);
+        removeTempFilesInFlight(); // what a server stopped by a signal does
+        return Promise.resolve();
+      };
+      await assert.rejects(
+        writeIn(dir, "a.txt", bytes("new"), {
+          display: "a.txt",
+          overwrite: true,
+          tidy: false,
+          beforePlace: stop,
+        }),
+        { code: "not_found" },
+      );
+      const temp = seen.find((name) => name !== "a.txt") ?? "";
+      assert.match(temp, new RegExp(`^\\.a\\.txt\\.${process.pid}-[0-9a-f]{12}\\.linewise-tmp$`));
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "old");
+    }),
+  );
+});
+
+describe("removeAbandonedTempFiles()", () => {
+  test(
+    "removes old temporary files of ended processes, and nothing else",
+    withDir((dir) => {
+      const ended = spawnSync(process.execPath, ["--version"]).pid!;
+      const name = (pid: number, target = "a.txt") => `.${target}.${pid}-0123456789ab.linewise-tmp`;
+      const old = Date.now() / 1000 - 120;
+      const files = {
+        abandoned: name(ended),
+        recent: name(ended, "b.txt"), // an ended process's, but too fresh to be sure
+        ours: name(process.pid),
+        running: name(process.ppid),
+        unrelated: ".a.txt.xyz.linewise-tmp",
+        user: "notes.txt",
+      };
+      for (const file of Object.values(files)) writeFileSync(join(dir, file), "x");
+      for (
+        const file of [files.abandoned, files.ours, files.running, files.unrelated, files.user]
+      ) {
+        utimesSync(join(dir, file), old, old);
+      }
+      mkdirSync(join(dir, name(ended, "dir"))); // not a file: left alone
+      utimesSync(join(dir, name(ended, "dir")), old, old);
+      const handle = filesOf(dir).openDir(dir);
+      try {
+        assert.deepEqual(removeAbandonedTempFiles(handle), [files.abandoned]);
+        assert.deepEqual(removeAbandonedTempFiles(handle, 0), [files.recent]);
+      } finally {
+        handle.close();
+      }
+      assert.deepEqual(
+        readdirSync(dir).sort(),
+        [files.ours, files.running, files.unrelated, files.user, name(ended, "dir")].sort(),
+      );
+      return Promise.resolve();
+    }),
+  );
+});

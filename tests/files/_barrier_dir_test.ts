@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import process from "node:process";
+import { describe, it } from "node:test";
+import {
+  BARRIER_PREFIX,
+  createBarrierDir,
+  removeStaleBarrierDirs,
+} from "../../src/files/_barrier_dir.ts";
+
+/** The id of a process that has ended. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ["--version"]);
+  assert.equal(child.status, 0);
+  return child.pid!;
+}
+
+describe("barrier directories", () => {
+  it("are named for the process, and a new one removes those of ended processes", () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-barriers-"));
+    try {
+      const dead = `${BARRIER_PREFIX}${deadPid()}-abc123`;
+      const alive = `${BARRIER_PREFIX}${process.pid}-def456`;
+      const older = `${BARRIER_PREFIX}ghi789`; // no process id: whose it is cannot be told
+      const other = "something-else-1-x";
+      for (const name of [dead, alive, older, other]) {
+        fs.mkdirSync(path.join(parent, name));
+        fs.writeFileSync(path.join(parent, name, "sentinel-1"), "");
+      }
+      const made = createBarrierDir(parent);
+      assert.match(path.basename(made), new RegExp(`^${BARRIER_PREFIX}${process.pid}-`));
+      assert.deepEqual(
+        fs.readdirSync(parent).sort(),
+        [alive, older, path.basename(made), other].sort(),
+      );
+      assert.deepEqual(removeStaleBarrierDirs(parent), [], "nothing more to remove");
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
+});

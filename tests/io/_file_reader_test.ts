@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { FileReader } from "../../src/io/_file_reader.ts";
+import { filesOf } from "../_helpers/files.ts";
+
+async function withDir(work: (dir: string) => void | Promise<void>): Promise<void> {
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-reader-")));
+  try {
+    await work(dir);
+  } finally {
+    await fs.rm(dir, { recursive: true });
+  }
+}
+
+describe("FileReader", () => {
+  it("reads files whole, growing its buffer to the largest file", () =>
+    withDir(async (dir) => {
+      const reader = new FileReader(filesOf(dir), 1024, 4);
+      await fs.writeFile(path.join(dir, "a"), "one\ntwo\n");
+      await fs.writeFile(path.join(dir, "b"), "x".repeat(100));
+      await fs.writeFile(path.join(dir, "empty"), "");
+      const a = reader.read(path.join(dir, "a"));
+      assert.equal(a.kind, "bytes");
+      assert.equal(a.kind === "bytes" && new TextDecoder().decode(a.bytes), "one\ntwo\n");
+      const b = reader.read(path.join(dir, "b"));
+      assert.equal(b.kind === "bytes" && b.bytes.length, 100);
+      assert.equal(b.stat.size, 100);
+      const empty = reader.read(path.join(dir, "empty"));
+      assert.equal(empty.kind === "bytes" && empty.bytes.length, 0);
+    }));
+
+  it("reports a file larger than its limit without reading it", () =>
+    withDir(async (dir) => {
+      await fs.writeFile(path.join(dir, "big"), "y".repeat(50));
+      const outcome = new FileReader(filesOf(dir), 10).read(path.join(dir, "big"));
+      assert.equal(outcome.kind, "large");
+      assert.equal(outcome.stat.size, 50);
+    }));
+
+  it("reports a directory as not a file", () =>
+    withDir((dir) => {
+      assert.equal(new FileReader(filesOf(dir), 10).read(dir).kind, "not_file");
+    }));
+
+  it("refuses a FIFO without blocking", { timeout: 30_000 }, (t) =>
+    withDir((dir) => {
+      const pipe = path.join(dir, "pipe");
+      if (spawnSync("mkfifo", [pipe]).status !== 0) {
+        t.skip?.("mkfifo is not available here");
+        return;
+      }
+      assert.equal(new FileReader(filesOf(dir), 10).read(pipe).kind, "not_file");
+    }));
+
+  it("throws the runtime's error for a missing file", () =>
+    withDir((dir) => {
+      assert.throws(() => new FileReader(filesOf(dir), 10).read(path.join(dir, "nope")), {
+        code: "ENOENT",
+      });
+    }));
+
+  describe("readUnstated()", () => {
+    const text = (bytes: Uint8Array | unknown) =>
+      bytes instanceof Uint8Array ? new TextDecoder().decode(bytes) : bytes;
+
+    it("reads a file that fits the buffer whole, with no stat", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 1024, 16);
+        await fs.writeFile(path.join(dir, "a"), "one\ntwo\n");
+        await fs.writeFile(path.join(dir, "empty"), "");
+        assert.equal(text(reader.readUnstated(path.join(dir, "a"))), "one\ntwo\n");
+        assert.equal(text(reader.readUnstated(path.join(dir, "empty"))), "");
+      }));
+
+    it("gives up on a file that fills the buffer", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 1024, 16);
+        await fs.writeFile(path.join(dir, "exact"), "e".repeat(16));
+        await fs.writeFile(path.join(dir, "b"), "x".repeat(100));
+        assert.equal(reader.readUnstated(path.join(dir, "exact")), undefined);
+        assert.equal(reader.readUnstated(path.join(dir, "b")), undefined);
+        // Once read() grew the buffer to that file, a smaller one than it fits.
+        assert.equal(reader.read(path.join(dir, "b")).kind, "bytes");
+        await fs.writeFile(path.join(dir, "c"), "z".repeat(90));
+        assert.equal(text(reader.readUnstated(path.join(dir, "c"))), "z".repeat(90));
+      }));
+
+    it("throws for a directory, a missing file and a FIFO, without blocking", (t) =>
+      withDir((dir) => {
+        const reader = new FileReader(filesOf(dir), 1024);
+        assert.throws(() => reader.readUnstated(dir), { code: "EISDIR" });
+        assert.throws(() => reader.readUnstated(path.join(dir, "nope")), { code: "ENOENT" });
+        const pipe = path.join(dir, "pipe");
+        if (spawnSync("mkfifo", [pipe]).status !== 0) {
+          t.skip?.("mkfifo is not available here");
+          return;
+        }
+        // (Reads are positional: a pipe refuses them, and nothing is taken from it.)
+        assert.throws(() => reader.readUnstated(pipe), { code: "ESPIPE" });
+      }));
+
+    it("reads a device that ends at once as empty, and gives up on one that fills it", () => {
+      const reader = new FileReader(filesOf("/"), 1024, 16);
+      assert.equal(text(reader.readUnstated("/dev/null")), "");
+      assert.equal(reader.readUnstated("/dev/zero"), undefined);
+    });
+  });
+
+  describe("readInChunks()", () => {
+    it("hands over a file in chunks of the buffer's size, without growing it", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 1024, 16);
+        const content = Array.from({ length: 50 }, (_, i) => String.fromCharCode(97 + i % 26));
+        await fs.writeFile(path.join(dir, "f"), content.join(""));
+        const chunks: string[] = [];
+        const read = reader.readInChunks(path.join(dir, "f"), (chunk) => {
+          chunks.push(new TextDecoder().decode(chunk));
+          return true;
+        });
+        assert.equal(read, "read");
+        assert.deepEqual(chunks.map((c) => c.length), [16, 16, 16, 2]);
+        assert.equal(chunks.join(""), content.join(""));
+        // The buffer kept its size: the same file still fills it.
+        assert.equal(reader.readUnstated(path.join(dir, "f")), undefined);
+      }));
+
+    it("stops when the visitor says so, and reads an empty file as no chunk", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 1024, 16);
+        await fs.writeFile(path.join(dir, "f"), "x".repeat(100));
+        await fs.writeFile(path.join(dir, "empty"), "");
+        let visits = 0;
+        assert.equal(reader.readInChunks(path.join(dir, "f"), () => ++visits < 2), "read");
+        assert.equal(visits, 2);
+        assert.equal(reader.readInChunks(path.join(dir, "empty"), () => ++visits > 0), "read");
+        assert.equal(visits, 2);
+      }));
+
+    it("reads nothing of a file over its limit or of what is not a regular file", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 64, 16);
+        await fs.writeFile(path.join(dir, "big"), "y".repeat(65));
+        const never = () => assert.fail("no chunk expected");
+        assert.equal(reader.readInChunks(path.join(dir, "big"), never), "large");
+        assert.equal(reader.readInChunks(dir, never), "not_file");
+        assert.equal(new FileReader(filesOf("/"), 64).readInChunks("/dev/zero", never), "not_file");
+        assert.throws(() => reader.readInChunks(path.join(dir, "nope"), never), { code: "ENOENT" });
+      }));
+  });
+});

@@ -1,0 +1,111 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { ToolDefinition } from "../../src/tools/tool.ts";
+import { type CallRequest, createToolCalls } from "../../src/mcp/_tool_calls.ts";
+
+/** A tool whose calls wait until released or aborted. */
+function heldTool(): { tool: ToolDefinition; release: () => void; signals: AbortSignal[] } {
+  const releases: (() => void)[] = [];
+  const signals: AbortSignal[] = [];
+  const tool: ToolDefinition = {
+    name: "held",
+    title: "Held",
+    description: "Waits.",
+    inputSchema: { type: "object" },
+    outputSchema: { type: "object" },
+    annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+    call: (_args, context) =>
+      new Promise((resolve, reject) => {
+        const signal = context!.signal!;
+        signals.push(signal);
+        signal.addEventListener("abort", () => reject(signal.reason));
+        releases.push(() => resolve({ content: [{ type: "text", text: "ok" }] }));
+      }),
+  };
+  return { tool, release: () => releases.shift()?.(), signals };
+}
+
+function request(id: number, tool: ToolDefinition, answers: Map<number, unknown>): CallRequest {
+  return {
+    id,
+    tool,
+    args: {},
+    version: "2025-06-18",
+    progressToken: undefined,
+    reply: (json) => answers.set(id, json === undefined ? undefined : JSON.parse(json)),
+  };
+}
+
+test("createToolCalls() refuses an id already in use and answers each call once", async () => {
+  const { tool, release } = heldTool();
+  const answers = new Map<number, unknown>();
+  const calls = createToolCalls({ maxConcurrentCalls: 4, notify: () => {}, log: () => {} });
+  assert.equal(calls.start(request(1, tool, answers)), true);
+  assert.equal(calls.start(request(1, tool, answers)), false);
+  await Promise.resolve();
+  release();
+  await calls.idle();
+  assert.deepEqual(answers.get(1), {
+    jsonrpc: "2.0",
+    id: 1,
+    result: { content: [{ type: "text", text: "ok" }] },
+  });
+  assert.equal(calls.start(request(1, tool, answers)), true, "a finished id is free again");
+  calls.cancel(1, "done with it");
+  await calls.idle();
+});
+
+test("createToolCalls() runs at most maxConcurrentCalls and drops a cancelled waiting call", async () => {
+  const { tool, release, signals } = heldTool();
+  const answers = new Map<number, unknown>();
+  const calls = createToolCalls({ maxConcurrentCalls: 1, notify: () => {}, log: () => {} });
+  calls.start(request(1, tool, answers));
+  calls.start(request(2, tool, answers));
+  calls.start(request(3, tool, answers));
+  await Promise.resolve();
+  assert.equal(signals.length, 1);
+  calls.cancel(2, "not needed");
+  assert.equal(answers.has(2), true);
+  assert.equal(answers.get(2), undefined);
+  release();
+  while (signals.length < 2) await new Promise((resolve) => setTimeout(resolve, 0));
+  release();
+  await calls.idle();
+  assert.equal(signals.length, 2, "the cancelled call never ran");
+  assert.deepEqual([...answers.keys()].sort(), [1, 2, 3]);
+});
+
+test("createToolCalls() abandonAll() aborts running calls and answers none", async () => {
+  const { tool, signals } = heldTool();
+  const answers = new Map<number, unknown>();
+  const calls = createToolCalls({ maxConcurrentCalls: 1, notify: () => {}, log: () => {} });
+  calls.start(request(1, tool, answers));
+  calls.start(request(2, tool, answers));
+  await Promise.resolve();
+  calls.abandonAll(new Error("EPIPE"));
+  await calls.idle();
+  assert.equal(signals[0].aborted, true);
+  assert.deepEqual([...answers.values()], [undefined, undefined]);
+});
+
+test("createToolCalls() runs a tool that takes turns of its own without taking a slot", async () => {
+  const held = heldTool();
+  const turns = heldTool();
+  const answers = new Map<number, unknown>();
+  const calls = createToolCalls({ maxConcurrentCalls: 1, notify: () => {}, log: () => {} });
+  const grep = { ...turns.tool, takesTurns: true };
+  calls.start(request(1, grep, answers));
+  calls.start(request(2, grep, answers));
+  calls.start(request(3, held.tool, answers));
+  calls.start(request(4, held.tool, answers));
+  await Promise.resolve();
+  assert.equal(turns.signals.length, 2, "both calls that take turns started");
+  assert.equal(held.signals.length, 1, "one slot for the others, held by one of them");
+  held.release();
+  while (held.signals.length < 2) await new Promise((resolve) => setTimeout(resolve, 0));
+  held.release();
+  turns.release();
+  turns.release();
+  await calls.idle();
+  assert.deepEqual([...answers.keys()].sort(), [1, 2, 3, 4]);
+});

@@ -1,0 +1,104 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { type OversizedLine, readMessageLines } from "../../src/mcp/message_lines.ts";
+
+const encoder = new TextEncoder();
+
+async function* chunksOf(...parts: (string | number[] | Uint8Array)[]): AsyncGenerator<Uint8Array> {
+  for (const part of parts) {
+    yield typeof part === "string"
+      ? encoder.encode(part)
+      : part instanceof Uint8Array
+      ? part
+      : new Uint8Array(part);
+  }
+}
+
+async function collect(
+  input: AsyncIterable<Uint8Array>,
+  maxLineBytes?: number,
+): Promise<(string | OversizedLine)[]> {
+  const lines: (string | OversizedLine)[] = [];
+  for await (const line of readMessageLines(input, { maxLineBytes })) lines.push(line);
+  return lines;
+}
+
+const cases: { name: string; chunks: (string | number[])[]; lines: string[] }[] = [
+  { name: "splits at \\n", chunks: ["a\nb\n"], lines: ["a", "b"] },
+  { name: "drops the \\r of \\r\\n", chunks: ["a\r\nb\r\n"], lines: ["a", "b"] },
+  { name: "keeps a lone \\r", chunks: ["a\rb\n"], lines: ["a\rb"] },
+  { name: "joins \\r\\n split across chunks", chunks: ["a\r", "\nb\n"], lines: ["a", "b"] },
+  { name: "yields a last line without \\n", chunks: ["a\nb"], lines: ["a", "b"] },
+  { name: "yields empty lines", chunks: ["\n\r\n\n"], lines: ["", "", ""] },
+  { name: "yields nothing for no input", chunks: [], lines: [] },
+  { name: "yields nothing for empty chunks", chunks: ["", ""], lines: [] },
+  {
+    name: "joins a line spread over many chunks",
+    chunks: ["{", '"a"', ":", "1}\n"],
+    lines: ['{"a":1}'],
+  },
+  {
+    name: "decodes a two-byte character split across chunks",
+    chunks: [[0x22, 0xc3], [0xa9, 0x22, 0x0a]],
+    lines: ['"é"'],
+  },
+  {
+    name: "decodes a four-byte character split over three chunks",
+    chunks: [[0xf0, 0x9f], [0x98], [0x80, 0x0a]],
+    lines: ["😀"],
+  },
+  { name: "turns invalid UTF-8 into U+FFFD", chunks: [[0x61, 0xff, 0x0a]], lines: ["a\ufffd"] },
+];
+
+for (const { name, chunks, lines } of cases) {
+  test(`readMessageLines() ${name}`, async () => {
+    assert.deepEqual(await collect(chunksOf(...chunks)), lines);
+  });
+}
+
+test("readMessageLines() reports a line over the cap and resyncs at the next newline", async () => {
+  const lines = await collect(chunksOf("x".repeat(6), "x".repeat(6) + "\nok\n"), 10);
+  assert.deepEqual(lines, [{ kind: "oversized", bytes: 12 }, "ok"]);
+});
+
+test("readMessageLines() accepts a line exactly at the cap", async () => {
+  assert.deepEqual(await collect(chunksOf("0123456789\n"), 10), ["0123456789"]);
+});
+
+test("readMessageLines() reports an oversized line inside one chunk", async () => {
+  assert.deepEqual(await collect(chunksOf("a\n" + "y".repeat(20) + "\nb\n"), 10), [
+    "a",
+    { kind: "oversized", bytes: 20 },
+    "b",
+  ]);
+});
+
+test("readMessageLines() reports an oversized last line without newline", async () => {
+  assert.deepEqual(await collect(chunksOf("z".repeat(8), "z".repeat(8)), 10), [
+    { kind: "oversized", bytes: 16 },
+  ]);
+});
+
+test("readMessageLines() reads a 5 MiB line in 64 KiB chunks under the default cap as oversized", async () => {
+  const chunk = encoder.encode("q".repeat(64 * 1024));
+  async function* big(): AsyncGenerator<Uint8Array> {
+    for (let i = 0; i < 80; i++) yield chunk;
+    yield encoder.encode("\n{}\n");
+  }
+  assert.deepEqual(await collect(big()), [{ kind: "oversized", bytes: 80 * 64 * 1024 }, "{}"]);
+});
+
+test("readMessageLines() keeps its own copy of a pending chunk the source reuses", async () => {
+  const buffer = new Uint8Array(3);
+  async function* reusing(): AsyncGenerator<Uint8Array> {
+    buffer.set(encoder.encode("abc"));
+    yield buffer;
+    buffer.set(encoder.encode("d\ne"));
+    yield buffer;
+  }
+  assert.deepEqual(await collect(reusing()), ["abcd", "e"]);
+});
+
+test("readMessageLines() refuses a cap that is not a positive number", async () => {
+  await assert.rejects(() => collect(chunksOf("a\n"), 0), TypeError);
+});

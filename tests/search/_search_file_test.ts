@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
+import { FileReader } from "../../src/io/_file_reader.ts";
+import { examineBytes, examineFile, type Prefilter } from "../../src/search/_search_file.ts";
+import { SearchCollector } from "../../src/store/_search_collector.ts";
+import { MemoryStore } from "../../src/store/memory_store.ts";
+import { filesOf } from "../_helpers/files.ts";
+
+const encoder = new TextEncoder();
+
+/** The bytes a search looks for with a matcher. */
+function prefilterOf(matcher: Matcher): Prefilter {
+  const bytes = (text: string | undefined) => text === undefined ? undefined : encoder.encode(text);
+  return {
+    needle: bytes(matcher.requiredLiteral),
+    anyOf: matcher.alternativeLiterals?.map((one) => encoder.encode(one)),
+    folded: matcher.foldedLiterals?.map((one) => encoder.encode(one)),
+  };
+}
+
+/** What a search of one file shows when it goes through examineBytes. */
+async function examined(bytes: Uint8Array, matcher: Matcher, context: number, maxMatches: number) {
+  const query = { matcher, context, maxMatches };
+  const collector = new SearchCollector(query);
+  const outcome = examineBytes(bytes, prefilterOf(matcher), context);
+  if (outcome.kind === "text") {
+    const { text, invalid, linesBefore } = outcome;
+    await collector.scanFile("f", [text], () => invalid, linesBefore);
+  } else if (outcome.kind === "none") collector.searchedWithoutMatch();
+  else if (outcome.kind === "binary") collector.binary();
+  return collector.result();
+}
+
+const piece = fc.constantFrom(
+  "needle",
+  "need",
+  "le",
+  "x",
+  "\n",
+  "\n",
+  "\r\n",
+  "\r",
+  "\uFEFF",
+  "é",
+  "needle 7",
+  "NEEDLE", // for the searches that ignore case
+  "NeEd",
+  "dLe",
+  "s",
+  "S",
+  "ſ", // the long s and the Kelvin sign: Unicode case folding matches them with s and k
+  "\u212A",
+  " 7",
+);
+
+describe("examineBytes()", () => {
+  it("lets a search show what the in-memory store shows, whatever the lines", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 40 }),
+        fc.constantFrom(
+          "needle",
+          "needle \\d",
+          "^needle",
+          "needle$",
+          "ne+dle",
+          "needle|x", // alternatives: any of their literals
+          "^need|le\\d",
+          "dle$|é",
+          "needles", // ignoring case: needleſ matches too
+          "kNeed",
+          "need|dle 7", // ignoring case: each alternative confirmed by its own literal
+        ),
+        fc.integer({ min: 0, max: 3 }),
+        fc.constantFrom(1, 2, 5, 200),
+        fc.boolean(),
+        fc.boolean(),
+        async (parts, pattern, context, maxMatches, bad, ignoreCase) => {
+          const text = parts.join("");
+          const bytes = bad
+            ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
+            : encoder.encode(text);
+          const matcher = regexMatcher(pattern, { ignoreCase });
+          const memory = new MemoryStore({ f: bytes });
+          const want = await memory.search({ matcher, context, maxMatches });
+          const got = await examined(bytes, matcher, context, maxMatches);
+          assert.deepEqual(got.files, want.files);
+          assert.equal(got.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("ignoring case, confirms each alternative's spelling by its own literal", () => {
+    const matcher = regexMatcher("need|dle 7", { ignoreCase: true });
+    for (const line of ["a NeEd", "a dLE 7"]) {
+      const outcome = examineBytes(encoder.encode(`x\n${line}\ny\n`), prefilterOf(matcher), 0);
+      assert.equal(outcome.kind === "text" && outcome.text.includes(line), true, line);
+    }
+    const none = examineBytes(encoder.encode("x\nnee\ne 7\n"), prefilterOf(matcher), 0);
+    assert.equal(none.kind, "none", "spellings without their literals");
+  });
+
+  it("ignoring case, keeps a line whose k or s stands as a Kelvin sign or a long s", () => {
+    for (const [pattern, line] of [["needles", "a NEEDLEſ here"], ["kneed", "\u212ANEED"]]) {
+      const matcher = regexMatcher(pattern, { ignoreCase: true });
+      assert.ok(matcher.matchLine(line), `${pattern} matches ${line}`);
+      const bytes = encoder.encode(`x\n${line}\ny\n`);
+      const outcome = examineBytes(bytes, prefilterOf(matcher), 0);
+      assert.equal(outcome.kind === "text" && outcome.text.includes(line), true, pattern);
+      const plain = encoder.encode(`x\n${line.replace(/[ſ\u212A]/g, "z")}\ny\n`);
+      assert.equal(examineBytes(plain, prefilterOf(matcher), 0).kind, "none", "without them");
+    }
+  });
+
+  it("skips a file without the literal and a binary one", () => {
+    const needle = encoder.encode("needle");
+    assert.equal(examineBytes(encoder.encode("a\nb\n"), { needle }, 0).kind, "none");
+    assert.equal(examineBytes(new Uint8Array([110, 0, 1]), { needle }, 0).kind, "binary");
+    assert.equal(literalMatcher("needle").requiredLiteral, "needle");
+  });
+});
+
+describe("examineFile()", () => {
+  it("tells a file with other names only when asked to (it costs a stat)", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+    try {
+      fs.writeFileSync(path.join(dir, "a"), "a needle\n");
+      fs.writeFileSync(path.join(dir, "plain"), "a needle\n");
+      fs.writeFileSync(path.join(dir, "none"), "nothing\n");
+      fs.linkSync(path.join(dir, "a"), path.join(dir, "b"));
+      fs.linkSync(path.join(dir, "none"), path.join(dir, "none2"));
+      const reader = new FileReader(filesOf(dir), 1024, 16);
+      const examine = (name: string, links: boolean) =>
+        examineFile(reader, path.join(dir, name), {
+          needle: encoder.encode("needle"),
+          context: 0,
+          links,
+        });
+      const text = { kind: "text", text: "a needle\n", invalid: false, linesBefore: 0 };
+      const linkedStat = (name: string) =>
+        filesOf(dir).lstat(fs.realpathSync(path.join(dir, name)));
+      assert.deepEqual(examine("a", true), { ...text, linked: linkedStat("a") });
+      assert.deepEqual(examine("a", false), text);
+      assert.deepEqual(examine("plain", true), text);
+      assert.deepEqual(examine("none", true), { kind: "none", linked: linkedStat("none") });
+      assert.deepEqual(examine("none", false), { kind: "none" });
+      assert.deepEqual(examine(".", false), { kind: "redo" }, "a directory is left to the caller");
+      assert.deepEqual(examine("missing", false), { kind: "redo" });
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+  it("finds in a file larger than its reader's buffer what examineBytes finds in it whole", () => {
+    // Chunks of 1 to 9 bytes put occurrences of the literal and NULs across every seam.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+    const file = path.join(dir, "f");
+    const chunkPiece = fc.constantFrom("needle", "nee", "dle", "x", "\n", "\0", "é");
+    try {
+      fc.assert(
+        fc.property(
+          fc.array(chunkPiece, { maxLength: 30 }),
+          fc.integer({ min: 1, max: 9 }),
+          // One required literal, or (comma-separated) alternatives one of which is needed.
+          fc.constantFrom("needle", "e", "le\nx", "needle,x", "dle,é,nee"),
+          fc.integer({ min: 0, max: 2 }),
+          (parts, chunk, literals, context) => {
+            const bytes = encoder.encode(parts.join(""));
+            fs.writeFileSync(file, bytes);
+            const encoded = literals.split(",").map((one) => encoder.encode(one));
+            const needle = encoded.length === 1 ? encoded[0] : undefined;
+            const anyOf = encoded.length === 1 ? undefined : encoded;
+            const examination = { needle, anyOf, context, links: false };
+            const got = examineFile(
+              new FileReader(filesOf(dir), 1 << 20, chunk),
+              file,
+              examination,
+            );
+            assert.deepEqual(got, examineBytes(bytes, { needle, anyOf }, context));
+          },
+        ),
+        { numRuns: 1000 },
+      );
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+});

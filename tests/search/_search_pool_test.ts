@@ -1,0 +1,193 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { FileReader } from "../../src/io/_file_reader.ts";
+import { filesOf } from "../_helpers/files.ts";
+import { examineFile } from "../../src/search/_search_file.ts";
+import { ExaminedBatches, startSearchWorker, WarmWorker } from "../../src/search/_search_pool.ts";
+
+async function withTree(
+  count: number,
+  work: (keys: string[]) => Promise<void>,
+): Promise<void> {
+  const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-pool-")));
+  try {
+    const keys: string[] = [];
+    for (let i = 0; i < count; i++) {
+      const key = path.join(dir, `f${String(i).padStart(4, "0")}`);
+      const content = i % 7 === 0
+        ? `a\nneedle ${i}\nb\n`
+        : i % 11 === 0
+        ? new Uint8Array([110, 101, 0, 1])
+        : `plain ${i}\n`;
+      await fs.writeFile(key, content);
+      keys.push(key);
+    }
+    keys.push(path.join(dir, "missing"));
+    await work(keys);
+  } finally {
+    await fs.rm(dir, { recursive: true });
+  }
+}
+
+/** What one thread alone makes of the files. */
+function expected(keys: string[], needle: Uint8Array): unknown[] {
+  const reader = new FileReader(filesOf("/"), 1 << 20);
+  return keys.map((key) => examineFile(reader, key, { needle, context: 1, links: true }));
+}
+
+async function all(batches: ExaminedBatches, keys: string[]): Promise<unknown[]> {
+  const outcomes: unknown[] = [];
+  try {
+    for (const key of keys) batches.add(key);
+    batches.end();
+    for (let i = 0; i < batches.count; i++) outcomes.push(...await batches.get(i));
+  } finally {
+    batches.close();
+  }
+  return outcomes;
+}
+
+const needle = new TextEncoder().encode("needle");
+
+/** Batches over a fresh reader, examined with `worker` (or on this thread alone). */
+function batchesWith(
+  worker: ConstructorParameters<typeof ExaminedBatches>[0]["worker"],
+  options: { needle?: Uint8Array; context?: number } = {},
+): ExaminedBatches {
+  return new ExaminedBatches({
+    needle: options.needle ?? needle,
+    context: options.context ?? 1,
+    links: true,
+    reader: new FileReader(filesOf("/"), 1 << 20),
+    worker,
+  });
+}
+
+describe("ExaminedBatches", () => {
+  it("lets the worker read batches while files are still being added", () =>
+    withTree(500, async (keys) => {
+      const batches = batchesWith(startSearchWorker());
+      const outcomes: unknown[] = [];
+      try {
+        for (const key of keys.slice(0, 300)) batches.add(key);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        for (const key of keys.slice(300)) batches.add(key);
+        batches.end();
+        for (let i = 0; i < batches.count; i++) outcomes.push(...await batches.get(i));
+      } finally {
+        batches.close();
+      }
+      assert.deepEqual(outcomes, expected(keys, needle));
+    }));
+
+  it("gives every file's outcome in path order with a worker", () =>
+    withTree(700, async (keys) => {
+      const worker = startSearchWorker();
+      const batches = batchesWith(worker);
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
+    }));
+
+  it("gives the same outcomes on one thread", () =>
+    withTree(100, async (keys) => {
+      const batches = batchesWith(undefined);
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
+    }));
+
+  it("examines everything on the main thread when the worker cannot start", () =>
+    withTree(300, async (keys) => {
+      if (typeof Worker !== "function" || typeof SharedArrayBuffer !== "function") return;
+      const missing = new URL("./no_such_worker_module.ts", import.meta.url).href;
+      const worker = new Worker(missing, { type: "module" });
+      const batches = batchesWith(worker);
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
+    }));
+
+  it("holds the worker back while much decoded text waits, and still gives everything", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-pool-")));
+    try {
+      const keys: string[] = [];
+      const body = ("needle " + "x".repeat(92) + "\n").repeat(1000); // 100 kB, decoded whole
+      for (let i = 0; i < 160; i++) {
+        const key = path.join(dir, `f${String(i).padStart(3, "0")}`);
+        await fs.writeFile(key, `needle ${i}\n${body}needle\n`);
+        keys.push(key);
+      }
+      const batches = batchesWith(startSearchWorker(), { context: 0 });
+      const lengths: number[] = [];
+      try {
+        for (const key of keys) batches.add(key);
+        batches.end();
+        for (let i = 0; i < batches.count; i++) {
+          for (const outcome of await batches.get(i)) {
+            lengths.push(outcome.kind === "text" ? outcome.text.length : -1);
+          }
+          await new Promise((resolve) => setTimeout(resolve, 5)); // a slow scan
+        }
+      } finally {
+        batches.close();
+      }
+      assert.deepEqual(lengths, keys.map((_, i) => `needle ${i}\n`.length + body.length + 7));
+    } finally {
+      await fs.rm(dir, { recursive: true });
+    }
+  });
+
+  it("stops its worker when closed early", () =>
+    withTree(400, async (keys) => {
+      const batches = batchesWith(startSearchWorker(), { context: 0 });
+      for (const key of keys) batches.add(key);
+      batches.end();
+      const first = await batches.get(0);
+      batches.close();
+      assert.equal(first.length, batches.batchSize);
+    }));
+
+  it("can borrow one warm worker for search after search, even one closed early", () =>
+    withTree(600, async (keys) => {
+      const worker = startSearchWorker()!;
+      const released: boolean[] = [];
+      const lease = { worker, release: (dead: boolean) => void released.push(dead) };
+      try {
+        const plain = new TextEncoder().encode("plain");
+        for (const [round, looking] of [needle, plain, needle, plain].entries()) {
+          const batches = batchesWith(lease, { needle: looking });
+          if (round === 1) {
+            // Closed after one batch: its worker may still post batches of this search,
+            // which the next search must not take for its own.
+            for (const key of keys) batches.add(key);
+            batches.end();
+            await batches.get(0);
+            batches.close();
+            continue;
+          }
+          assert.deepEqual(await all(batches, keys), expected(keys, looking), `round ${round}`);
+        }
+        assert.deepEqual(released, [false, false, false, false]);
+      } finally {
+        worker.terminate();
+      }
+    }));
+
+  it("a warm worker is lent to one search at a time, and stopped when closed", () => {
+    const warm = new WarmWorker();
+    const lease = warm.borrow()!;
+    assert.ok(lease.worker, "lent");
+    assert.equal(warm.borrow(), undefined, "not twice at once");
+    lease.release(false);
+    const again = warm.borrow()!;
+    assert.equal(again.worker, lease.worker, "the same worker, kept warm");
+    warm.close();
+    assert.equal(warm.borrow(), undefined, "none after close");
+    again.release(false); // stops it now
+    const dead = new WarmWorker();
+    const first = dead.borrow()!;
+    first.release(true); // it failed: a new one is started next time
+    const second = dead.borrow()!;
+    assert.notEqual(second.worker, first.worker);
+    second.release(false);
+    dead.close();
+  });
+});

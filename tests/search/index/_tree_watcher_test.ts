@@ -1,0 +1,194 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
+import { REPEAT_WINDOW_MS, TreeWatcher } from "../../../src/search/index/_tree_watcher.ts";
+
+const isBun = "Bun" in globalThis;
+const BUN_ONLY = {
+  skip: WATCH_ORDER_KEPT ? false : "the watcher is trusted only on Bun",
+  timeout: 60_000,
+};
+
+describe("TreeWatcher", () => {
+  let root: string;
+  let watcher: TreeWatcher;
+  const at = (name: string) => path.join(root, name);
+  before(() => {
+    root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-watch-test-")));
+    fs.mkdirSync(at("src"));
+    fs.writeFileSync(at("src/a.ts"), "a\n");
+    if (WATCH_ORDER_KEPT) watcher = TreeWatcher.start([root])!;
+  });
+  after(() => {
+    watcher?.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test("trusts only Bun's watcher", () => {
+    assert.equal(WATCH_ORDER_KEPT, isBun);
+  });
+
+  test("a sync with nothing changed reports nothing", BUN_ONLY, async () => {
+    await watcher.sync();
+    const changes = await watcher.sync();
+    assert.deepEqual([...changes.paths], []);
+    assert.equal(changes.structural, false);
+    assert.equal(changes.lost, false);
+  });
+
+  test("a write just before the sync is reported, and is not structural", BUN_ONLY, async () => {
+    for (let round = 0; round < 50; round++) {
+      fs.writeFileSync(at("src/a.ts"), `round ${round}\n`);
+      const changes = await watcher.sync();
+      assert.ok(changes.paths.has(at("src/a.ts")), `round ${round}`);
+      assert.equal(changes.structural, false);
+    }
+  });
+
+  test(
+    "every path touched before a sync is in it, whatever the mix of changes",
+    BUN_ONLY,
+    async () => {
+      // Writes, atomic replaces, creates and deletes of a few files, back to back, each
+      // followed at once by a sync: the pattern that meets Bun's dropping of repeated events.
+      const names = ["src/p.ts", "src/q.ts", "r.ts"];
+      for (const name of names) fs.writeFileSync(at(name), "0\n");
+      let seed = 11;
+      const pick = (n: number) => (seed = (seed * 16807) % 2147483647) % n;
+      for (let round = 0; round < 300; round++) {
+        const name = names[pick(names.length)];
+        const touched = [at(name)];
+        switch (pick(4)) {
+          case 0:
+            fs.writeFileSync(at(name), `write ${round}\n`);
+            break;
+          case 1: {
+            const temp = at(`${name}.${round}.tmp`);
+            fs.writeFileSync(temp, `replace ${round}\n`);
+            fs.renameSync(temp, at(name));
+            break;
+          }
+          case 2:
+            fs.rmSync(at(name), { force: true });
+            fs.writeFileSync(at(name), `recreate ${round}\n`);
+            break;
+          case 3:
+            fs.appendFileSync(at(name), `append ${round}\n`);
+            break;
+        }
+        const changes = await watcher.sync();
+        for (const path of touched) assert.ok(changes.paths.has(path), `round ${round}: ${path}`);
+      }
+    },
+  );
+
+  test("creating, deleting and renaming are structural", BUN_ONLY, async () => {
+    fs.writeFileSync(at("src/b.ts"), "b\n");
+    let changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("src/b.ts")));
+    assert.equal(changes.structural, true);
+    fs.renameSync(at("src/b.ts"), at("src/c.ts"));
+    changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("src/b.ts")) && changes.paths.has(at("src/c.ts")));
+    assert.equal(changes.structural, true);
+    fs.rmSync(at("src/c.ts"));
+    changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("src/c.ts")));
+    assert.equal(changes.structural, true);
+  });
+
+  test("a file written in a directory made just before is reported", BUN_ONLY, async () => {
+    fs.mkdirSync(at("new"));
+    await watcher.sync();
+    fs.writeFileSync(at("new/x.ts"), "x\n");
+    const changes = await watcher.sync();
+    assert.ok(changes.paths.has(at("new/x.ts")));
+  });
+
+  test("editing a .gitignore is structural (the walk's files may change)", BUN_ONLY, async () => {
+    fs.writeFileSync(at(".gitignore"), "a\n");
+    await watcher.sync();
+    fs.writeFileSync(at(".gitignore"), "b\n");
+    const changes = await watcher.sync();
+    assert.ok(changes.paths.has(at(".gitignore")));
+    assert.equal(changes.structural, true);
+  });
+
+  test(
+    "concurrent syncs each wait for their own sentinel and all report the change",
+    BUN_ONLY,
+    async () => {
+      fs.writeFileSync(at("src/a.ts"), "concurrent\n");
+      const all = await Promise.all([watcher.sync(), watcher.sync(), watcher.sync()]);
+      assert.ok(all.every((changes) => !changes.lost), JSON.stringify(all.map((c) => c.lost)));
+      assert.ok(all.some((changes) => changes.paths.has(at("src/a.ts"))));
+      assert.equal(watcher.healthy, true);
+    },
+  );
+
+  test("changes inside .git are not reported (walks never enter it)", BUN_ONLY, async () => {
+    fs.mkdirSync(at(".git/objects"), { recursive: true });
+    fs.mkdirSync(at("sub/.git"), { recursive: true });
+    // (Past the repeat window of earlier tests' changes.)
+    await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 5));
+    await watcher.sync();
+    await watcher.sync();
+    fs.writeFileSync(at(".git/index"), "x");
+    fs.writeFileSync(at(".git/objects/ab"), "x");
+    fs.writeFileSync(at("sub/.git/HEAD"), "x");
+    fs.writeFileSync(at("sub/.gitkeep"), "x");
+    await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 5));
+    const changes = await watcher.sync();
+    assert.deepEqual([...changes.paths], [at("sub/.gitkeep")]);
+  });
+
+  test("a closed watcher reports that changes may be lost", BUN_ONLY, async () => {
+    const other = TreeWatcher.start([root])!;
+    other.close();
+    assert.equal(other.healthy, false);
+    const changes = await other.sync();
+    assert.equal(changes.lost, true);
+  });
+
+  test("more changes between two syncs than it holds count as lost", BUN_ONLY, async () => {
+    const small = TreeWatcher.start([root], 10)!;
+    try {
+      await small.sync();
+      for (let i = 0; i < 20; i++) fs.writeFileSync(at(`many-${i}.txt`), "x\n");
+      const changes = await small.sync();
+      assert.equal(changes.lost, true);
+      assert.equal(small.healthy, false);
+    } finally {
+      small.close();
+    }
+  });
+
+  test(
+    "a flood of events on a few paths gives the watcher up, and it stops listening",
+    BUN_ONLY,
+    async () => {
+      const small = TreeWatcher.start([root], 10)!;
+      try {
+        await small.sync();
+        // Two paths written in turn (Bun drops a repeat of the previous event): few paths,
+        // but more events than the cap.
+        for (let i = 0; i < 40; i++) fs.writeFileSync(at(`busy-${i % 2}.txt`), `${i}\n`);
+        const changes = await small.sync();
+        assert.equal(changes.lost, true);
+        assert.equal(small.healthy, false);
+        const started = Date.now();
+        await small.sync();
+        assert.ok(Date.now() - started < 1000, "a sync of a watcher that gave up does not wait");
+      } finally {
+        small.close();
+      }
+    },
+  );
+
+  test("a root that does not exist gives no watcher", BUN_ONLY, () => {
+    assert.equal(TreeWatcher.start([at("missing")]), undefined);
+  });
+});

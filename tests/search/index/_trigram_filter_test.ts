@@ -1,0 +1,81 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import {
+  mayContain,
+  needleTrigrams,
+  trigramFilter,
+} from "../../../src/search/index/_trigram_filter.ts";
+
+const bytes = (text: string) => new TextEncoder().encode(text);
+
+describe("trigram filters", () => {
+  test("every run of a file's bytes may be in it (no false 'absent')", () => {
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ maxLength: 3000 }),
+        fc.nat(),
+        fc.nat({ max: 40 }),
+        (content, from, length) => {
+          const start = content.length === 0 ? 0 : from % content.length;
+          const needle = content.subarray(start, start + length);
+          assert.equal(mayContain(trigramFilter(content), needleTrigrams(needle)), true);
+        },
+      ),
+      { numRuns: 1000 },
+    );
+  });
+
+  test("text made of few letters keeps every run of them (dense trigrams)", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: fc.constantFrom("a", "b", "\n"), maxLength: 5000 }), (text) => {
+        const content = bytes(text);
+        const filter = trigramFilter(content);
+        for (let at = 0; at + 5 <= content.length; at += 97) {
+          assert.equal(mayContain(filter, needleTrigrams(content.subarray(at, at + 5))), true);
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  test("the filter has a bit per byte, rounded up to a power of two, at least 64", () => {
+    assert.equal(trigramFilter(new Uint8Array(0)).length, 8);
+    assert.equal(trigramFilter(new Uint8Array(64)).length, 8);
+    assert.equal(trigramFilter(new Uint8Array(65)).length, 16);
+    assert.equal(trigramFilter(new Uint8Array(100_000)).length, 131072 / 8);
+  });
+
+  test("a needle under three bytes always may be there", () => {
+    const filter = trigramFilter(bytes("xyz"));
+    assert.equal(needleTrigrams(bytes("ab")).length, 0);
+    assert.equal(mayContain(filter, needleTrigrams(bytes("ab"))), true);
+  });
+
+  test("a trigram not in the text passes at most as often as the filter's bits are set", () => {
+    // 20 KB of random lowercase words: nearly one distinct trigram per byte, the densest
+    // case. Uppercase needles share no trigram with it, so whatever passes is a collision.
+    let seed = 7;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const word = (letters: string, length: number) =>
+      Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join("");
+    const lower = "abcdefghijklmnopqrstuvwxyz";
+    let text = "";
+    while (text.length < 20_000) text += `${word(lower, 6)} = ${word(lower, 8)};\n`;
+    const filter = trigramFilter(bytes(text));
+    let set = 0;
+    for (const byte of filter) for (let bit = 0; bit < 8; bit++) set += (byte >> bit) & 1;
+    const fill = set / (filter.length * 8);
+    assert.ok(fill < 0.63, `fill ${fill}`);
+    const passing = (length: number) => {
+      let passed = 0;
+      for (let i = 0; i < 2000; i++) {
+        const needle = bytes(word("ABCDEFGHIJKLMNOPQRSTUVWXYZ", length));
+        if (mayContain(filter, needleTrigrams(needle))) passed++;
+      }
+      return passed / 2000;
+    };
+    assert.ok(passing(3) < fill + 0.05, `one trigram: ${passing(3)} pass, fill ${fill}`);
+    assert.ok(passing(12) < 0.01, `ten trigrams: ${passing(12)} pass`);
+  });
+});

@@ -1,0 +1,55 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { literalMatcher } from "../../src/core/mod.ts";
+import type { SearchQuery } from "../../src/store/file_store.ts";
+import { MemoryStore, type MemoryStoreOptions } from "../../src/store/memory_store.ts";
+import { testFileStore } from "../../src/testing/mod.ts";
+
+/** A store whose findMatchingFiles proposes far too many candidates, as an index might. */
+class GenerousStore extends MemoryStore {
+  readonly #extra: string[];
+  constructor(files: Record<string, string | Uint8Array>, options: MemoryStoreOptions = {}) {
+    super(files, options);
+    this.#extra = [
+      ...Object.keys(files),
+      "missing.txt",
+      "../outside.txt",
+      ".git/config",
+      "dir",
+      "x\0y",
+    ];
+  }
+  override async findMatchingFiles(query: SearchQuery): Promise<string[]> {
+    const exact = await super.findMatchingFiles(query);
+    return [...this.#extra, ...exact, ...exact].reverse();
+  }
+}
+
+testFileStore("a store with a generous findMatchingFiles", (files, { deny }) => {
+  const store = new GenerousStore(files, { deny });
+  return { store, changeFile: (path, content) => store.set(path, content) };
+});
+
+describe("BaseFileStore", () => {
+  it("search() from too many candidates equals search() from the exact walk", async () => {
+    const files = {
+      ".gitignore": "ignored/\n",
+      "ignored/a.txt": "x\n",
+      ".hidden": "x\n",
+      "src/a.ts": "x\ny\nx\n",
+      "src/b.txt": "x\n",
+      "deny.me": "x\n",
+    };
+    const exact = new MemoryStore(files, { deny: ["*.me"] });
+    const generous = new GenerousStore(files, { deny: ["*.me"] });
+    for (
+      const query of [{}, { glob: "*.ts" }, { path: "src" }, { includeIgnored: true }, {
+        path: "src/a.ts",
+      }]
+    ) {
+      const q = { matcher: literalMatcher("x"), context: 1, ...query };
+      assert.deepEqual(await generous.search(q), await exact.search(q), JSON.stringify(query));
+      assert.deepEqual(await generous.glob(query), await exact.glob(query), JSON.stringify(query));
+    }
+  });
+});

@@ -1,0 +1,22 @@
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { MemoryStore } from "../../src/store/memory_store.ts";
+import { testFileStore } from "../../src/testing/mod.ts";
+
+testFileStore("MemoryStore", (files, { deny }) => {
+  const store = new MemoryStore(files, { deny });
+  return { store, changeFile: (path, content) => store.set(path, content) };
+});
+
+describe("MemoryStore", () => {
+  it("treats /a.txt, ./a.txt and a.txt as one file", async () => {
+    const store = new MemoryStore({ "a.txt": "x" });
+    for (const path of ["/a.txt", "./a.txt", "a.txt", "b/../a.txt"]) {
+      assert.equal((await store.readText(path)).path, "a.txt");
+    }
+  });
+
+  it("refuses initial files where a file would be a directory", () => {
+    assert.throws(() => new MemoryStore({ "a": "x", "a/b": "y" }), TypeError);
+  });
+});

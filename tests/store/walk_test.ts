@@ -1,0 +1,131 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { literalMatcher } from "../../src/core/mod.ts";
+import { DirectoryStore } from "../../src/disk/directory_store.ts";
+import { MemoryStore } from "../../src/store/memory_store.ts";
+import {
+  compileGlob,
+  walkFileRuns,
+  walkFiles,
+  type WalkNode,
+  type WalkSource,
+} from "../../src/store/walk.ts";
+
+describe("compileGlob()", () => {
+  const cases: [string, string, boolean][] = [
+    ["*.ts", "a.ts", true],
+    ["*.ts", "src/deep/a.ts", true],
+    ["*.ts", "a.tsx", false],
+    ["*.ts", ".hidden.ts", true],
+    ["src/*.ts", "src/a.ts", true],
+    ["src/*.ts", "src/deep/a.ts", false],
+    ["src/**/*.ts", "src/deep/a.ts", true],
+    ["src/**/*.ts", "src/a.ts", true],
+    ["/a.ts", "a.ts", true],
+    ["/a.ts", "sub/a.ts", false],
+    ["./src/*.ts", "src/a.ts", true],
+    ["*.{ts,js}", "x/y.js", true],
+    ["src\\*.ts", "src/a.ts", true],
+    ["README", "docs/README", true],
+  ];
+  for (const [glob, file, expected] of cases) {
+    it(`${JSON.stringify(glob)} ${expected ? "matches" : "does not match"} ${JSON.stringify(file)}`, () => {
+      assert.equal(compileGlob(glob)(file), expected);
+    });
+  }
+  it("refuses an empty glob with a TypeError", () => {
+    assert.throws(() => compileGlob(""), TypeError);
+  });
+});
+
+describe("walkFileRuns()", () => {
+  it("gives walkFiles' files in order, a run per stretch between directory listings", async () => {
+    const store = new MemoryStore({
+      "a.txt": "",
+      "b/c.txt": "",
+      "b/d/e.txt": "",
+      "b/f.txt": "",
+      "g.txt": "",
+      "h.txt": "",
+    });
+    // (The walk source and start are the store's own, as its search uses them.)
+    const inside = store as unknown as {
+      walkSource: WalkSource;
+      resolvePath(path: string, forWrite: boolean): Promise<WalkNode>;
+    };
+    const source = inside.walkSource;
+    const start = await inside.resolvePath(".", false);
+    const files = [];
+    for await (const file of walkFiles(source, start)) files.push(file.display);
+    const runs = [];
+    for await (const run of walkFileRuns(source, start)) runs.push(run.map((f) => f.display));
+    assert.deepEqual(runs.flat(), files);
+    assert.deepEqual(runs, [["a.txt"], ["b/c.txt"], ["b/d/e.txt", "b/f.txt", "g.txt", "h.txt"]]);
+  });
+});
+
+describe("walks over real files", () => {
+  let root: string;
+  let store: DirectoryStore;
+  before(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-walk-")));
+    const files: Record<string, string> = {
+      "a.txt": "needle\n",
+      "dir/b.txt": "needle\n",
+      "nested/.gitignore": "*.gen\n",
+      "nested/x.gen": "needle\n",
+      "nested/y.txt": "needle\n",
+      ".git/HEAD": "needle\n",
+    };
+    for (const [name, content] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(root, name)), { recursive: true });
+      await fs.writeFile(path.join(root, name), content);
+    }
+    await fs.symlink("dir", path.join(root, "dir-link"));
+    await fs.symlink("a.txt", path.join(root, "file-link.txt"));
+    await fs.symlink("..", path.join(root, "dir/up"));
+    await fs.symlink(".", path.join(root, "dir/here"));
+    await fs.symlink("missing", path.join(root, "dangling.txt"));
+    store = await DirectoryStore.create({ roots: [root] });
+  });
+  after(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("includes symlinked files, never follows symlinked directories, and has no duplicates", async () => {
+    const files = await store.glob({ glob: "*" });
+    assert.deepEqual(files, ["a.txt", "dir/b.txt", "file-link.txt", "nested/y.txt"]);
+    const found = await store.search({ matcher: literalMatcher("needle") });
+    assert.deepEqual(found.files.map((f) => f.path), files);
+  });
+
+  it("lists symlinked directories as directories without entering them, and drops dangling links", async () => {
+    const entries = await store.list(".", { depth: 3 });
+    assert.deepEqual(entries.map((e) => `${e.kind} ${e.path}`), [
+      "directory dir",
+      "directory dir/here",
+      "directory dir/up",
+      "file dir/b.txt",
+      "directory dir-link",
+      "directory nested",
+      "file nested/y.txt",
+      "file a.txt",
+      "file file-link.txt",
+    ]);
+  });
+
+  it("walks an explicit path through an in-root symlinked directory", async () => {
+    assert.deepEqual(await store.glob({ path: "dir-link", glob: "*" }), ["dir-link/b.txt"]);
+    assert.equal((await store.readText("dir-link/b.txt")).text, "needle\n");
+  });
+
+  it("honours a nested .gitignore without any .git directory and always skips .git", async () => {
+    const all = await store.glob({ glob: "*", includeIgnored: true });
+    assert.ok(all.includes("nested/x.gen"));
+    assert.ok(!all.some((p) => p.startsWith(".git/")));
+    assert.ok(!(await store.glob({ glob: "*" })).includes("nested/x.gen"));
+  });
+});

@@ -1,0 +1,300 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import * as fs from "node:fs/promises";
+import {
+  assertFitsSchema,
+  bytes,
+  errorText,
+  type Files,
+  memoryTools,
+  okText,
+  withTempRoot,
+} from "../_helpers/tools.ts";
+
+const FILES: Files = {
+  "a.txt": "one\ntwo\n",
+  "dir/x.txt": "x\n",
+  "private.env": "TOKEN=1\n",
+};
+
+function tools(files: Files = FILES) {
+  return memoryTools(files, { deny: ["*.env"] });
+}
+
+describe("write", () => {
+  const CREATED: Array<
+    { name: string; path: string; content: string; shown: string; lines: number; bytes: number }
+  > = [
+    {
+      name: "creates a file with exactly its content",
+      path: "new.txt",
+      content: "a\r\nb",
+      shown: "created new.txt: 2 lines, 4 bytes\n",
+      lines: 2,
+      bytes: 4,
+    },
+    {
+      name: "creates missing parent directories",
+      path: "deep/er/new.txt",
+      content: "x\n",
+      shown: "created deep/er/new.txt: 1 line, 2 bytes\n",
+      lines: 1,
+      bytes: 2,
+    },
+    {
+      name: "creates an empty file",
+      path: "empty.txt",
+      content: "",
+      shown: "created empty.txt: 0 lines, 0 bytes\n",
+      lines: 0,
+      bytes: 0,
+    },
+    {
+      name: "counts bytes of UTF-8, one byte in the singular",
+      path: "one.txt",
+      content: "x",
+      shown: "created one.txt: 1 line, 1 byte\n",
+      lines: 1,
+      bytes: 1,
+    },
+    {
+      name: "counts bytes of multi-byte characters",
+      path: "emoji.txt",
+      content: "😀\n",
+      shown: "created emoji.txt: 1 line, 5 bytes\n",
+      lines: 1,
+      bytes: 5,
+    },
+    {
+      name: "names an absolute path relative to the root",
+      path: "/abs.txt",
+      content: "x\n",
+      shown: "created abs.txt: 1 line, 2 bytes\n",
+      lines: 1,
+      bytes: 2,
+    },
+  ];
+  for (const row of CREATED) {
+    test(`write ${row.name}`, async () => {
+      const h = tools();
+      const result = await h.call("write", { path: row.path, content: row.content });
+      assert.equal(okText(result), row.shown);
+      assert.deepEqual(await h.store.readBytes(row.path), bytes(row.content));
+      assert.deepEqual(result.structuredContent, {
+        path: row.path.replace(/^\//, ""),
+        created: true,
+        lines: row.lines,
+        bytes: row.bytes,
+      });
+    });
+  }
+
+  test("write replaces an existing file with overwrite", async () => {
+    const h = tools();
+    const result = await h.call("write", { path: "a.txt", content: "new\n", overwrite: true });
+    assert.equal(okText(result), "overwrote a.txt: 1 line, 4 bytes\n");
+    assert.equal(result.structuredContent?.created, false);
+    assert.deepEqual(await h.store.readBytes("a.txt"), bytes("new\n"));
+  });
+
+  test("write with overwrite creates a file that does not exist yet", async () => {
+    const h = tools();
+    const result = await h.call("write", { path: "b.txt", content: "b\n", overwrite: true });
+    assert.equal(okText(result), "created b.txt: 1 line, 2 bytes\n");
+  });
+
+  const REFUSED: Array<{ name: string; args: unknown; message: RegExp }> = [
+    {
+      name: "an existing file without overwrite",
+      args: { path: "a.txt", content: "x" },
+      message:
+        /^"a\.txt" already exists; pass overwrite=true to replace it, or edit it with replace_lines$/,
+    },
+    {
+      name: "a directory, even with overwrite",
+      args: { path: "dir", content: "x", overwrite: true },
+      message: /^"dir" is a directory, not a regular file$/,
+    },
+    {
+      name: "a denied path",
+      args: { path: "private.env", content: "x", overwrite: true },
+      message: /^path "private\.env" is not accessible: the server denies it$/,
+    },
+    {
+      name: "a denied path that does not exist yet",
+      args: { path: "new.env", content: "x" },
+      message: /^path "new\.env" is not accessible: the server denies it$/,
+    },
+    {
+      name: "a path outside the root",
+      args: { path: "../out.txt", content: "x" },
+      message: /^path "\.\.\/out\.txt" is outside the allowed roots/,
+    },
+    {
+      name: "a missing content",
+      args: { path: "n.txt" },
+      message: /^missing required argument "content"$/,
+    },
+    {
+      name: "content that is not a string",
+      args: { path: "n.txt", content: 5 },
+      message: /^argument "content" must be a string, got number 5$/,
+    },
+    {
+      name: "overwrite given as a string",
+      args: { path: "n.txt", content: "x", overwrite: "yes" },
+      message: /^argument "overwrite" must be true or false/,
+    },
+    {
+      name: "an unknown field",
+      args: { path: "n.txt", content: "x", mode: 0o644 },
+      message: /^unknown argument "mode"; the arguments are path, content, overwrite$/,
+    },
+  ];
+  for (const row of REFUSED) {
+    test(`write refuses ${row.name} and writes nothing`, async () => {
+      const h = tools();
+      assert.match(errorText(await h.call("write", row.args)), row.message);
+      assert.deepEqual(await h.store.readBytes("a.txt"), bytes("one\ntwo\n"));
+      await assert.rejects(h.store.stat("n.txt"), { code: "not_found" });
+    });
+  }
+
+  test("write's structuredContent fits the output schema", async () => {
+    const h = tools();
+    const schema = h.tools.find((t) => t.name === "write")!.outputSchema;
+    const result = await h.call("write", { path: "s.txt", content: "distinctive\n" });
+    assertFitsSchema(result.structuredContent, schema);
+    assert.doesNotMatch(JSON.stringify(result.structuredContent), /distinctive/);
+  });
+});
+
+describe("delete", () => {
+  test("delete removes a file", async () => {
+    const h = tools();
+    const result = await h.call("delete", { path: "dir/x.txt" });
+    assert.equal(okText(result), "deleted dir/x.txt\n");
+    assert.deepEqual(result.structuredContent, { path: "dir/x.txt", deleted: true });
+    await assert.rejects(h.store.stat("dir/x.txt"), { code: "not_found" });
+  });
+
+  const REFUSED: Array<{ name: string; args: unknown; message: RegExp }> = [
+    {
+      name: "a directory",
+      args: { path: "dir" },
+      message: /^"dir" is a directory, not a regular file$/,
+    },
+    {
+      name: "a file that does not exist",
+      args: { path: "nope.txt" },
+      message: /^no file or directory at "nope\.txt"/,
+    },
+    {
+      name: "a denied file",
+      args: { path: "private.env" },
+      message: /^path "private\.env" is not accessible: the server denies it$/,
+    },
+    {
+      name: "a path outside the root",
+      args: { path: "../x" },
+      message: /outside the allowed roots/,
+    },
+    { name: "a missing path", args: {}, message: /^missing required argument "path"$/ },
+    {
+      name: "an unknown field",
+      args: { path: "a.txt", recursive: true },
+      message: /^unknown argument "recursive"; the arguments are path$/,
+    },
+  ];
+  for (const row of REFUSED) {
+    test(`delete refuses ${row.name} and deletes nothing`, async () => {
+      const h = tools();
+      assert.match(errorText(await h.call("delete", row.args)), row.message);
+      assert.deepEqual(await h.store.readBytes("dir/x.txt"), bytes("x\n"));
+      assert.deepEqual(await h.store.readBytes("a.txt"), bytes("one\ntwo\n"));
+    });
+  }
+
+  test("delete of a file already deleted says it is not there", async () => {
+    const h = tools();
+    okText(await h.call("delete", { path: "a.txt" }));
+    assert.match(
+      errorText(await h.call("delete", { path: "a.txt" })),
+      /^no file or directory at "a\.txt"/,
+    );
+  });
+});
+
+describe("write and delete over a directory store", () => {
+  test("write creates parent directories on disk", async () => {
+    await withTempRoot({}, async (root, h) => {
+      okText(await h.call("write", { path: "a/b/c.txt", content: "c\r\n" }));
+      assert.equal(await fs.readFile(root.at("a/b/c.txt"), "utf8"), "c\r\n");
+    });
+  });
+
+  test("write with overwrite keeps the file's mode", async () => {
+    if (process.platform === "win32") return;
+    await withTempRoot({ "run.sh": "old\n" }, async (root, h) => {
+      await fs.chmod(root.at("run.sh"), 0o750);
+      okText(await h.call("write", { path: "run.sh", content: "new\n", overwrite: true }));
+      assert.equal((await fs.stat(root.at("run.sh"))).mode & 0o777, 0o750);
+      assert.equal(await fs.readFile(root.at("run.sh"), "utf8"), "new\n");
+    });
+  });
+
+  test("write names an absolute path inside the root relative to it", async () => {
+    await withTempRoot({}, async (root, h) => {
+      const result = await h.call("write", { path: root.at("sub/abs.txt"), content: "x\n" });
+      assert.equal(okText(result), "created sub/abs.txt: 1 line, 2 bytes\n");
+      assert.equal(result.structuredContent?.path, "sub/abs.txt");
+    });
+  });
+
+  test("write refuses to replace a directory on disk", async () => {
+    await withTempRoot({ "d/x.txt": "x\n" }, async (_root, h) => {
+      assert.match(
+        errorText(await h.call("write", { path: "d", content: "x", overwrite: true })),
+        /is a directory/,
+      );
+    });
+  });
+
+  test("delete refuses a directory on disk and leaves it", async () => {
+    await withTempRoot({ "d/x.txt": "x\n" }, async (root, h) => {
+      assert.match(
+        errorText(await h.call("delete", { path: "d" })),
+        /^"d" is a directory, not a regular file$/,
+      );
+      assert.equal(await fs.readFile(root.at("d/x.txt"), "utf8"), "x\n");
+    });
+  });
+
+  test("delete refuses a denied file on disk and leaves it", async () => {
+    await withTempRoot({ ".env": "TOKEN=1\n" }, async (root, h) => {
+      assert.match(
+        errorText(await h.call("delete", { path: ".env" })),
+        /^path "\.env" is not accessible/,
+      );
+      assert.equal(await fs.readFile(root.at(".env"), "utf8"), "TOKEN=1\n");
+    }, { deny: [".env"] });
+  });
+
+  test("delete names an absolute path inside the root relative to it", async () => {
+    await withTempRoot({ "sub/a.txt": "a\n" }, async (root, h) => {
+      assert.equal(
+        okText(await h.call("delete", { path: root.at("sub/a.txt") })),
+        "deleted sub/a.txt\n",
+      );
+    });
+  });
+
+  test("delete of a symlink inside the root removes the link, not its target", async () => {
+    await withTempRoot({ "real.txt": "r\n" }, async (root, h) => {
+      await fs.symlink(root.at("real.txt"), root.at("link.txt"));
+      okText(await h.call("delete", { path: "link.txt" }));
+      assert.equal(await fs.readFile(root.at("real.txt"), "utf8"), "r\n");
+      await assert.rejects(fs.lstat(root.at("link.txt")), { code: "ENOENT" });
+    });
+  });
+});

@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { instructions } from "../../src/tools/instructions.ts";
+import { LINE_RULE } from "../../src/tools/options.ts";
+
+describe("instructions()", () => {
+  test("instructions() teach the loop: grep, then read the range, then replace_lines with expected_text", () => {
+    const text = instructions(false);
+    const grep = text.indexOf("1) grep");
+    const read = text.indexOf("2) read");
+    const edit = text.indexOf("3) edit with replace_lines");
+    assert.ok(grep >= 0 && grep < read && read < edit, text);
+    assert.match(text, /expected_text/);
+  });
+
+  test("instructions() state the line rule", () => {
+    assert.ok(instructions(false).includes(LINE_RULE));
+    assert.ok(instructions(true).includes(LINE_RULE));
+  });
+
+  test("instructions() explain rows, context rows and notes", () => {
+    const text = instructions(false);
+    assert.ok(text.includes("`<n>\\t<line>`"));
+    assert.ok(text.includes("`<n>-\\t<line>`"));
+    assert.match(text, /\[square brackets\] are notes/);
+    assert.match(text, /continue with start_line=2001/);
+  });
+
+  test("instructions() for a read-only server name only the read-only tools", () => {
+    const text = instructions(true);
+    assert.match(text, /read-only: grep, read, glob and list/);
+    assert.doesNotMatch(text, /replace_lines|expected_text|Edit results/);
+  });
+
+  test("instructions() say edit results carry new numbers, and several ranges share the old numbering", () => {
+    const text = instructions(false);
+    assert.match(text, /new line numbers and how later lines moved/);
+    assert.match(text, /numbering from before the call/);
+  });
+});
