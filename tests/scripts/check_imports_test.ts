@@ -1,0 +1,74 @@
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { describe, it } from "node:test";
+import { checkImports } from "../../scripts/check_imports.ts";
+import { PROJECT } from "../_helpers/binary.ts";
+
+/** A source tree of the given files, checked, then removed. */
+function check(files: Record<string, string>): string[] {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-layout-"));
+  try {
+    for (const [name, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(dir, name), text);
+    }
+    return checkImports(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true });
+  }
+}
+
+describe("scripts/check_imports.ts", () => {
+  it("passes this project's src/", () => {
+    assert.deepEqual(checkImports(path.join(PROJECT, "src")), []);
+  });
+
+  it("fails on an import across the rules, and names the file and the rule", () => {
+    const problems = check({
+      "core/lines.ts": 'import { x } from "../store/file_store.ts";\n',
+      "store/file_store.ts": "export const x = 1;\n",
+      "tools/read.ts": 'import type { y } from "../store/base_store.ts";\n',
+      "store/base_store.ts": "export type y = 1;\n",
+      "mcp/server.ts": 'export { z } from "../tools/read.ts";\n',
+    });
+    assert.deepEqual(problems, [
+      "core/lines.ts: imports store/file_store.ts, but core/ may import only node:*",
+      "mcp/server.ts: imports tools/read.ts; of tools/ it may import only tools/tool.ts",
+      "tools/read.ts: imports store/base_store.ts; of store/ it may import only store/file_store.ts, store/errors.ts",
+    ]);
+  });
+
+  it("fails on two files that import each other, and on node:fs or runtime checks out of place", () => {
+    const problems = check({
+      "files/a.ts": 'import { b } from "./b.ts";\nexport const a = 1;\n',
+      "files/b.ts": 'import { a } from "./a.ts";\nexport const b = 2;\n',
+      "store/walk.ts": 'import * as fs from "node:fs";\n',
+      "match/glob.ts": 'const bun = "Bun" in globalThis;\n',
+      "core/doc.ts":
+        '/** ```ts\n * import * as fs from "node:fs/promises";\n * ``` */\nexport {};\n',
+    });
+    assert.deepEqual(problems.sort(), [
+      "files/a.ts and files/b.ts import each other",
+      "match/glob.ts: checks which runtime this is; ask src/io/runtime.ts instead",
+      "store/walk.ts: imports node:fs, which only io, files, search, disk, cli may use",
+    ]);
+  });
+
+  it("exits 1 with the list from the command line", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-layout-"));
+    try {
+      fs.mkdirSync(path.join(dir, "core"));
+      fs.writeFileSync(path.join(dir, "core/a.ts"), 'import "../cli/main.ts";\n');
+      const script = path.join(PROJECT, "scripts/check_imports.ts");
+      const deno = path.join(PROJECT, "node_modules/.bin/deno");
+      const run = spawnSync(deno, ["run", "--allow-read", script, dir], { encoding: "utf8" });
+      assert.equal(run.status, 1, run.stderr);
+      assert.match(run.stderr, /core\/a\.ts: imports cli\/main\.ts, but core\/ may import only/);
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+});
