@@ -2,7 +2,7 @@
 // of the per-call numbers.
 import { type ChildProcess, spawn } from "node:child_process";
 import * as fs from "node:fs";
-import { BINARY } from "./_support.ts";
+import { BINARY } from "./support.ts";
 
 export class McpClient {
   readonly child: ChildProcess;

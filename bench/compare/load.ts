@@ -6,8 +6,8 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import { McpClient } from "./_mcp_client.ts";
-import { BINARY, CORPUS, fmt, log, median, notes, percentile, QUICK, rows } from "./_support.ts";
+import { McpClient } from "./client.ts";
+import { BINARY, CORPUS, fmt, log, median, notes, percentile, QUICK, rows } from "./support.ts";
 
 const KERNEL_ARCHIVE = "/usr/src/linux-source-6.1.tar.xz";
 const KERNEL = path.join(CORPUS, "linux-source-6.1");

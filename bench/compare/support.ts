@@ -1,11 +1,11 @@
 // What every bench script shares: where things are, timing and statistics, and the table
-// of results that bench/compare.ts writes to bench/RESULTS.md.
+// of results that bench/compare/main.ts writes to bench/RESULTS.md.
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 
-export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
+export const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), "../..");
 export const CORPUS = path.join(REPO, "bench/.corpus");
 export const BINARY = path.join(REPO, "dist/linewise");
 export const QUICK = process.argv.includes("--quick");

@@ -1,0 +1,187 @@
+// First and repeated greps against ripgrep over the npm tree.
+import { spawnSync } from "node:child_process";
+import { NPM_PACKAGES, TREE } from "./corpus.ts";
+import { linewise } from "./client.ts";
+import { fmt, log, median, notes, rows, RUNS, timeCommand } from "./support.ts";
+
+// ---------------------------------------------------------------------------------------
+// Measurements
+
+/** Parses `rg -n --null` output into "path:line" keys. */
+export function rgKeys(stdout: Buffer): Set<string> {
+  const keys = new Set<string>();
+  for (const line of stdout.toString("utf8").split("\n")) {
+    const nul = line.indexOf("\0");
+    if (nul === -1) continue;
+    const file = line.slice(0, nul).replace(/^\.\//, "");
+    keys.add(`${file}:${Number.parseInt(line.slice(nul + 1), 10)}`);
+  }
+  return keys;
+}
+
+function linewiseKeys(structured: Record<string, unknown> | undefined): Set<string> {
+  const keys = new Set<string>();
+  const files = (structured?.files ?? []) as { path: string; lines: number[] }[];
+  for (const file of files) for (const line of file.lines) keys.add(`${file.path}:${line}`);
+  return keys;
+}
+
+function compareKeys(a: Set<string>, b: Set<string>): string {
+  const onlyA = [...a].filter((k) => !b.has(k));
+  const onlyB = [...b].filter((k) => !a.has(k));
+  if (onlyA.length === 0 && onlyB.length === 0) return `same ${a.size} lines`;
+  return `DIFFER: ${onlyA.length} only linewise (${onlyA.slice(0, 3).join(", ")}), ` +
+    `${onlyB.length} only rg (${onlyB.slice(0, 3).join(", ")})`;
+}
+
+export const RG_ARGS = [
+  "-n",
+  "--null",
+  "--no-heading",
+  "--with-filename",
+  "--no-require-git",
+  "--no-ignore-parent",
+];
+
+interface GrepCase {
+  name: string;
+  args: Record<string, unknown>;
+  rg: string[];
+}
+
+const GREP_CASES: GrepCase[] = [
+  {
+    name: "regex `createElement\\(`",
+    args: { pattern: "createElement\\(" },
+    rg: ["createElement\\("],
+  },
+  {
+    name: "literal `hasOwnProperty.call(`",
+    args: { pattern: "hasOwnProperty.call(", literal: true },
+    rg: ["-F", "hasOwnProperty.call("],
+  },
+  {
+    name: "regex `function \\w+Sync\\(` ",
+    args: { pattern: "function \\w+Sync\\(" },
+    rg: ["function \\w+Sync\\("],
+  },
+  {
+    name: "alternatives `TODO|FIXME`",
+    args: { pattern: "TODO|FIXME" },
+    rg: ["TODO|FIXME"],
+  },
+  {
+    name: "regex `createElement\\(` ignoring case",
+    args: { pattern: "createElement\\(", ignore_case: true },
+    rg: ["-i", "createElement\\("],
+  },
+];
+
+export async function grepBench(): Promise<void> {
+  log("grep: ripgrep vs linewise over the tree");
+  const tree = spawnSync("du", ["-sm", TREE], { encoding: "utf8" }).stdout.split("\t")[0];
+  const files = spawnSync("sh", ["-c", `find ${TREE} -type f | wc -l`], { encoding: "utf8" })
+    .stdout.trim();
+  notes.push(
+    `Tree: ${tree} MB in ${files} files (${NPM_PACKAGES.length} npm packages with their ` +
+      "dependencies, plus this repository's node_modules without native binaries).",
+  );
+  for (const grepCase of GREP_CASES) {
+    const rg = timeCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], TREE);
+    const rg1 = timeCommand("rg", [...RG_ARGS, "-j1", ...grepCase.rg, "."], TREE);
+    const expected = rgKeys(rg.stdout);
+    const args = { ...grepCase.args, max_matches: 1_000_000 };
+    // First search: a fresh server each time.
+    const first: number[] = [];
+    const repeated: number[] = [];
+    let agree = "";
+    let agreeRepeated = "";
+    let memory = { peak: 0, now: 0 };
+    let indexing = 0;
+    for (let i = 0; i <= RUNS; i++) {
+      const { client } = await linewise(TREE);
+      const { result, ms } = await client.call("grep", args);
+      if (i > 0) first.push(ms); // the first session only warms the cache
+      if (i === RUNS) {
+        agree = compareKeys(linewiseKeys(result.structuredContent), expected);
+        indexing = await client.idle(); // the index is built in the background
+        let last = result;
+        for (let j = 0; j < RUNS; j++) {
+          const call = await client.call("grep", args);
+          repeated.push(call.ms);
+          last = call.result;
+        }
+        agreeRepeated = compareKeys(linewiseKeys(last.structuredContent), expected);
+        memory = client.memory() ?? memory;
+      }
+      await client.close();
+    }
+    const f = median(first);
+    const r = median(repeated);
+    rows.push({
+      target: "first grep ≤ 1.5× rg",
+      what: `${grepCase.name}, fresh server (rg -j1: ${fmt(rg1.ms)})`,
+      linewise: fmt(f),
+      other: `rg ${fmt(rg.ms)}`,
+      ratio: `${(f / rg.ms).toFixed(2)}×`,
+      goal: "≤ 1.5×",
+      met: f / rg.ms <= 1.5,
+      agree,
+    });
+    rows.push({
+      target: "repeated grep ≥ 5× faster than rg",
+      what: `${grepCase.name}, same session after the index was built in the background (${
+        (indexing / 1000).toFixed(1)
+      } s); server RSS ${memory.now.toFixed(0)} MiB, peak ${memory.peak.toFixed(0)} MiB`,
+      linewise: fmt(r),
+      other: `rg ${fmt(rg.ms)}`,
+      ratio: `${(rg.ms / r).toFixed(2)}× faster`,
+      goal: "≥ 5× faster",
+      met: rg.ms / r >= 5,
+      agree: agreeRepeated,
+    });
+  }
+  // New patterns in a warm session: the cache must not depend on the pattern.
+  {
+    const { client } = await linewise(TREE);
+    await client.call("grep", { pattern: "warm-up: a pattern nothing matches", literal: true });
+    await client.idle(); // the index is built in the background
+    const ours: number[] = [];
+    const theirs: number[] = [];
+    let agree = 0;
+    for (const pattern of NEW_PATTERNS) {
+      const rg = timeCommand("rg", [...RG_ARGS, pattern, "."], TREE);
+      const { result, ms } = await client.call("grep", { pattern, max_matches: 1_000_000 });
+      ours.push(ms);
+      theirs.push(rg.ms);
+      if (
+        compareKeys(linewiseKeys(result.structuredContent), rgKeys(rg.stdout)).startsWith("same")
+      ) {
+        agree++;
+      }
+    }
+    await client.close();
+    const m = median(ours);
+    const r = median(theirs);
+    rows.push({
+      target: "repeated grep ≥ 5× faster than rg",
+      what: `${NEW_PATTERNS.length} new regexes in one warm session, index built (${
+        NEW_PATTERNS.map((p) => "`" + p + "`").join(", ")
+      })`,
+      linewise: fmt(m),
+      other: `rg ${fmt(r)}`,
+      ratio: `${(r / m).toFixed(2)}× faster`,
+      goal: "≥ 5× faster",
+      met: r / m >= 5,
+      agree: `${agree} of ${NEW_PATTERNS.length} same as rg`,
+    });
+  }
+}
+
+const NEW_PATTERNS = [
+  "Symbol\\.asyncIterator",
+  "new Promise\\(",
+  "Object\\.defineProperty\\(exports",
+  "console\\.warn\\(",
+  "throw new TypeError\\(",
+];
