@@ -13,6 +13,7 @@ import { StoreError } from "../store/errors.ts";
 import { Sandbox } from "../disk/sandbox.ts";
 import { createTools, instructions, type ToolOptions } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
+import { runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
 
 /** Where the command line writes. */
@@ -98,7 +99,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     strict: true,
   });
   if (values.help) return print(io, USAGE);
-  if (values.version) return print(io, `linewise ${VERSION}\n`);
+  if (values.version) return print(io, `linewise ${VERSION} (${runtimeDescription()})\n`);
   const [command, ...rest] = positionals;
   if (command === undefined) throw new UsageError("no command given");
   const toolOptions: ToolOptions = {

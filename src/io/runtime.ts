@@ -17,6 +17,24 @@ export const RUNTIME: RuntimeName = "Bun" in globalThis
   : "node";
 
 /**
+ * This runtime and its version, and whether this is the compiled binary: what `--version`
+ * tells beside linewise's own version.
+ *
+ * @returns as "bun 1.4.5, compiled", "node 20.20.2" or "deno 2.9.6"
+ * @example
+ * ```ts
+ * import { runtimeDescription } from "./runtime.ts";
+ * import assert from "node:assert/strict";
+ * assert.match(runtimeDescription(), /^(bun|deno|node) \d/);
+ * ```
+ */
+export function runtimeDescription(): string {
+  const versions = process.versions as Record<string, string | undefined>;
+  const version = versions[RUNTIME] ?? versions.node;
+  return `${RUNTIME} ${version}${isCompiledBinary() ? ", compiled" : ""}`;
+}
+
+/**
  * Whether this is a binary made by `bun build --compile`: its modules are embedded in it,
  * not files on disk, so another entry point is reached by running the binary itself.
  *
@@ -40,6 +58,27 @@ export const WORKER_MODULES = {
   /** Scans for patterns that may run without end, where terminating stops them (Deno). */
   pattern: "match/_pattern_worker.ts",
 } as const;
+
+/** How this project's modules end as they run: `.ts` from source, `.js` in the npm build. */
+const MODULE_EXTENSION = import.meta.url.endsWith(".js") ? ".js" : ".ts";
+
+/**
+ * The URL of one of this project's modules, by its path below `src/` as the source names it
+ * (`match/_pattern_helper_main.ts`): the same file from source and in the npm build, whose
+ * modules are JavaScript.
+ *
+ * @param pathBelowSrc the module's path below `src/`
+ * @returns its URL
+ * @example
+ * ```ts
+ * import { moduleUrl } from "./runtime.ts";
+ * import assert from "node:assert/strict";
+ * assert.match(moduleUrl("io/runtime.ts").pathname, /\/src\/io\/runtime\.ts$/);
+ * ```
+ */
+export function moduleUrl(pathBelowSrc: string): URL {
+  return new URL(`../${pathBelowSrc.replace(/\.ts$/, MODULE_EXTENSION)}`, import.meta.url);
+}
 
 /** The name of a worker module. */
 export type WorkerName = keyof typeof WORKER_MODULES;
@@ -71,8 +110,7 @@ export const HAS_SHARED_MEMORY: boolean = typeof SharedArrayBuffer === "function
 export function startWorker(name: WorkerName, module?: URL): Worker | undefined {
   if (!HAS_WORKERS) return undefined;
   const path = WORKER_MODULES[name];
-  const specifier = module?.href ??
-    (isCompiledBinary() ? `./${path}` : new URL(`../${path}`, import.meta.url).href);
+  const specifier = module?.href ?? (isCompiledBinary() ? `./${path}` : moduleUrl(path).href);
   try {
     return new Worker(specifier, { type: "module" });
   } catch (error) {
@@ -88,11 +126,11 @@ export function startWorker(name: WorkerName, module?: URL): Worker | undefined 
 const failedWorkers = new Set<WorkerName>();
 
 /**
- * Whether `Worker.terminate()` stops a worker in the middle of a regular expression. V8
- * interrupts it (Deno, Node); JavaScriptCore (Bun) lets the match run on, so there a
- * pattern that may run without end must go to a process that can be killed.
+ * Whether a pattern that may run without end can be scanned on a worker that is stopped by
+ * `Worker.terminate()`: V8 interrupts a running match (Deno), JavaScriptCore (Bun) lets it
+ * run on, and Node has no web workers; there it goes to a process that can be killed.
  */
-export const TERMINATE_STOPS_REGEX: boolean = RUNTIME !== "bun";
+export const TERMINATE_STOPS_REGEX: boolean = RUNTIME === "deno";
 
 /**
  * Collects garbage now, where the runtime lets a program ask (Bun); elsewhere does nothing.

@@ -13,7 +13,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { PatternStoppedError, type StoppableScan } from "../core/mod.ts";
-import { isCompiledBinary, startWorker, TERMINATE_STOPS_REGEX } from "../io/runtime.ts";
+import { isCompiledBinary, moduleUrl, startWorker, TERMINATE_STOPS_REGEX } from "../io/runtime.ts";
 import type { ScanReply, ScanRequest } from "./_pattern_scan.ts";
 import { PATTERN_HELPER_ENV } from "./pattern_helper.ts";
 
@@ -30,7 +30,7 @@ interface Helper {
   hold(held: boolean): void;
 }
 
-/** A helper process (this binary run again, or the helper script under Bun from source). */
+/** A helper process (this binary run again, or the helper script under Bun from source and under Node). */
 class ProcessHelper implements Helper {
   readonly #child: ChildProcess;
   #buffer = "";
@@ -38,9 +38,7 @@ class ProcessHelper implements Helper {
 
   constructor() {
     const compiled = isCompiledBinary();
-    const args = compiled
-      ? []
-      : [fileURLToPath(new URL("./_pattern_helper_main.ts", import.meta.url))];
+    const args = compiled ? [] : [fileURLToPath(moduleUrl("match/_pattern_helper_main.ts"))];
     this.#child = spawn(process.execPath, args, {
       env: compiled ? { ...process.env, [PATTERN_HELPER_ENV]: "1" } : process.env,
       stdio: ["pipe", "pipe", "inherit"],

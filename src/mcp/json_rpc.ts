@@ -22,7 +22,12 @@ interface RawJson {
   rawJSON(text: string): RawNumber;
   isRawJSON(value: unknown): value is RawNumber;
 }
-const RAW = JSON as unknown as RawJson;
+const RAW = JSON as unknown as Partial<RawJson>;
+/**
+ * Whether this JSON can keep a number's text (Node 21+, Bun, Deno). On Node 20 an id that a
+ * number cannot write back the same is answered as the number it parses to.
+ */
+const KEEPS_NUMBER_TEXT = typeof RAW.rawJSON === "function" && typeof RAW.isRawJSON === "function";
 
 /**
  * Parses one line of JSON-RPC: a message or a batch, with each number id (`id`, and the
@@ -48,7 +53,7 @@ export function parseMessage(line: string): unknown {
     line,
     function (this: object, key: string, found: unknown, context?: { source?: string }) {
       if (
-        (key === "id" || key === "requestId") && typeof found === "number" &&
+        KEEPS_NUMBER_TEXT && (key === "id" || key === "requestId") && typeof found === "number" &&
         context?.source !== undefined && JSON.stringify(found) !== context.source
       ) {
         inexact.push([this, key, context.source]);
@@ -63,7 +68,7 @@ export function parseMessage(line: string): unknown {
       if (
         (holder === message && key === "id") || (holder === message.params && key === "requestId")
       ) {
-        (holder as Record<string, unknown>)[key] = RAW.rawJSON(source);
+        (holder as Record<string, unknown>)[key] = (RAW as RawJson).rawJSON(source);
       }
     }
   }
@@ -156,7 +161,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 function isId(value: unknown): value is JsonRpcId {
   return typeof value === "string" || (typeof value === "number" && Number.isFinite(value)) ||
-    RAW.isRawJSON(value);
+    (KEEPS_NUMBER_TEXT && (RAW as RawJson).isRawJSON(value));
 }
 
 /**
