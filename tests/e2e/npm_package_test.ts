@@ -1,0 +1,183 @@
+// End to end: the npm packages as a user gets them. scripts/build_npm.ts builds them, `npm pack`
+// packs them, and `npm install` puts them into empty folders, once with the linux-x64 binary
+// package and once without; then the official MCP SDK client drives `linewise serve` through
+// the installed launcher under Node 20 (this machine's node) and Node 22 (node@22 from npm),
+// and a Node script imports the library by its package name.
+import { after, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import process from "node:process";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ensureBinary, PROJECT } from "../_helpers/binary.ts";
+
+const NODES: Record<string, string> = {
+  "Node 20": "node",
+  "Node 22": path.join(PROJECT, "node_modules/node22/bin/node"),
+};
+const onLinuxX64 = process.platform === "linux" && process.arch === "x64";
+
+function run(command: string, args: string[], cwd: string): string {
+  const result = spawnSync(command, args, { cwd, encoding: "utf8" });
+  assert.equal(result.status, 0, `${command} ${args.join(" ")}:\n${result.stdout}${result.stderr}`);
+  return result.stdout;
+}
+
+type Text = { content: { type: string; text: string }[] };
+
+// (It drives Node, not the runner: it runs once, in the Bun suite.)
+const skip = !onLinuxX64
+  ? "needs linux-x64"
+  : "Deno" in globalThis
+  ? "run in the Bun suite"
+  : false;
+
+describe("the npm packages, installed", { skip, timeout: 240_000 }, () => {
+  let work: string;
+  let root: string;
+  const installs: Record<string, string> = {};
+
+  // (Set up by the first test: Bun's hooks keep a 5 s timeout of their own.)
+  let installed = false;
+  function install(): void {
+    if (installed) return;
+    installed = true;
+    ensureBinary();
+    work = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-npm-"));
+    root = path.join(work, "root");
+    fs.mkdirSync(root);
+    const deno = path.join(PROJECT, "node_modules/.bin/deno");
+    run(deno, ["run", "-A", "scripts/build_npm.ts"], PROJECT);
+    const packed = path.join(work, "packed");
+    fs.mkdirSync(packed);
+    for (const name of ["linewise", "linux-x64"]) {
+      run(
+        "npm",
+        ["pack", path.join(PROJECT, "dist/npm", name), "--pack-destination", packed],
+        work,
+      );
+    }
+    const main = path.join(packed, "linewise-linewise-0.1.0.tgz");
+    const binary = path.join(packed, "linewise-linux-x64-0.1.0.tgz");
+    for (const [name, tarballs] of [["node", [main]], ["binary", [main, binary]]] as const) {
+      const dir = path.join(work, name);
+      fs.mkdirSync(dir);
+      fs.writeFileSync(path.join(dir, "package.json"), '{"name":"user","private":true}\n');
+      run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...tarballs], dir);
+      installs[name] = dir;
+    }
+  }
+
+  after(() => {
+    if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
+  });
+
+  for (const [nodeName, node] of Object.entries(NODES)) {
+    for (const kind of ["node", "binary"] as const) {
+      test(
+        `${nodeName}, ${
+          kind === "binary" ? "with" : "without"
+        } the binary package: serve answers the SDK client`,
+        {
+          timeout: 180_000,
+        },
+        async () => {
+          install();
+          const launcher = path.join(installs[kind], "node_modules/.bin/linewise");
+          const version = run(node, [launcher, "--version"], root);
+          if (kind === "binary") {
+            assert.match(version, /^linewise 0\.1\.0 \(bun [\d.]+, compiled\)\n$/);
+          } else {
+            const expected = nodeName === "Node 20"
+              ? /^linewise 0\.1\.0 \(node 20\./
+              : /\(node 22\./;
+            assert.match(version, expected);
+          }
+          fs.writeFileSync(path.join(root, "a.txt"), "one\ntwo\nthree\n");
+          fs.writeFileSync(path.join(root, "slow.txt"), "c" + "a".repeat(500) + "\n");
+          const client = new Client({ name: "npm-test", version: "1.0.0" });
+          const transport = new StdioClientTransport({
+            command: node,
+            args: [launcher, "serve", "--root", root, "--timeout", "1"],
+            stderr: "pipe",
+          });
+          await client.connect(transport);
+          try {
+            const tools = (await client.listTools()).tools.map((t) => t.name).sort();
+            assert.ok(tools.includes("replace_lines") && tools.includes("grep"), String(tools));
+            const read = await client.callTool({ name: "read", arguments: { path: "a.txt" } });
+            assert.equal((read as Text).content[0].text, "1\tone\n2\ttwo\n3\tthree\n");
+            const grep = await client.callTool({ name: "grep", arguments: { pattern: "t(?=h)" } });
+            assert.equal((grep as Text).content[0].text, "a.txt\n3\tthree\n");
+            // A pattern with no linear-time form is stopped at the budget on Node too.
+            const started = Date.now();
+            const slow = await client.callTool({
+              name: "grep",
+              arguments: { pattern: "(a)a*a*a*\\1c", path: "slow.txt" },
+            });
+            assert.match((slow as Text).content[0].text, /stopped by the time budget: the pattern/);
+            assert.ok(Date.now() - started < 2000 + 1000, `${Date.now() - started} ms`);
+            const edit = await client.callTool({
+              name: "replace_lines",
+              arguments: {
+                path: "a.txt",
+                edits: [{ start_line: 2, new_text: "TWO\n", expected_text: "two" }],
+              },
+            });
+            assert.equal(edit.isError, undefined, (edit as Text).content[0].text);
+            assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\nTWO\nthree\n");
+          } finally {
+            await client.close();
+          }
+        },
+      );
+    }
+
+    test(`${nodeName}: the library imports by its package name, with its types`, {
+      timeout: 180_000,
+    }, () => {
+      install();
+      const dir = installs.node;
+      const script = `import { createTools, MemoryStore } from "@linewise/linewise";
+        import { splitLines } from "@linewise/linewise/core";
+        const [read] = createTools(new MemoryStore({ "a.txt": "x\\r\\ny\\n" }));
+        const result = await read.call({ path: "a.txt" });
+        console.log(JSON.stringify([result.content[0].text, splitLines("a\\nb").length]));`;
+      const out = run(node, ["--input-type=module", "-e", script], dir);
+      assert.equal(out, JSON.stringify(["1\tx\r\n2\ty\n", 2]) + "\n");
+      const types = fs.readFileSync(
+        path.join(dir, "node_modules/@linewise/linewise/mod.d.ts"),
+        "utf8",
+      );
+      assert.match(types, /export \* from "\.\/src\/tools\/mod\.js"/);
+      if (nodeName !== "Node 20") return; // (the declarations do not depend on Node's version)
+      // A TypeScript user's project type-checks against the declarations.
+      fs.writeFileSync(
+        path.join(dir, "user.mts"),
+        `import { createTools, DirectoryStore, type ToolDefinition } from "@linewise/linewise";
+        import { splitLines } from "@linewise/linewise/core";
+        const store = await DirectoryStore.create({ roots: ["."] });
+        const tools: ToolDefinition[] = createTools(store);
+        const lines: number = splitLines("a\\nb").length;
+        console.log(tools.length, lines);\n`,
+      );
+      const options = {
+        module: "nodenext",
+        strict: true,
+        noEmit: true,
+        types: ["node"],
+        typeRoots: [path.join(PROJECT, "node_modules/@types")],
+      };
+      fs.writeFileSync(
+        path.join(dir, "tsconfig.json"),
+        JSON.stringify({ compilerOptions: options, files: ["user.mts"] }),
+      );
+      run(node, [path.join(PROJECT, "node_modules/typescript/bin/tsc"), "-p", dir], dir);
+    });
+  }
+});
