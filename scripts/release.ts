@@ -3,6 +3,7 @@
 //   bin/linewise-<platform>[.exe]   the binary for linux-x64, linux-arm64, darwin-x64,
 //                                   darwin-arm64 and win32-x64 (bun build --compile --target)
 //   npm/*.tgz                       @linewise/linewise and one @linewise/<platform> per binary
+//   linewise-<version>.mcpb         the MCP bundle (scripts/build_mcpb.ts)
 //   SHA256SUMS                      of every file above, as sha256sum -c reads them
 //
 //   deno run -A scripts/release.ts [--binaries-only]
@@ -12,6 +13,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 import { WORKER_MODULES } from "../src/io/runtime.ts";
+import { buildMcpb } from "./build_mcpb.ts";
 import { binaryPackage, PLATFORMS } from "./build_npm.ts";
 
 const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
@@ -76,7 +78,7 @@ function buildPackages(binaries: string[]): string[] {
   });
   for (const dir of dirs) run("npm", ["pack", dir, "--pack-destination", npm]);
   fs.rmSync(path.join(OUT, "packages"), { recursive: true, force: true });
-  return fs.readdirSync(npm).map((name) => path.join(npm, name));
+  return [...fs.readdirSync(npm).map((name) => path.join(npm, name)), buildMcpb(OUT)];
 }
 
 function writeSums(files: string[]): void {
@@ -95,6 +97,6 @@ if (import.meta.main) {
   console.error(
     `built ${
       path.relative(REPO, OUT)
-    }/: ${binaries.length} binaries, ${packages.length} npm packages, SHA256SUMS`,
+    }/: ${binaries.length} binaries, ${packages.length} npm packages and the bundle, SHA256SUMS`,
   );
 }

@@ -110,10 +110,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     maxEditBytes: count(values["max-edit-bytes"], "--max-edit-bytes", 1),
     timeBudgetMs: seconds(values.timeout, "--timeout"),
   };
-  const sandbox = await sandboxOf(values.root ?? ["."], values.deny ?? [], io);
+  // serve also takes its roots as arguments, as the reference filesystem server does (and
+  // as an MCP bundle passes a list of directories).
+  const given = [...(values.root ?? []), ...(command === "serve" ? rest : [])];
+  const sandbox = await sandboxOf(given.length > 0 ? given : ["."], values.deny ?? [], io);
   const tools = (s: Sandbox) => createTools(new DirectoryStore(s, toolOptions), toolOptions);
   if (command === "serve") {
-    expectArgs(rest, 0, 0, "serve takes no arguments");
     // A server lives long enough for repeated searches: its store keeps a search index,
     // replaced (and the old one's watcher stopped) when the client's roots change. Searches
     // run on a thread of their own, so that this one is always free to answer.

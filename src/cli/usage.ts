@@ -8,7 +8,7 @@
 export const USAGE = `linewise: file tools for AI agents that agree on what a line is.
 
 Usage:
-  linewise serve [--root DIR]... [--deny GLOB]... [--read-only]   MCP server on stdio
+  linewise serve [DIR]... [--deny GLOB]... [--read-only]   MCP server on stdio (roots: DIR or --root)
   linewise read FILE [START[:END]]        numbered lines START to END (START alone: to the end)
   linewise grep PATTERN [PATH] [-i] [-F] [-C N] [--glob G] [--max-matches N] [--include-ignored]
   linewise glob PATTERN [PATH] [--include-ignored]

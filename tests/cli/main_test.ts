@@ -33,6 +33,7 @@ describe("the linewise command line", () => {
     const [name, args] of [
       ["an empty --root", ["serve", "--root", ""]],
       ["a --root that does not exist", ["read", "a.txt", "--root", join(root.dir, "nope")]],
+      ["a serve directory that does not exist", ["serve", join(root.dir, "nope")]],
     ] as const
   ) {
     test(`${name} is a usage error: one sentence, exit 2`, () => {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RawSession, tempRoot } from "../_helpers/binary.ts";
+import { callsWhilePinging, initialized, RawSession, tempRoot } from "../_helpers/binary.ts";
 
 type Message = { id?: unknown; result?: Record<string, unknown>; error?: { code: number } };
 
@@ -247,4 +247,25 @@ test("ids are echoed exactly as sent, big integers and 1e400 too", async () => {
     assert.equal(big, '{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}');
     assert.equal(huge, '{"jsonrpc":"2.0","id":1e400,"result":{}}');
   });
+});
+
+test("serve takes its roots as arguments too, as the reference server does", async () => {
+  const one = tempRoot();
+  const two = tempRoot();
+  writeFileSync(join(two.dir, "b.txt"), "in two\n");
+  const session = await initialized(["serve", one.dir, two.dir]);
+  try {
+    const { answers } = await callsWhilePinging(session, [{
+      id: "read",
+      method: "tools/call",
+      params: { name: "read", arguments: { path: join(two.dir, "b.txt") } },
+    }]);
+    const result = answers.get("read")!.message.result as { content: { text: string }[] };
+    assert.equal(result.content[0].text, "1\tin two\n");
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL");
+    one.remove();
+    two.remove();
+  }
 });
