@@ -1,8 +1,8 @@
 // End to end: the npm packages as a user gets them. scripts/build_npm.ts builds them, `npm pack`
 // packs them, and `npm install` puts them into empty folders, once with the linux-x64 binary
 // package and once without; then the official MCP SDK client drives `linewise serve` through
-// the installed launcher under Node 20 (this machine's node) and Node 22 (node@22 from npm),
-// and a Node script imports the library by its package name.
+// the installed launcher under Node 20 and Node 22 (node@20 and node@22 from npm, installed
+// into folders of their own), and a Node script imports the library by its package name.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -16,10 +16,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { ensureBinary, PROJECT } from "../_helpers/binary.ts";
 
-const NODES: Record<string, string> = {
-  "Node 20": "node",
-  "Node 22": path.join(PROJECT, "node_modules/node22/bin/node"),
-};
+/** The Node versions the package is tried under (each installed from npm by the first test). */
+const NODES: Record<string, string> = { "Node 20": "", "Node 22": "" };
 const onLinuxX64 = process.platform === "linux" && process.arch === "x64";
 
 function run(command: string, args: string[], cwd: string): string {
@@ -30,14 +28,7 @@ function run(command: string, args: string[], cwd: string): string {
 
 type Text = { content: { type: string; text: string }[] };
 
-// (It drives Node, not the runner: it runs once, in the Bun suite.)
-const skip = !onLinuxX64
-  ? "needs linux-x64"
-  : "Deno" in globalThis
-  ? "run in the Bun suite"
-  : false;
-
-describe("the npm packages, installed", { skip, timeout: 240_000 }, () => {
+describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 }, () => {
   let work: string;
   let root: string;
   const installs: Record<string, string> = {};
@@ -71,13 +62,27 @@ describe("the npm packages, installed", { skip, timeout: 240_000 }, () => {
       run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...tarballs], dir);
       installs[name] = dir;
     }
+    for (const name of Object.keys(NODES)) {
+      const prefix = path.join(work, name.replace(" ", ""));
+      const spec = `node@${name.split(" ")[1]}`;
+      run("npm", [
+        "install",
+        "--prefix",
+        prefix,
+        "--prefer-offline",
+        "--no-audit",
+        "--no-fund",
+        spec,
+      ], work);
+      NODES[name] = path.join(prefix, "node_modules/node/bin/node");
+    }
   }
 
   after(() => {
     if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  for (const [nodeName, node] of Object.entries(NODES)) {
+  for (const nodeName of Object.keys(NODES)) {
     for (const kind of ["node", "binary"] as const) {
       test(
         `${nodeName}, ${
@@ -88,6 +93,7 @@ describe("the npm packages, installed", { skip, timeout: 240_000 }, () => {
         },
         async () => {
           install();
+          const node = NODES[nodeName];
           const launcher = path.join(installs[kind], "node_modules/.bin/linewise");
           const version = run(node, [launcher, "--version"], root);
           if (kind === "binary") {
@@ -142,6 +148,7 @@ describe("the npm packages, installed", { skip, timeout: 240_000 }, () => {
       timeout: 180_000,
     }, () => {
       install();
+      const node = NODES[nodeName];
       const dir = installs.node;
       const script = `import { createTools, MemoryStore } from "@linewise/linewise";
         import { splitLines } from "@linewise/linewise/core";
