@@ -3,10 +3,13 @@
 import process from "node:process";
 import { PATTERN_HELPER_ENV, runPatternHelper } from "../match/pattern_helper.ts";
 import { main } from "./main.ts";
+import { isCompiledBinary } from "../io/runtime.ts";
 
 // The binary run again as the helper that scans for patterns that may run without end.
-if (process.env[PATTERN_HELPER_ENV] === "1") runPatternHelper().then(() => process.exit(0));
-else run();
+// (Only the binary is run so; asking the environment elsewhere would need Deno's --allow-env.)
+if (isCompiledBinary() && process.env[PATTERN_HELPER_ENV] === "1") {
+  runPatternHelper().then(() => process.exit(0));
+} else run();
 
 function run(): void {
   // A reader that goes away (`linewise grep … | head`) must not crash the command.

@@ -13,7 +13,7 @@ import { StoreError } from "../store/errors.ts";
 import { Sandbox } from "../disk/sandbox.ts";
 import { createTools, instructions, type ToolOptions } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
-import { runtimeDescription } from "../io/runtime.ts";
+import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
 
 /** Where the command line writes. */
@@ -92,8 +92,10 @@ function messageOf(error: unknown): string {
 }
 
 async function run(argv: string[], io: CliIo): Promise<number> {
+  // (`deno task start -- grep X` passes the "--" on: it separates nothing here.)
+  const words = argv[0] === "--" ? argv.slice(1) : argv;
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: words,
     options: OPTIONS,
     allowPositionals: true,
     strict: true,
@@ -183,7 +185,13 @@ async function sandboxOf(roots: string[], deny: string[], io: CliIo): Promise<Sa
     return await Sandbox.create({ roots, deny, warn });
   } catch (error) {
     if (error instanceof TypeError || error instanceof StoreError) {
-      throw new UsageError(`--root or --deny cannot be used: ${error.message}`);
+      // From source, Deno refuses what its --allow-read and --allow-write do not name.
+      const hint = RUNTIME === "deno" && error instanceof StoreError && error.code === "permission"
+        ? " (Deno may use only the folders its --allow-read and --allow-write name; " +
+          "deno task start names the current one: run deno run --allow-read=DIR " +
+          "--allow-write=DIR src/cli/bin.ts for another)"
+        : "";
+      throw new UsageError(`--root or --deny cannot be used: ${error.message}${hint}`);
     }
     throw error;
   }

@@ -99,6 +99,9 @@ export class RootsExchange {
       log(`ignored the client's roots/list answer: ${error.message}`);
       return;
     }
+    // A client that declares roots but has none (the MCP Inspector) leaves the server's
+    // roots as they are, without a word.
+    if (paths.length === 0) return;
     const next = await onRoots(paths);
     if (generation !== this.#generation) return;
     if (next !== undefined && !Array.isArray(next)) {

@@ -55,6 +55,14 @@ describe("the linewise command line", () => {
     assert.doesNotMatch(out.stdout, /more matches exist/);
   });
 
+  test("a leading -- is passed over, as deno task start -- passes it on", () => {
+    writeFileSync(join(root.dir, "dash.txt"), "x\nneedle\n");
+    const out = runCli(["--", "grep", "needle", "dash.txt", "--max-matches", "1"], root.dir);
+    rmSync(join(root.dir, "dash.txt"));
+    assert.equal(out.status, 0, out.stderr);
+    assert.equal(out.stdout, "dash.txt\n2\tneedle\n");
+  });
+
   test("--help prints usage and exits 0", () => {
     const out = runCli(["--help"], root.dir);
     assert.equal(out.status, 0);

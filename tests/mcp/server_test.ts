@@ -838,11 +838,21 @@ test("the roots flow: roots/list after initialized and on list_changed, paths to
   await server.request("ping");
   assert.ok(server.logs.some((line) => line.includes("no roots today")));
 
+  // An empty list changes nothing and says nothing (the Inspector sends one).
+  server.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+  const empty = await server.output.waitFor((m) =>
+    !Array.isArray(m) && m.method === "roots/list" && m.id !== first.id && m.id !== second.id
+  );
+  server.send({ jsonrpc: "2.0", id: empty.id, result: { roots: [] } });
+  await server.request("ping");
+  assert.ok(!server.logs.some((line) => /none of the client's roots/.test(line)));
+
   // Nothing intersects: onRoots says undefined, the tools stay, the log says so.
   answer = undefined;
   server.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
   const third = await server.output.waitFor((m) =>
-    !Array.isArray(m) && m.method === "roots/list" && m.id !== first.id && m.id !== second.id
+    !Array.isArray(m) && m.method === "roots/list" &&
+    ![first.id, second.id, empty.id].includes(m.id as number)
   );
   server.send({ jsonrpc: "2.0", id: third.id, result: { roots: [{ uri: root }] } });
   await server.close();
@@ -970,7 +980,7 @@ test("a throwing onRoots keeps the tools and is logged", async () => {
   const request = await server.output.waitFor((m) =>
     !Array.isArray(m) && m.method === "roots/list"
   );
-  server.send({ jsonrpc: "2.0", id: request.id, result: { roots: [] } });
+  server.send({ jsonrpc: "2.0", id: request.id, result: { roots: [{ uri: "file:///new" }] } });
   await server.close();
   assert.ok(server.logs.some((line) => line.includes("store broke")));
 });
@@ -981,7 +991,7 @@ test("an onRoots that returns something other than tools is logged, and the tool
   const request = await server.output.waitFor((m) =>
     !Array.isArray(m) && m.method === "roots/list"
   );
-  server.send({ jsonrpc: "2.0", id: request.id, result: { roots: [] } });
+  server.send({ jsonrpc: "2.0", id: request.id, result: { roots: [{ uri: "file:///new" }] } });
   const list = await server.request("tools/list");
   assert.equal((list.result?.tools as unknown[]).length, 3);
   await server.close();

@@ -1,0 +1,107 @@
+// The host recipes of docs/hosts.md, as written: each block is parsed (JSON, TOML, or the
+// `claude mcp add` line), and the command it names is started with the MCP SDK client in a
+// folder where the packed package is installed (npx then runs it without the registry), as
+// the host would start it; the server must answer a read of a file in its root.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { parse as parseToml } from "smol-toml";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { PROJECT } from "../_helpers/binary.ts";
+
+interface Recipe {
+  host: string;
+  command: string;
+  args: string[];
+}
+
+type Servers = Record<string, { command: string; args: string[] }>;
+
+/** The recipes of docs/hosts.md: each block under its host's heading. */
+function recipes(): Recipe[] {
+  const text = fs.readFileSync(path.join(PROJECT, "docs/hosts.md"), "utf8");
+  const found: Recipe[] = [];
+  let host = "";
+  for (const part of text.split(/^## /m).slice(1)) {
+    host = part.split("\n")[0];
+    for (const [, lang, body] of part.matchAll(/^```(\w+)\n([\s\S]*?)^```$/gm)) {
+      let server: { command: string; args: string[] };
+      if (lang === "sh") {
+        const line = body.trim();
+        assert.match(line, /^claude mcp add linewise -- /, host);
+        const [command, ...args] = line.split(" -- ")[1].split(" ");
+        server = { command, args };
+      } else if (lang === "toml") {
+        server = (parseToml(body) as { mcp_servers: Servers }).mcp_servers.linewise;
+      } else {
+        assert.equal(lang, "json", host);
+        const config = JSON.parse(body) as Record<string, Servers>;
+        server = (config.mcpServers ?? config.servers ?? config.context_servers).linewise;
+      }
+      found.push({ host, ...server });
+    }
+  }
+  return found;
+}
+
+test("every host recipe starts a server that answers", { timeout: 180_000 }, async () => {
+  const list = recipes();
+  assert.deepEqual([...new Set(list.map((r) => r.host))], [
+    "Claude Code",
+    "Claude Desktop",
+    "Codex CLI",
+    "VS Code",
+    "Cursor",
+    "Zed",
+  ]);
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-hosts-"));
+  try {
+    const run = (command: string, args: string[], cwd: string) => {
+      const result = spawnSync(command, args, { cwd, encoding: "utf8" });
+      assert.equal(result.status, 0, `${command} ${args.join(" ")}: ${result.stderr}`);
+    };
+    run(
+      path.join(PROJECT, "node_modules/.bin/deno"),
+      ["run", "-A", "scripts/build_npm.ts"],
+      PROJECT,
+    );
+    run("npm", ["pack", path.join(PROJECT, "dist/npm/linewise"), "--pack-destination", work], work);
+    const project = path.join(work, "project");
+    fs.mkdirSync(project);
+    fs.writeFileSync(path.join(project, "package.json"), '{"name":"app","private":true}\n');
+    const tarball = path.join(work, "linewise-linewise-0.1.0.tgz");
+    run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], project);
+    fs.writeFileSync(path.join(project, "hello.txt"), "hello\n");
+    for (const recipe of list) {
+      const args = recipe.args.map((arg) =>
+        arg === "${workspaceFolder}" || arg.startsWith("/Users/") ? project : arg
+      );
+      const client = new Client({ name: recipe.host, version: "1.0.0" });
+      const transport = new StdioClientTransport({
+        command: recipe.command,
+        args,
+        cwd: project,
+        stderr: "pipe",
+      });
+      await client.connect(transport);
+      try {
+        const read = await client.callTool({ name: "read", arguments: { path: "hello.txt" } });
+        assert.equal(
+          (read as { content: { text: string }[] }).content[0].text,
+          "1\thello\n",
+          recipe.host,
+        );
+      } finally {
+        await client.close();
+      }
+    }
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
+  }
+});
