@@ -166,9 +166,17 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const result = await tool.call(args);
   const text = result.content.map((c) => c.text).join("");
+  // grep's status is grep's and ripgrep's: 0 something matched, 1 nothing did, 2 an error
+  // (or a search stopped before it could tell).
+  const grep = command === "grep";
   if (result.isError) {
     io.stderr(`linewise: ${text}\n`);
-    return 1;
+    return grep ? 2 : 1;
+  }
+  const found = result.structuredContent as { matched_lines?: number; stopped?: string };
+  if (grep && found.matched_lines === 0) {
+    io.stderr(text.replace(/^\[|\]\n?$/g, "").replace(/^/, "linewise: ") + "\n");
+    return found.stopped === undefined ? 1 : 2;
   }
   io.stdout(values.json ? JSON.stringify(result.structuredContent ?? {}, null, 2) + "\n" : text);
   return 0;

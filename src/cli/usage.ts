@@ -27,6 +27,7 @@ Options (anywhere on the line):
   --timeout SECONDS     how long one grep may run (default 10)
 
 Lines are numbered from 1 and end at \\n (a \\r before it belongs to the terminator), as in
-grep -n, sed -n and git. Exit status: 0 success (a note such as "no match" included),
-1 tool error, 2 usage error.
+grep -n, sed -n and git. Exit status: 0 success, 1 tool error, 2 usage error; for grep, as for
+grep and ripgrep: 0 something matched, 1 nothing did, 2 an error (or a search stopped before it
+could tell).
 `;

@@ -91,8 +91,12 @@ describe("the linewise command line", () => {
     assert.equal(out.status, 0, out.stderr);
     assert.equal(out.stdout, "src/b.ts\n1\tconst Two = 2;\n2-\tconst three = 3;\n");
     const fixed = runCli(["grep", "-F", "t.o", "."], root.dir);
-    assert.match(fixed.stdout, /^\[no match/);
-    assert.equal(fixed.status, 0, "no match is success");
+    assert.equal(fixed.stdout, "");
+    assert.match(fixed.stderr, /^linewise: no match/);
+    assert.equal(fixed.status, 1, "nothing matched: 1, as for grep and ripgrep");
+    const bad = runCli(["grep", "("], root.dir);
+    assert.equal(bad.status, 2, "a bad pattern is an error: 2");
+    assert.match(bad.stderr, /^linewise: /);
   });
 
   test("glob and list print paths", () => {
