@@ -16,6 +16,7 @@ function run(): void {
   process.stdout.on("error", () => process.exit(0));
   main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
+    stdoutIsTerminal: process.stdout.isTTY === true,
     stderr: (text) => process.stderr.write(text),
     // Once stdout has taken everything: process.exit drops writes still queued for a pipe.
     exit: (status) => process.stdout.write("", () => process.exit(status)),

@@ -15,6 +15,7 @@ import { createTools, instructions, type ToolOptions } from "../tools/mod.ts";
 import { VERSION } from "../version.ts";
 import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
+import { grepCommand, type GrepRequest } from "./grep_command.ts";
 
 /** Where the command line writes. */
 export interface CliIo {
@@ -28,6 +29,8 @@ export interface CliIo {
    * return their status instead, so that all their output reaches a slow reader.
    */
   exit?: (status: number) => void;
+  /** Whether standard output is a terminal (grep then prints a heading per file). */
+  stdoutIsTerminal?: boolean;
 }
 
 /** Signals that stop a server (SIGKILL cannot be caught: the next server cleans up). */
@@ -48,7 +51,18 @@ const OPTIONS = {
   "ignore-case": { type: "boolean", short: "i" },
   "fixed-strings": { type: "boolean", short: "F" },
   context: { type: "string", short: "C" },
-  glob: { type: "string" },
+  "after-context": { type: "string", short: "A" },
+  "before-context": { type: "string", short: "B" },
+  regexp: { type: "string", short: "e", multiple: true },
+  "word-regexp": { type: "boolean", short: "w" },
+  "files-with-matches": { type: "boolean", short: "l" },
+  count: { type: "boolean", short: "c" },
+  "line-number": { type: "boolean", short: "n" },
+  heading: { type: "boolean" },
+  "no-heading": { type: "boolean" },
+  hidden: { type: "boolean" },
+  "no-ignore": { type: "boolean" },
+  glob: { type: "string", short: "g", multiple: true },
   "max-matches": { type: "string" },
   "include-ignored": { type: "boolean" },
   depth: { type: "string" },
@@ -155,6 +169,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.exit?.(0);
     return 0;
   }
+  if (command === "grep" && !values.json) {
+    return await grepCommand(
+      new DirectoryStore(sandbox, toolOptions),
+      grepRequest(rest, values, io),
+      io,
+    );
+  }
   const [name, args] = toolCall(command, rest, values);
   const tool = tools(sandbox).find((t) => t.name === name);
   if (!tool) {
@@ -166,19 +187,15 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   const result = await tool.call(args);
   const text = result.content.map((c) => c.text).join("");
-  // grep's status is grep's and ripgrep's: 0 something matched, 1 nothing did, 2 an error
-  // (or a search stopped before it could tell).
+  // (Here grep is grep --json; its status is ripgrep's, as grepCommand's.)
   const grep = command === "grep";
   if (result.isError) {
     io.stderr(`linewise: ${text}\n`);
     return grep ? 2 : 1;
   }
-  const found = result.structuredContent as { matched_lines?: number; stopped?: string };
-  if (grep && found.matched_lines === 0) {
-    io.stderr(text.replace(/^\[|\]\n?$/g, "").replace(/^/, "linewise: ") + "\n");
-    return found.stopped === undefined ? 1 : 2;
-  }
   io.stdout(values.json ? JSON.stringify(result.structuredContent ?? {}, null, 2) + "\n" : text);
+  const found = result.structuredContent as { matched_lines?: number; stopped?: string };
+  if (grep && found.matched_lines === 0) return found.stopped === undefined ? 1 : 2;
   return 0;
 }
 
@@ -217,7 +234,7 @@ function toolCall(command: string, rest: string[], values: Values): [string, unk
       return ["grep", {
         pattern: rest[0],
         path: rest[1] ?? ".",
-        glob: values.glob,
+        glob: values.glob?.length === 1 ? values.glob[0] : undefined,
         literal: values["fixed-strings"] ?? false,
         ignore_case: values["ignore-case"] ?? false,
         context: count(values.context, "-C", 0) ?? 0,
@@ -250,6 +267,33 @@ function toolCall(command: string, rest: string[], values: Values): [string, unk
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }
+}
+
+/** The grep command's flags and words, as ripgrep reads them. */
+function grepRequest(rest: string[], values: Values, io: CliIo): GrepRequest {
+  const patterns = values.regexp ?? [];
+  const words = [...rest];
+  if (patterns.length === 0) {
+    if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
+    patterns.push(words.shift()!);
+  }
+  const context = count(values.context, "-C", 0);
+  return {
+    patterns,
+    paths: words.length > 0 ? words : ["."],
+    ignoreCase: values["ignore-case"] ?? false,
+    fixed: values["fixed-strings"] ?? false,
+    word: values["word-regexp"] ?? false,
+    filesWithMatches: values["files-with-matches"] ?? false,
+    count: values.count ?? false,
+    before: count(values["before-context"], "-B", 0) ?? context ?? 0,
+    after: count(values["after-context"], "-A", 0) ?? context ?? 0,
+    globs: values.glob ?? [],
+    includeIgnored: (values["include-ignored"] || values.hidden || values["no-ignore"]) ?? false,
+    heading: values["no-heading"] ? false : values.heading ?? io.stdoutIsTerminal ?? false,
+    maxMatches: count(values["max-matches"], "--max-matches", 1),
+    timeoutMs: seconds(values.timeout, "--timeout"),
+  };
 }
 
 /** "10:20" → lines 10 to 20; "10" → 10 to the end; "10:" likewise. */

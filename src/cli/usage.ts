@@ -10,7 +10,9 @@ export const USAGE = `linewise: file tools for AI agents that agree on what a li
 Usage:
   linewise serve [DIR]... [--deny GLOB]... [--read-only]   MCP server on stdio (roots: DIR or --root)
   linewise read FILE [START[:END]]        numbered lines START to END (START alone: to the end)
-  linewise grep PATTERN [PATH] [-i] [-F] [-C N] [--glob G] [--max-matches N] [--include-ignored]
+  linewise grep PATTERN [PATH]... [-e PATTERN]... [-i] [-F] [-w] [-l] [-c] [-A N] [-B N] [-C N]
+                [-g GLOB]... [--hidden] [--no-ignore] [--heading|--no-heading]
+                [--max-matches N] [--timeout SECONDS]      as ripgrep: path:line:text
   linewise glob PATTERN [PATH] [--include-ignored]
   linewise list [PATH] [--depth N] [--include-ignored]
   linewise call TOOL 'JSON-ARGS'          any tool, e.g. call replace_lines '{"path":"a.ts","edits":[...]}'
@@ -29,5 +31,5 @@ Options (anywhere on the line):
 Lines are numbered from 1 and end at \\n (a \\r before it belongs to the terminator), as in
 grep -n, sed -n and git. Exit status: 0 success, 1 tool error, 2 usage error; for grep, as for
 grep and ripgrep: 0 something matched, 1 nothing did, 2 an error (or a search stopped before it
-could tell).
+could tell). grep has no budgets unless --max-matches or --timeout is given.
 `;

@@ -608,7 +608,7 @@ export abstract class BaseFileStore implements FileStore {
 const UNREADABLE = new Set(["permission", "invalid_path", "raced"]);
 
 /** Whether a single file given as the start passes the glob (matched against its name). */
-function globAccepts(glob: string | undefined, file: string): boolean {
+function globAccepts(glob: string | readonly string[] | undefined, file: string): boolean {
   if (glob === undefined) return true;
   return compileGlob(glob)(file.slice(file.lastIndexOf("/") + 1));
 }

@@ -113,9 +113,10 @@ export interface WalkOptions {
   path?: string;
   /**
    * ripgrep/.gitignore-style glob: without `/` it matches a file name at any depth, with
-   * `/` the path relative to `path`.
+   * `/` the path relative to `path`. Several: ripgrep's `-g` rules (`!` excludes, a later one
+   * overrides; see `compileGlob`).
    */
-  glob?: string;
+  glob?: string | readonly string[];
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
   includeIgnored?: boolean;
   /**

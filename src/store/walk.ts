@@ -56,8 +56,8 @@ export interface WalkSource {
 
 /** Options of {@linkcode walkFiles}. */
 export interface WalkFilesOptions {
-  /** Glob the files must match (see {@linkcode compileGlob}); all files when omitted. */
-  glob?: string;
+  /** Globs the files must match (see {@linkcode compileGlob}); all files when omitted. */
+  glob?: string | readonly string[];
   /**
    * Include hidden and .gitignore'd files (`.git` is skipped all the same).
    * @default false
@@ -78,23 +78,46 @@ export interface WalkEntry extends WalkNode {
 }
 
 /**
- * Compiles a ripgrep/.gitignore-style glob: a pattern without `/` matches a file name at any
+ * Compiles ripgrep/.gitignore-style globs: a pattern without `/` matches a file name at any
  * depth (`*.ts`); a pattern with `/` matches the path relative to the walk's start
  * (`src/**\/*.ts`; a leading `/` or `./` anchors it there too). Hidden names match like
- * any other (whether they are walked at all is `includeIgnored`'s business).
+ * any other (whether they are walked at all is `includeIgnored`'s business). As ripgrep's
+ * `-g`: a glob that starts with `!` excludes what it matches, a later glob overrides an
+ * earlier one, and when there is a glob without `!`, a path must match one.
  *
- * @param pattern the glob
+ * @param globs the glob, or several
  * @returns a test on paths relative to the walk's start
- * @throws {InputError} when the pattern is empty or not a string
+ * @throws {InputError} when a pattern is empty or not a string
  * @example
  * ```ts
  * import { compileGlob } from "./walk.ts";
  * import assert from "node:assert/strict";
  * assert.equal(compileGlob("*.ts")("src/a/b.ts"), true);
  * assert.equal(compileGlob("src/*.ts")("src/a/b.ts"), false);
+ * assert.equal(compileGlob(["*.ts", "!*.d.ts"])("src/a.d.ts"), false);
+ * assert.equal(compileGlob("!*.min.js")("a.js"), true);
  * ```
  */
-export function compileGlob(pattern: string): (relative: string) => boolean {
+export function compileGlob(globs: string | readonly string[]): (relative: string) => boolean {
+  const list = typeof globs === "string" ? [globs] : globs;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new InputError("glob must be a non-empty string or a list of them");
+  }
+  const tests = list.map((glob) => {
+    const negated = typeof glob === "string" && glob.startsWith("!");
+    return { negated, match: compileOneGlob(negated ? glob.slice(1) : glob) };
+  });
+  if (tests.length === 1 && !tests[0].negated) return tests[0].match;
+  const someIncluded = tests.some((test) => !test.negated);
+  return (relative) => {
+    for (let i = tests.length - 1; i >= 0; i--) {
+      if (tests[i].match(relative)) return !tests[i].negated;
+    }
+    return !someIncluded;
+  };
+}
+
+function compileOneGlob(pattern: string): (relative: string) => boolean {
   if (typeof pattern !== "string" || pattern === "") {
     throw new InputError("glob must be a non-empty string");
   }

@@ -48,7 +48,8 @@ describe("the linewise command line", () => {
 
   test("grep's note says only context was cut when every match is shown", () => {
     writeFileSync(join(root.dir, "ctx.txt"), "a\nb\nneedle\nc\nd\n");
-    const out = runCli(["grep", "needle", "ctx.txt", "-C", "2", "--max-lines", "3"], root.dir);
+    const args = JSON.stringify({ pattern: "needle", path: "ctx.txt", context: 2 });
+    const out = runCli(["call", "grep", args, "--max-lines", "3"], root.dir);
     rmSync(join(root.dir, "ctx.txt"));
     assert.equal(out.status, 0);
     assert.match(out.stdout, /\[output budget reached: showing all 1 matching line in 1 file, but/);
@@ -60,7 +61,7 @@ describe("the linewise command line", () => {
     const out = runCli(["--", "grep", "needle", "dash.txt", "--max-matches", "1"], root.dir);
     rmSync(join(root.dir, "dash.txt"));
     assert.equal(out.status, 0, out.stderr);
-    assert.equal(out.stdout, "dash.txt\n2\tneedle\n");
+    assert.equal(out.stdout, "dash.txt:2:needle\n");
   });
 
   test("--help prints usage and exits 0", () => {
@@ -89,10 +90,10 @@ describe("the linewise command line", () => {
   test("grep takes -i, -F, -C and --glob anywhere on the line", () => {
     const out = runCli(["grep", "-i", "two", "--glob", "*.ts", "-C", "1"], root.dir);
     assert.equal(out.status, 0, out.stderr);
-    assert.equal(out.stdout, "src/b.ts\n1\tconst Two = 2;\n2-\tconst three = 3;\n");
+    assert.equal(out.stdout, "src/b.ts:1:const Two = 2;\nsrc/b.ts-2-const three = 3;\n");
     const fixed = runCli(["grep", "-F", "t.o", "."], root.dir);
     assert.equal(fixed.stdout, "");
-    assert.match(fixed.stderr, /^linewise: no match/);
+    assert.equal(fixed.stderr, "", "as ripgrep: nothing on stderr either");
     assert.equal(fixed.status, 1, "nothing matched: 1, as for grep and ripgrep");
     const bad = runCli(["grep", "("], root.dir);
     assert.equal(bad.status, 2, "a bad pattern is an error: 2");

@@ -1,0 +1,147 @@
+/**
+ * `linewise grep` as people and shell-only agents type `rg`: ripgrep's flags and output,
+ * searched by the store directly (the agent budgets of the grep tool are off unless asked
+ * for), with linewise's line numbers.
+ *
+ * @module
+ */
+import type { ScanRow } from "../core/mod.ts";
+import { compilePattern, PatternError } from "../match/safe_matcher.ts";
+import { StoreError } from "../store/errors.ts";
+import type { FileStore, SearchResult } from "../store/file_store.ts";
+
+/** What the grep command was asked. */
+export interface GrepRequest {
+  patterns: string[];
+  paths: string[];
+  ignoreCase: boolean;
+  fixed: boolean;
+  word: boolean;
+  filesWithMatches: boolean;
+  count: boolean;
+  before: number;
+  after: number;
+  globs: string[];
+  includeIgnored: boolean;
+  heading: boolean;
+  maxMatches: number | undefined;
+  timeoutMs: number | undefined;
+}
+
+/** Where the command writes. */
+export interface GrepOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** The regular expression for every pattern, as ripgrep joins `-e`, `-F` and `-w`. */
+function joined(request: GrepRequest): string {
+  const escape = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
+  const each = request.patterns.map((p) => request.fixed ? escape(p) : p);
+  const any = each.length === 1 ? each[0] : each.map((p) => `(?:${p})`).join("|");
+  return request.word ? `\\b(?:${any})\\b` : any;
+}
+
+/**
+ * Runs the search and prints it.
+ *
+ * @param store where the files are
+ * @param request the flags and words
+ * @param out where to write
+ * @returns 0 something matched, 1 nothing did, 2 an error (or stopped before it could tell)
+ */
+export async function grepCommand(
+  store: FileStore,
+  request: GrepRequest,
+  out: GrepOutput,
+): Promise<number> {
+  let matcher;
+  try {
+    const simple = request.patterns.length === 1 && !request.word;
+    const options = { ignoreCase: request.ignoreCase, literal: simple && request.fixed };
+    matcher = compilePattern(simple ? request.patterns[0] : joined(request), options).matcher;
+  } catch (error) {
+    if (!(error instanceof PatternError)) throw error;
+    out.stderr(`linewise: ${error.message}\n`);
+    return 2;
+  }
+  const context = Math.max(request.before, request.after);
+  let matched = 0;
+  let stopped = false;
+  let first = true;
+  let failed = false;
+  for (const path of request.paths) {
+    let result: SearchResult;
+    try {
+      result = await store.search({
+        path,
+        matcher,
+        context,
+        glob: request.globs.length > 0 ? request.globs : undefined,
+        includeIgnored: request.includeIgnored,
+        maxMatches: request.maxMatches ?? Infinity,
+        deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
+      });
+    } catch (error) {
+      // As ripgrep: a path that cannot be searched is said, and the others are searched.
+      if (!(error instanceof StoreError)) throw error;
+      out.stderr(`linewise: ${error.message}\n`);
+      failed = true;
+      continue;
+    }
+    matched += result.matchedLines;
+    if (result.stopped === "time") stopped = true;
+    for (const file of result.files) {
+      const rows = withinContext(file.rows, request);
+      const matches = rows.filter((row) => row.match !== undefined).length;
+      if (request.filesWithMatches) out.stdout(`${file.path}\n`);
+      else if (request.count) out.stdout(`${file.path}:${matches}\n`);
+      else {
+        if (!first && (request.heading || context > 0)) out.stdout(request.heading ? "\n" : "--\n");
+        out.stdout(printed(file.path, rows, request.heading, context > 0));
+      }
+      first = false;
+    }
+  }
+  if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
+  if (failed || (stopped && matched === 0)) return 2;
+  return matched > 0 ? 0 : 1;
+}
+
+/**
+ * The matching rows, and the context rows at most -B lines before or -A lines after one (the
+ * store gave the larger of the two on both sides). Rows are in line order.
+ */
+function withinContext(rows: readonly ScanRow[], request: GrepRequest): ScanRow[] {
+  const keep = rows.map((row) => row.match !== undefined);
+  let lastMatch = -Infinity;
+  for (const [i, row] of rows.entries()) {
+    if (row.match !== undefined) lastMatch = row.line;
+    else if (row.line - lastMatch <= request.after) keep[i] = true;
+  }
+  let nextMatch = Infinity;
+  for (let i = rows.length - 1; i >= 0; i--) {
+    if (rows[i].match !== undefined) nextMatch = rows[i].line;
+    else if (nextMatch - rows[i].line <= request.before) keep[i] = true;
+  }
+  return rows.filter((_, i) => keep[i]);
+}
+
+/** One file's rows as ripgrep prints them; with context, `--` between groups apart. */
+function printed(
+  path: string,
+  rows: readonly ScanRow[],
+  heading: boolean,
+  context: boolean,
+): string {
+  let text = heading ? `${path}\n` : "";
+  let previous: number | undefined;
+  for (const row of rows) {
+    if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
+    const mark = row.match !== undefined ? ":" : "-";
+    const line = row.text.endsWith("\n") ? row.text : row.text + "\n";
+    text += heading ? `${row.line}${mark}${line}` : `${path}${mark}${row.line}${mark}${line}`;
+    previous = row.line;
+  }
+  return text;
+}
