@@ -45,7 +45,17 @@ if (args.includes("--if-stale") && builtAt() > sources) {
 const command = args.includes("--deno")
   ? ["deno", "compile", "--allow-read", "--allow-write", "--allow-env"]
     .concat(WORKERS.flatMap((worker) => ["--include", worker]), ["--output", BUILDING, ENTRY])
-  : ["bun", "build", "--compile", "--minify", "--bytecode", ENTRY, ...WORKERS, "--outfile", BUILDING];
+  : [
+    "bun",
+    "build",
+    "--compile",
+    "--minify",
+    "--bytecode",
+    ENTRY,
+    ...WORKERS,
+    "--outfile",
+    BUILDING,
+  ];
 const started = performance.now();
 const result = spawnSync(command[0], command.slice(1), { stdio: "inherit" });
 if (result.status !== 0) {
