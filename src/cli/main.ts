@@ -11,7 +11,8 @@ import { serveStdio } from "../mcp/stdio.ts";
 import { DirectoryStore } from "../disk/directory_store.ts";
 import { StoreError } from "../store/errors.ts";
 import { Sandbox } from "../disk/sandbox.ts";
-import { createTools, instructions, type ToolOptions } from "../tools/mod.ts";
+import { createTools, instructions, type ToolDefinition, type ToolOptions } from "../tools/mod.ts";
+import { MemoryStore } from "../store/memory_store.ts";
 import { VERSION } from "../version.ts";
 import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
@@ -114,7 +115,18 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     allowPositionals: true,
     strict: true,
   });
-  if (values.help) return print(io, USAGE);
+  if (values.help) {
+    const all = createTools(new MemoryStore({}), {});
+    if (positionals[0] === "call" && positionals[1] !== undefined) {
+      const tool = all.find((t) => t.name === positionals[1]);
+      if (!tool) throw new UsageError(`unknown tool ${JSON.stringify(positionals[1])}`);
+      return print(io, toolHelp(tool));
+    }
+    return print(
+      io,
+      `${USAGE}\nTools (linewise call TOOL --help): ${all.map((t) => t.name).join(", ")}\n`,
+    );
+  }
   if (values.version) return print(io, `linewise ${VERSION} (${runtimeDescription()})\n`);
   const [command, ...rest] = positionals;
   if (command === undefined) throw new UsageError("no command given");
@@ -186,7 +198,9 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     );
   }
   const result = await tool.call(args);
-  const text = result.content.map((c) => c.text).join("");
+  const said = result.content.map((c) => c.text).join("");
+  // (The CLI's read takes START:END, not the tool's start_line and end_line.)
+  const text = command === "read" && result.isError ? inCliWords(said, rest[0]) : said;
   // (Here grep is grep --json; its status is ripgrep's, as grepCommand's.)
   const grep = command === "grep";
   if (result.isError) {
@@ -267,6 +281,36 @@ function toolCall(command: string, rest: string[], values: Values): [string, unk
     default:
       throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   }
+}
+
+/** A read error in the command line's words: START and END, and a range to type. */
+function inCliWords(text: string, file: string): string {
+  return text
+    .replace(
+      /read from start_line=(\d+) to (\d+)/,
+      (_, a, b) => `try: linewise read ${file} ${a}:${b}`,
+    )
+    .replace(/end_line >= start_line/g, "END >= START")
+    .replace(/start_line/g, "START").replace(/end_line/g, "END");
+}
+
+/** A tool's description and arguments, for `linewise call TOOL --help`. */
+function toolHelp(tool: ToolDefinition): string {
+  const schema = tool.inputSchema as {
+    properties?: Record<string, { type?: string; description?: string; default?: unknown }>;
+    required?: string[];
+  };
+  const lines = [`linewise call ${tool.name} 'JSON-ARGS': ${tool.description}`, "", "Arguments:"];
+  for (const [name, property] of Object.entries(schema.properties ?? {})) {
+    const required = schema.required?.includes(name) ? ", required" : "";
+    const fallback = property.default === undefined
+      ? ""
+      : `, default ${JSON.stringify(property.default)}`;
+    lines.push(
+      `  ${name} (${property.type ?? "any"}${required}${fallback}): ${property.description ?? ""}`,
+    );
+  }
+  return lines.join("\n") + "\n";
 }
 
 /** The grep command's flags and words, as ripgrep reads them. */

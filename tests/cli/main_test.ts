@@ -64,6 +64,32 @@ describe("the linewise command line", () => {
     assert.equal(out.stdout, "dash.txt:2:needle\n");
   });
 
+  test("--help lists every tool, and call TOOL --help its arguments", () => {
+    const help = runCli(["--help"], root.dir);
+    assert.match(
+      help.stdout,
+      /Tools \(linewise call TOOL --help\): read, grep, glob, list, write, replace, replace_lines, insert_lines, delete\n$/,
+    );
+    const tool = runCli(["call", "replace_lines", "--help"], root.dir);
+    assert.equal(tool.status, 0);
+    assert.match(
+      tool.stdout,
+      /^linewise call replace_lines 'JSON-ARGS': Replaces or deletes ranges/,
+    );
+    assert.match(tool.stdout, /\n  edits \(array, required\): /);
+    assert.equal(runCli(["call", "nope", "--help"], root.dir).status, 2);
+  });
+
+  test("a read past the end says it in the command line's words", () => {
+    const out = runCli(["read", "a.txt", "30:31"], root.dir);
+    assert.equal(out.status, 1);
+    assert.match(
+      out.stderr,
+      /START 30 is past the end: the file has \d+ lines?; try: linewise read a\.txt 1:\d+\n$/,
+    );
+    assert.doesNotMatch(out.stderr, /start_line/);
+  });
+
   test("--help prints usage and exits 0", () => {
     const out = runCli(["--help"], root.dir);
     assert.equal(out.status, 0);
