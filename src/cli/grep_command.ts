@@ -8,6 +8,8 @@
 import type { ScanRow } from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
 import { StoreError } from "../store/errors.ts";
+import { compileGlob } from "../store/walk.ts";
+import { FILE_TYPES } from "./file_types.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 
 /** What the grep command was asked. */
@@ -22,6 +24,8 @@ export interface GrepRequest {
   before: number;
   after: number;
   globs: string[];
+  /** File types (`-t`, see `file_types.ts`): a file must be of one. */
+  types: string[];
   includeIgnored: boolean;
   heading: boolean;
   maxMatches: number | undefined;
@@ -65,6 +69,21 @@ export async function grepCommand(
     out.stderr(`linewise: ${error.message}\n`);
     return 2;
   }
+  const unknown = request.types.find((type) => FILE_TYPES[type] === undefined);
+  if (unknown !== undefined) {
+    out.stderr(
+      `linewise: unrecognized file type: ${unknown} (known: ${
+        Object.keys(FILE_TYPES).join(", ")
+      })\n`,
+    );
+    return 2;
+  }
+  // Types narrow the walk when no -g does; beside -g globs, they filter what was found.
+  const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
+  const globs = request.globs.length > 0 ? request.globs : typeGlobs;
+  const ofType = request.globs.length > 0 && typeGlobs.length > 0
+    ? compileGlob(typeGlobs)
+    : () => true;
   const context = Math.max(request.before, request.after);
   let matched = 0;
   let stopped = false;
@@ -77,7 +96,7 @@ export async function grepCommand(
         path,
         matcher,
         context,
-        glob: request.globs.length > 0 ? request.globs : undefined,
+        glob: globs.length > 0 ? globs : undefined,
         includeIgnored: request.includeIgnored,
         maxMatches: request.maxMatches ?? Infinity,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
@@ -89,11 +108,11 @@ export async function grepCommand(
       failed = true;
       continue;
     }
-    matched += result.matchedLines;
     if (result.stopped === "time") stopped = true;
-    for (const file of result.files) {
+    for (const file of result.files.filter((f) => ofType(f.path))) {
       const rows = withinContext(file.rows, request);
       const matches = rows.filter((row) => row.match !== undefined).length;
+      matched += matches;
       if (request.filesWithMatches) out.stdout(`${file.path}\n`);
       else if (request.count) out.stdout(`${file.path}:${matches}\n`);
       else {

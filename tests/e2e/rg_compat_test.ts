@@ -52,6 +52,10 @@ const CASES = [
   ["-n", "-e", "a", "-w"],
   ["--heading", "foo"],
   ["foo", "src", "missing"],
+  ["-t", "ts", "foo"],
+  ["-t", "md", "-t", "ts", "-i", "foo"],
+  ["-t", "md", "-g", "!docs/**", "foo"],
+  ["-t", "nosuchtype", "foo"],
   ["--heading", "-C1", "foo", "src"],
 ];
 
