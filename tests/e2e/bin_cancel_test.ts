@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { RawSession, tempRoot } from "../_helpers/binary.ts";
+import { initialized, tempRoot } from "../_helpers/binary.ts";
 
 type Message = { id?: unknown; result?: { content: { text: string }[]; isError?: boolean } };
 
@@ -17,7 +17,7 @@ test("a cancelled edit is either done and answered, or not done and not answered
   const root = tempRoot();
   const file = join(root.dir, "a.txt");
   writeFileSync(file, "end\n");
-  const session = new RawSession(["serve", "--root", root.dir]);
+  const session = await initialized(["serve", "--root", root.dir]);
   const insert = (id: string, text: string) => ({
     jsonrpc: "2.0",
     id,
@@ -25,18 +25,6 @@ test("a cancelled edit is either done and answered, or not done and not answered
     params: { name: "insert_lines", arguments: { path: "a.txt", after_line: 0, text } },
   });
   try {
-    session.sendJson({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "c", version: "1" },
-      },
-    });
-    session.sendJson({ jsonrpc: "2.0", method: "notifications/initialized" });
-    await session.received(1);
     const outcomes = { done: 0, stopped: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       session.sendJson(insert(`a${round}`, `A${round}\n`));

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { callsWhilePinging, initialized, RawSession, tempRoot } from "../_helpers/binary.ts";
+import { callsWhilePinging, initialized, tempRoot } from "../_helpers/binary.ts";
 
 type Message = { id?: unknown; result?: { content: { text: string }[] } };
 
@@ -21,19 +21,8 @@ test("greps that would backtrack for hours stop at the budget while pings are an
   timeout: 120_000,
 }, async () => {
   const root = tempRoot();
-  const session = new RawSession(["serve", "--root", root.dir, "--timeout", "1"]);
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "1"]);
   try {
-    session.sendJson({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "c", version: "1" },
-      },
-    });
-    await session.received(1);
     for (const [i, [pattern, content]] of CASES.entries()) {
       writeFileSync(join(root.dir, `case${i}.txt`), content);
       const started = Date.now();
@@ -130,19 +119,8 @@ test("a 60,000-word alternation keeps the time budget and shows what it found", 
     );
     writeFileSync(join(root.dir, `f${f}.txt`), lines.join("\n") + "\n");
   }
-  const session = new RawSession(["serve", "--root", root.dir, "--timeout", "2"]);
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "2"]);
   try {
-    session.sendJson({
-      jsonrpc: "2.0",
-      id: 0,
-      method: "initialize",
-      params: {
-        protocolVersion: "2025-06-18",
-        capabilities: {},
-        clientInfo: { name: "c", version: "1" },
-      },
-    });
-    await session.received(1);
     const started = Date.now();
     session.sendJson({
       jsonrpc: "2.0",
