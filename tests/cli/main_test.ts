@@ -76,7 +76,7 @@ describe("the linewise command line", () => {
       tool.stdout,
       /^linewise call replace_lines 'JSON-ARGS': Replaces or deletes ranges/,
     );
-    assert.match(tool.stdout, /\n  edits \(array, required\): /);
+    assert.match(tool.stdout, /\n {2}edits \(array, required\): /);
     assert.equal(runCli(["call", "nope", "--help"], root.dir).status, 2);
   });
 
