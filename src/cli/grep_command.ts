@@ -26,7 +26,9 @@ export interface GrepRequest {
   globs: string[];
   /** File types (`-t`, see `file_types.ts`): a file must be of one. */
   types: string[];
-  includeIgnored: boolean;
+  /** Hidden files (`--hidden`), and what .gitignore excludes (`--no-ignore`). */
+  hidden: boolean;
+  noIgnore: boolean;
   heading: boolean;
   maxMatches: number | undefined;
   timeoutMs: number | undefined;
@@ -97,7 +99,8 @@ export async function grepCommand(
         matcher,
         context,
         glob: globs.length > 0 ? globs : undefined,
-        includeIgnored: request.includeIgnored,
+        includeHidden: request.hidden,
+        includeGitignored: request.noIgnore,
         maxMatches: request.maxMatches ?? Infinity,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
       });

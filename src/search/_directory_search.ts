@@ -33,7 +33,13 @@ import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { DeniedPathError, NotAFileError, StoreError } from "../store/errors.ts";
 import { DEFAULT_CUT, type Matcher } from "../core/mod.ts";
 import type { EntryKind, SearchQuery, SearchResult } from "../store/file_store.ts";
-import { compileGlob, walkFileRuns, type WalkNode, type WalkSource } from "../store/walk.ts";
+import {
+  compileGlob,
+  walkFileRuns,
+  type WalkNode,
+  walkShows,
+  type WalkSource,
+} from "../store/walk.ts";
 
 /** Where and how a search runs. */
 export interface SearchPlace {
@@ -177,7 +183,8 @@ async function listFiles(
     return { files: [start], known: [undefined] };
   }
   if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
-  const walkKey = `${start.key}\0${query.glob ?? ""}\0${query.includeIgnored === true}`;
+  const { hidden, gitignored } = walkShows(query);
+  const walkKey = JSON.stringify([start.key, query.glob, hidden, gitignored]);
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
     const answer = index.knownFiles(walkKey, walked, query.matcher);
@@ -193,7 +200,7 @@ async function listFiles(
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
   if (index !== undefined) index.rememberWalk(walkKey, listing.files, walkEpoch!);
   else {
-    const options = { glob: query.glob, includeIgnored: query.includeIgnored };
+    const options = { glob: query.glob, includeHidden: hidden, includeGitignored: gitignored };
     const again = () => walkFileRuns(place.walkSource, start, options);
     listing.walkAgain = { key: walkKey, files: again };
   }

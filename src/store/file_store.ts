@@ -119,6 +119,10 @@ export interface WalkOptions {
   glob?: string | readonly string[];
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
   includeIgnored?: boolean;
+  /** Include hidden files alone (ripgrep's `--hidden`); default `includeIgnored`. */
+  includeHidden?: boolean;
+  /** Include .gitignore'd files alone (ripgrep's `--no-ignore`); default `includeIgnored`. */
+  includeGitignored?: boolean;
   /**
    * Told of each directory (and, in a search, each file) that could not be read: a walk
    * skips it and goes on with the rest.

@@ -63,6 +63,16 @@ export interface WalkFilesOptions {
    * @default false
    */
   includeIgnored?: boolean;
+  /**
+   * Include hidden files and directories (ripgrep's `--hidden`).
+   * @default includeIgnored
+   */
+  includeHidden?: boolean;
+  /**
+   * Include what `.gitignore` files exclude (ripgrep's `--no-ignore`).
+   * @default includeIgnored
+   */
+  includeGitignored?: boolean;
   /** Told of each directory the walk could not open (unreadable, a name too long, ...). */
   onUnreadable?: (display: string) => void;
 }
@@ -237,8 +247,14 @@ function byName(a: DirEntry, b: DirEntry): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-function skipped(entry: DirEntry, includeIgnored: boolean): boolean {
-  return entry.name === ".git" || (!includeIgnored && entry.name.startsWith("."));
+function skipped(entry: DirEntry, includeHidden: boolean): boolean {
+  return entry.name === ".git" || (!includeHidden && entry.name.startsWith("."));
+}
+
+/** Whether a walk shows hidden names, and what `.gitignore` files exclude. */
+export function walkShows(options: WalkFilesOptions): { hidden: boolean; gitignored: boolean } {
+  const all = options.includeIgnored ?? false;
+  return { hidden: options.includeHidden ?? all, gitignored: options.includeGitignored ?? all };
 }
 
 /**
@@ -273,11 +289,11 @@ export async function* walkFileRuns(
   start: WalkNode,
   options: WalkFilesOptions = {},
 ): AsyncGenerator<WalkNode[]> {
-  const includeIgnored = options.includeIgnored ?? false;
+  const { hidden, gitignored } = walkShows(options);
   const glob = options.glob === undefined ? undefined : compileGlob(options.glob);
   const base = start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
-  const rules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
+  const rules = gitignored ? new IgnoreRules() : await startRules(source, start);
 
   // One frame per directory being walked, deepest last: a file is yielded once, not passed
   // up through one generator per level of the tree.
@@ -292,7 +308,7 @@ export async function* walkFileRuns(
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
     const entries = await listOrSkip(source, dir, false, isStart ? undefined : onUnreadable);
-    if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
+    if (!gitignored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
       rules = rules.with(dir.display, await source.readIgnoreFile(dir));
     }
     return { dir, rules, entries: entries.sort(byName), next: 0 };
@@ -306,17 +322,17 @@ export async function* walkFileRuns(
       continue;
     }
     const entry = frame.entries[frame.next++];
-    if (skipped(entry, includeIgnored)) continue;
+    if (skipped(entry, hidden)) continue;
     const node = childNode(source, frame.dir, entry);
     if (entry.kind === "directory") {
-      if (entry.symlink || (!includeIgnored && frame.rules.ignores(node.display, true))) continue;
+      if (entry.symlink || (!gitignored && frame.rules.ignores(node.display, true))) continue;
       if (run.length > 0) {
         yield run;
         run = [];
       }
       stack.push(await open(node, frame.rules));
     } else if (entry.kind === "file") {
-      if (!includeIgnored && frame.rules.ignores(node.display, false)) continue;
+      if (!gitignored && frame.rules.ignores(node.display, false)) continue;
       if (glob && !glob(relativeTo(node.display))) continue;
       run.push(node);
     }
@@ -389,14 +405,14 @@ export async function createWalkFilter(
   start: WalkNode,
   options: WalkFilesOptions = {},
 ): Promise<(file: string) => Promise<boolean>> {
-  const includeIgnored = options.includeIgnored ?? false;
+  const { hidden, gitignored } = walkShows(options);
   const glob = options.glob === undefined ? undefined : compileGlob(options.glob);
   const base = start.display;
-  const rootRules = includeIgnored ? new IgnoreRules() : await startRules(source, start);
+  const rootRules = gitignored ? new IgnoreRules() : await startRules(source, start);
   const cache = new Map<string, Promise<IgnoreRules>>([[base, withOwn(start, rootRules)]]);
 
   function withOwn(dir: WalkNode, rules: IgnoreRules): Promise<IgnoreRules> {
-    if (includeIgnored) return Promise.resolve(rules);
+    if (gitignored) return Promise.resolve(rules);
     return source.readIgnoreFile(dir).then((text) => rules.with(dir.display, text));
   }
 
@@ -405,11 +421,11 @@ export async function createWalkFilter(
     const relative = base === "." ? file : file.slice(base.length + 1);
     const parts = segments(relative);
     if (parts.length === 0 || parts.join("/") !== relative) return false;
-    if (parts.some((part) => part === ".git" || (!includeIgnored && part.startsWith(".")))) {
+    if (parts.some((part) => part === ".git" || (!hidden && part.startsWith(".")))) {
       return false;
     }
     if (glob && !glob(relative)) return false;
-    if (includeIgnored) return true;
+    if (gitignored) return true;
     let dir = start;
     let rules = await cache.get(base)!;
     for (const part of parts.slice(0, -1)) {

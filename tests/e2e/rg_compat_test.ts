@@ -2,8 +2,7 @@
 // and the same exit status (rg -n --sort path: linewise always numbers lines and prints in
 // path order). ripgrep comes from Debian (apt-get install ripgrep; .ci/run installs it).
 // Where linewise differs on purpose the cases leave it out: `$` before a CRLF (linewise's
-// line rule puts the \r in the terminator) and --hidden or --no-ignore alone (linewise has one
-// switch for both: docs/decisions.md).
+// line rule puts the \r in the terminator).
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -41,6 +40,10 @@ const CASES = [
   ["foo", "src"],
   ["foo", "src", "docs"],
   ["--hidden", "--no-ignore", "foo"],
+  // (ripgrep 13 searches .git with --hidden; linewise never does: -g !.git leaves it out.)
+  ["--hidden", "-g", "!.git", "foo"],
+  ["--no-ignore", "foo"],
+  ["--hidden", "-l", "-g", "!.git", "-g", "!.gitignore", "o"],
   ["bar"],
   ["-g", "!*crlf*", "^foo$"],
   ["-w", "-i", "foo"],

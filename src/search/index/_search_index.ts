@@ -27,7 +27,7 @@ import { type Examined, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { WarmWorker, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
 import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
-import type { WalkNode } from "../../store/walk.ts";
+import { type WalkNode, walkShows } from "../../store/walk.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
 export const MAX_WALKS = 8;
@@ -493,9 +493,10 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  * @returns the key, or undefined
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, includeIgnored, context, maxMatches } = query;
+  const { matcher, glob, context, maxMatches } = query;
   if (matcher.key === undefined) return undefined;
-  return JSON.stringify([matcher.key, start, glob, includeIgnored, context, maxMatches]);
+  const { hidden, gitignored } = walkShows(query);
+  return JSON.stringify([matcher.key, start, glob, hidden, gitignored, context, maxMatches]);
 }
 
 /** Sets a map entry as the most recent one, dropping the oldest beyond `max`. */
