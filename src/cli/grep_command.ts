@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { ScanRow } from "../core/mod.ts";
+import { escapeRegExp, type ScanRow } from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
@@ -42,8 +42,7 @@ export interface GrepOutput {
 
 /** The regular expression for every pattern, as ripgrep joins `-e`, `-F` and `-w`. */
 function joined(request: GrepRequest): string {
-  const escape = (text: string) => text.replace(/[\\^$.*+?()[\]{}|/]/g, "\\$&");
-  const each = request.patterns.map((p) => request.fixed ? escape(p) : p);
+  const each = request.patterns.map((p) => request.fixed ? escapeRegExp(p) : p);
   const any = each.length === 1 ? each[0] : each.map((p) => `(?:${p})`).join("|");
   return request.word ? `\\b(?:${any})\\b` : any;
 }
