@@ -4,12 +4,10 @@
 // passed as the server's roots.
 //
 //   deno run -A scripts/build_mcpb.ts        (scripts/release.ts runs it too)
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { REPO, run } from "./_project.ts";
 import { VERSION } from "../src/version.ts";
-
-const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 
 /** The bundle's manifest. */
 export const MANIFEST = {
@@ -41,13 +39,6 @@ export const MANIFEST = {
   },
   compatibility: { platforms: ["darwin", "win32", "linux"], runtimes: { node: ">=20.0.0" } },
 };
-
-function run(command: string, args: string[], cwd = REPO): void {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8" });
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(" ")}: ${result.stdout}${result.stderr}`);
-  }
-}
 
 /**
  * Builds the bundle from dist/npm/linewise (scripts/build_npm.ts must have run).

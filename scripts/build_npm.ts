@@ -8,14 +8,13 @@
 //                          platform (scripts/compile.ts).
 //
 //   deno run -A scripts/build_npm.ts
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { REPO, run } from "./_project.ts";
 import process from "node:process";
 import { WORKER_MODULES } from "../src/io/runtime.ts";
 import { VERSION } from "../src/version.ts";
 
-const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const OUT = path.join(REPO, "dist/npm");
 const MAIN = path.join(OUT, "linewise");
 
@@ -55,11 +54,11 @@ function compileModules(): void {
   };
   const file = path.join(OUT, "tsconfig.json");
   fs.writeFileSync(file, JSON.stringify(config, null, 2));
-  const tsc = spawnSync(path.join(REPO, "node_modules/.bin/tsc"), ["-p", file], {
-    encoding: "utf8",
-  });
-  fs.rmSync(file);
-  if (tsc.status !== 0) throw new Error(`tsc failed:\n${tsc.stdout}${tsc.stderr}`);
+  try {
+    run(path.join(REPO, "node_modules/.bin/tsc"), ["-p", file]);
+  } finally {
+    fs.rmSync(file);
+  }
   // tsc rewrites .ts specifiers in the JavaScript but not in the declarations.
   for (const declarations of filesEndingIn(MAIN, ".d.ts")) {
     const text = fs.readFileSync(declarations, "utf8");

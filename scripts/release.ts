@@ -7,16 +7,15 @@
 //   SHA256SUMS                      of every file above, as sha256sum -c reads them
 //
 //   deno run -A scripts/release.ts [--binaries-only]
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { REPO, run } from "./_project.ts";
 import process from "node:process";
 import { WORKER_MODULES } from "../src/io/runtime.ts";
 import { buildMcpb } from "./build_mcpb.ts";
 import { binaryPackage, PLATFORMS } from "./build_npm.ts";
 
-const REPO = path.resolve(path.dirname(new URL(import.meta.url).pathname), "..");
 const OUT = path.join(REPO, "dist/release");
 
 /** Bun's name of each platform's target. */
@@ -27,13 +26,6 @@ const BUN_TARGET: Record<string, string> = {
   "darwin-arm64": "bun-darwin-arm64",
   "win32-x64": "bun-windows-x64",
 };
-
-function run(command: string, args: string[], cwd = REPO): void {
-  const result = spawnSync(command, args, { cwd, stdio: ["ignore", "ignore", "inherit"] });
-  if (result.status !== 0) {
-    throw new Error(`${command} ${args.join(" ")} exited with ${result.status ?? result.error}`);
-  }
-}
 
 /**
  * The binary's file name for a platform.
@@ -97,6 +89,6 @@ if (import.meta.main) {
   console.error(
     `built ${
       path.relative(REPO, OUT)
-    }/: ${binaries.length} binaries, ${packages.length} npm packages and the bundle, SHA256SUMS`,
+    }/: ${binaries.length} binaries, ${packages.length} npm tarballs and bundles, SHA256SUMS`,
   );
 }
