@@ -4,7 +4,6 @@
 // the host would start it; the server must answer a read of a file in its root.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -14,6 +13,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { PROJECT } from "../_helpers/binary.ts";
+import { installInto, packedPackages } from "../_helpers/npm.ts";
 
 interface Recipe {
   host: string;
@@ -62,21 +62,7 @@ test("every host recipe starts a server that answers", { timeout: 180_000 }, asy
   ]);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-hosts-"));
   try {
-    const run = (command: string, args: string[], cwd: string) => {
-      const result = spawnSync(command, args, { cwd, encoding: "utf8" });
-      assert.equal(result.status, 0, `${command} ${args.join(" ")}: ${result.stderr}`);
-    };
-    run(
-      path.join(PROJECT, "node_modules/.bin/deno"),
-      ["run", "-A", "scripts/build_npm.ts"],
-      PROJECT,
-    );
-    run("npm", ["pack", path.join(PROJECT, "dist/npm/linewise"), "--pack-destination", work], work);
-    const project = path.join(work, "project");
-    fs.mkdirSync(project);
-    fs.writeFileSync(path.join(project, "package.json"), '{"name":"app","private":true}\n');
-    const tarball = path.join(work, "linewise-linewise-0.1.0.tgz");
-    run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], project);
+    const project = installInto(path.join(work, "project"), [packedPackages().main]);
     fs.writeFileSync(path.join(project, "hello.txt"), "hello\n");
     for (const recipe of list) {
       const args = recipe.args.map((arg) =>

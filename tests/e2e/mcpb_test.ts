@@ -4,7 +4,6 @@
 // and the MCP SDK client reads a file from each directory.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -13,12 +12,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { PROJECT } from "../_helpers/binary.ts";
-
-function run(command: string, args: string[]): string {
-  const result = spawnSync(command, args, { cwd: PROJECT, encoding: "utf8" });
-  assert.equal(result.status, 0, `${command} ${args.join(" ")}:\n${result.stdout}${result.stderr}`);
-  return result.stdout + result.stderr;
-}
+import { packedPackages, run } from "../_helpers/npm.ts";
 
 test(
   "the .mcpb bundle validates, and runs as a host runs it, with the user's directories as roots",
@@ -28,8 +22,7 @@ test(
   async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-mcpb-"));
     try {
-      const deno = path.join(PROJECT, "node_modules/.bin/deno");
-      run(deno, ["run", "-A", "scripts/build_npm.ts"]);
+      packedPackages(); // (builds dist/npm/linewise, which the bundle holds)
       const { buildMcpb } = await import("../../scripts/build_mcpb.ts");
       const bundle = buildMcpb(work);
       const mcpb = path.join(PROJECT, "node_modules/.bin/mcpb");

@@ -5,7 +5,6 @@
 // into folders of their own), and a Node script imports the library by its package name.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -14,17 +13,12 @@ import process from "node:process";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ensureBinary, PROJECT } from "../_helpers/binary.ts";
+import { PROJECT } from "../_helpers/binary.ts";
+import { installInto, packedPackages, run } from "../_helpers/npm.ts";
 
 /** The Node versions the package is tried under (each installed from npm by the first test). */
 const NODES: Record<string, string> = { "Node 20": "", "Node 22": "" };
 const onLinuxX64 = process.platform === "linux" && process.arch === "x64";
-
-function run(command: string, args: string[], cwd: string): string {
-  const result = spawnSync(command, args, { cwd, encoding: "utf8" });
-  assert.equal(result.status, 0, `${command} ${args.join(" ")}:\n${result.stdout}${result.stderr}`);
-  return result.stdout;
-}
 
 type Text = { content: { type: string; text: string }[] };
 
@@ -38,42 +32,16 @@ describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 },
   function install(): void {
     if (installed) return;
     installed = true;
-    ensureBinary();
     work = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-npm-"));
     root = path.join(work, "root");
     fs.mkdirSync(root);
-    const deno = path.join(PROJECT, "node_modules/.bin/deno");
-    run(deno, ["run", "-A", "scripts/build_npm.ts"], PROJECT);
-    const packed = path.join(work, "packed");
-    fs.mkdirSync(packed);
-    for (const name of ["linewise", "linux-x64"]) {
-      run(
-        "npm",
-        ["pack", path.join(PROJECT, "dist/npm", name), "--pack-destination", packed],
-        work,
-      );
-    }
-    const main = path.join(packed, "linewise-linewise-0.1.0.tgz");
-    const binary = path.join(packed, "linewise-linux-x64-0.1.0.tgz");
-    for (const [name, tarballs] of [["node", [main]], ["binary", [main, binary]]] as const) {
-      const dir = path.join(work, name);
-      fs.mkdirSync(dir);
-      fs.writeFileSync(path.join(dir, "package.json"), '{"name":"user","private":true}\n');
-      run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...tarballs], dir);
-      installs[name] = dir;
-    }
+    const { main, binary } = packedPackages();
+    installs.node = installInto(path.join(work, "node"), [main]);
+    installs.binary = installInto(path.join(work, "binary"), [main, binary]);
     for (const name of Object.keys(NODES)) {
-      const prefix = path.join(work, name.replace(" ", ""));
-      const spec = `node@${name.split(" ")[1]}`;
-      run("npm", [
-        "install",
-        "--prefix",
-        prefix,
-        "--prefer-offline",
-        "--no-audit",
-        "--no-fund",
-        spec,
-      ], work);
+      const prefix = installInto(path.join(work, name.replace(" ", "")), [
+        `node@${name.split(" ")[1]}`,
+      ]);
       NODES[name] = path.join(prefix, "node_modules/node/bin/node");
     }
   }
