@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { literalMatcher } from "../../src/core/mod.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { testFileStore } from "../../src/testing/mod.ts";
 
@@ -18,5 +19,18 @@ describe("MemoryStore", () => {
 
   it("refuses initial files where a file would be a directory", () => {
     assert.throws(() => new MemoryStore({ "a": "x", "a/b": "y" }), TypeError);
+  });
+});
+
+describe("MemoryStore.search() query checks", () => {
+  it("refuses a rowCut that is not a positive integer, as the other numbers", async () => {
+    const store = new MemoryStore({ "a.txt": "x\n" });
+    for (const rowCut of [0, -1, 1.5]) {
+      await assert.rejects(
+        store.search({ matcher: literalMatcher("x"), rowCut }),
+        /rowCut must be a positive integer/,
+      );
+    }
+    assert.equal((await store.search({ matcher: literalMatcher("x"), rowCut: 5 })).matchedLines, 1);
   });
 });

@@ -38,6 +38,23 @@ describe("compileGlob()", () => {
   }
   it("refuses an empty glob with a TypeError", () => {
     assert.throws(() => compileGlob(""), TypeError);
+    assert.throws(() => compileGlob([]), /a non-empty string or a list of them/);
+    assert.throws(() => compileGlob(["*.ts", "!"]), /non-empty string/);
+  });
+
+  it("takes several globs with ripgrep's rules: ! excludes, a later one overrides", () => {
+    const cases: [string[], string, boolean][] = [
+      [["*.ts", "*.md"], "a.md", true],
+      [["*.ts", "*.md"], "a.js", false],
+      [["!*.md"], "a.js", true],
+      [["!*.md"], "docs/a.md", false],
+      [["*.ts", "!*.d.ts"], "x.d.ts", false],
+      [["!*.d.ts", "*.ts"], "x.d.ts", true],
+      [["*.ts", "!src/**"], "src/a.ts", false],
+    ];
+    for (const [globs, file, expected] of cases) {
+      assert.equal(compileGlob(globs)(file), expected, `${globs} on ${file}`);
+    }
   });
 });
 
