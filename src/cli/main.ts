@@ -189,6 +189,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       io,
     );
   }
+  if (command === "grep") refuseRipgrepOnly(values);
   const [name, args] = toolCall(command, rest, values);
   const tool = tools(sandbox).find((t) => t.name === name);
   if (!tool) {
@@ -249,7 +250,7 @@ function toolCall(command: string, rest: string[], values: Values): [string, unk
       return ["grep", {
         pattern: rest[0],
         path: rest[1] ?? ".",
-        glob: values.glob?.length === 1 ? values.glob[0] : undefined,
+        glob: values.glob?.[0],
         literal: values["fixed-strings"] ?? false,
         ignore_case: values["ignore-case"] ?? false,
         context: count(values.context, "-C", 0) ?? 0,
@@ -312,6 +313,29 @@ function toolHelp(tool: ToolDefinition): string {
     );
   }
   return lines.join("\n") + "\n";
+}
+
+/** grep --json runs the grep tool, which has none of ripgrep's own flags: they are refused. */
+function refuseRipgrepOnly(values: Values): void {
+  const flags: Array<[keyof Values, string]> = [
+    ["regexp", "-e"],
+    ["word-regexp", "-w"],
+    ["files-with-matches", "-l"],
+    ["count", "-c"],
+    ["after-context", "-A"],
+    ["before-context", "-B"],
+    ["type", "-t"],
+    ["hidden", "--hidden"],
+    ["no-ignore", "--no-ignore"],
+    ["heading", "--heading"],
+  ];
+  const given = flags.filter(([key]) => values[key] !== undefined).map(([, flag]) => flag);
+  if ((values.glob?.length ?? 0) > 1) given.push("-g more than once");
+  if (given.length > 0) {
+    throw new UsageError(
+      `grep --json gives the grep tool's result, which takes no ${given.join(", ")}`,
+    );
+  }
 }
 
 /** The grep command's flags and words, as ripgrep reads them. */

@@ -56,6 +56,18 @@ describe("the linewise command line", () => {
     assert.doesNotMatch(out.stdout, /more matches exist/);
   });
 
+  test("grep --json refuses ripgrep's own flags instead of dropping them", () => {
+    const json = runCli(["grep", "two", "--json", "-i"], root.dir);
+    assert.equal(json.status, 0, json.stderr);
+    assert.equal(JSON.parse(json.stdout).matched_lines, 2);
+    const out = runCli(["grep", "two", "--json", "-w", "-g", "*.ts", "-g", "*.md"], root.dir);
+    assert.equal(out.status, 2);
+    assert.match(
+      out.stderr,
+      /grep --json gives the grep tool's result, which takes no -w, -g more than once/,
+    );
+  });
+
   test("a leading -- is passed over, as deno task start -- passes it on", () => {
     writeFileSync(join(root.dir, "dash.txt"), "x\nneedle\n");
     const out = runCli(["--", "grep", "needle", "dash.txt", "--max-matches", "1"], root.dir);
