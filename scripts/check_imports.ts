@@ -17,13 +17,26 @@ export const ALLOWED: Record<string, readonly string[]> = {
   io: ["core"],
   match: ["core", "io"],
   store: ["core", "match"],
+  versions: ["core"],
   files: ["core", "io", "store"],
   search: ["core", "io", "match", "files", "store"],
   disk: ["core", "io", "match", "files", "search", "store"],
-  tools: ["core", "match", "store"],
+  tools: ["core", "match", "store", "versions"],
   mcp: ["core", "tools"],
   testing: ["core", "store"],
-  cli: ["core", "io", "match", "files", "search", "disk", "store", "tools", "mcp", "version.ts"],
+  cli: [
+    "core",
+    "io",
+    "match",
+    "files",
+    "search",
+    "disk",
+    "store",
+    "tools",
+    "mcp",
+    "versions",
+    "version.ts",
+  ],
 };
 
 /** Modules of other folders that a folder may import only these files of. */

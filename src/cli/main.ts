@@ -44,6 +44,7 @@ const OPTIONS = {
   root: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
   "read-only": { type: "boolean" },
+  force: { type: "boolean" },
   json: { type: "boolean" },
   "max-lines": { type: "string" },
   "max-chars": { type: "string" },
@@ -138,6 +139,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     maxChars: count(values["max-chars"], "--max-chars", 200),
     maxEditBytes: count(values["max-edit-bytes"], "--max-edit-bytes", 1),
     timeBudgetMs: seconds(values.timeout, "--timeout"),
+    force: values.force ?? false,
   };
   // serve also takes its roots as arguments, as the reference filesystem server does (and
   // as an MCP bundle passes a list of directories).
@@ -199,6 +201,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       }`,
     );
   }
+  if (!toolOptions.force) refuseUncheckedNumbers(name, args);
   const result = await tool.call(args);
   const said = result.content.map((c) => c.text).join("");
   // (The CLI's read takes START:END, not the tool's start_line and end_line.)
@@ -213,6 +216,24 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const found = result.structuredContent as { matched_lines?: number; stopped?: string };
   if (grep && found.matched_lines === 0) return found.stopped === undefined ? 1 : 2;
   return 0;
+}
+
+/**
+ * The command line has no session to remember what it showed: a numbered edit there carries
+ * expected_text or version, or --force says to apply it unchecked.
+ */
+function refuseUncheckedNumbers(name: string, args: unknown): void {
+  if (name !== "replace_lines" && name !== "insert_lines") return;
+  const a = (args ?? {}) as { version?: unknown; expected_text?: unknown; edits?: unknown };
+  if (a.version !== undefined) return;
+  const edits = name === "replace_lines" ? a.edits : [a];
+  if (
+    Array.isArray(edits) && edits.length > 0 &&
+    edits.every((e) => (e as { expected_text?: unknown })?.expected_text !== undefined)
+  ) return;
+  throw new UsageError(
+    `${name} on the command line needs "version" (read and grep print it, as [version 1a2b3c4d]) or "expected_text" for its lines, since there is no session that saw them; or pass --force to apply it unchecked`,
+  );
 }
 
 type Values = ReturnType<

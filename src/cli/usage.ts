@@ -22,6 +22,8 @@ Options (anywhere on the line):
   --root DIR            a root the tools may use (repeatable; default: the current directory)
   --deny GLOB           make matching paths invisible (.gitignore syntax; repeatable)
   --read-only           leave out the write tools
+  --force               let call replace_lines or insert_lines edit by number unchecked
+                        (without them it needs "version", as read prints it, or "expected_text")
   --json                print the structured result instead of the text
   --max-lines N         rows per result (default 2000)
   --max-chars N         characters per result (default 60000)

@@ -25,6 +25,8 @@ export interface EditResult {
   regions: ChangedRegion[];
   /** How much line numbers after the last region moved (new count minus old count). */
   lineDelta: number;
+  /** For a text replacement, how many occurrences were replaced. */
+  occurrences?: number;
 }
 
 /** `expected_text` no longer matches the file: the whole edit is refused, nothing written. */
@@ -46,7 +48,7 @@ export class ExpectedTextMismatchError extends Error {
       )
       .join(", ");
     super(
-      `expected_text does not match the file at ${list}; nothing was written. The file changed since you read it: read those lines again and retry with their current text`,
+      `expected_text does not match the file at ${list}; nothing was written`,
     );
     this.name = "ExpectedTextMismatchError";
     this.ranges = ranges;
@@ -62,14 +64,16 @@ export class OldTextMatchError extends Error {
    * Builds the error, naming the line of every occurrence.
    *
    * @param lines where each occurrence starts; empty when there is none
+   * @param which the edit it is about when there are several (`edits[1]: `)
    */
-  constructor(lines: number[]) {
+  constructor(lines: number[], which = "") {
     super(
-      lines.length === 0
-        ? "old_text was not found; read the file again and copy the text exactly (whitespace included), or use replace_lines with line numbers"
-        : `old_text occurs ${lines.length} times (at lines ${
-          lines.join(", ")
-        }); include more surrounding text to make it unique, pass replace_all=true, or use replace_lines`,
+      which +
+        (lines.length === 0
+          ? "old_text was not found; read the file again and copy the text exactly (whitespace included), or use replace_lines with line numbers"
+          : `old_text occurs ${lines.length} times (at lines ${
+            lines.join(", ")
+          }); include more surrounding text to make it unique, pass replace_all=true, or use replace_lines`),
     );
     this.name = "OldTextMatchError";
     this.lines = lines;

@@ -5,7 +5,7 @@
  */
 import { InputError, LineRangeError } from "./input_errors.ts";
 import { splitBom } from "./bom.ts";
-import type { EditResult } from "./edit_result.ts";
+import { type EditResult, ExpectedTextMismatchError } from "./edit_result.ts";
 import {
   keepFinalState,
   lineStarts,
@@ -16,7 +16,16 @@ import {
 } from "./_edit_text.ts";
 import type { EditOptions } from "./replace_lines.ts";
 import { plural } from "./slice_lines.ts";
-import { countLines, dominantTerminator } from "./split_lines.ts";
+import { countLines, dominantTerminator, lineText } from "./split_lines.ts";
+
+/** Options of {@linkcode insertLines}. */
+export interface InsertOptions extends EditOptions {
+  /**
+   * The text of line `afterLine` as the caller saw it (terminator ignored): the insert is
+   * refused when that line no longer says it.
+   */
+  expected?: string;
+}
 
 /**
  * Inserts `text` as whole lines after line `afterLine` (0: before line 1; the line count:
@@ -25,10 +34,11 @@ import { countLines, dominantTerminator } from "./split_lines.ts";
  * @param text the whole text, BOM and all
  * @param afterLine the line to insert after, 0 to the line count
  * @param insert the lines to insert; must not be empty
- * @param options exact mode
+ * @param options exact mode, and the expected text of line `afterLine`
  * @returns the new text and the inserted region
  * @throws {LineRangeError} when `afterLine` is outside 0..line count
- * @throws {InputError} when `insert` is empty
+ * @throws {InputError} when `insert` is empty, or `expected` is given with `afterLine` 0
+ * @throws {ExpectedTextMismatchError} when line `afterLine` does not say `expected`
  * @example
  * ```ts
  * import { insertLines } from "./insert_lines.ts";
@@ -41,7 +51,7 @@ export function insertLines(
   text: string,
   afterLine: number,
   insert: string,
-  options: EditOptions = {},
+  options: InsertOptions = {},
 ): EditResult {
   const { bom, body } = splitBom(text);
   const starts = lineStarts(body);
@@ -54,6 +64,17 @@ export function insertLines(
     );
   }
   if (insert.length === 0) throw new InputError("text is empty; there is nothing to insert");
+  if (options.expected !== undefined) {
+    if (afterLine === 0) {
+      throw new InputError("after_line 0 has no line to compare expected_text with; leave it out");
+    }
+    const line = body.slice(starts[afterLine - 1], starts[afterLine]);
+    if (lineText(line) !== lineText(options.expected)) {
+      throw new ExpectedTextMismatchError([
+        { start: afterLine, end: afterLine, firstDifferentLine: afterLine },
+      ]);
+    }
+  }
   const eol = terminatorAt(body, starts, afterLine) || terminatorAt(body, starts, afterLine + 1) ||
     dominantTerminator(body);
   let lines = options.exact ? insert : withBreaks(insert, eol);

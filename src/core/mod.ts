@@ -17,6 +17,7 @@ export * from "./split_lines.ts";
 export * from "./bom.ts";
 export * from "./columns.ts";
 export * from "./slice_lines.ts";
+export * from "./line_budget.ts";
 export * from "./format_rows.ts";
 export * from "./matcher.ts";
 export * from "./scan_text.ts";

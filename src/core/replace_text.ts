@@ -29,6 +29,17 @@ interface Occurrence {
   start: number;
   end: number;
   line: number;
+  newText: string;
+}
+
+/** One replacement of {@linkcode replaceTexts}. */
+export interface TextEdit {
+  /** The text to find; must occur exactly once unless `replace_all`. */
+  old_text: string;
+  /** Its replacement; "" deletes it. */
+  new_text: string;
+  /** Replace every occurrence. */
+  replace_all?: boolean;
 }
 
 /**
@@ -55,22 +66,72 @@ export function replaceText(
   newText: string,
   options: ReplaceOptions = {},
 ): EditResult {
-  if (oldText.length === 0) {
-    throw new InputError(
-      "old_text is empty; give the exact text to replace, or use insert_lines to add lines",
-    );
-  }
+  return replaceTexts(text, [{
+    old_text: oldText,
+    new_text: newText,
+    replace_all: options.replaceAll,
+  }], options);
+}
+
+/**
+ * Several replacements at once, each located in the original text (as {@linkcode replaceText}
+ * locates one): their occurrences must not overlap, and if any edit fails nothing is changed.
+ * Regions that share a line are reported once; `occurrences` counts every replacement.
+ *
+ * @param text the whole text, BOM and all
+ * @param edits the replacements
+ * @param options exact mode
+ * @returns the new text and the changed regions
+ * @throws {InputError} for an empty old_text, or occurrences that overlap
+ * @throws {OldTextMatchError} when an old_text is missing, or not unique without replace_all
+ * @example
+ * ```ts
+ * import { replaceTexts } from "./replace_text.ts";
+ * import assert from "node:assert/strict";
+ * const out = replaceTexts("a b\nc\n", [
+ *   { old_text: "a", new_text: "A" },
+ *   { old_text: "b", new_text: "B" },
+ * ]);
+ * assert.equal(out.text, "A B\nc\n");
+ * assert.equal(out.regions.length, 1);
+ * assert.equal(out.occurrences, 2);
+ * ```
+ */
+export function replaceTexts(
+  text: string,
+  edits: readonly TextEdit[],
+  options: EditOptions = {},
+): EditResult {
+  if (edits.length === 0) throw new InputError("edits is empty; give at least one replacement");
   const { bom, body } = splitBom(text);
-  const found = occurrences(body, oldText, options.exact ?? false);
-  if (found.length === 0 || (found.length > 1 && !options.replaceAll)) {
-    throw new OldTextMatchError(found.map((o) => o.line));
+  const found: Occurrence[] = [];
+  edits.forEach((edit, index) => {
+    const which = edits.length > 1 ? `edits[${index}]: ` : "";
+    if (edit.old_text.length === 0) {
+      throw new InputError(
+        `${which}old_text is empty; give the exact text to replace, or use insert_lines to add lines`,
+      );
+    }
+    const mine = occurrences(body, edit.old_text, options.exact ?? false, edit.new_text);
+    if (mine.length === 0 || (mine.length > 1 && !edit.replace_all)) {
+      throw new OldTextMatchError(mine.map((o) => o.line), which);
+    }
+    found.push(...mine);
+  });
+  found.sort((a, b) => a.start - b.start);
+  for (let i = 1; i < found.length; i++) {
+    if (found[i].start < found[i - 1].end) {
+      throw new InputError(
+        `two of the edits overlap at line ${found[i].line}; merge them into one replacement`,
+      );
+    }
   }
   const fallbackEol = dominantTerminator(body);
   const regions: ChangedRegion[] = [];
   let out = "";
   let done = 0;
   let delta = 0;
-  for (const { start, end, line } of found) {
+  for (const { start, end, line, newText } of found) {
     const matched = body.slice(start, end);
     const eol = matched.includes("\r\n")
       ? "\r\n"
@@ -109,7 +170,26 @@ export function replaceText(
     regions[regions.length - 1].newEnd += drift;
     delta += drift;
   }
-  return { text: bom + out, regions, lineDelta: delta };
+  return { text: bom + out, regions: merged(regions), lineDelta: delta, occurrences: found.length };
+}
+
+/** How many lines a region added (negative: removed). */
+function spanDelta(r: ChangedRegion): number {
+  return (r.newEnd - r.newStart) - (r.oldEnd - r.oldStart);
+}
+
+/** Regions that share a line (several occurrences on one line) as one. */
+function merged(regions: ChangedRegion[]): ChangedRegion[] {
+  const out: ChangedRegion[] = [];
+  for (const region of regions) {
+    const last = out.at(-1);
+    if (last && region.oldStart <= last.oldEnd) {
+      const delta = spanDelta(last) + spanDelta(region);
+      last.oldEnd = Math.max(last.oldEnd, region.oldEnd);
+      last.newEnd = last.newStart + (last.oldEnd - last.oldStart) + delta;
+    } else out.push({ ...region });
+  }
+  return out;
 }
 
 /**
@@ -117,7 +197,12 @@ export function replaceText(
  * either style unless exact. A plain string search, not a RegExp: V8 refuses a pattern built
  * from a long old_text ("Regular expression too large").
  */
-function occurrences(body: string, oldText: string, exact: boolean): Occurrence[] {
+function occurrences(
+  body: string,
+  oldText: string,
+  exact: boolean,
+  newText: string,
+): Occurrence[] {
   const parts = exact ? [oldText] : oldText.split(/\r?\n/);
   const found: Occurrence[] = [];
   let line = 1;
@@ -132,7 +217,7 @@ function occurrences(body: string, oldText: string, exact: boolean): Occurrence[
     }
     line += countLineBreaks(body, counted, start);
     counted = start;
-    found.push({ start, end, line });
+    found.push({ start, end, line, newText });
     from = end;
   }
   return found;

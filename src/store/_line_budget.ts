@@ -4,6 +4,7 @@
  * @module
  */
 import type { LineRangeOptions } from "./file_store.ts";
+export { LineBudget } from "../core/line_budget.ts";
 
 /** Checks line-range options; RangeError for numbers out of range, TypeError for the rest. */
 export function checkRangeOptions(options: LineRangeOptions): void {
@@ -25,27 +26,5 @@ export function checkRangeOptions(options: LineRangeOptions): void {
     if (!(Number.isInteger(value) && value >= 1) && value !== Infinity) {
       throw new TypeError(`${name} must be a positive integer, got ${value}`);
     }
-  }
-}
-
-/** Counts lines and characters against a read's limits. */
-export class LineBudget {
-  readonly #options: LineRangeOptions;
-  #lines = 0;
-  #chars = 0;
-
-  constructor(options: LineRangeOptions) {
-    this.#options = options;
-  }
-
-  /**
-   * Counts one line taken (it is always taken); returns true when no further line may be,
-   * because of `maxLines`, `maxChars` (each line counted as at most `cut + 1`), or `end`.
-   */
-  take(line: string, lineNumber: number): boolean {
-    const { end, maxLines, maxChars, cut } = this.#options;
-    this.#lines++;
-    this.#chars += Math.min(line.length, cut + 1);
-    return this.#lines >= maxLines || this.#chars > maxChars || lineNumber === end;
   }
 }

@@ -6,8 +6,8 @@
  *
  * @module
  */
-import { splitBom, splitLines } from "../core/mod.ts";
-import { checkRangeOptions, LineBudget } from "./_line_budget.ts";
+import { splitBom, splitLines, takeLines } from "../core/mod.ts";
+import { checkRangeOptions } from "./_line_budget.ts";
 import { LockTable } from "./_locks.ts";
 import { comparePaths, joinDisplay, segments } from "./_paths.ts";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
@@ -351,15 +351,7 @@ export abstract class BaseFileStore implements FileStore {
     if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
     const { text, invalid } = decodeUtf8(bytes);
     const all = splitLines(splitBom(text).body);
-    const lines: string[] = [];
-    const budget = new LineBudget(options);
-    let next = options.start;
-    while (next <= all.length) {
-      const line = all[next - 1];
-      lines.push(line);
-      if (budget.take(line, next++)) break;
-    }
-    const more = next <= all.length && (options.end === undefined || next <= options.end);
+    const { lines, more } = takeLines(all, options.start, options);
     return {
       path: node.display,
       lines,

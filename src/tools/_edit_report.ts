@@ -25,6 +25,7 @@ export function editReport(
   edit: EditResult,
   dryRun: boolean,
   settings: Settings,
+  note?: string,
 ): ToolResult {
   const regions = edit.regions.map((r) => ({
     old_start: r.oldStart,
@@ -40,11 +41,13 @@ export function editReport(
     regions,
     line_delta: edit.lineDelta,
     total_lines: totalLines,
+    ...(edit.occurrences === undefined ? {} : { occurrences: edit.occurrences }),
   };
   if (dryRun) {
     const diff = createPatch(path, before, edit.text, "before", "after", { context: 3 })
       .split("\n").slice(2).join("\n"); // drop the "Index:" and "===" lines
-    let text = cappedDiff(diff, settings);
+    let text = note === undefined ? "" : appendNote("", note);
+    text += cappedDiff(diff, settings);
     text = appendNote(
       text,
       `dry run: nothing was written; the file would have ${totalLines} lines (${
@@ -53,7 +56,10 @@ export function editReport(
     );
     return ok(text, structured);
   }
-  let text = "";
+  let text = note === undefined ? "" : appendNote("", note);
+  if ((edit.occurrences ?? 1) > 1) {
+    text = appendNote(text, `replaced ${edit.occurrences} occurrences`);
+  }
   let delta = 0;
   for (const region of edit.regions.slice(0, SHOWN_REGIONS)) {
     delta += region.newEnd - region.newStart - (region.oldEnd - region.oldStart);
@@ -81,6 +87,16 @@ export function editReport(
   }
   if (totalLines === 0) text = appendNote(text, "the file is now empty: 0 lines");
   return ok(text, structured);
+}
+
+/** An edit's result with the file's new version in its text and its structured content. */
+export function withVersion(result: ToolResult, version: string): ToolResult {
+  const [first] = result.content;
+  return {
+    ...result,
+    content: [{ type: "text", text: `[version ${version}]\n${first.text}` }],
+    structuredContent: { ...result.structuredContent, version },
+  };
 }
 
 /** The diff within the output budget (at least its first line), with a note when cut. */

@@ -31,6 +31,17 @@ export function failure(message: string): ToolResult {
 }
 
 /**
+ * A refusal whose message is complete: it names the file and may show rows (a numbered edit
+ * that cannot be checked or carried over, an expected text that does not match).
+ */
+export class Refusal extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "Refusal";
+  }
+}
+
+/**
  * Whether an error is a refusal of the caller's input (said as it is) rather than a bug: the
  * store's errors, bad arguments, line numbers out of range, unusable input, a bad pattern.
  * A plain TypeError or RangeError is a bug.
@@ -39,7 +50,7 @@ export function isRefusal(error: unknown): boolean {
   return error instanceof StoreError || error instanceof ArgumentError ||
     error instanceof LineRangeError || error instanceof InputError ||
     error instanceof ExpectedTextMismatchError || error instanceof OldTextMatchError ||
-    error instanceof PatternError;
+    error instanceof PatternError || error instanceof Refusal;
 }
 
 /**
@@ -49,7 +60,7 @@ export function isRefusal(error: unknown): boolean {
  */
 export function errorResult(error: unknown, path?: string): ToolResult {
   if (error instanceof StoreError || error instanceof ArgumentError) return failure(error.message);
-  if (error instanceof PatternError) return failure(error.message);
+  if (error instanceof PatternError || error instanceof Refusal) return failure(error.message);
   if (isRefusal(error)) {
     const message = (error as Error).message;
     return failure(path === undefined ? message : `${path}: ${message}`);

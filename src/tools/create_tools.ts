@@ -12,6 +12,7 @@ import { grepTool } from "./grep_tool.ts";
 import { listTool } from "./list_tool.ts";
 import { settings, type ToolOptions } from "./options.ts";
 import { readTool } from "./read_tool.ts";
+import { Session } from "./_session.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 
 /**
@@ -34,13 +35,20 @@ import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
  */
 export function createTools(store: FileStore, options: ToolOptions = {}): ToolDefinition[] {
   const s = settings(options);
-  const tools = [readTool(store, s), grepTool(store, s), globTool(store, s), listTool(store, s)];
+  const session = new Session(s.sessionBytes);
+  const tools = [
+    readTool(store, s, session),
+    grepTool(store, s, session),
+    globTool(store, s),
+    listTool(store, s),
+  ];
   if (!s.readOnly) {
+    const editing = { store, settings: s, session };
     tools.push(
       writeTool(store),
-      replaceTool(store, s),
-      replaceLinesTool(store, s),
-      insertLinesTool(store, s),
+      replaceTool(editing),
+      replaceLinesTool(editing),
+      insertLinesTool(editing),
       deleteTool(store),
     );
   }

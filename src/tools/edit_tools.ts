@@ -1,22 +1,38 @@
 // The line-editing tools: replace, replace_lines and insert_lines. All go through
 // FileStore.update, so they share its refusals (binary, invalid UTF-8, size cap, changed on
-// disk) and its atomic, serialised write.
+// disk) and its atomic, serialised write; the numbered ones are checked against the version
+// the agent saw (_numbered.ts).
 import {
   type EditResult,
+  ExpectedTextMismatchError,
+  InputError,
   insertLines,
   type LineEdit,
   quotePath,
   replaceLines,
-  replaceText,
+  replaceTexts,
+  type TextEdit,
 } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { editReport } from "./_edit_report.ts";
+import { editReport, withVersion } from "./_edit_report.ts";
+import { mismatch, type NumberedCall, place } from "./_numbered.ts";
+import type { Session } from "./_session.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
 import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
 
+/** What every edit tool works with. */
+export interface EditContext {
+  store: FileStore;
+  settings: Settings;
+  session: Session;
+}
+
 const EDIT_RULES =
   "Line breaks in new text take the file's line-ending style (CRLF stays CRLF), new text never joins the line after it, the final newline (or its absence) and a BOM are kept, and the write is atomic. exact=true writes the text byte for byte (it still never joins two lines).";
+
+const VERSIONS =
+  "Numbers refer to the latest version of the file this session showed (or to version): if the file changed since, the edit goes where those lines are now, or is refused with the current rows when they changed. A file never shown needs expected_text.";
 
 const AFTER =
   "The result shows the changed lines with their new numbers and how later line numbers moved, so you can keep editing without re-reading.";
@@ -53,6 +69,8 @@ const editOutput: JsonSchema = {
       },
     },
     line_delta: { type: "integer", description: "How far lines after the last region moved." },
+    occurrences: { type: "integer", description: "Occurrences replaced (replace)." },
+    version: { type: "string", description: "The file's version after the edit." },
     total_lines: { type: "integer" },
   },
   required: ["path", "written", "regions", "line_delta", "total_lines"],
@@ -65,22 +83,73 @@ const annotations = {
   openWorldHint: false,
 } as const;
 
-/** Runs an edit through the store and reports it. */
+/** What an edit computed from the file's current text. */
+interface Computed {
+  result: EditResult;
+  /** Said before the changed regions (an edit carried over to where its lines moved). */
+  note?: string;
+}
+
+/**
+ * Runs an edit through the store and reports it; a written edit becomes the latest version
+ * the session showed of the file, and a step undo can take back.
+ */
 async function edit(
-  store: FileStore,
-  settings: Settings,
+  { store, settings, session }: EditContext,
   file: string,
   dry: boolean,
-  compute: (text: string) => EditResult,
+  compute: (text: string, display: string) => Computed,
   signal: AbortSignal | undefined,
 ): Promise<ToolResult> {
-  // Results name files as the store shows them (relative to the first root).
-  return await store.update(file, (text, display) => {
-    const result = compute(text);
-    const report = editReport(quotePath(display), text, result, dry, settings);
-    return { text: dry ? undefined : result.text, value: report };
+  const done = await store.update(file, (text, display) => {
+    const { result, note } = compute(text, display);
+    if (result.text === text) {
+      throw new InputError(
+        "the new text is what the file already holds there, so nothing would change; nothing was written",
+      );
+    }
+    return { text: dry ? undefined : result.text, value: { text, display, result, note } };
   }, { maxBytes: settings.maxEditBytes, signal });
+  // Results name files as the store shows them (relative to the first root).
+  const report = editReport(
+    quotePath(done.display),
+    done.text,
+    done.result,
+    dry,
+    settings,
+    done.note,
+  );
+  if (dry) return report;
+  return withVersion(report, session.edited(done.display, done.text, done.result.text));
 }
+
+/** The numbered-edit call for one file's current text. */
+function numbered(
+  context: EditContext,
+  text: string,
+  display: string,
+  version: string | undefined,
+  guarded: boolean,
+): NumberedCall {
+  return { session: context.session, settings: context.settings, display, text, version, guarded };
+}
+
+const version = {
+  type: "string",
+  description:
+    "The file's version your line numbers refer to, as results show it; default: the latest this session showed.",
+};
+
+const textEdit = {
+  type: "object",
+  properties: {
+    old_text: { type: "string" },
+    new_text: { type: "string" },
+    replace_all: { type: "boolean", default: false },
+  },
+  required: ["old_text", "new_text"],
+  additionalProperties: false,
+};
 
 const replaceSchema: JsonSchema = {
   type: "object",
@@ -92,14 +161,31 @@ const replaceSchema: JsonSchema = {
     },
     new_text: { type: "string", description: 'Replacement; "" deletes old_text.' },
     replace_all: { type: "boolean", default: false, description: "Replace every occurrence." },
+    edits: {
+      type: "array",
+      items: textEdit,
+      description:
+        "Instead of the three above: several replacements, all found in the file as it is now.",
+    },
+    dry_run: dryRun,
     exact,
   },
-  required: ["path", "old_text", "new_text"],
+  required: ["path"],
   additionalProperties: false,
 };
 
+interface ReplaceArgs {
+  path: string;
+  old_text?: string;
+  new_text?: string;
+  replace_all: boolean;
+  edits?: TextEdit[];
+  dry_run: boolean;
+  exact: boolean;
+}
+
 /** The replace tool. */
-export function replaceTool(store: FileStore, settings: Settings): ToolDefinition {
+export function replaceTool(context: EditContext): ToolDefinition {
   return {
     name: "replace",
     title: "Replace text",
@@ -113,21 +199,48 @@ export function replaceTool(store: FileStore, settings: Settings): ToolDefinitio
     inputSchema: replaceSchema,
     outputSchema: editOutput,
     annotations,
-    call(args, context) {
-      const a = checkArgs<
-        { path: string; old_text: string; new_text: string; replace_all: boolean; exact: boolean }
-      >(replaceSchema, args);
+    call(args, call) {
+      const a = checkArgs<ReplaceArgs>(replaceSchema, args);
+      const edits = textEdits(a);
       return edit(
-        store,
-        settings,
+        context,
         a.path,
-        false,
-        (text) =>
-          replaceText(text, a.old_text, a.new_text, { replaceAll: a.replace_all, exact: a.exact }),
-        context?.signal,
+        a.dry_run,
+        (text) => ({ result: replaceTexts(text, edits, { exact: a.exact }) }),
+        call?.signal,
       );
     },
   };
+}
+
+/** The replacements of a replace call: its `edits`, or the one its three texts make. */
+function textEdits(a: ReplaceArgs): TextEdit[] {
+  const single = a.old_text !== undefined || a.new_text !== undefined;
+  if (a.edits !== undefined && single) {
+    throw new InputError("give either old_text and new_text, or edits, not both");
+  }
+  if (a.old_text === undefined || a.new_text === undefined) {
+    if (a.edits !== undefined) return refuseNoOps(a.edits);
+    throw new InputError(
+      `missing ${
+        a.old_text === undefined ? "old_text" : "new_text"
+      }: give old_text and new_text, or edits`,
+    );
+  }
+  return refuseNoOps([{ old_text: a.old_text, new_text: a.new_text, replace_all: a.replace_all }]);
+}
+
+function refuseNoOps(edits: TextEdit[]): TextEdit[] {
+  edits.forEach((edit, index) => {
+    if (edit.old_text === edit.new_text) {
+      throw new InputError(
+        `${
+          edits.length > 1 ? `edits[${index}]: ` : ""
+        }new_text is the same as old_text, so nothing would change; nothing was written`,
+      );
+    }
+  });
+  return edits;
 }
 
 const lineEditSchema: JsonSchema = {
@@ -143,7 +256,7 @@ const lineEditSchema: JsonSchema = {
     expected_text: {
       type: "string",
       description:
-        "The range's current text as you read it (compared line by line, terminators ignored); the whole call is refused if any range no longer says that.",
+        "The range's text as you saw it (terminators ignored); the call is refused if it differs.",
     },
   },
   required: ["start_line", "new_text"],
@@ -157,8 +270,9 @@ const replaceLinesSchema: JsonSchema = {
     edits: {
       type: "array",
       items: lineEditSchema,
-      description: "Ranges to replace, numbered as the file is now.",
+      description: "Ranges to replace, numbered as the version you saw.",
     },
+    version,
     dry_run: dryRun,
     exact,
   },
@@ -167,33 +281,51 @@ const replaceLinesSchema: JsonSchema = {
 };
 
 /** The replace_lines tool. */
-export function replaceLinesTool(store: FileStore, settings: Settings): ToolDefinition {
+export function replaceLinesTool(context: EditContext): ToolDefinition {
   return {
     name: "replace_lines",
     title: "Replace lines",
     description: [
-      'Replaces or deletes ranges of lines by number: edits is a list of {start_line, end_line, new_text, expected_text}. All numbers refer to the file as it is before this call; ranges must not overlap or fall outside the file. new_text "" deletes the lines.',
+      'Replaces or deletes ranges of lines by number: edits is a list of {start_line, end_line, new_text, expected_text}. All numbers refer to the file before this call; ranges must not overlap or fall outside the file. new_text "" deletes the lines.',
       LINE_RULE,
-      "Always pass expected_text (the lines as read shows them, without the numbers): if the file changed, the whole call is refused and nothing is written, so you never overwrite a line you did not see.",
+      VERSIONS,
       EDIT_RULES,
       AFTER,
     ].join(" "),
     inputSchema: replaceLinesSchema,
     outputSchema: editOutput,
     annotations,
-    call(args, context) {
-      const a = checkArgs<{ path: string; edits: LineEdit[]; dry_run: boolean; exact: boolean }>(
-        replaceLinesSchema,
-        args,
-      );
-      return edit(
-        store,
-        settings,
-        a.path,
-        a.dry_run,
-        (text) => replaceLines(text, a.edits, { exact: a.exact }),
-        context?.signal,
-      );
+    call(args, call) {
+      const a = checkArgs<
+        { path: string; edits: LineEdit[]; version?: string; dry_run: boolean; exact: boolean }
+      >(replaceLinesSchema, args);
+      const targets = a.edits.map((e) => ({
+        start: e.start_line,
+        end: e.end_line ?? e.start_line,
+      }));
+      const guarded = a.edits.length > 0 && a.edits.every((e) => e.expected_text !== undefined);
+      return edit(context, a.path, a.dry_run, (text, display) => {
+        const numberedCall = numbered(context, text, display, a.version, guarded);
+        const placed = place(numberedCall, targets);
+        const edits = a.edits.map((e, i) => ({
+          ...e,
+          start_line: placed.numbers[i],
+          end_line: placed.numbers[i] + targets[i].end - targets[i].start,
+        }));
+        try {
+          return { result: replaceLines(text, edits, { exact: a.exact }), note: placed.note };
+        } catch (error) {
+          if (!(error instanceof ExpectedTextMismatchError)) throw error;
+          throw mismatch(
+            numberedCall,
+            placed.unchanged,
+            error.ranges.map((r) => ({
+              ...r,
+              expected: edits.find((e) => e.start_line === r.start)!.expected_text!,
+            })),
+          );
+        }
+      }, call?.signal);
     },
   };
 }
@@ -208,6 +340,11 @@ const insertSchema: JsonSchema = {
       description: "Insert after this line: 0 inserts before line 1, the line count appends.",
     },
     text: { type: "string", description: "The lines to insert." },
+    expected_text: {
+      type: "string",
+      description: "Line after_line as you saw it; the call is refused if it differs.",
+    },
+    version,
     dry_run: dryRun,
     exact,
   },
@@ -216,34 +353,50 @@ const insertSchema: JsonSchema = {
 };
 
 /** The insert_lines tool. */
-export function insertLinesTool(store: FileStore, settings: Settings): ToolDefinition {
+export function insertLinesTool(context: EditContext): ToolDefinition {
   return {
     name: "insert_lines",
     title: "Insert lines",
     description: [
       "Inserts text as whole lines after after_line (0: before line 1; the line count: at the end). Existing lines are never changed, only moved down.",
       LINE_RULE,
+      VERSIONS,
       EDIT_RULES,
       AFTER,
     ].join(" "),
     inputSchema: insertSchema,
     outputSchema: editOutput,
     annotations: { ...annotations, destructiveHint: false },
-    call(args, context) {
+    call(args, call) {
       const a = checkArgs<
-        { path: string; after_line: number; text: string; dry_run: boolean; exact: boolean }
-      >(
-        insertSchema,
-        args,
-      );
-      return edit(
-        store,
-        settings,
-        a.path,
-        a.dry_run,
-        (text) => insertLines(text, a.after_line, a.text, { exact: a.exact }),
-        context?.signal,
-      );
+        {
+          path: string;
+          after_line: number;
+          text: string;
+          expected_text?: string;
+          version?: string;
+          dry_run: boolean;
+          exact: boolean;
+        }
+      >(insertSchema, args);
+      const guarded = a.expected_text !== undefined;
+      return edit(context, a.path, a.dry_run, (text, display) => {
+        const numberedCall = numbered(context, text, display, a.version, guarded);
+        const placed = place(numberedCall, [{ after: a.after_line }]);
+        const after = placed.numbers[0];
+        try {
+          const result = insertLines(text, after, a.text, {
+            exact: a.exact,
+            expected: a.expected_text,
+          });
+          return { result, note: placed.note };
+        } catch (error) {
+          if (!(error instanceof ExpectedTextMismatchError)) throw error;
+          throw mismatch(numberedCall, placed.unchanged, [
+            { start: after, end: after, expected: a.expected_text! },
+          ]);
+        }
+      }, call?.signal);
     },
   };
 }

@@ -3,6 +3,8 @@ import { appendNote, formatRow, quotePath, type ScanRow } from "../core/mod.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars, unreadableNote } from "./_results.ts";
+import type { Session } from "./_session.ts";
+import { searchedTexts } from "./_shown.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
@@ -75,6 +77,7 @@ const outputSchema = {
             description: "Matching line numbers.",
           },
           invalid_utf8: { type: "boolean" },
+          version: { type: "string", description: "The file's version (edits may refer to it)." },
         },
         required: ["path", "lines"],
       },
@@ -95,7 +98,7 @@ const outputSchema = {
 };
 
 /** The grep tool. */
-export function grepTool(store: FileStore, settings: Settings): ToolDefinition {
+export function grepTool(store: FileStore, settings: Settings, session: Session): ToolDefinition {
   return {
     name: "grep",
     title: "Search lines",
@@ -112,13 +115,15 @@ export function grepTool(store: FileStore, settings: Settings): ToolDefinition {
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     takesTurns: store.searchesTakeTurns === true,
-    call: (args, context) => grep(store, settings, checkArgs<GrepArgs>(inputSchema, args), context),
+    call: (args, context) =>
+      grep(store, settings, session, checkArgs<GrepArgs>(inputSchema, args), context),
   };
 }
 
 async function grep(
   store: FileStore,
   settings: Settings,
+  session: Session,
   args: GrepArgs,
   context: CallContext = {},
 ): Promise<ToolResult> {
@@ -138,7 +143,13 @@ async function grep(
     signal: context.signal,
     onProgress: context.progress && ((done, total) => context.progress!(done, total)),
   });
-  const shown = render(result, args.context > 0, settings);
+  // The files the budget lets through get their versions; the session records those shown.
+  const reach = render(result, args.context > 0, settings).files.length;
+  const texts = await searchedTexts(store, settings, result.files.slice(0, reach));
+  const shown = render(result, args.context > 0, settings, texts.map((t) => t.version));
+  for (let i = 0; i < shown.files.length; i++) {
+    session.showed(result.files[i].path, texts[i].text, texts[i].version);
+  }
   let text = shown.text;
   const stopped = shown.budgetHit ? "output_budget" : result.stopped;
   // "No match" only for a search that ran to the end; a stopped one says so below.
@@ -167,24 +178,30 @@ async function grep(
 
 interface Rendered {
   text: string;
-  files: Array<{ path: string; lines: number[]; invalid_utf8?: boolean }>;
+  files: Array<{ path: string; lines: number[]; invalid_utf8?: boolean; version?: string }>;
   matchedLines: number;
   budgetHit: boolean;
 }
 
 /** Lays out files and rows under the output budget. */
-function render(result: SearchResult, separators: boolean, settings: Settings): Rendered {
+function render(
+  result: SearchResult,
+  separators: boolean,
+  settings: Settings,
+  versions: ReadonlyArray<string | undefined> = [],
+): Rendered {
   const maxChars = rowChars(settings);
   const out: Rendered = { text: "", files: [], matchedLines: 0, budgetHit: false };
   let rowCount = 0;
   // Tracked, not read back with endsWith: that would flatten the growing text every file.
   let endsWithNewline = true;
-  for (const file of result.files) {
+  for (const [index, file] of result.files.entries()) {
+    const version = versions[index];
     // A blank line between files; a last row without a terminator first ends its line, so
     // the next path does not join it (and a listing's last row stays verbatim).
     const gap: string = out.text === "" ? "" : endsWithNewline ? "\n" : "\n\n";
     const path = quotePath(file.path);
-    let block: string = gap + path + "\n";
+    let block: string = gap + path + (version ? ` @${version}` : "") + "\n";
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
@@ -206,9 +223,12 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     if (lines.length > 0) {
       out.text += block;
       endsWithNewline = block.endsWith("\n");
-      out.files.push(
-        file.invalidUtf8 ? { path, lines, invalid_utf8: true } : { path, lines },
-      );
+      out.files.push({
+        path,
+        lines,
+        ...(file.invalidUtf8 ? { invalid_utf8: true } : {}),
+        ...(version ? { version } : {}),
+      });
       out.matchedLines += lines.length;
     }
     if (out.budgetHit) break;

@@ -37,6 +37,19 @@ export interface ToolOptions {
    */
   timeBudgetMs?: number;
   /**
+   * Memory for the versions of files this tools instance showed (their text, to carry a
+   * numbered edit over to a file that changed since) and for undo, in bytes (two per UTF-16
+   * code unit); least recently used files go first.
+   * @default 33554432
+   */
+  sessionBytes?: number;
+  /**
+   * Apply numbered edits of files this instance never showed, unchecked, when they carry
+   * neither `expected_text` nor `version` (the CLI's `--force`; it has no session).
+   * @default false
+   */
+  force?: boolean;
+  /**
    * Receives the stack of a tool's internal error (a bug: the model is told only that an
    * internal error happened).
    * @default writes it to stderr
@@ -67,6 +80,8 @@ export function settings(options: ToolOptions): Settings {
     cut: options.cut ?? 2000,
     maxEditBytes: options.maxEditBytes ?? 64 * 1024 * 1024,
     timeBudgetMs: options.timeBudgetMs ?? 10000,
+    sessionBytes: options.sessionBytes ?? 32 * 1024 * 1024,
+    force: options.force ?? false,
     log: options.log ?? ((message) => console.error(message)),
   };
 }

@@ -7,10 +7,15 @@ import {
   LineRangeError,
   lineText,
   quotePath,
+  splitBom,
+  splitLines,
+  takeLines,
 } from "../core/mod.ts";
-import type { FileStore } from "../store/file_store.ts";
+import type { FileStore, LineRange, LineRangeOptions } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars } from "./_results.ts";
+import type { Session } from "./_session.ts";
+import { wholeText } from "./_shown.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -53,6 +58,7 @@ const outputSchema = {
     next_start_line: { type: "integer", description: "Where to continue when truncated." },
     cut_lines: { type: "array", items: { type: "integer" } },
     invalid_utf8: { type: "boolean" },
+    version: { type: "string", description: "The file's version (edits may refer to it)." },
   },
   required: ["path", "start_line", "end_line", "truncated"],
 };
@@ -69,7 +75,7 @@ const argsSchema = {
 };
 
 /** The read tool. */
-export function readTool(store: FileStore, settings: Settings): ToolDefinition {
+export function readTool(store: FileStore, settings: Settings, session: Session): ToolDefinition {
   return {
     name: "read",
     title: "Read lines",
@@ -84,11 +90,16 @@ export function readTool(store: FileStore, settings: Settings): ToolDefinition {
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    call: (args) => read(store, settings, checkArgs<ReadArgs>(argsSchema, args)),
+    call: (args) => read(store, settings, session, checkArgs<ReadArgs>(argsSchema, args)),
   };
 }
 
-async function read(store: FileStore, settings: Settings, args: ReadArgs): Promise<ToolResult> {
+async function read(
+  store: FileStore,
+  settings: Settings,
+  session: Session,
+  args: ReadArgs,
+): Promise<ToolResult> {
   const { path, start_line: start, column } = args;
   if (column !== undefined && args.end_line !== undefined && args.end_line !== start) {
     throw new LineRangeError(
@@ -106,16 +117,25 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
         : `end_line ${end} is before start_line ${start}; ask for end_line >= start_line`,
     );
   }
-  const range = await store.readLines(path, { ...budget(settings), start, end, column });
+  const { range, version } = await versionedLines(store, session, settings, path, {
+    ...budget(settings),
+    start,
+    end,
+    column,
+  });
   const structured: Record<string, unknown> = {
     path: quotePath(range.path),
     start_line: start,
     invalid_utf8: range.invalidUtf8,
   };
   if (range.total !== undefined) structured.total_lines = range.total;
+  if (version !== undefined) structured.version = version;
+  // The version heads the rows, so that a last row without a terminator stays verbatim.
+  const versionNote = (text: string) =>
+    version === undefined ? text : `[version ${version}]\n${text}`;
   if (range.lines.length === 0) {
     checkLineRange(start, end, range.total ?? 0);
-    return ok(appendNote("", "empty file: 0 lines"), {
+    return ok(versionNote(appendNote("", "empty file: 0 lines")), {
       ...structured,
       end_line: 0,
       truncated: false,
@@ -144,12 +164,42 @@ async function read(store: FileStore, settings: Settings, args: ReadArgs): Promi
       "not valid UTF-8: invalid bytes are shown as U+FFFD; edit tools refuse this file",
     );
   }
-  return ok(text, {
+  return ok(versionNote(text), {
     ...structured,
     end_line: last,
     truncated,
     cut_lines: rows.cutLines,
   });
+}
+
+/**
+ * The lines of a read, taken from the whole text when the file can have a version (which the
+ * session then records with it), else read as far as needed (an unknown version is recorded).
+ */
+async function versionedLines(
+  store: FileStore,
+  session: Session,
+  settings: Settings,
+  path: string,
+  options: LineRangeOptions,
+): Promise<{ range: LineRange; version?: string }> {
+  const whole = await wholeText(store, path, settings);
+  if (whole === undefined) {
+    const range = await store.readLines(path, options);
+    session.showed(range.path, undefined);
+    return { range };
+  }
+  const all = splitLines(splitBom(whole.text).body);
+  const { lines, more } = takeLines(all, options.start, options);
+  const range = {
+    path: whole.path,
+    lines,
+    start: options.start,
+    total: all.length,
+    more,
+    invalidUtf8: false,
+  };
+  return { range, version: session.showed(whole.path, whole.text) };
 }
 
 function checkColumn(

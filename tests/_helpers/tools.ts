@@ -61,6 +61,34 @@ export function okText(result: ToolResult): string {
 }
 
 /**
+ * Asserts a successful result that names the file's version first, as its structured content
+ * does, and returns its text without that note (for tests about the rest of the text).
+ */
+export function rowsText(result: ToolResult): string {
+  const all = okText(result);
+  const version = result.structuredContent?.version;
+  assert.equal(typeof version, "string", "the result carries a version");
+  const note = `[version ${version}]\n`;
+  assert.ok(all.startsWith(note), `the text starts with ${note.trim()}: ${all}`);
+  return all.slice(note.length);
+}
+
+/**
+ * Asserts a successful grep result whose file headings end with ` @<version>`, each the
+ * version its structured content gives the file, and returns the text without them.
+ */
+export function grepText(result: ToolResult): string {
+  const files = (result.structuredContent?.files ?? []) as Array<{ version?: string }>;
+  const tokens: string[] = [];
+  const out = okText(result).replace(/ @([0-9a-f]{8})\n/g, (_all, version: string) => {
+    tokens.push(version);
+    return "\n";
+  });
+  assert.deepEqual(tokens, files.flatMap((f) => f.version ? [f.version] : []));
+  return out;
+}
+
+/**
  * Asserts an error result carrying a plain sentence (no stack trace, no structured content)
  * and returns the message.
  */

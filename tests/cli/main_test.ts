@@ -8,6 +8,10 @@ import { spawnSync } from "node:child_process";
 import { ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { VERSION } from "../../src/version.ts";
+import { versionOf } from "../../src/versions/mod.ts";
+
+/** The note a read starts with: the version of a.txt, which edits from the CLI may pass. */
+const A_VERSION = `[version ${versionOf("one\r\ntwo\r\nthree\r\nfour\r\n")}]\n`;
 
 describe("the linewise command line", () => {
   const root = tempRoot();
@@ -109,12 +113,12 @@ describe("the linewise command line", () => {
   });
 
   const reads: Array<[string, string[], string]> = [
-    ["START:END reads that range", ["read", "a.txt", "2:3"], "2\ttwo\r\n3\tthree\r\n"],
-    ["START alone reads to the end", ["read", "a.txt", "3"], "3\tthree\r\n4\tfour\r\n"],
+    ["START:END reads that range", ["read", "a.txt", "2:3"], A_VERSION + "2\ttwo\r\n3\tthree\r\n"],
+    ["START alone reads to the end", ["read", "a.txt", "3"], A_VERSION + "3\tthree\r\n4\tfour\r\n"],
     [
       "no range reads the whole file",
       ["read", "a.txt"],
-      "1\tone\r\n2\ttwo\r\n3\tthree\r\n4\tfour\r\n",
+      A_VERSION + "1\tone\r\n2\ttwo\r\n3\tthree\r\n4\tfour\r\n",
     ],
   ];
   for (const [name, args, expected] of reads) {
@@ -156,6 +160,36 @@ describe("the linewise command line", () => {
     assert.equal(out.status, 0, out.stderr);
     assert.equal(JSON.parse(out.stdout).line_delta, 0);
     assert.equal(readFileSync(join(root.dir, "a.txt"), "utf8"), "one\r\n2\r\nthree\r\nfour\r\n");
+  });
+
+  test("a numbered edit from the command line needs version, expected_text or --force", () => {
+    const file = join(root.dir, "n.txt");
+    writeFileSync(file, "one\ntwo\nthree\n");
+    const edit = (extra: Record<string, unknown>, ...flags: string[]) =>
+      runCli([
+        "call",
+        "replace_lines",
+        JSON.stringify({ path: "n.txt", edits: [{ start_line: 2, new_text: "TWO" }], ...extra }),
+        ...flags,
+      ], root.dir);
+    const unchecked = edit({});
+    assert.equal(unchecked.status, 2, unchecked.stderr);
+    assert.match(unchecked.stderr, /needs "version" \(read and grep print it.*or pass --force/);
+    assert.equal(readFileSync(file, "utf8"), "one\ntwo\nthree\n");
+
+    const read = runCli(["read", "n.txt"], root.dir);
+    const version = /^\[version ([0-9a-f]{8})\]\n/.exec(read.stdout)![1];
+    writeFileSync(file, "zero\none\ntwo\nthree\n"); // another process inserts a line on top
+    const stale = edit({ version });
+    assert.equal(stale.status, 1, "the CLI holds no old version to carry the edit over");
+    assert.match(stale.stderr, /version \w+ is not the file.s version now.*\):\n2\tone\n\n$/s);
+    assert.equal(readFileSync(file, "utf8"), "zero\none\ntwo\nthree\n");
+
+    const now = /^\[version ([0-9a-f]{8})\]/.exec(runCli(["read", "n.txt"], root.dir).stdout)![1];
+    assert.equal(edit({ version: now }).status, 0);
+    assert.equal(readFileSync(file, "utf8"), "zero\nTWO\ntwo\nthree\n");
+    assert.equal(edit({ edits: [{ start_line: 3, new_text: "2" }] }, "--force").status, 0);
+    assert.equal(readFileSync(file, "utf8"), "zero\nTWO\n2\nthree\n");
   });
 
   test("a tool error exits 1 with the message on stderr", () => {
@@ -213,6 +247,7 @@ describe("the linewise command line", () => {
       stderr: (t) => err += t,
     });
     assert.equal(status, 0, err);
-    assert.equal(out, "1\tone\r\n");
+    const now = readFileSync(join(root.dir, "a.txt"), "utf8");
+    assert.equal(out, `[version ${versionOf(now)}]\n1\tone\r\n`);
   });
 });

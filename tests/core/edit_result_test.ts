@@ -3,13 +3,13 @@ import assert from "node:assert/strict";
 import { ExpectedTextMismatchError, OldTextMatchError } from "../../src/core/edit_result.ts";
 
 describe("ExpectedTextMismatchError", () => {
-  test("ExpectedTextMismatchError names one line, says nothing was written and what to do", () => {
+  test("ExpectedTextMismatchError names one line and says nothing was written", () => {
     const error = new ExpectedTextMismatchError([{ start: 4, end: 4, firstDifferentLine: 4 }]);
     assert.ok(error instanceof Error);
     assert.equal(error.name, "ExpectedTextMismatchError");
     assert.equal(
       error.message,
-      "expected_text does not match the file at line 4 (first difference at line 4); nothing was written. The file changed since you read it: read those lines again and retry with their current text",
+      "expected_text does not match the file at line 4 (first difference at line 4); nothing was written",
     );
   });
 

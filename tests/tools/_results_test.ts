@@ -83,7 +83,7 @@ describe("results", () => {
       error: new ExpectedTextMismatchError([{ start: 2, end: 3, firstDifferentLine: 3 }]),
       path: "c.txt",
       text:
-        "c.txt: expected_text does not match the file at lines 2-3 (first difference at line 3); nothing was written. The file changed since you read it: read those lines again and retry with their current text",
+        "c.txt: expected_text does not match the file at lines 2-3 (first difference at line 3); nothing was written",
     },
     {
       name: "an old_text match error is prefixed with the path",

@@ -84,8 +84,8 @@ describe("createTools()", () => {
     { tool: "write", required: ["path", "content"], defaults: { overwrite: false } },
     {
       tool: "replace",
-      required: ["path", "old_text", "new_text"],
-      defaults: { replace_all: false, exact: false },
+      required: ["path"],
+      defaults: { replace_all: false, dry_run: false, exact: false },
     },
     {
       tool: "replace_lines",
@@ -226,7 +226,7 @@ describe("createTools() call()", () => {
 describe("createTools() and bugs", () => {
   test("a store that breaks is reported as an internal error, with its stack to the log", async () => {
     class BrokenStore extends MemoryStore {
-      override readLines(): never {
+      override readText(): never {
         throw new TypeError("Cannot read properties of undefined (reading 'lines')");
       }
     }

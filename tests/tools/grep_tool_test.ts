@@ -1,13 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
+import { versionOf } from "../../src/versions/mod.ts";
 import { referenceLines, text as anyText } from "../_helpers/arbitraries.ts";
 import {
   assertFitsSchema,
   errorText,
   type Files,
+  grepText,
   memoryTools,
-  okText,
+  rowsText,
   withTempRoot,
 } from "../_helpers/tools.ts";
 
@@ -35,35 +37,35 @@ describe("grep layout", () => {
   test("grep lists each file's path, then its matching rows; files in path order, a blank line between", async () => {
     const h = tools({ "b.txt": "foo\nx\nfoo\n", "a.txt": "foo\n", "sub/c.txt": "x foo\n" });
     assert.equal(
-      okText(await h.call("grep", { pattern: "foo" })),
+      grepText(await h.call("grep", { pattern: "foo" })),
       "a.txt\n1\tfoo\n\nb.txt\n1\tfoo\n3\tfoo\n\nsub/c.txt\n1\tx foo\n",
     );
   });
 
   test("grep of one file lists its path and rows", async () => {
     assert.equal(
-      okText(await tools().call("grep", { pattern: "foo", path: "b.txt" })),
+      grepText(await tools().call("grep", { pattern: "foo", path: "b.txt" })),
       "b.txt\n1\tfoo bar\n3\tfoo\n",
     );
   });
 
   test("grep keeps a CRLF terminator in the row, and $ matches before it", async () => {
     assert.equal(
-      okText(await tools().call("grep", { pattern: "o$", path: "crlf.txt" })),
+      grepText(await tools().call("grep", { pattern: "o$", path: "crlf.txt" })),
       "crlf.txt\n1\tfoo\r\n",
     );
   });
 
   test("grep matches . against a lone \\r, which is text inside a line", async () => {
     assert.equal(
-      okText(await tools().call("grep", { pattern: "^x.y$", path: "cr.txt" })),
+      grepText(await tools().call("grep", { pattern: "^x.y$", path: "cr.txt" })),
       "cr.txt\n1\tx\ry\n",
     );
   });
 
   test("grep shows a last matching line without a terminator verbatim, adding nothing", async () => {
     assert.equal(
-      okText(await tools().call("grep", { pattern: "foo", path: "nofinal.txt" })),
+      grepText(await tools().call("grep", { pattern: "foo", path: "nofinal.txt" })),
       "nofinal.txt\n2\tfoo",
     );
   });
@@ -71,7 +73,7 @@ describe("grep layout", () => {
   test("grep ends a last line without a terminator before the next file's path", async () => {
     const h = tools({ "a.txt": "foo", "b.txt": "foo\n" });
     assert.equal(
-      okText(await h.call("grep", { pattern: "foo" })),
+      grepText(await h.call("grep", { pattern: "foo" })),
       "a.txt\n1\tfoo\n\nb.txt\n1\tfoo\n",
     );
   });
@@ -79,7 +81,7 @@ describe("grep layout", () => {
   test("grep puts a \\n before a note after a last row without a terminator", async () => {
     const h = tools({ "a.txt": "foo", "b.dat": new Uint8Array([0]) });
     assert.equal(
-      okText(await h.call("grep", { pattern: "foo" })),
+      grepText(await h.call("grep", { pattern: "foo" })),
       "a.txt\n1\tfoo\n[1 binary file skipped]\n",
     );
   });
@@ -123,20 +125,20 @@ describe("grep layout", () => {
         path: "a.txt",
         context: row.context,
       });
-      assert.equal(okText(result), row.text);
+      assert.equal(grepText(result), row.text);
     });
   }
 
   test("grep shows a long matching line as a window around the match, marked with its column", async () => {
     assert.equal(
-      okText(await tools().call("grep", { pattern: "foo", path: "long.txt" })),
+      grepText(await tools().call("grep", { pattern: "foo", path: "long.txt" })),
       "long.txt\n1\t[from column 26] zfoo012345 … [line cut: 55 code points; column=36 shows more]\n",
     );
   });
 
   test("grep with no match answers with a note, not an error", async () => {
     const result = await tools().call("grep", { pattern: "zzz", path: "a.txt" });
-    assert.equal(okText(result), '[no match for "zzz" in a.txt (1 file searched)]\n');
+    assert.equal(grepText(result), '[no match for "zzz" in a.txt (1 file searched)]\n');
     assert.deepEqual(result.structuredContent?.files, []);
     assert.equal(result.structuredContent?.matched_lines, 0);
   });
@@ -144,7 +146,7 @@ describe("grep layout", () => {
   test("grep skips binary files and counts them", async () => {
     const result = await tools().call("grep", { pattern: "foo", glob: "*.dat" });
     assert.equal(
-      okText(result),
+      grepText(result),
       '[no match for "foo" in . (0 files searched)]\n[1 binary file skipped]\n',
     );
     assert.equal(result.structuredContent?.binary_files_skipped, 1);
@@ -153,7 +155,7 @@ describe("grep layout", () => {
   test("grep searches a file with invalid UTF-8 and names it in a note", async () => {
     const result = await tools().call("grep", { pattern: "foo", path: "bad.txt" });
     assert.equal(
-      okText(result),
+      grepText(result),
       "bad.txt\n1\tfoo\uFFFD\n[not valid UTF-8 (shown with U+FFFD; edit tools refuse them): bad.txt]\n",
     );
     assert.deepEqual(result.structuredContent?.files, [{
@@ -219,7 +221,7 @@ describe("grep options", () => {
   for (const row of OPTIONS) {
     test(`grep ${row.name}`, async () => {
       const result = await tools().call("grep", row.args);
-      okText(result);
+      grepText(result);
       const files = result.structuredContent?.files as Array<{ path: string }>;
       assert.deepEqual(files.map((f) => f.path), row.paths);
     });
@@ -228,7 +230,7 @@ describe("grep options", () => {
   test("grep stops at max_matches with a note that more matches exist", async () => {
     const result = await tools().call("grep", { pattern: "o", path: "a.txt", max_matches: 2 });
     assert.equal(
-      okText(result),
+      grepText(result),
       "a.txt\n1\tone\n2\ttwo\n[stopped at max_matches=2: showing 2 matching lines in 1 file; more matches exist. Narrow the search, or raise max_matches]\n",
     );
     assert.equal(result.structuredContent?.stopped, "max_matches");
@@ -236,14 +238,14 @@ describe("grep options", () => {
 
   test("grep with exactly max_matches matches adds no note", async () => {
     const result = await tools().call("grep", { pattern: "o", path: "a.txt", max_matches: 3 });
-    assert.equal(okText(result), "a.txt\n1\tone\n2\ttwo\n4\tfour\n");
+    assert.equal(grepText(result), "a.txt\n1\tone\n2\ttwo\n4\tfour\n");
     assert.equal(result.structuredContent?.stopped, undefined);
   });
 
   test("grep counts max_matches across files and names the files left unsearched", async () => {
     const h = tools({ "a.txt": "foo\n", "b.txt": "foo\n", "c.txt": "foo\n", "d.txt": "foo\n" });
     const result = await h.call("grep", { pattern: "foo", max_matches: 2 });
-    const shown = okText(result);
+    const shown = grepText(result);
     assert.match(
       shown,
       /^a\.txt\n1\tfoo\n\nb\.txt\n1\tfoo\n\[stopped at max_matches=2: showing 2 matching lines in 2 files; more matches exist/,
@@ -257,7 +259,7 @@ describe("grep options", () => {
     });
     const result = await h.call("grep", { pattern: "foo" });
     assert.equal(
-      okText(result),
+      grepText(result),
       "a.txt\n1\tfoo\n2\tfoo\n\nb.txt\n1\tfoo\n[output budget reached: showing 3 matching lines in 2 files; more matches exist. Narrow the search with path, glob or a more specific pattern]\n",
     );
     assert.equal(result.structuredContent?.stopped, "output_budget");
@@ -268,17 +270,17 @@ describe("grep options", () => {
     const h = tools({ "a.txt": "a\nb\nfoo\nc\nd\n" }, { maxLines: 3 });
     const result = await h.call("grep", { pattern: "foo", context: 2 });
     assert.equal(
-      okText(result),
+      grepText(result),
       "a.txt\n1-\ta\n2-\tb\n3\tfoo\n[output budget reached: showing all 1 matching line in 1 file, but some of their context lines are cut. Ask for less context, or read the lines with read]\n",
     );
-    assert.doesNotMatch(okText(result), /more matches exist/);
+    assert.doesNotMatch(grepText(result), /more matches exist/);
   });
 
   test("grep with a small character budget shows rows, stays within it and says so", async () => {
     const files: Files = {};
     for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "foo\nbar\nfoo\n";
     const result = await tools(files, { maxChars: 500 }).call("grep", { pattern: "foo" });
-    const shown = okText(result);
+    const shown = grepText(result);
     assert.ok(shown.length <= 500, `${shown.length} characters`);
     assert.match(shown, /^f00\.txt\n1\tfoo\n3\tfoo\n\nf01\.txt\n/);
     assert.match(
@@ -291,19 +293,19 @@ describe("grep options", () => {
     const files: Files = {};
     for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "foo\n";
     const result = await tools(files, { maxChars: 200 }).call("grep", { pattern: "foo" });
-    assert.match(okText(result), /^f00\.txt\n1\tfoo\n\nf01\.txt\n1\tfoo\n/);
-    assert.ok((result.structuredContent?.matched_lines as number) >= 5);
+    assert.match(grepText(result), /^f00\.txt\n1\tfoo\n\nf01\.txt\n1\tfoo\n/);
+    assert.ok((result.structuredContent?.matched_lines as number) >= 3);
   });
 
   test("grep shows at least the first match even when it alone is over the budget", async () => {
     const result = await tools({ "a.txt": "x".repeat(300) + "foo\n" }, { maxChars: 200, cut: 400 })
       .call("grep", { pattern: "foo" });
-    assert.match(okText(result), /^a\.txt\n1\tx{300}foo\n$/);
+    assert.match(grepText(result), /^a\.txt\n1\tx{300}foo\n$/);
   });
 
   test("grep stopped by the time budget says so and does not claim there is no match", async () => {
     const result = await tools(FILES, { timeBudgetMs: -1 }).call("grep", { pattern: "foo" });
-    const shown = okText(result);
+    const shown = grepText(result);
     assert.doesNotMatch(shown, /no match/);
     assert.match(
       shown,
@@ -318,13 +320,13 @@ describe("grep options", () => {
     h.store.search = () =>
       Promise.resolve({ ...stopped, filesSearched: 0, filesNotSearched: 0, neverStarted: true });
     assert.match(
-      okText(await h.call("grep", { pattern: "foo" })),
+      grepText(await h.call("grep", { pattern: "foo" })),
       /^\[stopped by the time budget before the search could start: other searches had the server's turns\. Try again/,
     );
     h.store.search = () =>
       Promise.resolve({ ...stopped, filesSearched: 3, filesNotSearched: 2, walkUnfinished: true });
     assert.match(
-      okText(await h.call("grep", { pattern: "foo" })),
+      grepText(await h.call("grep", { pattern: "foo" })),
       /showing 0 matching lines in 0 files; 2 files not searched; the rest of the tree was not walked/,
     );
   });
@@ -334,14 +336,18 @@ describe("grep patterns", () => {
   test("grep answers the catastrophic (a+)+$ correctly on the linear engine", async () => {
     const h = tools({ "a.txt": "a".repeat(5000) + "!\nxaaaa\n" + "a".repeat(40) + "b\n" });
     const result = await h.call("grep", { pattern: "(a+)+$" });
-    assert.deepEqual(result.structuredContent?.files, [{ path: "a.txt", lines: [2] }]);
+    assert.deepEqual(result.structuredContent?.files, [
+      { path: "a.txt", lines: [2], version: versionOf((await h.store.readText("a.txt")).text) },
+    ]);
     assert.equal(result.structuredContent?.engine, "linear");
   });
 
   test("grep answers (a+){10}$ on the linear engine instead of backtracking for seconds", async () => {
     const h = tools({ "a.txt": "a".repeat(40) + "!\n!aaaaaaaaaa\n" });
     const result = await h.call("grep", { pattern: "(a+){10}$" });
-    assert.deepEqual(result.structuredContent?.files, [{ path: "a.txt", lines: [2] }]);
+    assert.deepEqual(result.structuredContent?.files, [
+      { path: "a.txt", lines: [2], version: versionOf((await h.store.readText("a.txt")).text) },
+    ]);
     assert.equal(result.structuredContent?.engine, "linear");
   });
 
@@ -421,7 +427,7 @@ describe("grep patterns", () => {
 
   test("grep never shows a denied file's content, even with include_ignored", async () => {
     const result = await tools().call("grep", { pattern: "hunter2", include_ignored: true });
-    assert.doesNotMatch(okText(result), /secret\.env|TOKEN/);
+    assert.doesNotMatch(grepText(result), /secret\.env|TOKEN/);
     assert.deepEqual(result.structuredContent?.files, []);
   });
 });
@@ -440,7 +446,7 @@ describe("grep results", () => {
       assertFitsSchema(result.structuredContent, schema);
     }
     const result = await h.call("grep", { pattern: "baz", path: "b.txt", context: 1 });
-    assert.match(okText(result), /baz/);
+    assert.match(grepText(result), /baz/);
     assert.doesNotMatch(JSON.stringify(result.structuredContent), /baz|foo bar/);
   });
 
@@ -470,14 +476,16 @@ describe("grep results", () => {
         const files = found.structuredContent?.files as Array<{ lines: number[] }>;
         assert.deepEqual(files.flatMap((f) => f.lines), lines);
         if (lines.length === 0) return;
-        const shown = okText(found);
+        const shown = grepText(found);
         assert.ok(shown.startsWith("f.txt\n"));
         const rows = shown.slice("f.txt\n".length).split(/(?<=\n)/);
         assert.equal(rows.length, lines.length);
         for (const [i, row] of rows.entries()) {
           const n = lines[i];
           assert.ok(row.startsWith(`${n}\t`), row);
-          const read = okText(await h.call("read", { path: "f.txt", start_line: n, end_line: n }));
+          const read = rowsText(
+            await h.call("read", { path: "f.txt", start_line: n, end_line: n }),
+          );
           assert.equal(row, read, `line ${n} of ${JSON.stringify(content)}`);
         }
       }),
@@ -492,7 +500,7 @@ describe("grep over a directory store", () => {
       { "a.txt": "foo\n", "b.bin": new Uint8Array([0x66, 0x6f, 0x6f, 0, 1]) },
       async (_root, h) => {
         const result = await h.call("grep", { pattern: "foo" });
-        assert.equal(okText(result), "a.txt\n1\tfoo\n[1 binary file skipped]\n");
+        assert.equal(grepText(result), "a.txt\n1\tfoo\n[1 binary file skipped]\n");
         assert.equal(result.structuredContent?.binary_files_skipped, 1);
       },
     );

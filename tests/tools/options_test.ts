@@ -13,6 +13,8 @@ describe("settings()", () => {
       cut: 2000,
       maxEditBytes: 64 * 1024 * 1024,
       timeBudgetMs: 10000,
+      sessionBytes: 32 * 1024 * 1024,
+      force: false,
     });
   });
 

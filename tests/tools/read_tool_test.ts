@@ -6,6 +6,7 @@ import {
   errorText,
   memoryTools,
   okText,
+  rowsText,
   text,
   withTempRoot,
 } from "../_helpers/tools.ts";
@@ -95,13 +96,13 @@ describe("read", () => {
   ];
   for (const row of ROWS) {
     test(`read ${row.name}`, async () => {
-      assert.equal(okText(await tools().call("read", row.args)), row.text);
+      assert.equal(rowsText(await tools().call("read", row.args)), row.text);
     });
   }
 
   test("read of an empty file from line 1 is a note, not an error", async () => {
     const result = await tools().call("read", { path: "empty.txt" });
-    assert.equal(okText(result), "[empty file: 0 lines]\n");
+    assert.equal(rowsText(result), "[empty file: 0 lines]\n");
     assert.equal(result.structuredContent?.total_lines, 0);
     assert.equal(result.structuredContent?.end_line, 0);
     assert.equal(result.structuredContent?.truncated, false);
@@ -245,7 +246,7 @@ describe("read", () => {
 describe("read output format", () => {
   test("read cuts a line over the cut with a marker naming its length and the column to go on", async () => {
     assert.equal(
-      okText(await tools().call("read", { path: "long.txt" })),
+      rowsText(await tools().call("read", { path: "long.txt" })),
       "1\tabcdefghij … [line cut: 26 code points; column=11 shows more]\n2\tshort\n",
     );
   });
@@ -257,26 +258,26 @@ describe("read output format", () => {
 
   test("read does not cut a line of exactly the cut", async () => {
     const h = memoryTools({ "ten.txt": "0123456789\n" }, { cut: 10 });
-    assert.equal(okText(await h.call("read", { path: "ten.txt" })), "1\t0123456789\n");
+    assert.equal(rowsText(await h.call("read", { path: "ten.txt" })), "1\t0123456789\n");
   });
 
   test("read counts the cut in code points, not UTF-16 units", async () => {
     assert.equal(
-      okText(await tools().call("read", { path: "astral.txt" })),
+      rowsText(await tools().call("read", { path: "astral.txt" })),
       "1\t😀😀😀😀😀😀😀😀😀😀 … [line cut: 12 code points; column=11 shows more]\n",
     );
   });
 
   test("read with column shows one line from that column, cut again if still long", async () => {
     assert.equal(
-      okText(await tools().call("read", { path: "long.txt", start_line: 1, column: 11 })),
+      rowsText(await tools().call("read", { path: "long.txt", start_line: 1, column: 11 })),
       "1\t[from column 11] klmnopqrst … [line cut: 26 code points; column=21 shows more]\n",
     );
   });
 
   test("read with column shows the rest of the line and its terminator when it fits", async () => {
     assert.equal(
-      okText(
+      rowsText(
         await tools().call("read", { path: "long.txt", start_line: 1, end_line: 1, column: 21 }),
       ),
       "1\t[from column 21] uvwxyz\n",
@@ -284,7 +285,7 @@ describe("read output format", () => {
   });
 
   test("read with column 1 on an empty line is allowed", async () => {
-    assert.equal(okText(await tools().call("read", { path: "blank.txt", column: 1 })), "1\t\n");
+    assert.equal(rowsText(await tools().call("read", { path: "blank.txt", column: 1 })), "1\t\n");
   });
 
   test("read of a file without a final newline puts a \\n before a note, and only then", async () => {
@@ -308,7 +309,7 @@ describe("read output format", () => {
     const h = memoryTools({ "ten.txt": TEN }, { maxLines: 3 });
     const result = await h.call("read", { path: "ten.txt" });
     assert.equal(
-      okText(result),
+      rowsText(result),
       "1\tline 1\n2\tline 2\n3\tline 3\n[lines 1-3 of 10; continue with start_line=4]\n",
     );
     assert.equal(result.structuredContent?.truncated, true);
@@ -323,7 +324,7 @@ describe("read output format", () => {
     let all = "";
     for (let page = 0; page < 5; page++) {
       const result = await h.call("read", { path: "ten.txt", start_line: start });
-      const shown = okText(result);
+      const shown = rowsText(result);
       all += shown.replace(/\[[^\]]*\]\n$/, "");
       if (!result.structuredContent?.truncated) {
         assert.doesNotMatch(shown, /\[/);
@@ -337,7 +338,7 @@ describe("read output format", () => {
   test("read stopped by end_line is complete: no footer, not truncated", async () => {
     const h = memoryTools({ "ten.txt": TEN }, { maxLines: 3 });
     const result = await h.call("read", { path: "ten.txt", start_line: 2, end_line: 4 });
-    assert.equal(okText(result), "2\tline 2\n3\tline 3\n4\tline 4\n");
+    assert.equal(rowsText(result), "2\tline 2\n3\tline 3\n4\tline 4\n");
     assert.equal(result.structuredContent?.truncated, false);
     assert.equal(result.structuredContent?.next_start_line, undefined);
   });
@@ -346,7 +347,7 @@ describe("read output format", () => {
     const thirty = Array.from({ length: 30 }, (_, i) => `line ${i + 1}\n`).join("");
     const h = memoryTools({ "thirty.txt": thirty }, { maxChars: 200 });
     const result = await h.call("read", { path: "thirty.txt" });
-    const shown = okText(result);
+    const shown = rowsText(result);
     assert.ok(shown.length <= 200, `${shown.length} characters`);
     const next = result.structuredContent?.next_start_line as number;
     assert.ok(next > 2, `more than one row fits in 200 characters, next is ${next}`);
@@ -357,7 +358,7 @@ describe("read output format", () => {
     const h = memoryTools({ "wide.txt": "x".repeat(500) + "\nb\n" }, { maxChars: 200, cut: 400 });
     const result = await h.call("read", { path: "wide.txt" });
     assert.match(
-      okText(result),
+      rowsText(result),
       /^1\tx{400} … \[line cut: 500 code points; column=401 shows more\]\n\[lines 1-1 of 2; continue with start_line=2\]\n$/,
     );
   });
@@ -426,23 +427,24 @@ describe("read over a directory store", () => {
       const zero = errorText(await h.call("read", { path: "big.txt", start_line: 0 }));
       assert.equal(zero, "big.txt: start_line must be a whole number of 1 or more, got 0");
       const page = await h.call("read", { path: "big.txt", start_line: 1, end_line: 2 });
-      assert.equal(okText(page), "1\tline 1\n2\tline 2\n");
+      assert.equal(rowsText(page), "1\tline 1\n2\tline 2\n");
     }, { countLinesUpTo: 0 });
   });
 
-  test("read of a large file ends a truncated page with a footer without the total", async () => {
+  test("read of a file over the edit cap ends a truncated page with a footer without the total", async () => {
     await withTempRoot({ "big.txt": TEN }, async (_root, h) => {
       const result = await h.call("read", { path: "big.txt" });
-      assert.match(okText(result), /\n\[lines 1-3; continue with start_line=4\]\n$/);
+      assert.match(okText(result), /^1\tline 1\n.*\n\[lines 1-3; continue with start_line=4\]\n$/s);
       assert.equal(result.structuredContent?.total_lines, undefined);
-    }, { countLinesUpTo: 0, maxLines: 3 });
+      assert.equal(result.structuredContent?.version, undefined, "too large to edit: no version");
+    }, { countLinesUpTo: 0, maxLines: 3, maxEditBytes: 10 });
   });
 
   test("read follows an in-root symlink to a file", async () => {
     await withTempRoot({ "real.txt": "target\n" }, async (root, h) => {
       const fs = await import("node:fs/promises");
       await fs.symlink(root.at("real.txt"), root.at("link.txt"));
-      assert.equal(okText(await h.call("read", { path: "link.txt" })), "1\ttarget\n");
+      assert.equal(rowsText(await h.call("read", { path: "link.txt" })), "1\ttarget\n");
     });
   });
 
@@ -461,7 +463,7 @@ describe("read over a directory store", () => {
   test("read keeps bytes as they are: a file written as bytes reads back row by row", async () => {
     await withTempRoot({ "mixed.txt": bytes("a\r\nb\rc\n\uFEFFd") }, async (_root, h) => {
       assert.equal(
-        okText(await h.call("read", { path: "mixed.txt" })),
+        rowsText(await h.call("read", { path: "mixed.txt" })),
         "1\ta\r\n2\tb\rc\n3\t\uFEFFd",
       );
     });

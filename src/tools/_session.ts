@@ -1,0 +1,134 @@
+// What one tools instance (one MCP connection) remembers: the versions of files it showed,
+// with their text, and the edits it made, within a memory budget.
+import { versionOf } from "../versions/mod.ts";
+
+/** A version of a file this session showed: its hash, and its text while the budget allows. */
+export interface Shown {
+  /** The version, or undefined when rows of an unknown version were shown. */
+  version: string | undefined;
+  /** The text of that version; undefined when it was not kept. */
+  text: string | undefined;
+}
+
+/** One edit this session made, for undo. */
+export interface EditStep {
+  before: string;
+  after: string;
+}
+
+interface FileMemory {
+  shown: Shown[];
+  edits: EditStep[];
+  bytes: number;
+}
+
+/** Versions kept per file (the latest, and a few before it for an explicit `version`). */
+const VERSIONS_PER_FILE = 4;
+/** Edits kept per file for undo. */
+export const UNDO_STEPS = 10;
+
+/**
+ * The session's memory of files, least recently used out. Memory is counted as two bytes per
+ * UTF-16 code unit of every text kept.
+ */
+export class Session {
+  readonly budget: number;
+  #files = new Map<string, FileMemory>();
+  #bytes = 0;
+
+  constructor(budget: number) {
+    this.budget = budget;
+  }
+
+  /** Bytes of text held now. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /**
+   * Records that rows of `text` (the file's whole text) were shown, as its latest version;
+   * `text` undefined records rows of an unknown version (numbered edits must then re-read).
+   *
+   * @param version the text's version, when the caller has it already
+   * @returns the version shown, or undefined for an unknown one
+   */
+  showed(path: string, text: string | undefined, version?: string): string | undefined {
+    if (text !== undefined) version ??= versionOf(text);
+    const file = this.#touch(path);
+    file.shown = file.shown.filter((s) => s.version !== version || version === undefined);
+    file.shown.push({ version, text });
+    if (file.shown.length > VERSIONS_PER_FILE) file.shown.shift();
+    this.#account(path, file);
+    return version;
+  }
+
+  /** The latest version shown of a file, if any. */
+  latest(path: string): Shown | undefined {
+    return this.#files.get(path)?.shown.at(-1);
+  }
+
+  /** A version shown of a file, if this session still holds it. */
+  find(path: string, version: string): Shown | undefined {
+    const wanted = version.toLowerCase();
+    return this.#files.get(path)?.shown.findLast((s) => s.version === wanted);
+  }
+
+  /** Records an edit: `after` becomes the latest version shown, and the step can be undone. */
+  edited(path: string, before: string, after: string): string {
+    const version = this.showed(path, after)!;
+    const file = this.#touch(path);
+    file.edits.push({ before, after });
+    if (file.edits.length > UNDO_STEPS) file.edits.shift();
+    this.#account(path, file);
+    return version;
+  }
+
+  /** The edits of a file that can still be undone, oldest first. */
+  edits(path: string): readonly EditStep[] {
+    return this.#files.get(path)?.edits ?? [];
+  }
+
+  /** Takes the last `steps` edits of a file off its history. */
+  undone(path: string, steps: number): void {
+    const file = this.#files.get(path);
+    if (!file) return;
+    file.edits.splice(file.edits.length - steps, steps);
+    this.#account(path, file);
+  }
+
+  /** The memory of a file, now the most recently used. */
+  #touch(path: string): FileMemory {
+    const file = this.#files.get(path) ?? { shown: [], edits: [], bytes: 0 };
+    this.#files.delete(path);
+    this.#files.set(path, file);
+    return file;
+  }
+
+  /** Recounts a file's bytes and evicts others (least recently used first) to fit the budget. */
+  #account(path: string, file: FileMemory): void {
+    this.#bytes -= file.bytes;
+    file.bytes = sizeOf(file);
+    this.#bytes += file.bytes;
+    for (const [other, memory] of this.#files) {
+      if (this.#bytes <= this.budget || other === path) break;
+      this.#files.delete(other);
+      this.#bytes -= memory.bytes;
+    }
+    if (this.#bytes > this.budget) {
+      // The file alone is over the budget: keep its versions, not their text.
+      file.edits = [];
+      file.shown = file.shown.map((s) => ({ version: s.version, text: undefined }));
+      this.#bytes -= file.bytes;
+      file.bytes = 0;
+    }
+  }
+}
+
+function sizeOf(file: FileMemory): number {
+  const texts = new Set<string>();
+  for (const s of file.shown) if (s.text !== undefined) texts.add(s.text);
+  for (const e of file.edits) texts.add(e.before).add(e.after);
+  let bytes = 0;
+  for (const text of texts) bytes += text.length * 2;
+  return bytes;
+}

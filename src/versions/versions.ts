@@ -1,0 +1,38 @@
+/**
+ * File versions: a short hash of a file's whole text, as results show it and edits take it.
+ *
+ * @module
+ */
+import { createHash } from "node:crypto";
+
+/** Hex digits of a version: 32 bits, short enough to copy, plenty to tell a file's versions apart. */
+const DIGITS = 8;
+
+/**
+ * The version of a text: the first hex digits of the SHA-1 of its UTF-8 bytes (for a file
+ * that is valid UTF-8, of the file's bytes, BOM included).
+ *
+ * @param text the whole text, BOM and all
+ * @returns eight hex digits
+ * @example
+ * ```ts
+ * import { versionOf } from "./versions.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(versionOf("one\n"), versionOf("one\n"));
+ * assert.notEqual(versionOf("one\n"), versionOf("one\r\n"));
+ * assert.match(versionOf(""), /^[0-9a-f]{8}$/);
+ * ```
+ */
+export function versionOf(text: string): string {
+  return createHash("sha1").update(text, "utf8").digest("hex").slice(0, DIGITS);
+}
+
+/**
+ * Whether a string has the form of a version (eight hex digits, either case).
+ *
+ * @param value what the caller passed
+ * @returns true for a well-formed version
+ */
+export function isVersion(value: string): boolean {
+  return /^[0-9a-f]{8}$/i.test(value);
+}

@@ -1,0 +1,52 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { Session, UNDO_STEPS } from "../../src/tools/_session.ts";
+import { versionOf } from "../../src/versions/mod.ts";
+
+describe("Session", () => {
+  test("remembers the latest version shown of each file, and older ones by version", () => {
+    const s = new Session(1 << 20);
+    assert.equal(s.showed("a.txt", "one\n"), versionOf("one\n"));
+    s.showed("a.txt", "two\n");
+    assert.equal(s.latest("a.txt")?.text, "two\n");
+    assert.equal(s.find("a.txt", versionOf("one\n"))?.text, "one\n");
+    assert.equal(s.find("a.txt", versionOf("one\n").toUpperCase())?.text, "one\n");
+    assert.equal(s.latest("b.txt"), undefined);
+  });
+
+  test("rows of an unknown version become the latest, with no text", () => {
+    const s = new Session(1 << 20);
+    s.showed("a.txt", "one\n");
+    assert.equal(s.showed("a.txt", undefined), undefined);
+    assert.deepEqual(s.latest("a.txt"), { version: undefined, text: undefined });
+  });
+
+  test("keeps to its budget, least recently used files first, counting 2 bytes a unit", () => {
+    const s = new Session(100);
+    s.showed("a.txt", "a".repeat(20)); // 40 bytes
+    s.showed("b.txt", "b".repeat(20));
+    s.latest("a.txt");
+    s.showed("a.txt", "a".repeat(20)); // a is now the most recent
+    s.showed("c.txt", "c".repeat(20)); // 120 > 100: b goes
+    assert.equal(s.latest("b.txt"), undefined);
+    assert.ok(s.latest("a.txt")?.text);
+    assert.ok(s.bytes <= 100, `${s.bytes} bytes held`);
+  });
+
+  test("a file over the whole budget keeps its version but not its text", () => {
+    const s = new Session(100);
+    const big = "x".repeat(60);
+    assert.equal(s.showed("big.txt", big), versionOf(big));
+    assert.deepEqual(s.latest("big.txt"), { version: versionOf(big), text: undefined });
+    assert.equal(s.bytes, 0);
+  });
+
+  test("keeps the last edits of a file for undo, and takes them back off", () => {
+    const s = new Session(1 << 20);
+    for (let i = 0; i < UNDO_STEPS + 3; i++) s.edited("a.txt", `${i}\n`, `${i + 1}\n`);
+    assert.equal(s.edits("a.txt").length, UNDO_STEPS);
+    assert.equal(s.latest("a.txt")?.text, `${UNDO_STEPS + 3}\n`);
+    s.undone("a.txt", 2);
+    assert.equal(s.edits("a.txt").length, UNDO_STEPS - 2);
+  });
+});

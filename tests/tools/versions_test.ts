@@ -1,0 +1,303 @@
+// The version guard of numbered edits, over a memory store whose files another writer
+// changes between calls.
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import { errorText, memoryTools, okText, rowsText } from "../_helpers/tools.ts";
+import { versionOf } from "../../src/versions/mod.ts";
+
+const FILE = "one\ntwo\nthree\nfour\nfive\n";
+
+async function seen(files: Record<string, string> = { "a.txt": FILE }) {
+  const h = memoryTools(files);
+  for (const path of Object.keys(files)) okText(await h.call("read", { path }));
+  return h;
+}
+
+const textOf = async (h: ReturnType<typeof memoryTools>, path = "a.txt") =>
+  (await h.store.readText(path)).text;
+
+describe("versions in results", () => {
+  test("read, grep and edits name the file's version in text and structured content", async () => {
+    const h = memoryTools({ "a.txt": FILE });
+    const read = await h.call("read", { path: "a.txt", start_line: 2, end_line: 2 });
+    assert.equal(read.structuredContent?.version, versionOf(FILE));
+    assert.equal(okText(read), `[version ${versionOf(FILE)}]\n2\ttwo\n`);
+    const grep = await h.call("grep", { pattern: "two" });
+    assert.equal(okText(grep), `a.txt @${versionOf(FILE)}\n2\ttwo\n`);
+    const edit = await h.call("replace_lines", {
+      path: "a.txt",
+      edits: [{ start_line: 2, new_text: "TWO" }],
+    });
+    const after = FILE.replace("two", "TWO");
+    assert.equal(edit.structuredContent?.version, versionOf(after));
+    assert.match(okText(edit), new RegExp(`^\\[version ${versionOf(after)}\\]\\n`));
+  });
+});
+
+describe("numbered edits and the version the agent saw", () => {
+  test("an edit after another writer inserted lines above goes to the moved lines, and says so", async () => {
+    const h = await seen();
+    h.store.set("a.txt", "zero\nhalf\n" + FILE);
+    const result = await h.call("replace_lines", {
+      path: "a.txt",
+      edits: [{ start_line: 2, end_line: 3, new_text: "TWO\nTHREE" }],
+    });
+    assert.match(
+      rowsText(result),
+      /^\[the file had changed since you saw it, but not at the lines you edit; the edit went where they are now: lines 2-3 are now 4-5\]\n/,
+    );
+    assert.equal(await textOf(h), "zero\nhalf\none\nTWO\nTHREE\nfour\nfive\n");
+  });
+
+  test("an edit of a line another writer changed is refused, showing the current rows", async () => {
+    const h = await seen();
+    h.store.set("a.txt", "new\none\nTWO!\nthree\nfour\nfive\n");
+    const message = errorText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 2, new_text: "2" }] }),
+    );
+    assert.equal(
+      message,
+      `a.txt: the file changed since this session showed it, and so did line 2 (numbered as you saw it); nothing was written. The lines there now (version ${
+        versionOf("new\none\nTWO!\nthree\nfour\nfive\n")
+      }):\n2\tone\n3\tTWO!\n4\tthree\n`,
+    );
+    assert.equal(await textOf(h), "new\none\nTWO!\nthree\nfour\nfive\n");
+    // The rows shown are now what the session saw: the retry with their numbers goes through.
+    okText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 3, new_text: "2" }] }),
+    );
+    assert.equal(await textOf(h), "new\none\n2\nthree\nfour\nfive\n");
+  });
+
+  test("an edit of a file the session never showed, without a guard, is refused", async () => {
+    const h = memoryTools({ "a.txt": FILE });
+    const message = errorText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 2, new_text: "x" }] }),
+    );
+    assert.match(message, /^a\.txt: this session has not shown this file.*Read the lines first/);
+    assert.match(
+      errorText(await h.call("insert_lines", { path: "a.txt", after_line: 1, text: "x" })),
+      /has not shown this file/,
+    );
+    assert.equal(await textOf(h), FILE);
+  });
+
+  test("expected_text vouches for the numbers of a file never shown", async () => {
+    const h = memoryTools({ "a.txt": FILE });
+    okText(
+      await h.call("replace_lines", {
+        path: "a.txt",
+        edits: [{ start_line: 2, new_text: "x", expected_text: "two" }],
+      }),
+    );
+    okText(
+      await h.call("insert_lines", {
+        path: "a.txt",
+        after_line: 3,
+        text: "y",
+        expected_text: "three",
+      }),
+    );
+    assert.equal(await textOf(h), "one\nx\nthree\ny\nfour\nfive\n");
+  });
+
+  test("an insert next to a line another writer changed is refused; one elsewhere moves", async () => {
+    const h = await seen();
+    h.store.set("a.txt", "one\ntwo\nTHREE\nfour\nfive\nsix\n");
+    assert.match(
+      errorText(await h.call("insert_lines", { path: "a.txt", after_line: 2, text: "x" })),
+      /and so did the lines next to your insert point after line 2 \(numbered as you saw it\)/,
+    );
+    const h2 = await seen();
+    h2.store.set("a.txt", "zero\n" + FILE);
+    const moved = await h2.call("insert_lines", { path: "a.txt", after_line: 4, text: "x" });
+    assert.match(rowsText(moved), /the insert point after line 4 is now after line 5/);
+    assert.equal(await textOf(h2), "zero\none\ntwo\nthree\nfour\nx\nfive\n");
+  });
+
+  test("version picks an older version the session showed; an unknown one is refused", async () => {
+    const h = await seen();
+    const v1 = versionOf(FILE);
+    okText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 1, new_text: "1" }] }),
+    );
+    // Numbered as v1 (before the edit above): line 5 is still "five", now moved nowhere.
+    h.store.set("a.txt", "top\n1\ntwo\nthree\nfour\nfive\n");
+    okText(
+      await h.call("replace_lines", {
+        path: "a.txt",
+        version: v1,
+        edits: [{ start_line: 5, new_text: "5" }],
+      }),
+    );
+    assert.equal(await textOf(h), "top\n1\ntwo\nthree\nfour\n5\n");
+    assert.match(
+      errorText(
+        await h.call("replace_lines", {
+          path: "a.txt",
+          version: "0badf00d",
+          edits: [{ start_line: 1, new_text: "x" }],
+        }),
+      ),
+      /version 0badf00d is not the file's version now, and this session does not hold it/,
+    );
+    assert.match(
+      errorText(
+        await h.call("replace_lines", {
+          path: "a.txt",
+          version: "v1",
+          edits: [{ start_line: 1, new_text: "x" }],
+        }),
+      ),
+      /version must be the 8 hex digits results show/,
+    );
+  });
+
+  test("a grep shows a version edits then refer to", async () => {
+    const h = memoryTools({ "a.txt": FILE });
+    okText(await h.call("grep", { pattern: "four" }));
+    h.store.set("a.txt", "zero\n" + FILE);
+    okText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 4, new_text: "4" }] }),
+    );
+    assert.equal(await textOf(h), "zero\none\ntwo\nthree\n4\nfive\n");
+  });
+
+  test("a session over its memory budget forgets whole files, and then asks for a read", async () => {
+    const h = memoryTools({ "a.txt": FILE, "b.txt": "x".repeat(100) + "\n" }, {
+      sessionBytes: 150,
+    });
+    okText(await h.call("read", { path: "a.txt" }));
+    okText(await h.call("read", { path: "b.txt" })); // 202 bytes: a.txt goes, b.txt keeps a hash
+    h.store.set("b.txt", "y\n" + "x".repeat(100) + "\n");
+    assert.match(
+      errorText(
+        await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 1, new_text: "1" }] }),
+      ),
+      /has not shown this file/,
+    );
+    assert.match(
+      errorText(
+        await h.call("replace_lines", { path: "b.txt", edits: [{ start_line: 1, new_text: "1" }] }),
+      ),
+      /the version shown was not kept/,
+    );
+  });
+});
+
+describe("expected_text that does not match", () => {
+  test("says the file is unchanged, finds the text elsewhere and shows the rows", async () => {
+    const h = await seen();
+    const message = errorText(
+      await h.call("replace_lines", {
+        path: "a.txt",
+        edits: [{ start_line: 2, new_text: "x", expected_text: "three" }],
+      }),
+    );
+    assert.equal(
+      message,
+      `a.txt: expected_text does not match line 2 (first difference at line 2); nothing was written. The file is as this session showed it, so the difference is in expected_text. That text stands at line 3: your numbers are 1 lower. The lines there now (version ${
+        versionOf(FILE)
+      }):\n2\ttwo\n`,
+    );
+  });
+
+  test("says when the file changed, and when the text carries row prefixes", async () => {
+    const h = await seen();
+    h.store.set("a.txt", "zero\none\ntwo\nthree\nfour\nfive\n");
+    const message = errorText(
+      await h.call("replace_lines", {
+        path: "a.txt",
+        version: versionOf("zero\none\ntwo\nthree\nfour\nfive\n"),
+        edits: [{ start_line: 2, end_line: 3, new_text: "x", expected_text: "3\ttwo\n4\tthree" }],
+      }),
+    );
+    assert.match(message, /carries the `<n>\\t` row prefixes; pass the lines without them\./);
+    assert.match(message, /That text stands at lines 3-4: your numbers are 1 lower/);
+    const changed = await seen();
+    changed.store.set("a.txt", "one\ntwo!\nthree\nfour\nfive\n");
+    assert.match(
+      errorText(
+        await changed.call("insert_lines", {
+          path: "a.txt",
+          after_line: 1,
+          text: "x",
+          expected_text: "uno",
+        }),
+      ),
+      /conflict|changed since this session showed it/,
+    );
+  });
+});
+
+describe("the guard as a property", () => {
+  // Lines are unique, so that which line is which is plain; an outside writer deletes,
+  // changes and inserts lines; the agent edits lines of the version it saw.
+  const scenario = fc.record({
+    size: fc.integer({ min: 1, max: 12 }),
+    changes: fc.array(
+      fc.record({ kind: fc.constantFrom("insert", "delete", "change"), at: fc.nat() }),
+      { maxLength: 4 },
+    ),
+    start: fc.nat(),
+    length: fc.integer({ min: 1, max: 3 }),
+    insert: fc.boolean(),
+  });
+
+  test("an applied edit changes exactly the lines addressed in the version seen", async () => {
+    await fc.assert(
+      fc.asyncProperty(scenario, async ({ size, changes, start, length, insert }) => {
+        const seenLines = Array.from({ length: size }, (_, i) => `line ${i + 1}`);
+        const h = await seen({ "f.txt": seenLines.map((l) => l + "\n").join("") });
+        const now = [...seenLines];
+        let fresh = 0;
+        for (const change of changes) {
+          const at = change.at % (now.length + 1);
+          if (change.kind === "insert") now.splice(at, 0, `outside ${fresh++}`);
+          else if (now.length > 0 && at < now.length) {
+            if (change.kind === "delete") now.splice(at, 1);
+            else now[at] = `changed ${fresh++}`;
+          }
+        }
+        const before = now.map((l) => l + "\n").join("");
+        h.store.set("f.txt", before);
+        const s = start % size + 1;
+        const result = insert
+          ? await h.call("insert_lines", { path: "f.txt", after_line: s - 1, text: "NEW" })
+          : await h.call("replace_lines", {
+            path: "f.txt",
+            edits: [{ start_line: s, end_line: Math.min(size, s + length - 1), new_text: "NEW" }],
+          });
+        const after = await textOf(h, "f.txt");
+        if (insert) {
+          const above = s - 1 === 0 ? undefined : seenLines[s - 2];
+          const below = s - 1 === size ? undefined : seenLines[s - 1];
+          const i = above === undefined ? 0 : now.indexOf(above) + 1;
+          const fits = (above === undefined || i > 0) &&
+            (below === undefined ? i === now.length : now[i] === below);
+          if (result.isError) {
+            assert.equal(after, before, "a refused edit writes nothing");
+            assert.ok(!fits, `refused though its lines were unchanged: ${result.content[0].text}`);
+            return;
+          }
+          assert.ok(fits, `an insert went through with neighbours changed: ${after}`);
+          now.splice(i, 0, "NEW");
+        } else {
+          const addressed = seenLines.slice(s - 1, Math.min(size, s + length - 1));
+          const i = now.indexOf(addressed[0]);
+          const fits = i >= 0 && addressed.every((line, k) => now[i + k] === line);
+          if (result.isError) {
+            assert.equal(after, before, "a refused edit writes nothing");
+            assert.ok(!fits, `refused though its lines were unchanged: ${result.content[0].text}`);
+            return;
+          }
+          assert.ok(fits, `an edit went through though its lines changed: ${after}`);
+          now.splice(i, addressed.length, "NEW");
+        }
+        assert.equal(after, now.map((l) => l + "\n").join(""));
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
