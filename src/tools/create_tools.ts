@@ -1,5 +1,5 @@
 /**
- * The nine linewise tools over one store, usable from any agent framework.
+ * The linewise tools over one store, usable from any agent framework.
  *
  * @module
  */
@@ -13,11 +13,13 @@ import { listTool } from "./list_tool.ts";
 import { settings, type ToolOptions } from "./options.ts";
 import { readTool } from "./read_tool.ts";
 import { Session } from "./_session.ts";
+import { undoTool } from "./undo_tool.ts";
+import { patchTool } from "./patch_tool.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 
 /**
  * Builds the tools over a store: read, grep, glob, list, and unless `readOnly` write,
- * replace, replace_lines, insert_lines and delete. A tool's `call` never throws for bad
+ * replace, replace_lines, insert_lines, patch, undo and delete. A tool's `call` never throws for bad
  * input or a failed operation; it returns a result with `isError: true`.
  *
  * @param store where the files are
@@ -49,6 +51,8 @@ export function createTools(store: FileStore, options: ToolOptions = {}): ToolDe
       replaceTool(editing),
       replaceLinesTool(editing),
       insertLinesTool(editing),
+      patchTool(editing),
+      undoTool(editing),
       deleteTool(store),
     );
   }

@@ -6,3 +6,4 @@
  */
 export * from "./versions.ts";
 export * from "./carry_over.ts";
+export * from "./regions.ts";

@@ -25,6 +25,14 @@ test("a cancelled edit is either done and answered, or not done and not answered
     params: { name: "insert_lines", arguments: { path: "a.txt", after_line: 0, text } },
   });
   try {
+    // The agent reads the file first: its numbered edits refer to what it saw.
+    session.sendJson({
+      jsonrpc: "2.0",
+      id: "read",
+      method: "tools/call",
+      params: { name: "read", arguments: { path: "a.txt" } },
+    });
+    await session.receivedUntil(`"read"`);
     const outcomes = { done: 0, stopped: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       session.sendJson(insert(`a${round}`, `A${round}\n`));

@@ -115,6 +115,8 @@ describe("the binary's repeated grep", () => {
           break;
         case 5: // through the server's own edit tool
           if (fs.existsSync(at(name))) {
+            // (Read first: the insert's line number refers to what the session saw.)
+            await client.callTool({ name: "read", arguments: { path: name, end_line: 1 } });
             const result = await client.callTool({
               name: "insert_lines",
               arguments: { path: name, after_line: 0, text: `createElement("tool ${round}")` },

@@ -46,7 +46,9 @@ async function serve(dir: string, uid?: number): Promise<Client> {
   return client;
 }
 
+/** Reads the file's first line, as an agent does, then replaces it. */
 async function edit(client: Client, path: string): Promise<Result> {
+  await client.callTool({ name: "read", arguments: { path, end_line: 1 } });
   return await client.callTool({
     name: "replace_lines",
     arguments: { path, edits: [{ start_line: 1, new_text: "edited\n" }] },

@@ -20,7 +20,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
-import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
 
 type Result = {
   content: Array<{ type: string; text: string }>;
@@ -39,8 +39,9 @@ async function call(client: Client, name: string, args: Record<string, unknown>)
   return await client.callTool({ name, arguments: args }) as Result;
 }
 
+/** The text of a result, without the versions it names (bin_versions_test.ts tests those). */
 function text(result: Result): string {
-  return result.content.map((c) => c.text).join("");
+  return unversioned(result.content.map((c) => c.text).join(""));
 }
 
 describe("the binary over MCP", () => {
@@ -54,7 +55,7 @@ describe("the binary over MCP", () => {
     root.remove();
   });
 
-  test("tools/list gives the nine tools with schemas and annotations", async () => {
+  test("tools/list gives the eleven tools with schemas and annotations", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       "delete",
@@ -62,9 +63,11 @@ describe("the binary over MCP", () => {
       "grep",
       "insert_lines",
       "list",
+      "patch",
       "read",
       "replace",
       "replace_lines",
+      "undo",
       "write",
     ]);
     for (const tool of tools) {
@@ -117,14 +120,14 @@ describe("the binary over MCP", () => {
     });
   }
 
-  test("replace_lines with stale expected_text is refused and writes nothing", async () => {
+  test("replace_lines with stale expected_text is refused, shows the rows and writes nothing", async () => {
     writeFileSync(join(root.dir, "stale.txt"), "one\nsecret two\nthree\n");
     const result = await call(client, "replace_lines", {
       path: "stale.txt",
       edits: [{ start_line: 2, new_text: "x", expected_text: "two" }],
     });
     assert.equal(result.isError, true);
-    assert.doesNotMatch(text(result), /secret/);
+    assert.match(text(result), /first difference at line 2\).*\(version \w+\):\n2\tsecret two\n$/s);
     assert.equal(readFileSync(join(root.dir, "stale.txt"), "utf8"), "one\nsecret two\nthree\n");
   });
 

@@ -15,6 +15,8 @@ const ALL = [
   "replace",
   "replace_lines",
   "insert_lines",
+  "patch",
+  "undo",
   "delete",
 ];
 const READ_ONLY = ["read", "grep", "glob", "list"];
@@ -24,7 +26,7 @@ function byName() {
 }
 
 describe("createTools()", () => {
-  test("createTools() makes the nine tools, read-only ones first", () => {
+  test("createTools() makes the eleven tools, read-only ones first", () => {
     assert.deepEqual(createTools(new MemoryStore()).map((t) => t.name), ALL);
   });
 
@@ -46,6 +48,8 @@ describe("createTools()", () => {
     { name: "replace", readOnly: false, destructive: true, idempotent: false },
     { name: "replace_lines", readOnly: false, destructive: true, idempotent: false },
     { name: "insert_lines", readOnly: false, destructive: false, idempotent: false },
+    { name: "patch", readOnly: false, destructive: true, idempotent: false },
+    { name: "undo", readOnly: false, destructive: true, idempotent: false },
     { name: "delete", readOnly: false, destructive: true, idempotent: true },
   ];
   for (const row of ANNOTATIONS) {

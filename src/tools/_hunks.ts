@@ -1,0 +1,129 @@
+// Applying the hunks of a unified diff to one file's text with linewise's edit rules: each
+// hunk located by its line numbers and verified by its context and removed lines, moved only
+// to a unique exact match elsewhere (and then said so), never fuzzily.
+import type { StructuredPatchHunk } from "diff";
+import {
+  InputError,
+  insertLines,
+  lineText,
+  replaceLines,
+  splitBom,
+  splitLines,
+} from "../core/mod.ts";
+
+/** A file's text after its hunks, and what to say about where they went. */
+export interface Patched {
+  text: string;
+  /** Notes on hunks applied away from the line the patch gave. */
+  notes: string[];
+  /** Lines added minus lines removed. */
+  delta: number;
+}
+
+/**
+ * Applies hunks (numbered as the file was before them) to `text`.
+ *
+ * @throws {InputError} naming the first hunk whose lines the file does not hold
+ */
+export function applyHunks(
+  text: string,
+  hunks: readonly StructuredPatchHunk[],
+  path: string,
+): Patched {
+  const lines = splitLines(splitBom(text).body).map(lineText);
+  const notes: string[] = [];
+  const placed = hunks.map((hunk, index) => {
+    const old = hunk.lines.filter((l) => l[0] === " " || l[0] === "-").map((l) => l.slice(1));
+    const added = hunk.lines.filter((l) => l[0] === " " || l[0] === "+").map((l) => l.slice(1));
+    const which = `hunk ${index + 1} of ${path} (@@ -${hunk.oldStart},${hunk.oldLines})`;
+    if (old.length === 0) {
+      // A pure insertion: it goes before line oldStart (after oldStart - 1).
+      const after = hunk.oldStart - 1;
+      if (after < 0 || after > lines.length) {
+        throw new InputError(
+          `${which} inserts after line ${after}, outside the file's ${lines.length} lines; nothing was written`,
+        );
+      }
+      return { start: after + 1, count: 0, added };
+    }
+    let start = hunk.oldStart;
+    if (!holdsAt(lines, old, start)) {
+      const found = uniqueAt(lines, old);
+      if (found === undefined) {
+        throw new InputError(
+          `${which} does not match the file: its context and removed lines are not at line ${start}${
+            occurrences(lines, old) > 1
+              ? ", and they stand at several other places"
+              : " or anywhere else"
+          }; nothing was written. Read the file and make the patch against it`,
+        );
+      }
+      notes.push(`${which} applied at line ${found}, ${signed(found - start)} from where it said`);
+      start = found;
+    }
+    return { start, count: old.length, added };
+  });
+  const sorted = [...placed].sort((a, b) => a.start - b.start);
+  for (let i = 1; i < sorted.length; i++) {
+    if (sorted[i].start < sorted[i - 1].start + sorted[i - 1].count) {
+      throw new InputError(`two hunks of ${path} overlap; nothing was written`);
+    }
+  }
+  // From the bottom up, so that each hunk's numbers still hold when it is applied.
+  let out = text;
+  let delta = 0;
+  for (const hunk of sorted.reverse()) {
+    const newText = hunk.added.map((l) => l + "\n").join("");
+    if (hunk.count === 0) {
+      if (newText !== "") out = insertLines(out, hunk.start - 1, newText).text;
+    } else {
+      out = replaceLines(out, [{
+        start_line: hunk.start,
+        end_line: hunk.start + hunk.count - 1,
+        new_text: newText,
+      }]).text;
+    }
+    delta += hunk.added.length - hunk.count;
+  }
+  return { text: out, notes, delta };
+}
+
+/** The text of a new file the patch creates: its added lines, each with a terminator. */
+export function createdText(hunks: readonly StructuredPatchHunk[]): string {
+  const lines = hunks.flatMap((h) => h.lines);
+  const added = lines.filter((l) => l[0] === "+").map((l) => l.slice(1) + "\n").join("");
+  return lines.at(-1)?.startsWith("\\") ? added.slice(0, -1) : added;
+}
+
+/** Whether a file's lines are exactly the lines a deletion removes. */
+export function deletes(text: string, hunks: readonly StructuredPatchHunk[]): boolean {
+  const lines = splitLines(splitBom(text).body).map(lineText);
+  const removed = hunks.flatMap((h) => h.lines.filter((l) => l[0] === "-").map((l) => l.slice(1)));
+  return lines.length === removed.length && lines.every((line, i) => line === removed[i]);
+}
+
+function holdsAt(lines: readonly string[], wanted: readonly string[], start: number): boolean {
+  return start >= 1 && wanted.every((line, i) => lines[start - 1 + i] === line);
+}
+
+function occurrences(lines: readonly string[], wanted: readonly string[]): number {
+  let count = 0;
+  for (let at = 1; at + wanted.length - 1 <= lines.length; at++) {
+    if (holdsAt(lines, wanted, at)) count++;
+  }
+  return count;
+}
+
+function uniqueAt(lines: readonly string[], wanted: readonly string[]): number | undefined {
+  let found: number | undefined;
+  for (let at = 1; at + wanted.length - 1 <= lines.length; at++) {
+    if (!holdsAt(lines, wanted, at)) continue;
+    if (found !== undefined) return undefined;
+    found = at;
+  }
+  return found;
+}
+
+function signed(n: number): string {
+  return n >= 0 ? `+${n}` : `${n}`;
+}

@@ -1,0 +1,291 @@
+// The patch tool: a unified diff over several files, all or nothing. Every file is checked
+// before any is written; when a write fails, the files already written are put back.
+import { parsePatch, type StructuredPatch } from "diff";
+import { InputError, quotePath } from "../core/mod.ts";
+import { NotFoundError } from "../store/errors.ts";
+import { checkArgs } from "./_args.ts";
+import { applyHunks, createdText, deletes } from "./_hunks.ts";
+import { ok, Refusal } from "./_results.ts";
+import type { EditContext } from "./edit_tools.ts";
+import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
+
+const schema: JsonSchema = {
+  type: "object",
+  properties: {
+    patch: { type: "string", description: "The unified diff (git diff, diff -u)." },
+    dry_run: {
+      type: "boolean",
+      default: false,
+      description: "Check every hunk and write nothing.",
+    },
+  },
+  required: ["patch"],
+  additionalProperties: false,
+};
+
+/** One file of a patch, checked: what it holds now and what it will hold. */
+interface Planned {
+  path: string;
+  kind: "modify" | "create" | "delete";
+  /** The text now (undefined for a file to create). */
+  before?: string;
+  /** The text after (undefined for a file to delete). */
+  after?: string;
+  notes: string[];
+  hunks: number;
+  delta: number;
+}
+
+/** The patch tool. */
+export function patchTool(context: EditContext): ToolDefinition {
+  return {
+    name: "patch",
+    title: "Apply a patch",
+    description:
+      "Applies a unified diff (as git diff or diff -u write it; several files, new and deleted files) with the edit rules above. Each hunk must match the file at its line numbers, context included (a unique exact match elsewhere is used and said); all files are checked before any is written, and a failed write puts back the files written before it.",
+    inputSchema: schema,
+    outputSchema: {
+      type: "object",
+      properties: {
+        files: {
+          type: "array",
+          items: {
+            type: "object",
+            properties: {
+              path: { type: "string" },
+              action: { type: "string", enum: ["modified", "created", "deleted"] },
+              hunks: { type: "integer" },
+              line_delta: { type: "integer" },
+              version: { type: "string" },
+            },
+            required: ["path", "action"],
+          },
+        },
+        written: { type: "boolean" },
+      },
+      required: ["files", "written"],
+    },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+    async call(args, call) {
+      const a = checkArgs<{ patch: string; dry_run: boolean }>(schema, args);
+      const planned = await plan(context, filesOf(a.patch));
+      if (a.dry_run) return report(planned, false, []);
+      const versions = await apply(context, planned, call?.signal);
+      return report(planned, true, versions);
+    },
+  };
+}
+
+/** The files of a patch, parsed; a patch with none, or one the tool cannot apply, is refused. */
+function filesOf(patch: string): StructuredPatch[] {
+  let files: StructuredPatch[];
+  try {
+    files = parsePatch(patch);
+  } catch (error) {
+    throw new InputError(`patch cannot be parsed: ${(error as Error).message}`);
+  }
+  files = files.filter((f) => f.hunks.length > 0 || f.isCreate || f.isDelete || f.isRename);
+  if (files.length === 0) {
+    throw new InputError(
+      "patch holds no file to change: give a unified diff with --- and +++ lines and @@ hunks",
+    );
+  }
+  for (const file of files) {
+    if (file.isRename || file.isCopy) {
+      throw new InputError(
+        `patch renames or copies ${file.oldFileName}; it applies changes of content only`,
+      );
+    }
+  }
+  return files;
+}
+
+/**
+ * The path a patch names, without git's a/ and b/ prefixes (taken off when the other side
+ * has the other prefix, or is /dev/null).
+ */
+function pathOf(file: StructuredPatch, side: "old" | "new"): string | undefined {
+  const [name, other] = side === "old"
+    ? [file.oldFileName, file.newFileName]
+    : [file.newFileName, file.oldFileName];
+  if (name === undefined || name === "/dev/null") return undefined;
+  const [mine, theirs] = side === "old" ? ["a/", "b/"] : ["b/", "a/"];
+  const prefixed = name.startsWith(mine) &&
+    (other === "/dev/null" || other?.startsWith(theirs) || file.isGit);
+  return prefixed ? name.slice(2) : name;
+}
+
+/** Checks every file of the patch against the store, computing each new text. */
+async function plan(context: EditContext, files: StructuredPatch[]): Promise<Planned[]> {
+  const { store, settings } = context;
+  const planned: Planned[] = [];
+  for (const file of files) {
+    const from = pathOf(file, "old");
+    const to = pathOf(file, "new");
+    if (from === undefined && to === undefined) throw new InputError("patch names no file");
+    if (from === undefined) {
+      try {
+        await store.stat(to!);
+        throw new Refusal(
+          `${quotePath(to!)}: the patch creates it, but it exists; nothing was written`,
+        );
+      } catch (error) {
+        if (!(error instanceof NotFoundError)) throw error;
+      }
+      const after = createdText(file.hunks);
+      planned.push({
+        path: to!,
+        kind: "create",
+        after,
+        notes: [],
+        hunks: file.hunks.length,
+        delta: 0,
+      });
+      continue;
+    }
+    const current = await store.readText(from, { maxBytes: settings.maxEditBytes });
+    const path = current.path;
+    if (current.invalidUtf8) {
+      throw new Refusal(
+        `${quotePath(path)}: not valid UTF-8, so the patch cannot apply; nothing was written`,
+      );
+    }
+    if (to === undefined) {
+      if (!deletes(current.text, file.hunks)) {
+        throw new Refusal(
+          `${
+            quotePath(path)
+          }: the patch deletes it, but its lines are not the ones the patch removes; nothing was written`,
+        );
+      }
+      planned.push({
+        path,
+        kind: "delete",
+        before: current.text,
+        notes: [],
+        hunks: file.hunks.length,
+        delta: 0,
+      });
+      continue;
+    }
+    const patched = applyHunks(current.text, file.hunks, quotePath(path));
+    planned.push({
+      path,
+      kind: "modify",
+      before: current.text,
+      after: patched.text,
+      notes: patched.notes,
+      hunks: file.hunks.length,
+      delta: patched.delta,
+    });
+  }
+  return planned;
+}
+
+/**
+ * Writes the planned files in order; when one fails, puts back those written before it and
+ * refuses, saying what happened.
+ *
+ * @returns the new version of each file (undefined for a deleted one)
+ */
+async function apply(
+  context: EditContext,
+  planned: Planned[],
+  signal: AbortSignal | undefined,
+): Promise<Array<string | undefined>> {
+  const { store, settings, session } = context;
+  const written: Planned[] = [];
+  for (const file of planned) {
+    try {
+      if (file.kind === "create") await store.write(file.path, file.after!, { signal });
+      else if (file.kind === "delete") {
+        await unchanged(context, file);
+        await store.delete(file.path, { signal });
+      } else {
+        await store.update(file.path, (text) => {
+          if (text !== file.before) throw changedMeanwhile(file.path);
+          return { text: file.after, value: undefined };
+        }, { maxBytes: settings.maxEditBytes, signal });
+      }
+      written.push(file);
+    } catch (error) {
+      const failed = await putBack(context, written);
+      const reason = error instanceof Error ? error.message : String(error);
+      const back = written.length === 0
+        ? ""
+        : failed.length === 0
+        ? `; the files written before it were put back (${
+          written.map((f) => quotePath(f.path)).join(", ")
+        })`
+        : `; putting back the files written before it failed for ${failed.join(", ")}`;
+      throw new Refusal(`patch stopped at ${quotePath(file.path)}: ${reason}${back}`);
+    }
+  }
+  return planned.map((file) =>
+    file.kind === "delete"
+      ? undefined
+      : file.before === undefined
+      ? session.showed(file.path, file.after)
+      : session.edited(file.path, file.before, file.after!)
+  );
+}
+
+/** A file to delete must still be as the plan read it. */
+async function unchanged({ store, settings }: EditContext, file: Planned): Promise<void> {
+  const now = await store.readText(file.path, { maxBytes: settings.maxEditBytes });
+  if (now.text !== file.before) throw changedMeanwhile(file.path);
+}
+
+function changedMeanwhile(path: string): Refusal {
+  return new Refusal(`${quotePath(path)} changed while the patch was applied`);
+}
+
+/** Restores written files, last first; returns the paths that could not be restored. */
+async function putBack({ store }: EditContext, written: Planned[]): Promise<string[]> {
+  const failed: string[] = [];
+  for (const file of [...written].reverse()) {
+    try {
+      if (file.kind === "create") await store.delete(file.path);
+      else await store.write(file.path, file.before!, { overwrite: file.kind === "modify" });
+    } catch {
+      failed.push(quotePath(file.path));
+    }
+  }
+  return failed;
+}
+
+function report(
+  planned: Planned[],
+  written: boolean,
+  versions: Array<string | undefined>,
+): ToolResult {
+  const action = { modify: "modified", create: "created", delete: "deleted" } as const;
+  let text = "";
+  const files = planned.map((file, i) => {
+    const version = versions[i];
+    const lines = file.kind === "modify"
+      ? `${file.hunks} ${file.hunks === 1 ? "hunk" : "hunks"}, lines ${signed(file.delta)}`
+      : "";
+    text += `${written ? action[file.kind] : `would be ${action[file.kind]}`} ${
+      quotePath(file.path)
+    }${lines ? ` (${lines})` : ""}${version ? ` @${version}` : ""}\n`;
+    for (const note of file.notes) text += `[${note}]\n`;
+    return {
+      path: quotePath(file.path),
+      action: action[file.kind],
+      ...(file.kind === "modify" ? { hunks: file.hunks, line_delta: file.delta } : {}),
+      ...(version ? { version } : {}),
+    };
+  });
+  if (!written) text += "[dry run: every hunk applies; nothing was written]\n";
+  return ok(text, { files, written });
+}
+
+function signed(n: number): string {
+  return n >= 0 ? `+${n}` : `${n}`;
+}

@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { createPatch } from "diff";
+import { errorText, harness, okText } from "../_helpers/tools.ts";
+import { MemoryStore } from "../../src/store/mod.ts";
+import { versionOf } from "../../src/versions/mod.ts";
+
+const A = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
+const B = "alpha\r\nbeta\r\ngamma\r\n";
+
+/** A git-style diff of one file, from `before` to `after`. */
+function gitDiff(path: string, before: string, after: string): string {
+  return createPatch(path, before, after).replace(
+    /^Index: .*\n=+\n--- .*\n\+\+\+ .*\n/,
+    `--- a/${path}\n+++ b/${path}\n`,
+  );
+}
+
+function tools(files: Record<string, string> = { "a.txt": A, "b.txt": B }, store?: MemoryStore) {
+  return harness(store ?? new MemoryStore(files));
+}
+
+const text = async (h: ReturnType<typeof tools>, path: string) =>
+  (await h.store.readText(path)).text;
+
+describe("patch", () => {
+  test("applies hunks of several files, a new file and a deleted one, keeping CRLF", async () => {
+    const h = tools({ "a.txt": A, "b.txt": B, "gone.txt": "x\ny\n" });
+    const patch = gitDiff("a.txt", A, A.replace("two\n", "TWO\n2b\n").replace("nine\n", "")) +
+      gitDiff("b.txt", "alpha\nbeta\ngamma\n", "alpha\nBETA\ngamma\n") +
+      "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1,2 @@\n+first\n+second\n" +
+      "--- a/gone.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n";
+    const result = await h.call("patch", { patch });
+    const after = A.replace("two\n", "TWO\n2b\n").replace("nine\n", "");
+    assert.equal(await text(h, "a.txt"), after);
+    assert.equal(await text(h, "b.txt"), "alpha\r\nBETA\r\ngamma\r\n");
+    assert.equal(await text(h, "new.txt"), "first\nsecond\n");
+    await assert.rejects(h.store.readText("gone.txt"), { code: "not_found" });
+    assert.equal(
+      okText(result),
+      `modified a.txt (1 hunk, lines +0) @${versionOf(after)}\nmodified b.txt (1 hunk, lines +0) @${
+        versionOf("alpha\r\nBETA\r\ngamma\r\n")
+      }\ncreated new.txt @${versionOf("first\nsecond\n")}\ndeleted gone.txt\n`,
+    );
+  });
+
+  test("a hunk whose context moved is applied where it stands, and says so", async () => {
+    const h = tools({ "a.txt": "zero\n" + A });
+    const result = await h.call("patch", { patch: gitDiff("a.txt", A, A.replace("six", "6")) });
+    assert.match(
+      okText(result),
+      /\[hunk 1 of a\.txt \(@@ -2,9\) applied at line 3, \+1 from where it said\]/,
+    );
+    assert.equal(await text(h, "a.txt"), "zero\n" + A.replace("six", "6"));
+  });
+
+  test("one bad hunk among three files writes nothing", async () => {
+    const h = tools({ "a.txt": A, "b.txt": B, "c.txt": "c\n" });
+    const patch = gitDiff("a.txt", A, A.replace("two", "2")) +
+      gitDiff("b.txt", "alpha\nBETA?\ngamma\n", "alpha\nbeta!\ngamma\n") +
+      gitDiff("c.txt", "c\n", "C\n");
+    const message = errorText(await h.call("patch", { patch }));
+    assert.match(
+      message,
+      /^hunk 1 of b\.txt \(@@ -1,3\) does not match the file: .*nothing was written/,
+    );
+    assert.equal(await text(h, "a.txt"), A);
+    assert.equal(await text(h, "b.txt"), B);
+    assert.equal(await text(h, "c.txt"), "c\n");
+  });
+
+  test("a failure while writing the second file puts the first back", async () => {
+    class FailingStore extends MemoryStore {
+      override update<T>(...args: Parameters<MemoryStore["update"]>): Promise<T> {
+        if (args[0] === "b.txt") return Promise.reject(new Error("disk full"));
+        return super.update(...args) as Promise<T>;
+      }
+    }
+    const store = new FailingStore({ "a.txt": A, "b.txt": B, "c.txt": "c\n" });
+    const h = tools({}, store);
+    const patch = gitDiff("a.txt", A, A.replace("two", "2")) +
+      gitDiff("b.txt", "alpha\nbeta\ngamma\n", "alpha\nBETA\ngamma\n") +
+      gitDiff("c.txt", "c\n", "C\n");
+    const message = errorText(await h.call("patch", { patch }));
+    assert.equal(
+      message,
+      "patch stopped at b.txt: disk full; the files written before it were put back (a.txt)",
+    );
+    assert.equal(await text(h, "a.txt"), A);
+    assert.equal(await text(h, "b.txt"), B);
+    assert.equal(await text(h, "c.txt"), "c\n");
+  });
+
+  test("dry_run checks every hunk and writes nothing", async () => {
+    const h = tools();
+    const result = await h.call("patch", {
+      patch: gitDiff("a.txt", A, A.replace("two", "2")),
+      dry_run: true,
+    });
+    assert.equal(
+      okText(result),
+      "would be modified a.txt (1 hunk, lines +0)\n[dry run: every hunk applies; nothing was written]\n",
+    );
+    assert.equal(await text(h, "a.txt"), A);
+  });
+
+  const REFUSED: Array<[string, string, RegExp]> = [
+    ["text that is no patch", "hello\n", /^patch holds no file to change/],
+    [
+      "a new file that exists",
+      "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+x\n",
+      /^a\.txt: the patch creates it, but it exists; nothing was written$/,
+    ],
+    [
+      "a deletion of lines the file does not hold",
+      "--- a/b.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-alpha\n",
+      /^b\.txt: the patch deletes it, but its lines are not the ones the patch removes/,
+    ],
+    [
+      "a rename",
+      "diff --git a/a.txt b/z.txt\nsimilarity index 100%\nrename from a.txt\nrename to z.txt\n",
+      /^patch renames or copies a\/a\.txt; it applies changes of content only$/,
+    ],
+    [
+      "a file that does not exist",
+      "--- a/nope.txt\n+++ b/nope.txt\n@@ -1 +1 @@\n-a\n+b\n",
+      /nope\.txt/,
+    ],
+  ];
+  for (const [name, patch, message] of REFUSED) {
+    test(`patch refuses ${name} and writes nothing`, async () => {
+      const h = tools();
+      assert.match(errorText(await h.call("patch", { patch })), message);
+      assert.equal(await text(h, "a.txt"), A);
+      assert.equal(await text(h, "b.txt"), B);
+    });
+  }
+
+  test("a patched file can be undone, and later edits refer to its new version", async () => {
+    const h = tools();
+    okText(await h.call("patch", { patch: gitDiff("a.txt", A, "zero\n" + A) }));
+    okText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 2, new_text: "1" }] }),
+    );
+    assert.equal(await text(h, "a.txt"), "zero\n1\n" + A.slice(4));
+    okText(await h.call("undo", { path: "a.txt", steps: 2 }));
+    assert.equal(await text(h, "a.txt"), A);
+  });
+});
