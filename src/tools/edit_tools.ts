@@ -29,24 +29,24 @@ export interface EditContext {
 }
 
 const EDIT_RULES =
-  "Line breaks in new text take the file's line-ending style (CRLF stays CRLF), new text never joins the line after it, the final newline (or its absence) and a BOM are kept, and the write is atomic. exact=true writes the text byte for byte (it still never joins two lines).";
+  "New text takes the file's line endings and never joins the next line; the final newline, BOM and mode are kept; writes are atomic.";
 
 const VERSIONS =
-  "Numbers refer to the latest version of the file this session showed (or to version): if the file changed since, the edit goes where those lines are now, or is refused with the current rows when they changed. A file never shown needs expected_text.";
+  "Numbers refer to the latest version of the file shown to you (or to version); if it changed since, the edit follows its lines or is refused with the current rows. A file never shown needs expected_text.";
 
 const AFTER =
-  "The result shows the changed lines with their new numbers and how later line numbers moved, so you can keep editing without re-reading.";
+  "The result shows the changed lines with their new numbers and how later lines moved.";
 
 const path = { type: "string", description: "File to edit." };
 const exact = {
   type: "boolean",
   default: false,
-  description: "Write new text byte for byte: no line-ending conversion or final-newline upkeep.",
+  description: "Write new text byte for byte.",
 };
 const dryRun = {
   type: "boolean",
   default: false,
-  description: "Show a unified diff of the change and write nothing.",
+  description: "Show a diff; write nothing.",
 };
 
 const editOutput: JsonSchema = {
@@ -136,8 +136,7 @@ function numbered(
 
 const version = {
   type: "string",
-  description:
-    "The file's version your line numbers refer to, as results show it; default: the latest this session showed.",
+  description: "The version your numbers refer to; default: the latest shown.",
 };
 
 const textEdit = {
@@ -157,7 +156,7 @@ const replaceSchema: JsonSchema = {
     path,
     old_text: {
       type: "string",
-      description: "Text to find; must occur exactly once unless replace_all.",
+      description: "Text to find; must be unique unless replace_all.",
     },
     new_text: { type: "string", description: 'Replacement; "" deletes old_text.' },
     replace_all: { type: "boolean", default: false, description: "Replace every occurrence." },
@@ -165,7 +164,7 @@ const replaceSchema: JsonSchema = {
       type: "array",
       items: textEdit,
       description:
-        "Instead of the three above: several replacements, all found in the file as it is now.",
+        "Instead: several {old_text, new_text, replace_all}, found in the file as it is.",
     },
     dry_run: dryRun,
     exact,
@@ -190,8 +189,7 @@ export function replaceTool(context: EditContext): ToolDefinition {
     name: "replace",
     title: "Replace text",
     description: [
-      "Replaces old_text with new_text in a file. old_text must occur exactly once unless replace_all; when it occurs several times the error names the line of each occurrence, and when it is missing the error says so (re-read the file, or use replace_lines).",
-      "A line break in old_text matches either \\n or \\r\\n.",
+      "Replaces old_text with new_text. old_text must occur once unless replace_all (errors name the lines of its occurrences); a line break in it matches \\n or \\r\\n.",
       EDIT_RULES,
       AFTER,
       LINE_RULE,
@@ -246,18 +244,10 @@ function refuseNoOps(edits: TextEdit[]): TextEdit[] {
 const lineEditSchema: JsonSchema = {
   type: "object",
   properties: {
-    start_line: { type: "integer", minimum: 1, description: "First line to replace." },
-    end_line: {
-      type: "integer",
-      minimum: 1,
-      description: "Last line, inclusive; default start_line.",
-    },
-    new_text: { type: "string", description: 'The new lines; "" deletes the range.' },
-    expected_text: {
-      type: "string",
-      description:
-        "The range's text as you saw it (terminators ignored); the call is refused if it differs.",
-    },
+    start_line: { type: "integer", minimum: 1, description: "First line." },
+    end_line: { type: "integer", minimum: 1, description: "Inclusive; default start_line." },
+    new_text: { type: "string", description: '"" deletes the lines.' },
+    expected_text: { type: "string", description: "The lines as you saw them; refused if not." },
   },
   required: ["start_line", "new_text"],
   additionalProperties: false,
@@ -270,7 +260,7 @@ const replaceLinesSchema: JsonSchema = {
     edits: {
       type: "array",
       items: lineEditSchema,
-      description: "Ranges to replace, numbered as the version you saw.",
+      description: "Ranges, all numbered as before the call.",
     },
     version,
     dry_run: dryRun,
@@ -286,7 +276,7 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
     name: "replace_lines",
     title: "Replace lines",
     description: [
-      'Replaces or deletes ranges of lines by number: edits is a list of {start_line, end_line, new_text, expected_text}. All numbers refer to the file before this call; ranges must not overlap or fall outside the file. new_text "" deletes the lines.',
+      "Replaces or deletes ranges of lines by number; ranges must not overlap.",
       LINE_RULE,
       VERSIONS,
       EDIT_RULES,
@@ -337,13 +327,10 @@ const insertSchema: JsonSchema = {
     after_line: {
       type: "integer",
       minimum: 0,
-      description: "Insert after this line: 0 inserts before line 1, the line count appends.",
+      description: "0: before line 1; the line count: at the end.",
     },
-    text: { type: "string", description: "The lines to insert." },
-    expected_text: {
-      type: "string",
-      description: "Line after_line as you saw it; the call is refused if it differs.",
-    },
+    text: { type: "string", description: "The lines." },
+    expected_text: { type: "string", description: "Line after_line as you saw it." },
     version,
     dry_run: dryRun,
     exact,
@@ -358,7 +345,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
     name: "insert_lines",
     title: "Insert lines",
     description: [
-      "Inserts text as whole lines after after_line (0: before line 1; the line count: at the end). Existing lines are never changed, only moved down.",
+      "Inserts text as whole lines after after_line; existing lines only move down.",
       LINE_RULE,
       VERSIONS,
       EDIT_RULES,

@@ -26,36 +26,35 @@ const inputSchema = {
     pattern: {
       type: "string",
       description:
-        "JavaScript regular expression (flags u and s), matched against each line without its terminator; with literal=true a fixed string.",
+        "JavaScript regex (flags u, s) matched against each line's text; literal: plain text.",
     },
     path: { type: "string", default: ".", description: "File or directory to search." },
     glob: {
       type: "string",
-      description:
-        "Only files matching this glob: without / it matches file names at any depth (*.ts), with / the path relative to path (src/**/*.ts).",
+      description: "Only files matching it: *.ts matches names at any depth, src/**/*.ts paths.",
     },
     literal: {
       type: "boolean",
       default: false,
-      description: "Search for the pattern as plain text.",
+      description: "Pattern is plain text.",
     },
-    ignore_case: { type: "boolean", default: false, description: "Match regardless of case." },
+    ignore_case: { type: "boolean", default: false, description: "Ignore case." },
     context: {
       type: "integer",
       minimum: 0,
       default: 0,
-      description: "Lines of context around each match.",
+      description: "Lines around each match.",
     },
     max_matches: {
       type: "integer",
       minimum: 1,
       default: 200,
-      description: "Stop after this many matching lines.",
+      description: "Stop after this many.",
     },
     include_ignored: {
       type: "boolean",
       default: false,
-      description: "Also search hidden and .gitignore'd files (.git/ is always skipped).",
+      description: "Also hidden and .gitignore'd files.",
     },
   },
   required: ["pattern"],

@@ -88,7 +88,7 @@ export function settings(options: ToolOptions): Settings {
 
 /** The line rule in one sentence, for every description that takes or returns a line number. */
 export const LINE_RULE =
-  "Lines are numbered from 1 and end at \\n (a \\r right before it belongs to the terminator; a lone \\r is text), so numbers agree with grep -n, sed -n and git.";
+  "Lines are numbered from 1 and end at \\n (\\r\\n is one terminator; a lone \\r is text), as grep -n and git count them.";
 
 /** Room kept in the character budget for notes after the rows. */
 export const NOTE_ROOM = 400;

@@ -80,12 +80,10 @@ export function readTool(store: FileStore, settings: Settings, session: Session)
     name: "read",
     title: "Read lines",
     description: [
-      "Reads a text file as numbered rows `<n>\\t<line>`: everything after the tab is the line verbatim, terminator included, so a row can be pasted back as edit text.",
+      "Reads a text file as rows `<n>\\t<line>`: after the tab, the line verbatim with its terminator.",
       LINE_RULE,
-      `Reads from start_line to end_line (clamped to the file's end). A result stops at ${settings.maxLines} rows or ${settings.maxChars} characters and then ends with a note such as [lines 1-${settings.maxLines} of 5230; continue with start_line=${
-        settings.maxLines + 1
-      }]. Lines over ${settings.cut} code points are cut with a marker; pass column (with end_line = start_line) to see the rest.`,
-      "Binary files are refused; files that are not valid UTF-8 are shown with U+FFFD and a note. Use grep to find line numbers first, then read just that range.",
+      `A result stops at ${settings.maxLines} rows or ${settings.maxChars} characters with a note saying where to continue. Lines over ${settings.cut} code points are cut; column (with end_line = start_line) shows the rest.`,
+      "Binary files are refused; invalid UTF-8 shows as U+FFFD.",
     ].join(" "),
     inputSchema,
     outputSchema,

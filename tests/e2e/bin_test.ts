@@ -88,7 +88,7 @@ describe("the binary over MCP", () => {
     const instructions = client.getInstructions() ?? "";
     assert.match(instructions, /grep/);
     assert.match(instructions, /replace_lines/);
-    assert.match(instructions, /expected_text/);
+    assert.match(instructions, /version/);
   });
 
   const files: Array<[string, string, string]> = [
