@@ -36,7 +36,9 @@ import {
   DeniedPathError,
   FileBusyError,
   FileChangedError,
+  FileExistsError,
   FileTooLargeError,
+  MoveRefusedError,
   NotAFileError,
   NotFoundError,
   PathChangedError,
@@ -571,6 +573,60 @@ export class DirectoryStore extends BaseFileStore {
     } finally {
       if (locked) files.close(locked.fd);
       dir?.close();
+    }
+  }
+
+  /**
+   * Renames a file, a symlink (the link itself) or a directory with one `renameat2`, from
+   * the handle of its directory to the handle of the target's (made where missing), never
+   * replacing a directory and replacing a file only with `overwrite`. A file's edit lock is
+   * taken first. A directory is not moved while a deny rule names a path (one with a `/`):
+   * files in it could leave that rule, or enter it.
+   */
+  protected override async movePath(
+    from: StorePath,
+    to: StorePath,
+    options: { overwrite: boolean; kind: "file" | "directory" },
+  ): Promise<void> {
+    const { location, display } = from as DirectoryPath;
+    if (this.sandbox.roots.includes(location)) throw new MoveRefusedError(display, "it is a root");
+    const placed = this.sandbox.deny.filter((rule) =>
+      /\//.test(rule.replace(/^!?(\*\*\/)?|\/$/g, ""))
+    );
+    if (options.kind === "directory" && placed.length > 0) {
+      throw new MoveRefusedError(
+        display,
+        `deny rules name paths (${
+          placed.join(", ")
+        }), and files in a moved directory could leave or enter them`,
+      );
+    }
+    const parent = await this.sandbox.resolve(nativePath.dirname(location));
+    const name = nativePath.basename(location);
+    const files = this.sandbox.files;
+    let source: DirHandle | undefined;
+    let target: { dir: DirHandle; created: string[] } | undefined;
+    let locked: OpenFile | undefined;
+    try {
+      source = files.openDir(parent.real);
+      const kind = source.lstat(name).kind;
+      if (kind === "file") locked = await this.#openLocked(source, name, display);
+      target = files.openDirCreating(nativePath.dirname(to.key));
+      const toName = nativePath.basename(to.key);
+      const there = to.exists ? target.dir.lstat(toName).kind : undefined;
+      if (there === "directory" || (there !== undefined && !options.overwrite)) {
+        throw new FileExistsError(to.display);
+      }
+      source.moveTo(name, target.dir, toName, !options.overwrite || kind === "directory");
+    } catch (error) {
+      if (target) removeCreated(files, target.created);
+      else removeCreated(files, (error as { created?: string[] }).created ?? []);
+      if ((error as { code?: string }).code === "EEXIST") throw new FileExistsError(to.display);
+      throw mapOsError(error, display, "write");
+    } finally {
+      if (locked) files.close(locked.fd);
+      source?.close();
+      target?.dir.close();
     }
   }
 

@@ -28,6 +28,7 @@ const O_CLOEXEC = 0o2000000;
 const O_PATH = 0o10000000;
 const AT_FDCWD = -100;
 const AT_SYMLINK_NOFOLLOW = 0x100;
+const RENAME_NOREPLACE = 1;
 const AT_REMOVEDIR = 0x200;
 const AT_EMPTY_PATH = 0x1000;
 const RESOLVE_NO_MAGICLINKS = 0x02;
@@ -382,6 +383,15 @@ class AtDirHandle implements DirHandle {
     const c = this.#c;
     if (c.renameat(this.#fd, this.#name(from), this.#fd, this.#second(to)) !== 0) {
       throw systemError(c.errno(), "rename", `${this.path}/${to}`);
+    }
+  }
+
+  moveTo(from: string, target: DirHandle, to: string, noReplace: boolean): void {
+    const c = this.#c;
+    const other = (target as AtDirHandle).#fd;
+    const flags = noReplace ? RENAME_NOREPLACE : 0;
+    if (c.renameat2(this.#fd, this.#name(from), other, this.#second(to), flags) !== 0) {
+      throw systemError(c.errno(), "rename", `${target.path}/${to}`);
     }
   }
 

@@ -35,6 +35,12 @@ export interface DirHandle {
   writable(name: string): boolean;
   /** Renames an entry within the directory, replacing the target. */
   rename(from: string, to: string): void;
+  /**
+   * Renames entry `from` of this directory to `to` in directory `target` (which may be this
+   * one), refusing with EEXIST when `to` exists and `noReplace` (atomically where the
+   * system allows).
+   */
+  moveTo(from: string, target: DirHandle, to: string, noReplace: boolean): void;
   /** Gives an entry a second name in the directory (fails with EEXIST if taken). */
   link(from: string, to: string): void;
   /** Removes a file or symlink entry. */

@@ -197,6 +197,16 @@ class PathDirHandle implements DirHandle {
     fs.renameSync(this.#at(from), this.#at(to));
   }
 
+  moveTo(from: string, target: DirHandle, to: string, noReplace: boolean): void {
+    const destination = (target as PathDirHandle).#at(to);
+    // (node:fs has no rename that refuses to replace: checked just before, one more of the
+    // windows this racy fallback admits.)
+    if (noReplace && fs.existsSync(destination)) {
+      throw Object.assign(new Error(`EEXIST: ${target.path}/${to} exists`), { code: "EEXIST" });
+    }
+    fs.renameSync(this.#at(from), destination);
+  }
+
   link(from: string, to: string): void {
     fs.linkSync(this.#at(from), this.#at(to));
   }

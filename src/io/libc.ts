@@ -25,6 +25,13 @@ export interface Libc {
   lseek(fd: number, offset: number, whence: number): number;
   mkdirat(dirfd: number, path: Uint8Array, mode: number): number;
   renameat(fromDir: number, from: Uint8Array, toDir: number, to: Uint8Array): number;
+  renameat2(
+    fromDir: number,
+    from: Uint8Array,
+    toDir: number,
+    to: Uint8Array,
+    flags: number,
+  ): number;
   linkat(fromDir: number, from: Uint8Array, toDir: number, to: Uint8Array, flags: number): number;
   unlinkat(dirfd: number, path: Uint8Array, flags: number): number;
   fchown(fd: number, uid: number, gid: number): number;
@@ -43,9 +50,12 @@ export interface Libc {
 }
 
 /** Linux system call numbers for the calls glibc may not wrap (old versions, musl). */
-const SYSCALLS: Record<string, { openat2: number; statx: number; getdents64: number }> = {
-  x64: { openat2: 437, statx: 332, getdents64: 217 },
-  arm64: { openat2: 437, statx: 291, getdents64: 61 },
+const SYSCALLS: Record<
+  string,
+  { openat2: number; statx: number; getdents64: number; renameat2: number }
+> = {
+  x64: { openat2: 437, statx: 332, getdents64: 217, renameat2: 316 },
+  arm64: { openat2: 437, statx: 291, getdents64: 61, renameat2: 276 },
 };
 
 type Signature = { args: string[]; returns: string; syscall?: keyof typeof SYSCALLS.x64 };
@@ -61,6 +71,7 @@ const SIGNATURES: Record<string, Signature> = {
   lseek: { args: ["fd", "size", "fd"], returns: "size" },
   mkdirat: { args: ["fd", "ptr", "fd"], returns: "fd" },
   renameat: { args: ["fd", "ptr", "fd", "ptr"], returns: "fd" },
+  renameat2: { syscall: "renameat2", args: ["fd", "ptr", "fd", "ptr", "fd"], returns: "size" },
   linkat: { args: ["fd", "ptr", "fd", "ptr", "fd"], returns: "fd" },
   unlinkat: { args: ["fd", "ptr", "fd"], returns: "fd" },
   fchown: { args: ["fd", "fd", "fd"], returns: "fd" },
@@ -238,6 +249,8 @@ function direct(
     lseek: (fd, offset, whence) => c.lseek(fd, offset, whence),
     mkdirat: (dirfd, path, mode) => c.mkdirat(dirfd, path, mode),
     renameat: (fromDir, from, toDir, to) => c.renameat(fromDir, from, toDir, to),
+    renameat2: (fromDir, from, toDir, to, flags) =>
+      c.renameat2(n.renameat2, fromDir, from, toDir, to, flags),
     linkat: (fromDir, from, toDir, to, flags) => c.linkat(fromDir, from, toDir, to, flags),
     unlinkat: (dirfd, path, flags) => c.unlinkat(dirfd, path, flags),
     fchown: (fd, uid, gid) => c.fchown(fd, uid, gid),

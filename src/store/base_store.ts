@@ -16,6 +16,7 @@ import {
   BinaryFileError,
   FileExistsError,
   InvalidUtf8Error,
+  MoveRefusedError,
   NotADirectoryError,
   NotAFileError,
   StoreError,
@@ -29,6 +30,8 @@ import type {
   LineRangeOptions,
   ListEntry,
   ListOptions,
+  MoveOptions,
+  MoveResult,
   SearchQuery,
   SearchResult,
   TextFile,
@@ -219,6 +222,22 @@ export abstract class BaseFileStore implements FileStore {
    * @param node a checked, existing path
    */
   protected abstract deletePath(node: StorePath): Promise<void>;
+
+  /**
+   * Renames a checked, existing file or directory to a checked path. The default refuses:
+   * a store that can move overrides it.
+   *
+   * @param from the checked, existing path
+   * @param to the checked path it goes to
+   * @param options whether to replace a file at `to`, and what `from` is
+   */
+  protected movePath(
+    from: StorePath,
+    _to: StorePath,
+    _options: { overwrite: boolean; kind: "file" | "directory" },
+  ): Promise<void> {
+    return Promise.reject(new MoveRefusedError(from.display, "this store cannot move files"));
+  }
 
   /**
    * Runs `work` after every earlier `write`, `update` or `delete` of the same key has
@@ -554,6 +573,36 @@ export abstract class BaseFileStore implements FileStore {
    * @param options aborted before the file is removed: nothing is removed
    * @returns the file's display path
    */
+  /**
+   * Renames a file or directory (see {@linkcode FileStore.move}), after the edits of both
+   * paths that came before it.
+   *
+   * @param from the caller's path of what to move
+   * @param to the caller's path it goes to
+   * @param options whether to replace a file at `to`
+   * @returns both display paths and what was moved
+   */
+  async move(from: string, to: string, options: MoveOptions = {}): Promise<MoveResult> {
+    const source = await this.resolvePath(filePath(from), false);
+    const target = await this.resolvePath(filePath(to), true);
+    const { kind } = await this.statPath(source);
+    if (kind === "other") throw new NotAFileError(source.display, "not a file or directory");
+    if (source.display === ".") throw new MoveRefusedError(source.display, "it is a root");
+    if (source.key === target.key) {
+      throw new MoveRefusedError(source.display, "it is already there");
+    }
+    if (kind === "directory" && target.display.startsWith(`${source.display}/`)) {
+      throw new MoveRefusedError(source.display, `${target.display} is inside it`);
+    }
+    const overwrite = options.overwrite ?? false;
+    await this.withLock(source.key, () =>
+      this.withLock(target.key, () => {
+        options.signal?.throwIfAborted();
+        return this.movePath(source, target, { overwrite, kind });
+      }));
+    return { from: source.display, to: target.display, kind };
+  }
+
   async delete(path: string, options: { signal?: AbortSignal } = {}): Promise<string> {
     const node = await this.resolvePath(filePath(path), false);
     await this.withLock(node.key, () => {

@@ -21,7 +21,8 @@ export type StoreErrorCode =
   | "invalid_path"
   | "raced"
   | "no_space"
-  | "busy";
+  | "busy"
+  | "cannot_move";
 
 /** Base class of every error a store throws on purpose. */
 export class StoreError extends Error {
@@ -328,5 +329,23 @@ export class ReadOnlyFileError extends StoreError {
       }); nothing was written. Change its mode first if it is meant to be edited`,
     );
     this.name = "ReadOnlyFileError";
+  }
+}
+
+/** A move the store refuses: a root, a directory into itself, or one deny rules tie to its place. */
+export class MoveRefusedError extends StoreError {
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   * @param why why it cannot be moved, a clause
+   */
+  constructor(path: string, why: string) {
+    super(
+      "cannot_move",
+      path,
+      `${JSON.stringify(path)} cannot be moved: ${why}; nothing was moved`,
+    );
+    this.name = "MoveRefusedError";
   }
 }

@@ -222,6 +222,24 @@ export interface UpdateOptions {
   signal?: AbortSignal;
 }
 
+/** Options of {@linkcode FileStore.move}. */
+export interface MoveOptions {
+  /** Replace an existing file at `to`; default false. */
+  overwrite?: boolean;
+  /** Aborted before the rename: nothing is moved. */
+  signal?: AbortSignal;
+}
+
+/** What {@linkcode FileStore.move} did. */
+export interface MoveResult {
+  /** Display path it had. */
+  from: string;
+  /** Display path it has now. */
+  to: string;
+  /** What was moved. */
+  kind: "file" | "directory";
+}
+
 /** What {@linkcode FileStore.write} did. */
 export interface WriteResult {
   /** Display path of the file written. */
@@ -293,4 +311,11 @@ export interface FileStore {
   ): Promise<T>;
   /** Deletes a file (never a directory) and returns its display path. */
   delete(path: string, options?: { signal?: AbortSignal }): Promise<string>;
+  /**
+   * Renames a file or directory (a symlink itself, as `mv` does) within the roots; both
+   * names must pass the roots and deny rules. An existing `to` is refused
+   * ({@linkcode FileExistsError}) unless `overwrite`, which replaces a file, never a
+   * directory. Missing parent directories of `to` are created.
+   */
+  move(from: string, to: string, options?: MoveOptions): Promise<MoveResult>;
 }

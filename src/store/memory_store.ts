@@ -20,6 +20,8 @@ import {
   FileChangedError,
   FileExistsError,
   FileTooLargeError,
+  MoveRefusedError,
+  NotADirectoryError,
   NotAFileError,
   NotFoundError,
   PathOutsideRootError,
@@ -186,6 +188,49 @@ export class MemoryStore extends BaseFileStore {
       );
     }
     this.#files.delete(node.key);
+    return Promise.resolve();
+  }
+
+  /**
+   * Renames a file, or a directory with everything under it; a directory that holds a denied
+   * path, or whose entries would become denied, is refused (a move must not carry a file
+   * out of its deny rule, or into one).
+   */
+  protected override movePath(
+    from: StorePath,
+    to: StorePath,
+    options: { overwrite: boolean; kind: "file" | "directory" },
+  ): Promise<void> {
+    if (
+      to.exists && (options.kind === "directory" || this.#isDirectory(to.key) || !options.overwrite)
+    ) {
+      return Promise.reject(new FileExistsError(to.display));
+    }
+    const under = (key: string) => key === from.key || key.startsWith(from.key + "/");
+    const moved = (key: string) => to.key + key.slice(from.key.length);
+    const keys = [...this.#files.keys(), ...this.#directories].filter(under);
+    if (keys.some((key) => this.#denied(key) || this.#denied(moved(key)))) {
+      return Promise.reject(
+        new MoveRefusedError(
+          from.display,
+          "a deny rule matches something in it or where it would go",
+        ),
+      );
+    }
+    const parts = to.key.split("/");
+    for (let i = 1; i < parts.length; i++) {
+      const parent = parts.slice(0, i).join("/");
+      if (this.#files.has(parent)) return Promise.reject(new NotADirectoryError(parent));
+    }
+    for (const key of keys.filter((key) => this.#files.has(key))) {
+      const file = this.#files.get(key)!;
+      this.#files.delete(key);
+      this.set(moved(key), file.bytes);
+    }
+    for (const key of keys.filter((key) => this.#directories.has(key))) {
+      this.#directories.delete(key);
+      this.#directories.add(moved(key));
+    }
     return Promise.resolve();
   }
 

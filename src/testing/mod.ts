@@ -456,6 +456,8 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
                 () => store.stat(path),
                 () => store.write(path, "x", { overwrite: true }),
                 () => store.delete(path),
+                () => store.move(path, "moved.txt"),
+                () => store.move("a.txt", path),
                 () => store.search({ matcher: literalMatcher("token"), path }),
                 () => store.list(path),
               ]
@@ -607,6 +609,30 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
           await assert.rejects(store.delete("dir"), { code: "not_a_file" });
           assert.equal((await store.readText("dir/b.txt")).text, "y");
           await assert.rejects(store.delete("a.txt"), { code: "not_found" });
+        });
+      });
+
+      it("move() renames a file and a directory, and refuses to replace without overwrite", async () => {
+        await withStore({ "a.txt": "x", "b.txt": "y", "dir/c.txt": "z" }, [], async (store) => {
+          assert.deepEqual(await store.move("a.txt", "new/a.txt"), {
+            from: "a.txt",
+            to: "new/a.txt",
+            kind: "file",
+          });
+          assert.equal((await store.readText("new/a.txt")).text, "x");
+          await assert.rejects(store.stat("a.txt"), { code: "not_found" });
+          await assert.rejects(store.move("b.txt", "new/a.txt"), { code: "exists" });
+          assert.equal((await store.readText("new/a.txt")).text, "x");
+          await store.move("b.txt", "new/a.txt", { overwrite: true });
+          assert.equal((await store.readText("new/a.txt")).text, "y");
+          await assert.rejects(store.move("new/a.txt", "dir", { overwrite: true }), {
+            code: "exists",
+          });
+          assert.equal((await store.move("dir", "dir2")).kind, "directory");
+          assert.equal((await store.readText("dir2/c.txt")).text, "z");
+          await assert.rejects(store.move("dir2", "dir2/inner"), { code: "cannot_move" });
+          await assert.rejects(store.move("missing.txt", "m.txt"), { code: "not_found" });
+          await assert.rejects(store.move(".", "x"), { code: "cannot_move" });
         });
       });
 

@@ -96,6 +96,15 @@ export class Session {
     this.#account(path, file);
   }
 
+  /** Carries what the session knows of a file (or of everything under a directory) to its new path. */
+  moved(from: string, to: string): void {
+    for (const [path, memory] of [...this.#files]) {
+      if (path !== from && !path.startsWith(from + "/")) continue;
+      this.#files.delete(path);
+      this.#files.set(to + path.slice(from.length), memory);
+    }
+  }
+
   /** The memory of a file, now the most recently used. */
   #touch(path: string): FileMemory {
     const file = this.#files.get(path) ?? { shown: [], edits: [], bytes: 0 };

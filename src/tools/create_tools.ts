@@ -6,7 +6,7 @@
 import type { FileStore } from "../store/file_store.ts";
 import { errorResult, isRefusal } from "./_results.ts";
 import { insertLinesTool, replaceLinesTool, replaceTool } from "./edit_tools.ts";
-import { deleteTool, writeTool } from "./file_tools.ts";
+import { deleteTool, moveTool, writeTool } from "./file_tools.ts";
 import { globTool } from "./glob_tool.ts";
 import { grepTool } from "./grep_tool.ts";
 import { listTool } from "./list_tool.ts";
@@ -19,7 +19,7 @@ import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 
 /**
  * Builds the tools over a store: read, grep, glob, list, and unless `readOnly` write,
- * replace, replace_lines, insert_lines, patch, undo and delete. A tool's `call` never throws for bad
+ * replace, replace_lines, insert_lines, patch, undo, move and delete. A tool's `call` never throws for bad
  * input or a failed operation; it returns a result with `isError: true`.
  *
  * @param store where the files are
@@ -47,12 +47,13 @@ export function createTools(store: FileStore, options: ToolOptions = {}): ToolDe
   if (!s.readOnly) {
     const editing = { store, settings: s, session };
     tools.push(
-      writeTool(store),
+      writeTool(editing),
       replaceTool(editing),
       replaceLinesTool(editing),
       insertLinesTool(editing),
       patchTool(editing),
       undoTool(editing),
+      moveTool(editing),
       deleteTool(store),
     );
   }

@@ -1,9 +1,13 @@
-// The whole-file tools: write and delete.
+// The whole-file tools: write, move and delete.
 import { countLines, quotePath } from "../core/mod.ts";
+import { NotFoundError, StoreError } from "../store/errors.ts";
 import type { FileStore } from "../store/file_store.ts";
+import { changedRegions } from "../versions/mod.ts";
 import { checkArgs } from "./_args.ts";
+import { editReport } from "./_edit_report.ts";
 import { ok } from "./_results.ts";
-import type { JsonSchema, ToolDefinition } from "./tool.ts";
+import type { EditContext } from "./edit_tools.ts";
+import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
 
 const writeSchema: JsonSchema = {
   type: "object",
@@ -18,13 +22,19 @@ const writeSchema: JsonSchema = {
       default: false,
       description: "Replace an existing file (its mode is kept).",
     },
+    dry_run: {
+      type: "boolean",
+      default: false,
+      description: "Show what would change; write nothing.",
+    },
   },
   required: ["path", "content"],
   additionalProperties: false,
 };
 
 /** The write tool. */
-export function writeTool(store: FileStore): ToolDefinition {
+export function writeTool(context: EditContext): ToolDefinition {
+  const { store, session } = context;
   return {
     name: "write",
     title: "Write file",
@@ -47,12 +57,20 @@ export function writeTool(store: FileStore): ToolDefinition {
       idempotentHint: true,
       openWorldHint: false,
     },
-    async call(args, context) {
-      const a = checkArgs<{ path: string; content: string; overwrite: boolean }>(writeSchema, args);
+    async call(args, call) {
+      const a = checkArgs<{ path: string; content: string; overwrite: boolean; dry_run: boolean }>(
+        writeSchema,
+        args,
+      );
+      const before = a.overwrite ? await current(store, a.path) : undefined;
+      if (a.dry_run) return await dryWrite(context, a.path, a.content, a.overwrite, before);
       const written = await store.write(a.path, a.content, {
         overwrite: a.overwrite,
-        signal: context?.signal,
+        signal: call?.signal,
       });
+      // The agent knows what it wrote: it counts as shown, and an overwrite can be undone.
+      if (before?.text !== undefined) session.edited(written.path, before.text, a.content);
+      else session.showed(written.path, a.content);
       const lines = countLines(a.content);
       const bytes = new TextEncoder().encode(a.content).length;
       const { created } = written;
@@ -66,6 +84,121 @@ export function writeTool(store: FileStore): ToolDefinition {
         created,
         lines,
         bytes,
+      });
+    },
+  };
+}
+
+/**
+ * A file's text now, if it exists and is text within the edit cap; else undefined (the
+ * write itself then says what is wrong, if anything is).
+ */
+async function current(
+  store: FileStore,
+  path: string,
+): Promise<{ path: string; text: string } | undefined> {
+  try {
+    const file = await store.readText(path);
+    return file.invalidUtf8 ? undefined : { path: file.path, text: file.text };
+  } catch (error) {
+    if (error instanceof StoreError) return undefined;
+    throw error;
+  }
+}
+
+/** What a write would do: the file it would create, or the diff of the one it would replace. */
+async function dryWrite(
+  { store, settings }: EditContext,
+  path: string,
+  content: string,
+  overwrite: boolean,
+  before: { path: string; text: string } | undefined,
+): Promise<ToolResult> {
+  const lines = countLines(content);
+  if (before !== undefined) {
+    const result = {
+      text: content,
+      regions: changedRegions(before.text, content),
+      lineDelta: lines - countLines(before.text),
+    };
+    return editReport(quotePath(before.path), before.text, result, true, settings);
+  }
+  try {
+    const info = await store.stat(path);
+    if (!overwrite) {
+      return ok(
+        `[dry run: ${quotePath(info.path)} exists; write would refuse it without overwrite=true]\n`,
+        {
+          path: quotePath(info.path),
+          created: false,
+          lines,
+          bytes: new TextEncoder().encode(content).length,
+        },
+      );
+    }
+  } catch (error) {
+    if (!(error instanceof NotFoundError)) throw error;
+  }
+  const bytes = new TextEncoder().encode(content).length;
+  return ok(
+    `[dry run: would create ${
+      quotePath(path)
+    }: ${lines} lines, ${bytes} bytes; nothing was written]\n`,
+    {
+      path: quotePath(path),
+      created: true,
+      lines,
+      bytes,
+    },
+  );
+}
+
+const moveSchema: JsonSchema = {
+  type: "object",
+  properties: {
+    from: { type: "string", description: "File or directory to move." },
+    to: { type: "string", description: "Its new path (missing parents are made)." },
+    overwrite: { type: "boolean", default: false, description: "Replace a file at to." },
+  },
+  required: ["from", "to"],
+  additionalProperties: false,
+};
+
+/** The move tool. */
+export function moveTool({ store, session }: EditContext): ToolDefinition {
+  return {
+    name: "move",
+    title: "Move or rename",
+    description:
+      "Renames a file or directory within the roots; an existing file at to is replaced only with overwrite=true, a directory never.",
+    inputSchema: moveSchema,
+    outputSchema: {
+      type: "object",
+      properties: {
+        from: { type: "string" },
+        to: { type: "string" },
+        kind: { type: "string", enum: ["file", "directory"] },
+      },
+      required: ["from", "to", "kind"],
+    },
+    annotations: {
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: false,
+    },
+    async call(args, call) {
+      const a = checkArgs<{ from: string; to: string; overwrite: boolean }>(moveSchema, args);
+      const moved = await store.move(a.from, a.to, {
+        overwrite: a.overwrite,
+        signal: call?.signal,
+      });
+      session.moved(moved.from, moved.to);
+      const [from, to] = [quotePath(moved.from), quotePath(moved.to)];
+      return ok(`moved ${moved.kind === "directory" ? "directory " : ""}${from} to ${to}\n`, {
+        from,
+        to,
+        kind: moved.kind,
       });
     },
   };

@@ -84,7 +84,7 @@ describe("the linewise command line", () => {
     const help = runCli(["--help"], root.dir);
     assert.match(
       help.stdout,
-      /Tools \(linewise call TOOL --help\): read, grep, glob, list, write, replace, replace_lines, insert_lines, patch, undo, delete\n$/,
+      /Tools \(linewise call TOOL --help\): read, grep, glob, list, write, replace, replace_lines, insert_lines, patch, undo, move, delete\n$/,
     );
     const tool = runCli(["call", "replace_lines", "--help"], root.dir);
     assert.equal(tool.status, 0);

@@ -55,7 +55,7 @@ describe("the binary over MCP", () => {
     root.remove();
   });
 
-  test("tools/list gives the eleven tools with schemas and annotations", async () => {
+  test("tools/list gives the twelve tools with schemas and annotations", async () => {
     const { tools } = await client.listTools();
     assert.deepEqual(tools.map((t) => t.name).sort(), [
       "delete",
@@ -63,6 +63,7 @@ describe("the binary over MCP", () => {
       "grep",
       "insert_lines",
       "list",
+      "move",
       "patch",
       "read",
       "replace",

@@ -5,7 +5,9 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { createPatch } from "diff";
 import { ensureBinary, tempRoot } from "../_helpers/binary.ts";

@@ -17,6 +17,7 @@ const ALL = [
   "insert_lines",
   "patch",
   "undo",
+  "move",
   "delete",
 ];
 const READ_ONLY = ["read", "grep", "glob", "list"];
@@ -26,7 +27,7 @@ function byName() {
 }
 
 describe("createTools()", () => {
-  test("createTools() makes the eleven tools, read-only ones first", () => {
+  test("createTools() makes the twelve tools, read-only ones first", () => {
     assert.deepEqual(createTools(new MemoryStore()).map((t) => t.name), ALL);
   });
 
@@ -50,6 +51,7 @@ describe("createTools()", () => {
     { name: "insert_lines", readOnly: false, destructive: false, idempotent: false },
     { name: "patch", readOnly: false, destructive: true, idempotent: false },
     { name: "undo", readOnly: false, destructive: true, idempotent: false },
+    { name: "move", readOnly: false, destructive: true, idempotent: false },
     { name: "delete", readOnly: false, destructive: true, idempotent: true },
   ];
   for (const row of ANNOTATIONS) {

@@ -148,7 +148,7 @@ describe("write", () => {
     {
       name: "an unknown field",
       args: { path: "n.txt", content: "x", mode: 0o644 },
-      message: /^unknown argument "mode"; the arguments are path, content, overwrite$/,
+      message: /^unknown argument "mode"; the arguments are path, content, overwrite, dry_run$/,
     },
   ];
   for (const row of REFUSED) {
@@ -166,6 +166,52 @@ describe("write", () => {
     const result = await h.call("write", { path: "s.txt", content: "distinctive\n" });
     assertFitsSchema(result.structuredContent, schema);
     assert.doesNotMatch(JSON.stringify(result.structuredContent), /distinctive/);
+  });
+});
+
+describe("write dry_run", () => {
+  test("shows the diff of an overwrite and writes nothing", async () => {
+    const h = tools();
+    const result = await h.call("write", {
+      path: "a.txt",
+      content: "one\nTWO\n",
+      overwrite: true,
+      dry_run: true,
+    });
+    assert.match(
+      okText(result),
+      /^--- a\.txt\tbefore\n\+\+\+ a\.txt\tafter\n@@ -1,2 \+1,2 @@\n one\n-two\n\+TWO\n/,
+    );
+    assert.match(
+      okText(result),
+      /\[dry run: nothing was written; the file would have 2 lines \(\+0\)\]\n$/,
+    );
+    assert.equal((await h.store.readText("a.txt")).text, "one\ntwo\n");
+  });
+
+  test("says what it would create, or that it would refuse an existing file", async () => {
+    const h = tools();
+    assert.equal(
+      okText(await h.call("write", { path: "new.txt", content: "x\ny\n", dry_run: true })),
+      "[dry run: would create new.txt: 2 lines, 4 bytes; nothing was written]\n",
+    );
+    await assert.rejects(h.store.readText("new.txt"), { code: "not_found" });
+    assert.equal(
+      okText(await h.call("write", { path: "a.txt", content: "x", dry_run: true })),
+      "[dry run: a.txt exists; write would refuse it without overwrite=true]\n",
+    );
+  });
+
+  test("a written file counts as shown: numbered edits of it need no read", async () => {
+    const h = tools();
+    okText(await h.call("write", { path: "w.txt", content: "a\nb\n" }));
+    okText(
+      await h.call("replace_lines", { path: "w.txt", edits: [{ start_line: 2, new_text: "B" }] }),
+    );
+    assert.equal((await h.store.readText("w.txt")).text, "a\nB\n");
+    okText(await h.call("write", { path: "w.txt", content: "c\n", overwrite: true }));
+    okText(await h.call("undo", { path: "w.txt" }));
+    assert.equal((await h.store.readText("w.txt")).text, "a\nB\n");
   });
 });
 
