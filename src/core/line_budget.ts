@@ -23,6 +23,11 @@ export class LineBudget {
   #lines = 0;
   #chars = 0;
 
+  /**
+   * A budget for one read.
+   *
+   * @param options the end and the limits
+   */
   constructor(options: LineLimits) {
     this.#options = options;
   }

@@ -285,6 +285,7 @@ export class DirectoryStore extends BaseFileStore {
         kind: kindOf(stat),
         size: stat.kind === "file" ? stat.size : 0,
         mtimeMs: stat.mtimeMs,
+        identity: identityOf(stat),
       });
     } catch (error) {
       return Promise.reject(mapOsError(error, node.display, "read"));
@@ -882,3 +883,15 @@ keepOffTopTier(
   DirectoryStore.prototype["listDirectory"],
   ...WALK_HOT_PATH,
 );
+
+/**
+ * What `FileInfo.identity` promises for a file on disk: its device, inode, size and times,
+ * once its status has not changed for a second (a write within the timestamp granularity of
+ * the last one could keep them all).
+ */
+function identityOf(stat: FileStat): string | undefined {
+  if (stat.kind !== "file" || Date.now() - Number(stat.ctimeNs / 1_000_000n) < 1000) {
+    return undefined;
+  }
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}

@@ -67,6 +67,8 @@ export interface PathStat {
   size: number;
   /** Modification time in milliseconds since the epoch. */
   mtimeMs: number;
+  /** See {@linkcode FileInfo.identity}. */
+  identity?: string;
 }
 
 /** What {@linkcode BaseFileStore.readFile} returns. */

@@ -25,6 +25,13 @@ export interface FileInfo {
   size: number;
   /** Modification time in milliseconds since the epoch. */
   mtimeMs: number;
+  /**
+   * A token that is the same only while the file's content is: set by a store that can
+   * promise that (the directory store from device, inode, size and times, for a file whose
+   * status has not changed for a second, since a change within the timestamp granularity
+   * could otherwise go unseen), so that a caller may keep what it read under it.
+   */
+  identity?: string;
 }
 
 /** One entry of {@linkcode FileStore.list}. */

@@ -111,7 +111,12 @@ export class MemoryStore extends BaseFileStore {
   protected override statPath(node: WalkNode): Promise<PathStat> {
     const file = this.#files.get(node.key);
     if (file) {
-      return Promise.resolve({ kind: "file", size: file.bytes.length, mtimeMs: file.mtimeMs });
+      return Promise.resolve({
+        kind: "file",
+        size: file.bytes.length,
+        mtimeMs: file.mtimeMs,
+        identity: String(file.version),
+      });
     }
     if (this.#isDirectory(node.key)) {
       return Promise.resolve({ kind: "directory", size: 0, mtimeMs: 0 });

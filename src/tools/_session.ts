@@ -8,6 +8,10 @@ export interface Shown {
   version: string | undefined;
   /** The text of that version; undefined when it was not kept. */
   text: string | undefined;
+  /** The store's identity of the file when it held this text (`FileInfo.identity`). */
+  identity?: string;
+  /** The text's lines, kept beside it for reads (they share its memory). */
+  lines?: string[];
 }
 
 /** One edit this session made, for undo. */
@@ -50,13 +54,19 @@ export class Session {
    * `text` undefined records rows of an unknown version (numbered edits must then re-read).
    *
    * @param version the text's version, when the caller has it already
+   * @param known the store's identity of the file and the text's lines, to read from later
    * @returns the version shown, or undefined for an unknown one
    */
-  showed(path: string, text: string | undefined, version?: string): string | undefined {
+  showed(
+    path: string,
+    text: string | undefined,
+    version?: string,
+    known: { identity?: string; lines?: string[] } = {},
+  ): string | undefined {
     if (text !== undefined) version ??= versionOf(text);
     const file = this.#touch(path);
     file.shown = file.shown.filter((s) => s.version !== version || version === undefined);
-    file.shown.push({ version, text });
+    file.shown.push({ version, text, ...(known.identity ? known : {}) });
     if (file.shown.length > VERSIONS_PER_FILE) file.shown.shift();
     this.#account(path, file);
     return version;
@@ -65,6 +75,12 @@ export class Session {
   /** The latest version shown of a file, if any. */
   latest(path: string): Shown | undefined {
     return this.#files.get(path)?.shown.at(-1);
+  }
+
+  /** The latest version shown, when the file still has the identity it had then. */
+  known(path: string, identity: string): Shown | undefined {
+    const latest = this.latest(path);
+    return latest?.identity === identity && latest.text !== undefined ? latest : undefined;
   }
 
   /** A version shown of a file, if this session still holds it. */
@@ -133,11 +149,15 @@ export class Session {
   }
 }
 
+/** Bytes held for a file: two per UTF-16 unit of each text, and 16 per line kept beside one. */
 function sizeOf(file: FileMemory): number {
   const texts = new Set<string>();
-  for (const s of file.shown) if (s.text !== undefined) texts.add(s.text);
-  for (const e of file.edits) texts.add(e.before).add(e.after);
   let bytes = 0;
+  for (const s of file.shown) {
+    if (s.text !== undefined) texts.add(s.text);
+    bytes += (s.lines?.length ?? 0) * 16;
+  }
+  for (const e of file.edits) texts.add(e.before).add(e.after);
   for (const text of texts) bytes += text.length * 2;
   return bytes;
 }

@@ -1,52 +1,93 @@
-// Files shown with their version: the whole text of a file a result shows lines of, read so
-// that the session can remember the version those lines belong to.
+// Files shown with their version: the whole text of a file a result shows lines of, read
+// so that the session can remember the version those lines belong to. A file the store
+// vouches has not changed since the session last read it (`FileInfo.identity`) is not read
+// again.
 import { lineText, type ScanRow, splitBom, splitLines } from "../core/mod.ts";
-import { FileTooLargeError } from "../store/errors.ts";
-import type { FileStore, TextFile } from "../store/file_store.ts";
+import { FileTooLargeError, StoreError } from "../store/errors.ts";
+import type { FileStore } from "../store/file_store.ts";
 import { versionOf } from "../versions/mod.ts";
+import type { Session } from "./_session.ts";
 import type { Settings } from "./options.ts";
 
+/** A file's whole text, its lines and version, as read now (or known to be unchanged). */
+export interface Snapshot {
+  /** Display path. */
+  path: string;
+  text: string;
+  /** The lines of the text (BOM aside), terminators kept. */
+  lines: string[];
+  version: string;
+  /** The store's identity of the file with this text, when it gave one. */
+  identity?: string;
+}
+
 /**
- * A file's whole text when it can have a version (valid UTF-8, within the edit cap), else
+ * The file's text when it can have a version (valid UTF-8, within the edit cap), else
  * undefined (it then cannot be edited either).
  */
-export async function wholeText(
+export async function snapshot(
   store: FileStore,
-  path: string,
+  session: Session,
   settings: Settings,
-): Promise<TextFile | undefined> {
+  path: string,
+): Promise<Snapshot | undefined> {
+  const info = await store.stat(path);
+  if (info.kind === "file" && info.size > settings.maxEditBytes) return undefined;
+  const known = info.identity === undefined ? undefined : session.known(info.path, info.identity);
+  if (known) {
+    const text = known.text!;
+    const lines = known.lines ?? splitLines(splitBom(text).body);
+    return { path: info.path, text, lines, version: known.version!, identity: info.identity };
+  }
+  let file;
   try {
-    const file = await store.readText(path, { maxBytes: settings.maxEditBytes });
-    return file.invalidUtf8 ? undefined : file;
+    file = await store.readText(path, { maxBytes: settings.maxEditBytes });
   } catch (error) {
     if (error instanceof FileTooLargeError) return undefined;
     throw error;
   }
+  if (file.invalidUtf8) return undefined;
+  const lines = splitLines(splitBom(file.text).body);
+  return {
+    path: file.path,
+    text: file.text,
+    lines,
+    version: versionOf(file.text),
+    identity: info.identity,
+  };
+}
+
+/** Records a snapshot as the latest version shown; returns the version. */
+export function recordShown(session: Session, shot: Snapshot): string {
+  return session.showed(shot.path, shot.text, shot.version, {
+    identity: shot.identity,
+    lines: shot.lines,
+  })!;
 }
 
 /**
- * The whole text of each file a search found, read again, with its version; when its rows
- * are not what the search saw (it changed in between), or it cannot have a version, none.
+ * The snapshot of each file a search found, for those whose rows it still holds (a file
+ * changed since the search, or that cannot have a version, gets none).
  */
-export async function searchedTexts(
+export async function searchedSnapshots(
   store: FileStore,
+  session: Session,
   settings: Settings,
   files: ReadonlyArray<{ path: string; rows: readonly ScanRow[] }>,
-): Promise<Array<{ text?: string; version?: string }>> {
+): Promise<Array<Snapshot | undefined>> {
   return await inBatches(files, async (file) => {
     try {
-      const whole = await wholeText(store, file.path, settings);
-      if (!whole || !holds(whole.text, file.rows)) return {};
-      return { text: whole.text, version: versionOf(whole.text) };
-    } catch {
-      return {}; // (gone or unreadable since the search: no version)
+      const shot = await snapshot(store, session, settings, file.path);
+      return shot && holds(shot.lines, file.rows) ? shot : undefined;
+    } catch (error) {
+      if (error instanceof StoreError) return undefined; // (gone or unreadable since)
+      throw error;
     }
   });
 }
 
-/** Whether `text` has the rows' lines at their numbers (a part of a long line as its start). */
-function holds(text: string, rows: readonly ScanRow[]): boolean {
-  const lines = splitLines(splitBom(text).body);
+/** Whether `lines` has the rows' lines at their numbers (a part of a long line inside it). */
+function holds(lines: readonly string[], rows: readonly ScanRow[]): boolean {
   return rows.every((row) => {
     const line = lines[row.line - 1];
     if (line === undefined) return false;

@@ -19,8 +19,10 @@ import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 
 /**
  * Builds the tools over a store: read, grep, glob, list, and unless `readOnly` write,
- * replace, replace_lines, insert_lines, patch, undo, move and delete. A tool's `call` never throws for bad
- * input or a failed operation; it returns a result with `isError: true`.
+ * replace, replace_lines, insert_lines, patch, undo, move and delete. A tool's `call` never
+ * throws for bad input or a failed operation; it returns a result with `isError: true`.
+ * The tools share one session: what they showed (the versions numbered edits are checked
+ * against) and what they can undo, so make one set of tools per agent conversation.
  *
  * @param store where the files are
  * @param options budgets, caps and read-only mode
@@ -32,7 +34,7 @@ import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
  * const tools = createTools(new MemoryStore({ "a.txt": "one\ntwo\n" }));
  * const read = tools.find((tool) => tool.name === "read")!;
  * const result = await read.call({ path: "a.txt", start_line: 2 });
- * assert.equal(result.content[0].text, "2\ttwo\n");
+ * assert.equal(result.content[0].text, `[version ${result.structuredContent!.version}]\n2\ttwo\n`);
  * ```
  */
 export function createTools(store: FileStore, options: ToolOptions = {}): ToolDefinition[] {

@@ -7,15 +7,13 @@ import {
   LineRangeError,
   lineText,
   quotePath,
-  splitBom,
-  splitLines,
   takeLines,
 } from "../core/mod.ts";
 import type { FileStore, LineRange, LineRangeOptions } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars } from "./_results.ts";
 import type { Session } from "./_session.ts";
-import { wholeText } from "./_shown.ts";
+import { recordShown, snapshot } from "./_shown.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -181,23 +179,22 @@ async function versionedLines(
   path: string,
   options: LineRangeOptions,
 ): Promise<{ range: LineRange; version?: string }> {
-  const whole = await wholeText(store, path, settings);
-  if (whole === undefined) {
+  const shot = await snapshot(store, session, settings, path);
+  if (shot === undefined) {
     const range = await store.readLines(path, options);
     session.showed(range.path, undefined);
     return { range };
   }
-  const all = splitLines(splitBom(whole.text).body);
-  const { lines, more } = takeLines(all, options.start, options);
+  const { lines, more } = takeLines(shot.lines, options.start, options);
   const range = {
-    path: whole.path,
+    path: shot.path,
     lines,
     start: options.start,
-    total: all.length,
+    total: shot.lines.length,
     more,
     invalidUtf8: false,
   };
-  return { range, version: session.showed(whole.path, whole.text) };
+  return { range, version: recordShown(session, shot) };
 }
 
 function checkColumn(
