@@ -17,6 +17,7 @@ import { grepBench } from "./grep.ts";
 import { loadBench } from "./load.ts";
 import { boundedBench, deepReadBench, smallWorkBench } from "./reads.ts";
 import { writeResults } from "./report.ts";
+import { versionsBench } from "./versions.ts";
 
 ensureTools();
 buildTree();
@@ -28,6 +29,7 @@ const benches: Record<string, () => Promise<void>> = {
   grep: grepBench,
   bounded: boundedBench,
   load: loadBench,
+  versions: versionsBench,
 };
 for (const [name, bench] of Object.entries(benches)) {
   if (only.length === 0 || only.includes(name)) await bench();

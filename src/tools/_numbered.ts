@@ -68,7 +68,7 @@ export function place(call: NumberedCall, targets: readonly Target[]): Placed {
     throw refusal(
       call,
       "the file changed too much since this session showed it to carry your line numbers over",
-      targets.map((t) => span(t)),
+      targets.map((t) => around(t)),
     );
   }
   const carried: Carried[] = targets.map((t) =>
@@ -170,7 +170,7 @@ function baseText(call: NumberedCall, targets: readonly Target[]): string | unde
     throw refusal(
       call,
       `version ${version} is not the file's version now, and this session does not hold it to carry your line numbers over`,
-      targets.map((t) => span(t)),
+      targets.map((t) => around(t)),
       { recorded: true },
     );
   }
@@ -182,8 +182,8 @@ function baseText(call: NumberedCall, targets: readonly Target[]): string | unde
     }
     throw refusal(
       call,
-      "the file changed since this session showed it, and the version shown was not kept (too large, or changing while it was read), so your line numbers cannot be carried over",
-      targets.map((t) => span(t)),
+      "the file changed since this session showed it, and the session kept only the version it showed (grep's, or one too large to keep), not its text, so your line numbers cannot be carried over",
+      targets.map((t) => around(t)),
       { recorded: true },
     );
   }
@@ -237,9 +237,15 @@ function first(target: Target): number {
   return "after" in target ? target.after : target.start;
 }
 
-/** The lines a target touches, to show: a range itself, a point the lines on both sides. */
-function span(target: Target): { start: number; end: number } {
-  return "after" in target ? { start: target.after, end: target.after + 1 } : target;
+/**
+ * The lines to show for a target whose lines cannot be followed: those at its numbers now,
+ * and two on each side, so that the agent can see where its lines went.
+ */
+function around(target: Target): { start: number; end: number } {
+  const { start, end } = "after" in target
+    ? { start: target.after, end: target.after + 1 }
+    : target;
+  return { start: start - 2, end: end + 2 };
 }
 
 function describe(target: Target): string {

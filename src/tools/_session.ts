@@ -65,8 +65,14 @@ export class Session {
   ): string | undefined {
     if (text !== undefined) version ??= versionOf(text);
     const file = this.#touch(path);
-    file.shown = file.shown.filter((s) => s.version !== version || version === undefined);
-    file.shown.push({ version, text, ...(known.identity ? known : {}) });
+    // Shown again (by grep, with no text): the text held for that version stays.
+    const same = version === undefined ? undefined : file.shown.find((s) => s.version === version);
+    if (text === undefined && same?.text !== undefined) {
+      text = same.text;
+      known = { lines: same.lines, ...known };
+    }
+    file.shown = file.shown.filter((s) => s !== same);
+    file.shown.push({ version, text, ...(known.identity || known.lines ? known : {}) });
     if (file.shown.length > VERSIONS_PER_FILE) file.shown.shift();
     this.#account(path, file);
     return version;
@@ -91,6 +97,10 @@ export class Session {
 
   /** Records an edit: `after` becomes the latest version shown, and the step can be undone. */
   edited(path: string, before: string, after: string): string {
+    // The text before is most often the one held already: hold one copy of it.
+    const held = this.#files.get(path);
+    const same = [held?.edits.at(-1)?.after, held?.shown.at(-1)?.text].find((t) => t === before);
+    if (same !== undefined) before = same;
     const version = this.showed(path, after)!;
     const file = this.#touch(path);
     file.edits.push({ before, after });

@@ -65,34 +65,57 @@ export function recordShown(session: Session, shot: Snapshot): string {
   })!;
 }
 
+/** The version a search's rows of one file belong to, and the store's identity of the file. */
+export interface SearchedVersion {
+  version?: string;
+  identity?: string;
+}
+
 /**
- * The snapshot of each file a search found, for those whose rows it still holds (a file
- * changed since the search, or that cannot have a version, gets none).
+ * The version of each file a search found. A file whose identity the session knows from a
+ * version it showed before the search is as it was then; any other is read again, and gets
+ * a version only when it still holds the rows the search found (none when it changed in
+ * between, or cannot have one). The text is not kept: a search shows too many files.
  */
-export async function searchedSnapshots(
+export async function searchedVersions(
   store: FileStore,
   session: Session,
   settings: Settings,
   files: ReadonlyArray<{ path: string; rows: readonly ScanRow[] }>,
-): Promise<Array<Snapshot | undefined>> {
-  return await inBatches(files, async (file) => {
+): Promise<SearchedVersion[]> {
+  return await inBatches(files, async (file): Promise<SearchedVersion> => {
     try {
-      const shot = await snapshot(store, session, settings, file.path);
-      return shot && holds(shot.lines, file.rows) ? shot : undefined;
+      const info = await store.stat(file.path);
+      if (info.kind !== "file" || info.size > settings.maxEditBytes) return {};
+      const identity = info.identity;
+      const known = identity === undefined ? undefined : session.latest(info.path);
+      if (known?.identity === identity && known?.version !== undefined) {
+        return { version: known.version, identity };
+      }
+      const now = await store.readText(file.path, { maxBytes: settings.maxEditBytes });
+      if (now.invalidUtf8 || !holds(splitBom(now.text).body, file.rows)) return {};
+      return { version: versionOf(now.text), identity };
     } catch (error) {
-      if (error instanceof StoreError) return undefined; // (gone or unreadable since)
+      if (error instanceof StoreError) return {}; // (gone, grown or unreadable since)
       throw error;
     }
   });
 }
 
-/** Whether `lines` has the rows' lines at their numbers (a part of a long line inside it). */
-function holds(lines: readonly string[], rows: readonly ScanRow[]): boolean {
-  return rows.every((row) => {
-    const line = lines[row.line - 1];
-    if (line === undefined) return false;
-    return row.piece ? lineText(line).includes(lineText(row.text)) : line === row.text;
-  });
+/** Whether `body` has the rows' lines at their numbers (a part of a long line inside it). */
+function holds(body: string, rows: readonly ScanRow[]): boolean {
+  let line = 1;
+  let at = 0;
+  for (const row of rows) {
+    for (; line < row.line; line++) {
+      at = body.indexOf("\n", at) + 1;
+      if (at === 0) return false;
+    }
+    const end = body.indexOf("\n", at);
+    const text = body.slice(at, end === -1 ? body.length : end + 1);
+    if (row.piece ? !lineText(text).includes(lineText(row.text)) : text !== row.text) return false;
+  }
+  return true;
 }
 
 /** Maps `work` over `items`, a few at a time. */

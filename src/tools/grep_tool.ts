@@ -4,7 +4,7 @@ import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars, unreadableNote } from "./_results.ts";
 import type { Session } from "./_session.ts";
-import { recordShown, searchedSnapshots } from "./_shown.ts";
+import { searchedVersions } from "./_shown.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
@@ -144,12 +144,12 @@ async function grep(
   });
   // The files the budget lets through get their versions; the session records those shown.
   const reach = render(result, args.context > 0, settings).files.length;
-  const shots = await searchedSnapshots(store, session, settings, result.files.slice(0, reach));
-  const shown = render(result, args.context > 0, settings, shots.map((s) => s?.version));
+  const found = await searchedVersions(store, session, settings, result.files.slice(0, reach));
+  const shown = render(result, args.context > 0, settings, found.map((f) => f.version));
   for (let i = 0; i < shown.files.length; i++) {
-    const shot = shots[i];
-    if (shot) recordShown(session, shot);
-    else session.showed(result.files[i].path, undefined);
+    session.showed(result.files[i].path, undefined, found[i].version, {
+      identity: found[i].identity,
+    });
   }
   let text = shown.text;
   const stopped = shown.budgetHit ? "output_budget" : result.stopped;

@@ -182,7 +182,10 @@ describe("the linewise command line", () => {
     writeFileSync(file, "zero\none\ntwo\nthree\n"); // another process inserts a line on top
     const stale = edit({ version });
     assert.equal(stale.status, 1, "the CLI holds no old version to carry the edit over");
-    assert.match(stale.stderr, /version \w+ is not the file.s version now.*\):\n2\tone\n\n$/s);
+    assert.match(
+      stale.stderr,
+      /version \w+ is not the file.s version now.*\):\n1\tzero\n2\tone\n3\ttwo\n4\tthree\n\n$/s,
+    );
     assert.equal(readFileSync(file, "utf8"), "zero\none\ntwo\nthree\n");
 
     const now = /^\[version ([0-9a-f]{8})\]/.exec(runCli(["read", "n.txt"], root.dir).stdout)![1];

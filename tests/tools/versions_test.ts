@@ -154,8 +154,29 @@ describe("numbered edits and the version the agent saw", () => {
     );
   });
 
-  test("a grep shows a version edits then refer to", async () => {
+  test("a grep shows a version edits then refer to; its text is not kept", async () => {
     const h = memoryTools({ "a.txt": FILE });
+    okText(await h.call("grep", { pattern: "four" }));
+    okText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 4, new_text: "4" }] }),
+    );
+    assert.equal(await textOf(h), "one\ntwo\nthree\n4\nfive\n");
+    const again = memoryTools({ "a.txt": FILE });
+    okText(await again.call("grep", { pattern: "four" }));
+    again.store.set("a.txt", "zero\n" + FILE);
+    assert.match(
+      errorText(
+        await again.call("replace_lines", {
+          path: "a.txt",
+          edits: [{ start_line: 4, new_text: "4" }],
+        }),
+      ),
+      /kept only the version it showed \(grep's, or one too large to keep\).*\n5\tfour\n/s,
+    );
+  });
+
+  test("a grep after a read keeps the text the read left, so edits still carry over", async () => {
+    const h = await seen();
     okText(await h.call("grep", { pattern: "four" }));
     h.store.set("a.txt", "zero\n" + FILE);
     okText(
@@ -181,7 +202,7 @@ describe("numbered edits and the version the agent saw", () => {
       errorText(
         await h.call("replace_lines", { path: "b.txt", edits: [{ start_line: 1, new_text: "1" }] }),
       ),
-      /the version shown was not kept/,
+      /kept only the version it showed/,
     );
   });
 });
