@@ -176,6 +176,14 @@ function baseText(call: NumberedCall, targets: readonly Target[]): string | unde
   }
   const latest = session.latest(display);
   if (latest?.text !== undefined) return latest.text;
+  if (latest !== undefined && latest.version === undefined) {
+    throw refusal(
+      call,
+      "this session last showed rows of this file without a version (a file over the edit cap, one changing while it was read, or one of the files after grep's first 50), so your line numbers cannot be checked",
+      targets.map((t) => around(t)),
+      { recorded: false },
+    );
+  }
   if (latest !== undefined) {
     if (latest.version !== undefined && session.showed(display, text) === latest.version) {
       return text;

@@ -5,7 +5,7 @@
 import { lineText, type ScanRow, splitBom, splitLines } from "../core/mod.ts";
 import { FileTooLargeError, StoreError } from "../store/errors.ts";
 import type { FileStore } from "../store/file_store.ts";
-import { versionOf } from "../versions/mod.ts";
+import { versionOf, versionOfBytes } from "../versions/mod.ts";
 import type { Session } from "./_session.ts";
 import type { Settings } from "./options.ts";
 
@@ -81,7 +81,7 @@ export async function searchedVersions(
   store: FileStore,
   session: Session,
   settings: Settings,
-  files: ReadonlyArray<{ path: string; rows: readonly ScanRow[] }>,
+  files: ReadonlyArray<{ path: string; rows: readonly ScanRow[]; invalidUtf8?: boolean }>,
 ): Promise<SearchedVersion[]> {
   return await inBatches(files, async (file): Promise<SearchedVersion> => {
     try {
@@ -92,9 +92,11 @@ export async function searchedVersions(
       if (known?.identity === identity && known?.version !== undefined) {
         return { version: known.version, identity };
       }
-      const now = await store.readText(file.path, { maxBytes: settings.maxEditBytes });
-      if (now.invalidUtf8 || !holds(splitBom(now.text).body, file.rows)) return {};
-      return { version: versionOf(now.text), identity };
+      // The bytes are hashed and the rows found in them as bytes: no decoding of the file.
+      if (file.invalidUtf8) return {};
+      const bytes = await store.readBytes(file.path, { maxBytes: settings.maxEditBytes });
+      if (!holds(bytes, file.rows)) return {};
+      return { version: versionOfBytes(bytes), identity };
     } catch (error) {
       if (error instanceof StoreError) return {}; // (gone, grown or unreadable since)
       throw error;
@@ -102,19 +104,33 @@ export async function searchedVersions(
   });
 }
 
-/** Whether `body` has the rows' lines at their numbers (a part of a long line inside it). */
-function holds(body: string, rows: readonly ScanRow[]): boolean {
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Whether a file's bytes have the rows' lines at their numbers (a part of a long line inside it). */
+function holds(bytes: Uint8Array, rows: readonly ScanRow[]): boolean {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   let line = 1;
-  let at = 0;
+  let at = bom;
   for (const row of rows) {
     for (; line < row.line; line++) {
-      at = body.indexOf("\n", at) + 1;
+      at = bytes.indexOf(LF, at) + 1;
       if (at === 0) return false;
     }
-    const end = body.indexOf("\n", at);
-    const text = body.slice(at, end === -1 ? body.length : end + 1);
-    if (row.piece ? !lineText(text).includes(lineText(row.text)) : text !== row.text) return false;
+    const lf = bytes.indexOf(LF, at);
+    const slice = bytes.subarray(at, lf === -1 ? bytes.length : lf + 1);
+    if (row.piece) {
+      if (!lineText(decoder.decode(slice)).includes(lineText(row.text))) return false;
+    } else if (!sameBytes(slice, encoder.encode(row.text))) return false;
   }
+  return true;
+}
+
+const LF = 10;
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
 

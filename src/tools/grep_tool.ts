@@ -96,6 +96,9 @@ const outputSchema = {
   required: ["files", "matched_lines", "files_searched", "binary_files_skipped"],
 };
 
+/** Files of one result that get their versions. */
+const VERSIONED_FILES = 50;
+
 /** The grep tool. */
 export function grepTool(store: FileStore, settings: Settings, session: Session): ToolDefinition {
   return {
@@ -142,13 +145,15 @@ async function grep(
     signal: context.signal,
     onProgress: context.progress && ((done, total) => context.progress!(done, total)),
   });
-  // The files the budget lets through get their versions; the session records those shown.
+  // The first files the budget lets through get their versions (a file read again costs
+  // about half a millisecond); the session records every file shown.
   const reach = render(result, args.context > 0, settings).files.length;
-  const found = await searchedVersions(store, session, settings, result.files.slice(0, reach));
+  const versioned = Math.min(reach, VERSIONED_FILES);
+  const found = await searchedVersions(store, session, settings, result.files.slice(0, versioned));
   const shown = render(result, args.context > 0, settings, found.map((f) => f.version));
   for (let i = 0; i < shown.files.length; i++) {
-    session.showed(result.files[i].path, undefined, found[i].version, {
-      identity: found[i].identity,
+    session.showed(result.files[i].path, undefined, found[i]?.version, {
+      identity: found[i]?.identity,
     });
   }
   let text = shown.text;
@@ -163,6 +168,11 @@ async function grep(
     );
   }
   const notes = stopNotes(result, shown, stopped, args);
+  if (shown.files.length > VERSIONED_FILES) {
+    notes.push(
+      `the first ${VERSIONED_FILES} files carry their versions; read any other before editing it by line number`,
+    );
+  }
   for (const note of notes) text = appendNote(text, note);
   const structured: Record<string, unknown> = {
     files: shown.files,

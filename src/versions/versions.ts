@@ -28,6 +28,23 @@ export function versionOf(text: string): string {
 }
 
 /**
+ * The version of a file from its bytes: what {@linkcode versionOf} gives for their text when
+ * they are valid UTF-8, without decoding them.
+ *
+ * @param bytes the whole file
+ * @returns eight hex digits
+ * @example
+ * ```ts
+ * import { versionOf, versionOfBytes } from "./versions.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(versionOfBytes(new TextEncoder().encode("\uFEFFé\n")), versionOf("\uFEFFé\n"));
+ * ```
+ */
+export function versionOfBytes(bytes: Uint8Array): string {
+  return createHash("sha1").update(bytes).digest("hex").slice(0, DIGITS);
+}
+
+/**
  * Whether a string has the form of a version (eight hex digits, either case).
  *
  * @param value what the caller passed

@@ -3,7 +3,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { errorText, memoryTools, okText, rowsText } from "../_helpers/tools.ts";
+import { errorText, harness, memoryTools, okText, rowsText } from "../_helpers/tools.ts";
+import { MemoryStore } from "../../src/store/mod.ts";
 import { versionOf } from "../../src/versions/mod.ts";
 
 const FILE = "one\ntwo\nthree\nfour\nfive\n";
@@ -172,6 +173,53 @@ describe("numbered edits and the version the agent saw", () => {
         }),
       ),
       /kept only the version it showed \(grep's, or one too large to keep\).*\n5\tfour\n/s,
+    );
+  });
+
+  test("a file that changes between grep's search and its version gets none", async () => {
+    class ChangingStore extends MemoryStore {
+      override async search(query: Parameters<MemoryStore["search"]>[0]) {
+        const found = await super.search(query);
+        this.set("a.txt", "zero\n" + FILE); // another writer, right after the search
+        return found;
+      }
+    }
+    const store = new ChangingStore({ "a.txt": FILE });
+    const h = harness(store);
+    const grep = await h.call("grep", { pattern: "four" });
+    assert.equal(okText(grep), "a.txt\n4\tfour\n", "rows of the file as searched, no version");
+    assert.deepEqual(grep.structuredContent?.files, [{ path: "a.txt", lines: [4] }]);
+    assert.match(
+      errorText(
+        await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 4, new_text: "4" }] }),
+      ),
+      /last showed rows of this file without a version/,
+    );
+    assert.equal((await store.readText("a.txt")).text, "zero\n" + FILE);
+  });
+
+  test("grep versions its first 50 files; an edit of another asks for a read", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 55; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "hit\n";
+    const h = memoryTools(files);
+    const grep = await h.call("grep", { pattern: "hit" });
+    const shown = grep.structuredContent?.files as Array<{ version?: string }>;
+    assert.equal(shown.filter((f) => f.version).length, 50);
+    assert.match(
+      okText(grep),
+      /\[the first 50 files carry their versions; read any other before editing it by line number\]/,
+    );
+    assert.match(
+      errorText(
+        await h.call("replace_lines", {
+          path: "f52.txt",
+          edits: [{ start_line: 1, new_text: "x" }],
+        }),
+      ),
+      /last showed rows of this file without a version/,
+    );
+    okText(
+      await h.call("replace_lines", { path: "f49.txt", edits: [{ start_line: 1, new_text: "x" }] }),
     );
   });
 
