@@ -5,6 +5,7 @@ import {
   countLines,
   formatRows,
   InputError,
+  LineRangeError,
   lineText,
   quotePath,
   sliceLines,
@@ -70,6 +71,17 @@ export function place(call: NumberedCall, targets: readonly Target[]): Placed {
       "the file changed too much since this session showed it to carry your line numbers over",
       targets.map((t) => around(t)),
     );
+  }
+  for (const target of targets) {
+    const last = "after" in target ? target.after : target.end;
+    if (last > mapping.before) {
+      const verb = "after" in target || target.start === target.end ? "is" : "reach";
+      throw new LineRangeError(
+        `${describe(target)} ${verb} beyond the ${mapping.before} ${
+          mapping.before === 1 ? "line" : "lines"
+        } the file had when this session showed it (it has ${mapping.after} now): read the lines again`,
+      );
+    }
   }
   const carried: Carried[] = targets.map((t) =>
     "after" in t ? carryInsertPoint(mapping, t.after) : carryRange(mapping, t.start, t.end)

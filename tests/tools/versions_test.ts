@@ -117,6 +117,25 @@ describe("numbered edits and the version the agent saw", () => {
     assert.equal(await textOf(h2), "zero\none\ntwo\nthree\nfour\nx\nfive\n");
   });
 
+  test("numbers past the end of the version seen are refused, saying both line counts", async () => {
+    const h = await seen({ "a.txt": "one\ntwo\n" });
+    h.store.set("a.txt", "zero\none\ntwo\nthree\nfour\n");
+    assert.match(
+      errorText(
+        await h.call("replace_lines", {
+          path: "a.txt",
+          edits: [{ start_line: 2, end_line: 3, new_text: "x" }],
+        }),
+      ),
+      /^a\.txt: lines 2-3 reach beyond the 2 lines the file had when this session showed it \(it has 5 now\): read the lines again$/,
+    );
+    assert.match(
+      errorText(await h.call("insert_lines", { path: "a.txt", after_line: 7, text: "x" })),
+      /the insert point after line 7 is beyond the 2 lines/,
+    );
+    assert.equal(await textOf(h), "zero\none\ntwo\nthree\nfour\n");
+  });
+
   test("version picks an older version the session showed; an unknown one is refused", async () => {
     const h = await seen();
     const v1 = versionOf(FILE);
