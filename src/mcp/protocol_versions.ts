@@ -13,7 +13,18 @@ export const SUPPORTED_PROTOCOL_VERSIONS: readonly ProtocolVersion[] = [
 ];
 
 /** An MCP protocol version the server speaks. */
-export type ProtocolVersion = "2024-11-05" | "2025-03-26" | "2025-06-18" | "2025-11-25";
+export type ProtocolVersion =
+  | "2024-11-05"
+  | "2025-03-26"
+  | "2025-06-18"
+  | "2025-11-25"
+  | typeof MODERN_PROTOCOL_VERSION;
+
+/**
+ * The stateless era's version (no `initialize`: each request carries it in `_meta`). It is
+ * never negotiated by `initialize`, which answers with a legacy version.
+ */
+export const MODERN_PROTOCOL_VERSION = "2026-07-28";
 
 /** The version answered when the client asks for one the server does not know. */
 export const LATEST_PROTOCOL_VERSION: ProtocolVersion = "2025-11-25";
@@ -30,6 +41,10 @@ export interface ProtocolFeatures {
   title: boolean;
   /** `outputSchema` in `tools/list` and `structuredContent` in results (since 2025-06-18). */
   structuredContent: boolean;
+  /** `_meta` on a tool in `tools/list` (since 2025-06-18). */
+  toolMeta: boolean;
+  /** `resultType` on every result, `ttlMs` and `cacheScope` on lists (2026-07-28). */
+  resultType: boolean;
 }
 
 /**
@@ -74,5 +89,7 @@ export function protocolFeatures(version: ProtocolVersion): ProtocolFeatures {
     progressMessage: version >= "2025-03-26",
     title: version >= "2025-06-18",
     structuredContent: version >= "2025-06-18",
+    toolMeta: version >= "2025-06-18",
+    resultType: version >= MODERN_PROTOCOL_VERSION,
   };
 }

@@ -28,10 +28,18 @@ import {
 import { DEFAULT_MAX_LINE_BYTES, type OversizedLine, readMessageLines } from "./message_lines.ts";
 import {
   LATEST_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSION,
   negotiateProtocolVersion,
   protocolFeatures,
   type ProtocolVersion,
 } from "./protocol_versions.ts";
+import {
+  discoverResult,
+  envelopeError,
+  isModern,
+  LIST_CACHING,
+  MODERN_METHODS,
+} from "./_modern.ts";
 import { RootsExchange } from "./_roots_exchange.ts";
 import { toolListing } from "./tool_messages.ts";
 
@@ -129,6 +137,8 @@ export async function serveLines(
   const maxConcurrentCalls = options.maxConcurrentCalls ?? 16;
   const rootsWaitMs = options.rootsWaitMs ?? 5000;
   let tools = new Map(options.tools.map((tool) => [tool.name, tool]));
+  // The stateless era cannot ask for the client's roots: the server's own are its world.
+  const modernTools = new Map(tools);
 
   // Session state. Requests before `initialize` are served as if the newest version had
   // been agreed (lenient: some hosts probe with `ping` or `tools/list` first).
@@ -225,11 +235,19 @@ export async function serveLines(
 
   // --- Tool calls -------------------------------------------------------------------------
 
-  function listTools(forVersion: ProtocolVersion): Record<string, unknown>[] {
-    return [...tools.values()].map((tool) => toolListing(tool, forVersion));
+  function listTools(
+    forVersion: ProtocolVersion,
+    from: Map<string, ToolDefinition> = tools,
+  ): Record<string, unknown>[] {
+    return [...from.values()].map((tool) => toolListing(tool, forVersion));
   }
 
-  function startCall(request: JsonRpcRequest, reply: Reply): void {
+  function startCall(
+    request: JsonRpcRequest,
+    reply: Reply,
+    from: Map<string, ToolDefinition> = tools,
+    callVersion: ProtocolVersion = version ?? LATEST_PROTOCOL_VERSION,
+  ): void {
     const params = request.params;
     if (!isRecord(params) || typeof params.name !== "string") {
       replyTo(
@@ -241,9 +259,9 @@ export async function serveLines(
       );
       return;
     }
-    const tool = tools.get(params.name);
+    const tool = from.get(params.name);
     if (!tool) {
-      const names = [...tools.keys()].join(", ") || "none";
+      const names = [...from.keys()].join(", ") || "none";
       replyTo(
         reply,
         errorResponse(request.id, {
@@ -259,7 +277,7 @@ export async function serveLines(
       id: request.id,
       tool,
       args: params.arguments ?? {},
-      version: version ?? LATEST_PROTOCOL_VERSION,
+      version: callVersion,
       progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
       reply,
     });
@@ -305,7 +323,45 @@ export async function serveLines(
     replyTo(reply, successResponse(request.id, result));
   }
 
+  /** A request of the stateless era, each served on its own with the server's roots. */
+  function handleModern(request: JsonRpcRequest, reply: Reply): void {
+    const refused = envelopeError(request);
+    if (refused) return replyTo(reply, refused);
+    switch (request.method) {
+      case "server/discover":
+        return replyTo(
+          reply,
+          successResponse(
+            request.id,
+            discoverResult({ ...options.serverInfo }, options.instructions),
+          ),
+        );
+      case "tools/list":
+        return replyTo(
+          reply,
+          successResponse(request.id, {
+            resultType: "complete",
+            tools: listTools(MODERN_PROTOCOL_VERSION, modernTools),
+            ...LIST_CACHING,
+          }),
+        );
+      case "tools/call":
+        return startCall(request, reply, modernTools, MODERN_PROTOCOL_VERSION);
+      default:
+        replyTo(
+          reply,
+          errorResponse(request.id, {
+            code: METHOD_NOT_FOUND,
+            message: `method ${
+              JSON.stringify(request.method)
+            } is not part of MCP ${MODERN_PROTOCOL_VERSION} as this server serves it; it offers ${MODERN_METHODS}`,
+          }),
+        );
+    }
+  }
+
   function handleRequest(request: JsonRpcRequest, reply: Reply, inBatch: boolean): void {
+    if (isModern(request) && !inBatch) return handleModern(request, reply);
     switch (request.method) {
       case "initialize":
         if (inBatch) {

@@ -51,6 +51,10 @@ export function toolListing(
       ? tool.annotations
       : { title: tool.title, ...tool.annotations };
   }
+  if (features.toolMeta && tool.maxResultChars !== undefined) {
+    // (Claude Code keeps a result of up to this many characters in the conversation.)
+    listing._meta = { "anthropic/maxResultSizeChars": tool.maxResultChars };
+  }
   return listing;
 }
 
@@ -78,8 +82,11 @@ export function callResult(result: ToolResult, version: ProtocolVersion): Record
   if (typeof value !== "object" || value === null || !Array.isArray(result.content)) {
     throw new TypeError(`a tool result must be an object with a "content" array`);
   }
-  const message: Record<string, unknown> = { content: result.content };
-  if (protocolFeatures(version).structuredContent && result.structuredContent !== undefined) {
+  const features = protocolFeatures(version);
+  const message: Record<string, unknown> = features.resultType
+    ? { resultType: "complete", content: result.content }
+    : { content: result.content };
+  if (features.structuredContent && result.structuredContent !== undefined) {
     message.structuredContent = result.structuredContent;
   }
   if (result.isError === true) message.isError = true;

@@ -59,7 +59,7 @@ export function createTools(store: FileStore, options: ToolOptions = {}): ToolDe
       deleteTool(store),
     );
   }
-  return tools.map((tool) => guarded(tool, s.log));
+  return tools.map((tool) => ({ ...guarded(tool, s.log), maxResultChars: s.maxChars }));
 }
 
 /**

@@ -48,6 +48,7 @@ export function writeTool(context: EditContext): ToolDefinition {
         created: { type: "boolean" },
         lines: { type: "integer" },
         bytes: { type: "integer" },
+        dry_run: { type: "boolean" },
       },
       required: ["path", "created", "lines", "bytes"],
     },
@@ -115,13 +116,16 @@ async function dryWrite(
   before: { path: string; text: string } | undefined,
 ): Promise<ToolResult> {
   const lines = countLines(content);
+  const bytes = new TextEncoder().encode(content).length;
   if (before !== undefined) {
     const result = {
       text: content,
       regions: changedRegions(before.text, content),
       lineDelta: lines - countLines(before.text),
     };
-    return editReport(quotePath(before.path), before.text, result, true, settings);
+    const path = quotePath(before.path);
+    const diff = editReport(path, before.text, result, true, settings);
+    return { ...diff, structuredContent: { path, created: false, lines, bytes, dry_run: true } };
   }
   try {
     const info = await store.stat(path);
@@ -132,14 +136,14 @@ async function dryWrite(
           path: quotePath(info.path),
           created: false,
           lines,
-          bytes: new TextEncoder().encode(content).length,
+          bytes,
+          dry_run: true,
         },
       );
     }
   } catch (error) {
     if (!(error instanceof NotFoundError)) throw error;
   }
-  const bytes = new TextEncoder().encode(content).length;
   return ok(
     `[dry run: would create ${
       quotePath(path)
@@ -149,6 +153,7 @@ async function dryWrite(
       created: true,
       lines,
       bytes,
+      dry_run: true,
     },
   );
 }

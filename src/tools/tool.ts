@@ -61,6 +61,12 @@ export interface ToolDefinition {
   /** MCP annotations. */
   annotations: ToolAnnotations;
   /**
+   * The most characters a result's text has (the output budget), for hosts that keep results
+   * up to a size in the conversation and spill larger ones to a file
+   * (`_meta["anthropic/maxResultSizeChars"]`).
+   */
+  maxResultChars?: number;
+  /**
    * True when the tool's calls take turns of their own (grep over a store whose searches
    * wait their turn, see `FileStore.searchesTakeTurns`): a server then runs them without
    * holding one of its call slots, so that they never keep other calls waiting.

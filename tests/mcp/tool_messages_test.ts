@@ -73,3 +73,20 @@ test("callResult() refuses something that is not a tool result with a TypeError"
     assert.throws(() => callResult(bad as unknown as ToolResult, "2025-06-18"), TypeError);
   }
 });
+
+test("toolListing() gives the output budget as _meta from 2025-06-18 on, and only then", () => {
+  const budgeted = { ...tool, maxResultChars: 60000 };
+  for (const version of ["2025-06-18", "2025-11-25", "2026-07-28"] as const) {
+    assert.deepEqual(toolListing(budgeted, version)._meta, {
+      "anthropic/maxResultSizeChars": 60000,
+    });
+  }
+  for (const version of ["2024-11-05", "2025-03-26"] as const) {
+    assert.equal(toolListing(budgeted, version)._meta, undefined, version);
+  }
+});
+
+test("callResult() names the result's type in 2026-07-28, and only there", () => {
+  assert.deepEqual(callResult(result, "2026-07-28"), { resultType: "complete", ...result });
+  assert.equal(callResult(result, "2025-11-25").resultType, undefined);
+});
