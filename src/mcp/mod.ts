@@ -22,6 +22,7 @@ export {
 } from "./message_lines.ts";
 export {
   LATEST_PROTOCOL_VERSION,
+  MODERN_PROTOCOL_VERSION,
   negotiateProtocolVersion,
   type ProtocolVersion,
   SUPPORTED_PROTOCOL_VERSIONS,

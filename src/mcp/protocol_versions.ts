@@ -18,13 +18,13 @@ export type ProtocolVersion =
   | "2025-03-26"
   | "2025-06-18"
   | "2025-11-25"
-  | typeof MODERN_PROTOCOL_VERSION;
+  | "2026-07-28";
 
 /**
  * The stateless era's version (no `initialize`: each request carries it in `_meta`). It is
  * never negotiated by `initialize`, which answers with a legacy version.
  */
-export const MODERN_PROTOCOL_VERSION = "2026-07-28";
+export const MODERN_PROTOCOL_VERSION: ProtocolVersion = "2026-07-28";
 
 /** The version answered when the client asks for one the server does not know. */
 export const LATEST_PROTOCOL_VERSION: ProtocolVersion = "2025-11-25";

@@ -28,26 +28,16 @@ export interface EditContext {
   session: Session;
 }
 
-const EDIT_RULES =
-  "New text takes the file's line endings and never joins the next line; the final newline, BOM and mode are kept; writes are atomic.";
+// (The rules every edit keeps, line endings and all, are in the instructions: EDIT_RULES.)
 
 const VERSIONS =
-  "Numbers refer to the latest version of the file shown to you (or to version); if it changed since, the edit follows its lines or is refused with the current rows. A file never shown needs expected_text.";
+  "Numbers refer to the latest version shown to you (or version): if the file changed, the edit follows its lines or is refused with the rows now. A file never shown needs expected_text.";
 
-const AFTER =
-  "The result shows the changed lines with their new numbers and how later lines moved.";
+const AFTER = "Results show the changed lines with their new numbers.";
 
-const path = { type: "string", description: "File to edit." };
-const exact = {
-  type: "boolean",
-  default: false,
-  description: "Write new text byte for byte.",
-};
-const dryRun = {
-  type: "boolean",
-  default: false,
-  description: "Show a diff; write nothing.",
-};
+const path = { type: "string" };
+const exact = { type: "boolean", default: false, description: "No line-ending upkeep." };
+const dryRun = { type: "boolean", default: false };
 
 const editOutput: JsonSchema = {
   type: "object",
@@ -134,10 +124,7 @@ function numbered(
   return { session: context.session, settings: context.settings, display, text, version, guarded };
 }
 
-const version = {
-  type: "string",
-  description: "The version your numbers refer to; default: the latest shown.",
-};
+const version = { type: "string", description: "As results show it; default: the latest." };
 
 const textEdit = {
   type: "object",
@@ -147,30 +134,20 @@ const textEdit = {
     replace_all: { type: "boolean", default: false },
   },
   required: ["old_text", "new_text"],
-  additionalProperties: false,
 };
 
 const replaceSchema: JsonSchema = {
   type: "object",
   properties: {
     path,
-    old_text: {
-      type: "string",
-      description: "Text to find; must be unique unless replace_all.",
-    },
-    new_text: { type: "string", description: 'Replacement; "" deletes old_text.' },
-    replace_all: { type: "boolean", default: false, description: "Replace every occurrence." },
-    edits: {
-      type: "array",
-      items: textEdit,
-      description:
-        "Instead: several {old_text, new_text, replace_all}, found in the file as it is.",
-    },
+    old_text: { type: "string" },
+    new_text: { type: "string" },
+    replace_all: { type: "boolean", default: false },
+    edits: { type: "array", items: textEdit, description: "Several at once, instead." },
     dry_run: dryRun,
     exact,
   },
   required: ["path"],
-  additionalProperties: false,
 };
 
 interface ReplaceArgs {
@@ -189,8 +166,7 @@ export function replaceTool(context: EditContext): ToolDefinition {
     name: "replace",
     title: "Replace text",
     description: [
-      "Replaces old_text with new_text. old_text must occur once unless replace_all (errors name the lines of its occurrences); a line break in it matches \\n or \\r\\n.",
-      EDIT_RULES,
+      "Replaces old_text, which must occur once unless replace_all, with new_text; a line break in it matches \\n or \\r\\n.",
       AFTER,
       LINE_RULE,
     ].join(" "),
@@ -244,30 +220,24 @@ function refuseNoOps(edits: TextEdit[]): TextEdit[] {
 const lineEditSchema: JsonSchema = {
   type: "object",
   properties: {
-    start_line: { type: "integer", minimum: 1, description: "First line." },
-    end_line: { type: "integer", minimum: 1, description: "Inclusive; default start_line." },
-    new_text: { type: "string", description: '"" deletes the lines.' },
-    expected_text: { type: "string", description: "The lines as you saw them; refused if not." },
+    start_line: { type: "integer", minimum: 1 },
+    end_line: { type: "integer", minimum: 1, description: "Inclusive." },
+    new_text: { type: "string", description: '"" deletes.' },
+    expected_text: { type: "string", description: "The lines as you saw them." },
   },
   required: ["start_line", "new_text"],
-  additionalProperties: false,
 };
 
 const replaceLinesSchema: JsonSchema = {
   type: "object",
   properties: {
     path,
-    edits: {
-      type: "array",
-      items: lineEditSchema,
-      description: "Ranges, all numbered as before the call.",
-    },
+    edits: { type: "array", items: lineEditSchema, description: "Numbered as before the call." },
     version,
     dry_run: dryRun,
     exact,
   },
   required: ["path", "edits"],
-  additionalProperties: false,
 };
 
 /** The replace_lines tool. */
@@ -276,10 +246,9 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
     name: "replace_lines",
     title: "Replace lines",
     description: [
-      "Replaces or deletes ranges of lines by number; ranges must not overlap.",
+      "Replaces or deletes ranges of lines by number.",
       LINE_RULE,
       VERSIONS,
-      EDIT_RULES,
       AFTER,
     ].join(" "),
     inputSchema: replaceLinesSchema,
@@ -324,19 +293,14 @@ const insertSchema: JsonSchema = {
   type: "object",
   properties: {
     path,
-    after_line: {
-      type: "integer",
-      minimum: 0,
-      description: "0: before line 1; the line count: at the end.",
-    },
-    text: { type: "string", description: "The lines." },
+    after_line: { type: "integer", minimum: 0, description: "0: at the top." },
+    text: { type: "string" },
     expected_text: { type: "string", description: "Line after_line as you saw it." },
     version,
     dry_run: dryRun,
     exact,
   },
   required: ["path", "after_line", "text"],
-  additionalProperties: false,
 };
 
 /** The insert_lines tool. */
@@ -345,10 +309,9 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
     name: "insert_lines",
     title: "Insert lines",
     description: [
-      "Inserts text as whole lines after after_line; existing lines only move down.",
+      "Inserts text as whole lines after after_line.",
       LINE_RULE,
       VERSIONS,
-      EDIT_RULES,
       AFTER,
     ].join(" "),
     inputSchema: insertSchema,

@@ -12,24 +12,12 @@ import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
 const writeSchema: JsonSchema = {
   type: "object",
   properties: {
-    path: {
-      type: "string",
-      description: "File to create (missing parent directories are created).",
-    },
-    content: { type: "string", description: "The whole content, written exactly." },
-    overwrite: {
-      type: "boolean",
-      default: false,
-      description: "Replace an existing file (its mode is kept).",
-    },
-    dry_run: {
-      type: "boolean",
-      default: false,
-      description: "Show what would change; write nothing.",
-    },
+    path: { type: "string" },
+    content: { type: "string" },
+    overwrite: { type: "boolean", default: false },
+    dry_run: { type: "boolean", default: false },
   },
   required: ["path", "content"],
-  additionalProperties: false,
 };
 
 /** The write tool. */
@@ -39,7 +27,7 @@ export function writeTool(context: EditContext): ToolDefinition {
     name: "write",
     title: "Write file",
     description:
-      "Creates a file with exactly content (and any missing parent directories), atomically. An existing file is replaced only with overwrite=true; to change part of a file use replace_lines or replace instead.",
+      "Creates a file (and its parent directories) with exactly content; an existing one only with overwrite. To change part of a file, use replace_lines or replace.",
     inputSchema: writeSchema,
     outputSchema: {
       type: "object",
@@ -161,12 +149,11 @@ async function dryWrite(
 const moveSchema: JsonSchema = {
   type: "object",
   properties: {
-    from: { type: "string", description: "File or directory to move." },
-    to: { type: "string", description: "Its new path (missing parents are made)." },
-    overwrite: { type: "boolean", default: false, description: "Replace a file at to." },
+    from: { type: "string" },
+    to: { type: "string" },
+    overwrite: { type: "boolean", default: false },
   },
   required: ["from", "to"],
-  additionalProperties: false,
 };
 
 /** The move tool. */
@@ -174,8 +161,7 @@ export function moveTool({ store, session }: EditContext): ToolDefinition {
   return {
     name: "move",
     title: "Move or rename",
-    description:
-      "Renames a file or directory within the roots; an existing file at to is replaced only with overwrite=true, a directory never.",
+    description: "Renames a file or directory; overwrite replaces a file at to, never a directory.",
     inputSchema: moveSchema,
     outputSchema: {
       type: "object",
@@ -211,9 +197,8 @@ export function moveTool({ store, session }: EditContext): ToolDefinition {
 
 const deleteSchema: JsonSchema = {
   type: "object",
-  properties: { path: { type: "string", description: "File to delete (not a directory)." } },
+  properties: { path: { type: "string" } },
   required: ["path"],
-  additionalProperties: false,
 };
 
 /** The delete tool. */
@@ -221,7 +206,7 @@ export function deleteTool(store: FileStore): ToolDefinition {
   return {
     name: "delete",
     title: "Delete file",
-    description: "Deletes one file. Directories are refused.",
+    description: "Deletes a file (not a directory).",
     inputSchema: deleteSchema,
     outputSchema: {
       type: "object",

@@ -15,20 +15,11 @@ interface GlobArgs {
 const inputSchema = {
   type: "object" as const,
   properties: {
-    pattern: {
-      type: "string",
-      description:
-        "Glob: without / it matches file names at any depth (*.ts), with / the path relative to path (src/**/*.ts).",
-    },
-    path: { type: "string", default: ".", description: "Directory to search under." },
-    include_ignored: {
-      type: "boolean",
-      default: false,
-      description: "Also list hidden and .gitignore'd files (.git/ is always skipped).",
-    },
+    pattern: { type: "string", description: "*.ts: names at any depth; src/**/*.ts: paths." },
+    path: { type: "string", default: "." },
+    include_ignored: { type: "boolean", default: false },
   },
   required: ["pattern"],
-  additionalProperties: false,
 };
 
 const outputSchema = {
@@ -48,7 +39,7 @@ export function globTool(store: FileStore, settings: Settings): ToolDefinition {
     name: "glob",
     title: "Find files",
     description:
-      "Lists files whose paths match a glob, one per line, sorted. Follows ripgrep and .gitignore: a pattern without / matches a file name at any depth (*.ts), one with / matches the path relative to path (src/**/*.ts). Skips hidden and .gitignore'd files unless include_ignored. Long lists are capped with a note.",
+      "Lists files matching a glob (as ripgrep reads one), sorted; hidden and .gitignore'd files only with include_ignored.",
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

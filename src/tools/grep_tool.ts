@@ -23,42 +23,16 @@ interface GrepArgs {
 const inputSchema = {
   type: "object" as const,
   properties: {
-    pattern: {
-      type: "string",
-      description:
-        "JavaScript regex (flags u, s) matched against each line's text; literal: plain text.",
-    },
-    path: { type: "string", default: ".", description: "File or directory to search." },
-    glob: {
-      type: "string",
-      description: "Only files matching it: *.ts matches names at any depth, src/**/*.ts paths.",
-    },
-    literal: {
-      type: "boolean",
-      default: false,
-      description: "Pattern is plain text.",
-    },
-    ignore_case: { type: "boolean", default: false, description: "Ignore case." },
-    context: {
-      type: "integer",
-      minimum: 0,
-      default: 0,
-      description: "Lines around each match.",
-    },
-    max_matches: {
-      type: "integer",
-      minimum: 1,
-      default: 200,
-      description: "Stop after this many.",
-    },
-    include_ignored: {
-      type: "boolean",
-      default: false,
-      description: "Also hidden and .gitignore'd files.",
-    },
+    pattern: { type: "string", description: "JavaScript regex (flags u, s), or text if literal." },
+    path: { type: "string", default: "." },
+    glob: { type: "string", description: "*.ts: names at any depth; src/**/*.ts: paths." },
+    literal: { type: "boolean", default: false },
+    ignore_case: { type: "boolean", default: false },
+    context: { type: "integer", minimum: 0, default: 0 },
+    max_matches: { type: "integer", minimum: 1, default: 200 },
+    include_ignored: { type: "boolean", default: false },
   },
   required: ["pattern"],
-  additionalProperties: false,
 };
 
 const outputSchema = {
@@ -105,13 +79,10 @@ export function grepTool(store: FileStore, settings: Settings, session: Session)
     name: "grep",
     title: "Search lines",
     description: [
-      "Searches files for a pattern and shows each matching line as `<n>\\t<line>` (context lines as `<n>-\\t<line>`), under the file's path; files are in path order, separated by a blank line.",
+      "Shows lines matching a pattern as `<n>\\t<line>` (context `<n>-\\t<line>`) under each file's path.",
       LINE_RULE,
-      "The numbers are the ones read shows and replace_lines takes. A match never spans lines; ^ and $ are the ends of the line's text.",
-      "Walks skip hidden and .gitignore'd files unless include_ignored. Binary files are skipped and counted.",
-      `A search stops at max_matches matching lines or after ${
-        settings.timeBudgetMs / 1000
-      } s, and then says so in a final note. No match is a note, not an error.`,
+      "A match never spans lines; ^ and $ are the line's ends. Hidden, .gitignore'd and binary files are skipped unless include_ignored.",
+      `Stops at max_matches or after ${settings.timeBudgetMs / 1000} s, saying so.`,
     ].join(" "),
     inputSchema,
     outputSchema,

@@ -3,7 +3,7 @@
  *
  * @module
  */
-import { LINE_RULE } from "./options.ts";
+import { EDIT_RULES, LINE_RULE } from "./options.ts";
 
 /**
  * The server's instructions.
@@ -21,10 +21,10 @@ export function instructions(readOnly: boolean): string {
   const lines = [
     "linewise: file tools that agree on what a line is.",
     LINE_RULE,
-    "Rows look like `<n>\\t<line>`: after the tab is the line verbatim. Context rows in grep are `<n>-\\t<line>`. Lines in [square brackets] are notes (truncation, how to continue), not file content.",
-    "The loop: 1) grep to find line numbers; 2) read that range; 3) edit with replace_lines. Results name the file's version ([version 1a2b3c4d]; in grep, path @1a2b3c4d), and edits are checked against the latest one shown: if the file changed since, an edit follows its lines or is refused with the current rows.",
-    "Edit results give the new numbers and how later lines moved: edit on without re-reading (several ranges in one replace_lines call all use the numbering from before the call). undo takes an edit back.",
-    "Results are bounded: when a result ends with a note like [lines 1-2000 of 5230; continue with start_line=2001], ask for the next range.",
+    "Rows are `<n>\\t<line>` (grep context `<n>-\\t<line>`), the line verbatim after the tab; [bracketed] lines are notes.",
+    "Loop: grep for line numbers, read the range, edit with replace_lines. Results name the file's version ([version 1a2b3c4d]; grep: path @1a2b3c4d); edits are checked against the latest one shown: a changed file is followed or refused with its rows. Edit results give the new numbers: edit on without re-reading.",
+    EDIT_RULES,
+    "Results are bounded; a note says how to go on.",
   ];
   if (readOnly) lines.splice(3, 2, "This server is read-only: grep, read, glob and list.");
   return lines.join("\n");

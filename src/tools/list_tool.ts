@@ -15,20 +15,10 @@ interface ListArgs {
 const inputSchema = {
   type: "object" as const,
   properties: {
-    path: { type: "string", default: ".", description: "Directory to list." },
-    depth: {
-      type: "integer",
-      minimum: 1,
-      default: 1,
-      description: "How many levels to descend (1: the directory's own entries).",
-    },
-    include_ignored: {
-      type: "boolean",
-      default: false,
-      description: "Also list hidden and .gitignore'd entries (.git/ is always skipped).",
-    },
+    path: { type: "string", default: "." },
+    depth: { type: "integer", minimum: 1, default: 1 },
+    include_ignored: { type: "boolean", default: false },
   },
-  additionalProperties: false,
 };
 
 const outputSchema = {
@@ -59,7 +49,7 @@ export function listTool(store: FileStore, settings: Settings): ToolDefinition {
     name: "list",
     title: "List directory",
     description:
-      "Lists a directory's entries, directories first then by name, one per line as `<type>\\t<size>\\t<path>` (type dir, file or other; size in bytes, - for directories; directories end with /). depth > 1 descends into subdirectories. Skips hidden and .gitignore'd entries unless include_ignored. Long lists are capped with a note.",
+      "Lists a directory as rows `<type>\\t<size>\\t<path>` (dir, file or other), directories first; hidden and .gitignore'd entries only with include_ignored.",
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

@@ -88,7 +88,11 @@ export function settings(options: ToolOptions): Settings {
 
 /** The line rule in one sentence, for every description that takes or returns a line number. */
 export const LINE_RULE =
-  "Lines are numbered from 1 and end at \\n (\\r\\n is one terminator; a lone \\r is text), as grep -n and git count them.";
+  "Lines count from 1 and end at \\n (\\r\\n is one terminator; a lone \\r is text), as in grep -n.";
+
+/** What every edit keeps, said once in the instructions. */
+export const EDIT_RULES =
+  "Edits keep a file's line endings, BOM, final newline and mode, never join two lines, and write atomically.";
 
 /** Room kept in the character budget for notes after the rows. */
 export const NOTE_ROOM = 400;

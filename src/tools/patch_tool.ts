@@ -12,15 +12,10 @@ import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
 const schema: JsonSchema = {
   type: "object",
   properties: {
-    patch: { type: "string", description: "The unified diff (git diff, diff -u)." },
-    dry_run: {
-      type: "boolean",
-      default: false,
-      description: "Check every hunk and write nothing.",
-    },
+    patch: { type: "string" },
+    dry_run: { type: "boolean", default: false },
   },
   required: ["patch"],
-  additionalProperties: false,
 };
 
 /** One file of a patch, checked: what it holds now and what it will hold. */
@@ -42,7 +37,7 @@ export function patchTool(context: EditContext): ToolDefinition {
     name: "patch",
     title: "Apply a patch",
     description:
-      "Applies a unified diff (as git diff or diff -u write it; several files, new and deleted files) with the edit rules above. Each hunk must match the file at its line numbers, context included (a unique exact match elsewhere is used and said); all files are checked before any is written, and a failed write puts back the files written before it.",
+      "Applies a unified diff (git diff, diff -u; new and deleted files too), all or nothing: each hunk must match at its line numbers with its context, or at its one exact match elsewhere.",
     inputSchema: schema,
     outputSchema: {
       type: "object",

@@ -27,22 +27,12 @@ interface ReadArgs {
 const inputSchema = {
   type: "object" as const,
   properties: {
-    path: { type: "string", description: "File to read, relative to the first root or absolute." },
-    start_line: { type: "integer", minimum: 1, default: 1, description: "First line to show." },
-    end_line: {
-      type: "integer",
-      minimum: 1,
-      description: "Last line to show, inclusive; omit to read to the end (within the budget).",
-    },
-    column: {
-      type: "integer",
-      minimum: 1,
-      description:
-        "Show one long line from this code-point column (end_line omitted or equal to start_line).",
-    },
+    path: { type: "string" },
+    start_line: { type: "integer", minimum: 1, default: 1 },
+    end_line: { type: "integer", minimum: 1, description: "Inclusive." },
+    column: { type: "integer", minimum: 1, description: "Code-point column of one long line." },
   },
   required: ["path"],
-  additionalProperties: false,
 };
 
 const outputSchema = {
@@ -78,10 +68,9 @@ export function readTool(store: FileStore, settings: Settings, session: Session)
     name: "read",
     title: "Read lines",
     description: [
-      "Reads a text file as rows `<n>\\t<line>`: after the tab, the line verbatim with its terminator.",
+      "Reads a text file as rows `<n>\\t<line>`, the line verbatim after the tab.",
       LINE_RULE,
-      `A result stops at ${settings.maxLines} rows or ${settings.maxChars} characters with a note saying where to continue. Lines over ${settings.cut} code points are cut; column (with end_line = start_line) shows the rest.`,
-      "Binary files are refused; invalid UTF-8 shows as U+FFFD.",
+      `Stops at ${settings.maxLines} rows or ${settings.maxChars} characters, saying how to go on; lines over ${settings.cut} code points are cut (column shows the rest).`,
     ].join(" "),
     inputSchema,
     outputSchema,

@@ -12,17 +12,10 @@ import type { JsonSchema, ToolDefinition } from "./tool.ts";
 const schema: JsonSchema = {
   type: "object",
   properties: {
-    path: { type: "string", description: "File whose edits to undo." },
-    steps: {
-      type: "integer",
-      minimum: 1,
-      maximum: UNDO_STEPS,
-      default: 1,
-      description: "How many of this session's edits to take back.",
-    },
+    path: { type: "string" },
+    steps: { type: "integer", minimum: 1, maximum: UNDO_STEPS, default: 1 },
   },
   required: ["path"],
-  additionalProperties: false,
 };
 
 /** The undo tool. */
@@ -31,7 +24,7 @@ export function undoTool({ store, settings, session }: EditContext): ToolDefinit
     name: "undo",
     title: "Undo edits",
     description:
-      `Reverts this session's last edits of a file (up to ${UNDO_STEPS} back), only while the file is still as the last of them left it. The result shows the restored lines with their numbers.`,
+      "Takes back this session's last edits of a file, while it is as the last one left it.",
     inputSchema: schema,
     outputSchema: {
       type: "object",

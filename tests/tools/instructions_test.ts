@@ -6,9 +6,9 @@ import { LINE_RULE } from "../../src/tools/options.ts";
 describe("instructions()", () => {
   test("instructions() teach the loop: grep, then read the range, then replace_lines checked against the version shown", () => {
     const text = instructions(false);
-    const grep = text.indexOf("1) grep");
-    const read = text.indexOf("2) read");
-    const edit = text.indexOf("3) edit with replace_lines");
+    const grep = text.indexOf("grep for line numbers");
+    const read = text.indexOf("read the range");
+    const edit = text.indexOf("edit with replace_lines");
     assert.ok(grep >= 0 && grep < read && read < edit, text);
     assert.match(text, /version/);
   });
@@ -22,8 +22,8 @@ describe("instructions()", () => {
     const text = instructions(false);
     assert.ok(text.includes("`<n>\\t<line>`"));
     assert.ok(text.includes("`<n>-\\t<line>`"));
-    assert.match(text, /\[square brackets\] are notes/);
-    assert.match(text, /continue with start_line=2001/);
+    assert.match(text, /\[bracketed\] lines are notes/);
+    assert.match(text, /a note says how to go on/);
   });
 
   test("instructions() for a read-only server name only the read-only tools", () => {
@@ -32,9 +32,9 @@ describe("instructions()", () => {
     assert.doesNotMatch(text, /replace_lines|expected_text|Edit results/);
   });
 
-  test("instructions() say edit results carry new numbers, and several ranges share the old numbering", () => {
+  test("instructions() say edit results carry new numbers, and what every edit keeps", () => {
     const text = instructions(false);
-    assert.match(text, /new numbers and how later lines moved/);
-    assert.match(text, /numbering from before the call/);
+    assert.match(text, /Edit results give the new numbers: edit on without re-reading/);
+    assert.match(text, /line endings, BOM, final newline and mode, never join two lines/);
   });
 });

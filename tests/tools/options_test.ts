@@ -51,7 +51,7 @@ describe("settings()", () => {
 
 describe("LINE_RULE", () => {
   test("LINE_RULE says lines end at \\n, a \\r before it is part of the terminator, and a lone \\r is text", () => {
-    assert.match(LINE_RULE, /numbered from 1/);
+    assert.match(LINE_RULE, /count from 1/);
     assert.match(LINE_RULE, /end at \\n/);
     assert.match(LINE_RULE, /\\r\\n is one terminator/);
     assert.match(LINE_RULE, /a lone \\r is text/);
