@@ -5,6 +5,7 @@ import type { JsonSchema } from "./tool.ts";
 
 interface PropertySchema {
   type: "string" | "integer" | "boolean" | "array" | "object";
+  enum?: readonly string[];
   minimum?: number;
   items?: JsonSchema;
   default?: unknown;
@@ -15,6 +16,13 @@ interface PropertySchema {
  * back unquoted.
  */
 const PATH_ARGUMENTS = new Set(["path", "from", "to"]);
+
+/**
+ * Optional arguments for which "" means "not given" (models send it for an argument they mean
+ * to leave out). Text arguments are not among them: "" there is text (new_text "" deletes,
+ * expected_text "" is an empty line).
+ */
+const EMPTY_IS_UNSET = new Set(["path", "glob", "version", "output"]);
 
 /** Thrown for arguments that do not fit the schema; the message names the field and the fix. */
 export class ArgumentError extends TypeError {
@@ -46,7 +54,9 @@ export function checkArgs<T>(schema: JsonSchema, args: unknown, where = ""): T {
     }
   }
   for (const [name, property] of Object.entries(properties)) {
-    const value = given[name];
+    const value = given[name] === "" && EMPTY_IS_UNSET.has(name) && !required.includes(name)
+      ? undefined
+      : given[name];
     if (value === undefined || value === null) {
       if (required.includes(name)) {
         throw new ArgumentError(`missing required argument ${JSON.stringify(where + name)}`);
@@ -68,6 +78,9 @@ function checkValue(property: PropertySchema, value: unknown, name: string): unk
   switch (property.type) {
     case "string":
       if (typeof value !== "string") throw wrong("a string");
+      if (property.enum && !property.enum.includes(value)) {
+        throw wrong(`one of ${property.enum.join(", ")}`);
+      }
       return value;
     case "boolean":
       if (typeof value !== "boolean") throw wrong("true or false");

@@ -2,7 +2,7 @@
 import { appendNote, formatRow, quotePath, type ScanRow } from "../core/mod.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { ok, rowChars, unreadableNote } from "./_results.ts";
+import { capped, ok, rowChars, unreadableNote } from "./_results.ts";
 import type { Session } from "./_session.ts";
 import { searchedVersions } from "./_shown.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
@@ -18,7 +18,11 @@ interface GrepArgs {
   context: number;
   max_matches: number;
   include_ignored: boolean;
+  output: "content" | "files" | "count";
 }
+
+/** Matching lines a files or count grep looks for unless max_matches says otherwise. */
+const COUNTING_MATCHES = 100_000;
 
 const inputSchema = {
   type: "object" as const,
@@ -31,6 +35,12 @@ const inputSchema = {
     context: { type: "integer", minimum: 0, default: 0 },
     max_matches: { type: "integer", minimum: 1, default: 200 },
     include_ignored: { type: "boolean", default: false },
+    output: {
+      type: "string",
+      enum: ["content", "files", "count"],
+      default: "content",
+      description: "files: path\\tcount per file; count: totals.",
+    },
   },
   required: ["pattern"],
 };
@@ -49,10 +59,11 @@ const outputSchema = {
             items: { type: "integer" },
             description: "Matching line numbers.",
           },
+          count: { type: "integer", description: "Matching lines (output files)." },
           invalid_utf8: { type: "boolean" },
           version: { type: "string", description: "The file's version (edits may refer to it)." },
         },
-        required: ["path", "lines"],
+        required: ["path"],
       },
     },
     matched_lines: { type: "integer", description: "Matching lines shown." },
@@ -88,18 +99,26 @@ export function grepTool(store: FileStore, settings: Settings, session: Session)
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     takesTurns: store.searchesTakeTurns === true,
-    call: (args, context) =>
-      grep(store, settings, session, checkArgs<GrepArgs>(inputSchema, args), context),
+    call(args, context) {
+      const checked = checkArgs<GrepArgs>(inputSchema, args);
+      if (checked.output === "content") return grep(store, settings, session, checked, context);
+      // Counting wants every match (within the time budget), unless max_matches is given.
+      const given = (args as { max_matches?: unknown }).max_matches !== undefined;
+      return counted(store, settings, {
+        ...checked,
+        max_matches: given ? checked.max_matches : COUNTING_MATCHES,
+      }, context);
+    },
   };
 }
 
-async function grep(
+/** Runs the search a grep asks for (without context when only counting). */
+async function search(
   store: FileStore,
   settings: Settings,
-  session: Session,
   args: GrepArgs,
-  context: CallContext = {},
-): Promise<ToolResult> {
+  context: CallContext,
+): Promise<{ result: SearchResult; engine: string }> {
   const { matcher, engine } = compilePattern(args.pattern, {
     literal: args.literal,
     ignoreCase: args.ignore_case,
@@ -109,13 +128,83 @@ async function grep(
     glob: args.glob,
     includeIgnored: args.include_ignored,
     matcher,
-    context: args.context,
+    context: args.output === "content" ? args.context : 0,
     maxMatches: args.max_matches,
     deadline: Date.now() + settings.timeBudgetMs,
     rowCut: settings.cut,
     signal: context.signal,
     onProgress: context.progress && ((done, total) => context.progress!(done, total)),
   });
+  return { result, engine };
+}
+
+/** The note for a search that ran to the end and found nothing. */
+function noMatch(args: GrepArgs, result: SearchResult): string {
+  return `no match for ${JSON.stringify(args.pattern)} in ${
+    quotePath(args.path)
+  } (${result.filesSearched} ${result.filesSearched === 1 ? "file" : "files"} searched)`;
+}
+
+/** The facts every grep result gives about the search itself. */
+function searchFacts(result: SearchResult, engine: string): Record<string, unknown> {
+  const facts: Record<string, unknown> = {
+    files_searched: result.filesSearched,
+    binary_files_skipped: result.binaryFilesSkipped,
+    files_not_searched: result.filesNotSearched,
+    engine,
+  };
+  if (result.unreadable) facts.unreadable = result.unreadable;
+  return facts;
+}
+
+/**
+ * A grep with output "files" (each file with its count of matching lines, `path\tcount`) or
+ * "count" (the totals alone): no rows, so no versions either.
+ */
+async function counted(
+  store: FileStore,
+  settings: Settings,
+  args: GrepArgs,
+  context: CallContext = {},
+): Promise<ToolResult> {
+  const { result, engine } = await search(store, settings, args, context);
+  const files = result.files.map((file) => ({
+    path: quotePath(file.path),
+    count: file.rows.filter((row) => row.match).length,
+  }));
+  const listed = args.output === "files"
+    ? capped(files.map((f) => `${f.path}\t${f.count}`), settings)
+    : { text: "", count: files.length };
+  const budgetHit = listed.count < files.length;
+  const shown = { files: files.slice(0, listed.count), matchedLines: 0 };
+  shown.matchedLines = shown.files.reduce((sum, f) => sum + f.count, 0);
+  let text = listed.text;
+  if (args.output === "count") {
+    const lines = shown.matchedLines;
+    text = `${lines} matching ${lines === 1 ? "line" : "lines"} in ${files.length} ${
+      files.length === 1 ? "file" : "files"
+    }\n`;
+  }
+  const stopped = budgetHit ? "output_budget" : result.stopped;
+  if (result.files.length === 0 && !stopped) text = appendNote(text, noMatch(args, result));
+  for (const note of stopNotes(result, shown, stopped, args)) text = appendNote(text, note);
+  const structured: Record<string, unknown> = {
+    files: args.output === "files" ? shown.files : [],
+    matched_lines: shown.matchedLines,
+    ...searchFacts(result, engine),
+  };
+  if (stopped) structured.stopped = stopped;
+  return ok(text, structured);
+}
+
+async function grep(
+  store: FileStore,
+  settings: Settings,
+  session: Session,
+  args: GrepArgs,
+  context: CallContext = {},
+): Promise<ToolResult> {
+  const { result, engine } = await search(store, settings, args, context);
   // The first files the budget lets through get their versions (a file read again costs
   // about half a millisecond); the session records every file shown.
   const reach = render(result, args.context > 0, settings).files.length;
@@ -130,14 +219,7 @@ async function grep(
   let text = shown.text;
   const stopped = shown.budgetHit ? "output_budget" : result.stopped;
   // "No match" only for a search that ran to the end; a stopped one says so below.
-  if (result.files.length === 0 && !stopped) {
-    text = appendNote(
-      text,
-      `no match for ${JSON.stringify(args.pattern)} in ${
-        quotePath(args.path)
-      } (${result.filesSearched} ${result.filesSearched === 1 ? "file" : "files"} searched)`,
-    );
-  }
+  if (result.files.length === 0 && !stopped) text = appendNote(text, noMatch(args, result));
   const notes = stopNotes(result, shown, stopped, args);
   if (shown.files.length > VERSIONED_FILES) {
     notes.push(
@@ -148,12 +230,8 @@ async function grep(
   const structured: Record<string, unknown> = {
     files: shown.files,
     matched_lines: shown.matchedLines,
-    files_searched: result.filesSearched,
-    binary_files_skipped: result.binaryFilesSkipped,
-    files_not_searched: result.filesNotSearched,
-    engine,
+    ...searchFacts(result, engine),
   };
-  if (result.unreadable) structured.unreadable = result.unreadable;
   if (stopped) structured.stopped = stopped;
   return ok(text, structured);
 }
@@ -220,7 +298,7 @@ function render(
 
 function stopNotes(
   result: SearchResult,
-  shown: Rendered,
+  shown: { files: ReadonlyArray<{ path: string; invalid_utf8?: boolean }>; matchedLines: number },
   stopped: string | undefined,
   args: GrepArgs,
 ): string[] {

@@ -29,6 +29,35 @@ describe("checkArgs()", () => {
     assert.deepEqual(checkArgs(schema, { path: "a" }), { path: "a", count: 3, flag: false });
   });
 
+  test("checkArgs() takes an empty optional path, glob or version as not given, but keeps text", () => {
+    const optional: JsonSchema = {
+      type: "object",
+      properties: {
+        path: { type: "string", default: "." },
+        glob: { type: "string" },
+        version: { type: "string" },
+        new_text: { type: "string" },
+      },
+      required: [],
+    };
+    assert.deepEqual(checkArgs(optional, { path: "", glob: "", version: "", new_text: "" }), {
+      path: ".",
+      new_text: "",
+    });
+    assert.deepEqual(checkArgs(schema, { path: "" }), { path: "", count: 3, flag: false });
+  });
+
+  test("checkArgs() refuses a string outside its enum, naming the choices", () => {
+    const choice: JsonSchema = {
+      type: "object",
+      properties: { output: { type: "string", enum: ["a", "b"], default: "a" } },
+    };
+    assert.deepEqual(checkArgs(choice, { output: "b" }), { output: "b" });
+    assert.throws(() => checkArgs(choice, { output: "c" }), {
+      message: 'argument "output" must be one of a, b, got the string "c"',
+    });
+  });
+
   test("checkArgs() keeps given values and checks array items against their schema", () => {
     const edits = [{ start_line: 2, new_text: "x" }];
     assert.deepEqual(checkArgs(schema, { path: "a", count: 0, flag: true, edits }), {

@@ -9,6 +9,7 @@ import {
   type Files,
   grepText,
   memoryTools,
+  okText,
   rowsText,
   withTempRoot,
 } from "../_helpers/tools.ts";
@@ -401,7 +402,7 @@ describe("grep patterns", () => {
       name: "an unknown field",
       args: { pattern: "a", regex: true },
       message:
-        /^unknown argument "regex"; the arguments are pattern, path, glob, literal, ignore_case, context, max_matches, include_ignored$/,
+        /^unknown argument "regex"; the arguments are pattern, path, glob, literal, ignore_case, context, max_matches, include_ignored, output$/,
     },
     {
       name: "a path that does not exist",
@@ -526,3 +527,58 @@ describe("grep over a directory store", () => {
     });
   });
 });
+
+describe("grep output", () => {
+  const files = { "a.ts": "foo\nbar foo\nfoo\n", "b.ts": "x\n", "c/d.ts": "foo\n" };
+
+  test("files lists each file with its count of matching lines, and no rows", async () => {
+    const result = await tools(files).call("grep", { pattern: "foo", output: "files" });
+    assert.equal(okText(result), "a.ts\t3\nc/d.ts\t1\n");
+    assert.deepEqual(result.structuredContent?.files, [
+      { path: "a.ts", count: 3 },
+      { path: "c/d.ts", count: 1 },
+    ]);
+    assert.equal(result.structuredContent?.matched_lines, 4);
+    assertFitsSchema(result.structuredContent, grepOutputSchema());
+  });
+
+  test("count gives the totals alone", async () => {
+    const result = await tools(files).call("grep", { pattern: "foo", output: "count" });
+    assert.equal(okText(result), "4 matching lines in 2 files\n");
+    assert.equal(result.structuredContent?.matched_lines, 4);
+  });
+
+  test("files counts past the 200 matches rows stop at, and keeps max_matches when given", async () => {
+    const many: Files = {};
+    for (let i = 0; i < 30; i++) many[`f${String(i).padStart(2, "0")}.txt`] = "hit\n".repeat(10);
+    const all = await tools(many).call("grep", { pattern: "hit", output: "files" });
+    assert.equal(all.structuredContent?.matched_lines, 300);
+    assert.equal(okText(all).split("\n").length - 1, 30);
+    const few = await tools(many).call("grep", {
+      pattern: "hit",
+      output: "files",
+      max_matches: 15,
+    });
+    assert.match(okText(few), /^f00\.txt\t10\nf01\.txt\t5\n\[stopped at max_matches=15: /);
+  });
+
+  test("files says no match as content does, and an empty output is content", async () => {
+    const h = tools(files);
+    assert.match(
+      okText(await h.call("grep", { pattern: "zzz", output: "files" })),
+      /^\[no match for "zzz" in \. \(3 files searched\)\]\n$/,
+    );
+    assert.match(
+      grepText(await h.call("grep", { pattern: "bar", output: "" })),
+      /^a\.ts\n2\tbar foo\n$/,
+    );
+    assert.match(
+      errorText(await h.call("grep", { pattern: "foo", output: "lines" })),
+      /^argument "output" must be one of content, files, count, got the string "lines"$/,
+    );
+  });
+});
+
+function grepOutputSchema() {
+  return memoryTools({}).tools.find((t) => t.name === "grep")!.outputSchema;
+}
