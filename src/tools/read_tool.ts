@@ -13,8 +13,9 @@ import type { FileStore, LineRange, LineRangeOptions } from "../store/file_store
 import { checkArgs } from "./_args.ts";
 import { ok, rowChars } from "./_results.ts";
 import type { Session } from "./_session.ts";
-import { recordShown, snapshot } from "./_shown.ts";
-import { LINE_RULE, type Settings } from "./options.ts";
+import { recordShown, type Snapshot, snapshot } from "./_shown.ts";
+import { ArgumentError } from "./_args.ts";
+import { LINE_RULE, NOTE_ROOM, type Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
 interface ReadArgs {
@@ -22,6 +23,7 @@ interface ReadArgs {
   start_line: number;
   end_line?: number;
   column?: number;
+  ranges?: Array<{ start_line: number; end_line?: number }>;
 }
 
 const inputSchema = {
@@ -31,6 +33,14 @@ const inputSchema = {
     start_line: { type: "integer", minimum: 1, default: 1 },
     end_line: { type: "integer", minimum: 1, description: "Inclusive." },
     column: { type: "integer", minimum: 1, description: "Code-point column of one long line." },
+    ranges: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { start_line: { type: "integer" }, end_line: { type: "integer" } },
+        required: ["start_line"],
+      },
+    },
   },
   required: ["path"],
 };
@@ -47,6 +57,19 @@ const outputSchema = {
     cut_lines: { type: "array", items: { type: "integer" } },
     invalid_utf8: { type: "boolean" },
     version: { type: "string", description: "The file's version (edits may refer to it)." },
+    ranges: {
+      type: "array",
+      description: "With ranges: each range shown (the fields above are the first's).",
+      items: {
+        type: "object",
+        properties: {
+          start_line: { type: "integer" },
+          end_line: { type: "integer" },
+          truncated: { type: "boolean" },
+          next_start_line: { type: "integer" },
+        },
+      },
+    },
   },
   required: ["path", "start_line", "end_line", "truncated"],
 };
@@ -75,8 +98,69 @@ export function readTool(store: FileStore, settings: Settings, session: Session)
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
-    call: (args) => read(store, settings, session, checkArgs<ReadArgs>(argsSchema, args)),
+    call(args) {
+      const checked = checkArgs<ReadArgs>(argsSchema, args);
+      return checked.ranges === undefined
+        ? read(store, settings, session, checked)
+        : readRanges(store, settings, session, checked, args as Record<string, unknown>);
+    },
   };
+}
+
+/**
+ * Several ranges of one file in one result, all from one version of it: each rendered as a
+ * read of it alone, the ones after the first headed by a note, within one output budget.
+ */
+async function readRanges(
+  store: FileStore,
+  settings: Settings,
+  session: Session,
+  args: ReadArgs,
+  given: Record<string, unknown>,
+): Promise<ToolResult> {
+  const alone = ["start_line", "end_line", "column"].filter((name) => given[name] !== undefined);
+  if (alone.length > 0) {
+    throw new ArgumentError(`give either ranges or ${alone.join(" and ")}, not both`);
+  }
+  const shot = (await snapshot(store, session, settings, args.path)) ?? null;
+  const ranges = args.ranges!;
+  let text = "";
+  let rowsLeft = settings.maxLines;
+  let charsLeft = settings.maxChars;
+  const parts: Record<string, unknown>[] = [];
+  for (const [i, range] of ranges.entries()) {
+    const left = { ...settings, maxLines: rowsLeft, maxChars: charsLeft };
+    if (rowsLeft < 1 || rowChars(left) < 1 || charsLeft <= NOTE_ROOM) {
+      text = appendNote(
+        text,
+        `output budget reached: ranges from lines ${range.start_line}-${
+          range.end_line ?? "end"
+        } on are not shown; read them next`,
+      );
+      break;
+    }
+    const one = { path: args.path, start_line: range.start_line, end_line: range.end_line };
+    const result = await read(store, left, session, one, shot);
+    const part = result.structuredContent!;
+    const body = result.content[0].text.replace(/^\[version [0-9a-f]{8}\]\n/, "");
+    const shown = `lines ${part.start_line}-${part.end_line}`;
+    const piece = i === 0 ? body : appendNote("", shown) + body;
+    text += i > 0 && !text.endsWith("\n") ? "\n" + piece : piece;
+    rowsLeft -= Math.max(0, (part.end_line as number) - (part.start_line as number) + 1);
+    charsLeft -= piece.length;
+    parts.push(part);
+  }
+  const first = parts[0];
+  const version = first.version as string | undefined;
+  return ok(version === undefined ? text : `[version ${version}]\n${text}`, {
+    ...first,
+    ranges: parts.map((p) => ({
+      start_line: p.start_line,
+      end_line: p.end_line,
+      truncated: p.truncated,
+      ...(p.next_start_line === undefined ? {} : { next_start_line: p.next_start_line }),
+    })),
+  });
 }
 
 async function read(
@@ -84,6 +168,7 @@ async function read(
   settings: Settings,
   session: Session,
   args: ReadArgs,
+  shot?: Snapshot | null,
 ): Promise<ToolResult> {
   const { path, start_line: start, column } = args;
   if (column !== undefined && args.end_line !== undefined && args.end_line !== start) {
@@ -107,7 +192,7 @@ async function read(
     start,
     end,
     column,
-  });
+  }, shot);
   const structured: Record<string, unknown> = {
     path: quotePath(range.path),
     start_line: start,
@@ -167,9 +252,11 @@ async function versionedLines(
   settings: Settings,
   path: string,
   options: LineRangeOptions,
+  taken?: Snapshot | null,
 ): Promise<{ range: LineRange; version?: string }> {
-  const shot = await snapshot(store, session, settings, path);
-  if (shot === undefined) {
+  // (A snapshot taken already, or null: the file has none.)
+  const shot = taken === undefined ? await snapshot(store, session, settings, path) : taken;
+  if (!shot) {
     const range = await store.readLines(path, options);
     session.showed(range.path, undefined);
     return { range };

@@ -223,7 +223,8 @@ describe("read", () => {
     {
       name: "an unknown field",
       args: { path: "a.txt", lines: 3 },
-      message: /^unknown argument "lines"; the arguments are path, start_line, end_line, column$/,
+      message:
+        /^unknown argument "lines"; the arguments are path, start_line, end_line, column, ranges$/,
     },
     {
       name: "arguments that are not an object",
@@ -467,5 +468,58 @@ describe("read over a directory store", () => {
         "1\ta\r\n2\tb\rc\n3\t\uFEFFd",
       );
     });
+  });
+});
+
+describe("read ranges", () => {
+  const HUNDRED = Array.from({ length: 100 }, (_, i) => `l${i + 1}\n`).join("");
+
+  test("shows several ranges of one version, the later ones headed by a note", async () => {
+    const h = memoryTools({ "a.txt": HUNDRED });
+    const result = await h.call("read", {
+      path: "a.txt",
+      ranges: [{ start_line: 40, end_line: 41 }, { start_line: 90, end_line: 91 }],
+    });
+    assert.equal(rowsText(result), "40\tl40\n41\tl41\n[lines 90-91]\n90\tl90\n91\tl91\n");
+    assert.deepEqual(result.structuredContent?.ranges, [
+      { start_line: 40, end_line: 41, truncated: false },
+      { start_line: 90, end_line: 91, truncated: false },
+    ]);
+    // One version for them all, which numbered edits then refer to.
+    okText(
+      await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 90, new_text: "x" }] }),
+    );
+  });
+
+  test("keeps to one output budget, saying which ranges it left out", async () => {
+    const h = memoryTools({ "a.txt": HUNDRED }, { maxLines: 10 });
+    const text = rowsText(
+      await h.call("read", {
+        path: "a.txt",
+        ranges: [{ start_line: 1, end_line: 8 }, { start_line: 50, end_line: 60 }, {
+          start_line: 90,
+        }],
+      }),
+    );
+    assert.match(
+      text,
+      /\n8\tl8\n\[lines 50-51\]\n50\tl50\n51\tl51\n\[lines 50-51 of 100; continue with start_line=52\]\n\[output budget reached: ranges from lines 90-end on are not shown; read them next\]\n$/,
+    );
+  });
+
+  test("refuses ranges beside start_line, and a range past the end", async () => {
+    const h = memoryTools({ "a.txt": HUNDRED });
+    assert.equal(
+      errorText(
+        await h.call("read", { path: "a.txt", start_line: 2, ranges: [{ start_line: 1 }] }),
+      ),
+      "give either ranges or start_line, not both",
+    );
+    assert.match(
+      errorText(
+        await h.call("read", { path: "a.txt", ranges: [{ start_line: 1 }, { start_line: 200 }] }),
+      ),
+      /start_line 200 is past the end: the file has 100 lines/,
+    );
   });
 });
