@@ -82,6 +82,17 @@ export function capped(lines: string[], settings: Settings): { text: string; cou
   return { text, count };
 }
 
+/**
+ * The note of a listing shown from `offset`: which of them, and the offset that continues it.
+ *
+ * @param what what is listed ("files", "entries")
+ */
+export function pageNote(what: string, offset: number, next: number, total: number): string {
+  if (offset >= total) return `offset ${offset} is past the ${total} ${what} there are`;
+  const shown = `showing ${what} ${offset + 1}-${next} of ${total}`;
+  return next < total ? `${shown}; continue with offset=${next}` : shown;
+}
+
 /** The note for what a walk could not read, or undefined when it read everything. */
 export function unreadableNote(count: number): string | undefined {
   if (count === 0) return undefined;

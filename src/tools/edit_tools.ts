@@ -31,7 +31,7 @@ export interface EditContext {
 // (The rules every edit keeps, line endings and all, are in the instructions: EDIT_RULES.)
 
 const VERSIONS =
-  "Numbers refer to the latest version shown to you (or version): if the file changed, the edit follows its lines or is refused with the rows now. A file never shown needs expected_text.";
+  "Numbers refer to the latest version shown (or version): a changed file is followed or refused with its rows; a file never shown needs expected_text.";
 
 const AFTER = "Results show the changed lines with their new numbers.";
 

@@ -2,7 +2,7 @@
 import { appendNote, quotePath } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok, unreadableNote } from "./_results.ts";
+import { capped, ok, pageNote, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -10,6 +10,7 @@ interface GlobArgs {
   pattern: string;
   path: string;
   include_ignored: boolean;
+  offset: number;
 }
 
 const inputSchema = {
@@ -18,6 +19,7 @@ const inputSchema = {
     pattern: { type: "string", description: "*.ts: names at any depth; src/**/*.ts: paths." },
     path: { type: "string", default: "." },
     include_ignored: { type: "boolean", default: false },
+    offset: { type: "integer", minimum: 0, default: 0 },
   },
   required: ["pattern"],
 };
@@ -28,6 +30,7 @@ const outputSchema = {
     paths: { type: "array", items: { type: "string" } },
     total: { type: "integer", description: "How many files matched (shown or not)." },
     truncated: { type: "boolean" },
+    next_offset: { type: "integer", description: "Where to continue when truncated." },
     unreadable: { type: "integer", description: "Directories that could not be read." },
   },
   required: ["paths", "total", "truncated"],
@@ -39,7 +42,7 @@ export function globTool(store: FileStore, settings: Settings): ToolDefinition {
     name: "glob",
     title: "Find files",
     description:
-      "Lists files matching a glob (as ripgrep reads one), sorted; hidden and .gitignore'd files only with include_ignored.",
+      "Lists files matching a glob, sorted; hidden and .gitignore'd files only with include_ignored.",
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
@@ -55,26 +58,25 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
     includeIgnored: args.include_ignored,
     onUnreadable: () => unreadable++,
   });
-  const shown = paths.map(quotePath);
+  const shown = paths.slice(args.offset).map(quotePath);
   const { text, count } = capped(shown, settings);
+  const next = args.offset + count;
   let out = text;
   if (paths.length === 0) {
     out = appendNote(
       out,
       `no files match ${JSON.stringify(args.pattern)} under ${quotePath(args.path)}`,
     );
-  } else if (count < paths.length) {
-    out = appendNote(
-      out,
-      `showing ${count} of ${paths.length} files; narrow the pattern or the path`,
-    );
+  } else if (next < paths.length || args.offset > 0) {
+    out = appendNote(out, pageNote("files", args.offset, next, paths.length));
   }
   const note = unreadableNote(unreadable);
   if (note) out = appendNote(out, note);
   return ok(out, {
     paths: shown.slice(0, count),
     total: paths.length,
-    truncated: count < paths.length,
+    truncated: next < paths.length,
+    ...(next < paths.length ? { next_offset: next } : {}),
     ...(unreadable > 0 ? { unreadable } : {}),
   });
 }

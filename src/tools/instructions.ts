@@ -23,7 +23,6 @@ export function instructions(readOnly: boolean): string {
     "Rows are `<n>\\t<line>` (grep context `<n>-\\t<line>`), the line verbatim after the tab; [bracketed] lines are notes.",
     "Loop: grep for line numbers, read the range, edit with replace_lines. Results name the file's version ([version 1a2b3c4d]; grep: path @1a2b3c4d); edits are checked against the latest one shown: a changed file is followed or refused with its rows. Edit results give the new numbers: edit on without re-reading.",
     EDIT_RULES,
-    "Results are bounded; a note says how to go on.",
   ];
   if (readOnly) lines.splice(2, 2, "This server is read-only: grep, read, glob and list.");
   return lines.join("\n");

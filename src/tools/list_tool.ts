@@ -2,7 +2,7 @@
 import { appendNote, quotePath } from "../core/mod.ts";
 import type { FileStore, ListEntry } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok, unreadableNote } from "./_results.ts";
+import { capped, ok, pageNote, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -10,6 +10,7 @@ interface ListArgs {
   path: string;
   depth: number;
   include_ignored: boolean;
+  offset: number;
 }
 
 const inputSchema = {
@@ -18,6 +19,7 @@ const inputSchema = {
     path: { type: "string", default: "." },
     depth: { type: "integer", minimum: 1, default: 1 },
     include_ignored: { type: "boolean", default: false },
+    offset: { type: "integer", minimum: 0, default: 0 },
   },
 };
 
@@ -38,6 +40,7 @@ const outputSchema = {
     },
     total: { type: "integer" },
     truncated: { type: "boolean" },
+    next_offset: { type: "integer", description: "Where to continue when truncated." },
     unreadable: { type: "integer", description: "Directories that could not be read." },
   },
   required: ["entries", "total", "truncated"],
@@ -64,25 +67,25 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
     includeIgnored: args.include_ignored,
     onUnreadable: () => unreadable++,
   });
-  const { text, count } = capped(entries.map(entryLine), settings);
+  const from = entries.slice(args.offset);
+  const { text, count } = capped(from.map(entryLine), settings);
+  const next = args.offset + count;
   let out = text;
   if (entries.length === 0) out = appendNote(out, `${quotePath(args.path)} is empty`);
-  else if (count < entries.length) {
-    out = appendNote(
-      out,
-      `showing ${count} of ${entries.length} entries; list a subdirectory or lower depth`,
-    );
+  else if (next < entries.length || args.offset > 0) {
+    out = appendNote(out, pageNote("entries", args.offset, next, entries.length));
   }
   const note = unreadableNote(unreadable);
   if (note) out = appendNote(out, note);
   return ok(out, {
-    entries: entries.slice(0, count).map((e) => ({
+    entries: from.slice(0, count).map((e) => ({
       path: quotePath(e.path),
       type: e.kind,
       size: e.size,
     })),
     total: entries.length,
-    truncated: count < entries.length,
+    truncated: next < entries.length,
+    ...(next < entries.length ? { next_offset: next } : {}),
     ...(unreadable > 0 ? { unreadable } : {}),
   });
 }

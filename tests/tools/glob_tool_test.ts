@@ -83,13 +83,31 @@ describe("glob", () => {
     const result = await tools(files, { maxLines: 4 }).call("glob", { pattern: "*.txt" });
     assert.equal(
       okText(result),
-      "f0.txt\nf1.txt\nf2.txt\nf3.txt\n[showing 4 of 10 files; narrow the pattern or the path]\n",
+      "f0.txt\nf1.txt\nf2.txt\nf3.txt\n[showing files 1-4 of 10; continue with offset=4]\n",
     );
     assert.deepEqual(result.structuredContent, {
       paths: ["f0.txt", "f1.txt", "f2.txt", "f3.txt"],
       total: 10,
       truncated: true,
+      next_offset: 4,
     });
+  });
+
+  test("glob continues a capped list from offset, to the end", async () => {
+    const files: Files = {};
+    for (let i = 0; i < 10; i++) files[`f${i}.txt`] = "";
+    const h = tools(files, { maxLines: 4 });
+    assert.equal(
+      okText(await h.call("glob", { pattern: "*.txt", offset: 4 })),
+      "f4.txt\nf5.txt\nf6.txt\nf7.txt\n[showing files 5-8 of 10; continue with offset=8]\n",
+    );
+    const last = await h.call("glob", { pattern: "*.txt", offset: 8 });
+    assert.equal(okText(last), "f8.txt\nf9.txt\n[showing files 9-10 of 10]\n");
+    assert.equal(last.structuredContent?.truncated, false);
+    assert.equal(
+      okText(await h.call("glob", { pattern: "*.txt", offset: 12 })),
+      "[offset 12 is past the 10 files there are]\n",
+    );
   });
 
   test("glob with the CLI's smallest character budget (200) still lists files", async () => {
@@ -99,7 +117,7 @@ describe("glob", () => {
     const shown = okText(result);
     assert.ok(shown.length <= 200, `${shown.length} characters`);
     assert.match(shown, /^file000\.txt\nfile001\.txt\n/);
-    assert.match(shown, /\[showing \d+ of 100 files; narrow the pattern or the path\]\n$/);
+    assert.match(shown, /\[showing files 1-\d+ of 100; continue with offset=\d+\]\n$/);
   });
 
   const REFUSED: Array<{ name: string; args: unknown; message: RegExp }> = [
@@ -112,7 +130,8 @@ describe("glob", () => {
     {
       name: "an unknown field",
       args: { pattern: "*", depth: 2 },
-      message: /^unknown argument "depth"; the arguments are pattern, path, include_ignored$/,
+      message:
+        /^unknown argument "depth"; the arguments are pattern, path, include_ignored, offset$/,
     },
     {
       name: "a path that does not exist",

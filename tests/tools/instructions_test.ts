@@ -23,7 +23,6 @@ describe("instructions()", () => {
     assert.ok(text.includes("`<n>\\t<line>`"));
     assert.ok(text.includes("`<n>-\\t<line>`"));
     assert.match(text, /\[bracketed\] lines are notes/);
-    assert.match(text, /a note says how to go on/);
   });
 
   test("instructions() for a read-only server name only the read-only tools", () => {

@@ -67,11 +67,17 @@ describe("list", () => {
     const result = await tools(files, { maxLines: 2 }).call("list", {});
     assert.equal(
       okText(result),
-      "file\t1\tf0.txt\nfile\t1\tf1.txt\n[showing 2 of 6 entries; list a subdirectory or lower depth]\n",
+      "file\t1\tf0.txt\nfile\t1\tf1.txt\n[showing entries 1-2 of 6; continue with offset=2]\n",
     );
     assert.equal(result.structuredContent?.truncated, true);
     assert.equal(result.structuredContent?.total, 6);
     assert.equal((result.structuredContent?.entries as unknown[]).length, 2);
+    assert.equal(result.structuredContent?.next_offset, 2);
+    const next = await tools(files, { maxLines: 2 }).call("list", { offset: 2 });
+    assert.equal(
+      okText(next),
+      "file\t1\tf2.txt\nfile\t1\tf3.txt\n[showing entries 3-4 of 6; continue with offset=4]\n",
+    );
   });
 
   test("list reports entries in structuredContent with kind and size", async () => {
@@ -104,7 +110,8 @@ describe("list", () => {
     {
       name: "an unknown field",
       args: { recursive: true },
-      message: /^unknown argument "recursive"; the arguments are path, depth, include_ignored$/,
+      message:
+        /^unknown argument "recursive"; the arguments are path, depth, include_ignored, offset$/,
     },
   ];
   for (const row of REFUSED) {
