@@ -4,7 +4,8 @@ import { unquotePath } from "../core/mod.ts";
 import type { JsonSchema } from "./tool.ts";
 
 interface PropertySchema {
-  type: "string" | "integer" | "boolean" | "array" | "object";
+  /** One type, or ["string", "array"]: one string or a list of them (globs). */
+  type: "string" | "integer" | "boolean" | "array" | "object" | ["string", "array"];
   enum?: readonly string[];
   minimum?: number;
   items?: JsonSchema;
@@ -75,6 +76,13 @@ export function checkArgs<T>(schema: JsonSchema, args: unknown, where = ""): T {
 function checkValue(property: PropertySchema, value: unknown, name: string): unknown {
   const wrong = (what: string) =>
     new ArgumentError(`argument ${JSON.stringify(name)} must be ${what}, got ${describe(value)}`);
+  if (Array.isArray(property.type)) {
+    if (typeof value === "string") return value;
+    if (Array.isArray(value) && value.length > 0 && value.every((v) => typeof v === "string")) {
+      return value;
+    }
+    throw wrong("a string or a non-empty list of strings");
+  }
   switch (property.type) {
     case "string":
       if (typeof value !== "string") throw wrong("a string");

@@ -7,7 +7,7 @@ import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
 interface GlobArgs {
-  pattern: string;
+  pattern: string | string[];
   path: string;
   include_ignored: boolean;
   offset: number;
@@ -16,7 +16,11 @@ interface GlobArgs {
 const inputSchema = {
   type: "object" as const,
   properties: {
-    pattern: { type: "string", description: "*.ts: names at any depth; src/**/*.ts: paths." },
+    pattern: {
+      type: ["string", "array"],
+      items: { type: "string" },
+      description: "*.ts: names at any depth; src/**/*.ts: paths; a list: any, !x excludes.",
+    },
     path: { type: "string", default: "." },
     include_ignored: { type: "boolean", default: false },
     offset: { type: "integer", minimum: 0, default: 0 },
@@ -65,7 +69,9 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
   if (paths.length === 0) {
     out = appendNote(
       out,
-      `no files match ${JSON.stringify(args.pattern)} under ${quotePath(args.path)}`,
+      `no files match ${JSON.stringify(args.pattern).replace(/^\[|\]$/g, "")} under ${
+        quotePath(args.path)
+      }`,
     );
   } else if (next < paths.length || args.offset > 0) {
     out = appendNote(out, pageNote("files", args.offset, next, paths.length));

@@ -12,7 +12,7 @@ import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 interface GrepArgs {
   pattern: string;
   path: string;
-  glob?: string;
+  glob?: string | string[];
   literal: boolean;
   ignore_case: boolean;
   context: number;
@@ -29,7 +29,7 @@ const inputSchema = {
   properties: {
     pattern: { type: "string", description: "JavaScript regex (flags u, s), or text if literal." },
     path: { type: "string", default: "." },
-    glob: { type: "string", description: "*.ts: names at any depth; src/**/*.ts: paths." },
+    glob: { type: ["string", "array"], items: { type: "string" } },
     literal: { type: "boolean", default: false },
     ignore_case: { type: "boolean", default: false },
     context: { type: "integer", minimum: 0, default: 0 },

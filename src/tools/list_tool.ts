@@ -52,7 +52,7 @@ export function listTool(store: FileStore, settings: Settings): ToolDefinition {
     name: "list",
     title: "List directory",
     description:
-      "Lists a directory as rows `<type>\\t<size>\\t<path>` (dir, file or other), directories first; hidden and .gitignore'd entries only with include_ignored.",
+      "Lists a directory as rows `<type>\\t<size>\\t<path>`, directories first; hidden and .gitignore'd entries only with include_ignored.",
     inputSchema,
     outputSchema,
     annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },

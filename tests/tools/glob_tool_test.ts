@@ -123,9 +123,9 @@ describe("glob", () => {
   const REFUSED: Array<{ name: string; args: unknown; message: RegExp }> = [
     { name: "a missing pattern", args: {}, message: /^missing required argument "pattern"$/ },
     {
-      name: "a pattern that is not a string",
-      args: { pattern: ["*.ts"] },
-      message: /^argument "pattern" must be a string, got an array$/,
+      name: "a pattern that is neither a string nor a list of strings",
+      args: { pattern: 7 },
+      message: /^argument "pattern" must be a string or a non-empty list of strings, got number 7$/,
     },
     {
       name: "an unknown field",
@@ -178,5 +178,37 @@ describe("glob", () => {
         ".gitignore\na.log\na.txt\nsub/.gitignore\nsub/gen/g.txt\nsub/s.txt\n",
       );
     });
+  });
+});
+
+describe("glob lists", () => {
+  const files: Files = { "a.ts": "", "b.js": "", "c.md": "", "d.test.ts": "" };
+
+  test("a list of patterns matches any of them, and a leading ! excludes", async () => {
+    const h = tools(files);
+    assert.deepEqual(
+      (await h.call("glob", { pattern: ["*.ts", "*.md"] })).structuredContent?.paths,
+      ["a.ts", "c.md", "d.test.ts"],
+    );
+    assert.deepEqual(
+      (await h.call("glob", { pattern: ["*.ts", "!*.test.ts"] })).structuredContent?.paths,
+      ["a.ts"],
+    );
+  });
+
+  test("grep's glob takes a list too", async () => {
+    const h = tools({ "a.ts": "x\n", "b.js": "x\n", "c.md": "x\n" });
+    const result = await h.call("grep", { pattern: "x", glob: ["*.ts", "*.js"], output: "files" });
+    assert.equal(okText(result), "a.ts\t1\nb.js\t1\n");
+  });
+
+  test("a list that is empty or holds a non-string is refused", async () => {
+    const h = tools(files);
+    for (const pattern of [[], ["*.ts", 3]]) {
+      assert.match(
+        errorText(await h.call("glob", { pattern })),
+        /^argument "pattern" must be a string or a non-empty list of strings/,
+      );
+    }
   });
 });
