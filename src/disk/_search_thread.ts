@@ -237,7 +237,8 @@ export class SearchThread {
     const worker = this.#started();
     if (worker === undefined) throw new Error("the search thread did not start again");
     const id = this.#next++;
-    const { matcher, signal, onProgress, onUnreadable, ...rest } = query;
+    // (onSkipped is for glob and list: a search does not tell of skipped entries.)
+    const { matcher, signal, onProgress, onUnreadable, onSkipped: _skipped, ...rest } = query;
     const message: ThreadSearch = {
       id,
       query: {

@@ -112,6 +112,8 @@ export interface ListOptions {
   includeIgnored?: boolean;
   /** Told of each directory that could not be read (it is skipped). */
   onUnreadable?: (display: string) => void;
+  /** Told of each entry left out as hidden or .gitignore'd (a directory once). */
+  onSkipped?: (display: string, why: "hidden" | "ignored") => void;
 }
 
 /** Which files a walk covers (grep, glob). */
@@ -135,6 +137,11 @@ export interface WalkOptions {
    * skips it and goes on with the rest.
    */
   onUnreadable?: (display: string) => void;
+  /**
+   * Told of each entry left out as hidden or .gitignore'd (a directory once, not what is
+   * in it; never `.git`). Walks of `glob` tell of them; a search does not.
+   */
+  onSkipped?: (display: string, why: "hidden" | "ignored") => void;
 }
 
 /** A search over files: {@linkcode WalkOptions} plus what to look for and when to stop. */

@@ -75,6 +75,11 @@ export interface WalkFilesOptions {
   includeGitignored?: boolean;
   /** Told of each directory the walk could not open (unreadable, a name too long, ...). */
   onUnreadable?: (display: string) => void;
+  /**
+   * Told of each entry the walk leaves out as hidden or as .gitignore'd (a directory once,
+   * not its contents; `.git` is not told of).
+   */
+  onSkipped?: (display: string, why: "hidden" | "ignored") => void;
 }
 
 /** One entry found by {@linkcode walkEntries}. */
@@ -304,6 +309,7 @@ export async function* walkFileRuns(
     next: number;
   }
   const onUnreadable = options.onUnreadable ?? (() => {});
+  const onSkipped = options.onSkipped;
   const pace = new Pace();
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
@@ -322,17 +328,27 @@ export async function* walkFileRuns(
       continue;
     }
     const entry = frame.entries[frame.next++];
-    if (skipped(entry, hidden)) continue;
+    if (skipped(entry, hidden)) {
+      if (entry.name !== ".git") onSkipped?.(joinDisplay(frame.dir.display, entry.name), "hidden");
+      continue;
+    }
     const node = childNode(source, frame.dir, entry);
     if (entry.kind === "directory") {
-      if (entry.symlink || (!gitignored && frame.rules.ignores(node.display, true))) continue;
+      if (entry.symlink) continue;
+      if (!gitignored && frame.rules.ignores(node.display, true)) {
+        onSkipped?.(node.display, "ignored");
+        continue;
+      }
       if (run.length > 0) {
         yield run;
         run = [];
       }
       stack.push(await open(node, frame.rules));
     } else if (entry.kind === "file") {
-      if (!gitignored && frame.rules.ignores(node.display, false)) continue;
+      if (!gitignored && frame.rules.ignores(node.display, false)) {
+        onSkipped?.(node.display, "ignored");
+        continue;
+      }
       if (glob && !glob(relativeTo(node.display))) continue;
       run.push(node);
     }
@@ -357,6 +373,7 @@ export async function* walkEntries(
     depth?: number;
     includeIgnored?: boolean;
     onUnreadable?: (display: string) => void;
+    onSkipped?: (display: string, why: "hidden" | "ignored") => void;
   } = {},
 ): AsyncGenerator<WalkEntry> {
   const depth = options.depth ?? 1;
@@ -378,10 +395,18 @@ export async function* walkEntries(
     const directories = entries.filter((e) => e.kind === "directory").sort(byName);
     const others = entries.filter((e) => e.kind !== "directory").sort(byName);
     for (const entry of [...directories, ...others]) {
-      if (skipped(entry, includeIgnored)) continue;
+      if (skipped(entry, includeIgnored)) {
+        if (entry.name !== ".git") {
+          options.onSkipped?.(joinDisplay(dir.display, entry.name), "hidden");
+        }
+        continue;
+      }
       const node = childNode(source, dir, entry);
       const isDirectory = entry.kind === "directory";
-      if (!includeIgnored && rules.ignores(node.display, isDirectory)) continue;
+      if (!includeIgnored && rules.ignores(node.display, isDirectory)) {
+        options.onSkipped?.(node.display, "ignored");
+        continue;
+      }
       yield { ...node, kind: entry.kind, size: isDirectory ? 0 : entry.size, depth: level };
       if (isDirectory && !entry.symlink && level < depth) yield* visit(node, level + 1, rules);
     }

@@ -93,6 +93,35 @@ export function pageNote(what: string, offset: number, next: number, total: numb
   return next < total ? `${shown}; continue with offset=${next}` : shown;
 }
 
+/** Counts what a walk leaves out as hidden or .gitignore'd, for the note that says so. */
+export class SkippedCount {
+  hidden = 0;
+  ignored = 0;
+
+  /** The callback to give the walk. */
+  readonly count = (_display: string, why: "hidden" | "ignored"): void => {
+    this[why]++;
+  };
+
+  /** The structured count, or nothing when nothing was left out. */
+  structured(): Record<string, unknown> {
+    return this.hidden + this.ignored === 0
+      ? {}
+      : { skipped: { hidden: this.hidden, ignored: this.ignored } };
+  }
+
+  /** The note, or undefined when nothing was left out. */
+  note(): string | undefined {
+    const entries = (n: number) => `${n} ${n === 1 ? "entry" : "entries"}`;
+    const parts = [
+      this.hidden > 0 ? `${entries(this.hidden).replace(" ", " hidden ")}` : "",
+      this.ignored > 0 ? `${entries(this.ignored).replace(" ", " .gitignore'd ")}` : "",
+    ].filter(Boolean);
+    if (parts.length === 0) return undefined;
+    return `${parts.join(" and ")} left out; include_ignored=true shows them`;
+  }
+}
+
 /** The note for what a walk could not read, or undefined when it read everything. */
 export function unreadableNote(count: number): string | undefined {
   if (count === 0) return undefined;

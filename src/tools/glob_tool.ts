@@ -2,7 +2,7 @@
 import { appendNote, quotePath } from "../core/mod.ts";
 import type { FileStore } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok, pageNote, unreadableNote } from "./_results.ts";
+import { capped, ok, pageNote, SkippedCount, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -35,6 +35,11 @@ const outputSchema = {
     total: { type: "integer", description: "How many files matched (shown or not)." },
     truncated: { type: "boolean" },
     next_offset: { type: "integer", description: "Where to continue when truncated." },
+    skipped: {
+      type: "object",
+      description: "Hidden and .gitignore'd entries left out (a directory counts once).",
+      properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
+    },
     unreadable: { type: "integer", description: "Directories that could not be read." },
   },
   required: ["paths", "total", "truncated"],
@@ -56,11 +61,13 @@ export function globTool(store: FileStore, settings: Settings): ToolDefinition {
 
 async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promise<ToolResult> {
   let unreadable = 0;
+  const skipped = new SkippedCount();
   const paths = await store.glob({
     path: args.path,
     glob: args.pattern,
     includeIgnored: args.include_ignored,
     onUnreadable: () => unreadable++,
+    onSkipped: skipped.count,
   });
   const shown = paths.slice(args.offset).map(quotePath);
   const { text, count } = capped(shown, settings);
@@ -76,9 +83,11 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
   } else if (next < paths.length || args.offset > 0) {
     out = appendNote(out, pageNote("files", args.offset, next, paths.length));
   }
-  const note = unreadableNote(unreadable);
-  if (note) out = appendNote(out, note);
+  for (const note of [skipped.note(), unreadableNote(unreadable)]) {
+    if (note) out = appendNote(out, note);
+  }
   return ok(out, {
+    ...skipped.structured(),
     paths: shown.slice(0, count),
     total: paths.length,
     truncated: next < paths.length,

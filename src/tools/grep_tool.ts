@@ -140,9 +140,13 @@ async function search(
 
 /** The note for a search that ran to the end and found nothing. */
 function noMatch(args: GrepArgs, result: SearchResult): string {
+  // (The search does not count what its walk leaves out; glob and list do.)
+  const wider = args.include_ignored
+    ? ""
+    : "; hidden and .gitignore'd files were not searched: include_ignored=true searches them";
   return `no match for ${JSON.stringify(args.pattern)} in ${
     quotePath(args.path)
-  } (${result.filesSearched} ${result.filesSearched === 1 ? "file" : "files"} searched)`;
+  } (${result.filesSearched} ${result.filesSearched === 1 ? "file" : "files"} searched)${wider}`;
 }
 
 /** The facts every grep result gives about the search itself. */

@@ -2,7 +2,7 @@
 import { appendNote, quotePath } from "../core/mod.ts";
 import type { FileStore, ListEntry } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok, pageNote, unreadableNote } from "./_results.ts";
+import { capped, ok, pageNote, SkippedCount, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -41,6 +41,11 @@ const outputSchema = {
     total: { type: "integer" },
     truncated: { type: "boolean" },
     next_offset: { type: "integer", description: "Where to continue when truncated." },
+    skipped: {
+      type: "object",
+      description: "Hidden and .gitignore'd entries left out (a directory counts once).",
+      properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
+    },
     unreadable: { type: "integer", description: "Directories that could not be read." },
   },
   required: ["entries", "total", "truncated"],
@@ -62,22 +67,31 @@ export function listTool(store: FileStore, settings: Settings): ToolDefinition {
 
 async function list(store: FileStore, settings: Settings, args: ListArgs): Promise<ToolResult> {
   let unreadable = 0;
+  const skipped = new SkippedCount();
   const entries = await store.list(args.path, {
     depth: args.depth,
     includeIgnored: args.include_ignored,
     onUnreadable: () => unreadable++,
+    onSkipped: skipped.count,
   });
   const from = entries.slice(args.offset);
   const { text, count } = capped(from.map(entryLine), settings);
   const next = args.offset + count;
   let out = text;
-  if (entries.length === 0) out = appendNote(out, `${quotePath(args.path)} is empty`);
-  else if (next < entries.length || args.offset > 0) {
+  if (entries.length === 0) {
+    const only = skipped.hidden + skipped.ignored > 0;
+    out = appendNote(
+      out,
+      `${quotePath(args.path)} ${only ? "holds only hidden or .gitignore'd entries" : "is empty"}`,
+    );
+  } else if (next < entries.length || args.offset > 0) {
     out = appendNote(out, pageNote("entries", args.offset, next, entries.length));
   }
-  const note = unreadableNote(unreadable);
-  if (note) out = appendNote(out, note);
+  for (const note of [skipped.note(), unreadableNote(unreadable)]) {
+    if (note) out = appendNote(out, note);
+  }
   return ok(out, {
+    ...skipped.structured(),
     entries: from.slice(0, count).map((e) => ({
       path: quotePath(e.path),
       type: e.kind,

@@ -30,17 +30,18 @@ describe("glob", () => {
     {
       name: "matches a pattern without / at any depth, sorted",
       args: { pattern: "*.ts" },
-      text: "a.ts\nb.ts\nsrc/deep/y.ts\nsrc/x.ts\n",
+      text:
+        "a.ts\nb.ts\nsrc/deep/y.ts\nsrc/x.ts\n[1 hidden entry left out; include_ignored=true shows them]\n",
     },
     {
       name: "matches a pattern with / against the path relative to path",
       args: { pattern: "src/*.ts" },
-      text: "src/x.ts\n",
+      text: "src/x.ts\n[1 hidden entry left out; include_ignored=true shows them]\n",
     },
     {
       name: "matches ** across directories",
       args: { pattern: "src/**/*.ts" },
-      text: "src/deep/y.ts\nsrc/x.ts\n",
+      text: "src/deep/y.ts\nsrc/x.ts\n[1 hidden entry left out; include_ignored=true shows them]\n",
     },
     {
       name: "keeps to path and names files relative to the first root",
@@ -66,8 +67,16 @@ describe("glob", () => {
 
   test("glob that matches nothing answers with a note, not an error", async () => {
     const result = await tools().call("glob", { pattern: "*.zzz" });
-    assert.equal(okText(result), '[no files match "*.zzz" under .]\n');
-    assert.deepEqual(result.structuredContent, { paths: [], total: 0, truncated: false });
+    assert.equal(
+      okText(result),
+      '[no files match "*.zzz" under .]\n[1 hidden entry left out; include_ignored=true shows them]\n',
+    );
+    assert.deepEqual(result.structuredContent, {
+      skipped: { hidden: 1, ignored: 0 },
+      paths: [],
+      total: 0,
+      truncated: false,
+    });
   });
 
   test("glob never lists a denied file, even when asked for it by name", async () => {
@@ -172,7 +181,12 @@ describe("glob", () => {
       "sub/s.txt": "",
       ".git/HEAD": "",
     }, async (_root, h) => {
-      assert.equal(okText(await h.call("glob", { pattern: "*" })), "a.txt\nsub/s.txt\n");
+      // (.git is skipped without a word; the hidden .gitignore files and what they exclude
+      // are counted.)
+      assert.equal(
+        okText(await h.call("glob", { pattern: "*" })),
+        "a.txt\nsub/s.txt\n[2 hidden entries and 2 .gitignore'd entries left out; include_ignored=true shows them]\n",
+      );
       assert.equal(
         okText(await h.call("glob", { pattern: "*", include_ignored: true })),
         ".gitignore\na.log\na.txt\nsub/.gitignore\nsub/gen/g.txt\nsub/s.txt\n",

@@ -139,7 +139,10 @@ describe("grep layout", () => {
 
   test("grep with no match answers with a note, not an error", async () => {
     const result = await tools().call("grep", { pattern: "zzz", path: "a.txt" });
-    assert.equal(grepText(result), '[no match for "zzz" in a.txt (1 file searched)]\n');
+    assert.equal(
+      grepText(result),
+      `[no match for "zzz" in a.txt (1 file searched); hidden and .gitignore'd files were not searched: include_ignored=true searches them]\n`,
+    );
     assert.deepEqual(result.structuredContent?.files, []);
     assert.equal(result.structuredContent?.matched_lines, 0);
   });
@@ -148,7 +151,7 @@ describe("grep layout", () => {
     const result = await tools().call("grep", { pattern: "foo", glob: "*.dat" });
     assert.equal(
       grepText(result),
-      '[no match for "foo" in . (0 files searched)]\n[1 binary file skipped]\n',
+      `[no match for "foo" in . (0 files searched); hidden and .gitignore'd files were not searched: include_ignored=true searches them]\n[1 binary file skipped]\n`,
     );
     assert.equal(result.structuredContent?.binary_files_skipped, 1);
   });
@@ -566,7 +569,7 @@ describe("grep output", () => {
     const h = tools(files);
     assert.match(
       okText(await h.call("grep", { pattern: "zzz", output: "files" })),
-      /^\[no match for "zzz" in \. \(3 files searched\)\]\n$/,
+      /^\[no match for "zzz" in \. \(3 files searched\); hidden and .gitignore'd files were not searched: include_ignored=true searches them\]\n$/,
     );
     assert.match(
       grepText(await h.call("grep", { pattern: "bar", output: "" })),

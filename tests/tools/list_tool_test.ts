@@ -28,13 +28,14 @@ describe("list", () => {
     {
       name: "lists the root's entries with type and size, directories first, each by name",
       args: {},
-      text: "dir\t-\tadir/\ndir\t-\tzdir/\nfile\t2\ta.txt\nfile\t3\tb.txt\n",
+      text:
+        "dir\t-\tadir/\ndir\t-\tzdir/\nfile\t2\ta.txt\nfile\t3\tb.txt\n[1 hidden entry left out; include_ignored=true shows them]\n",
     },
     {
       name: "descends with depth, a directory's entries right after it",
       args: { depth: 3 },
       text:
-        "dir\t-\tadir/\ndir\t-\tadir/deep/\nfile\t0\tadir/deep/x.txt\ndir\t-\tzdir/\nfile\t6\tzdir/inner.txt\nfile\t2\ta.txt\nfile\t3\tb.txt\n",
+        "dir\t-\tadir/\ndir\t-\tadir/deep/\nfile\t0\tadir/deep/x.txt\ndir\t-\tzdir/\nfile\t6\tzdir/inner.txt\nfile\t2\ta.txt\nfile\t3\tb.txt\n[1 hidden entry left out; include_ignored=true shows them]\n",
     },
     {
       name: "lists a subdirectory with paths relative to the root",
@@ -57,8 +58,20 @@ describe("list", () => {
     const h = tools({ "a.txt": "" });
     await h.call("write", { path: "empty/.keep", content: "" });
     const result = await h.call("list", { path: "empty" });
-    assert.equal(okText(result), "[empty is empty]\n");
-    assert.deepEqual(result.structuredContent, { entries: [], total: 0, truncated: false });
+    assert.equal(
+      okText(result),
+      "[empty holds only hidden or .gitignore'd entries]\n[1 hidden entry left out; include_ignored=true shows them]\n",
+    );
+    assert.deepEqual(result.structuredContent, {
+      skipped: { hidden: 1, ignored: 0 },
+      entries: [],
+      total: 0,
+      truncated: false,
+    });
+    const bare = tools({ "a.txt": "" });
+    await bare.call("write", { path: "bare/x", content: "" });
+    await bare.call("delete", { path: "bare/x" });
+    assert.equal(okText(await bare.call("list", { path: "bare" })), "[bare is empty]\n");
   });
 
   test("list caps a long listing with a note", async () => {
