@@ -95,6 +95,14 @@ export interface ServerOptions {
 
 const SUPPORTED_METHODS = "initialize, ping, tools/list and tools/call";
 
+/** The answer to a method the server does not serve, saying what it serves instead. */
+function methodNotFound(request: JsonRpcRequest, why: string): Record<string, unknown> {
+  return errorResponse(request.id, {
+    code: METHOD_NOT_FOUND,
+    message: `method ${JSON.stringify(request.method)} ${why}`,
+  });
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -350,12 +358,10 @@ export async function serveLines(
       default:
         replyTo(
           reply,
-          errorResponse(request.id, {
-            code: METHOD_NOT_FOUND,
-            message: `method ${
-              JSON.stringify(request.method)
-            } is not part of MCP ${MODERN_PROTOCOL_VERSION} as this server serves it; it offers ${MODERN_METHODS}`,
-          }),
+          methodNotFound(
+            request,
+            `is not part of MCP ${MODERN_PROTOCOL_VERSION} as this server serves it; it offers ${MODERN_METHODS}`,
+          ),
         );
     }
   }
@@ -387,12 +393,7 @@ export async function serveLines(
       default:
         replyTo(
           reply,
-          errorResponse(request.id, {
-            code: METHOD_NOT_FOUND,
-            message: `method ${
-              JSON.stringify(request.method)
-            } is not supported; this server offers ${SUPPORTED_METHODS}`,
-          }),
+          methodNotFound(request, `is not supported; this server offers ${SUPPORTED_METHODS}`),
         );
     }
   }

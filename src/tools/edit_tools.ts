@@ -66,7 +66,8 @@ const editOutput: JsonSchema = {
   required: ["path", "written", "regions", "line_delta", "total_lines"],
 };
 
-const annotations = {
+/** The annotations of a tool that changes files and is not idempotent. */
+export const EDITING = {
   readOnlyHint: false,
   destructiveHint: true,
   idempotentHint: false,
@@ -172,7 +173,7 @@ export function replaceTool(context: EditContext): ToolDefinition {
     ].join(" "),
     inputSchema: replaceSchema,
     outputSchema: editOutput,
-    annotations,
+    annotations: EDITING,
     call(args, call) {
       const a = checkArgs<ReplaceArgs>(replaceSchema, args);
       const edits = textEdits(a);
@@ -253,7 +254,7 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
     ].join(" "),
     inputSchema: replaceLinesSchema,
     outputSchema: editOutput,
-    annotations,
+    annotations: EDITING,
     call(args, call) {
       const a = checkArgs<
         { path: string; edits: LineEdit[]; version?: string; dry_run: boolean; exact: boolean }
@@ -316,7 +317,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
     ].join(" "),
     inputSchema: insertSchema,
     outputSchema: editOutput,
-    annotations: { ...annotations, destructiveHint: false },
+    annotations: { ...EDITING, destructiveHint: false },
     call(args, call) {
       const a = checkArgs<
         {

@@ -6,7 +6,7 @@ import { changedRegions } from "../versions/mod.ts";
 import { checkArgs } from "./_args.ts";
 import { editReport } from "./_edit_report.ts";
 import { ok } from "./_results.ts";
-import type { EditContext } from "./edit_tools.ts";
+import { type EditContext, EDITING } from "./edit_tools.ts";
 import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
 
 const writeSchema: JsonSchema = {
@@ -172,12 +172,7 @@ export function moveTool({ store, session }: EditContext): ToolDefinition {
       },
       required: ["from", "to", "kind"],
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: EDITING,
     async call(args, call) {
       const a = checkArgs<{ from: string; to: string; overwrite: boolean }>(moveSchema, args);
       const moved = await store.move(a.from, a.to, {

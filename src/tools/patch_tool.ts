@@ -6,7 +6,7 @@ import { NotFoundError } from "../store/errors.ts";
 import { checkArgs } from "./_args.ts";
 import { applyHunks, createdText, deletes } from "./_hunks.ts";
 import { ok, Refusal } from "./_results.ts";
-import type { EditContext } from "./edit_tools.ts";
+import { type EditContext, EDITING } from "./edit_tools.ts";
 import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
 
 const schema: JsonSchema = {
@@ -60,12 +60,7 @@ export function patchTool(context: EditContext): ToolDefinition {
       },
       required: ["files", "written"],
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: EDITING,
     async call(args, call) {
       const a = checkArgs<{ patch: string; dry_run: boolean }>(schema, args);
       const planned = await plan(context, filesOf(a.patch));

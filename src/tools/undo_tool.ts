@@ -6,7 +6,7 @@ import { checkArgs } from "./_args.ts";
 import { editReport, withVersion } from "./_edit_report.ts";
 import { Refusal } from "./_results.ts";
 import { UNDO_STEPS } from "./_session.ts";
-import type { EditContext } from "./edit_tools.ts";
+import { type EditContext, EDITING } from "./edit_tools.ts";
 import type { JsonSchema, ToolDefinition } from "./tool.ts";
 
 const schema: JsonSchema = {
@@ -36,12 +36,7 @@ export function undoTool({ store, settings, session }: EditContext): ToolDefinit
       },
       required: ["path", "steps", "version"],
     },
-    annotations: {
-      readOnlyHint: false,
-      destructiveHint: true,
-      idempotentHint: false,
-      openWorldHint: false,
-    },
+    annotations: EDITING,
     async call(args, context) {
       const a = checkArgs<{ path: string; steps: number }>(schema, args);
       const done = await store.update(a.path, (text, display) => {
