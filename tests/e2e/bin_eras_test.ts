@@ -66,6 +66,22 @@ async function driveEveryTool(call: Call, dir: string): Promise<void> {
   await ok("delete", { path: "c.ts" });
 }
 
+/** What both SDK clients offer that the tests use. */
+interface AnyClient {
+  listTools(): Promise<{ tools: Array<{ name: string }> }>;
+  callTool(params: { name: string; arguments: Record<string, unknown> }): Promise<unknown>;
+}
+
+/** Checks the client sees every tool, then drives each. */
+async function listAndDrive(client: AnyClient, dir: string): Promise<void> {
+  const { tools } = await client.listTools();
+  assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
+  await driveEveryTool(
+    async (tool, args) => await client.callTool({ name: tool, arguments: args }) as Result,
+    dir,
+  );
+}
+
 describe("the binary in the 2026-07-28 era", () => {
   const modes = [["pinned to 2026-07-28", { pin: "2026-07-28" }], [
     "in auto mode",
@@ -86,12 +102,7 @@ describe("the binary in the 2026-07-28 era", () => {
         assert.equal(client.getNegotiatedProtocolVersion(), "2026-07-28");
         assert.equal(client.getServerVersion()?.name, "linewise");
         assert.match(client.getInstructions() ?? "", /replace_lines/);
-        const { tools } = await client.listTools();
-        assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
-        await driveEveryTool(
-          async (tool, args) => await client.callTool({ name: tool, arguments: args }) as Result,
-          root.dir,
-        );
+        await listAndDrive(client, root.dir);
       } finally {
         await client.close();
         root.remove();
@@ -110,12 +121,7 @@ describe("the binary in the legacy era", () => {
       new LegacyTransport({ command: ensureBinary(), args: ["serve", "--root", root.dir] }),
     );
     try {
-      const { tools } = await client.listTools();
-      assert.deepEqual(tools.map((t) => t.name).sort(), [...TOOLS].sort());
-      await driveEveryTool(
-        async (tool, args) => await client.callTool({ name: tool, arguments: args }) as Result,
-        root.dir,
-      );
+      await listAndDrive(client, root.dir);
     } finally {
       await client.close();
       root.remove();
