@@ -32,7 +32,13 @@ import {
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { DeniedPathError, NotAFileError, StoreError } from "../store/errors.ts";
 import { DEFAULT_CUT, type Matcher } from "../core/mod.ts";
-import type { EntryKind, SearchQuery, SearchResult } from "../store/file_store.ts";
+import {
+  type EntryKind,
+  type SearchQuery,
+  type SearchResult,
+  skippedCounter,
+  type SkippedEntries,
+} from "../store/file_store.ts";
 import {
   compileGlob,
   walkFileRuns,
@@ -120,6 +126,7 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   const batches = reading.end();
   const collector = new SearchCollector(query, listing.files.length);
   collector.countUnreadable(listing.unreadable ?? 0);
+  collector.countSkipped(listing.skipped);
   if (listing.cut) collector.proceed(); // (stops it: the deadline has passed)
   let read: ReadOutcomes;
   try {
@@ -155,6 +162,8 @@ interface Listing {
   files: WalkNode[];
   /** Directories the walk could not open. */
   unreadable?: number;
+  /** What the walk left out as hidden or .gitignore'd (unknown for the one file asked for). */
+  skipped?: SkippedEntries;
   /** Per file: what the index knows without reading it. */
   known: (Examined | undefined)[];
   /** The first search's walk, made before the watcher ran, for the index to make again. */
@@ -187,21 +196,27 @@ async function listFiles(
   const walkKey = JSON.stringify([start.key, query.glob, hidden, gitignored]);
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
-    const answer = index.knownFiles(walkKey, walked, query.matcher);
+    const { files } = walked;
+    const answer = index.knownFiles(walkKey, files, query.matcher);
     if (answer.rarest !== undefined) reading.literal = answer.rarest;
-    for (let i = 0; i < walked.length; i++) {
-      if (answer.known[i] === undefined) reading.add(walked[i].key);
+    for (let i = 0; i < files.length; i++) {
+      if (answer.known[i] === undefined) reading.add(files[i].key);
     }
-    return { files: walked, known: answer.known };
+    return { files, known: answer.known, skipped: walked.skipped };
   }
   const walkEpoch = index?.walkEpoch;
-  const listing: Listing = { files: [], known: [] };
+  const listing: Listing = { files: [], known: [], skipped: { hidden: 0, ignored: 0 } };
   await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing);
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
-  if (index !== undefined) index.rememberWalk(walkKey, listing.files, walkEpoch!);
-  else {
+  if (index !== undefined) {
+    index.rememberWalk(walkKey, { files: listing.files, skipped: listing.skipped! }, walkEpoch!);
+  } else {
     const options = { glob: query.glob, includeHidden: hidden, includeGitignored: gitignored };
-    const again = () => walkFileRuns(place.walkSource, start, options);
+    const again = () => {
+      const skipped = skippedCounter();
+      const runs = walkFileRuns(place.walkSource, start, { ...options, onSkipped: skipped.count });
+      return { runs, skipped: skipped.counts };
+    };
     listing.walkAgain = { key: walkKey, files: again };
   }
   return listing;
@@ -222,6 +237,7 @@ async function walkAndQueue(
       listing.unreadable = (listing.unreadable ?? 0) + 1;
       query.onUnreadable?.(display);
     },
+    onSkipped: (_display: string, why: "hidden" | "ignored") => void listing.skipped![why]++,
   };
   for await (const run of walkFileRuns(place.walkSource, place.start, walk)) {
     for (const file of run) {

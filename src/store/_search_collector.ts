@@ -7,7 +7,7 @@
  * @module
  */
 import { PatternStoppedError, type ScanRow, scanText, splitLines } from "../core/mod.ts";
-import type { FileMatches, SearchQuery, SearchResult } from "./file_store.ts";
+import type { FileMatches, SearchQuery, SearchResult, SkippedEntries } from "./file_store.ts";
 
 /** How often progress is reported at most. */
 const PROGRESS_INTERVAL_MS = 250;
@@ -42,6 +42,7 @@ export class SearchCollector {
   #binaryFilesSkipped = 0;
   #filesNotSearched = 0;
   #unreadable = 0;
+  #skipped: SkippedEntries | undefined;
   #stopped: "max_matches" | "time" | undefined;
   #patternStopped = false;
   #lastProgress = 0;
@@ -97,6 +98,11 @@ export class SearchCollector {
   /** Counts directories the walk could not read (their listener was told already). */
   countUnreadable(count: number): void {
     this.#unreadable += count;
+  }
+
+  /** Counts what the walk left out as hidden or .gitignore'd. */
+  countSkipped(skipped: SkippedEntries | undefined): void {
+    this.#skipped = skipped;
   }
 
   binary(): void {
@@ -247,6 +253,7 @@ export class SearchCollector {
       binaryFilesSkipped: this.#binaryFilesSkipped,
       filesNotSearched: this.#filesNotSearched,
       ...(this.#unreadable > 0 ? { unreadable: this.#unreadable } : {}),
+      ...(this.#skipped ? { skipped: { ...this.#skipped } } : {}),
     };
     if (this.#stopped !== undefined) result.stopped = this.#stopped;
     if (this.#patternStopped) result.patternStopped = true;

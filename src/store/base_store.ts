@@ -21,6 +21,7 @@ import {
   NotAFileError,
   StoreError,
 } from "./errors.ts";
+import { skippedCounter } from "./file_store.ts";
 import type {
   EditOutcome,
   EntryKind,
@@ -431,16 +432,19 @@ export abstract class BaseFileStore implements FileStore {
     query.signal?.throwIfAborted();
     const start = await this.resolvePath(query.path ?? ".", false);
     let unreadableDirectories = 0;
+    const skipped = skippedCounter();
     const candidates = await this.findMatchingFiles({
       ...query,
       onUnreadable: (display) => {
         unreadableDirectories++;
         query.onUnreadable?.(display);
       },
+      onSkipped: skipped.count,
     });
     const files = await this.#filterCandidates(start, query, candidates);
     const collector = new SearchCollector(query, files.length);
     collector.countUnreadable(unreadableDirectories);
+    collector.countSkipped(skipped.counts);
     for (let i = 0; i < files.length; i++) {
       if (!collector.proceed()) {
         collector.notSearched(files.length - i);

@@ -139,7 +139,8 @@ export interface WalkOptions {
   onUnreadable?: (display: string) => void;
   /**
    * Told of each entry left out as hidden or .gitignore'd (a directory once, not what is
-   * in it; never `.git`). Walks of `glob` tell of them; a search does not.
+   * in it; never `.git`). Walks of `glob` tell of them; a search counts them in
+   * `SearchResult.skipped` instead.
    */
   onSkipped?: (display: string, why: "hidden" | "ignored") => void;
 }
@@ -164,6 +165,23 @@ export interface SearchQuery extends WalkOptions {
   signal?: AbortSignal;
   /** Called now and then with the number of files searched so far. */
   onProgress?: (filesSearched: number, filesTotal?: number) => void;
+}
+
+/** How many entries a walk left out, by why. */
+export interface SkippedEntries {
+  /** Hidden names (and hidden directories, once each). */
+  hidden: number;
+  /** What `.gitignore` files exclude (a directory once). */
+  ignored: number;
+}
+
+/** Counts what a walk leaves out, as a `WalkOptions.onSkipped` callback fills it. */
+export function skippedCounter(): {
+  counts: SkippedEntries;
+  count: (display: string, why: "hidden" | "ignored") => void;
+} {
+  const counts: SkippedEntries = { hidden: 0, ignored: 0 };
+  return { counts, count: (_display, why) => void counts[why]++ };
 }
 
 /** The matches of one file. */
@@ -192,6 +210,11 @@ export interface SearchResult {
   filesNotSearched: number;
   /** Directories and files that could not be read, skipped (0 when omitted). */
   unreadable?: number;
+  /**
+   * Entries the walk left out as hidden or .gitignore'd (a directory once), when the store
+   * counts them (omitted when it does not).
+   */
+  skipped?: SkippedEntries;
   /**
    * True when the pattern itself was stopped at the deadline (one that may run without end,
    * scanned where it can be stopped): `stopped` is then "time".

@@ -6,6 +6,7 @@ import {
   OldTextMatchError,
 } from "../core/mod.ts";
 import { StoreError } from "../store/errors.ts";
+import type { SkippedEntries } from "../store/file_store.ts";
 import { ArgumentError } from "./_args.ts";
 import { PatternError } from "../match/safe_matcher.ts";
 import { NOTE_ROOM, type Settings } from "./options.ts";
@@ -93,33 +94,29 @@ export function pageNote(what: string, offset: number, next: number, total: numb
   return next < total ? `${shown}; continue with offset=${next}` : shown;
 }
 
-/** Counts what a walk leaves out as hidden or .gitignore'd, for the note that says so. */
-export class SkippedCount {
-  hidden = 0;
-  ignored = 0;
+/** What a walk left out, for the structured result: nothing when nothing was. */
+export function skippedField(skipped: SkippedEntries | undefined): Record<string, unknown> {
+  return !skipped || skipped.hidden + skipped.ignored === 0 ? {} : { skipped: { ...skipped } };
+}
 
-  /** The callback to give the walk. */
-  readonly count = (_display: string, why: "hidden" | "ignored"): void => {
-    this[why]++;
-  };
-
-  /** The structured count, or nothing when nothing was left out. */
-  structured(): Record<string, unknown> {
-    return this.hidden + this.ignored === 0
-      ? {}
-      : { skipped: { hidden: this.hidden, ignored: this.ignored } };
-  }
-
-  /** The note, or undefined when nothing was left out. */
-  note(): string | undefined {
-    const entries = (n: number) => `${n} ${n === 1 ? "entry" : "entries"}`;
-    const parts = [
-      this.hidden > 0 ? `${entries(this.hidden).replace(" ", " hidden ")}` : "",
-      this.ignored > 0 ? `${entries(this.ignored).replace(" ", " .gitignore'd ")}` : "",
-    ].filter(Boolean);
-    if (parts.length === 0) return undefined;
-    return `${parts.join(" and ")} left out; include_ignored=true shows them`;
-  }
+/**
+ * The note saying what a walk left out as hidden or .gitignore'd, or undefined when it left
+ * out nothing.
+ *
+ * @param shows what include_ignored=true then does ("shows them", "searches them")
+ */
+export function skippedNote(
+  skipped: SkippedEntries | undefined,
+  shows: string,
+): string | undefined {
+  if (!skipped) return undefined;
+  const entries = (n: number, what: string) => `${n} ${what} ${n === 1 ? "entry" : "entries"}`;
+  const parts = [
+    skipped.hidden > 0 ? entries(skipped.hidden, "hidden") : "",
+    skipped.ignored > 0 ? entries(skipped.ignored, ".gitignore'd") : "",
+  ].filter(Boolean);
+  if (parts.length === 0) return undefined;
+  return `${parts.join(" and ")} left out; include_ignored=true ${shows}`;
 }
 
 /** The note for what a walk could not read, or undefined when it read everything. */

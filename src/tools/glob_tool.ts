@@ -1,8 +1,8 @@
 // The glob tool: file paths matching a pattern, sorted, capped.
 import { appendNote, quotePath } from "../core/mod.ts";
-import type { FileStore } from "../store/file_store.ts";
+import { type FileStore, skippedCounter } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok, pageNote, SkippedCount, unreadableNote } from "./_results.ts";
+import { capped, ok, pageNote, skippedField, skippedNote, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -61,7 +61,7 @@ export function globTool(store: FileStore, settings: Settings): ToolDefinition {
 
 async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promise<ToolResult> {
   let unreadable = 0;
-  const skipped = new SkippedCount();
+  const skipped = skippedCounter();
   const paths = await store.glob({
     path: args.path,
     glob: args.pattern,
@@ -83,11 +83,11 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
   } else if (next < paths.length || args.offset > 0) {
     out = appendNote(out, pageNote("files", args.offset, next, paths.length));
   }
-  for (const note of [skipped.note(), unreadableNote(unreadable)]) {
+  for (const note of [skippedNote(skipped.counts, "shows them"), unreadableNote(unreadable)]) {
     if (note) out = appendNote(out, note);
   }
   return ok(out, {
-    ...skipped.structured(),
+    ...skippedField(skipped.counts),
     paths: shown.slice(0, count),
     total: paths.length,
     truncated: next < paths.length,

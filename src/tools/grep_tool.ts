@@ -2,7 +2,7 @@
 import { appendNote, formatRow, quotePath, type ScanRow } from "../core/mod.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok, rowChars, unreadableNote } from "./_results.ts";
+import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "./_results.ts";
 import type { Session } from "./_session.ts";
 import { searchedVersions } from "./_shown.ts";
 import { LINE_RULE, type Settings } from "./options.ts";
@@ -76,6 +76,11 @@ const outputSchema = {
     },
     files_not_searched: { type: "integer" },
     unreadable: { type: "integer", description: "Directories and files that could not be read." },
+    skipped: {
+      type: "object",
+      description: "Hidden and .gitignore'd entries the walk left out (a directory counts once).",
+      properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
+    },
     engine: { type: "string", enum: ["literal", "native", "linear", "stoppable"] },
   },
   required: ["files", "matched_lines", "files_searched", "binary_files_skipped"],
@@ -140,8 +145,8 @@ async function search(
 
 /** The note for a search that ran to the end and found nothing. */
 function noMatch(args: GrepArgs, result: SearchResult): string {
-  // (The search does not count what its walk leaves out; glob and list do.)
-  const wider = args.include_ignored
+  // (A store that does not count what its walk left out gets the hint without numbers.)
+  const wider = args.include_ignored || result.skipped !== undefined
     ? ""
     : "; hidden and .gitignore'd files were not searched: include_ignored=true searches them";
   return `no match for ${JSON.stringify(args.pattern)} in ${
@@ -158,7 +163,7 @@ function searchFacts(result: SearchResult, engine: string): Record<string, unkno
     engine,
   };
   if (result.unreadable) facts.unreadable = result.unreadable;
-  return facts;
+  return { ...facts, ...skippedField(result.skipped) };
 }
 
 /**
@@ -360,5 +365,7 @@ function stopNotes(
   }
   const unreadable = unreadableNote(result.unreadable ?? 0);
   if (unreadable) notes.push(unreadable);
+  const skipped = args.include_ignored ? undefined : skippedNote(result.skipped, "searches them");
+  if (skipped) notes.push(skipped);
   return notes;
 }

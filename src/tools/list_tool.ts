@@ -1,8 +1,8 @@
 // The list tool: directory entries with type and size.
 import { appendNote, quotePath } from "../core/mod.ts";
-import type { FileStore, ListEntry } from "../store/file_store.ts";
+import { type FileStore, type ListEntry, skippedCounter } from "../store/file_store.ts";
 import { checkArgs } from "./_args.ts";
-import { capped, ok, pageNote, SkippedCount, unreadableNote } from "./_results.ts";
+import { capped, ok, pageNote, skippedField, skippedNote, unreadableNote } from "./_results.ts";
 import type { Settings } from "./options.ts";
 import type { ToolDefinition, ToolResult } from "./tool.ts";
 
@@ -67,7 +67,7 @@ export function listTool(store: FileStore, settings: Settings): ToolDefinition {
 
 async function list(store: FileStore, settings: Settings, args: ListArgs): Promise<ToolResult> {
   let unreadable = 0;
-  const skipped = new SkippedCount();
+  const skipped = skippedCounter();
   const entries = await store.list(args.path, {
     depth: args.depth,
     includeIgnored: args.include_ignored,
@@ -79,7 +79,7 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
   const next = args.offset + count;
   let out = text;
   if (entries.length === 0) {
-    const only = skipped.hidden + skipped.ignored > 0;
+    const only = skipped.counts.hidden + skipped.counts.ignored > 0;
     out = appendNote(
       out,
       `${quotePath(args.path)} ${only ? "holds only hidden or .gitignore'd entries" : "is empty"}`,
@@ -87,11 +87,11 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
   } else if (next < entries.length || args.offset > 0) {
     out = appendNote(out, pageNote("entries", args.offset, next, entries.length));
   }
-  for (const note of [skipped.note(), unreadableNote(unreadable)]) {
+  for (const note of [skippedNote(skipped.counts, "shows them"), unreadableNote(unreadable)]) {
     if (note) out = appendNote(out, note);
   }
   return ok(out, {
-    ...skipped.structured(),
+    ...skippedField(skipped.counts),
     entries: from.slice(0, count).map((e) => ({
       path: quotePath(e.path),
       type: e.kind,

@@ -141,7 +141,7 @@ describe("grep layout", () => {
     const result = await tools().call("grep", { pattern: "zzz", path: "a.txt" });
     assert.equal(
       grepText(result),
-      `[no match for "zzz" in a.txt (1 file searched); hidden and .gitignore'd files were not searched: include_ignored=true searches them]\n`,
+      '[no match for "zzz" in a.txt (1 file searched)]\n',
     );
     assert.deepEqual(result.structuredContent?.files, []);
     assert.equal(result.structuredContent?.matched_lines, 0);
@@ -151,7 +151,7 @@ describe("grep layout", () => {
     const result = await tools().call("grep", { pattern: "foo", glob: "*.dat" });
     assert.equal(
       grepText(result),
-      `[no match for "foo" in . (0 files searched); hidden and .gitignore'd files were not searched: include_ignored=true searches them]\n[1 binary file skipped]\n`,
+      '[no match for "foo" in . (0 files searched)]\n[1 binary file skipped]\n[1 hidden entry left out; include_ignored=true searches them]\n',
     );
     assert.equal(result.structuredContent?.binary_files_skipped, 1);
   });
@@ -569,7 +569,7 @@ describe("grep output", () => {
     const h = tools(files);
     assert.match(
       okText(await h.call("grep", { pattern: "zzz", output: "files" })),
-      /^\[no match for "zzz" in \. \(3 files searched\); hidden and .gitignore'd files were not searched: include_ignored=true searches them\]\n$/,
+      /^\[no match for "zzz" in \. \(3 files searched\)\]\n$/,
     );
     assert.match(
       grepText(await h.call("grep", { pattern: "bar", output: "" })),
@@ -585,3 +585,28 @@ describe("grep output", () => {
 function grepOutputSchema() {
   return memoryTools({}).tools.find((t) => t.name === "grep")!.outputSchema;
 }
+
+describe("grep and what its walk leaves out", () => {
+  test("says how many hidden and .gitignore'd entries it left out, and how to search them", async () => {
+    await withTempRoot({
+      ".gitignore": "build/\n",
+      "build/out.txt": "needle\n",
+      ".env.txt": "needle\n",
+      "a.txt": "needle\n",
+    }, async (_root, h) => {
+      const found = await h.call("grep", { pattern: "needle" });
+      assert.match(
+        grepText(found),
+        /^a\.txt\n1\tneedle\n\[2 hidden entries and 1 \.gitignore'd entry left out; include_ignored=true searches them\]\n$/,
+      );
+      assert.deepEqual(found.structuredContent?.skipped, { hidden: 2, ignored: 1 });
+      const all = await h.call("grep", {
+        pattern: "needle",
+        include_ignored: true,
+        output: "count",
+      });
+      assert.equal(okText(all), "3 matching lines in 3 files\n");
+      assert.equal(all.structuredContent?.skipped, undefined);
+    });
+  });
+});

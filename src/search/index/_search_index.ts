@@ -19,7 +19,7 @@
  * @module
  */
 import type { Matcher } from "../../core/mod.ts";
-import type { SearchQuery, SearchResult } from "../../store/file_store.ts";
+import type { SearchQuery, SearchResult, SkippedEntries } from "../../store/file_store.ts";
 import type { FileSystem } from "../../io/file_system.ts";
 import { FileReader } from "../../io/_file_reader.ts";
 import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
@@ -82,8 +82,14 @@ export interface KnownFiles {
 export interface WalkToMake {
   /** The walk's key. */
   key: string;
-  /** Makes the walk. */
-  files: () => AsyncIterable<WalkNode[]>;
+  /** Makes the walk: its runs of files, and the counts of what it leaves out as they go. */
+  files: () => { runs: AsyncIterable<WalkNode[]>; skipped: SkippedEntries };
+}
+
+/** A complete walk kept: its files in order, and what it left out. */
+export interface KeptWalk {
+  files: WalkNode[];
+  skipped: SkippedEntries;
 }
 
 /** Walks, filters, absences and results kept between searches, dropped as things change. */
@@ -102,7 +108,7 @@ export class SearchIndex {
   #watcher: TreeWatcher | undefined;
   #starting = false;
   #closed = false;
-  readonly #walks = new Map<string, WalkNode[]>();
+  readonly #walks = new Map<string, KeptWalk>();
   readonly #walksToMake = new Map<string, WalkToMake["files"]>();
   /** Per literal, files a search read and found without it (those its filter let through). */
   readonly #absent = new Map<string, Set<string>>();
@@ -186,7 +192,7 @@ export class SearchIndex {
    * @param key the walk's start, glob and options
    * @returns the files, or undefined
    */
-  walk(key: string): WalkNode[] | undefined {
+  walk(key: string): KeptWalk | undefined {
     return this.#walks.get(key);
   }
 
@@ -194,12 +200,12 @@ export class SearchIndex {
    * Keeps the files of a complete walk, unless a structural change was heard since it began.
    *
    * @param key the walk's start, glob and options
-   * @param files its files in order
+   * @param walk its files in order, and what it left out
    * @param since {@linkcode walkEpoch} when the walk began
    */
-  rememberWalk(key: string, files: WalkNode[], since: number): void {
+  rememberWalk(key: string, walk: KeptWalk, since: number): void {
     if (this.#closed || since !== this.#walkEpoch || this.#watcher === undefined) return;
-    keepRecent(this.#walks, key, files, MAX_WALKS);
+    keepRecent(this.#walks, key, walk, MAX_WALKS);
   }
 
   /**
@@ -362,14 +368,15 @@ export class SearchIndex {
       this.#walksToMake.delete(key);
       const since = this.#walkEpoch;
       const files: WalkNode[] = [];
+      const made = walk();
       try {
-        for await (const run of walk()) files.push(...run);
+        for await (const run of made.runs) files.push(...run);
       } catch {
         continue; // (the next search walks itself, and says what went wrong)
       }
-      this.rememberWalk(key, files, since);
+      this.rememberWalk(key, { files, skipped: made.skipped }, since);
     }
-    for (const files of this.#walks.values()) this.#alignedFilters(files);
+    for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
   }
 
   /** The filters of a walk's files, in its order. */
