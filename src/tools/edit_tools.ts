@@ -312,7 +312,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
     description: [
       "Inserts text as whole lines after after_line.",
       LINE_RULE,
-      VERSIONS,
+      "Numbers are checked against the version shown, as in replace_lines.",
       AFTER,
     ].join(" "),
     inputSchema: insertSchema,

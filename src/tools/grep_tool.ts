@@ -1,7 +1,7 @@
 // The grep tool: matching lines across files, numbered exactly as read numbers them.
 import { appendNote, formatRow, quotePath, type ScanRow } from "../core/mod.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
-import { checkArgs } from "./_args.ts";
+import { ArgumentError, checkArgs } from "./_args.ts";
 import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "./_results.ts";
 import type { Session } from "./_session.ts";
 import { searchedVersions } from "./_shown.ts";
@@ -19,6 +19,7 @@ interface GrepArgs {
   max_matches: number;
   include_ignored: boolean;
   output: "content" | "files" | "count";
+  offset: number;
 }
 
 /** Matching lines a files or count grep looks for unless max_matches says otherwise. */
@@ -41,6 +42,7 @@ const inputSchema = {
       default: "content",
       description: "files: path\\tcount per file; count: totals.",
     },
+    offset: { type: "integer", minimum: 0, default: 0 },
   },
   required: ["pattern"],
 };
@@ -107,6 +109,11 @@ export function grepTool(store: FileStore, settings: Settings, session: Session)
     call(args, context) {
       const checked = checkArgs<GrepArgs>(inputSchema, args);
       if (checked.output === "content") return grep(store, settings, session, checked, context);
+      if (checked.offset > 0) {
+        throw new ArgumentError(
+          `offset continues the rows of output "content"; "${checked.output}" has no rows to skip`,
+        );
+      }
       // Counting wants every match (within the time budget), unless max_matches is given.
       const given = (args as { max_matches?: unknown }).max_matches !== undefined;
       return counted(store, settings, {
@@ -134,13 +141,42 @@ async function search(
     includeIgnored: args.include_ignored,
     matcher,
     context: args.output === "content" ? args.context : 0,
-    maxMatches: args.max_matches,
+    // (An offset skips that many matching lines of what is found.)
+    maxMatches: args.max_matches + args.offset,
     deadline: Date.now() + settings.timeBudgetMs,
     rowCut: settings.cut,
     signal: context.signal,
     onProgress: context.progress && ((done, total) => context.progress!(done, total)),
   });
   return { result, engine };
+}
+
+/**
+ * The result without its first `offset` matching lines (and the context rows around them,
+ * up to the first row after the last one's after-context).
+ */
+function skipMatches(result: SearchResult, offset: number, context: number): SearchResult {
+  if (offset === 0) return result;
+  let left = offset;
+  const files = [];
+  for (const file of result.files) {
+    if (left === 0) {
+      files.push(file);
+      continue;
+    }
+    const matches = file.rows.filter((row) => row.match).length;
+    if (matches <= left) {
+      left -= matches;
+      continue;
+    }
+    const last = file.rows.filter((row) => row.match)[left - 1].line;
+    files.push({
+      ...file,
+      rows: file.rows.filter((row) => row.line > last + context || (row.match && row.line > last)),
+    });
+    left = 0;
+  }
+  return { ...result, files, matchedLines: Math.max(0, result.matchedLines - offset) };
 }
 
 /** The note for a search that ran to the end and found nothing. */
@@ -213,7 +249,9 @@ async function grep(
   args: GrepArgs,
   context: CallContext = {},
 ): Promise<ToolResult> {
-  const { result, engine } = await search(store, settings, args, context);
+  const searched = await search(store, settings, args, context);
+  const { engine } = searched;
+  const result = skipMatches(searched.result, args.offset, args.context);
   // The first files the budget lets through get their versions (a file read again costs
   // about half a millisecond); the session records every file shown.
   const reach = render(result, args.context > 0, settings).files.length;
@@ -228,7 +266,14 @@ async function grep(
   let text = shown.text;
   const stopped = shown.budgetHit ? "output_budget" : result.stopped;
   // "No match" only for a search that ran to the end; a stopped one says so below.
-  if (result.files.length === 0 && !stopped) text = appendNote(text, noMatch(args, result));
+  if (result.files.length === 0 && !stopped) {
+    text = appendNote(
+      text,
+      args.offset > 0 && searched.result.matchedLines > 0
+        ? `offset ${args.offset} is past the ${searched.result.matchedLines} matching lines there are`
+        : noMatch(args, result),
+    );
+  }
   const notes = stopNotes(result, shown, stopped, args);
   if (shown.files.length > VERSIONED_FILES) {
     notes.push(
@@ -325,7 +370,9 @@ function stopNotes(
     result.stopped === "max_matches";
   if (stopped === "output_budget" && hiddenMatches) {
     notes.push(
-      `output budget reached: showing ${where}; more matches exist. Narrow the search with path, glob or a more specific pattern`,
+      `output budget reached: showing ${where}; more matches exist: continue with offset=${
+        args.offset + shown.matchedLines
+      }, or narrow the search`,
     );
   } else if (stopped === "output_budget") {
     notes.push(
@@ -333,7 +380,9 @@ function stopNotes(
     );
   } else if (stopped === "max_matches") {
     notes.push(
-      `stopped at max_matches=${args.max_matches}: showing ${where}; more matches exist${left}. Narrow the search, or raise max_matches`,
+      `stopped at max_matches=${args.max_matches}: showing ${where}; more matches exist${left}. Continue with offset=${
+        args.offset + shown.matchedLines
+      }, or narrow the search`,
     );
   } else if (stopped === "time" && result.neverStarted) {
     notes.push(

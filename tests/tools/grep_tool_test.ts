@@ -235,7 +235,7 @@ describe("grep options", () => {
     const result = await tools().call("grep", { pattern: "o", path: "a.txt", max_matches: 2 });
     assert.equal(
       grepText(result),
-      "a.txt\n1\tone\n2\ttwo\n[stopped at max_matches=2: showing 2 matching lines in 1 file; more matches exist. Narrow the search, or raise max_matches]\n",
+      "a.txt\n1\tone\n2\ttwo\n[stopped at max_matches=2: showing 2 matching lines in 1 file; more matches exist. Continue with offset=2, or narrow the search]\n",
     );
     assert.equal(result.structuredContent?.stopped, "max_matches");
   });
@@ -264,7 +264,7 @@ describe("grep options", () => {
     const result = await h.call("grep", { pattern: "foo" });
     assert.equal(
       grepText(result),
-      "a.txt\n1\tfoo\n2\tfoo\n\nb.txt\n1\tfoo\n[output budget reached: showing 3 matching lines in 2 files; more matches exist. Narrow the search with path, glob or a more specific pattern]\n",
+      "a.txt\n1\tfoo\n2\tfoo\n\nb.txt\n1\tfoo\n[output budget reached: showing 3 matching lines in 2 files; more matches exist: continue with offset=3, or narrow the search]\n",
     );
     assert.equal(result.structuredContent?.stopped, "output_budget");
     assert.equal(result.structuredContent?.matched_lines, 3);
@@ -405,7 +405,7 @@ describe("grep patterns", () => {
       name: "an unknown field",
       args: { pattern: "a", regex: true },
       message:
-        /^unknown argument "regex"; the arguments are pattern, path, glob, literal, ignore_case, context, max_matches, include_ignored, output$/,
+        /^unknown argument "regex"; the arguments are pattern, path, glob, literal, ignore_case, context, max_matches, include_ignored, output, offset$/,
     },
     {
       name: "a path that does not exist",
@@ -608,5 +608,31 @@ describe("grep and what its walk leaves out", () => {
       assert.equal(okText(all), "3 matching lines in 3 files\n");
       assert.equal(all.structuredContent?.skipped, undefined);
     });
+  });
+});
+
+describe("grep offset", () => {
+  const files: Files = {};
+  for (let i = 0; i < 3; i++) files[`f${i}.txt`] = "hit 1\nx\nhit 2\n";
+
+  test("continues a grep stopped at max_matches from the offset its note names", async () => {
+    const h = tools(files);
+    const first = grepText(await h.call("grep", { pattern: "hit", max_matches: 4 }));
+    assert.match(first, /Continue with offset=4, or narrow the search\]\n$/);
+    const next = await h.call("grep", { pattern: "hit", max_matches: 4, offset: 4 });
+    assert.equal(grepText(next), "f2.txt\n1\thit 1\n3\thit 2\n");
+    assert.equal(next.structuredContent?.matched_lines, 2);
+  });
+
+  test("an offset past the matches says so; files and count take none", async () => {
+    const h = tools(files);
+    assert.equal(
+      okText(await h.call("grep", { pattern: "hit", offset: 9 })),
+      "[offset 9 is past the 6 matching lines there are]\n",
+    );
+    assert.match(
+      errorText(await h.call("grep", { pattern: "hit", output: "files", offset: 1 })),
+      /^offset continues the rows of output "content"; "files" has no rows to skip$/,
+    );
   });
 });
