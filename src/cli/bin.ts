@@ -17,6 +17,7 @@ function run(): void {
   main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stdoutIsTerminal: process.stdout.isTTY === true,
+    stderrIsTerminal: process.stderr.isTTY === true,
     stderr: (text) => process.stderr.write(text),
     // Once stdout has taken everything: process.exit drops writes still queued for a pipe.
     exit: (status) => process.stdout.write("", () => process.exit(status)),

@@ -30,8 +30,12 @@ export interface GrepRequest {
   hidden: boolean;
   noIgnore: boolean;
   heading: boolean;
+  /** Colour as ripgrep's (paths magenta, line numbers green, matches bold red). */
+  color: boolean;
   maxMatches: number | undefined;
   timeoutMs: number | undefined;
+  /** Show progress on stderr once a search has run this long (stderr is a terminal). */
+  progressAfterMs?: number;
 }
 
 /** Where the command writes. */
@@ -61,10 +65,14 @@ export async function grepCommand(
   out: GrepOutput,
 ): Promise<number> {
   let matcher;
+  let paint: Paint = plain;
   try {
     const simple = request.patterns.length === 1 && !request.word;
     const options = { ignoreCase: request.ignoreCase, literal: simple && request.fixed };
-    matcher = compilePattern(simple ? request.patterns[0] : joined(request), options).matcher;
+    const pattern = simple ? request.patterns[0] : joined(request);
+    const compiled = compilePattern(pattern, options);
+    matcher = compiled.matcher;
+    if (request.color) paint = painter(pattern, compiled.engine, options);
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
     out.stderr(`linewise: ${error.message}\n`);
@@ -92,8 +100,10 @@ export async function grepCommand(
   let failed = false;
   for (const path of request.paths) {
     let result: SearchResult;
+    const progress = progressLine(out, request.progressAfterMs, path);
     try {
       result = await store.search({
+        onProgress: progress.update,
         path,
         matcher,
         context,
@@ -104,22 +114,24 @@ export async function grepCommand(
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
       });
     } catch (error) {
+      progress.clear();
       // As ripgrep: a path that cannot be searched is said, and the others are searched.
       if (!(error instanceof StoreError)) throw error;
       out.stderr(`linewise: ${error.message}\n`);
       failed = true;
       continue;
     }
+    progress.clear();
     if (result.stopped === "time") stopped = true;
     for (const file of result.files.filter((f) => ofType(f.path))) {
       const rows = withinContext(file.rows, request);
       const matches = rows.filter((row) => row.match !== undefined).length;
       matched += matches;
-      if (request.filesWithMatches) out.stdout(`${file.path}\n`);
-      else if (request.count) out.stdout(`${file.path}:${matches}\n`);
+      if (request.filesWithMatches) out.stdout(`${paint.path(file.path)}\n`);
+      else if (request.count) out.stdout(`${paint.path(file.path)}:${matches}\n`);
       else {
         if (!first && (request.heading || context > 0)) out.stdout(request.heading ? "\n" : "--\n");
-        out.stdout(printed(file.path, rows, request.heading, context > 0));
+        out.stdout(printed(file.path, rows, request.heading, context > 0, paint));
       }
       first = false;
     }
@@ -127,6 +139,34 @@ export async function grepCommand(
   if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
   if (failed || (stopped && matched === 0)) return 2;
   return matched > 0 ? 0 : 1;
+}
+
+/**
+ * A progress line on stderr (a terminal), rewritten in place at most every 100 ms once the
+ * search has run `afterMs`, and wiped when it ends; nothing without `afterMs`.
+ */
+function progressLine(out: GrepOutput, afterMs: number | undefined, path: string): {
+  update: ((done: number, total?: number) => void) | undefined;
+  clear: () => void;
+} {
+  if (afterMs === undefined) return { update: undefined, clear: () => {} };
+  const started = Date.now();
+  let shownAt = 0;
+  let shown = false;
+  return {
+    update(done, total) {
+      const now = Date.now();
+      if (now - started < afterMs || now - shownAt < 100) return;
+      shownAt = now;
+      shown = true;
+      const of = total === undefined ? "" : ` of ${total}`;
+      out.stderr(`\r\x1b[Klinewise: searching ${path}: ${done}${of} files`);
+    },
+    clear() {
+      if (shown) out.stderr("\r\x1b[K");
+      shown = false;
+    },
+  };
 }
 
 /**
@@ -154,15 +194,80 @@ function printed(
   rows: readonly ScanRow[],
   heading: boolean,
   context: boolean,
+  paint: Paint,
 ): string {
-  let text = heading ? `${path}\n` : "";
+  const shownPath = paint.path(path);
+  let text = heading ? `${shownPath}\n` : "";
   let previous: number | undefined;
   for (const row of rows) {
     if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
     const mark = row.match !== undefined ? ":" : "-";
-    const line = row.text.endsWith("\n") ? row.text : row.text + "\n";
-    text += heading ? `${row.line}${mark}${line}` : `${path}${mark}${row.line}${mark}${line}`;
+    const ending = row.text.endsWith("\r\n") ? "\r\n" : row.text.endsWith("\n") ? "\n" : "";
+    const body = row.text.slice(0, row.text.length - ending.length);
+    const line = (row.match !== undefined ? paint.matches(body, row) : body) + (ending || "\n");
+    const number = paint.line(row.line);
+    text += heading ? `${number}${mark}${line}` : `${shownPath}${mark}${number}${mark}${line}`;
     previous = row.line;
   }
   return text;
+}
+
+/** How output is coloured: not at all, or as ripgrep's defaults. */
+interface Paint {
+  path(path: string): string;
+  line(line: number): string;
+  /** A matching line's text with its matches marked. */
+  matches(text: string, row: ScanRow): string;
+}
+
+const plain: Paint = {
+  path: (path) => path,
+  line: (line) => String(line),
+  matches: (text) => text,
+};
+
+const RESET = "\x1b[0m";
+
+/**
+ * ripgrep's colours. Every match of a line is marked when the pattern can be run again safely
+ * (a literal, or a native regular expression the risk analysis let through); a pattern on the
+ * linear or the stoppable engine gets its first match marked, as the search found it.
+ */
+function painter(
+  pattern: string,
+  engine: string,
+  options: { ignoreCase: boolean; literal: boolean },
+): Paint {
+  const mark = (text: string) => `${RESET}\x1b[1m\x1b[31m${text}${RESET}`;
+  const all = engine === "literal" || engine === "native"
+    ? new RegExp(
+      options.literal ? escapeRegExp(pattern) : pattern,
+      `gsu${options.ignoreCase ? "i" : ""}`,
+    )
+    : undefined;
+  return {
+    path: (path) => `${RESET}\x1b[35m${path}${RESET}`,
+    line: (line) => `${RESET}\x1b[32m${line}${RESET}`,
+    matches(text, row) {
+      // (Matches that touch are marked as one, as ripgrep marks them.)
+      const spans: Array<{ start: number; end: number }> = [];
+      const found = all === undefined ? [row.match!] : [...text.matchAll(all)].map((m) => ({
+        start: m.index,
+        end: m.index + m[0].length,
+      }));
+      for (const span of found) {
+        if (span.end === span.start) continue;
+        const last = spans.at(-1);
+        if (last && last.end === span.start) last.end = span.end;
+        else spans.push({ ...span });
+      }
+      let out = "";
+      let done = 0;
+      for (const { start, end } of spans) {
+        out += text.slice(done, start) + mark(text.slice(start, end));
+        done = end;
+      }
+      return out + text.slice(done);
+    },
+  };
 }

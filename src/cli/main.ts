@@ -32,6 +32,13 @@ export interface CliIo {
   exit?: (status: number) => void;
   /** Whether standard output is a terminal (grep then prints a heading per file). */
   stdoutIsTerminal?: boolean;
+  /** Whether standard error is a terminal (a long grep then shows its progress there). */
+  stderrIsTerminal?: boolean;
+  /**
+   * How long a grep runs before it shows progress on a terminal, in milliseconds.
+   * @default 1000
+   */
+  progressAfterMs?: number;
 }
 
 /** Signals that stop a server (SIGKILL cannot be caught: the next server cleans up). */
@@ -62,6 +69,7 @@ const OPTIONS = {
   "line-number": { type: "boolean", short: "n" },
   heading: { type: "boolean" },
   "no-heading": { type: "boolean" },
+  color: { type: "string" },
   hidden: { type: "boolean" },
   "no-ignore": { type: "boolean" },
   glob: { type: "string", short: "g", multiple: true },
@@ -349,6 +357,7 @@ function refuseRipgrepOnly(values: Values): void {
     ["hidden", "--hidden"],
     ["no-ignore", "--no-ignore"],
     ["heading", "--heading"],
+    ["color", "--color"],
   ];
   const given = flags.filter(([key]) => values[key] !== undefined).map(([, flag]) => flag);
   if ((values.glob?.length ?? 0) > 1) given.push("-g more than once");
@@ -383,9 +392,18 @@ function grepRequest(rest: string[], values: Values, io: CliIo): GrepRequest {
     hidden: (values.hidden || values["include-ignored"]) ?? false,
     noIgnore: (values["no-ignore"] || values["include-ignored"]) ?? false,
     heading: values["no-heading"] ? false : values.heading ?? io.stdoutIsTerminal ?? false,
+    color: colorOf(values.color, io),
+    progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
     maxMatches: count(values["max-matches"], "--max-matches", 1),
     timeoutMs: seconds(values.timeout, "--timeout"),
   };
+}
+
+/** Whether grep colours its output: `--color auto` (the default: on a terminal), always, never. */
+function colorOf(when: string | undefined, io: CliIo): boolean {
+  if (when === undefined || when === "auto") return io.stdoutIsTerminal ?? false;
+  if (when === "always" || when === "never") return when === "always";
+  throw new UsageError(`--color takes auto, always or never, got ${JSON.stringify(when)}`);
 }
 
 /** "10:20" → lines 10 to 20; "10" → 10 to the end; "10:" likewise. */

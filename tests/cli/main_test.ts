@@ -242,6 +242,30 @@ describe("the linewise command line", () => {
     }
   });
 
+  test("a grep on a terminal shows its progress on stderr, and wipes it at the end", async () => {
+    const tree = join(root.dir, "many");
+    mkdirSync(tree);
+    for (let i = 0; i < 300; i++) {
+      writeFileSync(join(tree, `f${i}.txt`), i === 7 ? "needle\n" : "hay\n");
+    }
+    let out = "";
+    let err = "";
+    const run = (io: Partial<Parameters<typeof main>[1]>) =>
+      main(["grep", "needle", "--root", tree], {
+        stdout: (t) => out += t,
+        stderr: (t) => err += t,
+        ...io,
+      });
+    assert.equal(await run({ stderrIsTerminal: true, progressAfterMs: 0 }), 0);
+    assert.equal(out, "f7.txt:1:needle\n");
+    assert.ok(err.startsWith("\r\x1b[Klinewise: searching .: "), JSON.stringify(err));
+    assert.match(err, /searching \.: \d+ (of \d+ )?files/);
+    assert.ok(err.endsWith("\r\x1b[K"), "the line is wiped");
+    err = "";
+    assert.equal(await run({ stderrIsTerminal: false, progressAfterMs: 0 }), 0);
+    assert.equal(err, "", "no progress off a terminal");
+  });
+
   test("main() runs in-process with its own output functions", async () => {
     let out = "";
     let err = "";

@@ -60,6 +60,13 @@ const CASES = [
   ["-t", "md", "-g", "!docs/**", "foo"],
   ["-t", "nosuchtype", "foo"],
   ["--heading", "-C1", "foo", "src"],
+  ["--color", "always", "foo"],
+  ["--color", "always", "-i", "-C1", "fo+", "src"],
+  ["--color", "always", "--heading", "foo"],
+  ["--color", "always", "-c", "foo"],
+  ["--color", "always", "-l", "foo"],
+  ["--color", "always", "-F", "-w", "foo"],
+  ["--color", "never", "foo"],
 ];
 
 const HAS_RG = spawnSync("rg", ["--version"]).status === 0;
