@@ -6,7 +6,7 @@ import { errorResponse, INVALID_PARAMS, type JsonRpcRequest } from "./json_rpc.t
 import { MODERN_PROTOCOL_VERSION } from "./protocol_versions.ts";
 
 /** The `_meta` keys of the era. */
-export const META_VERSION = "io.modelcontextprotocol/protocolVersion";
+const META_VERSION = "io.modelcontextprotocol/protocolVersion";
 const META_CAPABILITIES = "io.modelcontextprotocol/clientCapabilities";
 const META_SERVER_INFO = "io.modelcontextprotocol/serverInfo";
 

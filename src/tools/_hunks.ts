@@ -10,6 +10,7 @@ import {
   splitBom,
   splitLines,
 } from "../core/mod.ts";
+import { holdsAt, runsOf } from "./_line_runs.ts";
 
 /** A file's text after its hunks, and what to say about where they went. */
 export interface Patched {
@@ -48,13 +49,12 @@ export function applyHunks(
     }
     let start = hunk.oldStart;
     if (!holdsAt(lines, old, start)) {
-      const found = uniqueAt(lines, old);
+      const runs = runsOf(lines, old);
+      const found = runs.length === 1 ? runs[0] : undefined;
       if (found === undefined) {
         throw new InputError(
           `${which} does not match the file: its context and removed lines are not at line ${start}${
-            occurrences(lines, old) > 1
-              ? ", and they stand at several other places"
-              : " or anywhere else"
+            runs.length > 1 ? ", and they stand at several other places" : " or anywhere else"
           }; nothing was written. Read the file and make the patch against it`,
         );
       }
@@ -100,28 +100,6 @@ export function deletes(text: string, hunks: readonly StructuredPatchHunk[]): bo
   const lines = splitLines(splitBom(text).body).map(lineText);
   const removed = hunks.flatMap((h) => h.lines.filter((l) => l[0] === "-").map((l) => l.slice(1)));
   return lines.length === removed.length && lines.every((line, i) => line === removed[i]);
-}
-
-function holdsAt(lines: readonly string[], wanted: readonly string[], start: number): boolean {
-  return start >= 1 && wanted.every((line, i) => lines[start - 1 + i] === line);
-}
-
-function occurrences(lines: readonly string[], wanted: readonly string[]): number {
-  let count = 0;
-  for (let at = 1; at + wanted.length - 1 <= lines.length; at++) {
-    if (holdsAt(lines, wanted, at)) count++;
-  }
-  return count;
-}
-
-function uniqueAt(lines: readonly string[], wanted: readonly string[]): number | undefined {
-  let found: number | undefined;
-  for (let at = 1; at + wanted.length - 1 <= lines.length; at++) {
-    if (!holdsAt(lines, wanted, at)) continue;
-    if (found !== undefined) return undefined;
-    found = at;
-  }
-  return found;
 }
 
 function signed(n: number): string {

@@ -19,6 +19,7 @@ import {
   isVersion,
   mapLines,
 } from "../versions/mod.ts";
+import { runsOf } from "./_line_runs.ts";
 import { Refusal, rowChars } from "./_results.ts";
 import type { Session } from "./_session.ts";
 import type { Settings } from "./options.ts";
@@ -143,7 +144,8 @@ export function mismatch(
       notes.push("expected_text carries the `<n>\\t` row prefixes; pass the lines without them.");
       wanted = wanted.map((line) => line.replace(ROW_PREFIX, ""));
     }
-    const found = uniqueAt(lines, wanted);
+    const runs = runsOf(lines, wanted);
+    const found = runs.length === 1 ? runs[0] : undefined;
     if (found !== undefined && found !== range.start) {
       const by = found - range.start;
       notes.push(
@@ -283,19 +285,4 @@ function moved(target: Target, now: number): string {
 
 function lineSpan(start: number, end: number): string {
   return start === end ? `line ${start}` : `lines ${start}-${end}`;
-}
-
-/** Where `wanted` stands in `lines` (1-based), when it stands there exactly once. */
-function uniqueAt(lines: readonly string[], wanted: readonly string[]): number | undefined {
-  if (wanted.length === 0) return undefined;
-  let found: number | undefined;
-  for (let at = 0; at + wanted.length <= lines.length; at++) {
-    if (lines[at] !== wanted[0]) continue;
-    let i = 1;
-    while (i < wanted.length && lines[at + i] === wanted[i]) i++;
-    if (i < wanted.length) continue;
-    if (found !== undefined) return undefined;
-    found = at + 1;
-  }
-  return found;
 }
