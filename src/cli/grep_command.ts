@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { escapeRegExp, type ScanRow } from "../core/mod.ts";
+import { escapeRegExp, quotePath, type ScanRow } from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
@@ -127,11 +127,13 @@ export async function grepCommand(
       const rows = withinContext(file.rows, request);
       const matches = rows.filter((row) => row.match !== undefined).length;
       matched += matches;
-      if (request.filesWithMatches) out.stdout(`${paint.path(file.path)}\n`);
-      else if (request.count) out.stdout(`${paint.path(file.path)}:${matches}\n`);
+      // A name that could pass for rows or notes is shown quoted, as the tools show it.
+      const path = quotePath(file.path);
+      if (request.filesWithMatches) out.stdout(`${paint.path(path)}\n`);
+      else if (request.count) out.stdout(`${paint.path(path)}:${matches}\n`);
       else {
         if (!first && (request.heading || context > 0)) out.stdout(request.heading ? "\n" : "--\n");
-        out.stdout(printed(file.path, rows, request.heading, context > 0, paint));
+        out.stdout(printed(path, rows, request.heading, context > 0, paint));
       }
       first = false;
     }

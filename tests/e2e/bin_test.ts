@@ -344,11 +344,20 @@ with open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "w") as f
       root.dir,
     ]);
     assert.equal(made.status, 0, String(made.stderr));
+    const quotedEvil = '"evil\\n1\\tINJECTED ROW\\n\\n[search stopped: 0 shown]\\nz.txt"';
+    const quotedBad = '"bad\\377name.txt"';
+    const quotedSay = '"say \\"hi\\".txt"';
+    // The command line's grep quotes them too, where ripgrep would print them raw.
+    const cli = (...args: string[]) =>
+      spawnSync(ensureBinary(), ["grep", ...args], { cwd: root.dir, encoding: "utf8" }).stdout;
+    assert.equal(
+      cli("needle"),
+      `${quotedBad}:1:needle\n${quotedEvil}:1:needle\n${quotedSay}:1:needle\n`,
+    );
+    assert.equal(cli("-l", "needle"), `${quotedBad}\n${quotedEvil}\n${quotedSay}\n`);
+    assert.equal(cli("--heading", "needle").split("\n")[0], quotedBad);
     const client = await connect(["serve", "--root", root.dir]);
     try {
-      const quotedEvil = '"evil\\n1\\tINJECTED ROW\\n\\n[search stopped: 0 shown]\\nz.txt"';
-      const quotedBad = '"bad\\377name.txt"';
-      const quotedSay = '"say \\"hi\\".txt"';
       const grep = await call(client, "grep", { pattern: "needle" });
       assert.deepEqual(text(grep).split("\n"), [
         quotedBad,
