@@ -464,7 +464,7 @@ export class DirectoryStore extends BaseFileStore {
         overwrite: options.overwrite,
         keep: locked?.stat,
         signal: options.signal,
-        beforePlace: version && (() => this.#checkUnchanged(dir, name, node.display, version)),
+        unchanged: version,
       });
     } catch (error) {
       removeCreated(files, created);
@@ -509,7 +509,7 @@ export class DirectoryStore extends BaseFileStore {
               overwrite: true,
               keep: stat,
               signal,
-              beforePlace: () => this.#checkUnchanged(dir, name, node.display, version),
+              unchanged: version,
             }),
         });
       } finally {
@@ -530,10 +530,11 @@ export class DirectoryStore extends BaseFileStore {
       overwrite: boolean;
       keep: FileStat | undefined;
       signal: AbortSignal | undefined;
-      beforePlace: (() => Promise<void>) | undefined;
+      /** The version the file must still be at, checked before and as it is replaced. */
+      unchanged: FileVersion | undefined;
     },
   ): Promise<void> {
-    const { keep } = options;
+    const { keep, unchanged } = options;
     if (keep !== undefined && !writableIn(dir, name, node.display)) {
       throw new ReadOnlyFileError(node.display, keep.mode);
     }
@@ -546,7 +547,7 @@ export class DirectoryStore extends BaseFileStore {
       overwrite: options.overwrite,
       tidy,
       signal: options.signal,
-      beforePlace: options.beforePlace,
+      beforeRename: unchanged && (() => this.#refuseChanged(dir, name, node.display, unchanged)),
     });
   }
 
@@ -799,45 +800,37 @@ export class DirectoryStore extends BaseFileStore {
     }
   }
 
-  /** Refuses another name of a denied file (with the refusal of a denied path). */
-  async #refuseDenied(stat: FileStat, asked: string): Promise<void> {
-    if (await this.sandbox.deniedByIdentity(stat)) throw new DeniedPathError(asked);
-  }
-
   /**
-   * Refuses the write when the file is no longer what the edit read: the same file (device
-   * and inode), size, mtime and bytes. The bytes matter: a change within one tick of the file
-   * system's clock keeps the mtime, and one to text of the same size the size.
+   * The last check, just before the rename (no await): refuses the write when the file is
+   * not the version read, by stat and bytes.
    */
-  async #checkUnchanged(
-    dir: DirHandle,
-    name: string,
-    display: string,
-    version: FileVersion,
-  ): Promise<void> {
+  #refuseChanged(dir: DirHandle, name: string, display: string, version: FileVersion): void {
     const files = this.sandbox.files;
     let fd: number;
     try {
       fd = dir.openRead(name);
     } catch (error) {
       if (isMissing(error)) throw new FileChangedError(display);
-      throw mapOsError(error, display, "read");
+      throw error;
     }
     try {
-      const now = files.fstat(fd);
-      const same = now.dev === version.dev && now.ino === version.ino &&
-        now.size === version.size && now.mtimeNs === version.mtimeNs;
-      if (!same) throw new FileChangedError(display);
-      const bytes = await readAll(readableFile(files, fd, now.size), now.size, now.size, display);
-      if (!sameBytes(bytes, version.bytes)) throw new FileChangedError(display);
-    } catch (error) {
-      if (error instanceof StoreError && error.code === "too_large") {
-        throw new FileChangedError(display); // (it grew)
+      if (!sameState(files.fstat(fd), version)) throw new FileChangedError(display);
+      const bytes = new Uint8Array(version.size + 1); // (one more: a file that grew says so)
+      let filled = 0;
+      for (let got = 1; got > 0 && filled < bytes.length; filled += got) {
+        got = files.read(fd, bytes, filled, bytes.length - filled, filled);
       }
-      throw error;
+      if (!sameBytes(bytes.subarray(0, filled), version.bytes)) {
+        throw new FileChangedError(display);
+      }
     } finally {
       files.close(fd);
     }
+  }
+
+  /** Refuses another name of a denied file (with the refusal of a denied path). */
+  async #refuseDenied(stat: FileStat, asked: string): Promise<void> {
+    if (await this.sandbox.deniedByIdentity(stat)) throw new DeniedPathError(asked);
   }
 }
 
@@ -853,6 +846,12 @@ function writableIn(dir: DirHandle, name: string, display: string): boolean {
   } catch (error) {
     throw mapOsError(error, display, "write");
   }
+}
+
+/** Whether a stat is of the file a version was read from, at the same size and mtime. */
+function sameState(stat: FileStat | undefined, version: FileVersion): boolean {
+  return stat !== undefined && stat.dev === version.dev && stat.ino === version.ino &&
+    stat.size === version.size && stat.mtimeNs === version.mtimeNs;
 }
 
 /** Whether two stats are of the same file system object. */

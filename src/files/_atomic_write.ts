@@ -58,10 +58,12 @@ export interface AtomicWriteOptions {
    */
   tidy: boolean;
   /**
-   * Runs after the temporary file is complete and before it is put in place (an edit's
-   * check that the file did not change meanwhile).
+   * Runs after the temporary file is complete, just before the rename with no await between
+   * (an edit's check that the file is still what it read); it throws to refuse. A writer that
+   * takes no lock is caught by it unless its write falls within the few system calls between
+   * the check and the rename.
    */
-  beforePlace?: () => Promise<void>;
+  beforeRename?: () => void;
   /** Aborted before the rename: nothing is put in place (after it, the write is done). */
   signal?: AbortSignal;
 }
@@ -88,9 +90,9 @@ export async function writeAtomically(
     temp = tempName(name);
     inFlight.add(nativePath.join(dir.path, temp));
     await fillTemp(files, dir, temp, bytes, options);
-    await options.beforePlace?.();
     // No await from here to the rename: a cancel heard now stops the write, one heard after
     // it finds the write done.
+    options.beforeRename?.();
     options.signal?.throwIfAborted();
     if (options.overwrite) dir.rename(temp, name);
     else createFrom(dir, temp, name, options.display);

@@ -98,13 +98,15 @@ describe("writeAtomically()", () => {
     "a failing check before the rename leaves the old content and no temporary file",
     withDir(async (dir) => {
       writeFileSync(join(dir, "a.txt"), "old");
-      const refuse = () => Promise.reject(new Error("changed meanwhile"));
+      const refuse = () => {
+        throw new Error("changed meanwhile");
+      };
       await assert.rejects(
         writeIn(dir, "a.txt", bytes("new"), {
           display: "a.txt",
           overwrite: true,
           tidy: false,
-          beforePlace: refuse,
+          beforeRename: refuse,
         }),
         /changed meanwhile/,
       );
@@ -125,7 +127,7 @@ describe("writeAtomically()", () => {
           overwrite: true,
           tidy: false,
           signal: controller.signal,
-          beforePlace: () => Promise.resolve(controller.abort(reason)),
+          beforeRename: () => controller.abort(reason),
         }),
         reason,
       );
@@ -142,14 +144,13 @@ describe("writeAtomically()", () => {
       const stop = () => {
         seen = readdirSync(dir);
         removeTempFilesInFlight(); // what a server stopped by a signal does
-        return Promise.resolve();
       };
       await assert.rejects(
         writeIn(dir, "a.txt", bytes("new"), {
           display: "a.txt",
           overwrite: true,
           tidy: false,
-          beforePlace: stop,
+          beforeRename: stop,
         }),
         { code: "not_found" },
       );
