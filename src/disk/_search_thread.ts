@@ -19,7 +19,7 @@
 import * as fs from "node:fs";
 import process from "node:process";
 import { InputError } from "../core/input_errors.ts";
-import { startWorker } from "../io/runtime.ts";
+import { startWorker, WATCH_ORDER_KEPT } from "../io/runtime.ts";
 import { createBarrierDir } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
@@ -275,7 +275,9 @@ export class SearchThread {
     if (this.#worker !== undefined) return this.#worker;
     const worker = startWorker("searchThread", this.#module);
     if (worker === undefined) return undefined;
-    this.#watchDir = this.#init.store.searchIndex ? createBarrierDir() : undefined;
+    // (Only where the index runs: elsewhere nothing would watch it.)
+    const indexed = this.#init.store.searchIndex && WATCH_ORDER_KEPT;
+    this.#watchDir = indexed ? createBarrierDir() : undefined;
     worker.onmessage = (event: MessageEvent<ThreadReply>) => this.#reply(event.data);
     worker.onerror = (event) => {
       event.preventDefault?.();

@@ -34,3 +34,40 @@ test("deno task start with a root outside the folder says which permission to gi
     fs.rmSync(outside, { recursive: true });
   }
 });
+
+test("deno task start -- serve works without FFI, and says once that it can be raced", {
+  timeout: 60_000,
+}, () => {
+  const lines = [
+    {
+      id: 1,
+      method: "initialize",
+      params: {
+        protocolVersion: "2025-06-18",
+        capabilities: {},
+        clientInfo: { name: "t", version: "1" },
+      },
+    },
+    { method: "notifications/initialized" },
+    { id: 2, method: "tools/call", params: { name: "read", arguments: { path: "README.md" } } },
+    {
+      id: 3,
+      method: "tools/call",
+      params: { name: "grep", arguments: { pattern: "^# linewise" } },
+    },
+  ];
+  const deno = path.join(PROJECT, "node_modules/.bin/deno");
+  const out = spawnSync(deno, ["task", "-q", "start", "--", "serve", "--root", "."], {
+    cwd: PROJECT,
+    encoding: "utf8",
+    input: lines.map((line) => JSON.stringify({ jsonrpc: "2.0", ...line }) + "\n").join(""),
+  });
+  const answers = out.stdout.trim().split("\n").map((line) => JSON.parse(line));
+  assert.deepEqual(answers.map((a) => a.id), [1, 2, 3], out.stderr);
+  assert.match(answers[1].result.content[0].text, /\n1\t# linewise\n/);
+  assert.match(answers[2].result.content[0].text, /^README\.md @[0-9a-f]{8}\n1\t# linewise\n/);
+  const warnings = out.stderr.match(
+    /path resolution can be raced here \(Deno without --allow-ffi\)/g,
+  );
+  assert.equal(warnings?.length, 1, out.stderr);
+});
