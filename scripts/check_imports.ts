@@ -21,7 +21,9 @@ export const ALLOWED: Record<string, readonly string[]> = {
   files: ["core", "io", "store"],
   search: ["core", "io", "match", "files", "store"],
   disk: ["core", "io", "match", "files", "search", "store"],
-  tools: ["core", "match", "store", "versions"],
+  tools: ["core", "match", "store", "versions", "tools/edit", "tools/read"],
+  "tools/edit": ["core", "match", "store", "versions", "tools"],
+  "tools/read": ["core", "match", "store", "versions", "tools"],
   mcp: ["core", "tools"],
   testing: ["core", "store"],
   cli: [
@@ -33,15 +35,30 @@ export const ALLOWED: Record<string, readonly string[]> = {
     "disk",
     "store",
     "tools",
+    "tools/edit",
+    "tools/read",
     "mcp",
     "versions",
     "version.ts",
   ],
 };
 
+/** The store's contract: all of store/ that the tools may know. */
+const STORE_CONTRACT = ["store/file_store.ts", "store/errors.ts"];
+/** What tools/ shares with the tools in its subfolders (it composes them in create_tools.ts). */
+const TOOLS_SHARED = [
+  "tools/tool.ts",
+  "tools/options.ts",
+  "tools/_args.ts",
+  "tools/_results.ts",
+  "tools/_session.ts",
+];
+
 /** Modules of other folders that a folder may import only these files of. */
 const ONLY: Record<string, Record<string, readonly string[]>> = {
-  tools: { store: ["store/file_store.ts", "store/errors.ts"] },
+  tools: { store: STORE_CONTRACT },
+  "tools/edit": { store: STORE_CONTRACT, tools: TOOLS_SHARED },
+  "tools/read": { store: STORE_CONTRACT, tools: TOOLS_SHARED },
   mcp: { tools: ["tools/tool.ts"] },
 };
 
@@ -60,6 +77,19 @@ const RUNTIME_CHECK =
 /** The source without comments (doc examples hold imports that are not the module's). */
 function code(source: string): string {
   return source.replace(/\/\*[\s\S]*?\*\//g, "").replace(/(^|[^:"'`\\])\/\/.*$/gm, "$1");
+}
+
+/**
+ * The folder whose rule holds for a file: the deepest folder with a rule of its own
+ * (`tools/edit`), else the top folder below src/ (`search/index/` is part of `search`).
+ */
+function folderOf(name: string): string {
+  const dirs = name.split("/").slice(0, -1);
+  for (let depth = dirs.length; depth > 1; depth--) {
+    const folder = dirs.slice(0, depth).join("/");
+    if (Object.hasOwn(ALLOWED, folder)) return folder;
+  }
+  return dirs[0] ?? name;
 }
 
 function tsFiles(dir: string): string[] {
@@ -82,25 +112,25 @@ export function checkImports(src: string): string[] {
   const root = resolve(src);
   const problems: string[] = [];
   const imports = new Map<string, Set<string>>();
-  const folderOf = (file: string) => relative(root, file).split("/")[0];
   for (const file of tsFiles(root)) {
     const name = relative(root, file);
-    const folder = folderOf(file);
+    const folder = folderOf(name);
+    const top = name.split("/")[0];
     const text = code(readFileSync(file, "utf8"));
     const targets = new Set<string>();
     imports.set(name, targets);
     const specifiers = [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC)].map((m) => m[1]);
     for (const specifier of specifiers) {
-      if (NODE_FS.test(specifier) && !SYSTEM.has(folder)) {
+      if (NODE_FS.test(specifier) && !SYSTEM.has(top)) {
         problems.push(`${name}: imports ${specifier}, which only ${systemFolders} may use`);
       }
-      if (specifier.startsWith("bun:") && !SYSTEM.has(folder)) {
+      if (specifier.startsWith("bun:") && !SYSTEM.has(top)) {
         problems.push(`${name}: imports ${specifier}, which only ${systemFolders} may use`);
       }
       if (!specifier.startsWith(".")) continue;
       const target = relative(root, resolve(dirname(file), specifier));
       targets.add(target);
-      const to = target.split("/")[0];
+      const to = folderOf(target);
       if (to === folder || target.startsWith("..")) continue;
       const allowed = ALLOWED[folder];
       if (allowed === undefined) {
@@ -113,10 +143,10 @@ export function checkImports(src: string): string[] {
         problems.push(`${name}: imports ${target}; of ${to}/ it may import only ${only}`);
       }
     }
-    if (!RUNTIME_CHECKS.has(folder) && RUNTIME_CHECK.test(text)) {
+    if (!RUNTIME_CHECKS.has(top) && RUNTIME_CHECK.test(text)) {
       problems.push(`${name}: checks which runtime this is; ask src/io/runtime.ts instead`);
     }
-    if (!SYSTEM.has(folder) && /\bDeno\.[a-zA-Z]/.test(text)) {
+    if (!SYSTEM.has(top) && /\bDeno\.[a-zA-Z]/.test(text)) {
       problems.push(`${name}: uses Deno's own API, which only ${systemFolders} may use`);
     }
   }

@@ -41,6 +41,22 @@ describe("scripts/check_imports.ts", () => {
     ]);
   });
 
+  it("keeps the tools' subfolders apart, and to the files tools/ shares", () => {
+    const problems = check({
+      "tools/_results.ts": "export const ok = 1;\n",
+      "tools/create_tools.ts": 'import { read } from "./read/read_tool.ts";\n',
+      "tools/edit/edit_tools.ts":
+        'import { ok } from "../_results.ts";\nimport { read } from "../read/read_tool.ts";\n',
+      "tools/read/read_tool.ts": 'import { createTools } from "../create_tools.ts";\n',
+      "tools/read/grep_tool.ts": 'import { ok } from "../_results.ts";\n',
+    });
+    assert.deepEqual(problems.sort(), [
+      "tools/create_tools.ts and tools/read/read_tool.ts import each other",
+      "tools/edit/edit_tools.ts: imports tools/read/read_tool.ts, but tools/edit/ may import only core, match, store, versions, tools",
+      "tools/read/read_tool.ts: imports tools/create_tools.ts; of tools/ it may import only tools/tool.ts, tools/options.ts, tools/_args.ts, tools/_results.ts, tools/_session.ts",
+    ]);
+  });
+
   it("fails on two files that import each other, and on node:fs or runtime checks out of place", () => {
     const problems = check({
       "files/a.ts": 'import { b } from "./b.ts";\nexport const a = 1;\n',

@@ -1,13 +1,13 @@
 // The grep tool: matching lines across files, numbered exactly as read numbers them.
-import { appendNote, formatRow, quotePath, type ScanRow } from "../core/mod.ts";
-import type { FileStore, SearchResult } from "../store/file_store.ts";
-import { ArgumentError, checkArgs } from "./_args.ts";
-import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "./_results.ts";
-import type { Session } from "./_session.ts";
+import { appendNote, formatRow, quotePath, type ScanRow } from "../../core/mod.ts";
+import type { FileStore, SearchResult } from "../../store/file_store.ts";
+import { ArgumentError, checkArgs } from "../_args.ts";
+import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "../_results.ts";
+import type { Session } from "../_session.ts";
 import { searchedVersions } from "./_shown.ts";
-import { LINE_RULE, type Settings } from "./options.ts";
-import { compilePattern } from "../match/safe_matcher.ts";
-import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
+import { LINE_RULE, type Settings } from "../options.ts";
+import { compilePattern } from "../../match/safe_matcher.ts";
+import type { CallContext, ToolDefinition, ToolResult } from "../tool.ts";
 
 interface GrepArgs {
   pattern: string;
