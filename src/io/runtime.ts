@@ -59,13 +59,23 @@ export const WORKER_MODULES = {
   pattern: "match/_pattern_worker.ts",
 } as const;
 
+/**
+ * The modules that run as processes of their own, by their path below `src/`: the one place
+ * that names them (scripts/build_npm.ts makes each an entry of the npm build). The binary
+ * runs itself instead, with an environment variable that sends it to the same code.
+ */
+export const PROCESS_MODULES = {
+  /** Scans for patterns that may run without end, where killing it stops them (Bun, Node). */
+  patternHelper: "match/_pattern_helper_main.ts",
+} as const;
+
 /** How this project's modules end as they run: `.ts` from source, `.js` in the npm build. */
 const MODULE_EXTENSION = import.meta.url.endsWith(".js") ? ".js" : ".ts";
 
 /**
  * The URL of one of this project's modules, by its path below `src/` as the source names it
- * (`match/_pattern_helper_main.ts`): the same file from source and in the npm build, whose
- * modules are JavaScript.
+ * (as {@linkcode PROCESS_MODULES} and {@linkcode WORKER_MODULES} do): the same file from
+ * source and in the npm build, whose modules are JavaScript.
  *
  * @param pathBelowSrc the module's path below `src/`
  * @returns its URL
