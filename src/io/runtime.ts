@@ -124,16 +124,49 @@ export function startWorker(name: WorkerName, module?: URL): Worker | undefined 
   try {
     return new Worker(specifier, { type: "module" });
   } catch (error) {
-    if (!failedWorkers.has(name)) {
-      failedWorkers.add(name);
-      const why = error instanceof Error ? error.message : String(error);
-      console.error(`linewise: the ${name} worker did not start (${why}); working without it`);
-    }
+    sayOnce(name, `the ${name} worker did not start (${reasonOf(error)}); working without it`);
     return undefined;
   }
 }
 
+/**
+ * Says once on stderr that a worker failed after it started: an error it did not catch
+ * (also a module that cannot be loaded, which `new Worker` does not throw for), or a message
+ * that could not be passed. The caller goes on without it, on its own thread; said, so that
+ * a binary whose worker is broken is not just silently slower.
+ *
+ * @param name which worker
+ * @param cause the worker's `error` or `messageerror` event, or what was thrown
+ */
+export function reportWorkerFailure(name: WorkerName, cause: unknown): void {
+  sayOnce(name, `the ${name} worker failed (${reasonOf(cause)}); working without it`);
+}
+
+/** The workers that failed, each said once (the next failure is most likely the same). */
 const failedWorkers = new Set<WorkerName>();
+
+function sayOnce(name: WorkerName, text: string): void {
+  if (failedWorkers.has(name)) return;
+  failedWorkers.add(name);
+  console.error(`linewise: ${text}`);
+}
+
+/** What went wrong, in one line, from an error, an `error` event or a `messageerror` event. */
+function reasonOf(cause: unknown): string {
+  if (cause instanceof Error) return oneLine(cause.message);
+  const message = (cause as { message?: unknown } | undefined)?.message;
+  if (typeof message === "string" && message.trim() !== "") return oneLine(message);
+  const type = (cause as { type?: unknown } | undefined)?.type;
+  if (type === "messageerror") return "a message could not be passed";
+  return typeof type === "string" ? `its ${type} event` : String(cause);
+}
+
+/** A message's gist: Bun's message of a worker's error is a code frame with an `error:` line. */
+function oneLine(message: string): string {
+  const lines = message.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const error = lines.find((line) => line.startsWith("error: "));
+  return error?.slice("error: ".length) ?? lines[0] ?? message;
+}
 
 /**
  * Whether a pattern that may run without end can be scanned on a worker that is stopped by
