@@ -178,8 +178,8 @@ export const TERMINATE_STOPS_REGEX: boolean = RUNTIME === "deno";
 /**
  * Collects garbage now, where the runtime lets a program ask (Bun); elsewhere does nothing.
  * For a background thread between jobs: what a search of a large tree leaves (its walk is
- * tens of megabytes) is otherwise collected at the collector's own pace, and the garbage of
- * a few searches then takes hundreds of megabytes.
+ * large) is otherwise collected at the collector's own pace, and the garbage of a few
+ * searches piles up meanwhile.
  *
  * @example
  * ```ts
@@ -230,8 +230,8 @@ const jsc = RUNTIME === "bun"
 
 /**
  * Keeps JavaScriptCore's top tier (FTL) off functions that run hot only in bursts and spend
- * each call in system calls: a first search calls them tens of thousands of times in a
- * fraction of a second, enough for the JIT to compile them in the top tier, which costs
+ * each call in system calls: a first search calls them often enough, in a short enough
+ * time, for the JIT to compile them in the top tier, which costs
  * more CPU than it can save there (the time is the kernel's), and on few cores competes
  * with the search itself (measured in bench/: the first greps were faster without it). The
  * lower tiers still compile these functions. Only Bun runs JavaScriptCore; elsewhere this

@@ -52,8 +52,8 @@ export interface SearchJob extends Examination {
 export interface SearchBatches {
   /**
    * The real paths of whole batches ({@linkcode BATCH_SIZE} each, the search's last one
-   * possibly fewer), in path order, joined with NUL (no path holds one): one string costs a
-   * fifth of an array of arrays to post.
+   * possibly fewer), in path order, joined with NUL (no path holds one): one string costs far
+   * less to post than an array of arrays.
    */
   paths: string;
 }

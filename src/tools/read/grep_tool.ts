@@ -252,8 +252,8 @@ async function grep(
   const searched = await search(store, settings, args, context);
   const { engine } = searched;
   const result = skipMatches(searched.result, args.offset, args.context);
-  // The first files the budget lets through get their versions (a file read again costs
-  // about half a millisecond); the session records every file shown.
+  // The first files the budget lets through get their versions (each costs reading the file
+  // again, so not every file gets one); the session records every file shown.
   const reach = render(result, args.context > 0, settings).files.length;
   const versioned = Math.min(reach, VERSIONED_FILES);
   const found = await searchedVersions(store, session, settings, result.files.slice(0, versioned));
