@@ -12,7 +12,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { REPO, run } from "./_project.ts";
 import process from "node:process";
-import { WORKER_MODULES } from "../src/io/runtime.ts";
+import { PROCESS_MODULES, WORKER_MODULES } from "../src/io/runtime.ts";
 import { VERSION } from "../src/version.ts";
 
 const OUT = path.join(REPO, "dist/npm");
@@ -33,7 +33,8 @@ function compileModules(): void {
     "src/core/mod.ts",
     "src/testing/mod.ts",
     "src/cli/bin.ts",
-    "src/match/_pattern_helper_main.ts",
+    // (named once, in src/io/runtime.ts: the entries that run as processes and as workers)
+    ...Object.values(PROCESS_MODULES).map((module) => `src/${module}`),
     ...Object.values(WORKER_MODULES).map((module) => `src/${module}`),
   ];
   const config = {

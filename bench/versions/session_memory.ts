@@ -7,8 +7,8 @@
 // each distinct text); heapGrowth what the heap grew by, after a collection, over the run.
 import { MemoryStore } from "../../src/store/mod.ts";
 import { Session } from "../../src/tools/_session.ts";
-import { readTool } from "../../src/tools/read_tool.ts";
-import { replaceLinesTool } from "../../src/tools/edit_tools.ts";
+import { readTool } from "../../src/tools/read/read_tool.ts";
+import { replaceLinesTool } from "../../src/tools/edit/edit_tools.ts";
 import { settings } from "../../src/tools/options.ts";
 import process from "node:process";
 

@@ -29,8 +29,8 @@ import type { SharedSandbox } from "./sandbox.ts";
 export const RUNNING = 2;
 /**
  * Resident memory of the process below which a second search may start beside a running
- * one (a search of a large tree takes tens of megabytes, and the index of a tree like the
- * Linux source more: see the load rows of bench/RESULTS.md).
+ * one (a search of a large tree takes much memory, and the index of a tree like the Linux
+ * source more: see the load rows of bench/RESULTS.md).
  */
 export const SECOND_SEARCH_BELOW = 256 * 1024 * 1024;
 /** How long after its deadline a search may take to answer before the thread is replaced. */

@@ -710,8 +710,8 @@ export class DirectoryStore extends BaseFileStore {
 
   /**
    * Lists files like the inherited `glob` (the same files in the same order), straight from
-   * the walk: its files are already checked, so none is resolved again (on a tree of 27,000
-   * files that took seconds).
+   * the walk: its files are already checked, so none is resolved again (resolving each one
+   * again made a glob of a large tree slow).
    *
    * @param options start path, glob, hidden and ignored files
    * @returns display paths in path order

@@ -2,8 +2,8 @@
  * Reads small regular files whole with synchronous calls into one reused buffer: open
  * (non-blocking, not following a last-segment symlink), fstat on the open descriptor, read,
  * close. Search reads thousands of files in a row; a promise and a fresh buffer per file cost
- * more than the read itself, and fresh buffers pile up until the garbage collector runs (a
- * large tree once pushed the process past a gigabyte). The bytes returned stay valid only until
+ * more than the read itself, and fresh buffers pile up until the garbage collector runs (on a
+ * large tree, far past what the search needs). The bytes returned stay valid only until
  * the next read.
  *
  * Nothing blocks: files are opened with `O_NONBLOCK` (an open of a FIFO returns at once).
@@ -89,8 +89,8 @@ export class FileReader {
 
   /**
    * Reads a regular file no larger than `maxBytes` in chunks of the buffer's size, without
-   * growing the buffer (growing touches fresh memory: a first read of a 9 MB file costs
-   * 2,200 page faults, as much time as the read), handing each chunk to `visit` until it
+   * growing the buffer (growing touches fresh memory, whose page faults cost about as much
+   * as the read itself), handing each chunk to `visit` until it
    * returns false. A file that grows meanwhile is cut at the size of its stat.
    *
    * @param path the real path

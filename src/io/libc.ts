@@ -12,6 +12,7 @@
  */
 import process from "node:process";
 import * as fs from "node:fs";
+import { RUNTIME } from "./runtime.ts";
 
 /** Raw system calls: each returns what the C function returns (-1 on failure, see `errno`). */
 export interface Libc {
@@ -108,10 +109,9 @@ function bind(): LibcOrReason {
   const numbers = SYSCALLS[process.arch];
   if (numbers === undefined) return { reason: `this processor (${process.arch})` };
   try {
-    if ("Bun" in globalThis) return { libc: bindBun(numbers) };
-    if ("Deno" in globalThis) {
-      const deno = globalThis.Deno;
-      if (deno.permissions.querySync({ name: "ffi" }).state !== "granted") {
+    if (RUNTIME === "bun") return { libc: bindBun(numbers) };
+    if (RUNTIME === "deno") {
+      if (Deno.permissions.querySync({ name: "ffi" }).state !== "granted") {
         return { reason: "Deno without --allow-ffi" };
       }
       return { libc: bindDeno(numbers) };

@@ -59,13 +59,23 @@ export const WORKER_MODULES = {
   pattern: "match/_pattern_worker.ts",
 } as const;
 
+/**
+ * The modules that run as processes of their own, by their path below `src/`: the one place
+ * that names them (scripts/build_npm.ts makes each an entry of the npm build). The binary
+ * runs itself instead, with an environment variable that sends it to the same code.
+ */
+export const PROCESS_MODULES = {
+  /** Scans for patterns that may run without end, where killing it stops them (Bun, Node). */
+  patternHelper: "match/_pattern_helper_main.ts",
+} as const;
+
 /** How this project's modules end as they run: `.ts` from source, `.js` in the npm build. */
 const MODULE_EXTENSION = import.meta.url.endsWith(".js") ? ".js" : ".ts";
 
 /**
  * The URL of one of this project's modules, by its path below `src/` as the source names it
- * (`match/_pattern_helper_main.ts`): the same file from source and in the npm build, whose
- * modules are JavaScript.
+ * (as {@linkcode PROCESS_MODULES} and {@linkcode WORKER_MODULES} do): the same file from
+ * source and in the npm build, whose modules are JavaScript.
  *
  * @param pathBelowSrc the module's path below `src/`
  * @returns its URL
@@ -114,16 +124,49 @@ export function startWorker(name: WorkerName, module?: URL): Worker | undefined 
   try {
     return new Worker(specifier, { type: "module" });
   } catch (error) {
-    if (!failedWorkers.has(name)) {
-      failedWorkers.add(name);
-      const why = error instanceof Error ? error.message : String(error);
-      console.error(`linewise: the ${name} worker did not start (${why}); working without it`);
-    }
+    sayOnce(name, `the ${name} worker did not start (${reasonOf(error)}); working without it`);
     return undefined;
   }
 }
 
+/**
+ * Says once on stderr that a worker failed after it started: an error it did not catch
+ * (also a module that cannot be loaded, which `new Worker` does not throw for), or a message
+ * that could not be passed. The caller goes on without it, on its own thread; said, so that
+ * a binary whose worker is broken is not just silently slower.
+ *
+ * @param name which worker
+ * @param cause the worker's `error` or `messageerror` event, or what was thrown
+ */
+export function reportWorkerFailure(name: WorkerName, cause: unknown): void {
+  sayOnce(name, `the ${name} worker failed (${reasonOf(cause)}); working without it`);
+}
+
+/** The workers that failed, each said once (the next failure is most likely the same). */
 const failedWorkers = new Set<WorkerName>();
+
+function sayOnce(name: WorkerName, text: string): void {
+  if (failedWorkers.has(name)) return;
+  failedWorkers.add(name);
+  console.error(`linewise: ${text}`);
+}
+
+/** What went wrong, in one line, from an error, an `error` event or a `messageerror` event. */
+function reasonOf(cause: unknown): string {
+  if (cause instanceof Error) return oneLine(cause.message);
+  const message = (cause as { message?: unknown } | undefined)?.message;
+  if (typeof message === "string" && message.trim() !== "") return oneLine(message);
+  const type = (cause as { type?: unknown } | undefined)?.type;
+  if (type === "messageerror") return "a message could not be passed";
+  return typeof type === "string" ? `its ${type} event` : String(cause);
+}
+
+/** A message's gist: Bun's message of a worker's error is a code frame with an `error:` line. */
+function oneLine(message: string): string {
+  const lines = message.split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  const error = lines.find((line) => line.startsWith("error: "));
+  return error?.slice("error: ".length) ?? lines[0] ?? message;
+}
 
 /**
  * Whether a pattern that may run without end can be scanned on a worker that is stopped by
@@ -135,8 +178,8 @@ export const TERMINATE_STOPS_REGEX: boolean = RUNTIME === "deno";
 /**
  * Collects garbage now, where the runtime lets a program ask (Bun); elsewhere does nothing.
  * For a background thread between jobs: what a search of a large tree leaves (its walk is
- * tens of megabytes) is otherwise collected at the collector's own pace, and the garbage of
- * a few searches then takes hundreds of megabytes.
+ * large) is otherwise collected at the collector's own pace, and the garbage of a few
+ * searches piles up meanwhile.
  *
  * @example
  * ```ts
@@ -187,8 +230,8 @@ const jsc = RUNTIME === "bun"
 
 /**
  * Keeps JavaScriptCore's top tier (FTL) off functions that run hot only in bursts and spend
- * each call in system calls: a first search calls them tens of thousands of times in a
- * fraction of a second, enough for the JIT to compile them in the top tier, which costs
+ * each call in system calls: a first search calls them often enough, in a short enough
+ * time, for the JIT to compile them in the top tier, which costs
  * more CPU than it can save there (the time is the kernel's), and on few cores competes
  * with the search itself (measured in bench/: the first greps were faster without it). The
  * lower tiers still compile these functions. Only Bun runs JavaScriptCore; elsewhere this

@@ -13,7 +13,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import { PatternStoppedError, type StoppableScan } from "../core/mod.ts";
-import { isCompiledBinary, moduleUrl, startWorker, TERMINATE_STOPS_REGEX } from "../io/runtime.ts";
+import {
+  isCompiledBinary,
+  moduleUrl,
+  PROCESS_MODULES,
+  startWorker,
+  TERMINATE_STOPS_REGEX,
+} from "../io/runtime.ts";
 import type { ScanReply, ScanRequest } from "./_pattern_scan.ts";
 import { PATTERN_HELPER_ENV } from "./pattern_helper.ts";
 
@@ -38,7 +44,7 @@ class ProcessHelper implements Helper {
 
   constructor() {
     const compiled = isCompiledBinary();
-    const args = compiled ? [] : [fileURLToPath(moduleUrl("match/_pattern_helper_main.ts"))];
+    const args = compiled ? [] : [fileURLToPath(moduleUrl(PROCESS_MODULES.patternHelper))];
     this.#child = spawn(process.execPath, args, {
       env: compiled ? { ...process.env, [PATTERN_HELPER_ENV]: "1" } : process.env,
       stdio: ["pipe", "pipe", "inherit"],

@@ -81,7 +81,7 @@ const YIELD_EVERY_MS = 8;
  * through a pipe in 64 KB writes, and learning right away delayed the end of it.
  */
 const LEARN_AFTER_MS = 100;
-/** Searches that read fewer files than this (a millisecond of learning) teach at once. */
+/** Searches that read fewer files than this (whose learning is brief) teach at once. */
 const LEARN_AT_ONCE_BELOW = 2000;
 /** Store errors that make a walked file be skipped by search. */
 const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path", "raced"]);

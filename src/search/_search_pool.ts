@@ -5,8 +5,8 @@
  * check, literal prefilter, decode of the window). The main thread takes the outcomes back
  * batch by batch in path order, so the scanner, the match cap, the deadline and progress
  * see exactly what a single thread would show them. Where workers or shared memory are
- * missing (Node, a worker that fails to start or dies), the main thread examines every
- * batch itself.
+ * missing (Node), or a worker fails to start or dies (said once on stderr), the main thread
+ * examines every batch itself.
  *
  * @module
  */
@@ -14,7 +14,12 @@ import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers";
 import type { SharedFileSystem } from "../io/file_system.ts";
 import type { FileReader } from "../io/_file_reader.ts";
-import { HAS_SHARED_MEMORY, keepOffTopTier, startWorker } from "../io/runtime.ts";
+import {
+  HAS_SHARED_MEMORY,
+  keepOffTopTier,
+  reportWorkerFailure,
+  startWorker,
+} from "../io/runtime.ts";
 import { type Examination, type Examined, examineFile } from "./_search_file.ts";
 
 /** Files per batch: small enough for the deadline, large enough that messages cost little. */
@@ -47,8 +52,8 @@ export interface SearchJob extends Examination {
 export interface SearchBatches {
   /**
    * The real paths of whole batches ({@linkcode BATCH_SIZE} each, the search's last one
-   * possibly fewer), in path order, joined with NUL (no path holds one): one string costs a
-   * fifth of an array of arrays to post.
+   * possibly fewer), in path order, joined with NUL (no path holds one): one string costs far
+   * less to post than an array of arrays.
    */
   paths: string;
 }
@@ -239,6 +244,7 @@ export class ExaminedBatches {
       };
       const die = (event: Event) => {
         event.preventDefault(); // (Deno would otherwise end the process)
+        reportWorkerFailure("search", event);
         this.#stopWorker(true);
         this.#wakeUp();
       };
@@ -346,7 +352,8 @@ export class ExaminedBatches {
   #post(message: SearchJob | SearchBatches): void {
     try {
       this.#worker?.postMessage(message);
-    } catch {
+    } catch (error) {
+      reportWorkerFailure("search", error);
       this.#stopWorker(true); // the main thread does it all
     }
   }

@@ -181,7 +181,7 @@ class IgnoreRules {
 
 /**
  * Longest stretch a walk holds its thread (a directory store lists with blocking system
- * calls, and one walk of a large tree takes a second) before the event loop gets a turn:
+ * calls, and a walk of a large tree holds it long) before the event loop gets a turn:
  * requests that came meanwhile, a ping, a cancellation, are heard.
  */
 const WALK_SLICE_MS = 8;

@@ -5,16 +5,16 @@
  */
 import type { FileStore } from "../store/file_store.ts";
 import { errorResult, isRefusal } from "./_results.ts";
-import { insertLinesTool, replaceLinesTool, replaceTool } from "./edit_tools.ts";
-import { deleteTool, moveTool, writeTool } from "./file_tools.ts";
-import { globTool } from "./glob_tool.ts";
-import { grepTool } from "./grep_tool.ts";
-import { listTool } from "./list_tool.ts";
+import { insertLinesTool, replaceLinesTool, replaceTool } from "./edit/edit_tools.ts";
+import { deleteTool, moveTool, writeTool } from "./edit/file_tools.ts";
+import { globTool } from "./read/glob_tool.ts";
+import { grepTool } from "./read/grep_tool.ts";
+import { listTool } from "./read/list_tool.ts";
 import { settings, type ToolOptions } from "./options.ts";
-import { readTool } from "./read_tool.ts";
+import { readTool } from "./read/read_tool.ts";
 import { Session } from "./_session.ts";
-import { undoTool } from "./undo_tool.ts";
-import { patchTool } from "./patch_tool.ts";
+import { undoTool } from "./edit/undo_tool.ts";
+import { patchTool } from "./edit/patch_tool.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
 
 /**

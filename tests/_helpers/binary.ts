@@ -192,7 +192,7 @@ export async function initialized(args: string[]): Promise<RawSession> {
 /**
  * A result's text without the versions it names: read's and an edit's `[version …]` first
  * line and grep's ` @…` after a path (for tests about the rest of the text; the versions
- * themselves are tested in tests/e2e/bin_versions_test.ts and tests/tools/versions_test.ts).
+ * themselves are tested in tests/e2e/bin_versions_test.ts and tests/tools/edit/versions_test.ts).
  */
 export function unversioned(text: string): string {
   return text.replace(/^\[version [0-9a-f]{8}\]\n/, "").replace(/ @[0-9a-f]{8}$/gm, "");

@@ -41,6 +41,22 @@ describe("scripts/check_imports.ts", () => {
     ]);
   });
 
+  it("keeps the tools' subfolders apart, and to the files tools/ shares", () => {
+    const problems = check({
+      "tools/_results.ts": "export const ok = 1;\n",
+      "tools/create_tools.ts": 'import { read } from "./read/read_tool.ts";\n',
+      "tools/edit/edit_tools.ts":
+        'import { ok } from "../_results.ts";\nimport { read } from "../read/read_tool.ts";\n',
+      "tools/read/read_tool.ts": 'import { createTools } from "../create_tools.ts";\n',
+      "tools/read/grep_tool.ts": 'import { ok } from "../_results.ts";\n',
+    });
+    assert.deepEqual(problems.sort(), [
+      "tools/create_tools.ts and tools/read/read_tool.ts import each other",
+      "tools/edit/edit_tools.ts: imports tools/read/read_tool.ts, but tools/edit/ may import only core, match, store, versions, tools",
+      "tools/read/read_tool.ts: imports tools/create_tools.ts; of tools/ it may import only tools/tool.ts, tools/options.ts, tools/_args.ts, tools/_results.ts, tools/_session.ts",
+    ]);
+  });
+
   it("fails on two files that import each other, and on node:fs or runtime checks out of place", () => {
     const problems = check({
       "files/a.ts": 'import { b } from "./b.ts";\nexport const a = 1;\n',
@@ -55,6 +71,64 @@ describe("scripts/check_imports.ts", () => {
       "match/glob.ts: checks which runtime this is; ask src/io/runtime.ts instead",
       "store/walk.ts: imports node:fs, which only io, files, search, disk, cli may use",
     ]);
+  });
+
+  it("fails on a cycle of three files, and shows one way round it", () => {
+    const problems = check({
+      "files/a.ts": 'import { b } from "./b.ts";\nexport const a = 1;\n',
+      "files/b.ts": 'import type { c } from "./c.ts";\nexport const b = 2;\n',
+      "files/c.ts": 'export { a as c } from "./a.ts";\n',
+      "files/d.ts": 'import { a } from "./a.ts";\n', // leads into the cycle, not part of it
+    });
+    assert.deepEqual(problems, [
+      "files/a.ts, files/b.ts and files/c.ts form an import cycle (one way round: files/a.ts → files/b.ts → files/c.ts → files/a.ts)",
+    ]);
+  });
+
+  it("fails on fs by its bare name as on node:fs, and on Bun's own API, out of place", () => {
+    const problems = check({
+      "store/walk.ts": 'import * as fs from "fs";\n',
+      "store/read.ts": 'import { readFile } from "fs/promises";\n',
+      "store/require.ts": 'const fs = require("fs");\n',
+      "store/bun.ts": 'export const file = Bun.file("a.txt");\n',
+      "disk/ok.ts": 'import * as fs from "fs";\nexport const file = Bun.file("a.txt");\n',
+    });
+    assert.deepEqual(problems, [
+      "store/bun.ts: uses Bun's own API, which only io, files, search, disk, cli may use",
+      "store/read.ts: imports fs/promises, which only io, files, search, disk, cli may use",
+      "store/require.ts: imports fs, which only io, files, search, disk, cli may use",
+      "store/walk.ts: imports fs, which only io, files, search, disk, cli may use",
+    ]);
+  });
+
+  it("fails on each way of asking the runtime outside io/runtime.ts", () => {
+    const sniffs = [
+      '"Bun" in globalThis',
+      "'Deno' in self",
+      "globalThis.Bun",
+      "globalThis?.Deno",
+      "(globalThis as any).Bun",
+      "(globalThis as { Bun?: { gc(force: boolean): void } }).Bun?.gc(true)",
+      'globalThis["Deno"]',
+      'Reflect.has(globalThis, "Bun")',
+      'typeof Deno !== "undefined"',
+      "process.versions.bun",
+      'process.versions["deno"]',
+      "navigator.userAgent",
+    ];
+    for (const sniff of sniffs) {
+      const problems = check({
+        "match/sniff.ts": `export const which = ${sniff};\n`,
+        "io/libc.ts": `export const which = ${sniff};\n`,
+        "io/runtime.ts": `export const which = ${sniff};\n`,
+      });
+      assert.deepEqual(problems, [
+        "io/libc.ts: checks which runtime this is; ask src/io/runtime.ts instead",
+        "match/sniff.ts: checks which runtime this is; ask src/io/runtime.ts instead",
+      ], sniff);
+    }
+    const scope = "const scope = globalThis as unknown as WorkerScope;\nconst b = 'Bunny' in x;\n";
+    assert.deepEqual(check({ "match/worker.ts": scope }), [], "a worker's scope is no check");
   });
 
   it("exits 1 with the list from the command line", () => {

@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
+import process from "node:process";
 import { describe, it } from "node:test";
 import { FileReader } from "../../src/io/_file_reader.ts";
+import { HAS_SHARED_MEMORY, HAS_WORKERS, RUNTIME } from "../../src/io/runtime.ts";
 import { filesOf } from "../_helpers/files.ts";
 import { examineFile } from "../../src/search/_search_file.ts";
 import { ExaminedBatches, startSearchWorker, WarmWorker } from "../../src/search/_search_pool.ts";
@@ -103,6 +106,68 @@ describe("ExaminedBatches", () => {
       const worker = new Worker(missing, { type: "module" });
       const batches = batchesWith(worker);
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
+    }));
+
+  it("says once on stderr that its worker failed, and still gives everything", {
+    skip: !HAS_WORKERS || !HAS_SHARED_MEMORY,
+    timeout: 60_000,
+  }, () =>
+    withTree(200, async (keys) => {
+      // In a process of its own: the notice is said once per process. Two searches, each
+      // with a worker that throws once loaded; each waits for its worker's error first.
+      const dir = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-broken-worker-"));
+      const src = (module: string) =>
+        JSON.stringify(new URL(`../../src/${module}`, import.meta.url).href);
+      try {
+        await fs.writeFile(path.join(dir, "broken.js"), 'throw new Error("broken on purpose");\n');
+        await fs.writeFile(path.join(dir, "keys.json"), JSON.stringify(keys));
+        await fs.writeFile(
+          path.join(dir, "main.ts"),
+          `import { readFileSync } from "node:fs";
+          import { FileReader } from ${src("io/_file_reader.ts")};
+          import { openFileSystem } from ${src("io/file_system.ts")};
+          import { ExaminedBatches } from ${src("search/_search_pool.ts")};
+          const keys = JSON.parse(readFileSync(new URL("./keys.json", import.meta.url), "utf8"));
+          for (let round = 0; round < 2; round++) {
+            const worker = new Worker(new URL("./broken.js", import.meta.url), { type: "module" });
+            const failed = new Promise((resolve) => worker.addEventListener("error", resolve));
+            const batches = new ExaminedBatches({
+              needle: new TextEncoder().encode("needle"),
+              context: 1,
+              links: true,
+              reader: new FileReader(openFileSystem(["/"]), 1 << 20),
+              worker,
+            });
+            await failed;
+            for (const key of keys) batches.add(key);
+            batches.end();
+            const shown = [];
+            for (let i = 0; i < batches.count; i++) {
+              for (const o of await batches.get(i)) shown.push(o.kind === "text" ? o.text : o.kind);
+            }
+            batches.close();
+            console.log(JSON.stringify(shown));
+          }`,
+        );
+        const script = path.join(dir, "main.ts");
+        const args = RUNTIME === "deno" ? ["run", "--quiet", "--allow-all", script] : [script];
+        const child = spawnSync(process.execPath, args, { encoding: "utf8" });
+        assert.equal(child.status, 0, child.stderr);
+        const shown = expected(keys, needle).map((o) => {
+          const outcome = o as { kind: string; text?: string };
+          return outcome.kind === "text" ? outcome.text : outcome.kind;
+        });
+        const rounds = child.stdout.trim().split("\n").map((line) => JSON.parse(line));
+        assert.deepEqual(rounds, [shown, shown], "every file, on the main thread");
+        const notices = child.stderr.split("\n").filter((line) => line.startsWith("linewise:"));
+        assert.equal(notices.length, 1, child.stderr);
+        assert.match(
+          notices[0],
+          /^linewise: the search worker failed \(.*broken on purpose.*\); working without it$/,
+        );
+      } finally {
+        await fs.rm(dir, { recursive: true });
+      }
     }));
 
   it("holds the worker back while much decoded text waits, and still gives everything", async () => {

@@ -7,7 +7,7 @@
  */
 import { sep } from "node:path";
 import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
-import { collectGarbageWhenIdle } from "../../io/runtime.ts";
+import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts";
 import type { IndexedFile } from "../_search_file.ts";
 import { startSearchWorker, unref } from "../_search_pool.ts";
 
@@ -205,6 +205,7 @@ export class FileFilters {
     worker.onmessage = (event: MessageEvent<IndexReply>) => this.#take(event.data.indexed);
     const stop = (event: Event) => {
       event.preventDefault(); // (Deno would otherwise end the process)
+      reportWorkerFailure("search", event);
       this.#worker?.terminate();
       this.#worker = undefined;
       this.#queue = [];

@@ -6,8 +6,8 @@
  * literal, and an identical search reads nothing. Whatever the watcher reports changed is
  * forgotten at the start of the next search, before anything is used.
  *
- * The watcher is started after the first search has answered (setting its watches takes
- * tens of milliseconds on a large tree): that search and any that began before the watcher
+ * The watcher is started after the first search has answered (setting its watches on a
+ * large tree takes a while): that search and any that began before the watcher
  * was running only teach the index which files to index (and which walk to make again);
  * they neither use nor keep anything.
  *

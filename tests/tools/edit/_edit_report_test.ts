@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { insertLines, type LineEdit, replaceLines } from "../../src/core/mod.ts";
-import { editReport } from "../../src/tools/_edit_report.ts";
-import { settings } from "../../src/tools/options.ts";
+import { insertLines, type LineEdit, replaceLines } from "../../../src/core/mod.ts";
+import { editReport } from "../../../src/tools/edit/_edit_report.ts";
+import { settings } from "../../../src/tools/options.ts";
 
 const SIX = "l1\nl2\nl3\nl4\nl5\nl6\n";
 

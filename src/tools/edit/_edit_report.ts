@@ -8,10 +8,10 @@ import {
   formatRows,
   sliceLines,
   splitBom,
-} from "../core/mod.ts";
-import { ok, rowChars } from "./_results.ts";
-import type { Settings } from "./options.ts";
-import type { ToolResult } from "./tool.ts";
+} from "../../core/mod.ts";
+import { ok, rowChars } from "../_results.ts";
+import type { Settings } from "../options.ts";
+import type { ToolResult } from "../tool.ts";
 
 /** Regions shown in full; more are summed up in a note. */
 const SHOWN_REGIONS = 20;

@@ -9,7 +9,7 @@ import {
   rowsText,
   text,
   withTempRoot,
-} from "../_helpers/tools.ts";
+} from "../../_helpers/tools.ts";
 
 const TEN = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("");
 

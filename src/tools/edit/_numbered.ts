@@ -11,18 +11,18 @@ import {
   sliceLines,
   splitBom,
   splitLines,
-} from "../core/mod.ts";
+} from "../../core/mod.ts";
 import {
   type Carried,
   carryInsertPoint,
   carryRange,
   isVersion,
   mapLines,
-} from "../versions/mod.ts";
+} from "../../versions/mod.ts";
 import { runsOf } from "./_line_runs.ts";
-import { Refusal, rowChars } from "./_results.ts";
-import type { Session } from "./_session.ts";
-import type { Settings } from "./options.ts";
+import { Refusal, rowChars } from "../_results.ts";
+import type { Session } from "../_session.ts";
+import type { Settings } from "../options.ts";
 
 /** What a numbered edit addresses: a range of lines, or the point after a line. */
 export type Target = { start: number; end: number } | { after: number };

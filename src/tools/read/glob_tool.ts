@@ -1,10 +1,10 @@
 // The glob tool: file paths matching a pattern, sorted, capped.
-import { appendNote, quotePath } from "../core/mod.ts";
-import { type FileStore, skippedCounter } from "../store/file_store.ts";
-import { checkArgs } from "./_args.ts";
-import { capped, ok, pageNote, skippedField, skippedNote, unreadableNote } from "./_results.ts";
-import type { Settings } from "./options.ts";
-import type { ToolDefinition, ToolResult } from "./tool.ts";
+import { appendNote, quotePath } from "../../core/mod.ts";
+import { type FileStore, skippedCounter } from "../../store/file_store.ts";
+import { checkArgs } from "../_args.ts";
+import { capped, ok, pageNote, skippedField, skippedNote, unreadableNote } from "../_results.ts";
+import type { Settings } from "../options.ts";
+import type { ToolDefinition, ToolResult } from "../tool.ts";
 
 interface GlobArgs {
   pattern: string | string[];

@@ -1,13 +1,13 @@
 // The undo tool: takes back this session's last edits of a file, while the file is still as
 // the last of them left it.
-import { countLines, InputError, quotePath, splitBom } from "../core/mod.ts";
-import { changedRegions } from "../versions/mod.ts";
-import { checkArgs } from "./_args.ts";
+import { countLines, InputError, quotePath, splitBom } from "../../core/mod.ts";
+import { changedRegions } from "../../versions/mod.ts";
+import { checkArgs } from "../_args.ts";
 import { editReport, withVersion } from "./_edit_report.ts";
-import { Refusal } from "./_results.ts";
-import { UNDO_STEPS } from "./_session.ts";
+import { Refusal } from "../_results.ts";
+import { UNDO_STEPS } from "../_session.ts";
 import { type EditContext, EDITING } from "./edit_tools.ts";
-import type { JsonSchema, ToolDefinition } from "./tool.ts";
+import type { JsonSchema, ToolDefinition } from "../tool.ts";
 
 const schema: JsonSchema = {
   type: "object",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as fs from "node:fs/promises";
-import { errorText, type Files, memoryTools, okText, withTempRoot } from "../_helpers/tools.ts";
+import { errorText, type Files, memoryTools, okText, withTempRoot } from "../../_helpers/tools.ts";
 
 const FILES: Files = {
   "a.txt": "one\ntwo\n",

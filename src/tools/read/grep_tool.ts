@@ -1,13 +1,13 @@
 // The grep tool: matching lines across files, numbered exactly as read numbers them.
-import { appendNote, formatRow, quotePath, type ScanRow } from "../core/mod.ts";
-import type { FileStore, SearchResult } from "../store/file_store.ts";
-import { ArgumentError, checkArgs } from "./_args.ts";
-import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "./_results.ts";
-import type { Session } from "./_session.ts";
+import { appendNote, formatRow, quotePath, type ScanRow } from "../../core/mod.ts";
+import type { FileStore, SearchResult } from "../../store/file_store.ts";
+import { ArgumentError, checkArgs } from "../_args.ts";
+import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "../_results.ts";
+import type { Session } from "../_session.ts";
 import { searchedVersions } from "./_shown.ts";
-import { LINE_RULE, type Settings } from "./options.ts";
-import { compilePattern } from "../match/safe_matcher.ts";
-import type { CallContext, ToolDefinition, ToolResult } from "./tool.ts";
+import { LINE_RULE, type Settings } from "../options.ts";
+import { compilePattern } from "../../match/safe_matcher.ts";
+import type { CallContext, ToolDefinition, ToolResult } from "../tool.ts";
 
 interface GrepArgs {
   pattern: string;
@@ -252,8 +252,8 @@ async function grep(
   const searched = await search(store, settings, args, context);
   const { engine } = searched;
   const result = skipMatches(searched.result, args.offset, args.context);
-  // The first files the budget lets through get their versions (a file read again costs
-  // about half a millisecond); the session records every file shown.
+  // The first files the budget lets through get their versions (each costs reading the file
+  // again, so not every file gets one); the session records every file shown.
   const reach = render(result, args.context > 0, settings).files.length;
   const versioned = Math.min(reach, VERSIONED_FILES);
   const found = await searchedVersions(store, session, settings, result.files.slice(0, versioned));

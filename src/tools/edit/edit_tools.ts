@@ -12,14 +12,14 @@ import {
   replaceLines,
   replaceTexts,
   type TextEdit,
-} from "../core/mod.ts";
-import type { FileStore } from "../store/file_store.ts";
-import { checkArgs } from "./_args.ts";
+} from "../../core/mod.ts";
+import type { FileStore } from "../../store/file_store.ts";
+import { checkArgs } from "../_args.ts";
 import { editReport, withVersion } from "./_edit_report.ts";
 import { mismatch, type NumberedCall, place } from "./_numbered.ts";
-import type { Session } from "./_session.ts";
-import { LINE_RULE, type Settings } from "./options.ts";
-import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
+import type { Session } from "../_session.ts";
+import { LINE_RULE, type Settings } from "../options.ts";
+import type { JsonSchema, ToolDefinition, ToolResult } from "../tool.ts";
 
 /** What every edit tool works with. */
 export interface EditContext {

@@ -10,7 +10,7 @@ import {
   okText,
   rowsText,
   withTempRoot,
-} from "../_helpers/tools.ts";
+} from "../../_helpers/tools.ts";
 
 const EIGHT = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
 

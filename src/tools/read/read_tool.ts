@@ -8,15 +8,15 @@ import {
   lineText,
   quotePath,
   takeLines,
-} from "../core/mod.ts";
-import type { FileStore, LineRange, LineRangeOptions } from "../store/file_store.ts";
-import { checkArgs } from "./_args.ts";
-import { ok, rowChars } from "./_results.ts";
-import type { Session } from "./_session.ts";
+} from "../../core/mod.ts";
+import type { FileStore, LineRange, LineRangeOptions } from "../../store/file_store.ts";
+import { checkArgs } from "../_args.ts";
+import { ok, rowChars } from "../_results.ts";
+import type { Session } from "../_session.ts";
 import { recordShown, type Snapshot, snapshot } from "./_shown.ts";
-import { ArgumentError } from "./_args.ts";
-import { LINE_RULE, NOTE_ROOM, type Settings } from "./options.ts";
-import type { ToolDefinition, ToolResult } from "./tool.ts";
+import { ArgumentError } from "../_args.ts";
+import { LINE_RULE, NOTE_ROOM, type Settings } from "../options.ts";
+import type { ToolDefinition, ToolResult } from "../tool.ts";
 
 interface ReadArgs {
   path: string;

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { versionOf } from "../../src/versions/mod.ts";
-import { referenceLines, text as anyText } from "../_helpers/arbitraries.ts";
+import { versionOf } from "../../../src/versions/mod.ts";
+import { referenceLines, text as anyText } from "../../_helpers/arbitraries.ts";
 import {
   assertFitsSchema,
   errorText,
@@ -12,7 +12,7 @@ import {
   okText,
   rowsText,
   withTempRoot,
-} from "../_helpers/tools.ts";
+} from "../../_helpers/tools.ts";
 
 const EIGHT = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\n";
 

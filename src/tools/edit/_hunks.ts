@@ -9,7 +9,7 @@ import {
   replaceLines,
   splitBom,
   splitLines,
-} from "../core/mod.ts";
+} from "../../core/mod.ts";
 import { holdsAt, runsOf } from "./_line_runs.ts";
 
 /** A file's text after its hunks, and what to say about where they went. */

@@ -1,13 +1,13 @@
 // The whole-file tools: write, move and delete.
-import { countLines, quotePath } from "../core/mod.ts";
-import { NotFoundError, StoreError } from "../store/errors.ts";
-import type { FileStore } from "../store/file_store.ts";
-import { changedRegions } from "../versions/mod.ts";
-import { checkArgs } from "./_args.ts";
+import { countLines, quotePath } from "../../core/mod.ts";
+import { NotFoundError, StoreError } from "../../store/errors.ts";
+import type { FileStore } from "../../store/file_store.ts";
+import { changedRegions } from "../../versions/mod.ts";
+import { checkArgs } from "../_args.ts";
 import { editReport } from "./_edit_report.ts";
-import { ok } from "./_results.ts";
+import { ok } from "../_results.ts";
 import { type EditContext, EDITING } from "./edit_tools.ts";
-import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
+import type { JsonSchema, ToolDefinition, ToolResult } from "../tool.ts";
 
 const writeSchema: JsonSchema = {
   type: "object",

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { errorText, memoryTools, okText, rowsText } from "../_helpers/tools.ts";
-import { versionOf } from "../../src/versions/mod.ts";
+import { errorText, memoryTools, okText, rowsText } from "../../_helpers/tools.ts";
+import { versionOf } from "../../../src/versions/mod.ts";
 
 const FILE = "one\r\ntwo\r\nthree\r\n";
 

@@ -7,7 +7,7 @@ import {
   memoryTools,
   okText,
   withTempRoot,
-} from "../_helpers/tools.ts";
+} from "../../_helpers/tools.ts";
 
 const FILES: Files = {
   "b.ts": "b\n",

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createPatch } from "diff";
-import { errorText, harness, okText } from "../_helpers/tools.ts";
-import { MemoryStore } from "../../src/store/mod.ts";
-import { versionOf } from "../../src/versions/mod.ts";
+import { errorText, harness, okText } from "../../_helpers/tools.ts";
+import { MemoryStore } from "../../../src/store/mod.ts";
+import { versionOf } from "../../../src/versions/mod.ts";
 
 const A = "one\ntwo\nthree\nfour\nfive\nsix\nseven\neight\nnine\nten\n";
 const B = "alpha\r\nbeta\r\ngamma\r\n";

@@ -9,7 +9,7 @@ import {
   memoryTools,
   okText,
   withTempRoot,
-} from "../_helpers/tools.ts";
+} from "../../_helpers/tools.ts";
 
 const FILES: Files = {
   "a.txt": "one\ntwo\n",

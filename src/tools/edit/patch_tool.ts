@@ -1,13 +1,13 @@
 // The patch tool: a unified diff over several files, all or nothing. Every file is checked
 // before any is written; when a write fails, the files already written are put back.
 import { parsePatch, type StructuredPatch } from "diff";
-import { InputError, quotePath } from "../core/mod.ts";
-import { NotFoundError } from "../store/errors.ts";
-import { checkArgs } from "./_args.ts";
+import { InputError, quotePath } from "../../core/mod.ts";
+import { NotFoundError } from "../../store/errors.ts";
+import { checkArgs } from "../_args.ts";
 import { applyHunks, createdText, deletes } from "./_hunks.ts";
-import { ok, Refusal } from "./_results.ts";
+import { ok, Refusal } from "../_results.ts";
 import { type EditContext, EDITING } from "./edit_tools.ts";
-import type { JsonSchema, ToolDefinition, ToolResult } from "./tool.ts";
+import type { JsonSchema, ToolDefinition, ToolResult } from "../tool.ts";
 
 const schema: JsonSchema = {
   type: "object",

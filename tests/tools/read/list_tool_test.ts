@@ -8,7 +8,7 @@ import {
   memoryTools,
   okText,
   withTempRoot,
-} from "../_helpers/tools.ts";
+} from "../../_helpers/tools.ts";
 
 const FILES: Files = {
   "b.txt": "bb\n",

@@ -3,9 +3,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { errorText, harness, memoryTools, okText, rowsText } from "../_helpers/tools.ts";
-import { MemoryStore } from "../../src/store/mod.ts";
-import { versionOf } from "../../src/versions/mod.ts";
+import { errorText, harness, memoryTools, okText, rowsText } from "../../_helpers/tools.ts";
+import { MemoryStore } from "../../../src/store/mod.ts";
+import { versionOf } from "../../../src/versions/mod.ts";
 
 const FILE = "one\ntwo\nthree\nfour\nfive\n";
 

@@ -2,12 +2,12 @@
 // so that the session can remember the version those lines belong to. A file the store
 // vouches has not changed since the session last read it (`FileInfo.identity`) is not read
 // again.
-import { lineText, type ScanRow, splitBom, splitLines } from "../core/mod.ts";
-import { FileTooLargeError, StoreError } from "../store/errors.ts";
-import type { FileStore } from "../store/file_store.ts";
-import { versionOf, versionOfBytes } from "../versions/mod.ts";
-import type { Session } from "./_session.ts";
-import type { Settings } from "./options.ts";
+import { lineText, type ScanRow, splitBom, splitLines } from "../../core/mod.ts";
+import { FileTooLargeError, StoreError } from "../../store/errors.ts";
+import type { FileStore } from "../../store/file_store.ts";
+import { versionOf, versionOfBytes } from "../../versions/mod.ts";
+import type { Session } from "../_session.ts";
+import type { Settings } from "../options.ts";
 
 /** A file's whole text, its lines and version, as read now (or known to be unchanged). */
 export interface Snapshot {
