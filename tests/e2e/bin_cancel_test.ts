@@ -24,6 +24,16 @@ test("a cancelled edit is either done and answered, or not done and not answered
     method: "tools/call",
     params: { name: "insert_lines", arguments: { path: "a.txt", after_line: 0, text } },
   });
+  // A whole-file write takes the same lock as the edits, so the next edit waits for it too.
+  const write = (id: string, text: string) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: {
+      name: "write",
+      arguments: { path: "a.txt", content: `${text}end\n`, overwrite: true },
+    },
+  });
   try {
     // The agent reads the file first: its numbered edits refer to what it saw.
     session.sendJson({
@@ -33,9 +43,10 @@ test("a cancelled edit is either done and answered, or not done and not answered
       params: { name: "read", arguments: { path: "a.txt" } },
     });
     await session.receivedUntil(`"read"`);
-    const outcomes = { done: 0, stopped: 0 };
+    const outcomes = { done: 0, stopped: 0, writesDone: 0, writesStopped: 0 };
     for (let round = 0; round < ROUNDS; round++) {
-      session.sendJson(insert(`a${round}`, `A${round}\n`));
+      const writing = round % 2 === 1;
+      session.sendJson((writing ? write : insert)(`a${round}`, `A${round}\n`));
       // A cancel now, a little later, or after the edit may be done (up to 3 ms).
       const delay = round % 4 === 0 ? 0 : Math.random() * 3;
       if (delay > 0) await new Promise((wake) => setTimeout(wake, delay));
@@ -53,15 +64,18 @@ test("a cancelled edit is either done and answered, or not done and not answered
       assert.ok(answered.length <= 1, `round ${round}: at most one answer`);
       if (written) {
         assert.equal(answered.length, 1, `round ${round}: the edit was made, so it is answered`);
-        assert.notEqual(answered[0].result?.isError, true);
+        assert.notEqual(answered[0].result?.isError, true, JSON.stringify(answered[0]));
         outcomes.done++;
+        if (writing) outcomes.writesDone++;
       } else {
         assert.equal(answered.length, 0, `round ${round}: not made, so not answered`);
         outcomes.stopped++;
+        if (writing) outcomes.writesStopped++;
       }
     }
     // Both sides of the commit point were reached (a test of one side only proves little).
     assert.ok(outcomes.done > 0 && outcomes.stopped > 0, JSON.stringify(outcomes));
+    assert.ok(outcomes.writesDone > 0 && outcomes.writesStopped > 0, JSON.stringify(outcomes));
     assert.equal(await session.close(), 0);
   } finally {
     session.child.kill();
