@@ -115,6 +115,12 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default a new one in the system's temporary folder
    */
   watchDir?: string;
+  /**
+   * How long an edit waits for another process's lock on the same file before it is
+   * refused as busy (milliseconds).
+   * @default 10000
+   */
+  lockWaitMs?: number;
 }
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
@@ -140,9 +146,6 @@ interface OpenFile {
 
 /** Edits are serialised per real path across every store of the process. */
 const PROCESS_LOCKS = new LockTable();
-
-/** How long an edit waits for another process's lock on the same file. */
-const LOCK_WAIT_MS = 10_000;
 
 /**
  * A FileStore over real files. Reads of line ranges and searches stream, so they work on
@@ -174,6 +177,7 @@ export class DirectoryStore extends BaseFileStore {
   /** The roots and deny rules every path passes. */
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
+  readonly #lockWaitMs: number;
   readonly #searchWorkers: boolean;
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
@@ -193,6 +197,10 @@ export class DirectoryStore extends BaseFileStore {
     if (!(sandbox instanceof Sandbox)) throw new TypeError("sandbox must be a Sandbox");
     this.sandbox = sandbox;
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
+    this.#lockWaitMs = options.lockWaitMs ?? 10_000;
+    if (!Number.isInteger(this.#lockWaitMs) || this.#lockWaitMs < 0) {
+      throw new TypeError(`lockWaitMs must be a non-negative integer, got ${this.#lockWaitMs}`);
+    }
     this.#searchWorkers = options.searchWorkers ?? true;
     this.#parallelSearchFrom = options.parallelSearchFrom ?? 256;
     if (!Number.isInteger(this.#parallelSearchFrom) || this.#parallelSearchFrom < 1) {
@@ -650,14 +658,14 @@ export class DirectoryStore extends BaseFileStore {
    * place, so that edits of one file by several processes run one after another. The lock
    * belongs to the file's inode: a process that finds the name given to a new inode while it
    * waited (the edit before it was renamed in) locks that one. A lock dies with its process,
-   * so none is left stale; one held for over 10 s is reported.
+   * so none is left stale; one held longer than `lockWaitMs` is reported.
    *
    * @returns the open file (closing it releases the lock) and its stat, or undefined when
    *   nothing is there
    */
   async #openLocked(dir: DirHandle, name: string, display: string): Promise<OpenFile | undefined> {
     const files = this.sandbox.files;
-    const deadline = Date.now() + LOCK_WAIT_MS;
+    const deadline = Date.now() + this.#lockWaitMs;
     for (let pause = 1;; pause = Math.min(pause * 2, 50)) {
       let fd: number;
       try {
@@ -683,7 +691,7 @@ export class DirectoryStore extends BaseFileStore {
       }
       files.close(fd);
       if (locked) continue; // replaced while we waited: lock the file there now
-      if (Date.now() > deadline) throw new FileBusyError(display, LOCK_WAIT_MS / 1000);
+      if (Date.now() > deadline) throw new FileBusyError(display, this.#lockWaitMs / 1000);
       await new Promise((resolve) => setTimeout(resolve, pause));
     }
   }
