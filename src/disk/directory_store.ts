@@ -42,6 +42,7 @@ import {
   NotAFileError,
   NotFoundError,
   PathChangedError,
+  PathOutsideRootError,
   ReadOnlyFileError,
   StoreError,
 } from "../store/errors.ts";
@@ -559,13 +560,29 @@ export class DirectoryStore extends BaseFileStore {
     });
   }
 
+  /**
+   * The resolved parent directory of a path's own place (its link, not what it points to),
+   * with errors naming the path as the caller gave it rather than the parent's real path.
+   */
+  async #resolveParent(location: string, display: string) {
+    try {
+      return await this.sandbox.resolve(nativePath.dirname(location));
+    } catch (error) {
+      if (!(error instanceof StoreError)) throw error;
+      if (error.code === "raced") throw new PathChangedError(display);
+      if (error.code === "not_found") throw new NotFoundError(display);
+      if (error instanceof PathOutsideRootError) throw new PathOutsideRootError(display);
+      throw error;
+    }
+  }
+
   /** Deletes a file, or a symlink itself; never a directory. A file's edit lock is taken first. */
   protected override async deletePath(node: StorePath): Promise<void> {
     const { location, display } = node as DirectoryPath;
     // A root is a directory; resolving its parent below would name a place outside.
     if (this.sandbox.roots.includes(location)) throw new NotAFileError(display, "a directory");
     // Deleting a symlink deletes the link, as `rm` does, not the file it points to.
-    const parent = await this.sandbox.resolve(nativePath.dirname(location));
+    const parent = await this.#resolveParent(location, display);
     const name = nativePath.basename(location);
     const files = this.sandbox.files;
     let dir: DirHandle | undefined;
@@ -611,7 +628,7 @@ export class DirectoryStore extends BaseFileStore {
         }), and files in a moved directory could leave or enter them`,
       );
     }
-    const parent = await this.sandbox.resolve(nativePath.dirname(location));
+    const parent = await this.#resolveParent(location, display);
     const name = nativePath.basename(location);
     const files = this.sandbox.files;
     let source: DirHandle | undefined;

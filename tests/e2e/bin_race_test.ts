@@ -80,6 +80,8 @@ for (const { name: way, command, tries: TRIES } of WAYS) {
       } else counts.ok++;
       // A refusal is fine; an internal error is a bug even under a race.
       assert.doesNotMatch(text(result), /internal error|failed unexpectedly/, text(result));
+      // Nor does an answer name where the root is on disk: paths are the caller's.
+      assert.ok(!text(result).includes(root), text(result));
       return result;
     }
 
