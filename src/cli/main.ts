@@ -57,6 +57,7 @@ const OPTIONS = {
   "max-chars": { type: "string" },
   "max-edit-bytes": { type: "string" },
   timeout: { type: "string" },
+  threads: { type: "string", short: "j" },
   "ignore-case": { type: "boolean", short: "i" },
   "fixed-strings": { type: "boolean", short: "F" },
   context: { type: "string", short: "C" },
@@ -153,12 +154,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   // as an MCP bundle passes a list of directories).
   const given = [...(values.root ?? []), ...(command === "serve" ? rest : [])];
   const sandbox = await sandboxOf(given.length > 0 ? given : ["."], values.deny ?? [], io);
-  const tools = (s: Sandbox) => createTools(new DirectoryStore(s, toolOptions), toolOptions);
+  const storeOptions = { ...toolOptions, searchThreads: count(values.threads, "--threads", 1) };
+  const tools = (s: Sandbox) => createTools(new DirectoryStore(s, storeOptions), toolOptions);
   if (command === "serve") {
     // A server lives long enough for repeated searches: its store keeps a search index,
     // replaced (and the old one's watcher stopped) when the client's roots change. Searches
     // run on a thread of their own, so that this one is always free to answer.
-    const serverStore = { ...toolOptions, searchIndex: true, searchThread: true };
+    const serverStore = { ...storeOptions, searchIndex: true, searchThread: true };
     let store = new DirectoryStore(sandbox, serverStore);
     // Stopped by a signal, the server first stops its index (which removes the watcher's
     // private directory) and removes the temporary files of writes it will not finish, then
@@ -194,7 +196,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === "grep" && !values.json) {
     return await grepCommand(
-      new DirectoryStore(sandbox, toolOptions),
+      new DirectoryStore(sandbox, storeOptions),
       grepRequest(rest, values, io),
       io,
     );

@@ -49,7 +49,7 @@ export interface ThreadInit {
 export interface ThreadStoreOptions {
   searchIndex: boolean;
   searchIndexBytes?: number;
-  searchWorkers?: boolean;
+  searchThreads?: number;
   parallelSearchFrom?: number;
 }
 

@@ -14,6 +14,7 @@ import { LineIndexCache } from "../files/_line_index.ts";
 import { LockTable } from "../store/_locks.ts";
 import { isMissing, mapOsError } from "../files/_os_errors.ts";
 import { searchDirectory } from "../search/_directory_search.ts";
+import { defaultSearchThreads } from "../search/_search_pool.ts";
 import { openForRead, readableFile, readAll } from "../files/_open_file.ts";
 import { readLineRange } from "../files/_line_range.ts";
 import { isInside, joinDisplay } from "../store/_paths.ts";
@@ -74,12 +75,12 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   countLinesUpTo?: number;
   /**
-   * Let a search of many files read and prefilter them on a worker thread as well as the
-   * main one, where the runtime has workers and the machine a second core (results are the
-   * same either way).
-   * @default true
+   * How many threads a search of many files reads and prefilters them with, its own
+   * included, where the runtime has workers and shared memory (results are the same either
+   * way; 1 reads on the search's own thread alone).
+   * @default one per core the process may run on, at most 8
    */
-  searchWorkers?: boolean;
+  searchThreads?: number;
   /**
    * Searches of fewer files than this stay on one thread (starting a worker costs more
    * than it saves on a small tree).
@@ -179,7 +180,7 @@ export class DirectoryStore extends BaseFileStore {
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
   readonly #lockWaitMs: number;
-  readonly #searchWorkers: boolean;
+  readonly #searchThreads: number;
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
   #searchIndex: SearchIndex | undefined;
@@ -202,7 +203,12 @@ export class DirectoryStore extends BaseFileStore {
     if (!Number.isInteger(this.#lockWaitMs) || this.#lockWaitMs < 0) {
       throw new TypeError(`lockWaitMs must be a non-negative integer, got ${this.#lockWaitMs}`);
     }
-    this.#searchWorkers = options.searchWorkers ?? true;
+    this.#searchThreads = options.searchThreads ?? defaultSearchThreads();
+    if (!Number.isInteger(this.#searchThreads) || this.#searchThreads < 1) {
+      throw new TypeError(
+        `searchThreads must be a positive integer, got ${this.#searchThreads}`,
+      );
+    }
     this.#parallelSearchFrom = options.parallelSearchFrom ?? 256;
     if (!Number.isInteger(this.#parallelSearchFrom) || this.#parallelSearchFrom < 1) {
       throw new TypeError(
@@ -217,12 +223,17 @@ export class DirectoryStore extends BaseFileStore {
       this.#searchThread = SearchThread.where(sandbox.share(), {
         searchIndex: options.searchIndex ?? false,
         searchIndexBytes: indexBytes,
-        searchWorkers: this.#searchWorkers,
+        searchThreads: this.#searchThreads,
         parallelSearchFrom: this.#parallelSearchFrom,
       });
     }
     if (options.searchIndex && WATCH_ORDER_KEPT && this.#searchThread === undefined) {
-      this.#searchIndex = new SearchIndex(sandbox.files, indexBytes, options.watchDir);
+      this.#searchIndex = new SearchIndex(
+        sandbox.files,
+        indexBytes,
+        options.watchDir,
+        this.#searchThreads - 1,
+      );
     }
   }
 
@@ -786,7 +797,7 @@ export class DirectoryStore extends BaseFileStore {
       denies: this.sandbox.deny.length > 0
         ? (stat) => this.sandbox.deniedByIdentity(stat)
         : undefined,
-      workers: this.#searchWorkers,
+      threads: this.#searchThreads,
       parallelFrom: this.#parallelSearchFrom,
       index,
       indexTrusted: state === "trusted",

@@ -26,7 +26,7 @@ import { resultKey, type SearchIndex, type WalkToMake } from "./index/_search_in
 import {
   BATCH_SIZE,
   ExaminedBatches,
-  startSearchWorker,
+  startSearchWorkers,
   type WorkerLease,
 } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
@@ -62,8 +62,8 @@ export interface SearchPlace {
    * searched); undefined when there are no deny rules.
    */
   denies: ((stat: FileStat) => Promise<boolean>) | undefined;
-  /** Whether a worker thread may help. */
-  workers: boolean;
+  /** Threads that read files, this one included (1: this one alone). */
+  threads: number;
   /** Files from which the worker is started. */
   parallelFrom: number;
   /** What is known between searches, refreshed just before; only for a directory. */
@@ -366,7 +366,7 @@ class ReadingQueue {
     this.#alternatives = matcher.alternativeLiterals;
     this.#folded = matcher.foldedLiterals;
     this.#options = { context, reader };
-    this.#lease = place.workers ? place.index?.borrowWorker() : undefined;
+    this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
   }
 
   /** The bytes the examination looks for: the literal's, or else one of the alternatives'. */
@@ -384,18 +384,19 @@ class ReadingQueue {
   add(key: string): void {
     this.keys.push(key);
     if (this.#batches !== undefined) return this.#batches.add(key);
-    let worker: Worker | WorkerLease | undefined = this.#lease;
-    // A big tree: the worker starts reading while the walk goes on. (With an index, only
-    // its warm worker helps: a search beside another that has it goes on alone, rather
-    // than start a thread and a heap of its own.)
+    let workers: Worker[] | WorkerLease | undefined = this.#lease;
+    // A big tree: the workers start reading while the walk goes on. (With an index, only
+    // its warm workers help: a search beside another that has them goes on alone, rather
+    // than start threads and heaps of its own.)
     if (
-      worker === undefined && this.keys.length === this.#place.parallelFrom &&
+      workers === undefined && this.keys.length === this.#place.parallelFrom &&
       this.#place.index === undefined
     ) {
-      worker = this.#place.workers ? startSearchWorker() : undefined;
+      const started = startSearchWorkers(this.#place.threads - 1);
+      if (started.length > 0) workers = started;
     }
-    if (worker === undefined) return;
-    this.#batches = this.#examine(worker);
+    if (workers === undefined) return;
+    this.#batches = this.#examine(workers);
     for (const key of this.keys) this.#batches.add(key);
   }
 
@@ -416,7 +417,7 @@ class ReadingQueue {
     this.#batches?.close();
   }
 
-  #examine(worker: Worker | WorkerLease | undefined): ExaminedBatches {
+  #examine(workers: Worker[] | WorkerLease | undefined): ExaminedBatches {
     return new ExaminedBatches({
       ...this.prefilter(),
       context: this.#options.context,
@@ -424,7 +425,7 @@ class ReadingQueue {
       links: (this.#place.indexTrusted && this.#place.index !== undefined) ||
         this.#place.denies !== undefined,
       reader: this.#options.reader,
-      worker,
+      workers,
     });
   }
 }

@@ -1,7 +1,8 @@
 /**
- * Splits the reading of a directory search across the main thread and one worker thread
- * (`_search_worker.ts`). The files, in path order, are cut into batches; both threads
- * claim the next unclaimed batch from a shared counter and examine its files (read, binary
+ * Splits the reading of a directory search across the main thread and worker threads
+ * (`_search_worker.ts`; one thread per core by default, see
+ * {@linkcode defaultSearchThreads}). The files, in path order, are cut into batches; every
+ * thread claims the next unclaimed batch from a shared counter and examine its files (read, binary
  * check, literal prefilter, decode of the window). The main thread takes the outcomes back
  * batch by batch in path order, so the scanner, the match cap, the deadline and progress
  * see exactly what a single thread would show them. Where workers or shared memory are
@@ -118,64 +119,92 @@ export function claimBatch(claims: Int32Array, limit: number): number {
   }
 }
 
+/** The most threads a search reads with unless told otherwise. */
+export const MAX_DEFAULT_THREADS = 8;
+
 /**
- * Starts the worker thread, when the runtime has workers, shared memory and a second core;
- * start it before the walk, so that it loads while the walk runs.
+ * How many threads a search reads files with by default: one per core the process may run
+ * on (`availableParallelism`, which follows the CPU affinity), at most
+ * {@linkcode MAX_DEFAULT_THREADS}.
  *
- * @returns the worker, or undefined
+ * @returns at least 1
  */
-export function startSearchWorker(): Worker | undefined {
-  if (!HAS_SHARED_MEMORY || availableParallelism() < 2) return undefined;
-  return startWorker("search");
+export function defaultSearchThreads(): number {
+  return Math.max(1, Math.min(availableParallelism(), MAX_DEFAULT_THREADS));
 }
 
 /**
- * A worker lent to one search at a time by its owner (who keeps it warm between searches).
+ * Starts the worker threads that read beside a search's own, when the runtime has workers
+ * and shared memory; start them before the walk, so that they load while the walk runs.
+ *
+ * @param count how many (a search of `threads` threads has `threads - 1`)
+ * @returns the workers (none where they cannot run)
+ */
+export function startSearchWorkers(count: number): Worker[] {
+  if (!HAS_SHARED_MEMORY || count < 1) return [];
+  const workers: Worker[] = [];
+  for (let i = 0; i < count; i++) {
+    const worker = startWorker("search");
+    if (worker === undefined) break;
+    workers.push(worker);
+  }
+  return workers;
+}
+
+/**
+ * Workers lent to one search at a time by their owner (who keeps them warm between
+ * searches).
  */
 export interface WorkerLease {
-  /** The worker. */
-  worker: Worker;
+  /** The workers. */
+  workers: Worker[];
   /**
-   * Gives it back when the search ends.
+   * Gives them back when the search ends.
    *
-   * @param dead true when the worker failed (the owner must not lend it again)
+   * @param dead true when a worker failed (the owner must not lend them again)
    */
   release(dead: boolean): void;
 }
 
-/** One worker kept warm between searches and lent to one search at a time. */
-export class WarmWorker {
-  #worker: Worker | undefined;
+/** Workers kept warm between searches and lent, all together, to one search at a time. */
+export class WarmWorkers {
+  readonly #count: number;
+  #workers: Worker[] | undefined;
   #lent = false;
   #closed = false;
 
+  /** @param count how many workers to keep (none: nothing is ever lent) */
+  constructor(count: number) {
+    this.#count = count;
+  }
+
   /**
-   * Lends the worker to one search, when it is not lent already.
+   * Lends the workers to one search, when they are not lent already.
    *
    * @returns the lease, or undefined
    */
   borrow(): WorkerLease | undefined {
     if (this.#closed || this.#lent) return undefined;
-    const worker = this.#worker ??= unref(startSearchWorker());
-    if (worker === undefined) return undefined;
+    const workers = this.#workers ??= startSearchWorkers(this.#count).map(unref) as Worker[];
+    if (workers.length === 0) return undefined;
     this.#lent = true;
     return {
-      worker,
+      workers,
       release: (dead) => {
         this.#lent = false;
         if (dead || this.#closed) {
-          worker.terminate();
-          if (this.#worker === worker) this.#worker = undefined;
+          for (const worker of workers) worker.terminate();
+          if (this.#workers === workers) this.#workers = undefined;
         }
       },
     };
   }
 
-  /** Stops the worker (a lent one when it is given back). */
+  /** Stops the workers (lent ones when they are given back). */
   close(): void {
     this.#closed = true;
-    if (!this.#lent) this.#worker?.terminate();
-    this.#worker = undefined;
+    if (!this.#lent) { for (const worker of this.#workers ?? []) worker.terminate(); }
+    this.#workers = undefined;
   }
 }
 
@@ -210,53 +239,55 @@ export class ExaminedBatches {
   #posted = 0; // files posted to the worker
   #ended = false;
   readonly #id = ++lastJobId;
-  #worker: Worker | undefined;
+  /** The workers reading beside this thread (none once one failed: then it reads alone). */
+  #workers: Worker[] = [];
   #lease: WorkerLease | undefined;
   #wake: (() => void) | undefined;
 
   /**
-   * @param options the examination asked for, the main thread's reader, and the worker (if
-   *   any): one of its own, stopped when the search ends, or a lent one, given back
+   * @param options the examination asked for, the main thread's reader, and the workers
+   *   (if any): its own, stopped when the search ends, or lent ones, given back
    */
   constructor(
     options: Examination & {
       reader: FileReader;
-      worker: Worker | WorkerLease | undefined;
+      workers: Worker[] | WorkerLease | undefined;
     },
   ) {
-    // (Everything but the reader and the worker is the examination, posted to the worker.)
-    const { reader, worker: given, ...examination } = options;
+    // (Everything but the reader and the workers is the examination, posted to them.)
+    const { reader, workers: given, ...examination } = options;
     this.#examination = examination;
     this.#reader = reader;
     this.#lease = given !== undefined && "release" in given ? given : undefined;
-    const worker = this.#lease?.worker ?? given as Worker | undefined;
+    const workers = this.#lease?.workers ?? given as Worker[] | undefined ?? [];
     this.#claims = new Int32Array(
-      worker === undefined ? new ArrayBuffer(8) : new SharedArrayBuffer(8),
+      workers.length === 0 ? new ArrayBuffer(8) : new SharedArrayBuffer(8),
     );
-    if (worker !== undefined) {
-      this.#worker = worker;
+    this.#workers = workers;
+    const die = (event: Event) => {
+      event.preventDefault(); // (Deno would otherwise end the process)
+      reportWorkerFailure("search", event);
+      this.#stopWorkers(true);
+      this.#wakeUp();
+    };
+    for (const worker of workers) {
       worker.onmessage = (event: MessageEvent<BatchMessage>) => {
         const { id, batch, outcomes, text } = event.data;
-        if (id !== this.#id) return; // an earlier search's, on a lent worker
+        if (id !== this.#id || !this.#workers.includes(worker)) return; // (an earlier search's)
         this.#ready.set(batch, outcomes);
         this.#readyText.set(batch, text);
         this.#wakeUp();
       };
-      const die = (event: Event) => {
-        event.preventDefault(); // (Deno would otherwise end the process)
-        reportWorkerFailure("search", event);
-        this.#stopWorker(true);
-        this.#wakeUp();
-      };
       worker.onerror = die;
       worker.onmessageerror = die;
-      const job: SearchJob = {
+    }
+    if (workers.length > 0) {
+      this.#post({
         id: this.#id,
         ...this.#examination,
         counter: this.#claims.buffer as SharedArrayBuffer,
         files: reader.files.share(),
-      };
-      this.#post(job);
+      });
     }
   }
 
@@ -308,7 +339,7 @@ export class ExaminedBatches {
       // #ready as soon as they are examined: a claimed batch missing there is the worker's.
       const next = Atomics.load(this.#claims, CLAIMS);
       if (next > index) {
-        if (this.#worker === undefined) return this.#examine(index); // the worker died with it
+        if (this.#workers.length === 0) return this.#examine(index); // a worker died with it
         if (next >= this.#known) {
           await new Promise<void>((resolve) => this.#wake = resolve);
           continue;
@@ -330,7 +361,7 @@ export class ExaminedBatches {
     Atomics.store(this.#claims, CLAIMS, CLOSED);
     Atomics.store(this.#claims, TEXT_AHEAD, 0);
     Atomics.notify(this.#claims, TEXT_AHEAD);
-    this.#stopWorker(false);
+    this.#stopWorkers(false);
     this.#ready.clear();
     this.#readyText.clear();
   }
@@ -338,7 +369,7 @@ export class ExaminedBatches {
   #complete(): void {
     const start = this.#known * BATCH_SIZE;
     this.#known++;
-    if (this.#worker === undefined) return;
+    if (this.#workers.length === 0) return;
     const unsent = Math.min(this.#keys.length, start + BATCH_SIZE) - this.#posted;
     if (unsent >= BATCHES_PER_MESSAGE * BATCH_SIZE || this.#ended) this.#postPaths();
   }
@@ -351,10 +382,10 @@ export class ExaminedBatches {
 
   #post(message: SearchJob | SearchBatches): void {
     try {
-      this.#worker?.postMessage(message);
+      for (const worker of this.#workers) worker.postMessage(message);
     } catch (error) {
       reportWorkerFailure("search", error);
-      this.#stopWorker(true); // the main thread does it all
+      this.#stopWorkers(true); // this thread does it all
     }
   }
 
@@ -367,14 +398,14 @@ export class ExaminedBatches {
     return outcomes;
   }
 
-  #stopWorker(dead: boolean): void {
-    if (this.#worker === undefined) return;
-    if (this.#lease === undefined) this.#worker.terminate();
-    else {
-      this.#worker.onmessage = null;
-      this.#lease.release(dead);
+  #stopWorkers(dead: boolean): void {
+    if (this.#workers.length === 0) return;
+    for (const worker of this.#workers) {
+      if (this.#lease === undefined) worker.terminate();
+      else worker.onmessage = null;
     }
-    this.#worker = undefined;
+    this.#lease?.release(dead);
+    this.#workers = [];
   }
 
   #wakeUp(): void {

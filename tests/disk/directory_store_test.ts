@@ -672,7 +672,7 @@ describe("DirectoryStore.search() on two threads", () => {
         if (i % 97 === 0) files[`${dir}/.gitignore`] = `f${i + 13}.txt\n`;
       }
       await writeTree(root, files);
-      const one = await DirectoryStore.create({ roots: [root], searchWorkers: false });
+      const one = await DirectoryStore.create({ roots: [root], searchThreads: 1 });
       const two = await DirectoryStore.create({ roots: [root], parallelSearchFrom: 1 });
       const queries = [
         { matcher: literalMatcher("needle"), maxMatches: Infinity },

@@ -9,7 +9,7 @@ import { FileReader } from "../../src/io/_file_reader.ts";
 import { HAS_SHARED_MEMORY, HAS_WORKERS, RUNTIME } from "../../src/io/runtime.ts";
 import { filesOf } from "../_helpers/files.ts";
 import { examineFile } from "../../src/search/_search_file.ts";
-import { ExaminedBatches, startSearchWorker, WarmWorker } from "../../src/search/_search_pool.ts";
+import { ExaminedBatches, startSearchWorkers, WarmWorkers } from "../../src/search/_search_pool.ts";
 
 async function withTree(
   count: number,
@@ -55,9 +55,9 @@ async function all(batches: ExaminedBatches, keys: string[]): Promise<unknown[]>
 
 const needle = new TextEncoder().encode("needle");
 
-/** Batches over a fresh reader, examined with `worker` (or on this thread alone). */
+/** Batches over a fresh reader, examined with `workers` (or on this thread alone). */
 function batchesWith(
-  worker: ConstructorParameters<typeof ExaminedBatches>[0]["worker"],
+  workers: ConstructorParameters<typeof ExaminedBatches>[0]["workers"],
   options: { needle?: Uint8Array; context?: number } = {},
 ): ExaminedBatches {
   return new ExaminedBatches({
@@ -65,14 +65,14 @@ function batchesWith(
     context: options.context ?? 1,
     links: true,
     reader: new FileReader(filesOf("/"), 1 << 20),
-    worker,
+    workers,
   });
 }
 
 describe("ExaminedBatches", () => {
   it("lets the worker read batches while files are still being added", () =>
     withTree(500, async (keys) => {
-      const batches = batchesWith(startSearchWorker());
+      const batches = batchesWith(startSearchWorkers(1));
       const outcomes: unknown[] = [];
       try {
         for (const key of keys.slice(0, 300)) batches.add(key);
@@ -88,8 +88,24 @@ describe("ExaminedBatches", () => {
 
   it("gives every file's outcome in path order with a worker", () =>
     withTree(700, async (keys) => {
-      const worker = startSearchWorker();
-      const batches = batchesWith(worker);
+      const batches = batchesWith(startSearchWorkers(1));
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
+    }));
+
+  it("gives every file's outcome in path order with three workers", () =>
+    withTree(900, async (keys) => {
+      const workers = startSearchWorkers(3);
+      if (HAS_WORKERS && HAS_SHARED_MEMORY) assert.equal(workers.length, 3);
+      const batches = batchesWith(workers);
+      assert.deepEqual(await all(batches, keys), expected(keys, needle));
+    }));
+
+  it("reads alone, losing nothing, when one of its workers cannot start", () =>
+    withTree(600, async (keys) => {
+      if (!HAS_WORKERS || !HAS_SHARED_MEMORY) return;
+      const missing = new URL("./no_such_worker_module.ts", import.meta.url).href;
+      const workers = [...startSearchWorkers(2), new Worker(missing, { type: "module" })];
+      const batches = batchesWith(workers);
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
@@ -103,8 +119,7 @@ describe("ExaminedBatches", () => {
     withTree(300, async (keys) => {
       if (typeof Worker !== "function" || typeof SharedArrayBuffer !== "function") return;
       const missing = new URL("./no_such_worker_module.ts", import.meta.url).href;
-      const worker = new Worker(missing, { type: "module" });
-      const batches = batchesWith(worker);
+      const batches = batchesWith([new Worker(missing, { type: "module" })]);
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
     }));
 
@@ -136,7 +151,7 @@ describe("ExaminedBatches", () => {
               context: 1,
               links: true,
               reader: new FileReader(openFileSystem(["/"]), 1 << 20),
-              worker,
+              workers: [worker],
             });
             await failed;
             for (const key of keys) batches.add(key);
@@ -180,7 +195,7 @@ describe("ExaminedBatches", () => {
         await fs.writeFile(key, `needle ${i}\n${body}needle\n`);
         keys.push(key);
       }
-      const batches = batchesWith(startSearchWorker(), { context: 0 });
+      const batches = batchesWith(startSearchWorkers(1), { context: 0 });
       const lengths: number[] = [];
       try {
         for (const key of keys) batches.add(key);
@@ -200,9 +215,9 @@ describe("ExaminedBatches", () => {
     }
   });
 
-  it("stops its worker when closed early", () =>
+  it("stops its workers when closed early", () =>
     withTree(400, async (keys) => {
-      const batches = batchesWith(startSearchWorker(), { context: 0 });
+      const batches = batchesWith(startSearchWorkers(2), { context: 0 });
       for (const key of keys) batches.add(key);
       batches.end();
       const first = await batches.get(0);
@@ -210,11 +225,11 @@ describe("ExaminedBatches", () => {
       assert.equal(first.length, batches.batchSize);
     }));
 
-  it("can borrow one warm worker for search after search, even one closed early", () =>
+  it("can borrow warm workers for search after search, even one closed early", () =>
     withTree(600, async (keys) => {
-      const worker = startSearchWorker()!;
+      const workers = startSearchWorkers(2);
       const released: boolean[] = [];
-      const lease = { worker, release: (dead: boolean) => void released.push(dead) };
+      const lease = { workers, release: (dead: boolean) => void released.push(dead) };
       try {
         const plain = new TextEncoder().encode("plain");
         for (const [round, looking] of [needle, plain, needle, plain].entries()) {
@@ -232,27 +247,28 @@ describe("ExaminedBatches", () => {
         }
         assert.deepEqual(released, [false, false, false, false]);
       } finally {
-        worker.terminate();
+        for (const worker of workers) worker.terminate();
       }
     }));
 
-  it("a warm worker is lent to one search at a time, and stopped when closed", () => {
-    const warm = new WarmWorker();
+  it("warm workers are lent to one search at a time, and stopped when closed", () => {
+    const warm = new WarmWorkers(2);
     const lease = warm.borrow()!;
-    assert.ok(lease.worker, "lent");
+    assert.equal(lease.workers.length, 2, "lent");
     assert.equal(warm.borrow(), undefined, "not twice at once");
     lease.release(false);
     const again = warm.borrow()!;
-    assert.equal(again.worker, lease.worker, "the same worker, kept warm");
+    assert.deepEqual(again.workers, lease.workers, "the same workers, kept warm");
     warm.close();
     assert.equal(warm.borrow(), undefined, "none after close");
-    again.release(false); // stops it now
-    const dead = new WarmWorker();
+    again.release(false); // stops them now
+    const dead = new WarmWorkers(1);
     const first = dead.borrow()!;
-    first.release(true); // it failed: a new one is started next time
+    first.release(true); // one failed: new ones are started next time
     const second = dead.borrow()!;
-    assert.notEqual(second.worker, first.worker);
+    assert.notEqual(second.workers[0], first.workers[0]);
     second.release(false);
     dead.close();
+    assert.equal(new WarmWorkers(0).borrow(), undefined, "none kept, none lent");
   });
 });

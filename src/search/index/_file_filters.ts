@@ -9,7 +9,7 @@ import { sep } from "node:path";
 import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts";
 import type { IndexedFile } from "../_search_file.ts";
-import { startSearchWorker, unref } from "../_search_pool.ts";
+import { startSearchWorkers, unref } from "../_search_pool.ts";
 
 /** Files per message to the indexing worker. */
 const INDEX_BATCH = 256;
@@ -200,7 +200,7 @@ export class FileFilters {
   }
 
   #startWorker(): Worker | undefined {
-    const worker = unref(startSearchWorker());
+    const worker = unref(startSearchWorkers(1)[0]);
     if (worker === undefined) return undefined;
     worker.onmessage = (event: MessageEvent<IndexReply>) => this.#take(event.data.indexed);
     const stop = (event: Event) => {

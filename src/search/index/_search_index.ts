@@ -24,7 +24,7 @@ import type { FileSystem } from "../../io/file_system.ts";
 import { FileReader } from "../../io/_file_reader.ts";
 import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
 import { type Examined, WHOLE_FILE_BYTES } from "../_search_file.ts";
-import { WarmWorker, type WorkerLease } from "../_search_pool.ts";
+import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
 import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
@@ -100,8 +100,8 @@ export class SearchIndex {
    * between two awaits, so concurrent searches can share it.
    */
   readonly reader: FileReader;
-  /** The worker lent to searches, kept warm between them (started by the first). */
-  readonly #worker = new WarmWorker();
+  /** The workers lent to searches, kept warm between them. */
+  readonly #workers: WarmWorkers;
   readonly #roots: readonly string[];
   readonly #watchDir: string | undefined;
   readonly #filters: FileFilters;
@@ -131,14 +131,21 @@ export class SearchIndex {
    * @param files the roots' file system (its roots are watched)
    * @param maxBytes the most bytes filters may take
    * @param watchDir the watcher's private directory (see `TreeWatcher.start`)
+   * @param helpers the workers that read beside a search's own thread
    */
-  constructor(files: FileSystem, maxBytes: number, watchDir?: string) {
+  constructor(
+    files: FileSystem,
+    maxBytes: number,
+    watchDir?: string,
+    helpers: number = defaultSearchThreads() - 1,
+  ) {
     this.#roots = files.roots;
     this.#watchDir = watchDir;
     this.reader = new FileReader(files, WHOLE_FILE_BYTES);
     this.#filters = new FileFilters(files, maxBytes, () => void this.#makeWalks());
-    // The worker loads now, beside the session's start, rather than during its first grep.
-    this.#worker.borrow()?.release(false);
+    // The workers load now, beside the session's start, rather than during its first grep.
+    this.#workers = new WarmWorkers(helpers);
+    this.#workers.borrow()?.release(false);
   }
 
   /** What it holds now. */
@@ -318,12 +325,12 @@ export class SearchIndex {
   }
 
   /**
-   * Lends the warm search worker to one search, when it is not lent already.
+   * Lends the warm search workers to one search, when they are not lent already.
    *
    * @returns the lease, or undefined
    */
-  borrowWorker(): WorkerLease | undefined {
-    return this.#closed ? undefined : this.#worker.borrow();
+  borrowWorkers(): WorkerLease | undefined {
+    return this.#closed ? undefined : this.#workers.borrow();
   }
 
   /**
@@ -346,7 +353,7 @@ export class SearchIndex {
     this.#closed = true;
     this.#watcher?.close();
     this.#filters.close();
-    this.#worker.close();
+    this.#workers.close();
     for (const table of [this.#walks, this.#walksToMake, this.#absent, this.#known]) table.clear();
     this.#results.clear();
   }
