@@ -1,18 +1,24 @@
 /**
  * A one-hash Bloom filter of a file's byte trigrams: it says for certain that a literal is
  * not in a file (one of the literal's three-byte runs is missing), or that it may be.
- * About one bit per byte of the file (the bit count is the power of two at or above the
- * size), so the filters of a tree take an eighth to a quarter of its size. A file holds at
- * most one distinct trigram per byte, so at most about 63% of the bits are set, and usually
- * far fewer (source code repeats itself): a needle of n bytes passes a file without it with
- * odds below 0.63^(n-2), and much lower in practice.
+ * Sized by the file's distinct trigrams, not its bytes: the bit count is the power of two at
+ * or above {@linkcode BITS_PER_TRIGRAM} per distinct trigram, so at most about 28% of the
+ * bits are set (1 - e^(-1/3)) and a needle of n bytes passes a file without it with odds
+ * below 0.28^(n-2). Source code repeats itself: its distinct trigrams are a small fraction
+ * of its bytes, so the filters of a tree take a few percent of its size.
  *
  * @module
  */
 
 /** Files larger than this get no filter (they are read instead). */
 export const MAX_FILTERED_BYTES = 16 * 1024 * 1024;
+/** Bits per distinct trigram, at least (the count is rounded up to a power of two). */
+export const BITS_PER_TRIGRAM = 3;
 const MIN_BITS = 64;
+/** One bit per possible trigram: which ones the file being filtered holds. */
+let seen: Uint8Array | undefined;
+/** The distinct trigrams of the file being filtered, in the order met. */
+let distinct = new Uint32Array(1024);
 
 /** Spreads a trigram (24 bits) over 32 (MurmurHash3's finaliser): the top bits index the filter. */
 function hash(trigram: number): number {
@@ -35,14 +41,30 @@ function hash(trigram: number): number {
  * ```
  */
 export function trigramFilter(bytes: Uint8Array): Uint8Array {
-  let bits = MIN_BITS;
-  while (bits < bytes.length) bits *= 2;
-  const filter = new Uint8Array(bits >>> 3);
-  const shift = 32 - Math.log2(bits);
+  // One pass collects the distinct trigrams (a 2 MiB bitmap of all 2^24, cleared after).
+  seen ??= new Uint8Array(1 << 21);
+  let count = 0;
   let run = bytes.length > 1 ? (bytes[0] << 8) | bytes[1] : 0;
   for (let i = 2; i < bytes.length; i++) {
     run = ((run << 8) | bytes[i]) & 0xffffff;
-    const bit = hash(run) >>> shift;
+    const mask = 1 << (run & 7);
+    if ((seen[run >>> 3] & mask) !== 0) continue;
+    seen[run >>> 3] |= mask;
+    if (count === distinct.length) {
+      const grown = new Uint32Array(distinct.length * 2);
+      grown.set(distinct);
+      distinct = grown;
+    }
+    distinct[count++] = run;
+  }
+  let bits = MIN_BITS;
+  while (bits < count * BITS_PER_TRIGRAM) bits *= 2;
+  const filter = new Uint8Array(bits >>> 3);
+  const shift = 32 - Math.log2(bits);
+  for (let i = 0; i < count; i++) {
+    const trigram = distinct[i];
+    seen[trigram >>> 3] = 0;
+    const bit = hash(trigram) >>> shift;
     filter[bit >>> 3] |= 1 << (bit & 7);
   }
   return filter;

@@ -39,11 +39,28 @@ describe("trigram filters", () => {
     );
   });
 
-  test("the filter has a bit per byte, rounded up to a power of two, at least 64", () => {
+  test("the filter has three bits per distinct trigram, rounded up to a power of two, at least 64", () => {
     assert.equal(trigramFilter(new Uint8Array(0)).length, 8);
-    assert.equal(trigramFilter(new Uint8Array(64)).length, 8);
-    assert.equal(trigramFilter(new Uint8Array(65)).length, 16);
-    assert.equal(trigramFilter(new Uint8Array(100_000)).length, 131072 / 8);
+    assert.equal(trigramFilter(new Uint8Array(1_000_000)).length, 8, "one trigram, repeated");
+    assert.equal(trigramFilter(bytes("abc".repeat(100_000))).length, 8, "three trigrams");
+    // 22 distinct trigrams need 66 bits: 128.
+    assert.equal(trigramFilter(bytes("abcdefghijklmnopqrstuvwx")).length, 16);
+    const counted = new Uint8Array(40_000); // 39,998 trigrams, each distinct
+    for (let i = 0; i < counted.length; i += 2) [counted[i], counted[i + 1]] = [i >> 8, i & 255];
+    const distinct = new Set<number>();
+    for (let i = 2; i < counted.length; i++) {
+      distinct.add((counted[i - 2] << 16) | (counted[i - 1] << 8) | counted[i]);
+    }
+    let bits = 64;
+    while (bits < distinct.size * 3) bits *= 2;
+    assert.equal(trigramFilter(counted).length, bits / 8);
+  });
+
+  test("filters made one after another do not carry each other's trigrams", () => {
+    trigramFilter(bytes("the first file holds a needle"));
+    const filter = trigramFilter(bytes("the second holds none"));
+    assert.equal(mayContain(filter, needleTrigrams(bytes("needle"))), false);
+    assert.equal(mayContain(filter, needleTrigrams(bytes("the second holds"))), true);
   });
 
   test("a needle under three bytes always may be there", () => {
