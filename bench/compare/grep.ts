@@ -19,14 +19,14 @@ export function rgKeys(stdout: Buffer): Set<string> {
   return keys;
 }
 
-function linewiseKeys(structured: Record<string, unknown> | undefined): Set<string> {
+export function linewiseKeys(structured: Record<string, unknown> | undefined): Set<string> {
   const keys = new Set<string>();
   const files = (structured?.files ?? []) as { path: string; lines: number[] }[];
   for (const file of files) for (const line of file.lines) keys.add(`${file.path}:${line}`);
   return keys;
 }
 
-function compareKeys(a: Set<string>, b: Set<string>): string {
+export function compareKeys(a: Set<string>, b: Set<string>): string {
   const onlyA = [...a].filter((k) => !b.has(k));
   const onlyB = [...b].filter((k) => !a.has(k));
   if (onlyA.length === 0 && onlyB.length === 0) return `same ${a.size} lines`;

@@ -10,7 +10,7 @@ import { McpClient } from "./client.ts";
 import { BINARY, CORPUS, fmt, log, median, notes, percentile, QUICK, rows } from "./support.ts";
 
 const KERNEL_ARCHIVE = "/usr/src/linux-source-6.1.tar.xz";
-const KERNEL = path.join(CORPUS, "linux-source-6.1");
+export const KERNEL = path.join(CORPUS, "linux-source-6.1");
 const GREPS = 50;
 const READS = 150;
 
@@ -43,7 +43,7 @@ const WORDS = [
   "kthread_run",
 ];
 
-function ensureKernel(): boolean {
+export function ensureKernel(): boolean {
   if (!fs.existsSync(path.join(KERNEL, "MAINTAINERS")) && !unpackKernel()) return false;
   // Debian's packaging ignores every top-level entry but debian/ (its `/*`, `!/debian/`):
   // without those two lines the tree is searched as its upstream .gitignore has it.

@@ -14,6 +14,7 @@
 import process from "node:process";
 import { buildFiles, buildTree, ensureTools } from "./corpus.ts";
 import { grepBench } from "./grep.ts";
+import { kernelBench } from "./kernel.ts";
 import { loadBench } from "./load.ts";
 import { boundedBench, deepReadBench, smallWorkBench } from "./reads.ts";
 import { writeResults } from "./report.ts";
@@ -29,6 +30,7 @@ const benches: Record<string, () => Promise<void>> = {
   grep: grepBench,
   bounded: boundedBench,
   load: loadBench,
+  kernel: kernelBench,
   versions: versionsBench,
 };
 for (const [name, bench] of Object.entries(benches)) {
