@@ -27,6 +27,8 @@ export interface MeasuredLine {
   match?: { start: number; end: number };
   /** True when the deadline stopped the search before the end of the line. */
   timedOut?: boolean;
+  /** True when it stopped a stoppable pattern still matching (see `stoppable_scan.ts`). */
+  patternStopped?: boolean;
 }
 
 /** Options of {@linkcode passLongLine}. */
@@ -174,6 +176,7 @@ class SearchWindow {
     } catch (error) {
       if (!(error instanceof PatternStoppedError)) throw error;
       this.#line.timedOut = true;
+      this.#line.patternStopped = true;
       this.done = true;
       return;
     }
