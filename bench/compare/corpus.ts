@@ -1,4 +1,5 @@
 // The corpora of the comparison, built in bench/.corpus/ (gitignored) on the first run.
+import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
@@ -30,6 +31,13 @@ export const NPM_PACKAGES = [
 ];
 /** Native binaries in this repository's node_modules are not source code; left out of the tree. */
 const NOT_SOURCE = new Set(["bun", "@deno", "@oven", "deno", ".bin"]);
+
+/** A directory holding one file of a single line of {@linkcode HUGE_LINE_BYTES}. */
+export const HUGE = path.join(CORPUS, "huge");
+export const HUGE_LINE = path.join(HUGE, "line.txt");
+export const HUGE_LINE_BYTES = 2_000_000_000;
+/** What the huge line ends with (before its "\n"), for a grep that must pass all of it. */
+export const HUGE_NEEDLE = "__NEEDLE__";
 
 export const LOG_LINES = 5_200_000;
 export const DEEP_START = 5_000_001;
@@ -134,4 +142,20 @@ export function buildFiles(): void {
   if (!fs.existsSync(catastrophic)) {
     fs.writeFileSync(catastrophic, "header\n" + "a".repeat(50_000) + "b\nfooter aaa\n");
   }
+}
+
+/** One line of 2,000,000,000 bytes (words, no newline but the last byte), the needle at its end. */
+export function buildHugeLine(): void {
+  if (fs.existsSync(HUGE_LINE) && fs.statSync(HUGE_LINE).size === HUGE_LINE_BYTES) return;
+  log(`generating ${HUGE_LINE} (${HUGE_LINE_BYTES.toLocaleString("en")} bytes, one line)`);
+  fs.mkdirSync(HUGE, { recursive: true });
+  const words = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor ";
+  const CHUNK = 1_000_000;
+  const chunk = Buffer.from(words.repeat(Math.ceil(CHUNK / words.length)).slice(0, CHUNK));
+  const fd = fs.openSync(HUGE_LINE + ".tmp", "w");
+  for (let i = 0; i < HUGE_LINE_BYTES / CHUNK - 1; i++) fs.writeSync(fd, chunk);
+  const end = ` ${HUGE_NEEDLE}\n`;
+  fs.writeSync(fd, Buffer.concat([chunk.subarray(0, CHUNK - end.length), Buffer.from(end)]));
+  fs.closeSync(fd);
+  fs.renameSync(HUGE_LINE + ".tmp", HUGE_LINE);
 }

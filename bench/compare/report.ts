@@ -4,7 +4,11 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { BINARY, log, notes, REPO, rows, RUNS } from "./support.ts";
 
-export function writeResults(): void {
+/**
+ * Prints the table, and writes it to bench/RESULTS.md unless told not to (a run of some
+ * groups only: the file holds one whole run).
+ */
+export function writeResults({ write }: { write: boolean }): void {
   const version = (cmd: string, args: string[]) =>
     spawnSync(cmd, args, { encoding: "utf8" }).stdout.split("\n")[0].trim();
   const lines = [
@@ -35,6 +39,7 @@ export function writeResults(): void {
     ),
     "",
   ];
-  fs.writeFileSync(path.join(REPO, "bench/RESULTS.md"), lines.join("\n"));
+  if (write) fs.writeFileSync(path.join(REPO, "bench/RESULTS.md"), lines.join("\n"));
   log(lines.join("\n"));
+  if (!write) log("(some groups only: bench/RESULTS.md is left as it was)");
 }

@@ -39,6 +39,8 @@ export interface Libc {
   fchmod(fd: number, mode: number): number;
   flock(fd: number, operation: number): number;
   close(fd: number): number;
+  /** `prctl` with one argument (the calls used here take no more). */
+  prctl(option: number, arg: number): number;
   pread(fd: number, out: Uint8Array, size: number, offset: number): number;
   pwrite(fd: number, bytes: Uint8Array, size: number, offset: number): number;
   fsync(fd: number): number;
@@ -82,6 +84,7 @@ const SIGNATURES: Record<string, Signature> = {
   pread: { args: ["fd", "ptr", "size", "size"], returns: "size" },
   pwrite: { args: ["fd", "ptr", "size", "size"], returns: "size" },
   fsync: { args: ["fd"], returns: "fd" },
+  prctl: { args: ["fd", "size"], returns: "fd" },
 };
 
 /** The C library, or the reason there is none here. */
@@ -260,6 +263,7 @@ function direct(
     pread: (fd, out, size, offset) => c.pread(fd, out, size, offset),
     pwrite: (fd, bytes, size, offset) => c.pwrite(fd, bytes, size, offset),
     fsync: (fd) => c.fsync(fd),
+    prctl: (option, arg) => c.prctl(option, arg),
   };
 }
 
@@ -273,4 +277,20 @@ function openFirst<T>(open: (name: string) => T): T {
     }
   }
   throw first;
+}
+
+/** `prctl` option: the signal this process gets when the thread that started it ends. */
+const PR_SET_PDEATHSIG = 1;
+const SIGKILL = 9;
+
+/**
+ * Has the kernel kill this process when the thread that started it ends, or the process
+ * that thread belongs to (Linux's `PR_SET_PDEATHSIG`): for a helper that may be stuck in a
+ * computation, and so never sees its stdin end, when its parent is killed.
+ *
+ * @returns true when it is set; false where it cannot be (not Linux, no FFI)
+ */
+export function killWithParent(): boolean {
+  const found = loadLibc();
+  return "libc" in found && found.libc.prctl(PR_SET_PDEATHSIG, SIGKILL) === 0;
 }

@@ -8,17 +8,25 @@
  */
 import { createInterface } from "node:readline";
 import process from "node:process";
+import { killWithParent } from "../io/libc.ts";
 import { answerScan, type ScanRequest } from "./_pattern_scan.ts";
 
 /** The environment variable that makes the binary run as this helper. */
 export const PATTERN_HELPER_ENV = "LINEWISE_PATTERN_HELPER";
+/** The environment variable that names the helper's parent (its process id). */
+export const PATTERN_PARENT_ENV = "LINEWISE_PATTERN_PARENT";
 
 /**
- * Answers requests from stdin until it ends.
+ * Answers requests from stdin until it ends. The helper dies with the thread that started
+ * it: one stuck in a match never reads that its stdin ended, so a server that was killed
+ * (or a search thread that was replaced) would leave it matching, a core busy, forever.
  *
- * @returns when stdin has ended
+ * @returns when stdin has ended, or at once when the parent is gone already
  */
 export async function runPatternHelper(): Promise<void> {
+  const parent = Number(process.env[PATTERN_PARENT_ENV]);
+  // (A parent that ended before the call was made sends no signal: it is asked after.)
+  if (killWithParent() && Number.isInteger(parent) && process.ppid !== parent) return;
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (line === "") continue;

@@ -21,7 +21,7 @@ import {
   TERMINATE_STOPS_REGEX,
 } from "../io/runtime.ts";
 import type { ScanReply, ScanRequest } from "./_pattern_scan.ts";
-import { PATTERN_HELPER_ENV } from "./pattern_helper.ts";
+import { PATTERN_HELPER_ENV, PATTERN_PARENT_ENV } from "./pattern_helper.ts";
 
 /** Helpers kept warm between scans at most. */
 const MAX_IDLE = 2;
@@ -45,8 +45,9 @@ class ProcessHelper implements Helper {
   constructor() {
     const compiled = isCompiledBinary();
     const args = compiled ? [] : [fileURLToPath(moduleUrl(PROCESS_MODULES.patternHelper))];
+    const parent = { [PATTERN_PARENT_ENV]: String(process.pid) };
     this.#child = spawn(process.execPath, args, {
-      env: compiled ? { ...process.env, [PATTERN_HELPER_ENV]: "1" } : process.env,
+      env: { ...process.env, ...parent, ...(compiled ? { [PATTERN_HELPER_ENV]: "1" } : {}) },
       stdio: ["pipe", "pipe", "inherit"],
     });
     this.#child.stdout!.setEncoding("utf8");

@@ -311,8 +311,17 @@ async function collectInOrder(
     // (Most files are ruled out; they are counted without a promise each.)
     if (outcome.kind === "none") collector.searchedWithoutMatch();
     else if (outcome.kind === "binary") collector.binary();
-    else if (!(await recordExamined(collector, files[i].display, outcome))) {
-      await searchOne(files[i], search.reader, collector, search);
+    else {
+      if (!(await recordExamined(collector, files[i].display, outcome))) {
+        await searchOne(files[i], search.reader, collector, search);
+      }
+      // A file scanned may take long (a slow pattern: a batch of them took seconds), so the
+      // event loop gets its turn after one too, and a cancellation is heard at once.
+      if (performance.now() - slice > YIELD_EVERY_MS) {
+        await yieldToEventLoop();
+        slice = performance.now();
+        collector.proceed(); // (throws when cancelled; a deadline passed makes it done)
+      }
     }
     if (collector.done) {
       i++;

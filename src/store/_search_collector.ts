@@ -147,18 +147,21 @@ export class SearchCollector {
     // A stoppable scan goes in pieces, so that a stop keeps what the pieces before found.
     const pieces = this.#query.matcher.stoppable ? piecesOf(chunks, STOPPABLE_PIECE) : chunks;
     for await (const chunk of pieces) {
-      if (!this.proceed() && this.#stopped === "time") break;
+      const timedOut = typeof chunk !== "string" && chunk.timedOut === true;
+      if (timedOut || (!this.proceed() && this.#stopped === "time")) {
+        // Stopped in the middle of this file (a long line the deadline cut, or the deadline
+        // before this chunk): what it found stands, but it was not searched to the end.
+        this.#stopped = "time";
+        if (timedOut && chunk.patternStopped) this.#patternStopped = true;
+        if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
+        this.#filesNotSearched++;
+        return;
+      }
       if (typeof chunk !== "string") {
         // A line too long to hold, searched as it passed: one line, with no context.
         const line = ++before;
         tail = "";
         tailLines = 0;
-        if (chunk.timedOut) {
-          this.#stopped = "time";
-          if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
-          this.#filesNotSearched++;
-          return;
-        }
         if (chunk.match === undefined) continue;
         if (this.#matchedLines >= this.#maxMatches) {
           this.#stopped = "max_matches";
@@ -282,6 +285,8 @@ export interface PassedLine {
   terminator: string;
   match?: { start: number; end: number };
   timedOut?: boolean;
+  /** The deadline stopped a stoppable pattern while it matched. */
+  patternStopped?: boolean;
 }
 
 /** UTF-16 units of text handed to a stoppable scan at once (a longer line goes whole). */

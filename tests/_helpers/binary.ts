@@ -113,6 +113,22 @@ export class RawSession {
   }
 }
 
+/**
+ * The live pattern helpers a server has started (Linux): its child processes, on any of its
+ * threads, with the helper's environment variable (a killed helper not yet reaped has none).
+ * Read through `sh` and `cat`, which Deno may run without --allow-all.
+ *
+ * @param pid the server's process id
+ * @returns the helpers' process ids
+ */
+export function patternHelpers(pid: number): number[] {
+  const script = `for child in $(cat /proc/${pid}/task/*/children 2>/dev/null); do
+    tr '\\0' '\\n' < /proc/$child/environ 2>/dev/null | grep -qx LINEWISE_PATTERN_HELPER=1 &&
+      echo $child; done`;
+  const found = spawnSync("sh", ["-c", script], { encoding: "utf8" }).stdout;
+  return found.split("\n").filter((line) => line !== "").map(Number);
+}
+
 /** Runs the binary as a command line and returns its status and output. */
 export function runCli(
   args: string[],

@@ -2,7 +2,11 @@
 // blow up (nested and repeated quantifiers, lookarounds, backreferences, stars in globs), sent
 // a few at a time against random files with long runs of one letter. Every call answers
 // within its time budget and a second, and pings sent every 50 ms meanwhile are answered
-// within 100 ms. The seed is in every failure message; LINEWISE_FUZZ_SEED replays one.
+// within 100 ms. The first grep of each round is a lookaround or backreference before a run
+// of stars, which only the stoppable helper runs and which never ends on a long run of a's:
+// some of them must really be stopped there (a fuzz whose random patterns all ended at
+// once would prove little). The seed is in every failure message; LINEWISE_FUZZ_SEED
+// replays one.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -45,6 +49,10 @@ const KNOWN = [
   "*a*a*a*a*a*a*a*b",
 ];
 const GLOB_PIECES = ["*", "a", "**/", "?", "[ab]", "{a,b}", "*a*", "b", "[!", ".txt"];
+/** Runs of a's the backtracking engine tries every way to share out (none nested: that is refused). */
+const RUNS = ["a*", "a+", "a*?", "[ab]*", "\\w*", ".*", "(?:a)*"];
+const LOOKAHEADS = ["(?=a)", "(?!b)", "(?=\\w)"];
+const ENDS = ["c", "x", "(?<=a)c", "(?<!b)x"];
 
 /** A seeded generator (the same seed makes the same run). */
 function generator(seed: number): (below: number) => number {
@@ -56,8 +64,25 @@ function pick<T>(random: (below: number) => number, from: readonly T[], count: n
   return Array.from({ length: count }, () => from[random(from.length)]);
 }
 
+/**
+ * A pattern with no linear-time form (a lookaround or a backreference) and three to five runs
+ * of a's that fail at the end: on a line of thousands of a's the runtime's engine would
+ * take longer than anyone waits.
+ */
+function slowRegex(random: (below: number) => number): string {
+  const runs = pick(random, RUNS, 3 + random(3)).join("");
+  switch (random(3)) {
+    case 0:
+      return pick(random, LOOKAHEADS, 1)[0] + runs + pick(random, ENDS, 1)[0];
+    case 1:
+      return "(a)" + runs + "\\1" + pick(random, ["c", "x"], 1)[0];
+    default:
+      return runs + pick(random, ENDS.slice(2), 1)[0];
+  }
+}
+
 const BUDGET_S = 1;
-const ROUNDS = 6;
+const ROUNDS = 8;
 const AT_ONCE = 4;
 
 test("random catastrophic regexes and globs each answer within budget + 1 s, pings within 100 ms", {
@@ -80,6 +105,9 @@ test("random catastrophic regexes and globs each answer within budget + 1 s, pin
   writeFileSync(join(root.dir, "a".repeat(250)), "name\n");
   const known = [...KNOWN];
   let stopped = 0;
+  /** The random slow patterns sent, by id, and how many of them the helper was stopped on. */
+  const slow = new Set<string>();
+  let helperStops = 0;
   const session = await initialized(["serve", "--root", root.dir, "--timeout", String(BUDGET_S)]);
   try {
     for (let round = 0; round < ROUNDS; round++) {
@@ -89,6 +117,11 @@ test("random catastrophic regexes and globs each answer within budget + 1 s, pin
         if (shape !== undefined) {
           const name = shape.startsWith("*") ? "glob" : "grep";
           return { id, method: "tools/call", params: { name, arguments: { pattern: shape } } };
+        }
+        if (i === 0) {
+          slow.add(id);
+          const pattern = slowRegex(random);
+          return { id, method: "tools/call", params: { name: "grep", arguments: { pattern } } };
         }
         const regex = pick(random, REGEX_PIECES, 2 + random(6)).join("");
         const glob = pick(random, GLOB_PIECES, 1 + random(6)).join("");
@@ -106,10 +139,15 @@ test("random catastrophic regexes and globs each answer within budget + 1 s, pin
         const text = (message.result.content as { text: string }[])[0].text;
         assert.doesNotMatch(text, /internal error/, what);
         if (/stopped by the time budget/.test(text)) stopped++;
+        if (slow.has(request.id) && /the pattern was still matching/.test(text)) helperStops++;
       }
       assert.ok(Math.max(0, ...pings) < 100, `seed ${seed}: pings ${pings.join(" ")} ms`);
     }
     assert.ok(stopped >= 4, `seed ${seed}: ${stopped} calls stopped by the budget`);
+    assert.ok(
+      helperStops >= 3,
+      `seed ${seed}: ${helperStops} of ${slow.size} random slow patterns stopped on the helper`,
+    );
     assert.equal(await session.close(), 0);
   } finally {
     session.child.kill("SIGKILL");

@@ -3,17 +3,22 @@
 // globbed and listed as far as it can be opened, and the rest is counted.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
 import {
+  closeSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
+  openSync,
   readdirSync,
   readFileSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import process from "node:process";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
@@ -210,6 +215,71 @@ describe("a line of 64 MB", () => {
       assert.ok(peakKiB < 256 * 1024, `the server peaked at ${peakKiB} KiB`);
     } finally {
       await client.close();
+      removeTree(root);
+    }
+  });
+});
+
+describe("a line of 200 MB", () => {
+  /** The server's resident memory now and at its peak, in MiB (Linux; read by cat). */
+  function memoryMiB(pid: number): { now: number; peak: number } {
+    const status = spawnSync("cat", [`/proc/${pid}/status`], { encoding: "utf8" }).stdout;
+    const kib = (key: string) => Number(new RegExp(`${key}:\\s+(\\d+)`).exec(status)?.[1]);
+    return { now: kib("VmRSS") / 1024, peak: kib("VmHWM") / 1024 };
+  }
+
+  test("is read in little memory, and grepped within the time budget, also by the helper", {
+    skip: process.platform !== "linux",
+    timeout: 120_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-huge-"));
+    const BUDGET_MS = 2000;
+    const MB = 1_000_000;
+    try {
+      // 200 MB of a's, then NEEDLE at the end: one line, written a megabyte at a time.
+      const fd = openSync(join(root, "huge.txt"), "w");
+      const block = Buffer.alloc(MB, "a");
+      for (let i = 0; i < 199; i++) writeSync(fd, block);
+      writeSync(fd, Buffer.concat([block.subarray(0, MB - 7), Buffer.from("NEEDLE\n")]));
+      closeSync(fd);
+      const transport = new StdioClientTransport({
+        command: ensureBinary(),
+        args: ["serve", "--root", root, "--timeout", String(BUDGET_MS / 1000)],
+        stderr: "pipe",
+      });
+      const client = new Client({ name: "huge-line-test", version: "1.0.0" });
+      await client.connect(transport);
+      const pid = transport.pid!;
+      const timed = async (name: string, args: Record<string, unknown>) => {
+        const started = Date.now();
+        const result = text(await call(client, name, args));
+        return { result, ms: Date.now() - started };
+      };
+      try {
+        await new Promise((wake) => setTimeout(wake, 300)); // (the search thread starts)
+        const idle = memoryMiB(pid).now;
+        const read = await timed("read", { path: "huge.txt" });
+        assert.match(read.result, /line cut: 199999999 code points/);
+        // (A copy of each block it passed took 41-45 MiB more: about 11 MiB now.)
+        const { peak } = memoryMiB(pid);
+        assert.ok(peak - idle < 32, `the read took the server from ${idle} to ${peak} MiB`);
+        assert.ok(peak < 100, `the read took the server to ${peak} MiB`);
+
+        const found = await timed("grep", { pattern: "NEED+LE", path: "huge.txt" });
+        assert.match(found.result, /^1\t\[from column \d+\] a+NEEDLE/m);
+        assert.ok(found.ms < BUDGET_MS, `grep found it in ${found.ms} ms`);
+        // A pattern only the helper runs, stuck on the first window: stopped at the budget.
+        const stuck = await timed("grep", { pattern: "(?=a)a*a*a*a*c", path: "huge.txt" });
+        assert.match(stuck.result, /stopped by the time budget: the pattern was still matching/);
+        assert.match(stuck.result, /from the 0 files searched to the end; 1 file not searched/);
+        assert.ok(
+          stuck.ms <= BUDGET_MS * 1.1 + 300,
+          `the stuck grep answered in ${stuck.ms} ms against a 2 s budget`,
+        );
+      } finally {
+        await client.close();
+      }
+    } finally {
       removeTree(root);
     }
   });

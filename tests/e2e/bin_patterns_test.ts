@@ -4,7 +4,7 @@
 // throughout: the match runs in a helper that is killed, not on the thread that answers.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { callsWhilePinging, initialized, tempRoot, unversioned } from "../_helpers/binary.ts";
 
@@ -146,6 +146,48 @@ test("a 60,000-word alternation keeps the time budget and shows what it found", 
     assert.ok(elapsed < 2000 * 1.1 + 500, `answered in ${elapsed} ms against a 2 s budget`);
     assert.match(text, /^f0\.txt\n1\t/);
     assert.ok(Math.max(...pings) < 100, `pings answered in ${Math.max(...pings)} ms`);
+    assert.equal(await session.close(), 0);
+  } finally {
+    session.child.kill("SIGKILL");
+    root.remove();
+  }
+});
+
+test("a grep that runs into its 2 s budget answers within 10% of it, saying so", {
+  timeout: 60_000,
+}, async () => {
+  const BUDGET_MS = 2000;
+  const root = tempRoot();
+  // Seconds of work for each: counted repeats cost the linear engine about 7 ms a line here,
+  // inside one file; the helper takes 65 ms for each small file, then one it never ends.
+  mkdirSync(join(root.dir, "linear"));
+  writeFileSync(join(root.dir, "linear", "a.txt"), ("a".repeat(1000) + "b\n").repeat(900));
+  mkdirSync(join(root.dir, "helper"));
+  for (let i = 0; i < 10; i++) {
+    writeFileSync(join(root.dir, "helper", `f${i}.txt`), "c" + "a".repeat(150) + "\n");
+  }
+  writeFileSync(join(root.dir, "helper", "z.txt"), "c" + "a".repeat(3000) + "\n");
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "2"]);
+  try {
+    for (
+      const [path, pattern, stop] of [
+        ["linear", "(a{1,200})+$", /stopped by the time budget: showing/],
+        ["helper", "(a)a*a*a*\\1c", /stopped by the time budget: the pattern was still matching/],
+      ] as const
+    ) {
+      const { answers, pings } = await callsWhilePinging(session, [{
+        id: path,
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern, path } },
+      }]);
+      const { message, ms } = answers.get(path)!;
+      const text = (message.result!.content as { text: string }[])[0].text;
+      assert.match(text, stop, `${pattern}: ${text}`);
+      // The budget and 10%, and the round trip.
+      assert.ok(ms <= BUDGET_MS * 1.1 + 300, `${pattern} answered in ${ms} ms (budget 2 s)`);
+      assert.ok(ms >= BUDGET_MS - 100, `${pattern} answered in ${ms} ms, before its budget`);
+      assert.ok(Math.max(...pings) < 100, `${pattern}: pings ${pings.join(" ")} ms`);
+    }
     assert.equal(await session.close(), 0);
   } finally {
     session.child.kill("SIGKILL");

@@ -3,9 +3,11 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
+import process from "node:process";
 import {
   callsWhilePinging,
   initialized,
+  patternHelpers,
   RawSession,
   tempRoot,
   unversioned,
@@ -163,7 +165,9 @@ function slowTree(dir: string): void {
   }
 }
 
-test("a cancelled grep gets no response, and the server goes on answering", async () => {
+test("a cancelled grep gets no response, and the server goes on answering", {
+  timeout: 30_000,
+}, async () => {
   const root = tempRoot();
   slowTree(root.dir);
   const session = new RawSession(["serve", "--root", root.dir]);
@@ -183,7 +187,11 @@ test("a cancelled grep gets no response, and the server goes on answering", asyn
     });
     session.sendJson({ jsonrpc: "2.0", id: "after", method: "ping" });
     await session.receivedUntil('"after"');
+    // The search stops too: the server exits when stdin closes, not after the 10 s budget.
+    const closing = Date.now();
     assert.equal(await session.close(), 0);
+    const exited = Date.now() - closing;
+    assert.ok(exited < 3000, `the server exited ${exited} ms after stdin closed`);
     const replies = await session.received(0) as Message[];
     assert.deepEqual(replies.map((r) => r.id), [0, "after"], "nothing for the cancelled call");
   } finally {
@@ -191,6 +199,53 @@ test("a cancelled grep gets no response, and the server goes on answering", asyn
     root.remove();
   }
 });
+
+test(
+  "a cancelled grep on the pattern helper kills the helper, gets no response, and a ping is answered at once",
+  {
+    skip: process.platform !== "linux",
+    timeout: 30_000,
+  },
+  async () => {
+    const root = tempRoot();
+    // (On this line the runtime's engine backtracks for hours: the default budget is 10 s.)
+    writeFileSync(join(root.dir, "stuck.txt"), "c" + "a".repeat(3000) + "\n");
+    const session = await initialized(["serve", "--root", root.dir]);
+    const pid = session.child.pid!;
+    try {
+      assert.deepEqual(patternHelpers(pid), [], "no helper before the grep");
+      session.sendJson({
+        jsonrpc: "2.0",
+        id: "stuck",
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern: "(?=a)a*a*a*a*c" } },
+      });
+      await session.until(() => patternHelpers(pid).length > 0, 5000);
+      const cancelled = Date.now();
+      session.sendJson({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: "stuck", reason: "the user pressed stop" },
+      });
+      await session.until(() => patternHelpers(pid).length === 0, 2000).catch(() => {});
+      const gone = Date.now() - cancelled;
+      assert.deepEqual(patternHelpers(pid), [], "the helper is killed on the cancel");
+      const sent = Date.now();
+      session.sendJson({ jsonrpc: "2.0", id: "after", method: "ping" });
+      await session.receivedUntil('"after"', 5000);
+      const ping = Date.now() - sent;
+      assert.ok(gone < 1000, `the helper was gone ${gone} ms after the cancel`);
+      assert.ok(ping < 100, `the ping after it was answered in ${ping} ms`);
+      // (A grep the cancel did not stop would be answered at its budget, before the exit.)
+      assert.equal(await session.close(), 0);
+      const ids = (await session.received(0) as Message[]).map((r) => r.id);
+      assert.deepEqual(ids, [0, "after"], "nothing for the cancelled call");
+    } finally {
+      session.child.kill("SIGKILL");
+      root.remove();
+    }
+  },
+);
 
 test("a grep with a progress token reports progress before its result", async () => {
   const root = tempRoot();

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { BARRIER_PREFIX } from "../../src/files/_barrier_dir.ts";
-import { RawSession, runCli, tempRoot } from "../_helpers/binary.ts";
+import { initialized, patternHelpers, RawSession, runCli, tempRoot } from "../_helpers/binary.ts";
 
 /** A server on `root` whose temporary folder is `tmp`, after one grep started its watcher. */
 async function watchingServer(root: string, tmp: string): Promise<RawSession> {
@@ -119,6 +119,40 @@ describe("the binary's writes", () => {
         [left("b.txt"), ".notes", "c.txt"].sort(),
       );
     } finally {
+      root.remove();
+    }
+  });
+});
+
+describe("the binary's pattern helper", () => {
+  /** Whether a process runs (a zombie, killed and not yet reaped, does not). */
+  function running(pid: number): boolean {
+    const stat = spawnSync("cat", [`/proc/${pid}/stat`], { encoding: "utf8" }).stdout;
+    return stat !== "" && stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  }
+
+  test("dies with a server killed while the helper is stuck in a match", {
+    skip: process.platform !== "linux",
+    timeout: 30_000,
+  }, async () => {
+    const root = tempRoot();
+    // (The helper would match for hours: it never reads that its stdin ended.)
+    fs.writeFileSync(join(root.dir, "stuck.txt"), "c" + "a".repeat(3000) + "\n");
+    const session = await initialized(["serve", "--root", root.dir, "--timeout", "20"]);
+    const helpers: number[] = [];
+    try {
+      session.sendJson({
+        jsonrpc: "2.0",
+        id: "stuck",
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern: "(?=a)a*a*a*a*c" } },
+      });
+      await until(() => helpers.push(...patternHelpers(session.child.pid!)) > 0);
+      assert.equal(await kill(session, "SIGKILL"), "SIGKILL");
+      await until(() => !helpers.some(running)).catch(() => {});
+      assert.deepEqual(helpers.filter(running), [], "no helper outlives the server");
+    } finally {
+      for (const pid of helpers.filter(running)) process.kill(pid, "SIGKILL");
       root.remove();
     }
   });

@@ -400,6 +400,15 @@ with open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "w") as f
 });
 
 describe("the binary with globs that would make a backtracking matcher stall", () => {
+  /** A call, asserted to answer within 2 s (each took 13.6 s to over 60 s on backtracking). */
+  async function fast(client: Client, name: string, args: Record<string, unknown>) {
+    const started = Date.now();
+    const result = await call(client, name, args);
+    const ms = Date.now() - started;
+    assert.ok(ms < 2000, `${name} ${JSON.stringify(args)} answered in ${ms} ms`);
+    return result;
+  }
+
   test(
     "glob, grep's glob and .gitignore answer at once on a long name, and a bad glob is refused",
     {
@@ -417,18 +426,18 @@ describe("the binary with globs that would make a backtracking matcher stall", (
       try {
         // (Each took 13.6 s to over 60 s on picomatch's and ignore's backtracking regexes.)
         for (const pattern of ["*a*a*a*a*b", "*a*a*a*a*a*a*a*b"]) {
-          assert.match(text(await call(client, "glob", { pattern })), /no files match/);
-          const grep = await call(client, "grep", { pattern: "needle", glob: pattern });
+          assert.match(text(await fast(client, "glob", { pattern })), /no files match/);
+          const grep = await fast(client, "grep", { pattern: "needle", glob: pattern });
           assert.match(text(grep), /no match/);
         }
-        const grep = text(await call(client, "grep", { pattern: "needle" }));
+        const grep = text(await fast(client, "grep", { pattern: "needle" }));
         assert.match(grep, /^a{250}\n1\tneedle/m);
         assert.doesNotMatch(grep, /sub\//, "the .gitignore line ignores the long name below it");
         for (const malformed of ["[!", "src/{a,b"]) {
-          const glob = await call(client, "glob", { pattern: malformed });
+          const glob = await fast(client, "glob", { pattern: malformed });
           assert.equal(glob.isError, true);
           assert.match(text(glob), /^glob ".*" is malformed: /);
-          const grepGlob = await call(client, "grep", { pattern: "x", glob: malformed });
+          const grepGlob = await fast(client, "grep", { pattern: "x", glob: malformed });
           assert.match(text(grepGlob), /is malformed/);
         }
       } finally {
@@ -437,6 +446,36 @@ describe("the binary with globs that would make a backtracking matcher stall", (
       }
     },
   );
+
+  test("a deny rule that would backtrack still denies, and grep, glob and list answer at once", {
+    timeout: 60_000,
+  }, async () => {
+    const root = tempRoot();
+    const long = "a".repeat(250);
+    const denied = "a".repeat(249) + "b";
+    writeFileSync(join(root.dir, long), "needle\n");
+    writeFileSync(join(root.dir, denied), "needle, denied\n");
+    mkdirSync(join(root.dir, long + ".d"));
+    writeFileSync(join(root.dir, long + ".d", long), "needle\n");
+    writeFileSync(join(root.dir, long + ".d", denied), "needle, denied\n");
+    const client = await connect(["serve", "--root", root.dir, "--deny", "*a*a*a*a*a*a*a*b"]);
+    try {
+      const grep = text(await fast(client, "grep", { pattern: "needle" }));
+      assert.equal(grep.match(/^1\tneedle$/gm)?.length, 2, grep);
+      assert.doesNotMatch(grep, /denied/);
+      const glob = text(await fast(client, "glob", { pattern: "**" }));
+      assert.deepEqual(glob.trim().split("\n"), [long, `${long}.d/${long}`]);
+      const list = text(await fast(client, "list", { path: ".", depth: 3 }));
+      assert.equal(list.match(/^file\t/gm)?.length, 2, list);
+      assert.doesNotMatch(list, /a{249}b/);
+      const read = await fast(client, "read", { path: denied });
+      assert.equal(read.isError, true);
+      assert.doesNotMatch(text(read), /needle/);
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
 });
 
 describe("the binary with a client that declares roots", () => {

@@ -24,6 +24,27 @@ describe("passLongLine()", () => {
     }
   });
 
+  test("a \r or \n at the end of a block is text unless the line ends there", async () => {
+    const cases: [string, string, string][] = [
+      ["a\rb\r\r\nc\r\n", "a\rb\r\r\nc", "\r\n"],
+      ["ab\r\r\n", "ab\r", "\r\n"],
+      ["ab\r\n\r", "ab\r\n\r", ""],
+      ["ab\n\n", "ab\n", "\n"],
+      ["\r\n", "", "\r\n"],
+      ["\r", "\r", ""],
+      ["ab\r", "ab\r", ""],
+    ];
+    for (const [text, content, terminator] of cases) {
+      for (let size = 1; size <= text.length; size++) {
+        const line = await passLongLine(blocksOf(text, size), { from: 1, keep: 100 });
+        const what = `${JSON.stringify(text)} in blocks of ${size}`;
+        assert.equal(line.terminator, terminator, what);
+        assert.equal(line.piece, content, what);
+        assert.equal(line.codePoints, content.length, what);
+      }
+    }
+  });
+
   test("an ASCII line is counted without decoding past its piece", async () => {
     const line = await passLongLine(blocksOf("x".repeat(5_000_000) + "\n"), { from: 1, keep: 3 });
     assert.deepEqual([line.piece, line.codePoints, line.terminator], ["xxx", 5_000_000, "\n"]);

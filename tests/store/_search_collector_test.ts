@@ -1,0 +1,40 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { literalMatcher } from "../../src/core/mod.ts";
+import { type PassedLine, SearchCollector } from "../../src/store/_search_collector.ts";
+
+test("SearchCollector: a deadline between two chunks of a file leaves it not searched to the end", async () => {
+  const deadline = Date.now() + 50;
+  const collector = new SearchCollector({ matcher: literalMatcher("needle"), deadline });
+  async function* chunks(): AsyncGenerator<string> {
+    yield "needle one\n";
+    await new Promise((wake) => setTimeout(wake, deadline - Date.now() + 20));
+    yield "needle two\n";
+  }
+  await collector.scanFile("f", chunks(), () => false);
+  const result = collector.result();
+  assert.equal(result.stopped, "time");
+  assert.deepEqual(result.files.map((f) => f.rows.map((r) => r.text)), [["needle one\n"]]);
+  assert.equal(result.filesSearched, 0);
+  assert.equal(result.filesNotSearched, 1);
+  assert.equal(result.patternStopped, undefined);
+});
+
+test("SearchCollector: a long line whose stoppable pattern the deadline stopped says so", async () => {
+  const collector = new SearchCollector({ matcher: literalMatcher("needle") });
+  const stopped: PassedLine = {
+    piece: "",
+    from: 1,
+    codePoints: 5_000_000,
+    terminator: "\n",
+    timedOut: true,
+    patternStopped: true,
+  };
+  await collector.scanFile("f", ["needle\n", stopped, "needle\n"], () => false);
+  const result = collector.result();
+  assert.equal(result.stopped, "time");
+  assert.equal(result.patternStopped, true);
+  assert.deepEqual(result.files.map((f) => f.rows.map((r) => r.line)), [[1]]);
+  assert.equal(result.filesSearched, 0);
+  assert.equal(result.filesNotSearched, 1);
+});
