@@ -16,14 +16,62 @@ export function run(command: string, args: string[], cwd = PROJECT): string {
 
 let packed: { main: string; binary: string } | undefined;
 
+/** Where the npm build says it is complete (it is newer than everything it was built from). */
+const BUILT = path.join(PROJECT, "dist/npm/.built");
+/** Held while one test process builds dist/npm: test files run in parallel processes. */
+const LOCK = path.join(PROJECT, "dist/.npm-build.lock");
+
+/** The newest modification time of the files below `dir` (ms). */
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (!entry.isFile()) continue;
+    latest = Math.max(latest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * Builds dist/npm with scripts/build_npm.ts unless a build newer than the sources and the
+ * binary is there; one process at a time, so that no test packs a build another is making.
+ */
+function buildOnce(): void {
+  const binary = ensureBinary();
+  const sources = Math.max(
+    newest(path.join(PROJECT, "src")),
+    fs.statSync(path.join(PROJECT, "scripts/build_npm.ts")).mtimeMs,
+    fs.statSync(binary).mtimeMs,
+  );
+  const wait = new Int32Array(new SharedArrayBuffer(4));
+  for (;;) {
+    try {
+      fs.mkdirSync(LOCK);
+      break;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") throw error;
+      // (A lock left by a killed test run is old: builds take seconds.)
+      if (Date.now() - fs.statSync(LOCK).mtimeMs > 120_000) {
+        fs.rmSync(LOCK, { force: true, recursive: true });
+      }
+      Atomics.wait(wait, 0, 0, 100);
+    }
+  }
+  try {
+    if (fs.existsSync(BUILT) && fs.statSync(BUILT).mtimeMs > sources) return;
+    run(path.join(PROJECT, "node_modules/.bin/deno"), ["run", "-A", "scripts/build_npm.ts"]);
+    fs.writeFileSync(BUILT, "");
+  } finally {
+    fs.rmSync(LOCK, { force: true, recursive: true });
+  }
+}
+
 /**
  * The tarballs of @linewise/linewise and @linewise/linux-x64 (dist/linewise), built by
- * scripts/build_npm.ts and `npm pack` on first use.
+ * scripts/build_npm.ts (once for all test processes) and `npm pack` on first use.
  */
 export function packedPackages(): { main: string; binary: string } {
   if (packed !== undefined) return packed;
-  ensureBinary();
-  run(path.join(PROJECT, "node_modules/.bin/deno"), ["run", "-A", "scripts/build_npm.ts"]);
+  buildOnce();
   const out = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-packed-"));
   for (const name of ["linewise", "linux-x64"]) {
     run("npm", ["pack", path.join(PROJECT, "dist/npm", name), "--pack-destination", out], out);

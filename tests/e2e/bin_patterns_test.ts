@@ -122,7 +122,9 @@ test("a 60,000-word alternation keeps the time budget and shows what it found", 
     );
     writeFileSync(join(root.dir, `f${f}.txt`), lines.join("\n") + "\n");
   }
-  const session = await initialized(["serve", "--root", root.dir, "--timeout", "2"]);
+  // (5 s: the helper that runs a pattern this large must start and compile it, which takes
+  // a while on a loaded machine, before the first file is searched.)
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "5"]);
   try {
     const started = Date.now();
     session.sendJson({
@@ -143,7 +145,7 @@ test("a 60,000-word alternation keeps the time budget and shows what it found", 
     const answer = (await session.receivedUntil('"alt"') as Message[]).find((m) => m.id === "alt")!;
     const text = unversioned(answer.result!.content[0].text);
     // (It took 15.9 s against a 10 s budget and showed nothing.)
-    assert.ok(elapsed < 2000 * 1.1 + 500, `answered in ${elapsed} ms against a 2 s budget`);
+    assert.ok(elapsed < 5000 * 1.1 + 500, `answered in ${elapsed} ms against a 5 s budget`);
     assert.match(text, /^f0\.txt\n1\t/);
     assert.ok(Math.max(...pings) < 100, `pings answered in ${Math.max(...pings)} ms`);
     assert.equal(await session.close(), 0);
