@@ -8,6 +8,7 @@
 import process from "node:process";
 import { windowRow } from "../core/format_rows.ts";
 import { collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
+import { lowerThisThread } from "../io/libc.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
 import type { SearchResult } from "../store/file_store.ts";
@@ -27,6 +28,8 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
+// (Behind the thread that answers: a read or a ping gets a core at once, a search the rest.)
+lowerThisThread();
 const searches = new Map<number, AbortController>();
 let store: DirectoryStore | undefined;
 

@@ -41,6 +41,7 @@ export interface Libc {
   close(fd: number): number;
   /** `prctl` with one argument (the calls used here take no more). */
   prctl(option: number, arg: number): number;
+  setpriority(which: number, who: number, priority: number): number;
   pread(fd: number, out: Uint8Array, size: number, offset: number): number;
   pwrite(fd: number, bytes: Uint8Array, size: number, offset: number): number;
   fsync(fd: number): number;
@@ -85,6 +86,7 @@ const SIGNATURES: Record<string, Signature> = {
   pwrite: { args: ["fd", "ptr", "size", "size"], returns: "size" },
   fsync: { args: ["fd"], returns: "fd" },
   prctl: { args: ["fd", "size"], returns: "fd" },
+  setpriority: { args: ["fd", "fd", "fd"], returns: "fd" },
 };
 
 /** The C library, or the reason there is none here. */
@@ -264,6 +266,7 @@ function direct(
     pwrite: (fd, bytes, size, offset) => c.pwrite(fd, bytes, size, offset),
     fsync: (fd) => c.fsync(fd),
     prctl: (option, arg) => c.prctl(option, arg),
+    setpriority: (which, who, priority) => c.setpriority(which, who, priority),
   };
 }
 
@@ -277,6 +280,23 @@ function openFirst<T>(open: (name: string) => T): T {
     }
   }
   throw first;
+}
+
+/** `setpriority` target: a process, which on Linux is the calling thread when `who` is 0. */
+const PRIO_PROCESS = 0;
+/** The nice value of threads that work for searches (the main thread keeps 0). */
+export const SEARCH_NICENESS = 10;
+
+/**
+ * Gives the calling thread a lower priority than the process's other threads (Linux keeps
+ * a nice value per thread): a thread that reads for a search then yields its core at once
+ * to the thread that answers small requests, on a machine whose cores the search fills.
+ *
+ * @returns true when it is set; false where it cannot be (not Linux, no FFI)
+ */
+export function lowerThisThread(): boolean {
+  const found = loadLibc();
+  return "libc" in found && found.libc.setpriority(PRIO_PROCESS, 0, SEARCH_NICENESS) === 0;
 }
 
 /** `prctl` option: the signal this process gets when the thread that started it ends. */

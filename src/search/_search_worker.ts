@@ -11,6 +11,7 @@
 import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
 import { collectGarbageWhenIdle } from "../io/runtime.ts";
 import { FileReader } from "../io/_file_reader.ts";
+import { lowerThisThread } from "../io/libc.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./index/_file_filters.ts";
 import {
@@ -28,6 +29,8 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
+// (Behind the thread that answers: a read or a ping gets a core at once, a search the rest.)
+lowerThisThread();
 /** One reader per file system shared with this worker (its buffer is reused). */
 const readers = new Map<string, FileReader>();
 let reader: FileReader | undefined;

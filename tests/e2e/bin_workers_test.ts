@@ -10,8 +10,8 @@ import { join } from "node:path";
 import process from "node:process";
 import { callsWhilePinging, initialized, tempRoot } from "../_helpers/binary.ts";
 
-/** CPU time (clock ticks) of each thread of a process, with its name, by thread id. */
-function threadTimes(pid: number): Map<string, { name: string; ticks: number }> {
+/** CPU time (clock ticks) and nice value of each thread of a process, with its name, by id. */
+function threadTimes(pid: number): Map<string, { name: string; ticks: number; nice: number }> {
   const script = `for t in /proc/${pid}/task/*; do
     echo "\${t##*/}|$(cat $t/comm)|$(cut -d')' -f2 $t/stat)"; done`;
   const tasks = spawnSync("sh", ["-c", script], { encoding: "utf8" }).stdout;
@@ -19,7 +19,9 @@ function threadTimes(pid: number): Map<string, { name: string; ticks: number }> 
     tasks.trim().split("\n").map((line) => {
       const [tid, name, stat] = line.split("|");
       const fields = stat.trim().split(" ");
-      return [tid, { name, ticks: Number(fields[11]) + Number(fields[12]) }]; // utime + stime
+      // (Fields 14, 15 and 19 of stat: utime, stime and nice.)
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      return [tid, { name, ticks, nice: Number(fields[16]) }];
     }),
   );
 }
@@ -65,6 +67,9 @@ for (
         }));
         const workers = used.filter((t) => t.name === "Worker" && t.ticks > 0);
         assert.ok(workers.length >= reading, `threads that worked: ${JSON.stringify(used)}`);
+        // They run behind the thread that answers, which keeps the process's priority.
+        for (const worker of workers) assert.equal(worker.nice, 10, JSON.stringify(used));
+        assert.equal(after.get(String(session.child.pid))?.nice, 0, JSON.stringify(used));
         assert.equal(session.stderr, "", "no worker failed to start");
         assert.equal(await session.close(), 0);
       } finally {
