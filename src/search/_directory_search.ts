@@ -301,7 +301,7 @@ async function collectInOrder(
         taken = 0;
       }
       outcome = outcomes[taken++];
-      if (outcome.kind === "redo" || ("linked" in outcome && outcome.linked)) read.keepable = false;
+      if ("linked" in outcome && outcome.linked) read.keepable = false;
       else if (outcome.kind === "none") read.without.push(files[i].key);
       // Another name of a denied file is passed over as if it were not there.
       if ("linked" in outcome && outcome.linked && (await search.denies?.(outcome.linked))) {
@@ -313,7 +313,7 @@ async function collectInOrder(
     else if (outcome.kind === "binary") collector.binary();
     else {
       if (!(await recordExamined(collector, files[i].display, outcome))) {
-        await searchOne(files[i], search.reader, collector, search);
+        if (!(await searchOne(files[i], search.reader, collector, search))) read.keepable = false;
       }
       // A file scanned may take long (a slow pattern: a batch of them took seconds), so the
       // event loop gets its turn after one too, and a cancellation is heard at once.
@@ -439,13 +439,18 @@ class ReadingQueue {
   }
 }
 
-/** Searches one file the examination left to the caller (large, not a file, unreadable). */
+/**
+ * Searches one file the examination left to the caller (large, not a file, unreadable).
+ *
+ * @returns whether a result that holds it may be kept: it was read, and has one name (a
+ *   write through another name may go unheard)
+ */
 async function searchOne(
   node: WalkNode,
   reader: FileReader,
   collector: SearchCollector,
   search: OneFileSearch,
-): Promise<void> {
+): Promise<boolean> {
   const { explicit } = search;
   let outcome: ReadOutcome;
   try {
@@ -455,33 +460,36 @@ async function searchOne(
     // A file of a walk that vanished or cannot be read is skipped (and counted), as ripgrep
     // does; a file asked for by name reports why.
     if (!explicit && mapped instanceof StoreError && SKIP_IN_WALK.has(mapped.code)) {
-      return skipped(collector, mapped, node);
+      skipped(collector, mapped, node);
+      return false;
     }
     throw mapped;
   }
   if (outcome.kind === "not_file") {
-    if (!explicit) return;
+    if (!explicit) return false;
     throw new NotAFileError(node.display, describeKind(outcome.stat.kind));
   }
   if (await search.denies?.(outcome.stat)) {
     if (explicit) throw new DeniedPathError(node.display);
-    return;
+    return false;
   }
-  if (outcome.kind === "large") {
-    await streamFile(reader.files, node, collector, search);
-    return;
-  }
+  if (outcome.kind === "large") return await streamFile(reader.files, node, collector, search);
   const examined = examineBytes(outcome.bytes, search, search.context);
   await recordExamined(collector, node.display, examined);
+  return outcome.stat.nlink === 1;
 }
 
-/** Searches a large file in runs of whole lines. */
+/**
+ * Searches a large file in runs of whole lines.
+ *
+ * @returns whether it was searched and has one name (see {@linkcode searchOne})
+ */
 async function streamFile(
   files: FileSystem,
   node: WalkNode,
   collector: SearchCollector,
   { explicit, denies }: OneFileSearch,
-): Promise<void> {
+): Promise<boolean> {
   let opened;
   try {
     opened = await openForRead(files, node);
@@ -489,24 +497,26 @@ async function streamFile(
     // A file of a walk that vanished, turned into something else, or cannot be read is
     // skipped (and counted), as ripgrep does; a file asked for by name reports why.
     if (!explicit && error instanceof StoreError && SKIP_IN_WALK.has(error.code)) {
-      return skipped(collector, error, node);
+      skipped(collector, error, node);
+      return false;
     }
     throw error;
   }
   const { handle } = opened;
+  const oneName = opened.stat.nlink === 1;
   try {
     if (await denies?.(opened.stat)) {
       if (explicit) throw new DeniedPathError(node.display);
-      return;
+      return false;
     }
     const head = await readHead(handle, BINARY_PROBE_BYTES);
     if (head.length === 0) {
       collector.searchedWithoutMatch();
-      return;
+      return oneName;
     }
     if (isBinary(head)) {
       collector.binary();
-      return;
+      return oneName;
     }
     let invalid = false;
     const decode = (run: Uint8Array) => {
@@ -519,6 +529,7 @@ async function streamFile(
     const reader = new LineReader(handle, bom);
     const lines = linesOf(reader, decode, collector.query, () => invalid = true);
     await collector.scanFile(node.display, lines, () => invalid);
+    return oneName;
   } finally {
     await handle.close();
   }

@@ -233,6 +233,38 @@ describe("the search index", () => {
   );
 
   test(
+    "keeps the result of a search that streamed a file too large to read whole",
+    BUN_ONLY,
+    async () => {
+      const tree = tempTree(20);
+      // (Over the 16 MiB read whole: searched as a stream, never a reason not to keep.)
+      fs.writeFileSync(
+        path.join(tree, "huge.txt"),
+        "kiwi at the top\n" + "filler\n".repeat(2_500_000),
+      );
+      const kept = await DirectoryStore.create({ roots: [tree], searchIndex: true });
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-outside-"));
+      try {
+        await kept.search({ matcher: literalMatcher("nothing") }); // the watcher starts after it
+        await indexed(kept);
+        const query = () => ({ matcher: literalMatcher("kiwi"), maxMatches: 50 });
+        fs.writeFileSync(path.join(tree, "d1/f1.ts"), "kiwi one\n");
+        await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 10));
+        const first = await kept.search(query());
+        assert.equal(first.matchedLines, 2);
+        // A change the watcher cannot see shows whether the identical search reads anything.
+        fs.linkSync(path.join(tree, "d1/f1.ts"), path.join(outside, "link.ts"));
+        fs.writeFileSync(path.join(outside, "link.ts"), "kiwi one\nkiwi two\n");
+        assert.deepEqual(await kept.search(query()), first, "the kept result");
+      } finally {
+        kept.close();
+        fs.rmSync(outside, { recursive: true, force: true });
+        fs.rmSync(tree, { recursive: true, force: true });
+      }
+    },
+  );
+
+  test(
     "makes the first search's walk again once it watches, so the next search needs none",
     BUN_ONLY,
     async () => {
