@@ -550,7 +550,7 @@ export class DirectoryStore extends BaseFileStore {
       overwrite: boolean;
       keep: FileStat | undefined;
       signal: AbortSignal | undefined;
-      /** The version the file must still be at, checked before and as it is replaced. */
+      /** The version the file must still be at, checked just before the rename. */
       unchanged: FileVersion | undefined;
     },
   ): Promise<void> {
