@@ -2,8 +2,8 @@
  * Splits the reading of a directory search across the main thread and worker threads
  * (`_search_worker.ts`; one thread per core by default, see
  * {@linkcode defaultSearchThreads}). The files, in path order, are cut into batches; every
- * thread claims the next unclaimed batch from a shared counter and examine its files (read, binary
- * check, literal prefilter, decode of the window). The main thread takes the outcomes back
+ * thread claims the next unclaimed batch from a shared counter and examines its files (read,
+ * binary check, literal prefilter, decode of the window). The main thread takes the outcomes back
  * batch by batch in path order, so the scanner, the match cap, the deadline and progress
  * see exactly what a single thread would show them. Where workers or shared memory are
  * missing (Node), or a worker fails to start or dies (said once on stderr), the main thread
