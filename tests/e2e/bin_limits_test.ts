@@ -76,6 +76,12 @@ describe("a full disk", () => {
           overwrite: true,
         });
         assert.match(text(replaced), /^no space left on device/);
+        await call(client, "read", { path: "small.txt" }); // (an edit by number needs it seen)
+        const edited = await call(client, "replace_lines", {
+          path: "small.txt",
+          edits: [{ start_line: 1, new_text: big + "\n" }],
+        });
+        assert.match(text(edited), /^no space left on device while writing "small\.txt"/);
       } finally {
         await client.close();
       }
