@@ -24,6 +24,7 @@ import { createBarrierDir } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
 import type { SharedSandbox } from "./sandbox.ts";
+import { type PackedResult, unpackResult } from "./_packed_result.ts";
 
 /** Searches run at once at the most; the rest wait their turn. */
 export const RUNNING = 2;
@@ -66,7 +67,7 @@ export interface ThreadSearch {
 
 /** What the thread posts back about a search. */
 export type ThreadReply =
-  | { id: number; result: SearchResult }
+  | { id: number; result: PackedResult }
   | { id: number; progress: [number, number | undefined] }
   | { id: number; unreadable: string }
   | { id: number; error: PostedError };
@@ -295,7 +296,7 @@ export class SearchThread {
     if ("progress" in reply) return pending.query.onProgress?.(...reply.progress);
     if ("unreadable" in reply) return pending.query.onUnreadable?.(reply.unreadable);
     this.#pending.delete(reply.id);
-    if ("result" in reply) pending.resolve(reply.result);
+    if ("result" in reply) pending.resolve(unpackResult(reply.result));
     else pending.reject(thrownError(reply.error, pending.query.signal));
   }
 

@@ -6,12 +6,11 @@
  * @module
  */
 import process from "node:process";
-import { windowRow } from "../core/format_rows.ts";
 import { collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
-import type { SearchResult } from "../store/file_store.ts";
+import { packResult } from "./_packed_result.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
   postedError,
@@ -24,7 +23,7 @@ import {
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
   onmessage: ((event: MessageEvent<ThreadInit | ThreadSearch | { cancel: number }>) => void) | null;
-  postMessage(message: ThreadReply): void;
+  postMessage(message: ThreadReply, transfer?: Transferable[]): void;
 }
 
 const scope = globalThis as unknown as WorkerScope;
@@ -47,16 +46,6 @@ scope.onmessage = (event) => {
   }
 };
 
-/** The result with rows much longer than they will be shown cut to the part shown. */
-function windowed(result: SearchResult, cut: number | undefined): SearchResult {
-  if (cut === undefined) return result;
-  const files = result.files.map((file) => ({
-    ...file,
-    rows: file.rows.map((row) => windowRow(row, cut)),
-  }));
-  return { ...result, files };
-}
-
 async function search({ id, query }: ThreadSearch): Promise<void> {
   const controller = new AbortController();
   searches.set(id, controller);
@@ -74,7 +63,8 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
         ? (display) => scope.postMessage({ id, unreadable: display })
         : undefined,
     });
-    scope.postMessage({ id, result: windowed(result, rest.rowCut) });
+    const { packed, transfer } = packResult(result, rest.rowCut);
+    scope.postMessage({ id, result: packed }, transfer);
   } catch (error) {
     scope.postMessage({ id, error: postedError(error, controller.signal) });
   } finally {

@@ -1,0 +1,70 @@
+// A search result packed to cross threads comes back as it was, row for row.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { windowRow } from "../../src/core/format_rows.ts";
+import { packResult, unpackResult } from "../../src/disk/_packed_result.ts";
+import type { SearchResult } from "../../src/store/file_store.ts";
+
+const row = fc.record(
+  {
+    line: fc.integer({ min: 1, max: 1_000_000 }),
+    text: fc.string({ unit: "grapheme", maxLength: 40 }),
+    match: fc.record({ start: fc.nat(40), end: fc.nat(40) }, { noNullPrototype: true }),
+    piece: fc.record(
+      { from: fc.integer({ min: 1, max: 1000 }), codePoints: fc.nat(10_000) },
+      { noNullPrototype: true },
+    ),
+  },
+  { requiredKeys: ["line", "text"], noNullPrototype: true },
+);
+
+const result = fc.record({
+  files: fc.array(
+    fc.record({
+      path: fc.string(),
+      rows: fc.array(row, { maxLength: 6 }),
+      invalidUtf8: fc.boolean(),
+    }, { noNullPrototype: true }),
+    { maxLength: 6 },
+  ),
+  matchedLines: fc.nat(),
+  filesSearched: fc.nat(),
+  binaryFilesSkipped: fc.nat(),
+  filesNotSearched: fc.nat(),
+}, { noNullPrototype: true }) as fc.Arbitrary<SearchResult>;
+
+test("a packed result unpacks to the same result", () => {
+  fc.assert(
+    fc.property(result, (original) => {
+      const { packed } = packResult(original, undefined);
+      assert.deepEqual(unpackResult(structuredClone(packed)), original);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test("packing with a cut gives each row as windowRow shows it", () => {
+  const long = "x".repeat(50_000) + "needle" + "y".repeat(50_000) + "\n";
+  const original: SearchResult = {
+    files: [{
+      path: "a.txt",
+      rows: [{ line: 3, text: long, match: { start: 50_000, end: 50_006 } }, {
+        line: 4,
+        text: "short\n",
+      }],
+      invalidUtf8: false,
+    }],
+    matchedLines: 1,
+    filesSearched: 1,
+    binaryFilesSkipped: 0,
+    filesNotSearched: 0,
+    stopped: "max_matches",
+  };
+  const { packed, transfer } = packResult(original, 2000);
+  const back = unpackResult(packed);
+  assert.deepEqual(back.files[0].rows, original.files[0].rows.map((r) => windowRow(r, 2000)));
+  assert.ok(back.files[0].rows[0].text.length < long.length, "the long row was cut");
+  assert.equal(back.stopped, "max_matches");
+  assert.equal(transfer.length, 5);
+});
