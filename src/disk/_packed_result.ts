@@ -92,7 +92,8 @@ export function unpackResult(packed: PackedResult): SearchResult {
   let at = 0;
   flat.paths.forEach((path, f) => {
     const rows: ScanRow[] = [];
-    for (let end = r + flat.rowCounts[f]; r < end; r++) {
+    const end = r + flat.rowCounts[f];
+    for (; r < end; r++) {
       const text = flat.texts.slice(at, at += flat.textLengths[r]);
       const row: ScanRow = { line: flat.lines[r], text };
       if (flat.matches[2 * r] !== -1) {
