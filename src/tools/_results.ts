@@ -1,5 +1,6 @@
 // Building tool results, and turning expected errors into results a model can act on.
 import {
+  appendNote,
   ExpectedTextMismatchError,
   InputError,
   LineRangeError,
@@ -92,6 +93,72 @@ export function pageNote(what: string, offset: number, next: number, total: numb
   if (offset >= total) return `offset ${offset} is past the ${total} ${what} there are`;
   const shown = `showing ${what} ${offset + 1}-${next} of ${total}`;
   return next < total ? `${shown}; continue with offset=${next}` : shown;
+}
+
+/** The output schema's fields of a page of a walk's listing (glob, list), after its total. */
+export const PAGE_FIELDS = {
+  truncated: { type: "boolean" },
+  next_offset: { type: "integer", description: "Where to continue when truncated." },
+  skipped: {
+    type: "object",
+    description: "Hidden and .gitignore'd entries left out (a directory counts once).",
+    properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
+  },
+  unreadable: { type: "integer", description: "Directories that could not be read." },
+};
+
+/** What a walk found, for {@linkcode listingPage}. */
+export interface Listing<T> {
+  /** Everything it found, in order. */
+  items: readonly T[];
+  /** A row per item. */
+  line: (item: T) => string;
+  /** An item as the structured result shows it. */
+  shown: (item: T) => unknown;
+  /** The structured result's name for the items, and the notes' ("files", "entries"). */
+  field: string;
+  what: string;
+  /** The note when it found nothing. */
+  empty: string;
+  /** What the walk left out, and the directories it could not read. */
+  skipped: SkippedEntries;
+  unreadable: number;
+}
+
+/**
+ * The page of a listing from `offset` that the output budget holds, with the notes that
+ * say where to continue and what the walk left out.
+ *
+ * @param listing what the walk found
+ * @param offset the first item shown
+ * @param settings the output budget
+ * @returns the tool's result
+ */
+export function listingPage<T>(
+  listing: Listing<T>,
+  offset: number,
+  settings: Settings,
+): ToolResult {
+  const { items, skipped, unreadable } = listing;
+  const from = items.slice(offset);
+  const { text, count } = capped(from.map(listing.line), settings);
+  const next = offset + count;
+  let out = text;
+  if (items.length === 0) out = appendNote(out, listing.empty);
+  else if (next < items.length || offset > 0) {
+    out = appendNote(out, pageNote(listing.what, offset, next, items.length));
+  }
+  for (const note of [skippedNote(skipped, "shows them"), unreadableNote(unreadable)]) {
+    if (note) out = appendNote(out, note);
+  }
+  return ok(out, {
+    ...skippedField(skipped),
+    [listing.field]: from.slice(0, count).map(listing.shown),
+    total: items.length,
+    truncated: next < items.length,
+    ...(next < items.length ? { next_offset: next } : {}),
+    ...(unreadable > 0 ? { unreadable } : {}),
+  });
 }
 
 /** What a walk left out, for the structured result: nothing when nothing was. */

@@ -1,8 +1,8 @@
 // The glob tool: file paths matching a pattern, sorted, capped.
-import { appendNote, quotePath } from "../../core/mod.ts";
+import { quotePath } from "../../core/mod.ts";
 import { type FileStore, skippedCounter } from "../../store/file_store.ts";
 import { checkArgs } from "../_args.ts";
-import { capped, ok, pageNote, skippedField, skippedNote, unreadableNote } from "../_results.ts";
+import { listingPage, PAGE_FIELDS } from "../_results.ts";
 import type { Settings } from "../options.ts";
 import type { ToolDefinition, ToolResult } from "../tool.ts";
 
@@ -33,14 +33,7 @@ const outputSchema = {
   properties: {
     paths: { type: "array", items: { type: "string" } },
     total: { type: "integer", description: "How many files matched (shown or not)." },
-    truncated: { type: "boolean" },
-    next_offset: { type: "integer", description: "Where to continue when truncated." },
-    skipped: {
-      type: "object",
-      description: "Hidden and .gitignore'd entries left out (a directory counts once).",
-      properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
-    },
-    unreadable: { type: "integer", description: "Directories that could not be read." },
+    ...PAGE_FIELDS,
   },
   required: ["paths", "total", "truncated"],
 };
@@ -69,29 +62,21 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
     onUnreadable: () => unreadable++,
     onSkipped: skipped.count,
   });
-  const shown = paths.slice(args.offset).map(quotePath);
-  const { text, count } = capped(shown, settings);
-  const next = args.offset + count;
-  let out = text;
-  if (paths.length === 0) {
-    out = appendNote(
-      out,
-      `no files match ${JSON.stringify(args.pattern).replace(/^\[|\]$/g, "")} under ${
-        quotePath(args.path)
-      }`,
-    );
-  } else if (next < paths.length || args.offset > 0) {
-    out = appendNote(out, pageNote("files", args.offset, next, paths.length));
-  }
-  for (const note of [skippedNote(skipped.counts, "shows them"), unreadableNote(unreadable)]) {
-    if (note) out = appendNote(out, note);
-  }
-  return ok(out, {
-    ...skippedField(skipped.counts),
-    paths: shown.slice(0, count),
-    total: paths.length,
-    truncated: next < paths.length,
-    ...(next < paths.length ? { next_offset: next } : {}),
-    ...(unreadable > 0 ? { unreadable } : {}),
-  });
+  const empty = `no files match ${JSON.stringify(args.pattern).replace(/^\[|\]$/g, "")} under ${
+    quotePath(args.path)
+  }`;
+  return listingPage(
+    {
+      items: paths,
+      line: quotePath,
+      shown: quotePath,
+      field: "paths",
+      what: "files",
+      empty,
+      skipped: skipped.counts,
+      unreadable,
+    },
+    args.offset,
+    settings,
+  );
 }

@@ -1,8 +1,8 @@
 // The list tool: directory entries with type and size.
-import { appendNote, quotePath } from "../../core/mod.ts";
+import { quotePath } from "../../core/mod.ts";
 import { type FileStore, type ListEntry, skippedCounter } from "../../store/file_store.ts";
 import { checkArgs } from "../_args.ts";
-import { capped, ok, pageNote, skippedField, skippedNote, unreadableNote } from "../_results.ts";
+import { listingPage, PAGE_FIELDS } from "../_results.ts";
 import type { Settings } from "../options.ts";
 import type { ToolDefinition, ToolResult } from "../tool.ts";
 
@@ -39,14 +39,7 @@ const outputSchema = {
       },
     },
     total: { type: "integer" },
-    truncated: { type: "boolean" },
-    next_offset: { type: "integer", description: "Where to continue when truncated." },
-    skipped: {
-      type: "object",
-      description: "Hidden and .gitignore'd entries left out (a directory counts once).",
-      properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
-    },
-    unreadable: { type: "integer", description: "Directories that could not be read." },
+    ...PAGE_FIELDS,
   },
   required: ["entries", "total", "truncated"],
 };
@@ -74,34 +67,23 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
     onUnreadable: () => unreadable++,
     onSkipped: skipped.count,
   });
-  const from = entries.slice(args.offset);
-  const { text, count } = capped(from.map(entryLine), settings);
-  const next = args.offset + count;
-  let out = text;
-  if (entries.length === 0) {
-    const only = skipped.counts.hidden + skipped.counts.ignored > 0;
-    out = appendNote(
-      out,
-      `${quotePath(args.path)} ${only ? "holds only hidden or .gitignore'd entries" : "is empty"}`,
-    );
-  } else if (next < entries.length || args.offset > 0) {
-    out = appendNote(out, pageNote("entries", args.offset, next, entries.length));
-  }
-  for (const note of [skippedNote(skipped.counts, "shows them"), unreadableNote(unreadable)]) {
-    if (note) out = appendNote(out, note);
-  }
-  return ok(out, {
-    ...skippedField(skipped.counts),
-    entries: from.slice(0, count).map((e) => ({
-      path: quotePath(e.path),
-      type: e.kind,
-      size: e.size,
-    })),
-    total: entries.length,
-    truncated: next < entries.length,
-    ...(next < entries.length ? { next_offset: next } : {}),
-    ...(unreadable > 0 ? { unreadable } : {}),
-  });
+  const only = skipped.counts.hidden + skipped.counts.ignored > 0;
+  return listingPage(
+    {
+      items: entries,
+      line: entryLine,
+      shown: (e) => ({ path: quotePath(e.path), type: e.kind, size: e.size }),
+      field: "entries",
+      what: "entries",
+      empty: `${quotePath(args.path)} ${
+        only ? "holds only hidden or .gitignore'd entries" : "is empty"
+      }`,
+      skipped: skipped.counts,
+      unreadable,
+    },
+    args.offset,
+    settings,
+  );
 }
 
 function entryLine(entry: ListEntry): string {
