@@ -57,3 +57,34 @@ describe("GitignoreRules", () => {
     );
   });
 });
+
+describe("GitignoreRules' index", () => {
+  // Names, suffixes and prefixes (what the index sorts rules by) mixed with other patterns,
+  // several rules a file, so that order and `!` decide.
+  const indexed = fc.tuple(
+    fc.constantFrom("", "!", "/"),
+    fc.constantFrom("*.a", "*.b", "*a", "a*", "a.*", ".*", "ab", "a.b", "*", "*.a.*", "a?b"),
+    fc.constantFrom("", "", "/"),
+  ).map(([head, body, tail]) => head + body + tail);
+  const name = fc.constantFrom("a", "b", "ab", "a.a", "a.b", ".a", "x.a.b", "x.aba", "aa.b", "a.");
+  const deep = fc.array(name, { minLength: 1, maxLength: 3 }).map((parts) => parts.join("/"));
+
+  test("gives the verdict of every rule run in order", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(indexed, pattern), { minLength: 1, maxLength: 8 }),
+        deep,
+        fc.boolean(),
+        (lines, p, isDirectory) => {
+          const rules = new GitignoreRules(lines);
+          assert.deepEqual(
+            rules.test(p, isDirectory),
+            rules.testEachRule(p, isDirectory),
+            `${JSON.stringify(lines)} on ${p}${isDirectory ? "/" : ""}`,
+          );
+        },
+      ),
+      { numRuns: 20_000 },
+    );
+  });
+});
