@@ -117,6 +117,9 @@ export async function readHead(handle: ReadableFile, count: number): Promise<Uin
   return buffer.subarray(0, filled);
 }
 
+/** What is read past a file's size, to tell whether it grew while being read. */
+const GROWTH_PROBE_BYTES = 4096;
+
 /** Reads a whole file whose size was `size` when opened; it may have changed since. */
 export async function readAll(
   handle: ReadableFile,
@@ -146,7 +149,9 @@ export async function readAll(
     if (maxBytes !== undefined && total > maxBytes) {
       throw new FileTooLargeError(display, total, maxBytes);
     }
-    blockBytes = BLOCK_BYTES; // the file grew while being read
+    // The file is as large as it was, or it grew while being read: a small read tells which
+    // (a block's worth of zeroed memory per file read cost more than the read), then blocks.
+    blockBytes = pieces.length === 1 ? GROWTH_PROBE_BYTES : BLOCK_BYTES;
   }
   return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
 }
