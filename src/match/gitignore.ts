@@ -71,7 +71,10 @@ class RuleIndex {
   constructor(rules: readonly Rule[]) {
     rules.forEach((rule, at) => {
       const plain = rule.plain;
-      if (plain === undefined) return this.others.unshift(at);
+      if (plain === undefined) {
+        this.others.unshift(at);
+        return;
+      }
       const { kind, text } = plain;
       if (kind === "literal") push(rule.name ? this.names : this.paths, text, at);
       else if (kind === "suffix") {
