@@ -10,7 +10,8 @@ import { collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
-import { packResult } from "./_packed_result.ts";
+import { type PackedResult, packResult } from "./_packed_result.ts";
+import type { SearchResult } from "../store/file_store.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
   postedError,
@@ -49,6 +50,7 @@ scope.onmessage = (event) => {
 async function search({ id, query }: ThreadSearch): Promise<void> {
   const controller = new AbortController();
   searches.set(id, controller);
+  const started = performance.now();
   try {
     const { recipe, progress, unreadable, ...rest } = query;
     const { matcher } = compilePattern(recipe.pattern, recipe);
@@ -63,16 +65,47 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
         ? (display) => scope.postMessage({ id, unreadable: display })
         : undefined,
     });
-    const { packed, transfer } = packResult(result, rest.rowCut);
+    const { packed, transfer } = packOnce(result, rest.rowCut);
     scope.postMessage({ id, result: packed }, transfer);
   } catch (error) {
     scope.postMessage({ id, error: postedError(error, controller.signal) });
   } finally {
     searches.delete(id);
-    // What a search of a large tree leaves is collected at once in a big process (under load),
-    // else once the thread is idle: a forced collection takes a while, which the next
-    // search would wait for (and a posted result waits for the end of this task).
-    if (process.memoryUsage().rss > SECOND_SEARCH_BELOW) setTimeout(collectGarbage, 0);
-    else collectGarbageWhenIdle(50);
+    collectAfter(performance.now() - started);
   }
+}
+
+/** Kept results (frozen: every identical search gets the same one), as last packed. */
+const packedKept = new WeakMap<SearchResult, { cut: number | undefined; packed: PackedResult }>();
+
+/**
+ * Packs a result to post it; a kept result is packed once and then posted as a copy (its
+ * buffers are not transferred), so that a repeated search does not pack it again.
+ */
+function packOnce(
+  result: SearchResult,
+  cut: number | undefined,
+): { packed: PackedResult; transfer: ArrayBuffer[] } {
+  if (!Object.isFrozen(result)) return packResult(result, cut);
+  const known = packedKept.get(result);
+  if (known !== undefined && known.cut === cut) return { packed: known.packed, transfer: [] };
+  const { packed } = packResult(result, cut);
+  packedKept.set(result, { cut, packed });
+  return { packed, transfer: [] };
+}
+
+/** A search that took less than this left little to collect (a kept result, a few files). */
+const QUICK_SEARCH_MS = 50;
+
+/**
+ * Collects what a search left: after a long one at once in a big process (under load), else
+ * once the thread is idle. A forced collection of a big heap takes a while, which the next
+ * search would wait for (and a posted result waits for the end of this task); after a quick
+ * search, only once the thread has been idle long enough for the next call not to be on its
+ * way (a grep repeated at once waited for a collection after each answer).
+ */
+function collectAfter(tookMs: number): void {
+  if (tookMs < QUICK_SEARCH_MS) collectGarbageWhenIdle(500);
+  else if (process.memoryUsage().rss > SECOND_SEARCH_BELOW) setTimeout(collectGarbage, 0);
+  else collectGarbageWhenIdle(50);
 }
