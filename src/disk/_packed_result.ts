@@ -107,3 +107,27 @@ export function unpackResult(packed: PackedResult): SearchResult {
   });
   return { ...rest, files };
 }
+
+/** Kept results (frozen: every identical search gets the same one), as last packed. */
+const packedKept = new WeakMap<SearchResult, { cut: number | undefined; packed: PackedResult }>();
+
+/**
+ * {@linkcode packResult} for posting; a kept result (frozen) is packed once, and then posted
+ * as a copy (its buffers are not to be transferred), so that a repeated search does not
+ * pack it again.
+ *
+ * @param result the search's result
+ * @param cut the code points a row is shown with (undefined: rows are kept whole)
+ * @returns the packed result, and the buffers to transfer with it (none for a kept one)
+ */
+export function packOnce(
+  result: SearchResult,
+  cut: number | undefined,
+): { packed: PackedResult; transfer: ArrayBuffer[] } {
+  if (!Object.isFrozen(result)) return packResult(result, cut);
+  const known = packedKept.get(result);
+  if (known !== undefined && known.cut === cut) return { packed: known.packed, transfer: [] };
+  const { packed } = packResult(result, cut);
+  packedKept.set(result, { cut, packed });
+  return { packed, transfer: [] };
+}

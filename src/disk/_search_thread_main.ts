@@ -10,8 +10,7 @@ import { collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
-import { type PackedResult, packResult } from "./_packed_result.ts";
-import type { SearchResult } from "../store/file_store.ts";
+import { packOnce } from "./_packed_result.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
   postedError,
@@ -73,25 +72,6 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
     searches.delete(id);
     collectAfter(performance.now() - started);
   }
-}
-
-/** Kept results (frozen: every identical search gets the same one), as last packed. */
-const packedKept = new WeakMap<SearchResult, { cut: number | undefined; packed: PackedResult }>();
-
-/**
- * Packs a result to post it; a kept result is packed once and then posted as a copy (its
- * buffers are not transferred), so that a repeated search does not pack it again.
- */
-function packOnce(
-  result: SearchResult,
-  cut: number | undefined,
-): { packed: PackedResult; transfer: ArrayBuffer[] } {
-  if (!Object.isFrozen(result)) return packResult(result, cut);
-  const known = packedKept.get(result);
-  if (known !== undefined && known.cut === cut) return { packed: known.packed, transfer: [] };
-  const { packed } = packResult(result, cut);
-  packedKept.set(result, { cut, packed });
-  return { packed, transfer: [] };
 }
 
 /** A search that took less than this left little to collect (a kept result, a few files). */

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { windowRow } from "../../src/core/format_rows.ts";
-import { packResult, unpackResult } from "../../src/disk/_packed_result.ts";
+import { packOnce, packResult, unpackResult } from "../../src/disk/_packed_result.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
 
 const row = fc.record(
@@ -67,4 +67,37 @@ test("packing with a cut gives each row as windowRow shows it", () => {
   assert.ok(back.files[0].rows[0].text.length < long.length, "the long row was cut");
   assert.equal(back.stopped, "max_matches");
   assert.equal(transfer.length, 5);
+});
+
+test("a kept (frozen) result is packed once per cut and posted as a copy", () => {
+  const make = (): SearchResult => ({
+    files: [{
+      path: "a.txt",
+      rows: [{ line: 2, text: "x".repeat(50_000) + "\n" }],
+      invalidUtf8: false,
+    }],
+    matchedLines: 1,
+    filesSearched: 1,
+    binaryFilesSkipped: 0,
+    filesNotSearched: 0,
+  });
+  const fresh = packOnce(make(), undefined);
+  assert.equal(fresh.transfer.length, 5, "a result of one search: its buffers go");
+  assert.notEqual(packOnce(make(), undefined).packed, fresh.packed);
+  const kept = Object.freeze(make());
+  const first = packOnce(kept, undefined);
+  assert.deepEqual(first.transfer, [], "a kept result's buffers stay");
+  // Posting it as a copy, twice, leaves it whole for the next search.
+  for (let i = 0; i < 2; i++) {
+    const { port1, port2 } = new MessageChannel();
+    port1.postMessage(first.packed, first.transfer);
+    port1.close();
+    port2.close();
+  }
+  const again = packOnce(kept, undefined);
+  assert.equal(again.packed, first.packed, "not packed again");
+  assert.deepEqual(unpackResult(structuredClone(again.packed)), kept);
+  const cut = packOnce(kept, 2000);
+  assert.notEqual(cut.packed, first.packed, "another cut is packed anew");
+  assert.ok(unpackResult(cut.packed).files[0].rows[0].text.length < 50_000, "cut");
 });
