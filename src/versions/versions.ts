@@ -6,7 +6,7 @@
 import { createHash } from "node:crypto";
 
 /** Hex digits of a version: 32 bits, short enough to copy, plenty to tell a file's versions apart. */
-const DIGITS = 8;
+export const VERSION_DIGITS = 8;
 
 /**
  * The version of a text: the first hex digits of the SHA-1 of its UTF-8 bytes (for a file
@@ -24,7 +24,7 @@ const DIGITS = 8;
  * ```
  */
 export function versionOf(text: string): string {
-  return createHash("sha1").update(text, "utf8").digest("hex").slice(0, DIGITS);
+  return createHash("sha1").update(text, "utf8").digest("hex").slice(0, VERSION_DIGITS);
 }
 
 /**
@@ -41,7 +41,7 @@ export function versionOf(text: string): string {
  * ```
  */
 export function versionOfBytes(bytes: Uint8Array): string {
-  return createHash("sha1").update(bytes).digest("hex").slice(0, DIGITS);
+  return createHash("sha1").update(bytes).digest("hex").slice(0, VERSION_DIGITS);
 }
 
 /**

@@ -5,6 +5,7 @@ import { ArgumentError, checkArgs } from "../_args.ts";
 import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "../_results.ts";
 import type { Session } from "../_session.ts";
 import { searchedVersions } from "./_shown.ts";
+import { VERSION_DIGITS } from "../../versions/mod.ts";
 import { LINE_RULE, type Settings } from "../options.ts";
 import { compilePattern } from "../../match/safe_matcher.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "../tool.ts";
@@ -254,10 +255,10 @@ async function grep(
   const result = skipMatches(searched.result, args.offset, args.context);
   // The first files the budget lets through get their versions (each costs reading the file
   // again, so not every file gets one); the session records every file shown.
-  const reach = render(result, args.context > 0, settings).files.length;
-  const versioned = Math.min(reach, VERSIONED_FILES);
+  const laidOut = render(result, args.context > 0, settings);
+  const versioned = Math.min(laidOut.files.length, VERSIONED_FILES);
   const found = await searchedVersions(store, session, settings, result.files.slice(0, versioned));
-  const shown = render(result, args.context > 0, settings, found.map((f) => f.version));
+  const shown = withVersions(laidOut, found.map((f) => f.version));
   for (let i = 0; i < shown.files.length; i++) {
     session.showed(result.files[i].path, undefined, found[i]?.version, {
       identity: found[i]?.identity,
@@ -297,25 +298,34 @@ interface Rendered {
   budgetHit: boolean;
 }
 
-/** Lays out files and rows under the output budget. */
-function render(
-  result: SearchResult,
-  separators: boolean,
-  settings: Settings,
-  versions: ReadonlyArray<string | undefined> = [],
-): Rendered {
+/** {@linkcode Rendered} before the versions: each file's text, split where its version goes. */
+interface LaidOut extends Omit<Rendered, "text"> {
+  blocks: { head: string; body: string }[];
+}
+
+/** What a version adds to a file's header line (` @` and its digits). */
+const VERSION_CHARS = 2 + VERSION_DIGITS;
+
+/**
+ * Lays out files and rows under the output budget, with room left in the header of each of
+ * the first {@linkcode VERSIONED_FILES} files for its version (found only for the files
+ * shown, so afterwards: see {@linkcode withVersions}).
+ */
+function render(result: SearchResult, separators: boolean, settings: Settings): LaidOut {
   const maxChars = rowChars(settings);
-  const out: Rendered = { text: "", files: [], matchedLines: 0, budgetHit: false };
+  const out: LaidOut = { blocks: [], files: [], matchedLines: 0, budgetHit: false };
+  let length = 0; // of the text so far, the versions' room included
   let rowCount = 0;
   // Tracked, not read back with endsWith: that would flatten the growing text every file.
   let endsWithNewline = true;
-  for (const [index, file] of result.files.entries()) {
-    const version = versions[index];
+  for (const file of result.files) {
     // A blank line between files; a last row without a terminator first ends its line, so
     // the next path does not join it (and a listing's last row stays verbatim).
-    const gap: string = out.text === "" ? "" : endsWithNewline ? "\n" : "\n\n";
+    const gap: string = length === 0 ? "" : endsWithNewline ? "\n" : "\n\n";
     const path = quotePath(file.path);
-    let block: string = gap + path + (version ? ` @${version}` : "") + "\n";
+    const head = gap + path;
+    const room = out.files.length < VERSIONED_FILES ? VERSION_CHARS : 0;
+    let block = "\n";
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
@@ -324,7 +334,7 @@ function render(
       // The first row is always shown, so that a result makes progress on any budget.
       if (
         rowCount >= settings.maxLines ||
-        (rowCount > 0 && out.text.length + block.length + piece.length > maxChars)
+        (rowCount > 0 && length + head.length + room + block.length + piece.length > maxChars)
       ) {
         out.budgetHit = true;
         break;
@@ -335,19 +345,27 @@ function render(
       previous = row;
     }
     if (lines.length > 0) {
-      out.text += block;
+      out.blocks.push({ head, body: block });
+      length += head.length + room + block.length;
       endsWithNewline = block.endsWith("\n");
-      out.files.push({
-        path,
-        lines,
-        ...(file.invalidUtf8 ? { invalid_utf8: true } : {}),
-        ...(version ? { version } : {}),
-      });
+      out.files.push({ path, lines, ...(file.invalidUtf8 ? { invalid_utf8: true } : {}) });
       out.matchedLines += lines.length;
     }
     if (out.budgetHit) break;
   }
   return out;
+}
+
+/** The laid-out files with their versions (`versions[i]` for the i-th file shown). */
+function withVersions(laidOut: LaidOut, versions: ReadonlyArray<string | undefined>): Rendered {
+  const { blocks, ...rest } = laidOut;
+  const pieces: string[] = [];
+  const files = laidOut.files.map((file, i) => {
+    const version = versions[i];
+    pieces.push(blocks[i].head, version ? ` @${version}` : "", blocks[i].body);
+    return version ? { ...file, version } : file;
+  });
+  return { ...rest, text: pieces.join(""), files };
 }
 
 function stopNotes(

@@ -242,6 +242,22 @@ describe("numbered edits and the version the agent saw", () => {
     );
   });
 
+  test("grep keeps room for its versions within the output budget", async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 60; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "hit\n";
+    for (const maxChars of [400, 500, 1000]) {
+      const grep = await memoryTools(files, { maxChars }).call("grep", { pattern: "hit" });
+      const text = okText(grep);
+      assert.ok(text.length <= maxChars, `${text.length} characters of ${maxChars}`);
+      const shown = grep.structuredContent?.files as Array<{ path: string; version?: string }>;
+      assert.ok(shown.length > 3 && shown.length < 60, `${shown.length} files shown`);
+      for (const file of shown) {
+        assert.match(file.version ?? "", /^[0-9a-f]{8}$/, file.path);
+        assert.ok(text.includes(`${file.path} @${file.version}\n1\thit\n`), file.path);
+      }
+    }
+  });
+
   test("a grep after a read keeps the text the read left, so edits still carry over", async () => {
     const h = await seen();
     okText(await h.call("grep", { pattern: "four" }));
