@@ -19,7 +19,7 @@
 import * as fs from "node:fs";
 import process from "node:process";
 import { InputError } from "../core/input_errors.ts";
-import { startWorker, WATCH_ORDER_KEPT } from "../io/runtime.ts";
+import { startWorker, WATCH_ORDER_KEPT, workerFailureReason } from "../io/runtime.ts";
 import { createBarrierDir } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
@@ -282,7 +282,7 @@ export class SearchThread {
     worker.onmessage = (event: MessageEvent<ThreadReply>) => this.#reply(event.data);
     worker.onerror = (event) => {
       event.preventDefault?.();
-      this.#stop(new Error(`the search thread failed: ${event.message}`));
+      this.#stop(new Error(`the search thread failed: ${workerFailureReason(event)}`));
     };
     const init: ThreadInit = { ...this.#init, watchDir: this.#watchDir };
     worker.postMessage(init);

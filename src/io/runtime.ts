@@ -124,7 +124,10 @@ export function startWorker(name: WorkerName, module?: URL): Worker | undefined 
   try {
     return new Worker(specifier, { type: "module" });
   } catch (error) {
-    sayOnce(name, `the ${name} worker did not start (${reasonOf(error)}); working without it`);
+    sayOnce(
+      name,
+      `the ${name} worker did not start (${workerFailureReason(error)}); working without it`,
+    );
     return undefined;
   }
 }
@@ -139,7 +142,7 @@ export function startWorker(name: WorkerName, module?: URL): Worker | undefined 
  * @param cause the worker's `error` or `messageerror` event, or what was thrown
  */
 export function reportWorkerFailure(name: WorkerName, cause: unknown): void {
-  sayOnce(name, `the ${name} worker failed (${reasonOf(cause)}); working without it`);
+  sayOnce(name, `the ${name} worker failed (${workerFailureReason(cause)}); working without it`);
 }
 
 /** The workers that failed, each said once (the next failure is most likely the same). */
@@ -151,8 +154,14 @@ function sayOnce(name: WorkerName, text: string): void {
   console.error(`linewise: ${text}`);
 }
 
-/** What went wrong, in one line, from an error, an `error` event or a `messageerror` event. */
-function reasonOf(cause: unknown): string {
+/**
+ * What went wrong with a worker, in one line, from an error, an `error` event or a
+ * `messageerror` event.
+ *
+ * @param cause what the worker or its event gave
+ * @returns e.g. "ReferenceError: x is not defined"
+ */
+export function workerFailureReason(cause: unknown): string {
   if (cause instanceof Error) return oneLine(cause.message);
   const message = (cause as { message?: unknown } | undefined)?.message;
   if (typeof message === "string" && message.trim() !== "") return oneLine(message);
@@ -162,10 +171,16 @@ function reasonOf(cause: unknown): string {
 }
 
 /** A message's gist: Bun's message of a worker's error is a code frame with an `error:` line. */
+/**
+ * The line of a message that says what failed: Deno's `error: ...`, else the error's own
+ * line (Bun's message starts with the failing line of code, which in the compiled binary
+ * is a whole bundle's line), else the first.
+ */
 function oneLine(message: string): string {
   const lines = message.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   const error = lines.find((line) => line.startsWith("error: "));
-  return error?.slice("error: ".length) ?? lines[0] ?? message;
+  if (error !== undefined) return error.slice("error: ".length);
+  return lines.find((line) => /^[A-Z]\w*(?:Error|Exception)\b/.test(line)) ?? lines[0] ?? message;
 }
 
 /**

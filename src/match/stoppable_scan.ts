@@ -19,6 +19,7 @@ import {
   PROCESS_MODULES,
   startWorker,
   TERMINATE_STOPS_REGEX,
+  workerFailureReason,
 } from "../io/runtime.ts";
 import type { ScanReply, ScanRequest } from "./_pattern_scan.ts";
 import { PATTERN_HELPER_ENV, PATTERN_PARENT_ENV } from "./pattern_helper.ts";
@@ -107,7 +108,7 @@ class WorkerHelper implements Helper {
       this.#worker.onmessage = (event: MessageEvent<ScanReply>) => resolve(event.data);
       this.#worker.onerror = (event) => {
         event.preventDefault(); // (Deno would otherwise end the process)
-        reject(new Error(`the pattern helper worker failed: ${event.message}`));
+        reject(new Error(`the pattern helper worker failed: ${workerFailureReason(event)}`));
       };
       this.#worker.postMessage(request);
     });

@@ -22,6 +22,10 @@ const FAULTY = `self.onmessage = (event) => {
     message: "x is undefined", stack: "TypeError: x is undefined\\n    at thread.js:2" } });
 };`;
 
+/** One that throws where it stands (a long line of code, as a bundle's is). */
+const THROWING = `${"/* a long line of code */ ".repeat(40)} self.onmessage = (event) => {
+  if (typeof event.data.id === "number") undefinedThing(); };`;
+
 /** A pattern with no linear-time form that takes far longer than any budget on "a"*501+"b". */
 const SLOW = "(a)a*a*a*\\1c";
 
@@ -50,6 +54,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     );
     await fs.writeFile(path.join(modules, "silent.js"), SILENT);
     await fs.writeFile(path.join(modules, "faulty.js"), FAULTY);
+    await fs.writeFile(path.join(modules, "throwing.js"), THROWING);
     inThread = await DirectoryStore.create({ roots: [dir] });
     onThread = await DirectoryStore.create({ roots: [dir], searchThread: true });
   });
@@ -181,6 +186,25 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       assert.ok(error instanceof Error && !(error instanceof StoreError), String(error));
       assert.match(error.message, /the search thread failed: x is undefined/);
       assert.match(error.stack!, /on the search thread[\s\S]*thread\.js:2/);
+    } finally {
+      thread.close();
+    }
+  });
+
+  it("says in one line what failed when the thread dies, not the line of code", async () => {
+    const sandbox = await Sandbox.create({ roots: [dir] });
+    const thread = SearchThread.where(
+      sandbox.share(),
+      { searchIndex: false },
+      new URL(`file://${modules}/throwing.js`),
+    )!;
+    try {
+      const error = await thread.search(query("needle")).catch((e) => e);
+      assert.ok(error instanceof Error && !(error instanceof StoreError), String(error));
+      assert.match(
+        error.message,
+        /^the search thread failed: (Uncaught )?ReferenceError: undefinedThing is not defined$/,
+      );
     } finally {
       thread.close();
     }
