@@ -4,8 +4,8 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { BLOCKING_READ_BYTES, openForRead, readHead } from "../../src/files/_open_file.ts";
-import { NotAFileError } from "../../src/store/errors.ts";
+import { BLOCKING_READ_BYTES, openForRead, readAll, readHead } from "../../src/files/_open_file.ts";
+import { FileTooLargeError, NotAFileError } from "../../src/store/errors.ts";
 import { filesOf } from "../_helpers/files.ts";
 
 describe("openForRead()", () => {
@@ -62,5 +62,39 @@ describe("openForRead()", () => {
       return;
     }
     await assert.rejects(openForRead(filesOf(dir), node("pipe")), /FIFO/);
+  });
+});
+
+describe("readAll", () => {
+  /** A file of `bytes` that was `size` bytes long when it was opened. */
+  function grown(bytes: Uint8Array) {
+    const reads: number[] = []; // the length each read asked for
+    const handle = {
+      read(buffer: Uint8Array, offset: number, length: number, position: number) {
+        reads.push(length);
+        const part = bytes.subarray(position, position + length);
+        buffer.set(part, offset);
+        return Promise.resolve({ bytesRead: part.length });
+      },
+      close: () => Promise.resolve(),
+    };
+    return { handle, reads };
+  }
+  const bytes = (n: number) => Uint8Array.from({ length: n }, (_, i) => i % 251);
+
+  it("reads a file that grew while it was read, to its new end", async () => {
+    for (const extra of [0, 1, 4095, 4096, 4097, 3 * 1024 * 1024]) {
+      const file = bytes(10_000 + extra);
+      const { handle, reads } = grown(file);
+      const read = await readAll(handle, 10_000, undefined, "a.txt");
+      assert.deepEqual(read, file, `${extra} bytes more`);
+      assert.equal(reads[0], 10_000, "the size first");
+      assert.ok(reads[1] <= 4096, `then a small read to see whether it grew (${reads[1]})`);
+    }
+  });
+
+  it("refuses a file that grew past the cap while it was read", async () => {
+    const { handle } = grown(bytes(10_000 + 8192));
+    await assert.rejects(readAll(handle, 10_000, 12_000, "a.txt"), FileTooLargeError);
   });
 });
