@@ -9,10 +9,23 @@ export class McpClient {
   #buffer = "";
   #next = 1;
   readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
+  #stderr = ""; // the last of it, for the error when the server ends early
+  #exited: string | undefined;
 
   constructor(command: string, args: string[]) {
     this.child = spawn(command, args, { stdio: ["pipe", "pipe", "pipe"] });
-    this.child.stderr!.on("data", () => {});
+    this.child.stderr!.on("data", (chunk) => {
+      this.#stderr = (this.#stderr + chunk).slice(-2000);
+    });
+    // A server that ends (a bad option, a crash) fails what waits for it, not hangs the run.
+    this.child.stdin!.on("error", () => {}); // (a write after it ended: the exit says why)
+    this.child.on("exit", (code, signal) => {
+      this.#exited = `the server ended (${signal ?? `exit ${code}`}): ${this.#stderr.trim()}`;
+      for (const resolve of this.#pending.values()) {
+        resolve({ error: { message: this.#exited } });
+      }
+      this.#pending.clear();
+    });
     this.child.stdout!.setEncoding("utf8");
     this.child.stdout!.on("data", (chunk: string) => {
       this.#buffer += chunk;
@@ -34,11 +47,12 @@ export class McpClient {
   static async start(command: string, args: string[]): Promise<{ client: McpClient; ms: number }> {
     const started = performance.now();
     const client = new McpClient(command, args);
-    await client.request("initialize", {
+    const response = await client.request("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},
       clientInfo: { name: "linewise-bench", version: "1" },
     });
+    if (response.error) throw new Error(`initialize failed: ${JSON.stringify(response.error)}`);
     const ms = performance.now() - started;
     client.notify("notifications/initialized");
     return { client, ms };
@@ -46,7 +60,8 @@ export class McpClient {
 
   request(method: string, params: unknown): Promise<Record<string, unknown>> {
     const id = this.#next++;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
+      if (this.#exited !== undefined) return reject(new Error(this.#exited));
       this.#pending.set(id, resolve);
       this.child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n");
     });
