@@ -108,26 +108,39 @@ export function unpackResult(packed: PackedResult): SearchResult {
   return { ...rest, files };
 }
 
-/** Kept results (frozen: every identical search gets the same one), as last packed. */
-const packedKept = new WeakMap<SearchResult, { cut: number | undefined; packed: PackedResult }>();
+/**
+ * Kept results (frozen: every identical search gets the same one) as last packed; null for
+ * one answered once so far.
+ */
+const packedKept = new WeakMap<
+  SearchResult,
+  { cut: number | undefined; packed: PackedResult } | null
+>();
 
 /**
- * {@linkcode packResult} for posting; a kept result (frozen) is packed once, and then posted
- * as a copy (its buffers are not to be transferred), so that a repeated search does not
- * pack it again.
+ * {@linkcode packResult} for posting. A kept result (frozen) answered before, by an identical
+ * search, is packed once and then posted as a copy (its buffers are not to be transferred),
+ * so that a search repeated again does not pack it again; the first answer with it (the
+ * search that found it) goes as any other.
  *
  * @param result the search's result
  * @param cut the code points a row is shown with (undefined: rows are kept whole)
- * @returns the packed result, and the buffers to transfer with it (none for a kept one)
+ * @returns the packed result, the buffers to transfer with it (none for a repeated one), and
+ *   whether the result was a kept one answered before
  */
 export function packOnce(
   result: SearchResult,
   cut: number | undefined,
-): { packed: PackedResult; transfer: ArrayBuffer[] } {
-  if (!Object.isFrozen(result)) return packResult(result, cut);
-  const known = packedKept.get(result);
-  if (known !== undefined && known.cut === cut) return { packed: known.packed, transfer: [] };
+): { packed: PackedResult; transfer: ArrayBuffer[]; repeated: boolean } {
+  const known = Object.isFrozen(result) ? packedKept.get(result) : undefined;
+  if (known === undefined) {
+    if (Object.isFrozen(result)) packedKept.set(result, null);
+    return { ...packResult(result, cut), repeated: false };
+  }
+  if (known !== null && known.cut === cut) {
+    return { packed: known.packed, transfer: [], repeated: true };
+  }
   const { packed } = packResult(result, cut);
   packedKept.set(result, { cut, packed });
-  return { packed, transfer: [] };
+  return { packed, transfer: [], repeated: true };
 }

@@ -49,7 +49,7 @@ scope.onmessage = (event) => {
 async function search({ id, query }: ThreadSearch): Promise<void> {
   const controller = new AbortController();
   searches.set(id, controller);
-  const started = performance.now();
+  let repeated = false;
   try {
     const { recipe, progress, unreadable, ...rest } = query;
     const { matcher } = compilePattern(recipe.pattern, recipe);
@@ -64,28 +64,29 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
         ? (display) => scope.postMessage({ id, unreadable: display })
         : undefined,
     });
-    const { packed, transfer } = packOnce(result, rest.rowCut);
+    const { packed, transfer, ...once } = packOnce(result, rest.rowCut);
+    repeated = once.repeated;
     scope.postMessage({ id, result: packed }, transfer);
   } catch (error) {
     scope.postMessage({ id, error: postedError(error, controller.signal) });
   } finally {
     searches.delete(id);
-    collectAfter(performance.now() - started);
+    collectAfter(repeated);
   }
 }
 
-/** A search that took less than this left little to collect (a kept result, a few files). */
-const QUICK_SEARCH_MS = 50;
-
 /**
- * Collects what a search left: after a long one at once in a big process (under load), else
- * once the thread is idle. A forced collection of a big heap takes a while, which the next
- * search would wait for (and a posted result waits for the end of this task); after a quick
- * search, only once the thread has been idle long enough for the next call not to be on its
- * way (a grep repeated at once waited for a collection after each answer).
+ * Collects what a search left: in a big process (under load) at once, else once the thread
+ * is idle. A forced collection of a big heap takes a while, which the next search would
+ * wait for (and a posted result waits for the end of this task); after a repeated search,
+ * answered with a kept result (which left little), only once the thread has been idle long
+ * enough for the next call not to be on its way (a grep repeated at once waited for a
+ * collection after each answer).
+ *
+ * @param repeated whether the search was answered with a kept result it had given before
  */
-function collectAfter(tookMs: number): void {
-  if (tookMs < QUICK_SEARCH_MS) collectGarbageWhenIdle(500);
+function collectAfter(repeated: boolean): void {
+  if (repeated) collectGarbageWhenIdle(500);
   else if (process.memoryUsage().rss > SECOND_SEARCH_BELOW) setTimeout(collectGarbage, 0);
   else collectGarbageWhenIdle(50);
 }

@@ -69,7 +69,7 @@ test("packing with a cut gives each row as windowRow shows it", () => {
   assert.equal(transfer.length, 5);
 });
 
-test("a kept (frozen) result is packed once per cut and posted as a copy", () => {
+test("a kept (frozen) result is packed once per cut for its repeats, posted as a copy", () => {
   const make = (): SearchResult => ({
     files: [{
       path: "a.txt",
@@ -83,11 +83,15 @@ test("a kept (frozen) result is packed once per cut and posted as a copy", () =>
   });
   const fresh = packOnce(make(), undefined);
   assert.equal(fresh.transfer.length, 5, "a result of one search: its buffers go");
-  assert.notEqual(packOnce(make(), undefined).packed, fresh.packed);
+  assert.equal(fresh.repeated, false);
   const kept = Object.freeze(make());
+  const found = packOnce(kept, undefined);
+  assert.equal(found.transfer.length, 5, "the search that found it answers as any other");
+  assert.equal(found.repeated, false);
   const first = packOnce(kept, undefined);
-  assert.deepEqual(first.transfer, [], "a kept result's buffers stay");
-  // Posting it as a copy, twice, leaves it whole for the next search.
+  assert.deepEqual(first.transfer, [], "a repeat's buffers stay");
+  assert.equal(first.repeated, true);
+  // Posting it as a copy, twice, leaves it whole for the next repeat.
   for (let i = 0; i < 2; i++) {
     const { port1, port2 } = new MessageChannel();
     port1.postMessage(first.packed, first.transfer);
