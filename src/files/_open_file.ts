@@ -153,5 +153,9 @@ export async function readAll(
     // (a block's worth of zeroed memory per file read cost more than the read), then blocks.
     blockBytes = pieces.length === 1 ? GROWTH_PROBE_BYTES : BLOCK_BYTES;
   }
+  // (Also when it grew past the cap by less than a read.)
+  if (maxBytes !== undefined && total > maxBytes) {
+    throw new FileTooLargeError(display, total, maxBytes);
+  }
   return concat(pieces.length === 0 ? [new Uint8Array(0)] : pieces);
 }

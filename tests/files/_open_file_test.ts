@@ -94,7 +94,11 @@ describe("readAll", () => {
   });
 
   it("refuses a file that grew past the cap while it was read", async () => {
-    const { handle } = grown(bytes(10_000 + 8192));
-    await assert.rejects(readAll(handle, 10_000, 12_000, "a.txt"), FileTooLargeError);
+    for (const extra of [100, 8192, 2 * 1024 * 1024]) {
+      const { handle } = grown(bytes(10_000 + extra));
+      await assert.rejects(readAll(handle, 10_000, 10_050, "a.txt"), FileTooLargeError, `${extra}`);
+    }
+    const { handle } = grown(bytes(10_050));
+    assert.equal((await readAll(handle, 10_000, 10_050, "a.txt")).length, 10_050, "up to the cap");
   });
 });
