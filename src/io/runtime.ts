@@ -170,17 +170,17 @@ export function workerFailureReason(cause: unknown): string {
   return typeof type === "string" ? `its ${type} event` : String(cause);
 }
 
-/** A message's gist: Bun's message of a worker's error is a code frame with an `error:` line. */
 /**
- * The line of a message that says what failed: Deno's `error: ...`, else the error's own
- * line (Bun's message starts with the failing line of code, which in the compiled binary
- * is a whole bundle's line), else the first.
+ * The line of a message that says what failed: an `error: ...` line where there is one,
+ * else the error's own line (Bun's message of a worker's error starts with the failing line
+ * of code, which in the compiled binary is a whole bundle's line), else the first.
  */
 function oneLine(message: string): string {
   const lines = message.split("\n").map((line) => line.trim()).filter((line) => line !== "");
   const error = lines.find((line) => line.startsWith("error: "));
   if (error !== undefined) return error.slice("error: ".length);
-  return lines.find((line) => /^[A-Z]\w*(?:Error|Exception)\b/.test(line)) ?? lines[0] ?? message;
+  const own = lines.find((line) => /^(?:[A-Z]\w*)?(?:Error|Exception)\b/.test(line));
+  return own ?? lines[0] ?? message;
 }
 
 /**
