@@ -86,7 +86,11 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
  * @param repeated whether the search was answered with a kept result it had given before
  */
 function collectAfter(repeated: boolean): void {
-  if (repeated) collectGarbageWhenIdle(500);
+  if (repeated) collectGarbageWhenIdle(IDLE_AFTER_REPEAT_MS);
   else if (process.memoryUsage().rss > SECOND_SEARCH_BELOW) setTimeout(collectGarbage, 0);
-  else collectGarbageWhenIdle(50);
+  else collectGarbageWhenIdle(IDLE_AFTER_SEARCH_MS);
 }
+
+/** How long the thread must be idle before it collects after a search, and after a repeat. */
+const IDLE_AFTER_SEARCH_MS = 50;
+const IDLE_AFTER_REPEAT_MS = 500;

@@ -56,9 +56,9 @@ interface Placed {
 
 /**
  * The rules by what a path must be for each to match, so that a test need not run them all
- * (a tree's top `.gitignore` holds a hundred, most of them `*.ext` or names): exact names
- * and paths, suffixes by their last character, prefixes by their first; the other rules are
- * run, from the last, until one matches.
+ * (most rules of a large tree's `.gitignore` files are `*.ext` or names): exact names and
+ * paths, suffixes by their last character, prefixes by their first; the other rules are run,
+ * from the last, until one matches.
  */
 class RuleIndex {
   readonly names = new Map<string, number[]>();
@@ -72,7 +72,7 @@ class RuleIndex {
     rules.forEach((rule, at) => {
       const plain = rule.plain;
       if (plain === undefined) {
-        this.others.unshift(at);
+        this.others.push(at);
         return;
       }
       const { kind, text } = plain;
@@ -81,6 +81,7 @@ class RuleIndex {
         push(this.suffixes, text.charCodeAt(text.length - 1), { text, at });
       } else push(this.prefixes, text.charCodeAt(0), { text, at });
     });
+    this.others.reverse();
   }
 }
 
