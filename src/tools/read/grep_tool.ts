@@ -313,6 +313,7 @@ const VERSION_CHARS = 2 + VERSION_DIGITS;
  */
 function render(result: SearchResult, separators: boolean, settings: Settings): LaidOut {
   const maxChars = rowChars(settings);
+  const rowOptions = { cut: settings.cut };
   const out: LaidOut = { blocks: [], files: [], matchedLines: 0, budgetHit: false };
   let length = 0; // of the text so far, the versions' room included
   let rowCount = 0;
@@ -324,12 +325,15 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     const gap: string = length === 0 ? "" : endsWithNewline ? "\n" : "\n\n";
     const path = quotePath(file.path);
     const head = gap + path;
-    const room = out.files.length < VERSIONED_FILES ? VERSION_CHARS : 0;
+    // (A file that is not valid UTF-8 gets no version.)
+    const room = out.files.length < VERSIONED_FILES && !file.invalidUtf8 ? VERSION_CHARS : 0;
     let block = "\n";
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
-      let piece = formatRow({ ...row, context: !row.match }, { cut: settings.cut }).text;
+      // (A matching row as it is: a copy of each of tens of thousands of rows costs.)
+      const shown = row.match ? row : { ...row, context: true };
+      let piece = formatRow(shown, rowOptions).text;
       if (separators && previous && row.line > previous.line + 1) piece = "--\n" + piece;
       // The first row is always shown, so that a result makes progress on any budget.
       if (
