@@ -19,7 +19,8 @@ export class McpClient {
     });
     // A server that ends (a bad option, a crash) fails what waits for it, not hangs the run.
     this.child.stdin!.on("error", () => {}); // (a write after it ended: the exit says why)
-    this.child.on("exit", (code, signal) => {
+    // ("close", not "exit": the replies it wrote before it ended are read first.)
+    this.child.on("close", (code, signal) => {
       this.#exited = `the server ended (${signal ?? `exit ${code}`}): ${this.#stderr.trim()}`;
       for (const resolve of this.#pending.values()) {
         resolve({ error: { message: this.#exited } });
