@@ -9,9 +9,6 @@ import { Buffer } from "node:buffer";
 import { keepOffTopTier } from "../io/runtime.ts";
 
 const LF = 10;
-/** U+212A KELVIN SIGN and U+017F LATIN SMALL LETTER LONG S in UTF-8. */
-const KELVIN_SIGN = Buffer.from("\u212A");
-const LONG_S = Buffer.from("\u017F");
 
 /** A Buffer view of bytes (for its fast indexOf). */
 export function bytesOf(bytes: Uint8Array): Buffer {
@@ -52,37 +49,68 @@ export function occurrences(
 /**
  * Per needle, whether the bytes around an occurrence of it hold its folded literal, ASCII
  * letters compared without case (where the needle's part lies in the literal more than
- * once, at any of its places). A `k` or an `s` of a literal may stand in the text as a
- * Kelvin sign or a long s, of other byte lengths: in a text that holds either, every
- * occurrence of such a literal's needles counts.
+ * once, at any of its places), compared outward from the occurrence. A `k` or an `s` of a
+ * literal may stand in the text as a Kelvin sign or a long s, of other byte lengths: where
+ * such a literal's bytes differ from the text at a byte beyond ASCII, the occurrence counts
+ * (the matcher decides). Outward, the bytes before and after such a character still line up
+ * with the literal's.
  */
 function confirmations(
   buffer: Buffer,
   needles: readonly Uint8Array[],
   folded: readonly Uint8Array[],
 ): ((at: number) => boolean)[] {
-  let odd: { k: boolean; s: boolean } | undefined; // (looked for once, when needed)
-  return needles.map((needle, i) => {
-    const within = bytesOf(folded[i]);
-    if (within.includes("k") || within.includes("s")) {
-      odd ??= { k: buffer.includes(KELVIN_SIGN), s: buffer.includes(LONG_S) };
-      if ((odd.k && within.includes("k")) || (odd.s && within.includes("s"))) return () => true;
-    }
-    const part = needle.map(lower);
-    const places: number[] = [];
-    for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {
-      places.push(at);
-    }
+  return plansOf(needles, folded).map(({ within, odd, places }, i) => {
+    const needle = needles[i];
+    // Whether the text byte at `b` stands for the literal's byte `j`: equal, or maybe.
+    const fits = (b: number, j: number): boolean | "maybe" => {
+      const byte = buffer[b];
+      if (lower(byte) === within[j]) return true;
+      return odd && byte >= 0x80 ? "maybe" : false;
+    };
     return (at) =>
       places.some((place) => {
-        const start = at - place;
-        if (start < 0 || start + within.length > buffer.length) return false;
-        for (let j = 0; j < within.length; j++) {
-          if (lower(buffer[start + j]) !== within[j]) return false;
+        for (let j = place - 1, b = at - 1; j >= 0; j--, b--) {
+          const fit = b >= 0 && fits(b, j);
+          if (fit !== true) return fit === "maybe";
+        }
+        for (let j = place + needle.length, b = at + needle.length; j < within.length; j++, b++) {
+          const fit = b < buffer.length && fits(b, j);
+          if (fit !== true) return fit === "maybe";
         }
         return true;
       });
   });
+}
+
+/** What confirming a needle's occurrences takes, worked out once per search. */
+interface Plan {
+  /** The folded literal. */
+  within: Buffer;
+  /** Whether it has a `k` or an `s`. */
+  odd: boolean;
+  /** Where the needle lies in it. */
+  places: number[];
+}
+
+/** Plans by the search's folded literals (the same array for every file of a search). */
+const plans = new WeakMap<readonly Uint8Array[], Plan[]>();
+
+function plansOf(needles: readonly Uint8Array[], folded: readonly Uint8Array[]): Plan[] {
+  let known = plans.get(folded);
+  if (known === undefined) {
+    known = needles.map((needle, i) => {
+      const within = bytesOf(folded[i]);
+      const part = needle.map(lower);
+      const places: number[] = [];
+      for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {
+        places.push(at);
+      }
+      return { within, odd: within.includes("k") || within.includes("s"), places };
+    });
+    plans.set(folded, known);
+  }
+  return known;
 }
 
 /** An ASCII capital's lower-case byte; any other byte as it is. */

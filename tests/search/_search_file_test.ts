@@ -108,7 +108,16 @@ describe("examineBytes()", () => {
   });
 
   it("ignoring case, keeps a line whose k or s stands as a Kelvin sign or a long s", () => {
-    for (const [pattern, line] of [["needles", "a NEEDLEſ here"], ["kneed", "\u212ANEED"]]) {
+    const cases = [
+      ["needles", "a NEEDLEſ here"],
+      ["kneed", "\u212ANEED"],
+      // (Looked for by "1b2": the Kelvin sign lies a character before it, and after three
+      // more, so that its bytes put what lies before them out of line with the literal.)
+      ["ka1b2c3", "x \u212AA1B2C3"],
+      ["wxyka1b2c3", "WXY\u212AA1B2C3"],
+      ["a1b2c3s", "ſ A1B2C3ſ"],
+    ];
+    for (const [pattern, line] of cases) {
       const matcher = regexMatcher(pattern, { ignoreCase: true });
       assert.ok(matcher.matchLine(line), `${pattern} matches ${line}`);
       const bytes = encoder.encode(`x\n${line}\ny\n`);
