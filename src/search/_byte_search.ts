@@ -93,24 +93,29 @@ interface Plan {
   places: number[];
 }
 
-/** Plans by the search's folded literals (the same array for every file of a search). */
-const plans = new WeakMap<readonly Uint8Array[], Plan[]>();
+/**
+ * Plans by the search's folded literals, with the needles they were made for (the same
+ * arrays for every file of a search).
+ */
+const plans = new WeakMap<
+  readonly Uint8Array[],
+  { needles: readonly Uint8Array[]; plans: Plan[] }
+>();
 
 function plansOf(needles: readonly Uint8Array[], folded: readonly Uint8Array[]): Plan[] {
-  let known = plans.get(folded);
-  if (known === undefined) {
-    known = needles.map((needle, i) => {
-      const within = bytesOf(folded[i]);
-      const part = needle.map(lower);
-      const places: number[] = [];
-      for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {
-        places.push(at);
-      }
-      return { within, odd: within.includes("k") || within.includes("s"), places };
-    });
-    plans.set(folded, known);
-  }
-  return known;
+  const known = plans.get(folded);
+  if (known !== undefined && known.needles === needles) return known.plans;
+  const made = needles.map((needle, i) => {
+    const within = bytesOf(folded[i]);
+    const part = needle.map(lower);
+    const places: number[] = [];
+    for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {
+      places.push(at);
+    }
+    return { within, odd: within.includes("k") || within.includes("s"), places };
+  });
+  plans.set(folded, { needles, plans: made });
+  return made;
 }
 
 /** An ASCII capital's lower-case byte; any other byte as it is. */
