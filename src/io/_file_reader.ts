@@ -117,18 +117,52 @@ export class FileReader {
     }
   }
 
+  /**
+   * Reads byte ranges of a file one after another into the buffer, when the fstat of the open
+   * file passes `accept` (for instance: it is as it was when the ranges were chosen) before
+   * the reads and after them (it was not written meanwhile).
+   *
+   * @param path the real path
+   * @param ranges `[start, end)` pairs, flat, within the file
+   * @param accept whether the file may be read
+   * @returns the ranges' bytes in order (valid until the next read), or undefined when the
+   *   file was refused, ended before a range did, or the ranges exceed `maxBytes`
+   */
+  readRanges(
+    path: string,
+    ranges: readonly number[],
+    accept: (stat: FileStat) => boolean,
+  ): Uint8Array | undefined {
+    const files = this.files;
+    const fd = files.openRead(path);
+    try {
+      if (!accept(files.fstat(fd))) return undefined;
+      let total = 0;
+      for (let i = 0; i < ranges.length; i += 2) total += ranges[i + 1] - ranges[i];
+      if (total > this.#maxBytes) return undefined;
+      const buffer = this.#room(total);
+      let filled = 0;
+      for (let i = 0; i < ranges.length; i += 2) {
+        for (let at = ranges[i]; at < ranges[i + 1];) {
+          const got = files.read(fd, buffer, filled, ranges[i + 1] - at, at);
+          if (got === 0) return undefined;
+          filled += got;
+          at += got;
+        }
+      }
+      return accept(files.fstat(fd)) ? buffer.subarray(0, filled) : undefined;
+    } finally {
+      files.close(fd);
+    }
+  }
+
   /** {@linkcode read} of an open file. */
   #readOpen(fd: number): ReadOutcome {
     const stat = this.files.fstat(fd);
     if (stat.kind !== "file") return { kind: "not_file", stat };
     const size = stat.size;
     if (size > this.#maxBytes) return { kind: "large", stat };
-    if (size > this.#buffer.length) {
-      this.#buffer = new Uint8Array(
-        Math.min(this.#maxBytes, Math.max(size, this.#buffer.length * 2)),
-      );
-    }
-    const buffer = this.#buffer;
+    const buffer = this.#room(size);
     let filled = 0;
     while (filled < size) {
       const got = this.files.read(fd, buffer, filled, size - filled, filled);
@@ -136,6 +170,16 @@ export class FileReader {
       filled += got;
     }
     return { kind: "bytes", bytes: buffer.subarray(0, filled), stat };
+  }
+
+  /** The buffer, grown to hold `size` bytes (at most `maxBytes`). */
+  #room(size: number): Uint8Array {
+    if (size > this.#buffer.length) {
+      this.#buffer = new Uint8Array(
+        Math.min(this.#maxBytes, Math.max(size, this.#buffer.length * 2)),
+      );
+    }
+    return this.#buffer;
   }
 }
 

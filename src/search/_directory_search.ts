@@ -21,8 +21,15 @@ import type { FileSystem } from "../io/file_system.ts";
 import { openForRead, readHead } from "../files/_open_file.ts";
 import { mapOsError } from "../files/_os_errors.ts";
 import { type PassedLine, SearchCollector } from "../store/_search_collector.ts";
-import { examineBytes, type Examined, type Prefilter, WHOLE_FILE_BYTES } from "./_search_file.ts";
+import {
+  examineBytes,
+  type Examined,
+  type Prefilter,
+  prefilterOf,
+  WHOLE_FILE_BYTES,
+} from "./_search_file.ts";
 import { resultKey, type SearchIndex, type WalkToMake } from "./index/_search_index.ts";
+import type { ReadPlan } from "./index/_block_filters.ts";
 import {
   BATCH_SIZE,
   ExaminedBatches,
@@ -200,7 +207,7 @@ async function listFiles(
     const answer = index.knownFiles(walkKey, files, query.matcher);
     if (answer.rarest !== undefined) reading.literal = answer.rarest;
     for (let i = 0; i < files.length; i++) {
-      if (answer.known[i] === undefined) reading.add(files[i].key);
+      if (answer.known[i] === undefined) reading.add(files[i].key, answer.plans.get(i));
     }
     return { files, known: answer.known, skipped: walked.skipped };
   }
@@ -332,11 +339,6 @@ async function collectInOrder(
   return read;
 }
 
-/** The bytes of a literal for the byte-level prefilter, unless it stands for invalid UTF-8. */
-function needleOf(literal: string | undefined): Uint8Array | undefined {
-  return literal && !literal.includes("\uFFFD") ? new TextEncoder().encode(literal) : undefined;
-}
-
 /** How a file the examination left over is searched on this thread. */
 interface OneFileSearch extends Prefilter {
   /** Context lines of the search. */
@@ -367,6 +369,7 @@ class ReadingQueue {
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   readonly #lease: WorkerLease | undefined;
+  readonly #plans = new Map<number, ReadPlan>(); // by position in keys
   #batches: ExaminedBatches | undefined;
 
   constructor(place: SearchPlace, matcher: Matcher, context: number, reader: FileReader) {
@@ -380,19 +383,19 @@ class ReadingQueue {
 
   /** The bytes the examination looks for: the literal's, or else one of the alternatives'. */
   prefilter(): Prefilter {
-    const needle = needleOf(this.literal);
-    if (needle !== undefined || !this.#alternatives?.length) return { needle };
-    const anyOf = this.#alternatives.map(needleOf);
-    if (!anyOf.every((one) => one !== undefined)) return {};
-    const folded = this.#folded?.map(needleOf);
-    const confirms = folded?.length === anyOf.length && folded.every((one) => one !== undefined);
-    return { anyOf: anyOf as Uint8Array[], folded: confirms ? folded as Uint8Array[] : undefined };
+    return prefilterOf(this.literal, this.#alternatives, this.#folded);
   }
 
-  /** Adds a file to read. */
-  add(key: string): void {
+  /**
+   * Adds a file to read.
+   *
+   * @param key its real path
+   * @param plan what to read of it, when the index has its block filters
+   */
+  add(key: string, plan?: ReadPlan): void {
+    if (plan !== undefined) this.#plans.set(this.keys.length, plan);
     this.keys.push(key);
-    if (this.#batches !== undefined) return this.#batches.add(key);
+    if (this.#batches !== undefined) return this.#batches.add(key, plan);
     let workers: Worker[] | WorkerLease | undefined = this.#lease;
     // A big tree: the workers start reading while the walk goes on. (With an index, only
     // its warm workers help: a search beside another that has them goes on alone, rather
@@ -406,7 +409,7 @@ class ReadingQueue {
     }
     if (workers === undefined) return;
     this.#batches = this.#examine(workers);
-    for (const key of this.keys) this.#batches.add(key);
+    this.#addAll(this.#batches);
   }
 
   /** No more files: the batches to take the outcomes from, in order. */
@@ -414,7 +417,7 @@ class ReadingQueue {
     if (this.#batches === undefined) {
       this.#lease?.release(false); // (nothing to read beside the main thread)
       this.#batches = this.#examine(undefined);
-      for (const key of this.keys) this.#batches.add(key);
+      this.#addAll(this.#batches);
     }
     this.#batches.end();
     return this.#batches;
@@ -424,6 +427,10 @@ class ReadingQueue {
   close(): void {
     if (this.#batches === undefined) this.#lease?.release(false);
     this.#batches?.close();
+  }
+
+  #addAll(batches: ExaminedBatches): void {
+    this.keys.forEach((key, i) => batches.add(key, this.#plans.get(i)));
   }
 
   #examine(workers: Worker[] | WorkerLease | undefined): ExaminedBatches {
@@ -581,7 +588,7 @@ async function recordExamined(
     case "text":
       await collector.scanFile(
         display,
-        [examined.text],
+        typeof examined.text === "string" ? [examined.text] : examined.text,
         () => examined.invalid,
         examined.linesBefore,
       );

@@ -12,6 +12,13 @@ import { bytesOf, countLf, occurrences } from "./_byte_search.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
+import {
+  BLOCKED_FROM_BYTES,
+  type BlockFilters,
+  blockFilters,
+  type ReadPlan,
+  sameStamp,
+} from "./index/_block_filters.ts";
 import type { FileStat } from "../io/file_stat.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
@@ -29,9 +36,16 @@ export type Examined =
   /** Read, and the required literal is not in it. */
   | { kind: "none"; linked?: FileStat }
   /** The lines to scan, after `linesBefore` lines that cannot match or be context. */
-  | { kind: "text"; text: string; invalid: boolean; linesBefore: number; linked?: FileStat }
+  | { kind: "text"; text: KeptText; invalid: boolean; linesBefore: number; linked?: FileStat }
   /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
   | { kind: "redo" };
+
+/**
+ * The lines of a file to scan, in order: runs of whole lines (the first may start with the
+ * BOM), and between them the counts of lines left out, which can neither match nor be
+ * context of a match.
+ */
+export type KeptText = string | (string | number)[];
 
 const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
@@ -57,6 +71,34 @@ export interface Prefilter {
   folded?: Uint8Array[];
 }
 
+/**
+ * The bytes an examination looks for: the literal's, or else those of the alternatives
+ * (when each has bytes), with their folded spellings to confirm them.
+ *
+ * @param literal the literal every match holds
+ * @param alternatives literals one of which every match holds
+ * @param folded the alternatives' parts to confirm, folded (see {@linkcode Prefilter})
+ * @returns the prefilter (empty: every file is decoded whole)
+ */
+export function prefilterOf(
+  literal: string | undefined,
+  alternatives: readonly string[] | undefined,
+  folded: readonly string[] | undefined,
+): Prefilter {
+  const needle = needleOf(literal);
+  if (needle !== undefined || !alternatives?.length) return { needle };
+  const anyOf = alternatives.map(needleOf);
+  if (!anyOf.every((one) => one !== undefined)) return {};
+  const confirm = folded?.map(needleOf);
+  const confirms = confirm?.length === anyOf.length && confirm.every((one) => one !== undefined);
+  return { anyOf: anyOf as Uint8Array[], folded: confirms ? confirm as Uint8Array[] : undefined };
+}
+
+/** A literal's bytes, unless it is empty or stands for bytes that are not UTF-8 (U+FFFD). */
+function needleOf(literal: string | undefined): Uint8Array | undefined {
+  return literal && !literal.includes("\uFFFD") ? new TextEncoder().encode(literal) : undefined;
+}
+
 /** What a search asks of the examination of each file (plain data: it crosses threads). */
 export interface Examination extends Prefilter {
   /** Context lines of the search. */
@@ -70,14 +112,25 @@ export interface Examination extends Prefilter {
 
 /**
  * Reads a file whole with `reader` and examines it; anything else than a small regular file
- * read without error is left to the caller (`redo`), who reports it as search must.
+ * read without error is left to the caller (`redo`), who reports it as search must. With a
+ * plan, only the plan's ranges are read, if the file is still as the plan expects.
  *
  * @param reader the reader (its buffer is reused)
  * @param key the real path
  * @param examination the literal, context and whether to tell linked files
+ * @param plan what to read of it, from its block filters
  * @returns what to do with the file
  */
-export function examineFile(reader: FileReader, key: string, examination: Examination): Examined {
+export function examineFile(
+  reader: FileReader,
+  key: string,
+  examination: Examination,
+  plan?: ReadPlan,
+): Examined {
+  if (plan !== undefined) {
+    const planned = examinePlanned(reader, key, examination, plan);
+    if (planned !== undefined) return planned;
+  }
   if (examination.links) return examineLinked(reader, key, examination);
   try {
     const bytes = reader.readUnstated(key);
@@ -155,20 +208,72 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
   return { ...examined, linked: outcome.stat };
 }
 
+/**
+ * {@linkcode examineFile} of the ranges a plan names: the lines of the blocks that may hold
+ * the needle, with the `\n`s of the lines between them, so that every line keeps its number.
+ * Whether the file is valid UTF-8 is the plan's (the file was read whole to index it).
+ *
+ * @returns what to scan, or undefined when the file is to be examined whole: it is not as
+ *   it was indexed, or the examination is one a plan cannot serve (context lines, a needle
+ *   with a line break, no needle)
+ */
+function examinePlanned(
+  reader: FileReader,
+  key: string,
+  { needle, anyOf, folded, context }: Examination,
+  plan: ReadPlan,
+): Examined | undefined {
+  const needles = needle !== undefined ? [needle] : anyOf;
+  if (needles === undefined || context > 0) return undefined;
+  if (needles.some((one) => one.includes(LF) || one.includes(CR))) return undefined;
+  let bytes;
+  try {
+    bytes = reader.readRanges(key, plan.ranges, (stat) => sameStamp(stat, plan.stamp));
+  } catch {
+    return undefined; // (read whole, the error is told as search tells it)
+  }
+  if (bytes === undefined) return undefined;
+  const { ranges, linesBefore } = plan;
+  const pieces: (string | number)[] = [];
+  let invalid = plan.invalid;
+  let lines = linesBefore[0]; // the \n's before the next piece
+  let at = 0;
+  for (let r = 0; r < linesBefore.length; r++) {
+    const length = ranges[2 * r + 1] - ranges[2 * r];
+    const range = bytes.subarray(at, at + length);
+    at += length;
+    if (linesBefore[r] > lines) pieces.push(linesBefore[r] - lines);
+    const buffer = bytesOf(range);
+    const within = countLf(range, 0, length);
+    if (occurrences(buffer, needles, folded)(0).at === -1) pieces.push(within);
+    else {
+      const kept = keptLines(range, buffer, needles, { start: 0, end: length, context, folded });
+      if (kept.invalid) invalid = true;
+      if (typeof kept.text === "string") pieces.push(kept.text);
+      else pieces.push(...kept.text);
+    }
+    lines = linesBefore[r] + within;
+  }
+  if (!pieces.some((piece) => typeof piece === "string")) return NONE;
+  return { kind: "text", text: pieces, invalid, linesBefore: linesBefore[0] };
+}
+
 /** What {@linkcode indexFile} learned of a file (plain data: it crosses threads). */
 export interface IndexedFile {
   /** The real path. */
   key: string;
   /** Its trigram filter, for a text file read whole. */
   filter?: Uint8Array;
+  /** Its block filters, for a large one. */
+  blocks?: BlockFilters;
   /** True for a binary file. */
   binary?: boolean;
 }
 
 /**
- * Reads a file whole for the search index: binary, a trigram filter, or neither (too large
- * for a filter, not a regular file, unreadable, or with other names: a write through a hard
- * link elsewhere may go unheard by the index's watcher).
+ * Reads a file whole for the search index: binary, a trigram filter (and block filters for
+ * a large file), or neither (too large for a filter, not a regular file, unreadable, or with
+ * other names: a write through a hard link elsewhere may go unheard by the index's watcher).
  *
  * @param reader the reader (its buffer is reused)
  * @param key the real path
@@ -176,11 +281,15 @@ export interface IndexedFile {
  */
 export function indexFile(reader: FileReader, key: string): IndexedFile {
   try {
+    const now = BigInt(Date.now()) * 1_000_000n; // (before the read: the racy rule's moment)
     const outcome = reader.read(key);
     if (outcome.kind !== "bytes" || outcome.stat.nlink > 1) return { key };
-    if (isBinary(outcome.bytes)) return { key, binary: true };
-    if (outcome.bytes.length > MAX_FILTERED_BYTES) return { key };
-    return { key, filter: trigramFilter(outcome.bytes) };
+    const { bytes, stat } = outcome;
+    if (isBinary(bytes)) return { key, binary: true };
+    if (bytes.length > MAX_FILTERED_BYTES) return { key };
+    const filter = trigramFilter(bytes);
+    if (bytes.length <= BLOCKED_FROM_BYTES) return { key, filter };
+    return { key, filter, blocks: blockFilters(bytes, stat, !isUtf8(bytes), now) };
   } catch {
     return { key };
   }
@@ -273,14 +382,14 @@ function keptLines(
     context: number;
     folded: Uint8Array[] | undefined;
   },
-): { text: string; invalid: boolean } {
-  const pieces: string[] = [];
+): { text: KeptText; invalid: boolean } {
+  const pieces: (string | number)[] = [];
   let invalid = false;
   let done = start; // bytes before this are in pieces
   let keepFrom = -1; // the run of lines being kept, not yet in pieces
   let keepTo = -1;
   const flush = () => {
-    if (keepFrom > done) pieces.push("\n".repeat(countLf(bytes, done, keepFrom)));
+    if (keepFrom > done) pieces.push(countLf(bytes, done, keepFrom));
     const decoded = decodeUtf8(bytes.subarray(keepFrom, keepTo));
     if (decoded.invalid) invalid = true;
     pieces.push(decoded.text);
@@ -311,8 +420,8 @@ function keptLines(
     found = lineEnd < end ? nextOccurrence(lineEnd) : { at: -1, length: 0 };
   }
   if (keepTo !== -1) flush();
-  if (done < end) pieces.push("\n".repeat(countLf(bytes, done, end)));
-  return { text: pieces.length === 1 ? pieces[0] : pieces.join(""), invalid };
+  if (done < end) pieces.push(countLf(bytes, done, end));
+  return { text: pieces.length === 1 ? pieces[0] as string : pieces, invalid };
 }
 
 function whole(bytes: Uint8Array): Examined {

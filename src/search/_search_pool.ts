@@ -22,6 +22,7 @@ import {
   startWorker,
 } from "../io/runtime.ts";
 import { type Examination, type Examined, examineFile } from "./_search_file.ts";
+import type { ReadPlan } from "./index/_block_filters.ts";
 
 /** Files per batch: small enough for the deadline, large enough that messages cost little. */
 export const BATCH_SIZE = 32;
@@ -57,6 +58,8 @@ export interface SearchBatches {
    * less to post than an array of arrays.
    */
   paths: string;
+  /** What to read of some of them (by position in the search), from their block filters. */
+  plans?: [number, ReadPlan][];
 }
 
 /** What the worker posts back per batch. */
@@ -99,7 +102,11 @@ export function handOver(
   post: (message: BatchMessage) => void,
 ): void {
   let text = 0;
-  for (const outcome of message.outcomes) if (outcome.kind === "text") text += outcome.text.length;
+  for (const outcome of message.outcomes) {
+    if (outcome.kind !== "text") continue;
+    if (typeof outcome.text === "string") text += outcome.text.length;
+    else for (const part of outcome.text) if (typeof part === "string") text += part.length;
+  }
   Atomics.add(shared, TEXT_AHEAD, text);
   post({ ...message, text });
 }
@@ -230,6 +237,7 @@ let lastJobId = 0;
 export class ExaminedBatches {
   readonly batchSize: number = BATCH_SIZE;
   readonly #keys: string[] = [];
+  readonly #plans = new Map<number, ReadPlan>(); // by position in #keys
   readonly #examination: Examination;
   readonly #reader: FileReader;
   readonly #claims: Int32Array;
@@ -295,8 +303,10 @@ export class ExaminedBatches {
    * Adds a file, after those added before (path order).
    *
    * @param key its real path
+   * @param plan what to read of it, from its block filters
    */
-  add(key: string): void {
+  add(key: string, plan?: ReadPlan): void {
+    if (plan !== undefined) this.#plans.set(this.#keys.length, plan);
     this.#keys.push(key);
     if (this.#keys.length % BATCH_SIZE === 0) this.#complete();
   }
@@ -376,7 +386,12 @@ export class ExaminedBatches {
 
   #postPaths(): void {
     const end = Math.min(this.#keys.length, this.#known * BATCH_SIZE);
-    this.#post({ paths: this.#keys.slice(this.#posted, end).join("\0") });
+    const plans: [number, ReadPlan][] = [];
+    for (const entry of this.#plans) {
+      if (entry[0] >= this.#posted && entry[0] < end) plans.push(entry);
+    }
+    const paths = this.#keys.slice(this.#posted, end).join("\0");
+    this.#post(plans.length === 0 ? { paths } : { paths, plans });
     this.#posted = end;
   }
 
@@ -393,7 +408,9 @@ export class ExaminedBatches {
     const end = Math.min(this.#keys.length, (index + 1) * BATCH_SIZE);
     const outcomes: Examined[] = [];
     for (let i = index * BATCH_SIZE; i < end; i++) {
-      outcomes.push(examineFile(this.#reader, this.#keys[i], this.#examination));
+      outcomes.push(
+        examineFile(this.#reader, this.#keys[i], this.#examination, this.#plans.get(i)),
+      );
     }
     return outcomes;
   }

@@ -14,6 +14,7 @@ import { FileReader } from "../io/_file_reader.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./index/_file_filters.ts";
+import type { ReadPlan } from "./index/_block_filters.ts";
 import {
   BATCH_SIZE,
   claimForWorker,
@@ -47,6 +48,8 @@ function readerFor(shared: SharedFileSystem): FileReader {
 }
 let claims: Int32Array | undefined;
 const batches: string[][] = [];
+/** What to read of some files of the search, by position. */
+const plans = new Map<number, ReadPlan>();
 
 scope.onmessage = (event) => {
   const data = event.data;
@@ -54,15 +57,17 @@ scope.onmessage = (event) => {
     // A worker of the search index: filters of files, handed over without a copy.
     const indexer = readerFor(data.files);
     const reply: IndexReply = { indexed: data.index.map((key) => indexFile(indexer, key)) };
-    const filters = reply.indexed.flatMap((file) =>
-      file.filter ? [file.filter.buffer as ArrayBuffer] : []
-    );
+    const filters = reply.indexed.flatMap((file) => [
+      ...file.filter ? [file.filter.buffer as ArrayBuffer] : [],
+      ...file.blocks?.filters.map((filter) => filter.buffer as ArrayBuffer) ?? [],
+    ]);
     scope.postMessage(reply, filters);
     collectGarbageWhenIdle();
     return;
   }
   if ("paths" in data) {
     const paths = data.paths.split("\0");
+    for (const [at, plan] of data.plans ?? []) plans.set(at, plan);
     for (let i = 0; i < paths.length; i += BATCH_SIZE) batches.push(paths.slice(i, i + BATCH_SIZE));
   } else {
     // A new search (the worker may be kept warm between searches).
@@ -70,13 +75,17 @@ scope.onmessage = (event) => {
     claims = new Int32Array(data.counter);
     reader = readerFor(data.files);
     batches.length = 0;
+    plans.clear();
   }
   if (job === undefined || claims === undefined || reader === undefined) return;
   const current = job;
   const examiner = reader;
   // Examine every batch known and not claimed by the main thread; more arrive as messages.
   for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
-    const outcomes = batches[batch].map((key) => examineFile(examiner, key, current));
+    const from = batch * BATCH_SIZE;
+    const outcomes = batches[batch].map((key, i) =>
+      examineFile(examiner, key, current, plans.get(from + i))
+    );
     handOver(claims, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
     batch = claimForWorker(claims, batches.length);
   }

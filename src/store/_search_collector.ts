@@ -118,36 +118,39 @@ export class SearchCollector {
 
   /**
    * Scans one file given as chunks of whole lines (every chunk but the last ends with `\n`;
-   * the first may start with the BOM). Each chunk is scanned with the last lines of the
-   * previous one in front, so that context and the line rule see across the seam; rows
-   * already reported are not reported again.
+   * the first may start with the BOM), or counts of lines a prefilter found can neither
+   * match nor be context of a match (counted, not scanned). Each chunk is scanned with the
+   * last lines of the previous one in front, so that context and the line rule see across
+   * the seam; rows already reported are not reported again.
    *
    * @param path display path of the file
    * @param chunks the decoded text, in order
    * @param isInvalid asked after the last chunk: whether the bytes were invalid UTF-8
-   * @param linesBefore lines of the file before the first chunk, when the caller knows that
-   *   none of them can match or be context of a match (a prefilter found none); the first
-   *   chunk then starts with one such line, so that a U+FEFF at its start is not taken for
-   *   a BOM
+   * @param linesBefore lines of the file before the first chunk that can neither match nor
+   *   be context of a match
    */
   async scanFile(
     path: string,
-    chunks: AsyncIterable<string | PassedLine> | Iterable<string | PassedLine>,
+    chunks:
+      | AsyncIterable<string | number | PassedLine>
+      | Iterable<string | number | PassedLine>,
     isInvalid: () => boolean,
     linesBefore = 0,
   ): Promise<void> {
     const rows: ScanRow[] = [];
     const context = this.#context;
     let before = linesBefore; // lines of the file before the current chunk
-    let tail = ""; // the last lines of the previous chunk
-    let tailLines = 0;
+    // The last lines of the previous chunk; after lines passed over, an empty line stands for
+    // the last of them, so that a U+FEFF starting the next chunk is not taken for a BOM.
+    let tail = linesBefore > 0 ? "\n" : "";
+    let tailLines = linesBefore > 0 ? 1 : 0;
     let lastReported = 0;
     let lastMatch = -Infinity;
     let stop = false;
     // A stoppable scan goes in pieces, so that a stop keeps what the pieces before found.
     const pieces = this.#query.matcher.stoppable ? piecesOf(chunks, STOPPABLE_PIECE) : chunks;
     for await (const chunk of pieces) {
-      const timedOut = typeof chunk !== "string" && chunk.timedOut === true;
+      const timedOut = typeof chunk === "object" && chunk.timedOut === true;
       if (timedOut || (!this.proceed() && this.#stopped === "time")) {
         // Stopped in the middle of this file (a long line the deadline cut, or the deadline
         // before this chunk): what it found stands, but it was not searched to the end.
@@ -156,6 +159,12 @@ export class SearchCollector {
         if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
         this.#filesNotSearched++;
         return;
+      }
+      if (typeof chunk === "number") {
+        before += chunk;
+        tail = "\n";
+        tailLines = 1;
+        continue;
       }
       if (typeof chunk !== "string") {
         // A line too long to hold, searched as it passed: one line, with no context.
@@ -294,9 +303,11 @@ const STOPPABLE_PIECE = 256 * 1024;
 
 /** Chunks of whole lines cut into pieces of whole lines of about `size` at most. */
 async function* piecesOf(
-  chunks: AsyncIterable<string | PassedLine> | Iterable<string | PassedLine>,
+  chunks:
+    | AsyncIterable<string | number | PassedLine>
+    | Iterable<string | number | PassedLine>,
   size: number,
-): AsyncGenerator<string | PassedLine> {
+): AsyncGenerator<string | number | PassedLine> {
   for await (const chunk of chunks) {
     if (typeof chunk !== "string") {
       yield chunk;

@@ -151,4 +151,31 @@ describe("FileReader", () => {
         assert.throws(() => reader.readInChunks(path.join(dir, "nope"), never), { code: "ENOENT" });
       }));
   });
+
+  describe("readRanges()", () => {
+    it("reads the ranges one after another, growing its buffer", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 1024, 4);
+        await fs.writeFile(path.join(dir, "f"), "0123456789abcdef");
+        const got = reader.readRanges(path.join(dir, "f"), [1, 3, 8, 16], () => true);
+        assert.equal(got && new TextDecoder().decode(got), "12" + "89abcdef");
+      }));
+
+    it("reads nothing it may not, and gives up on a file shorter than its ranges", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 8, 4);
+        await fs.writeFile(path.join(dir, "f"), "0123456789");
+        const f = path.join(dir, "f");
+        assert.equal(reader.readRanges(f, [0, 4], (stat) => stat.size === 11), undefined);
+        assert.equal(reader.readRanges(f, [6, 12], () => true), undefined, "past the end");
+        assert.equal(reader.readRanges(f, [0, 9], () => true), undefined, "over its limit");
+        // Asked again after the reads: a file written meanwhile is given up.
+        let asked = 0;
+        assert.equal(reader.readRanges(f, [0, 4], () => ++asked === 1), undefined);
+        assert.equal(asked, 2);
+        assert.throws(() => reader.readRanges(path.join(dir, "nope"), [0, 1], () => true), {
+          code: "ENOENT",
+        });
+      }));
+  });
 });

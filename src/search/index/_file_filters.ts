@@ -1,7 +1,7 @@
 /**
  * The search index's knowledge of file contents: a trigram filter per file (or the mark of
- * a binary file), built on a worker thread from a queue of files to learn, within a byte
- * budget. It knows nothing of watching: the index tells it what changed.
+ * a binary file) and block filters for a large one, built on a worker thread from a queue of
+ * files to learn, within a byte budget. It knows nothing of watching: the index tells it what changed.
  *
  * @module
  */
@@ -10,6 +10,7 @@ import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts";
 import type { IndexedFile } from "../_search_file.ts";
 import { startSearchWorkers, unref } from "../_search_pool.ts";
+import { blockBytes, type BlockFilters } from "./_block_filters.ts";
 
 /** Files per message to the indexing worker. */
 const INDEX_BATCH = 256;
@@ -40,6 +41,7 @@ export class FileFilters {
   readonly #maxBytes: number;
   readonly #onIdle: () => void;
   readonly #filters = new Map<string, Filter>();
+  readonly #blocks = new Map<string, BlockFilters>();
   readonly #unindexable = new Set<string>(); // read and found too large or unreadable
   #bytes = 0;
   #version = 0;
@@ -70,11 +72,12 @@ export class FileFilters {
     return this.#version;
   }
 
-  /** Files known, bytes of filters, files waiting, files on the worker now. */
-  get stats(): { files: number; bytes: number; queued: number; indexing: number } {
+  /** Files known, those with block filters, bytes of filters, files waiting and on the worker. */
+  get stats(): { files: number; blocked: number; bytes: number; queued: number; indexing: number } {
     const queued = this.#queue.length;
     return {
       files: this.#filters.size,
+      blocked: this.#blocks.size,
       bytes: this.#bytes,
       queued,
       indexing: this.#queued.size - queued,
@@ -89,6 +92,16 @@ export class FileFilters {
    */
   get(key: string): Filter | undefined {
     return this.#filters.get(key);
+  }
+
+  /**
+   * The block filters of a large file, if it has them.
+   *
+   * @param key the real path
+   * @returns its block filters, or undefined
+   */
+  blocks(key: string): BlockFilters | undefined {
+    return this.#blocks.get(key);
   }
 
   /**
@@ -144,6 +157,7 @@ export class FileFilters {
     if (filter === undefined) return this.#unindexable.delete(key);
     if (filter !== BINARY) this.#bytes -= filter.length;
     this.#filters.delete(key);
+    this.#dropBlocks(key);
     return true;
   }
 
@@ -169,6 +183,7 @@ export class FileFilters {
     this.#worker?.terminate();
     this.#worker = undefined;
     this.#filters.clear();
+    this.#blocks.clear();
     this.#unindexable.clear();
     this.#queue = [];
     this.#queued.clear();
@@ -227,6 +242,7 @@ export class FileFilters {
       if (file.filter !== undefined) {
         if (this.#bytes + file.filter.length > this.#maxBytes) continue;
         this.#set(file.key, file.filter);
+        if (file.blocks !== undefined) this.#setBlocks(file.key, file.blocks);
       } else if (file.binary) this.#set(file.key, BINARY);
       else this.#unindexable.add(file.key);
     }
@@ -239,6 +255,22 @@ export class FileFilters {
     if (old !== undefined && old !== BINARY) this.#bytes -= old.length;
     this.#filters.set(key, filter);
     if (filter !== BINARY) this.#bytes += filter.length;
+    this.#dropBlocks(key);
+  }
+
+  /** Keeps a file's block filters, within the budget (without them, it is read whole). */
+  #setBlocks(key: string, blocks: BlockFilters): void {
+    const bytes = blockBytes(blocks);
+    if (this.#bytes + bytes > this.#maxBytes) return;
+    this.#blocks.set(key, blocks);
+    this.#bytes += bytes;
+  }
+
+  #dropBlocks(key: string): void {
+    const blocks = this.#blocks.get(key);
+    if (blocks === undefined) return;
+    this.#bytes -= blockBytes(blocks);
+    this.#blocks.delete(key);
   }
 }
 

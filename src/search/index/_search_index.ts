@@ -23,10 +23,11 @@ import type { SearchQuery, SearchResult, SkippedEntries } from "../../store/file
 import type { FileSystem } from "../../io/file_system.ts";
 import { FileReader } from "../../io/_file_reader.ts";
 import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
-import { type Examined, WHOLE_FILE_BYTES } from "../_search_file.ts";
+import { type Examined, prefilterOf, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
 import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
+import { plannedNeedle, type ReadPlan, readPlan } from "./_block_filters.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
@@ -44,6 +45,8 @@ const KNOWN_NONE: Examined = { kind: "none" };
 export interface SearchIndexStats {
   /** Files with a filter or known to be binary. */
   files: number;
+  /** Large files with block filters too. */
+  blocked: number;
   /** Bytes of filters. */
   bytes: number;
   /** Walks kept. */
@@ -71,6 +74,8 @@ export interface KnownFiles {
   known: (Examined | undefined)[];
   /** The positions of the files to read. */
   toRead: number[];
+  /** By position, what to read of a large file that has block filters. */
+  plans: Map<number, ReadPlan>;
   /** The literal the fewest files may contain. */
   rarest: string | undefined;
   /** The index's versions it was made for. */
@@ -413,8 +418,46 @@ export class SearchIndex {
     literals.forEach(({ literal }, i) => {
       if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
     });
+    const plans = this.#plans(files, known, toRead, rarest, matcher);
     const version = this.#filters.version;
-    return { files, known, toRead, rarest, version, absentVersion: this.#absentVersion };
+    return {
+      files,
+      known,
+      toRead: plans.size === 0 ? toRead : toRead.filter((i) => known[i] === undefined),
+      plans,
+      rarest,
+      version,
+      absentVersion: this.#absentVersion,
+    };
+  }
+
+  /**
+   * What to read of each large file to read that has block filters, for the needles the
+   * examination will look for (the rarest literal, or the alternatives); a file none of
+   * whose blocks may hold them is known to be without a match.
+   */
+  #plans(
+    files: WalkNode[],
+    known: (Examined | undefined)[],
+    toRead: number[],
+    rarest: string | undefined,
+    matcher: Matcher,
+  ): Map<number, ReadPlan> {
+    const plans = new Map<number, ReadPlan>();
+    const { needle, anyOf } = prefilterOf(
+      rarest,
+      matcher.alternativeLiterals,
+      matcher.foldedLiterals,
+    );
+    const needles = (needle === undefined ? anyOf : [needle])?.map(plannedNeedle);
+    if (needles === undefined) return plans;
+    for (const i of toRead) {
+      const blocks = this.#filters.blocks(files[i].key);
+      const plan = blocks === undefined ? undefined : readPlan(blocks, needles);
+      if (plan === "none") known[i] = KNOWN_NONE;
+      else if (plan !== undefined) plans.set(i, plan);
+    }
+    return plans;
   }
 
   /** The matcher's usable literals, with the files known to lack each. */

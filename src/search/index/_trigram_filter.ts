@@ -29,9 +29,12 @@ function hash(trigram: number): number {
 }
 
 /**
- * The trigram filter of some bytes.
+ * The trigram filter of some bytes, or of the trigrams that start in a range of them (a
+ * trigram starting near the range's end takes its last bytes from beyond it).
  *
  * @param bytes a file's content, at most {@linkcode MAX_FILTERED_BYTES}
+ * @param from where the trigrams start, at the earliest
+ * @param to where they start, before this
  * @returns the filter (its length is a power of two)
  * @example
  * ```ts
@@ -40,12 +43,13 @@ function hash(trigram: number): number {
  * assert.equal(trigramFilter(new TextEncoder().encode("const x = 1;")).length, 8);
  * ```
  */
-export function trigramFilter(bytes: Uint8Array): Uint8Array {
+export function trigramFilter(bytes: Uint8Array, from = 0, to = bytes.length): Uint8Array {
   // One pass collects the distinct trigrams (a 2 MiB bitmap of all 2^24, cleared after).
   seen ??= new Uint8Array(1 << 21);
   let count = 0;
-  let run = bytes.length > 1 ? (bytes[0] << 8) | bytes[1] : 0;
-  for (let i = 2; i < bytes.length; i++) {
+  let run = from + 1 < bytes.length ? (bytes[from] << 8) | bytes[from + 1] : 0;
+  const end = Math.min(to + 2, bytes.length);
+  for (let i = from + 2; i < end; i++) {
     run = ((run << 8) | bytes[i]) & 0xffffff;
     const mask = 1 << (run & 7);
     if ((seen[run >>> 3] & mask) !== 0) continue;
@@ -107,4 +111,16 @@ export function mayContain(filter: Uint8Array, trigrams: Uint32Array): boolean {
     if ((filter[bit >>> 3] & (1 << (bit & 7))) === 0) return false;
   }
   return true;
+}
+
+/**
+ * Whether the bytes the filter was made of may hold one trigram; false is certain.
+ *
+ * @param filter a filter from {@linkcode trigramFilter}
+ * @param trigram one of a needle's {@linkcode needleTrigrams}
+ * @returns false when the trigram is certainly absent
+ */
+export function mayHold(filter: Uint8Array, trigram: number): boolean {
+  const bit = trigram >>> (Math.clz32(filter.length) - 2);
+  return (filter[bit >>> 3] & (1 << (bit & 7))) !== 0;
 }

@@ -344,6 +344,63 @@ describe("the search index", () => {
     await bothAgree(other, plain, "closed");
   });
 
+  test(
+    "reads large files in the blocks that may hold the literal, and gives what a whole read gives",
+    BUN_ONLY,
+    async () => {
+      const tree = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-blocks-")));
+      const lines = (n: number, at: Set<number>, eol = "\n") =>
+        Array.from({ length: n }, (_, i) => at.has(i) ? `x = needle(${i});${eol}` : `v${i};${eol}`);
+      const big = lines(60_000, new Set([10, 30_000, 59_999])); // 500 kB
+      big[20_000] = "\uFEFFneedle(bom)\n";
+      big[40_000] = `${"a".repeat(150_000)} needle(long) ${"b".repeat(150_000)}\n`;
+      fs.writeFileSync(path.join(tree, "big.js"), big.join(""));
+      fs.writeFileSync(
+        path.join(tree, "crlf.js"),
+        lines(60_000, new Set([5, 45_000]), "\r\n").join(""),
+      );
+      fs.writeFileSync(path.join(tree, "none.js"), lines(60_000, new Set()).join(""));
+      fs.writeFileSync(path.join(tree, "small.js"), "needle(small)\n");
+      // (Files changed less than 2 s before they are indexed get no block filters.)
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const blocked = await DirectoryStore.create({ roots: [tree], searchIndex: true });
+      const whole = await DirectoryStore.create({ roots: [tree] });
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-outside-"));
+      try {
+        await blocked.search({ matcher: literalMatcher("nothing") }); // the watcher starts after it
+        await indexed(blocked);
+        assert.equal(blocked.searchIndexStats()!.blocked, 3);
+        const queries: Array<() => SearchQuery> = [
+          () => ({ matcher: literalMatcher("needle(") }),
+          () => ({ matcher: regexMatcher("needle\\(\\d+\\)") }),
+          () => ({ matcher: regexMatcher("NEEDLE\\(L", { ignoreCase: true }) }),
+          () => ({ matcher: regexMatcher("needle\\(bom|v59999;") }),
+          () => ({ matcher: literalMatcher("needle("), context: 2 }),
+          () => ({ matcher: literalMatcher("needle("), maxMatches: 3 }),
+          () => ({ matcher: literalMatcher("walrus") }),
+        ];
+        for (const query of queries) {
+          assert.deepEqual(await blocked.search(query()), await whole.search(query()));
+        }
+        // A write the watcher cannot hear (through a hard link from outside the root) into a
+        // block that cannot hold the literal: the file is no longer as indexed, so it is read
+        // whole, not in the blocks its filters named.
+        const link = path.join(outside, "link.js");
+        fs.linkSync(path.join(tree, "big.js"), link);
+        const changed = [...big];
+        changed[50_000] = "x = needle(10);\n"; // (the file's filter passes it: line 11 has it)
+        fs.writeFileSync(link, changed.join(""));
+        const query = () => ({ matcher: literalMatcher("needle(10)") });
+        assert.equal((await whole.search(query())).matchedLines, 2);
+        assert.deepEqual(await blocked.search(query()), await whole.search(query()));
+      } finally {
+        blocked.close();
+        fs.rmSync(outside, { recursive: true, force: true });
+        fs.rmSync(tree, { recursive: true, force: true });
+      }
+    },
+  );
+
   test("rejects a bad byte budget", () => {
     assert.throws(
       () => new DirectoryStore(store.sandbox, { searchIndex: true, searchIndexBytes: -1 }),

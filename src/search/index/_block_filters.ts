@@ -1,0 +1,214 @@
+/**
+ * Filters of a large file at a finer grain than the file: a trigram filter per 64 KiB block
+ * and where the block's `\n`s are, so that a search reads only the lines of the blocks that
+ * may hold its literal. A 9 MB bundle that holds `new Promise(` in a dozen places is then
+ * read in a dozen pieces, not whole, and one whose every trigram is somewhere in it (its
+ * file filter passes) but never the literal is not read at all.
+ *
+ * A block's filter holds the trigrams that start in it (the last two take bytes of the
+ * next block), so an occurrence starting in block `b` has each of its trigrams in the
+ * filter of `b` or of `b + 1`, for a needle no longer than a block.
+ *
+ * @module
+ */
+import type { FileStat } from "../../io/file_stat.ts";
+import { countLf } from "../_byte_search.ts";
+import { mayHold, needleTrigrams, trigramFilter } from "./_trigram_filter.ts";
+
+/** The bytes of a block. */
+export const BLOCK_BYTES = 64 * 1024;
+/** Files larger than this get block filters (below it, a block left unread saves little). */
+export const BLOCKED_FROM_BYTES = 4 * BLOCK_BYTES;
+/**
+ * A file whose status changed less than this before it was indexed gets no block filters: a
+ * write in the same tick of the file system's clock would leave its stamp as it was (the
+ * "racy git" rule).
+ */
+const RACY_NS = 2_000_000_000n;
+/** A plan that would read more than this share of the file reads it whole instead. */
+const MOST_OF_A_FILE = 0.75;
+const LF = 10;
+
+/** What a file was when indexed: one not so any more is read whole. */
+export interface FileStamp {
+  size: number;
+  dev: bigint;
+  ino: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+}
+
+/** The block filters of one file (plain data: it crosses threads). */
+export interface BlockFilters {
+  /** The bytes of a block ({@linkcode BLOCK_BYTES}, unless a test asked for others). */
+  block: number;
+  /** Per block, the filter of the trigrams that start in it. */
+  filters: Uint8Array[];
+  /** Per block, the `\n`s before it; one more entry: the file's. */
+  lfBefore: Uint32Array;
+  /** Per block, the offsets of its first and of its last `\n` (-1: it has none). */
+  firstLf: Int32Array;
+  lastLf: Int32Array;
+  /** Whether the file is not valid UTF-8. */
+  invalid: boolean;
+  stamp: FileStamp;
+}
+
+/** What a search reads of a file that has block filters (plain data: it crosses threads). */
+export interface ReadPlan {
+  /** `[start, end)` byte ranges of whole lines, in order and apart, flat. */
+  ranges: number[];
+  /** Per range, the `\n`s before its start. */
+  linesBefore: number[];
+  /** Whether the file is not valid UTF-8. */
+  invalid: boolean;
+  stamp: FileStamp;
+}
+
+/** A needle as block filters test it. */
+export interface PlannedNeedle {
+  /** Its bytes' length. */
+  length: number;
+  /** Its hashed trigrams ({@linkcode needleTrigrams}). */
+  trigrams: Uint32Array;
+}
+
+/**
+ * The block filters of a file read whole, unless it changed just before it was read.
+ *
+ * @param bytes the whole file
+ * @param stat its fstat when it was read
+ * @param invalid whether it is not valid UTF-8
+ * @param now the time it was read, in nanoseconds since the epoch
+ * @param block the bytes of a block
+ * @returns its block filters, or undefined
+ */
+export function blockFilters(
+  bytes: Uint8Array,
+  stat: FileStat,
+  invalid: boolean,
+  now: bigint,
+  block: number = BLOCK_BYTES,
+): BlockFilters | undefined {
+  if (bytes.length !== stat.size) return undefined;
+  if (now - stat.ctimeNs < RACY_NS || now - stat.mtimeNs < RACY_NS) return undefined;
+  const count = Math.ceil(bytes.length / block);
+  const filters: Uint8Array[] = [];
+  const lfBefore = new Uint32Array(count + 1);
+  const firstLf = new Int32Array(count);
+  const lastLf = new Int32Array(count);
+  for (let b = 0; b < count; b++) {
+    const start = b * block;
+    const end = Math.min(bytes.length, start + block);
+    filters.push(trigramFilter(bytes, start, end));
+    const those = bytes.subarray(start, end);
+    const first = those.indexOf(LF);
+    firstLf[b] = first === -1 ? -1 : start + first;
+    lastLf[b] = first === -1 ? -1 : start + those.lastIndexOf(LF);
+    lfBefore[b + 1] = lfBefore[b] + (first === -1 ? 0 : countLf(bytes, start, end));
+  }
+  const { size, dev, ino, mtimeNs, ctimeNs } = stat;
+  return {
+    block,
+    filters,
+    lfBefore,
+    firstLf,
+    lastLf,
+    invalid,
+    stamp: { size, dev, ino, mtimeNs, ctimeNs },
+  };
+}
+
+/**
+ * The bytes block filters take.
+ *
+ * @param blocks a file's block filters
+ * @returns their size
+ */
+export function blockBytes(blocks: BlockFilters): number {
+  let bytes = blocks.lfBefore.byteLength + blocks.firstLf.byteLength + blocks.lastLf.byteLength;
+  for (const filter of blocks.filters) bytes += filter.length;
+  return bytes;
+}
+
+/**
+ * A needle's trigrams for {@linkcode readPlan}.
+ *
+ * @param needle its bytes
+ * @returns them with its length
+ */
+export function plannedNeedle(needle: Uint8Array): PlannedNeedle {
+  return { length: needle.length, trigrams: needleTrigrams(needle) };
+}
+
+/**
+ * What to read of a file for a search whose every match holds one of `needles`: the lines
+ * of every block where one may start.
+ *
+ * @param blocks the file's block filters
+ * @param needles the needles (each of three bytes or more, none longer than a block)
+ * @param most the share of the file beyond which it is read whole
+ * @returns the plan; "none" when no block may hold a needle; undefined when the file is
+ *   better read whole (the plan would read most of it, or a needle cannot be planned for)
+ */
+export function readPlan(
+  blocks: BlockFilters,
+  needles: readonly PlannedNeedle[],
+  most: number = MOST_OF_A_FILE,
+): ReadPlan | "none" | undefined {
+  if (needles.length === 0) return undefined;
+  for (const { length, trigrams } of needles) {
+    if (trigrams.length === 0 || length > blocks.block) return undefined;
+  }
+  const { filters, lfBefore, firstLf, lastLf, stamp } = blocks;
+  const count = filters.length;
+  const ranges: number[] = [];
+  const linesBefore: number[] = [];
+  let planned = 0;
+  for (let b = 0; b < count; b++) {
+    if (!needles.some((needle) => mayStartIn(filters, b, needle.trigrams))) continue;
+    // From the start of the line the block begins in to the end of the line it ends in.
+    let before = b - 1;
+    while (before >= 0 && lastLf[before] === -1) before--;
+    const start = before === -1 ? 0 : lastLf[before] + 1;
+    let after = b + 1;
+    while (after < count && firstLf[after] === -1) after++;
+    const end = after === count ? stamp.size : firstLf[after] + 1;
+    const last = ranges.length - 1;
+    if (ranges.length > 0 && start <= ranges[last]) {
+      planned += end - ranges[last];
+      ranges[last] = end;
+    } else {
+      ranges.push(start, end);
+      linesBefore.push(before === -1 ? 0 : lfBefore[before + 1]);
+      planned += end - start;
+    }
+  }
+  if (ranges.length === 0) return "none";
+  if (planned > stamp.size * most) return undefined;
+  return { ranges, linesBefore, invalid: blocks.invalid, stamp };
+}
+
+/** Whether each of a needle's trigrams may be in block `b` or the next. */
+function mayStartIn(filters: Uint8Array[], b: number, trigrams: Uint32Array): boolean {
+  const here = filters[b];
+  const next = filters[b + 1];
+  for (let i = 0; i < trigrams.length; i++) {
+    const trigram = trigrams[i];
+    if (!mayHold(here, trigram) && (next === undefined || !mayHold(next, trigram))) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether a file's fstat is still the one its plan was made for.
+ *
+ * @param stat the fstat of the open file
+ * @param stamp the plan's
+ * @returns true when the file is as it was indexed, with one name
+ */
+export function sameStamp(stat: FileStat, stamp: FileStamp): boolean {
+  return stat.kind === "file" && stat.nlink === 1 && stat.size === stamp.size &&
+    stat.ino === stamp.ino && stat.dev === stamp.dev && stat.mtimeNs === stamp.mtimeNs &&
+    stat.ctimeNs === stamp.ctimeNs;
+}

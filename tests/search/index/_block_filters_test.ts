@@ -1,0 +1,177 @@
+// Block filters and the plans made from them, through real files: a search that reads only
+// what a plan names must show what a search of the whole file shows.
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import fc from "fast-check";
+import { type Matcher, regexMatcher } from "../../../src/core/mod.ts";
+import { FileReader } from "../../../src/io/_file_reader.ts";
+import { examineFile, prefilterOf } from "../../../src/search/_search_file.ts";
+import {
+  blockFilters,
+  plannedNeedle,
+  type ReadPlan,
+  readPlan,
+} from "../../../src/search/index/_block_filters.ts";
+import { SearchCollector } from "../../../src/store/_search_collector.ts";
+import { MemoryStore } from "../../../src/store/memory_store.ts";
+import { filesOf } from "../../_helpers/files.ts";
+
+const encoder = new TextEncoder();
+const LATER = 10_000_000_000n; // (indexed 10 s after the last change: past the racy rule)
+
+const piece = fc.constantFrom(
+  "needle",
+  "need",
+  "le",
+  "x",
+  "\n",
+  "\n",
+  "\n",
+  "\r\n",
+  "\r",
+  "\uFEFF",
+  "é",
+  "needle 7",
+  "NEEDLE",
+  "NeEd",
+  "dLe",
+  "ſ",
+  "\u212A",
+  " 7",
+  "filler text without it ",
+);
+
+describe("block filters", () => {
+  let dir: string;
+  let file: string;
+  before(() => {
+    dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-blocks-")));
+    file = path.join(dir, "f");
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** Writes the bytes, and makes the file's block filters and its plan for the matcher. */
+  function planFor(bytes: Uint8Array, matcher: Matcher, block: number, most = 1) {
+    fs.writeFileSync(file, bytes);
+    const stat = filesOf(dir).lstat(file);
+    const blocks = blockFilters(bytes, stat, false, stat.ctimeNs + LATER, block)!;
+    const prefilter = prefilterOf(
+      matcher.requiredLiteral,
+      matcher.alternativeLiterals,
+      matcher.foldedLiterals,
+    );
+    const needles = prefilter.needle !== undefined ? [prefilter.needle] : prefilter.anyOf;
+    const plan = needles === undefined
+      ? undefined
+      : readPlan(blocks, needles.map(plannedNeedle), most);
+    return { plan, prefilter };
+  }
+
+  /** What a search of the file shows when it reads what the plan names. */
+  async function searched(matcher: Matcher, plan: ReadPlan, prefilter: object, invalid = false) {
+    const collector = new SearchCollector({ matcher, maxMatches: 1000 });
+    const reader = new FileReader(filesOf(dir), 1 << 20, 64);
+    const outcome = examineFile(reader, file, { ...prefilter, context: 0, links: false }, {
+      ...plan,
+      invalid,
+    });
+    if (outcome.kind === "text") {
+      const chunks = typeof outcome.text === "string" ? [outcome.text] : outcome.text;
+      await collector.scanFile("f", chunks, () => outcome.invalid, outcome.linesBefore);
+    } else if (outcome.kind === "none") collector.searchedWithoutMatch();
+    return { outcome, result: collector.result() };
+  }
+
+  it("let a search read only some lines and show what a whole read shows", async () => {
+    let planned = 0;
+    let ruledOut = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(piece, { maxLength: 80 }),
+        fc.constantFrom(
+          "needle",
+          "needle \\d",
+          "^needle",
+          "needle$",
+          "needle|x",
+          "^need|le\\d",
+          "dle$|é",
+          "needles",
+          "kNeed",
+          "need|dle 7",
+        ),
+        fc.integer({ min: 3, max: 40 }),
+        fc.boolean(),
+        fc.boolean(),
+        async (parts, pattern, block, bad, ignoreCase) => {
+          const text = parts.join("");
+          const bytes = bad
+            ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
+            : encoder.encode(text);
+          const matcher = regexMatcher(pattern, { ignoreCase });
+          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 1000 });
+          const { plan, prefilter } = planFor(bytes, matcher, block);
+          if (plan === undefined) return; // (a needle too long for the block)
+          if (plan === "none") {
+            ruledOut++;
+            assert.equal(want.matchedLines, 0, "no block may hold it, and no line does");
+            return;
+          }
+          planned++;
+          const { result } = await searched(matcher, plan, prefilter, bad);
+          assert.deepEqual(result.files, want.files);
+          assert.equal(result.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+    assert.ok(planned > 500 && ruledOut > 50, `planned ${planned}, ruled out ${ruledOut}`);
+  });
+
+  it("name whole lines, and leave out the blocks that cannot hold the needle", () => {
+    const lines = Array.from({ length: 400 }, (_, i) => i === 300 ? "a needle here\n" : `${i}\n`);
+    const bytes = encoder.encode(lines.join(""));
+    const { plan } = planFor(bytes, regexMatcher("needle"), 64);
+    assert.ok(plan !== undefined && plan !== "none");
+    assert.equal(plan.ranges.length, 2, "one range");
+    const [start, end] = plan.ranges;
+    assert.ok(end - start <= 3 * 64, `${end - start} bytes of ${bytes.length}`);
+    assert.equal(start === 0 || bytes[start - 1] === 10, true, "starts a line");
+    assert.equal(bytes[end - 1], 10, "ends one");
+    const before = new TextDecoder().decode(bytes.subarray(0, start)).split("\n").length - 1;
+    assert.equal(plan.linesBefore[0], before);
+    assert.equal(planFor(bytes, regexMatcher("walrus and carpenter"), 64).plan, "none");
+  });
+
+  it("read a file whole when a plan would read most of it, or cannot be made", () => {
+    const bytes = encoder.encode("needle\n".repeat(100));
+    assert.equal(planFor(bytes, regexMatcher("needle"), 64, 0.75).plan, undefined, "most of it");
+    assert.equal(planFor(bytes, regexMatcher("ne"), 64).plan, undefined, "under three bytes");
+    const long = regexMatcher("needle\n".repeat(10).trimEnd().replaceAll("\n", " "));
+    assert.equal(planFor(bytes, long, 16).plan, undefined, "a needle longer than a block");
+  });
+
+  it("are not made for a file changed just before it was read (the racy rule)", () => {
+    const bytes = encoder.encode("x\n".repeat(100));
+    fs.writeFileSync(file, bytes);
+    const stat = filesOf(dir).lstat(file);
+    assert.equal(blockFilters(bytes, stat, false, stat.ctimeNs + 1_000_000n, 64), undefined);
+    assert.notEqual(blockFilters(bytes, stat, false, stat.ctimeNs + LATER, 64), undefined);
+  });
+
+  it("are not trusted for a file changed since: it is read whole", async () => {
+    const lines = Array.from({ length: 400 }, (_, i) => i === 300 ? "a needle here\n" : `${i}\n`);
+    const matcher = regexMatcher("needle");
+    const { plan, prefilter } = planFor(encoder.encode(lines.join("")), matcher, 64);
+    assert.ok(plan !== undefined && plan !== "none");
+    // The same size, another needle in a block the plan leaves out, and a new mtime.
+    lines[10] = "needle\n";
+    lines[300] = "a walrus here\n";
+    fs.writeFileSync(file, lines.join(""));
+    const { result } = await searched(matcher, plan, prefilter);
+    assert.deepEqual(result.files.map((found) => found.rows.map((row) => row.line)), [[11]]);
+  });
+});
