@@ -6,7 +6,7 @@
  * @module
  */
 import process from "node:process";
-import { collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
+import { cancelIdleCollection, collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
@@ -47,6 +47,7 @@ scope.onmessage = (event) => {
 };
 
 async function search({ id, query }: ThreadSearch): Promise<void> {
+  cancelIdleCollection();
   const controller = new AbortController();
   searches.set(id, controller);
   let repeated = false;

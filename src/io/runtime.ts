@@ -227,6 +227,16 @@ export function collectGarbageWhenIdle(ms = 200): void {
 }
 
 /**
+ * Calls off the collection {@linkcode collectGarbageWhenIdle} set up: the thread has work
+ * again (a forced collection in the middle of a search made it wait as long as the
+ * collection took).
+ */
+export function cancelIdleCollection(): void {
+  clearTimeout(idleCollection);
+  idleCollection = undefined;
+}
+
+/**
  * Whether this runtime's file watcher keeps the order `TreeWatcher.sync` relies on: Bun's
  * does (one inotify descriptor, events delivered in order); Deno's and Node's `fs.watch`
  * run a watcher per call, with no order between them.
