@@ -144,6 +144,9 @@ export class SearchCollector {
     // the last of them, so that a U+FEFF starting the next chunk is not taken for a BOM.
     let tail = linesBefore > 0 ? "\n" : "";
     let tailLines = linesBefore > 0 ? 1 : 0;
+    // The text last scanned: its last lines are the tail of the next chunk, if that is text
+    // (worked out only then: most chunks are followed by lines passed over, or by nothing).
+    let scanned: string | undefined;
     let lastReported = 0;
     let lastMatch = -Infinity;
     let stop = false;
@@ -162,6 +165,7 @@ export class SearchCollector {
       }
       if (typeof chunk === "number") {
         before += chunk;
+        scanned = undefined;
         tail = "\n";
         tailLines = 1;
         continue;
@@ -169,6 +173,7 @@ export class SearchCollector {
       if (typeof chunk !== "string") {
         // A line too long to hold, searched as it passed: one line, with no context.
         const line = ++before;
+        scanned = undefined;
         tail = "";
         tailLines = 0;
         if (chunk.match === undefined) continue;
@@ -182,6 +187,13 @@ export class SearchCollector {
         const piece = { from: chunk.from, codePoints: chunk.codePoints };
         rows.push({ line, text: chunk.piece + chunk.terminator, match: chunk.match, piece });
         continue;
+      }
+      if (scanned !== undefined) {
+        // Keep at least one line in front, so that a line starting with U+FEFF is never
+        // mistaken by the scanner for the file's BOM.
+        const kept = lastLines(scanned, Math.max(context, 1));
+        tail = kept.text;
+        tailLines = kept.count;
       }
       const offset = before - tailLines;
       const sink = (row: ScanRow): boolean => {
@@ -202,7 +214,8 @@ export class SearchCollector {
         lastReported = line;
         return true;
       };
-      if (!(await this.#scan(tail + chunk, sink))) {
+      const text = tail + chunk;
+      if (!(await this.#scan(text, sink))) {
         // Stopped in the middle of this file: what it found stands, but it was not searched
         // to the end.
         if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
@@ -214,11 +227,7 @@ export class SearchCollector {
         break;
       }
       before += countWholeLines(chunk);
-      // Keep at least one line in front, so that a line starting with U+FEFF is never
-      // mistaken by the scanner for the file's BOM.
-      const kept = lastLines(tail + chunk, Math.max(context, 1));
-      tail = kept.text;
-      tailLines = kept.count;
+      scanned = text;
     }
     this.#filesSearched++;
     if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
