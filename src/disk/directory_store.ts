@@ -100,7 +100,7 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
   searchIndex?: boolean;
   /**
    * The most bytes the search index's filters may take (files beyond it are simply read).
-   * @default 67108864
+   * @default 100663296
    */
   searchIndexBytes?: number;
   /**
@@ -215,7 +215,7 @@ export class DirectoryStore extends BaseFileStore {
         `parallelSearchFrom must be a positive integer, got ${this.#parallelSearchFrom}`,
       );
     }
-    const indexBytes = options.searchIndexBytes ?? 64 * 1024 * 1024;
+    const indexBytes = options.searchIndexBytes ?? 96 * 1024 * 1024;
     if (!Number.isInteger(indexBytes) || indexBytes < 0) {
       throw new TypeError(`searchIndexBytes must be a non-negative integer, got ${indexBytes}`);
     }

@@ -110,7 +110,7 @@ export class FileFilters {
    * @param keys real paths
    */
   learn(keys: Iterable<string>): void {
-    if (this.#closed || this.#bytes >= this.#maxBytes) return;
+    if (this.#closed || this.#full()) return;
     for (const key of keys) {
       if (this.#filters.has(key) || this.#unindexable.has(key) || this.#queued.has(key)) continue;
       this.#queued.add(key);
@@ -196,8 +196,13 @@ export class FileFilters {
       this.#held = true;
       return;
     }
+    if (this.#full()) {
+      // (Forgotten, not left queued: room made later lets them be learned again.)
+      this.#queue = [];
+      this.#queued.clear();
+    }
     const batch = this.#queue.splice(0, INDEX_BATCH);
-    if (batch.length === 0 || this.#closed || this.#bytes >= this.#maxBytes) {
+    if (batch.length === 0 || this.#closed) {
       this.#worker?.terminate();
       this.#worker = undefined;
       if (!this.#closed) this.#onIdle();
@@ -240,7 +245,7 @@ export class FileFilters {
       this.#queued.delete(file.key);
       if (stale.size > 0 && (stale.has(file.key) || underAny(file.key, stale))) continue;
       if (file.filter !== undefined) {
-        if (this.#bytes + file.filter.length > this.#maxBytes) continue;
+        if (!this.#makeRoom(file.filter.length)) continue;
         this.#set(file.key, file.filter);
         if (file.blocks !== undefined) this.#setBlocks(file.key, file.blocks);
       } else if (file.binary) this.#set(file.key, BINARY);
@@ -264,6 +269,24 @@ export class FileFilters {
     if (this.#bytes + bytes > this.#maxBytes) return;
     this.#blocks.set(key, blocks);
     this.#bytes += bytes;
+  }
+
+  /** Whether no filter fits any more (block filters, which give way to filters, are gone). */
+  #full(): boolean {
+    return this.#bytes >= this.#maxBytes && this.#blocks.size === 0;
+  }
+
+  /**
+   * Makes room for a filter of `bytes`, dropping block filters (the oldest first) if it
+   * must: a file without a filter is read by every search, one without block filters only
+   * read whole.
+   */
+  #makeRoom(bytes: number): boolean {
+    for (const key of this.#blocks.keys()) {
+      if (this.#bytes + bytes <= this.#maxBytes) break;
+      this.#dropBlocks(key);
+    }
+    return this.#bytes + bytes <= this.#maxBytes;
   }
 
   #dropBlocks(key: string): void {

@@ -88,6 +88,60 @@ describe("FileFilters", () => {
     }
   });
 
+  it("stops learning when full, and learns again what comes once there is room", async () => {
+    const many = Array.from({ length: 300 }, (_, i) => at(`many/f${i}.ts`));
+    fs.mkdirSync(at("many"));
+    for (const key of many) fs.writeFileSync(key, "const gamma = 3;\n");
+    let idle = 0;
+    const filters = new FileFilters(filesOf(dir), 8, () => idle++); // (one smallest filter)
+    try {
+      filters.learn(many);
+      filters.start();
+      while (idle === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.deepEqual(filters.stats, { files: 1, blocked: 0, bytes: 8, queued: 0, indexing: 0 });
+      filters.forget(new Set([many[0]]));
+      filters.learn(many.slice(1, 3));
+      await known(filters, 1);
+      assert.notEqual(filters.get(many[1]), undefined, "learned once there was room");
+    } finally {
+      filters.close();
+      fs.rmSync(at("many"), { recursive: true });
+    }
+  });
+
+  it("drops block filters to make room for the filter of another file", async () => {
+    const large = at("large.js");
+    fs.writeFileSync(large, Array.from({ length: 40_000 }, (_, i) => `v${i};\n`).join(""));
+    // (A file changed less than 2 s before it is read gets no block filters.)
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const roomy = new FileFilters(filesOf(dir), 1 << 30, () => {});
+    let room: number;
+    try {
+      roomy.start();
+      roomy.learn([large]);
+      await known(roomy, 1);
+      assert.equal(roomy.stats.blocked, 1);
+      room = roomy.stats.bytes;
+    } finally {
+      roomy.close();
+    }
+    const filters = new FileFilters(filesOf(dir), room + 8, () => {});
+    try {
+      filters.start();
+      filters.learn([large]);
+      await known(filters, 1);
+      assert.equal(filters.stats.blocked, 1);
+      filters.learn([at("a.ts"), at("sub/b.ts")]); // 8 bytes each
+      await known(filters, 3);
+      assert.equal(filters.stats.blocked, 0, "the block filters made room");
+      assert.ok(filters.stats.bytes <= room + 8, JSON.stringify(filters.stats));
+      assert.notEqual(filters.get(large), undefined, "the file's own filter stays");
+    } finally {
+      filters.close();
+      fs.rmSync(large);
+    }
+  });
+
   it("forgets changed files and everything below a changed directory", async () => {
     const filters = new FileFilters(filesOf(dir), 1 << 20, () => {});
     try {
