@@ -72,7 +72,8 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
     scope.postMessage({ id, error: postedError(error, controller.signal) });
   } finally {
     searches.delete(id);
-    collectAfter(repeated);
+    // (The last search to end collects: a collection set up meanwhile would stop the others.)
+    if (searches.size === 0) collectAfter(repeated);
   }
 }
 

@@ -233,28 +233,28 @@ function examinePlanned(
     return undefined; // (read whole, the error is told as search tells it)
   }
   if (bytes === undefined) return undefined;
-  const { ranges, linesBefore } = plan;
+  const { ranges, linesBefore, linesAfter } = plan;
   const pieces: (string | number)[] = [];
   let invalid = plan.invalid;
-  let lines = linesBefore[0]; // the \n's before the next piece
+  let found = false;
   let at = 0;
   for (let r = 0; r < linesBefore.length; r++) {
+    if (r > 0) pieces.push(linesBefore[r] - linesAfter[r - 1]);
     const length = ranges[2 * r + 1] - ranges[2 * r];
     const range = bytes.subarray(at, at + length);
     at += length;
-    if (linesBefore[r] > lines) pieces.push(linesBefore[r] - lines);
-    const buffer = bytesOf(range);
-    const within = countLf(range, 0, length);
-    if (occurrences(buffer, needles, folded)(0).at === -1) pieces.push(within);
-    else {
-      const kept = keptLines(range, buffer, needles, { start: 0, end: length, context, folded });
-      if (kept.invalid) invalid = true;
-      if (typeof kept.text === "string") pieces.push(kept.text);
-      else pieces.push(...kept.text);
-    }
-    lines = linesBefore[r] + within;
+    const kept = keptLines(range, bytesOf(range), needles, {
+      start: 0,
+      end: length,
+      context,
+      folded,
+    });
+    if (kept.invalid) invalid = true;
+    if (typeof kept.text === "string") pieces.push(kept.text);
+    else pieces.push(...kept.text);
+    found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part === "string");
   }
-  if (!pieces.some((piece) => typeof piece === "string")) return NONE;
+  if (!found) return NONE;
   return { kind: "text", text: pieces, invalid, linesBefore: linesBefore[0] };
 }
 
@@ -421,7 +421,8 @@ function keptLines(
   }
   if (keepTo !== -1) flush();
   if (done < end) pieces.push(countLf(bytes, done, end));
-  return { text: pieces.length === 1 ? pieces[0] as string : pieces, invalid };
+  const [only] = pieces;
+  return { text: pieces.length === 1 && typeof only === "string" ? only : pieces, invalid };
 }
 
 function whole(bytes: Uint8Array): Examined {

@@ -9,7 +9,7 @@
  * @module
  */
 import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
-import { cancelIdleCollection, collectGarbageWhenIdle } from "../io/runtime.ts";
+import { collectGarbageWhenIdle } from "../io/runtime.ts";
 import { FileReader } from "../io/_file_reader.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
@@ -52,7 +52,6 @@ const batches: string[][] = [];
 const plans = new Map<number, ReadPlan>();
 
 scope.onmessage = (event) => {
-  cancelIdleCollection();
   const data = event.data;
   if ("index" in data) {
     // A worker of the search index: filters of files, handed over without a copy.

@@ -310,28 +310,52 @@ export interface PassedLine {
 /** UTF-16 units of text handed to a stoppable scan at once (a longer line goes whole). */
 const STOPPABLE_PIECE = 256 * 1024;
 
-/** Chunks of whole lines cut into pieces of whole lines of about `size` at most. */
+/**
+ * Chunks of whole lines cut into, or joined into, pieces of whole lines of about `size` at
+ * most: each piece is one call to the stoppable scan (for some engines a round trip to
+ * another thread or process), so the runs of a file's kept lines go together, with the
+ * lines passed over between them as empty lines, unless those are many.
+ */
 async function* piecesOf(
   chunks:
     | AsyncIterable<string | number | PassedLine>
     | Iterable<string | number | PassedLine>,
   size: number,
 ): AsyncGenerator<string | number | PassedLine> {
-  for await (const chunk of chunks) {
-    if (typeof chunk !== "string") {
-      yield chunk;
-      continue;
-    }
+  let pending: string[] = [];
+  let length = 0;
+  const flush = function* (): Generator<string> {
+    if (length === 0) return;
+    const text = pending.join("");
+    pending = [];
+    length = 0;
     let at = 0;
-    while (chunk.length - at > size) {
-      let end = chunk.lastIndexOf("\n", at + size - 1) + 1;
-      if (end <= at) end = chunk.indexOf("\n", at + size) + 1 || chunk.length;
-      yield chunk.slice(at, end);
+    while (text.length - at > size) {
+      let end = text.lastIndexOf("\n", at + size - 1) + 1;
+      if (end <= at) end = text.indexOf("\n", at + size) + 1 || text.length;
+      yield text.slice(at, end);
       at = end;
     }
-    if (at < chunk.length) yield chunk.slice(at);
+    if (at < text.length) yield text.slice(at);
+  };
+  for await (const chunk of chunks) {
+    const text = typeof chunk === "number" && chunk < JOINED_LINES_PASSED
+      ? "\n".repeat(chunk)
+      : chunk;
+    if (typeof text !== "string") {
+      yield* flush();
+      yield text;
+      continue;
+    }
+    pending.push(text);
+    length += text.length;
+    if (length >= size) yield* flush();
   }
+  yield* flush();
 }
+
+/** Lines passed over that {@linkcode piecesOf} writes as empty lines, fewer than this. */
+const JOINED_LINES_PASSED = 4096;
 
 /** Lines in a chunk of whole lines: its `\n`s, plus one for an unterminated last line. */
 function countWholeLines(chunk: string): number {

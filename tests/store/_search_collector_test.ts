@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { literalMatcher } from "../../src/core/mod.ts";
+import { literalMatcher, type ScanRow, scanText } from "../../src/core/mod.ts";
 import { type PassedLine, SearchCollector } from "../../src/store/_search_collector.ts";
 
 test("SearchCollector: a deadline between two chunks of a file leaves it not searched to the end", async () => {
@@ -37,4 +37,29 @@ test("SearchCollector: a long line whose stoppable pattern the deadline stopped 
   assert.deepEqual(result.files.map((f) => f.rows.map((r) => r.line)), [[1]]);
   assert.equal(result.filesSearched, 0);
   assert.equal(result.filesNotSearched, 1);
+});
+
+test("SearchCollector: a stoppable scan gets the runs of a file's kept lines together", async () => {
+  const plain = literalMatcher("needle");
+  const texts: string[] = [];
+  const matcher = {
+    ...plain,
+    stoppable: {
+      scan: (text: string) => {
+        texts.push(text);
+        const rows: ScanRow[] = [];
+        scanText(text, plain, (row) => void rows.push(row));
+        return Promise.resolve(rows);
+      },
+    },
+  };
+  const collector = new SearchCollector({ matcher, maxMatches: 10_000 });
+  // Runs of kept lines, with the counts of lines passed over between them.
+  const chunks: (string | number)[] = [2];
+  for (let i = 0; i < 1000; i++) chunks.push(`needle ${i}\n`, 3);
+  chunks.push(10_000, "needle last\n");
+  await collector.scanFile("f", chunks, () => false, 5);
+  const lines = collector.result().files[0].rows.map((row) => row.line);
+  assert.deepEqual(lines, [...Array.from({ length: 1000 }, (_, i) => 8 + 4 * i), 14_008]);
+  assert.equal(texts.length, 2, "one scan for the runs, one after the many lines passed over");
 });

@@ -58,8 +58,9 @@ export interface BlockFilters {
 export interface ReadPlan {
   /** `[start, end)` byte ranges of whole lines, in order and apart, flat. */
   ranges: number[];
-  /** Per range, the `\n`s before its start. */
+  /** Per range, the `\n`s before its start, and before its end. */
   linesBefore: number[];
+  linesAfter: number[];
   /** Whether the file is not valid UTF-8. */
   invalid: boolean;
   stamp: FileStamp;
@@ -164,6 +165,7 @@ export function readPlan(
   const count = filters.length;
   const ranges: number[] = [];
   const linesBefore: number[] = [];
+  const linesAfter: number[] = [];
   let planned = 0;
   for (let b = 0; b < count; b++) {
     if (!needles.some((needle) => mayStartIn(filters, b, needle.trigrams))) continue;
@@ -174,19 +176,22 @@ export function readPlan(
     let after = b + 1;
     while (after < count && firstLf[after] === -1) after++;
     const end = after === count ? stamp.size : firstLf[after] + 1;
+    const lines = after === count ? lfBefore[count] : lfBefore[after] + 1;
     const last = ranges.length - 1;
     if (ranges.length > 0 && start <= ranges[last]) {
       planned += end - ranges[last];
       ranges[last] = end;
+      linesAfter[linesAfter.length - 1] = lines;
     } else {
       ranges.push(start, end);
       linesBefore.push(before === -1 ? 0 : lfBefore[before + 1]);
+      linesAfter.push(lines);
       planned += end - start;
     }
   }
   if (ranges.length === 0) return "none";
   if (planned > stamp.size * most) return undefined;
-  return { ranges, linesBefore, invalid: blocks.invalid, stamp };
+  return { ranges, linesBefore, linesAfter, invalid: blocks.invalid, stamp };
 }
 
 /** Whether each of a needle's trigrams may be in block `b` or the next. */

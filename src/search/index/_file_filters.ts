@@ -42,6 +42,7 @@ export class FileFilters {
   readonly #onIdle: () => void;
   readonly #filters = new Map<string, Filter>();
   readonly #blocks = new Map<string, BlockFilters>();
+  #blockBytes = 0; // of #blocks, within #bytes
   readonly #unindexable = new Set<string>(); // read and found too large or unreadable
   #bytes = 0;
   #version = 0;
@@ -184,6 +185,7 @@ export class FileFilters {
     this.#worker = undefined;
     this.#filters.clear();
     this.#blocks.clear();
+    this.#blockBytes = 0;
     this.#unindexable.clear();
     this.#queue = [];
     this.#queued.clear();
@@ -251,7 +253,8 @@ export class FileFilters {
       } else if (file.binary) this.#set(file.key, BINARY);
       else this.#unindexable.add(file.key);
     }
-    collectGarbageWhenIdle(); // (what the batch's message left, once learning stops)
+    // (What the batch's message left, once learning stops; not set up during a search.)
+    if (this.#pauses === 0) collectGarbageWhenIdle();
     this.#next();
   }
 
@@ -269,6 +272,7 @@ export class FileFilters {
     if (this.#bytes + bytes > this.#maxBytes) return;
     this.#blocks.set(key, blocks);
     this.#bytes += bytes;
+    this.#blockBytes += bytes;
   }
 
   /** Whether no filter fits any more (block filters, which give way to filters, are gone). */
@@ -282,17 +286,20 @@ export class FileFilters {
    * read whole.
    */
   #makeRoom(bytes: number): boolean {
+    if (this.#bytes - this.#blockBytes + bytes > this.#maxBytes) return false;
     for (const key of this.#blocks.keys()) {
       if (this.#bytes + bytes <= this.#maxBytes) break;
       this.#dropBlocks(key);
     }
-    return this.#bytes + bytes <= this.#maxBytes;
+    return true;
   }
 
   #dropBlocks(key: string): void {
     const blocks = this.#blocks.get(key);
     if (blocks === undefined) return;
-    this.#bytes -= blockBytes(blocks);
+    const bytes = blockBytes(blocks);
+    this.#bytes -= bytes;
+    this.#blockBytes -= bytes;
     this.#blocks.delete(key);
   }
 }

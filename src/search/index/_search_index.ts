@@ -423,7 +423,7 @@ export class SearchIndex {
     return {
       files,
       known,
-      toRead: plans.size === 0 ? toRead : toRead.filter((i) => known[i] === undefined),
+      toRead: toRead.filter((i) => known[i] === undefined), // (some ruled out by blocks)
       plans,
       rarest,
       version,

@@ -131,6 +131,19 @@ describe("FileFilters", () => {
       filters.learn([large]);
       await known(filters, 1);
       assert.equal(filters.stats.blocked, 1);
+      // A filter that would not fit even without them leaves them be.
+      let seed = 7;
+      const noise = Array.from(
+        { length: 60_000 },
+        () => (seed = (seed * 48271) % 2147483647) % 256,
+      );
+      fs.writeFileSync(at("noise.txt"), new Uint8Array(noise.map((byte) => byte || 1)));
+      filters.learn([at("noise.txt")]);
+      while (filters.stats.queued + filters.stats.indexing > 0) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+      assert.equal(filters.get(at("noise.txt")), undefined);
+      assert.equal(filters.stats.blocked, 1, "nothing dropped for a filter that cannot fit");
       filters.learn([at("a.ts"), at("sub/b.ts")]); // 8 bytes each
       await known(filters, 3);
       assert.equal(filters.stats.blocked, 0, "the block filters made room");
@@ -139,6 +152,7 @@ describe("FileFilters", () => {
     } finally {
       filters.close();
       fs.rmSync(large);
+      fs.rmSync(at("noise.txt"), { force: true });
     }
   });
 
