@@ -129,3 +129,85 @@ describe("the binary's repeated grep", () => {
     }
   });
 });
+
+describe("the binary's grep of large files in a warm session", () => {
+  const root = tempRoot();
+  const at = (name: string) => join(root.dir, name);
+  let client: Client;
+  const lines = (n: number, every: number, eol = "\n") =>
+    Array.from(
+      { length: n },
+      (_, i) => i % every === 7 ? `x = fetchData(${i});${eol}` : `v${i};${eol}`,
+    );
+  before(async () => {
+    fs.writeFileSync(at("bundle.js"), lines(60_000, 9_000).join("")); // 500 kB
+    const long = lines(40_000, 15_000);
+    long[20_000] = `${"a".repeat(200_000)} fetchData(long) ${"b".repeat(100_000)}\n`;
+    fs.writeFileSync(at("long.js"), long.join(""));
+    fs.writeFileSync(at("crlf.js"), lines(50_000, 20_000, "\r\n").join(""));
+    fs.writeFileSync(at("small.js"), "fetchData(small)\n");
+    // (A file changed less than 2 s before it is indexed is read whole until it changes.)
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const transport = new StdioClientTransport({
+      command: ensureBinary(),
+      args: ["serve", "--root", root.dir],
+      stderr: "pipe",
+    });
+    client = new Client({ name: "linewise-blocks-e2e", version: "1.0.0" });
+    await client.connect(transport);
+  });
+  after(async () => {
+    await client.close();
+    root.remove();
+  });
+
+  async function both(args: Record<string, unknown>, label: string): Promise<void> {
+    const served = await client.callTool({ name: "grep", arguments: { path: ".", ...args } });
+    const flags = args.ignore_case ? ["--ignore-case"] : [];
+    const run = spawnSync(
+      ensureBinary(),
+      ["grep", String(args.pattern), ".", ...flags, "--root", root.dir, "--json"],
+      { encoding: "utf8" },
+    );
+    assert.ok(run.status === 0 || run.status === 1, run.stderr); // (1: nothing found)
+    assert.deepEqual(served.structuredContent, JSON.parse(run.stdout), label);
+  }
+
+  test(
+    "finds what a grep without an index finds, as the files change",
+    { timeout: 60_000 },
+    async () => {
+      await both({ pattern: "nothing at all" }, "learning");
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // the index learns
+      const patterns = [
+        { pattern: "fetchData\\(\\d+\\)" },
+        { pattern: "FETCHDATA\\(L", ignore_case: true },
+        { pattern: "fetchData\\(long|v39999;" },
+        { pattern: "v49999;" },
+        { pattern: "walrus" },
+      ];
+      for (const args of patterns) await both(args, `${args.pattern}, warm`);
+      // A line far from every match changed through the server's edit tool, then by a write.
+      await client.callTool({
+        name: "read",
+        arguments: { path: "bundle.js", start_line: 30_001, end_line: 30_001 },
+      });
+      const edit = await client.callTool({
+        name: "replace_lines",
+        arguments: {
+          path: "bundle.js",
+          edits: [{
+            start_line: 30_001,
+            new_text: "fetchData(edited);\n",
+            expected_text: "v30000;",
+          }],
+        },
+      });
+      assert.ok(!edit.isError, JSON.stringify(edit.content));
+      await both({ pattern: "fetchData\\(" }, "after the edit");
+      const crlf = fs.readFileSync(at("crlf.js"), "utf8").replace("v40000;", "fetchData(written);");
+      fs.writeFileSync(at("crlf.js"), crlf);
+      await both({ pattern: "fetchData\\(" }, "after the write");
+    },
+  );
+});
