@@ -27,6 +27,8 @@ export interface PackedFiles {
   matches: Int32Array;
   /** The rows that hold a part of a long line: their index, and which part. */
   pieces: Array<[number, LinePiece]>;
+  /** The files whose digest is known: their index, and the digest. */
+  sha1s: Array<[number, string]>;
 }
 
 /** A {@linkcode SearchResult} with its files packed. */
@@ -53,11 +55,13 @@ export function packResult(
     texts: "",
     matches: new Int32Array(rowCount * 2),
     pieces: [],
+    sha1s: [],
   };
   const texts: string[] = [];
   let r = 0;
   result.files.forEach((file, f) => {
     files.paths.push(file.path);
+    if (file.sha1 !== undefined) files.sha1s.push([f, file.sha1]);
     files.invalid[f] = file.invalidUtf8 ? 1 : 0;
     files.rowCounts[f] = file.rows.length;
     for (const whole of file.rows) {
@@ -87,6 +91,7 @@ export function packResult(
 export function unpackResult(packed: PackedResult): SearchResult {
   const { files: flat, ...rest } = packed;
   const pieces = new Map(flat.pieces);
+  const sha1s = new Map(flat.sha1s);
   const files: FileMatches[] = [];
   let r = 0;
   let at = 0;
@@ -103,7 +108,8 @@ export function unpackResult(packed: PackedResult): SearchResult {
       if (piece !== undefined) row.piece = piece;
       rows.push(row);
     }
-    files.push({ path, rows, invalidUtf8: flat.invalid[f] === 1 });
+    const sha1 = sha1s.get(f);
+    files.push({ path, rows, invalidUtf8: flat.invalid[f] === 1, ...sha1 ? { sha1 } : {} });
   });
   return { ...rest, files };
 }

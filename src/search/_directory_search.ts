@@ -591,6 +591,7 @@ async function recordExamined(
         typeof examined.text === "string" ? [examined.text] : examined.text,
         () => examined.invalid,
         examined.linesBefore,
+        examined.sha1,
       );
       return true;
     case "redo":

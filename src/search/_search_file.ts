@@ -35,8 +35,18 @@ export type Examined =
   | { kind: "binary"; linked?: FileStat }
   /** Read, and the required literal is not in it. */
   | { kind: "none"; linked?: FileStat }
-  /** The lines to scan, after `linesBefore` lines that cannot match or be context. */
-  | { kind: "text"; text: KeptText; invalid: boolean; linesBefore: number; linked?: FileStat }
+  /**
+   * The lines to scan, after `linesBefore` lines that cannot match or be context; `sha1` is
+   * the digest of the file's bytes when its plan knew it (it was read as indexed).
+   */
+  | {
+    kind: "text";
+    text: KeptText;
+    invalid: boolean;
+    linesBefore: number;
+    linked?: FileStat;
+    sha1?: string;
+  }
   /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
   | { kind: "redo" };
 
@@ -255,7 +265,8 @@ function examinePlanned(
     found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part === "string");
   }
   if (!found) return NONE;
-  return { kind: "text", text: pieces, invalid, linesBefore: linesBefore[0] };
+  const sha1 = plan.sha1 === undefined ? {} : { sha1: plan.sha1 };
+  return { kind: "text", text: pieces, invalid, linesBefore: linesBefore[0], ...sha1 };
 }
 
 /** What {@linkcode indexFile} learned of a file (plain data: it crosses threads). */

@@ -128,6 +128,7 @@ export class SearchCollector {
    * @param isInvalid asked after the last chunk: whether the bytes were invalid UTF-8
    * @param linesBefore lines of the file before the first chunk that can neither match nor
    *   be context of a match
+   * @param sha1 the digest of the file's bytes, when the caller knows it (see `FileMatches`)
    */
   async scanFile(
     path: string,
@@ -136,8 +137,10 @@ export class SearchCollector {
       | Iterable<string | number | PassedLine>,
     isInvalid: () => boolean,
     linesBefore = 0,
+    sha1?: string,
   ): Promise<void> {
     const rows: ScanRow[] = [];
+    const found = () => ({ path, rows, invalidUtf8: isInvalid(), ...sha1 ? { sha1 } : {} });
     const context = this.#context;
     let before = linesBefore; // lines of the file before the current chunk
     // The last lines of the previous chunk; after lines passed over, an empty line stands for
@@ -159,7 +162,7 @@ export class SearchCollector {
         // before this chunk): what it found stands, but it was not searched to the end.
         this.#stopped = "time";
         if (timedOut && chunk.patternStopped) this.#patternStopped = true;
-        if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
+        if (rows.length > 0) this.#files.push(found());
         this.#filesNotSearched++;
         return;
       }
@@ -218,7 +221,7 @@ export class SearchCollector {
       if (!(await this.#scan(text, sink))) {
         // Stopped in the middle of this file: what it found stands, but it was not searched
         // to the end.
-        if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
+        if (rows.length > 0) this.#files.push(found());
         this.#filesNotSearched++;
         return;
       }
@@ -230,7 +233,7 @@ export class SearchCollector {
       scanned = text;
     }
     this.#filesSearched++;
-    if (rows.length > 0) this.#files.push({ path, rows, invalidUtf8: isInvalid() });
+    if (rows.length > 0) this.#files.push(found());
     this.#progress();
   }
 

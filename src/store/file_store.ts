@@ -192,6 +192,12 @@ export interface FileMatches {
   rows: ScanRow[];
   /** True when the file was not valid UTF-8 (shown as U+FFFD). */
   invalidUtf8: boolean;
+  /**
+   * The SHA-1 (hex) of the file's bytes the rows were found in, when the store knows it
+   * without reading the file again (a directory store's search index read it whole, and the
+   * search found it as it was then).
+   */
+  sha1?: string;
 }
 
 /** What {@linkcode FileStore.search} found. */

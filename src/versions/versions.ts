@@ -41,7 +41,27 @@ export function versionOf(text: string): string {
  * ```
  */
 export function versionOfBytes(bytes: Uint8Array): string {
-  return createHash("sha1").update(bytes).digest("hex").slice(0, VERSION_DIGITS);
+  return versionOfDigest(createHash("sha1").update(bytes).digest("hex"));
+}
+
+/**
+ * The version of a file whose bytes' SHA-1 is known: what {@linkcode versionOfBytes} gives
+ * for those bytes (when they are valid UTF-8, what {@linkcode versionOf} gives for their text).
+ *
+ * @param sha1 the SHA-1 of the whole file, in hex
+ * @returns eight hex digits
+ * @example
+ * ```ts
+ * import { versionOfBytes, versionOfDigest } from "./versions.ts";
+ * import { createHash } from "node:crypto";
+ * import assert from "node:assert/strict";
+ * const bytes = new TextEncoder().encode("x\n");
+ * const sha1 = createHash("sha1").update(bytes).digest("hex");
+ * assert.equal(versionOfDigest(sha1), versionOfBytes(bytes));
+ * ```
+ */
+export function versionOfDigest(sha1: string): string {
+  return sha1.slice(0, VERSION_DIGITS).toLowerCase();
 }
 
 /**

@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { createHash } from "node:crypto";
 import type { FileStat } from "../../io/file_stat.ts";
 import { countLf } from "../_byte_search.ts";
 import { mayHold, needleTrigrams, trigramFilter } from "./_trigram_filter.ts";
@@ -51,6 +52,8 @@ export interface BlockFilters {
   lastLf: Int32Array;
   /** Whether the file is not valid UTF-8. */
   invalid: boolean;
+  /** The SHA-1 (hex) of its bytes, for a file that is valid UTF-8. */
+  sha1?: string;
   stamp: FileStamp;
 }
 
@@ -63,6 +66,8 @@ export interface ReadPlan {
   linesAfter: number[];
   /** Whether the file is not valid UTF-8. */
   invalid: boolean;
+  /** The SHA-1 (hex) of its bytes, for a file that is valid UTF-8. */
+  sha1?: string;
   stamp: FileStamp;
 }
 
@@ -109,6 +114,7 @@ export function blockFilters(
     lfBefore[b + 1] = lfBefore[b] + (first === -1 ? 0 : countLf(bytes, start, end));
   }
   const { size, dev, ino, mtimeNs, ctimeNs } = stat;
+  const sha1 = invalid ? undefined : createHash("sha1").update(bytes).digest("hex");
   return {
     block,
     filters,
@@ -116,6 +122,7 @@ export function blockFilters(
     firstLf,
     lastLf,
     invalid,
+    ...sha1 ? { sha1 } : {},
     stamp: { size, dev, ino, mtimeNs, ctimeNs },
   };
 }
@@ -191,7 +198,8 @@ export function readPlan(
   }
   if (ranges.length === 0) return "none";
   if (planned > stamp.size * most) return undefined;
-  return { ranges, linesBefore, linesAfter, invalid: blocks.invalid, stamp };
+  const { invalid, sha1 } = blocks;
+  return { ranges, linesBefore, linesAfter, invalid, ...sha1 ? { sha1 } : {}, stamp };
 }
 
 /** Whether each of a needle's trigrams may be in block `b` or the next. */

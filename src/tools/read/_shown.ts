@@ -5,7 +5,7 @@
 import { lineText, type ScanRow, splitBom, splitLines } from "../../core/mod.ts";
 import { FileTooLargeError, StoreError } from "../../store/errors.ts";
 import type { FileStore } from "../../store/file_store.ts";
-import { versionOf, versionOfBytes } from "../../versions/mod.ts";
+import { versionOf, versionOfBytes, versionOfDigest } from "../../versions/mod.ts";
 import type { Session } from "../_session.ts";
 import type { Settings } from "../options.ts";
 
@@ -73,15 +73,18 @@ export interface SearchedVersion {
 
 /**
  * The version of each file a search found. A file whose identity the session knows from a
- * version it showed before the search is as it was then; any other is read again, and gets
- * a version only when it still holds the rows the search found (none when it changed in
- * between, or cannot have one). The text is not kept: a search shows too many files.
+ * version it showed before the search is as it was then; one whose digest the store gave
+ * with its rows has the version of that digest; any other is read again, and gets a version
+ * only when it still holds the rows the search found (none when it changed in between, or
+ * cannot have one). The text is not kept: a search shows too many files.
  */
 export async function searchedVersions(
   store: FileStore,
   session: Session,
   settings: Settings,
-  files: ReadonlyArray<{ path: string; rows: readonly ScanRow[]; invalidUtf8?: boolean }>,
+  files: ReadonlyArray<
+    { path: string; rows: readonly ScanRow[]; invalidUtf8?: boolean; sha1?: string }
+  >,
 ): Promise<SearchedVersion[]> {
   return await inBatches(files, async (file): Promise<SearchedVersion> => {
     try {
@@ -91,6 +94,10 @@ export async function searchedVersions(
       const known = identity === undefined ? undefined : session.latest(info.path);
       if (known?.identity === identity && known?.version !== undefined) {
         return { version: known.version, identity };
+      }
+      // (The rows were found in the bytes of that digest.)
+      if (file.sha1 !== undefined && !file.invalidUtf8) {
+        return { version: versionOfDigest(file.sha1), identity };
       }
       // The bytes are hashed and the rows found in them as bytes: no decoding of the file.
       if (file.invalidUtf8) return {};

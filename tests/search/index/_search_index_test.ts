@@ -2,6 +2,7 @@
 // every search with the index must give what a store without one gives, whatever changed
 // on disk just before it, and the index must actually spare reads.
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -379,9 +380,24 @@ describe("the search index", () => {
           () => ({ matcher: literalMatcher("needle("), maxMatches: 3 }),
           () => ({ matcher: literalMatcher("walrus") }),
         ];
+        const digest = (name: string) =>
+          createHash("sha1").update(fs.readFileSync(path.join(tree, name))).digest("hex");
         for (const query of queries) {
-          assert.deepEqual(await blocked.search(query()), await whole.search(query()));
+          const found = await blocked.search(query());
+          // A file read as indexed comes with the digest of its bytes; the rest is the same.
+          for (const file of found.files) {
+            if (file.sha1 !== undefined) assert.equal(file.sha1, digest(file.path), file.path);
+          }
+          const bare = found.files.map(({ sha1: _, ...file }) => file);
+          assert.deepEqual({ ...found, files: bare }, await whole.search(query()));
         }
+        const needles = await blocked.search(queries[0]());
+        // (big.js is read whole: its long line and matches make up most of it.)
+        assert.deepEqual(
+          needles.files.map((file) => [file.path, file.sha1 !== undefined]),
+          [["big.js", false], ["crlf.js", true], ["small.js", false]],
+          "read in part: the digest the index found",
+        );
         // A write the watcher cannot hear (through a hard link from outside the root) into a
         // block that cannot hold the literal: the file is no longer as indexed, so it is read
         // whole, not in the blocks its filters named.
