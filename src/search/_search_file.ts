@@ -18,6 +18,7 @@ import {
   blockFilters,
   type ReadPlan,
   sameStamp,
+  tooRecent,
 } from "./index/_block_filters.ts";
 import type { FileStat } from "../io/file_stat.ts";
 
@@ -277,6 +278,8 @@ export interface IndexedFile {
   filter?: Uint8Array;
   /** Its block filters, for a large one. */
   blocks?: BlockFilters;
+  /** True for a large one that changed too shortly before it was read to have them. */
+  recent?: boolean;
   /** True for a binary file. */
   binary?: boolean;
 }
@@ -300,6 +303,7 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
     if (bytes.length > MAX_FILTERED_BYTES) return { key };
     const filter = trigramFilter(bytes);
     if (bytes.length <= BLOCKED_FROM_BYTES) return { key, filter };
+    if (tooRecent(stat, now)) return { key, filter, recent: true };
     return { key, filter, blocks: blockFilters(bytes, stat, !isUtf8(bytes), now) };
   } catch {
     return { key };

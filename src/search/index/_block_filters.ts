@@ -23,9 +23,10 @@ export const BLOCKED_FROM_BYTES = 4 * BLOCK_BYTES;
 /**
  * A file whose status changed less than this before it was indexed gets no block filters: a
  * write in the same tick of the file system's clock would leave its stamp as it was (the
- * "racy git" rule).
+ * "racy git" rule). The index learns it again once it is older.
  */
-const RACY_NS = 2_000_000_000n;
+export const RACY_MS = 2_000;
+const RACY_NS = BigInt(RACY_MS) * 1_000_000n;
 /** A plan that would read more than this share of the file reads it whole instead. */
 const MOST_OF_A_FILE = 0.75;
 const LF = 10;
@@ -80,6 +81,17 @@ export interface PlannedNeedle {
 }
 
 /**
+ * Whether a file changed too shortly before it was read for block filters to be trusted.
+ *
+ * @param stat its fstat when it was read
+ * @param now the time it was read, in nanoseconds since the epoch
+ * @returns true when its mtime or ctime is less than {@linkcode RACY_MS} old
+ */
+export function tooRecent(stat: FileStat, now: bigint): boolean {
+  return now - stat.ctimeNs < RACY_NS || now - stat.mtimeNs < RACY_NS;
+}
+
+/**
  * The block filters of a file read whole, unless it changed just before it was read.
  *
  * @param bytes the whole file
@@ -96,8 +108,7 @@ export function blockFilters(
   now: bigint,
   block: number = BLOCK_BYTES,
 ): BlockFilters | undefined {
-  if (bytes.length !== stat.size) return undefined;
-  if (now - stat.ctimeNs < RACY_NS || now - stat.mtimeNs < RACY_NS) return undefined;
+  if (bytes.length !== stat.size || tooRecent(stat, now)) return undefined;
   const count = Math.ceil(bytes.length / block);
   const filters: Uint8Array[] = [];
   const lfBefore = new Uint32Array(count + 1);

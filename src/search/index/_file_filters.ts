@@ -10,7 +10,7 @@ import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts";
 import type { IndexedFile } from "../_search_file.ts";
 import { startSearchWorkers, unref } from "../_search_pool.ts";
-import { blockBytes, type BlockFilters } from "./_block_filters.ts";
+import { blockBytes, type BlockFilters, RACY_MS } from "./_block_filters.ts";
 
 /** Files per message to the indexing worker. */
 const INDEX_BATCH = 256;
@@ -250,6 +250,7 @@ export class FileFilters {
         if (!this.#makeRoom(file.filter.length)) continue;
         this.#set(file.key, file.filter);
         if (file.blocks !== undefined) this.#setBlocks(file.key, file.blocks);
+        else if (file.recent) this.#learnAgainLater(file.key);
       } else if (file.binary) this.#set(file.key, BINARY);
       else this.#unindexable.add(file.key);
     }
@@ -264,6 +265,22 @@ export class FileFilters {
     this.#filters.set(key, filter);
     if (filter !== BINARY) this.#bytes += filter.length;
     this.#dropBlocks(key);
+  }
+
+  /**
+   * Learns a large file again once it is old enough for block filters (see `RACY_MS`), if
+   * it still has its filter then (it did not change meanwhile) and no block filters.
+   */
+  #learnAgainLater(key: string): void {
+    const filter = this.#filters.get(key);
+    const timer = setTimeout(() => {
+      if (this.#closed || this.#filters.get(key) !== filter || this.#blocks.has(key)) return;
+      if (this.#queued.has(key) || this.#full()) return;
+      this.#queued.add(key);
+      this.#queue.push(key);
+      if (this.#started && this.#worker === undefined) this.#next();
+    }, RACY_MS + 100);
+    (timer as { unref?: () => void }).unref?.();
   }
 
   /** Keeps a file's block filters, within the budget (without them, it is read whole). */

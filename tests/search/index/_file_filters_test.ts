@@ -109,6 +109,25 @@ describe("FileFilters", () => {
     }
   });
 
+  it("learns a large file just changed again once it is old enough for block filters", async () => {
+    const fresh = at("fresh.js");
+    fs.writeFileSync(fresh, Array.from({ length: 40_000 }, (_, i) => `w${i};\n`).join(""));
+    const filters = new FileFilters(filesOf(dir), 1 << 30, () => {});
+    try {
+      filters.start();
+      filters.learn([fresh]);
+      await known(filters, 1);
+      assert.equal(filters.stats.blocked, 0, "changed less than 2 s before it was read");
+      for (let i = 0; i < 400 && filters.stats.blocked === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.equal(filters.stats.blocked, 1, "learned again, with block filters");
+    } finally {
+      filters.close();
+      fs.rmSync(fresh);
+    }
+  });
+
   it("drops block filters to make room for the filter of another file", async () => {
     const large = at("large.js");
     fs.writeFileSync(large, Array.from({ length: 40_000 }, (_, i) => `v${i};\n`).join(""));
