@@ -4,14 +4,14 @@
 // just before it.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
 import { memoryTools } from "../_helpers/tools.ts";
 
 describe("the binary's repeated grep", () => {
@@ -208,6 +208,71 @@ describe("the binary's grep of large files in a warm session", () => {
       const crlf = fs.readFileSync(at("crlf.js"), "utf8").replace("v40000;", "fetchData(written);");
       fs.writeFileSync(at("crlf.js"), crlf);
       await both({ pattern: "fetchData\\(" }, "after the write");
+    },
+  );
+  test(
+    "shows one whole version of a large file another process keeps replacing",
+    { timeout: 60_000 },
+    async () => {
+      // Two versions with their line breaks in other places, replaced by a rename every
+      // 2.5 s (as a formatter does): a search that read the new bytes at the old version's
+      // line numbers (a plan made before the change) would show rows that are lines of
+      // neither. (Between changes the index learns the file again, with block filters.)
+      const a = Array.from(
+        { length: 60_000 },
+        (_, i) => i % 20_000 === 99 ? `needle(a${i});\n` : `a${i};\n`,
+      );
+      const b = Array.from(
+        { length: 45_000 },
+        (_, i) => i % 15_000 === 4_000 ? `x = needle(b${i});\n` : `bb${i} = ${i};\n`,
+      );
+      fs.writeFileSync(at("swapped.js"), a.join(""));
+      const writer = join(root.dir, "..", `writer-${process.pid}.mjs`);
+      fs.writeFileSync(
+        writer,
+        `import fs from "node:fs"; import process from "node:process";
+        const [file, ...versions] = process.argv.slice(2);
+        let n = 0;
+        setInterval(() => {
+          fs.writeFileSync(file + ".tmp", fs.readFileSync(versions[++n % 2]));
+          fs.renameSync(file + ".tmp", file);
+        }, 2500);`,
+      );
+      const versions = [a, b].map((lines, i) => {
+        const file = join(root.dir, "..", `version-${process.pid}-${i}`);
+        fs.writeFileSync(file, lines.join(""));
+        return file;
+      });
+      const runner = process.execPath.includes("deno") ? ["run", "-A", writer] : [writer];
+      const child = spawn(process.execPath, [...runner, at("swapped.js"), ...versions], {
+        stdio: "ignore",
+      });
+      const expected = [a, b].map((lines) =>
+        lines.flatMap((line, i) => line.includes("needle(") ? [i + 1] : [])
+      );
+      try {
+        const seen = new Set<number>();
+        for (let i = 0, until = Date.now() + 9_000; Date.now() < until; i++) {
+          const result = await client.callTool({
+            name: "grep",
+            arguments: { pattern: "needle\\(", path: "swapped.js", max_matches: 1_000 + i },
+          });
+          const files = (result.structuredContent as { files: { lines: number[] }[] }).files;
+          const lines = files[0]?.lines ?? [];
+          const version = expected.findIndex((want) => want.join() === lines.join());
+          assert.notEqual(version, -1, `rows of neither version: ${lines.join()}`);
+          seen.add(version);
+          const rows = unversioned((result.content as { text: string }[])[0].text).split("\n");
+          for (const line of lines) {
+            const shown = rows.find((row) => row.startsWith(`${line}\t`));
+            assert.equal(`${shown?.slice(`${line}\t`.length)}\n`, [a, b][version][line - 1]);
+          }
+        }
+        assert.equal(seen.size, 2, "both versions were seen");
+      } finally {
+        child.kill();
+        for (const file of [writer, ...versions]) fs.rmSync(file, { force: true });
+      }
     },
   );
 });
