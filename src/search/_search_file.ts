@@ -222,11 +222,12 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
 /**
  * {@linkcode examineFile} of the ranges a plan names: the lines of the blocks that may hold
  * the needle, with the `\n`s of the lines between them, so that every line keeps its number.
- * Whether the file is valid UTF-8 is the plan's (the file was read whole to index it).
+ * Whether the file is valid UTF-8 is the plan's (the file was read whole to index it). With
+ * context lines, every range must hold them around its occurrences.
  *
  * @returns what to scan, or undefined when the file is to be examined whole: it is not as
- *   it was indexed, or the examination is one a plan cannot serve (context lines, a needle
- *   with a line break, no needle)
+ *   it was indexed, the examination is one a plan cannot serve (a needle with a line break,
+ *   no needle), or a range lacks context lines
  */
 function examinePlanned(
   reader: FileReader,
@@ -235,7 +236,7 @@ function examinePlanned(
   plan: ReadPlan,
 ): Examined | undefined {
   const needles = needle !== undefined ? [needle] : anyOf;
-  if (needles === undefined || context > 0) return undefined;
+  if (needles === undefined) return undefined;
   if (needles.some((one) => one.includes(LF) || one.includes(CR))) return undefined;
   let bytes;
   try {
@@ -254,7 +255,12 @@ function examinePlanned(
     const length = ranges[2 * r + 1] - ranges[2 * r];
     const range = bytes.subarray(at, at + length);
     at += length;
-    const kept = keptLines(range, bytesOf(range), needles, {
+    const buffer = bytesOf(range);
+    const edges = { start: ranges[2 * r] === 0, end: ranges[2 * r + 1] === plan.stamp.size };
+    if (context > 0 && !holdsContext(range, buffer, needles, folded, context, edges)) {
+      return undefined;
+    }
+    const kept = keptLines(range, buffer, needles, {
       start: 0,
       end: length,
       context,
@@ -268,6 +274,30 @@ function examinePlanned(
   if (!found) return NONE;
   const sha1 = plan.sha1 === undefined ? {} : { sha1: plan.sha1 };
   return { kind: "text", text: pieces, invalid, linesBefore: linesBefore[0], ...sha1 };
+}
+
+/**
+ * Whether a range of whole lines holds `context` lines before its first occurrence of the
+ * needles and after its last one, unless it starts or ends the file.
+ */
+function holdsContext(
+  range: Uint8Array,
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  folded: Uint8Array[] | undefined,
+  context: number,
+  edges: { start: boolean; end: boolean },
+): boolean {
+  const first = occurrences(buffer, needles, folded)(0).at;
+  if (first === -1) return true;
+  if (!edges.start && countLf(range, 0, first) < context) return false;
+  let lastEnd = 0;
+  for (const needle of needles) {
+    const last = buffer.lastIndexOf(needle);
+    if (last !== -1) lastEnd = Math.max(lastEnd, last + needle.length);
+  }
+  // (The first \n after it ends the occurrence's own line.)
+  return edges.end || countLf(range, lastEnd, range.length) - 1 >= context;
 }
 
 /** What {@linkcode indexFile} learned of a file (plain data: it crosses threads). */

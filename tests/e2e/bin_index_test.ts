@@ -163,7 +163,10 @@ describe("the binary's grep of large files in a warm session", () => {
 
   async function both(args: Record<string, unknown>, label: string): Promise<void> {
     const served = await client.callTool({ name: "grep", arguments: { path: ".", ...args } });
-    const flags = args.ignore_case ? ["--ignore-case"] : [];
+    const flags = [
+      ...args.ignore_case ? ["--ignore-case"] : [],
+      ...args.context ? ["-C", String(args.context)] : [],
+    ];
     const run = spawnSync(
       ensureBinary(),
       ["grep", String(args.pattern), ".", ...flags, "--root", root.dir, "--json"],
@@ -184,6 +187,7 @@ describe("the binary's grep of large files in a warm session", () => {
         { pattern: "FETCHDATA\\(L", ignore_case: true },
         { pattern: "fetchData\\(long|v39999;" },
         { pattern: "v49999;" },
+        { pattern: "fetchData\\(\\d+\\)", context: 2 },
         { pattern: "walrus" },
       ];
       for (const args of patterns) await both(args, `${args.pattern}, warm`);

@@ -166,6 +166,8 @@ export function plannedNeedle(needle: Uint8Array): PlannedNeedle {
  *
  * @param blocks the file's block filters
  * @param needles the needles (each of three bytes or more, none longer than a block)
+ * @param wide whether to read a block more on either side, for context lines (the search
+ *   then checks that they were enough)
  * @param most the share of the file beyond which it is read whole
  * @returns the plan; "none" when no block may hold a needle; undefined when the file is
  *   better read whole (the plan would read most of it, or a needle cannot be planned for)
@@ -173,6 +175,7 @@ export function plannedNeedle(needle: Uint8Array): PlannedNeedle {
 export function readPlan(
   blocks: BlockFilters,
   needles: readonly PlannedNeedle[],
+  wide = false,
   most: number = MOST_OF_A_FILE,
 ): ReadPlan | "none" | undefined {
   if (needles.length === 0) return undefined;
@@ -184,17 +187,19 @@ export function readPlan(
   const ranges: number[] = [];
   const linesBefore: number[] = [];
   const linesAfter: number[] = [];
+  const extra = wide ? 1 : 0;
   let planned = 0;
   for (let b = 0; b < count; b++) {
     if (!needles.some((needle) => mayStartIn(filters, b, needle.trigrams))) continue;
-    // From the start of the line the block begins in to the end of the line it ends in.
-    let before = b - 1;
+    // From the start of the line the block (or the one before) begins in to the end of the
+    // line its successor (or the one after) begins in.
+    let before = b - 1 - extra;
     while (before >= 0 && lastLf[before] === -1) before--;
-    const start = before === -1 ? 0 : lastLf[before] + 1;
-    let after = b + 1;
+    const start = before < 0 ? 0 : lastLf[before] + 1;
+    let after = b + 1 + extra;
     while (after < count && firstLf[after] === -1) after++;
-    const end = after === count ? stamp.size : firstLf[after] + 1;
-    const lines = after === count ? lfBefore[count] : lfBefore[after] + 1;
+    const end = after >= count ? stamp.size : firstLf[after] + 1;
+    const lines = after >= count ? lfBefore[count] : lfBefore[after] + 1;
     const last = ranges.length - 1;
     if (ranges.length > 0 && start <= ranges[last]) {
       planned += end - ranges[last];
@@ -202,7 +207,7 @@ export function readPlan(
       linesAfter[linesAfter.length - 1] = lines;
     } else {
       ranges.push(start, end);
-      linesBefore.push(before === -1 ? 0 : lfBefore[before + 1]);
+      linesBefore.push(before < 0 ? 0 : lfBefore[before + 1]);
       linesAfter.push(lines);
       planned += end - start;
     }

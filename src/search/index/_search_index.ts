@@ -244,14 +244,21 @@ export class SearchIndex {
    * @param walkKey the walk's key
    * @param files the walk's files (from {@linkcode walk})
    * @param matcher the search's matcher
+   * @param wide whether the plans of large files are for a search with context lines
    * @returns per file, the outcome (undefined: it must be read), and the rarest literal
    */
-  knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher): KnownFiles {
+  knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher, wide = false): KnownFiles {
     const { requiredLiteral, requiredLiterals, alternativeLiterals } = matcher;
-    const key = JSON.stringify([walkKey, requiredLiteral, requiredLiterals, alternativeLiterals]);
+    const key = JSON.stringify([
+      walkKey,
+      requiredLiteral,
+      requiredLiterals,
+      alternativeLiterals,
+      wide,
+    ]);
     let answer = this.#known.get(key);
     if (answer?.files !== files || answer.version !== this.#filters.version) {
-      answer = this.#judgeAll(files, matcher);
+      answer = this.#judgeAll(files, matcher, wide);
       keepRecent(this.#known, key, answer, MAX_WALKS);
     } else if (answer.absentVersion !== this.#absentVersion) {
       // Only files still to be read can be ruled out by the absences found since.
@@ -402,7 +409,7 @@ export class SearchIndex {
     return aligned.filters;
   }
 
-  #judgeAll(files: WalkNode[], matcher: Matcher): KnownFiles {
+  #judgeAll(files: WalkNode[], matcher: Matcher, wide: boolean): KnownFiles {
     const filters = this.#alignedFilters(files);
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
@@ -418,7 +425,7 @@ export class SearchIndex {
     literals.forEach(({ literal }, i) => {
       if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
     });
-    const plans = this.#plans(files, known, toRead, rarest, matcher);
+    const plans = this.#plans(files, known, toRead, rarest, matcher, wide);
     const version = this.#filters.version;
     return {
       files,
@@ -442,6 +449,7 @@ export class SearchIndex {
     toRead: number[],
     rarest: string | undefined,
     matcher: Matcher,
+    wide: boolean,
   ): Map<number, ReadPlan> {
     const plans = new Map<number, ReadPlan>();
     const { needle, anyOf } = prefilterOf(
@@ -453,7 +461,7 @@ export class SearchIndex {
     if (needles === undefined) return plans;
     for (const i of toRead) {
       const blocks = this.#filters.blocks(files[i].key);
-      const plan = blocks === undefined ? undefined : readPlan(blocks, needles);
+      const plan = blocks === undefined ? undefined : readPlan(blocks, needles, wide);
       if (plan === "none") known[i] = KNOWN_NONE;
       else if (plan !== undefined) plans.set(i, plan);
     }

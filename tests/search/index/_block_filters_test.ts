@@ -54,7 +54,7 @@ describe("block filters", () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** Writes the bytes, and makes the file's block filters and its plan for the matcher. */
-  function planFor(bytes: Uint8Array, matcher: Matcher, block: number, most = 1) {
+  function planFor(bytes: Uint8Array, matcher: Matcher, block: number, most = 1, wide = false) {
     fs.writeFileSync(file, bytes);
     const stat = filesOf(dir).lstat(file);
     const blocks = blockFilters(bytes, stat, false, stat.ctimeNs + LATER, block)!;
@@ -66,15 +66,21 @@ describe("block filters", () => {
     const needles = prefilter.needle !== undefined ? [prefilter.needle] : prefilter.anyOf;
     const plan = needles === undefined
       ? undefined
-      : readPlan(blocks, needles.map(plannedNeedle), most);
+      : readPlan(blocks, needles.map(plannedNeedle), wide, most);
     return { plan, prefilter };
   }
 
   /** What a search of the file shows when it reads what the plan names. */
-  async function searched(matcher: Matcher, plan: ReadPlan, prefilter: object, invalid = false) {
-    const collector = new SearchCollector({ matcher, maxMatches: 1000 });
+  async function searched(
+    matcher: Matcher,
+    plan: ReadPlan,
+    prefilter: object,
+    invalid = false,
+    context = 0,
+  ) {
+    const collector = new SearchCollector({ matcher, maxMatches: 1000, context });
     const reader = new FileReader(filesOf(dir), 1 << 20, 64);
-    const outcome = examineFile(reader, file, { ...prefilter, context: 0, links: false }, {
+    const outcome = examineFile(reader, file, { ...prefilter, context, links: false }, {
       ...plan,
       invalid,
     });
@@ -88,6 +94,7 @@ describe("block filters", () => {
   it("let a search read only some lines and show what a whole read shows", async () => {
     let planned = 0;
     let ruledOut = 0;
+    let withContext = 0; // searches with context lines that the plan served
     await fc.assert(
       fc.asyncProperty(
         fc.array(piece, { maxLength: 80 }),
@@ -106,14 +113,17 @@ describe("block filters", () => {
         fc.integer({ min: 3, max: 40 }),
         fc.boolean(),
         fc.boolean(),
-        async (parts, pattern, block, bad, ignoreCase) => {
+        fc.constantFrom(0, 0, 1, 2, 3),
+        fc.boolean(),
+        async (parts, pattern, block, bad, ignoreCase, context, wide) => {
           const text = parts.join("");
           const bytes = bad
             ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
             : encoder.encode(text);
           const matcher = regexMatcher(pattern, { ignoreCase });
-          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 1000 });
-          const { plan, prefilter } = planFor(bytes, matcher, block);
+          const query = { matcher, maxMatches: 1000, context };
+          const want = await new MemoryStore({ f: bytes }).search(query);
+          const { plan, prefilter } = planFor(bytes, matcher, block, 1, wide);
           if (plan === undefined) return; // (a needle too long for the block)
           if (plan === "none") {
             ruledOut++;
@@ -121,14 +131,18 @@ describe("block filters", () => {
             return;
           }
           planned++;
-          const { result } = await searched(matcher, plan, prefilter, bad);
-          assert.deepEqual(result.files, want.files);
+          const { outcome, result } = await searched(matcher, plan, prefilter, bad, context);
+          if (context > 0 && "sha1" in outcome) withContext++; // (read as planned)
+          assert.deepEqual(result.files.map(({ sha1: _, ...file }) => file), want.files);
           assert.equal(result.matchedLines, want.matchedLines);
         },
       ),
       { numRuns: 1500 },
     );
-    assert.ok(planned > 300 && ruledOut > 100, `planned ${planned}, ruled out ${ruledOut}`);
+    assert.ok(
+      planned > 300 && ruledOut > 100 && withContext > 50,
+      `planned ${planned}, ruled out ${ruledOut}, with context ${withContext}`,
+    );
   });
 
   it("name whole lines, and leave out the blocks that cannot hold the needle", () => {
