@@ -136,3 +136,31 @@ export const regexWithLookarounds: fc.Arbitrary<string> = fc.oneof(
       .map(([open, inner, rest]) => `${open}${inner})${rest}`),
   },
 );
+
+/**
+ * Pieces of a file for the search prefilters' property tests: a needle, parts of it, its
+ * spellings in other cases (and with the long s and the Kelvin sign, which Unicode case
+ * folding matches with s and k), and the characters the line rule cares about.
+ */
+export const needlePiece: fc.Arbitrary<string> = fc.constantFrom(
+  "needle",
+  "need",
+  "le",
+  "x",
+  "\n",
+  "\n",
+  "\r\n",
+  "\r",
+  "\uFEFF",
+  "é",
+  "needle 7",
+  "NEEDLE",
+  "NeEd",
+  "dLe",
+  "s",
+  "S",
+  "ſ",
+  "\u212A",
+  " 7",
+  "filler text without it ",
+);

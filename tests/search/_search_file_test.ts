@@ -15,6 +15,7 @@ import {
 import { SearchCollector } from "../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { filesOf } from "../_helpers/files.ts";
+import { needlePiece } from "../_helpers/arbitraries.ts";
 
 const encoder = new TextEncoder();
 
@@ -47,33 +48,11 @@ function kept(text: KeptText): string {
   return typeof text === "string" ? text : text.filter((part) => typeof part === "string").join("");
 }
 
-const piece = fc.constantFrom(
-  "needle",
-  "need",
-  "le",
-  "x",
-  "\n",
-  "\n",
-  "\r\n",
-  "\r",
-  "\uFEFF",
-  "é",
-  "needle 7",
-  "NEEDLE", // for the searches that ignore case
-  "NeEd",
-  "dLe",
-  "s",
-  "S",
-  "ſ", // the long s and the Kelvin sign: Unicode case folding matches them with s and k
-  "\u212A",
-  " 7",
-);
-
 describe("examineBytes()", () => {
   it("lets a search show what the in-memory store shows, whatever the lines", async () => {
     await fc.assert(
       fc.asyncProperty(
-        fc.array(piece, { maxLength: 40 }),
+        fc.array(needlePiece, { maxLength: 40 }),
         fc.constantFrom(
           "needle",
           "needle \\d",

@@ -18,31 +18,10 @@ import {
 import { SearchCollector } from "../../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../../src/store/memory_store.ts";
 import { filesOf } from "../../_helpers/files.ts";
+import { needlePiece } from "../../_helpers/arbitraries.ts";
 
 const encoder = new TextEncoder();
 const LATER = 10_000_000_000n; // (indexed 10 s after the last change: past the racy rule)
-
-const piece = fc.constantFrom(
-  "needle",
-  "need",
-  "le",
-  "x",
-  "\n",
-  "\n",
-  "\n",
-  "\r\n",
-  "\r",
-  "\uFEFF",
-  "é",
-  "needle 7",
-  "NEEDLE",
-  "NeEd",
-  "dLe",
-  "ſ",
-  "\u212A",
-  " 7",
-  "filler text without it ",
-);
 
 describe("block filters", () => {
   let dir: string;
@@ -97,7 +76,7 @@ describe("block filters", () => {
     let withContext = 0; // searches with context lines that the plan served
     await fc.assert(
       fc.asyncProperty(
-        fc.array(piece, { maxLength: 80 }),
+        fc.array(needlePiece, { maxLength: 80 }),
         fc.constantFrom(
           "needle",
           "needle \\d",
