@@ -237,6 +237,37 @@ describe("the search index", () => {
   );
 
   test(
+    "shares a kept result frozen throughout, so that no caller can change it",
+    BUN_ONLY,
+    async () => {
+      const tree = tempTree(20);
+      // (A line over 4 MiB in a file streamed, being over 16 MiB, comes back as a piece of
+      // it: a row with a `piece`.)
+      fs.writeFileSync(path.join(tree, "long.txt"), `${"x".repeat(17_000_000)} kiwi\nkiwi\n`);
+      const kept = await DirectoryStore.create({ roots: [tree], searchIndex: true });
+      try {
+        await kept.search({ matcher: literalMatcher("nothing") }); // the watcher starts after it
+        await indexed(kept);
+        const query = () => ({ matcher: literalMatcher("kiwi"), context: 1, rowCut: 100 });
+        const first = await kept.search(query());
+        assert.equal(await kept.search(query()), first, "the same object, shared");
+        assert.ok(first.files[0].rows.some((row) => row.piece !== undefined && row.match));
+        const unfrozen: string[] = [];
+        const visit = (value: unknown, at: string) => {
+          if (typeof value !== "object" || value === null) return;
+          if (!Object.isFrozen(value)) unfrozen.push(at);
+          for (const [name, inner] of Object.entries(value)) visit(inner, `${at}.${name}`);
+        };
+        visit(first, "result");
+        assert.deepEqual(unfrozen, []);
+      } finally {
+        kept.close();
+        fs.rmSync(tree, { recursive: true, force: true });
+      }
+    },
+  );
+
+  test(
     "keeps the result of a search that streamed a file too large to read whole",
     BUN_ONLY,
     async () => {
