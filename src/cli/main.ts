@@ -17,6 +17,7 @@ import { VERSION } from "../version.ts";
 import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
 import { grepCommand, type GrepRequest } from "./grep_command.ts";
+import { defaultCacheDir } from "../search/index/_index_cache.ts";
 
 /** Where the command line writes. */
 export interface CliIo {
@@ -58,6 +59,7 @@ const OPTIONS = {
   "max-edit-bytes": { type: "string" },
   timeout: { type: "string" },
   threads: { type: "string", short: "j" },
+  "no-cache": { type: "boolean" },
   "ignore-case": { type: "boolean", short: "i" },
   "fixed-strings": { type: "boolean", short: "F" },
   context: { type: "string", short: "C" },
@@ -160,7 +162,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     // A server lives long enough for repeated searches: its store keeps a search index,
     // replaced (and the old one's watcher stopped) when the client's roots change. Searches
     // run on a thread of their own, so that this one is always free to answer.
-    const serverStore = { ...storeOptions, searchIndex: true, searchThread: true };
+    const serverStore = {
+      ...storeOptions,
+      searchIndex: true,
+      searchThread: true,
+      searchIndexCache: values["no-cache"] ? undefined : defaultCacheDir(),
+    };
     let store = new DirectoryStore(sandbox, serverStore);
     // Stopped by a signal, the server first stops its index (which removes the watcher's
     // private directory) and removes the temporary files of writes it will not finish, then

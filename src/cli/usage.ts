@@ -30,6 +30,7 @@ Options (anywhere on the line):
   --max-edit-bytes N    largest file the edit tools load (default 67108864)
   --timeout SECONDS     how long one grep may run (default 10)
   -j, --threads N       threads a grep reads files with (default: one per core, at most 8)
+  --no-cache            serve: neither load nor save the search index in ~/.cache/linewise
 
 Lines are numbered from 1 and end at \\n (a \\r before it belongs to the terminator), as in
 grep -n, sed -n and git. Exit status: 0 success, 1 tool error, 2 usage error; for grep, as for

@@ -50,6 +50,7 @@ export interface ThreadInit {
 export interface ThreadStoreOptions {
   searchIndex: boolean;
   searchIndexBytes?: number;
+  searchIndexCache?: string;
   searchThreads?: number;
   parallelSearchFrom?: number;
 }

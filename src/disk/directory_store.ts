@@ -20,7 +20,12 @@ import { readLineRange } from "../files/_line_range.ts";
 import { isInside, joinDisplay } from "../store/_paths.ts";
 import { keepOffTopTier, WATCH_ORDER_KEPT } from "../io/runtime.ts";
 import { checkQuery } from "../store/_search_collector.ts";
-import { SearchIndex, type SearchIndexStats } from "../search/index/_search_index.ts";
+import {
+  type IndexCacheFile,
+  SearchIndex,
+  type SearchIndexStats,
+} from "../search/index/_search_index.ts";
+import { cacheFileOf } from "../search/index/_index_cache.ts";
 import { SearchThread } from "./_search_thread.ts";
 import { sameBytes } from "../store/_text.ts";
 import {
@@ -104,6 +109,15 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   searchIndexBytes?: number;
   /**
+   * A folder where the search index is kept between processes (one file per set of roots
+   * and deny rules, mode 0600): a new store on the same roots loads it at once, and trusts a
+   * file's filter, or a walk, only once the file, or every directory the walk listed, is
+   * exactly what it was (see docs/search-index.md). `linewise serve` uses the user's cache
+   * folder unless `--no-cache` is given.
+   * @default none: nothing is loaded or saved
+   */
+  searchIndexCache?: string;
+  /**
    * Run searches of compiled patterns (a matcher with a `recipe`) on a thread of their own,
    * where the runtime has workers, a few at a time in order of arrival, so that this thread
    * stays free for other calls (a server's). The search index then lives there, and
@@ -123,6 +137,13 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default 10000
    */
   lockWaitMs?: number;
+}
+
+/** The cache file of a sandbox's search index in a folder: one per roots and deny rules. */
+function cacheOf(dir: string, sandbox: Sandbox): IndexCacheFile {
+  const { deny, denyBases } = sandbox.share();
+  const scope = JSON.stringify({ roots: sandbox.files.roots, deny, denyBases });
+  return { file: cacheFileOf(dir, scope), scope };
 }
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
@@ -223,16 +244,19 @@ export class DirectoryStore extends BaseFileStore {
       this.#searchThread = SearchThread.where(sandbox.share(), {
         searchIndex: options.searchIndex ?? false,
         searchIndexBytes: indexBytes,
+        searchIndexCache: options.searchIndexCache,
         searchThreads: this.#searchThreads,
         parallelSearchFrom: this.#parallelSearchFrom,
       });
     }
     if (options.searchIndex && WATCH_ORDER_KEPT && this.#searchThread === undefined) {
+      const cache = options.searchIndexCache;
       this.#searchIndex = new SearchIndex(
         sandbox.files,
         indexBytes,
         options.watchDir,
         this.#searchThreads - 1,
+        cache === undefined ? undefined : cacheOf(cache, sandbox),
       );
     }
   }

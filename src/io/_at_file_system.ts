@@ -14,6 +14,7 @@ import { cString } from "./path_bytes.ts";
 import { ERRNO, NOT_WRITABLE, systemError } from "./_errno.ts";
 import { type FileStat, parseStatx, STATX_BASIC_STATS, STATX_BYTES } from "./file_stat.ts";
 import type { StatKind } from "./file_stat.ts";
+import { type IdentityKind, identityOfStatx } from "./file_identity.ts";
 import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./_file_system_types.ts";
 import type { Libc } from "./libc.ts";
 
@@ -56,6 +57,7 @@ class Scratch {
   how = new Uint8Array(24);
   howView = new DataView(this.how.buffer);
   statx = new Uint8Array(STATX_BYTES);
+  statxWords = new Uint32Array(this.statx.buffer);
   link = new Uint8Array(4096);
   dirents = new Uint8Array(64 * 1024);
 }
@@ -347,6 +349,14 @@ class AtDirHandle implements DirHandle {
 
   lstat(name: string): FileStat {
     return statxAt(this.#c, this.#s, this.#fd, this.#name(name), AT_SYMLINK_NOFOLLOW);
+  }
+
+  identify(name: string | null, out: Uint32Array, at: number): IdentityKind | undefined {
+    const s = this.#s;
+    const path = name === null ? EMPTY : this.#name(name);
+    const flags = AT_SYMLINK_NOFOLLOW | (name === null ? AT_EMPTY_PATH : 0);
+    if (this.#c.statx(this.#fd, path, flags, STATX_BASIC_STATS, s.statx) !== 0) return undefined;
+    return identityOfStatx(s.statxWords, out, at);
   }
 
   readlink(name: string): string {

@@ -5,6 +5,7 @@
  * @module
  */
 import type { FileStat, StatKind } from "./file_stat.ts";
+import type { IdentityKind } from "./file_identity.ts";
 
 /** One entry of a directory. */
 export interface RawDirEntry {
@@ -22,6 +23,14 @@ export interface DirHandle {
   list(): RawDirEntry[];
   /** Stat of an entry, not following a symlink. */
   lstat(name: string): FileStat;
+  /**
+   * Writes the identity (see `file_identity.ts`) of an entry, not following a symlink, or of
+   * the directory itself (`name` null) into `out` at `at`.
+   *
+   * @returns what it is of; undefined when it is neither a regular file with one name nor
+   *   a directory, or cannot be stat'ed
+   */
+  identify(name: string | null, out: Uint32Array, at: number): IdentityKind | undefined;
   /** A symlink entry's target. */
   readlink(name: string): string;
   /** Creates a new file for writing (`O_EXCL`, never through a symlink). */

@@ -10,6 +10,7 @@ import { nativePath } from "./native_path.ts";
 import { nodePathOf } from "./path_bytes.ts";
 import { decodeName } from "./path_bytes.ts";
 import { type FileStat, fromNodeStat, type StatKind } from "./file_stat.ts";
+import { type IdentityKind, identityOfStat } from "./file_identity.ts";
 import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./_file_system_types.ts";
 import { NOT_WRITABLE } from "./_errno.ts";
 
@@ -167,6 +168,15 @@ class PathDirHandle implements DirHandle {
 
   lstat(name: string): FileStat {
     return fromNodeStat(fs.lstatSync(this.#at(name), { bigint: true }));
+  }
+
+  identify(name: string | null, out: Uint32Array, at: number): IdentityKind | undefined {
+    try {
+      const path = name === null ? nodePathOf(this.path) : this.#at(name);
+      return identityOfStat(fromNodeStat(fs.lstatSync(path, { bigint: true })), out, at);
+    } catch {
+      return undefined;
+    }
   }
 
   readlink(name: string): string {

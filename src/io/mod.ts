@@ -12,3 +12,4 @@ export type {
   SharedFileSystem,
 } from "./file_system.ts";
 export type { FileStat, StatKind } from "./file_stat.ts";
+export type { IdentityKind } from "./file_identity.ts";

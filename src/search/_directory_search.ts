@@ -28,7 +28,13 @@ import {
   prefilterOf,
   WHOLE_FILE_BYTES,
 } from "./_search_file.ts";
-import { resultKey, type SearchIndex, type WalkToMake } from "./index/_search_index.ts";
+import {
+  directoryRecorder,
+  resultKey,
+  type SearchIndex,
+  type WalkDirs,
+  type WalkToMake,
+} from "./index/_search_index.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
 import {
   BATCH_SIZE,
@@ -171,6 +177,8 @@ interface Listing {
   unreadable?: number;
   /** What the walk left out as hidden or .gitignore'd (unknown for the one file asked for). */
   skipped?: SkippedEntries;
+  /** The directories the walk listed. */
+  dirs?: WalkDirs;
   /** Per file: what the index knows without reading it. */
   known: (Examined | undefined)[];
   /** The first search's walk, made before the watcher ran, for the index to make again. */
@@ -212,17 +220,29 @@ async function listFiles(
     return { files, known: answer.known, skipped: walked.skipped };
   }
   const walkEpoch = index?.walkEpoch;
-  const listing: Listing = { files: [], known: [], skipped: { hidden: 0, ignored: 0 } };
-  await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing);
+  const dirs = directoryRecorder();
+  const listing: Listing = {
+    files: [],
+    known: [],
+    skipped: { hidden: 0, ignored: 0 },
+    dirs: dirs.listed,
+  };
+  await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs.record);
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
   if (index !== undefined) {
-    index.rememberWalk(walkKey, { files: listing.files, skipped: listing.skipped! }, walkEpoch!);
+    const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed };
+    index.rememberWalk(walkKey, kept, walkEpoch!);
   } else {
     const options = { glob: query.glob, includeHidden: hidden, includeGitignored: gitignored };
     const again = () => {
       const skipped = skippedCounter();
-      const runs = walkFileRuns(place.walkSource, start, { ...options, onSkipped: skipped.count });
-      return { runs, skipped: skipped.counts };
+      const dirs = directoryRecorder();
+      const runs = walkFileRuns(place.walkSource, start, {
+        ...options,
+        onSkipped: skipped.count,
+        onDirectory: dirs.record,
+      });
+      return { runs, skipped: skipped.counts, dirs: dirs.listed };
     };
     listing.walkAgain = { key: walkKey, files: again };
   }
@@ -236,10 +256,12 @@ async function walkAndQueue(
   knowing: ((key: string) => Examined | undefined) | undefined,
   reading: ReadingQueue,
   listing: Listing,
+  onDirectory: (dir: WalkNode, what: { ignoreFile: boolean; symlinks: boolean }) => void,
 ): Promise<void> {
   const { files, known } = listing;
   const walk = {
     ...query,
+    onDirectory,
     onUnreadable: (display: string) => {
       listing.unreadable = (listing.unreadable ?? 0) + 1;
       query.onUnreadable?.(display);

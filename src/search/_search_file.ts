@@ -21,6 +21,7 @@ import {
   tooRecent,
 } from "./index/_block_filters.ts";
 import type { FileStat } from "../io/file_stat.ts";
+import { IDENTITY_WORDS, identityOfStat } from "../io/file_identity.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
 export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
@@ -312,6 +313,17 @@ export interface IndexedFile {
   recent?: boolean;
   /** True for a binary file. */
   binary?: boolean;
+  /**
+   * What the file was when read, with a filter or the binary mark, unless it had changed too
+   * shortly before (see `RACY_MS`): what the cache on disk checks it against later.
+   */
+  identity?: Uint32Array;
+}
+
+/** A file's identity from the stat taken with its read (none without a ctime). */
+function identityOf(stat: FileStat): Uint32Array | undefined {
+  const identity = new Uint32Array(IDENTITY_WORDS);
+  return identityOfStat(stat, identity, 0) === "file" ? identity : undefined;
 }
 
 /**
@@ -329,12 +341,14 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
     const outcome = reader.read(key);
     if (outcome.kind !== "bytes" || outcome.stat.nlink > 1) return { key };
     const { bytes, stat } = outcome;
-    if (isBinary(bytes)) return { key, binary: true };
+    const recent = tooRecent(stat, now);
+    const identity = recent ? undefined : identityOf(stat);
+    if (isBinary(bytes)) return { key, binary: true, identity };
     if (bytes.length > MAX_FILTERED_BYTES) return { key };
     const filter = trigramFilter(bytes);
-    if (bytes.length <= BLOCKED_FROM_BYTES) return { key, filter };
-    if (tooRecent(stat, now)) return { key, filter, recent: true };
-    return { key, filter, blocks: blockFilters(bytes, stat, !isUtf8(bytes), now) };
+    if (bytes.length <= BLOCKED_FROM_BYTES) return { key, filter, identity };
+    if (recent) return { key, filter, recent: true };
+    return { key, filter, identity, blocks: blockFilters(bytes, stat, !isUtf8(bytes), now) };
   } catch {
     return { key };
   }

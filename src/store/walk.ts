@@ -80,6 +80,12 @@ export interface WalkFilesOptions {
    * not its contents; `.git` is not told of).
    */
   onSkipped?: (display: string, why: "hidden" | "ignored") => void;
+  /**
+   * Told of each directory listed (the start too), whether its `.gitignore` was read, and
+   * whether it holds symlinks the walk does not leave out as hidden: what the walk's files
+   * depend on.
+   */
+  onDirectory?: (dir: WalkNode, listed: { ignoreFile: boolean; symlinks: boolean }) => void;
 }
 
 /** One entry found by {@linkcode walkEntries}. */
@@ -310,13 +316,18 @@ export async function* walkFileRuns(
   }
   const onUnreadable = options.onUnreadable ?? (() => {});
   const onSkipped = options.onSkipped;
+  const onDirectory = options.onDirectory;
   const pace = new Pace();
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
     const entries = await listOrSkip(source, dir, false, isStart ? undefined : onUnreadable);
-    if (!gitignored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
-      rules = rules.with(dir.display, await source.readIgnoreFile(dir));
-    }
+    const ignoreFile = !gitignored &&
+      entries.some((e) => e.name === ".gitignore" && e.kind === "file");
+    if (ignoreFile) rules = rules.with(dir.display, await source.readIgnoreFile(dir));
+    onDirectory?.(dir, {
+      ignoreFile,
+      symlinks: entries.some((e) => e.symlink && !skipped(e, hidden)),
+    });
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
   const stack = [await open(start, rules, true)];

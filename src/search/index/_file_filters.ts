@@ -10,6 +10,8 @@ import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts";
 import type { IndexedFile } from "../_search_file.ts";
 import { startSearchWorkers, unref } from "../_search_pool.ts";
+import { sameIdentity } from "../../io/file_identity.ts";
+import { sameBytes } from "../../store/_text.ts";
 import { blockBytes, type BlockFilters, RACY_MS } from "./_block_filters.ts";
 
 /** Files per message to the indexing worker. */
@@ -41,11 +43,14 @@ export class FileFilters {
   readonly #maxBytes: number;
   readonly #onIdle: () => void;
   readonly #filters = new Map<string, Filter>();
+  /** What a file with a filter was when read for it, unless just changed (for the cache). */
+  readonly #identities = new Map<string, Uint32Array>();
   readonly #blocks = new Map<string, BlockFilters>();
   #blockBytes = 0; // of #blocks, within #bytes
   readonly #unindexable = new Set<string>(); // read and found too large or unreadable
   #bytes = 0;
   #version = 0;
+  #savedVersion = 0; // grows when what may be saved changes
   #queue: string[] = [];
   readonly #queued = new Set<string>();
   #worker: Worker | undefined;
@@ -71,6 +76,16 @@ export class FileFilters {
   /** A number that grows whenever a filter comes or goes. */
   get version(): number {
     return this.#version;
+  }
+
+  /** A number that grows whenever what {@linkcode saved} gives changes. */
+  get savedVersion(): number {
+    return this.#savedVersion;
+  }
+
+  /** Whether a search is under way (see {@linkcode pause}). */
+  get paused(): boolean {
+    return this.#pauses > 0;
   }
 
   /** Files known, those with block filters, bytes of filters, files waiting and on the worker. */
@@ -120,6 +135,46 @@ export class FileFilters {
     if (this.#started && this.#worker === undefined) this.#next();
   }
 
+  /**
+   * Queues files to be read again even though they have a filter (one taken from the cache
+   * on disk, which keeps no block filters).
+   *
+   * @param keys real paths
+   */
+  learnAgain(keys: Iterable<string>): void {
+    for (const key of keys) this.#enqueue(key);
+  }
+
+  /**
+   * Takes a filter from the cache on disk, checked against the file by the caller (after the
+   * watcher started, so that a later change is heard), when the file has none and the
+   * budget allows it.
+   *
+   * @param key the real path
+   * @param filter its filter or the binary mark
+   * @param identity what the file was when the filter was made
+   * @returns whether it was taken
+   */
+  adopt(key: string, filter: Filter, identity: Uint32Array): boolean {
+    if (this.#closed || this.#filters.has(key)) return false;
+    if (filter !== BINARY && this.#bytes + filter.length > this.#maxBytes) return false;
+    this.#version++;
+    this.#set(key, filter, identity);
+    return true;
+  }
+
+  /**
+   * The filters that may be kept on disk, with what their files were when read.
+   *
+   * @returns real path, filter and identity of each
+   */
+  *saved(): Iterable<[string, Filter, Uint32Array]> {
+    for (const [key, identity] of this.#identities) {
+      const filter = this.#filters.get(key);
+      if (filter !== undefined) yield [key, filter, identity];
+    }
+  }
+
   /** Starts working off the queue (the changes of files read from now on will be heard). */
   start(): void {
     this.#started = true;
@@ -158,6 +213,7 @@ export class FileFilters {
     if (filter === undefined) return this.#unindexable.delete(key);
     if (filter !== BINARY) this.#bytes -= filter.length;
     this.#filters.delete(key);
+    if (this.#identities.delete(key)) this.#savedVersion++;
     this.#dropBlocks(key);
     return true;
   }
@@ -184,6 +240,7 @@ export class FileFilters {
     this.#worker?.terminate();
     this.#worker = undefined;
     this.#filters.clear();
+    this.#identities.clear();
     this.#blocks.clear();
     this.#blockBytes = 0;
     this.#unindexable.clear();
@@ -248,10 +305,10 @@ export class FileFilters {
       if (stale.size > 0 && (stale.has(file.key) || underAny(file.key, stale))) continue;
       if (file.filter !== undefined) {
         if (!this.#makeRoom(file.filter.length)) continue;
-        this.#set(file.key, file.filter);
+        this.#set(file.key, file.filter, file.identity);
         if (file.blocks !== undefined) this.#setBlocks(file.key, file.blocks);
         else if (file.recent) this.#learnAgainLater(file.key);
-      } else if (file.binary) this.#set(file.key, BINARY);
+      } else if (file.binary) this.#set(file.key, BINARY, file.identity);
       else this.#unindexable.add(file.key);
     }
     // (What the batch's message left, once learning stops; not set up during a search.)
@@ -259,12 +316,28 @@ export class FileFilters {
     this.#next();
   }
 
-  #set(key: string, filter: Filter): void {
+  #set(key: string, filter: Filter, identity: Uint32Array | undefined): void {
     const old = this.#filters.get(key);
     if (old !== undefined && old !== BINARY) this.#bytes -= old.length;
     this.#filters.set(key, filter);
     if (filter !== BINARY) this.#bytes += filter.length;
+    // (A file learned again as it was, as one from the cache is, changes nothing to save.)
+    const oldIdentity = this.#identities.get(key);
+    if (identity !== undefined) this.#identities.set(key, identity);
+    else this.#identities.delete(key);
+    const same = oldIdentity !== undefined && identity !== undefined &&
+      sameIdentity(oldIdentity, 0, identity, 0) && old !== undefined &&
+      (old === filter || (old !== BINARY && filter !== BINARY && sameBytes(old, filter)));
+    if (!same && (oldIdentity !== undefined || identity !== undefined)) this.#savedVersion++;
     this.#dropBlocks(key);
+  }
+
+  /** Queues a file to be read (again), unless it is queued already or nothing fits. */
+  #enqueue(key: string): void {
+    if (this.#closed || this.#queued.has(key) || this.#full()) return;
+    this.#queued.add(key);
+    this.#queue.push(key);
+    if (this.#started && this.#worker === undefined) this.#next();
   }
 
   /**
@@ -274,11 +347,7 @@ export class FileFilters {
   #learnAgainLater(key: string): void {
     const filter = this.#filters.get(key);
     const timer = setTimeout(() => {
-      if (this.#closed || this.#filters.get(key) !== filter || this.#blocks.has(key)) return;
-      if (this.#queued.has(key) || this.#full()) return;
-      this.#queued.add(key);
-      this.#queue.push(key);
-      if (this.#started && this.#worker === undefined) this.#next();
+      if (this.#filters.get(key) === filter && !this.#blocks.has(key)) this.#enqueue(key);
     }, RACY_MS + 100);
     (timer as { unref?: () => void }).unref?.();
   }

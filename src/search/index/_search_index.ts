@@ -29,6 +29,10 @@ import { TreeWatcher } from "./_tree_watcher.ts";
 import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
 import { plannedNeedle, type ReadPlan, readPlan } from "./_block_filters.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
+import { IDENTITY_WORDS } from "../../io/file_identity.ts";
+import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
+import { IdentityCheck, walkHolds, walkIdentities } from "./_cache_checks.ts";
+import { BLOCKED_FROM_BYTES } from "./_block_filters.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
 export const MAX_WALKS = 8;
@@ -38,6 +42,10 @@ export const MAX_LITERALS = 16;
 export const MAX_RESULTS = 16;
 /** The most matching lines a kept result may hold. */
 export const MAX_RESULT_LINES = 20_000;
+/** How long after the index last changed it is saved (and the least time between saves). */
+export const SAVE_AFTER_MS = 1000;
+/** How long after a start from the cache its large files are read again for block filters. */
+const LEARN_AGAIN_AFTER_MS = 1000;
 const KNOWN_BINARY: Examined = { kind: "binary" };
 const KNOWN_NONE: Examined = { kind: "none" };
 
@@ -87,14 +95,57 @@ export interface KnownFiles {
 export interface WalkToMake {
   /** The walk's key. */
   key: string;
-  /** Makes the walk: its runs of files, and the counts of what it leaves out as they go. */
-  files: () => { runs: AsyncIterable<WalkNode[]>; skipped: SkippedEntries };
+  /**
+   * Makes the walk: its runs of files, and the counts of what it leaves out and the
+   * directories it lists as they go.
+   */
+  files: () => { runs: AsyncIterable<WalkNode[]>; skipped: SkippedEntries; dirs: WalkDirs };
 }
 
-/** A complete walk kept: its files in order, and what it left out. */
+/** A complete walk kept: its files in order, what it left out, and what it listed. */
 export interface KeptWalk {
   files: WalkNode[];
   skipped: SkippedEntries;
+  dirs: WalkDirs;
+}
+
+/**
+ * The directories a walk listed (real paths), and those whose `.gitignore` it read: what its
+ * files depend on, checked by the cache on disk before the walk is trusted again.
+ */
+export interface WalkDirs {
+  listed: string[];
+  ignoreFiles: string[];
+  /** Whether a directory held a symlink the walk did not leave out (what it leads to may change unseen). */
+  symlinks: boolean;
+}
+
+/**
+ * Records the directories of a walk (its `onDirectory`).
+ *
+ * @returns what it recorded, and the walk's callback
+ */
+export function directoryRecorder(): {
+  listed: WalkDirs;
+  record: (dir: WalkNode, what: { ignoreFile: boolean; symlinks: boolean }) => void;
+} {
+  const listed: WalkDirs = { listed: [], ignoreFiles: [], symlinks: false };
+  return {
+    listed,
+    record: (dir, what) => {
+      listed.listed.push(dir.key);
+      if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
+      if (what.symlinks) listed.symlinks = true;
+    },
+  };
+}
+
+/** Where the index is kept on disk between processes (see `_index_cache.ts`). */
+export interface IndexCacheFile {
+  /** The cache file. */
+  file: string;
+  /** What decides the walks (the roots and the deny rules): a file of another is ignored. */
+  scope: string;
 }
 
 /** Walks, filters, absences and results kept between searches, dropped as things change. */
@@ -126,6 +177,12 @@ export class SearchIndex {
     WalkNode[],
     { version: number; filters: (Filter | undefined)[] }
   >();
+  readonly #files: FileSystem;
+  readonly #cache: IndexCacheFile | undefined;
+  /** The start from the cache on disk, while it runs: searches wait for it. */
+  #warming: Promise<void> | undefined;
+  #savedMark = "";
+  #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #changes = 0; // refreshes that forgot something
   #walkEpoch = 0; // structural changes heard
   #absentVersion = 0; // grows when searches find literals absent from more files
@@ -137,20 +194,37 @@ export class SearchIndex {
    * @param maxBytes the most bytes filters may take
    * @param watchDir the watcher's private directory (see `TreeWatcher.start`)
    * @param helpers the workers that read beside a search's own thread
+   * @param cache where the index is kept between processes: when the file holds one, the
+   *   watcher starts at once and what still holds of it is taken before the first search
    */
   constructor(
     files: FileSystem,
     maxBytes: number,
     watchDir?: string,
     helpers: number = defaultSearchThreads() - 1,
+    cache?: IndexCacheFile,
   ) {
     this.#roots = files.roots;
+    this.#files = files;
+    this.#cache = cache;
     this.#watchDir = watchDir;
     this.reader = new FileReader(files, WHOLE_FILE_BYTES);
     this.#filters = new FileFilters(files, maxBytes, () => void this.#makeWalks());
     // The workers load now, beside the session's start, rather than during its first grep.
     this.#workers = new WarmWorkers(helpers);
     this.#workers.borrow()?.release(false);
+    if (cache !== undefined) {
+      this.#warming = new Promise<void>((resolve) =>
+        setTimeout(() => {
+          try {
+            this.#startFromCache(cache);
+          } finally {
+            this.#warming = undefined;
+            resolve();
+          }
+        }, 0)
+      );
+    }
   }
 
   /** What it holds now. */
@@ -174,6 +248,7 @@ export class SearchIndex {
    * @returns whether the index may be used now
    */
   async refresh(): Promise<IndexState> {
+    if (this.#warming !== undefined) await this.#warming;
     if (this.#closed) return "closed";
     if (this.#watcher === undefined) return "learning";
     const changes = await this.#watcher.sync();
@@ -218,6 +293,7 @@ export class SearchIndex {
   rememberWalk(key: string, walk: KeptWalk, since: number): void {
     if (this.#closed || since !== this.#walkEpoch || this.#watcher === undefined) return;
     keepRecent(this.#walks, key, walk, MAX_WALKS);
+    this.#saveSoon();
   }
 
   /**
@@ -363,6 +439,7 @@ export class SearchIndex {
   /** Stops watching and indexing, and forgets everything. */
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#saveTimer);
     this.#watcher?.close();
     this.#filters.close();
     this.#workers.close();
@@ -393,9 +470,91 @@ export class SearchIndex {
       } catch {
         continue; // (the next search walks itself, and says what went wrong)
       }
-      this.rememberWalk(key, { files, skipped: made.skipped }, since);
+      this.rememberWalk(key, { files, skipped: made.skipped, dirs: made.dirs }, since);
     }
     for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
+    this.#saveSoon();
+  }
+
+  /**
+   * Takes what still holds of the index kept on disk: the watcher is started first, so that
+   * a change after a check is heard; then each file's filter is taken if the file is exactly
+   * what was indexed, and each walk if every directory it listed and `.gitignore` it read
+   * is what it was. A file with block filters before is read again later for them.
+   */
+  #startFromCache(cache: IndexCacheFile): void {
+    const loaded = loadIndex(cache.file, cache.scope);
+    if (loaded === undefined || this.#closed) return;
+    this.#starting = true;
+    this.#startWatching();
+    if (this.#watcher === undefined) return;
+    const check = new IdentityCheck(this.#files);
+    const again: string[] = [];
+    try {
+      const { keys, identities, filters } = loaded;
+      for (let i = 0; i < keys.length; i++) {
+        const at = i * IDENTITY_WORDS;
+        if (!check.sameFile(keys[i], identities, at)) continue;
+        const identity = identities.subarray(at, at + IDENTITY_WORDS);
+        // (The size is the identity's third and fourth words.)
+        const large = identity[3] > 0 || identity[2] > BLOCKED_FROM_BYTES;
+        if (this.#filters.adopt(keys[i], filters[i], identity) && large) again.push(keys[i]);
+      }
+      for (const walk of loaded.walks) {
+        if (!walkHolds(check, walk)) continue;
+        const dirs = { ...walk.dirs, symlinks: false };
+        const { files, skipped } = walk;
+        keepRecent(this.#walks, walk.key, { files, skipped, dirs }, MAX_WALKS);
+      }
+    } finally {
+      check.close();
+    }
+    this.#savedMark = this.#saveMark();
+    const timer = setTimeout(() => this.#filters.learnAgain(again), LEARN_AGAIN_AFTER_MS);
+    (timer as { unref?: () => void }).unref?.();
+  }
+
+  /** What the cache on disk would hold, as a mark that changes when that does. */
+  #saveMark(): string {
+    return `${this.#filters.savedVersion} ${this.#walkEpoch} ${[...this.#walks.keys()]}`;
+  }
+
+  /** Saves the index {@linkcode SAVE_AFTER_MS} from now, unless a save is due already. */
+  #saveSoon(): void {
+    if (this.#cache === undefined || this.#closed || this.#saveTimer !== undefined) return;
+    this.#saveTimer = setTimeout(() => void this.#save(), SAVE_AFTER_MS);
+    (this.#saveTimer as { unref?: () => void }).unref?.();
+  }
+
+  /**
+   * Writes the index to the cache on disk, when it changed since it was last written: the
+   * filters of files not changed within the racy window, and the walks that started at a
+   * root, with what their directories are now. Between two waits for the watcher (so that
+   * what changed before is forgotten, and a walk that changed meanwhile is left out).
+   */
+  async #save(): Promise<void> {
+    this.#saveTimer = undefined;
+    const cache = this.#cache;
+    if (cache === undefined || this.#closed || this.#saveMark() === this.#savedMark) return;
+    if (this.#filters.paused) return this.#saveSoon(); // (not beside a search)
+    if (await this.refresh() !== "trusted") return;
+    const epoch = this.#walkEpoch;
+    const check = new IdentityCheck(this.#files);
+    const walks: CachedWalk[] = [];
+    try {
+      for (const [key, walk] of this.#walks) {
+        if (walk.dirs.symlinks || !this.#roots.includes(JSON.parse(key)[0])) continue;
+        const saved = { key, files: walk.files, skipped: walk.skipped, dirs: walk.dirs };
+        const identities = walkIdentities(check, saved);
+        if (identities !== undefined) walks.push({ ...saved, identities });
+      }
+    } finally {
+      check.close();
+    }
+    if (await this.refresh() !== "trusted") return;
+    if (this.#walkEpoch !== epoch) return this.#saveSoon();
+    const mark = this.#saveMark();
+    if (saveIndex(cache.file, cache.scope, this.#filters.saved(), walks)) this.#savedMark = mark;
   }
 
   /** The filters of a walk's files, in its order. */

@@ -1,0 +1,147 @@
+/**
+ * The file system side of the search index's cache on disk (`_index_cache.ts`): taking the
+ * identities of what a walk depends on when it is saved, and checking files, directories
+ * and `.gitignore` files against what was saved before anything of it is trusted again.
+ * Each check is a `statx` relative to a directory handle, not a read.
+ *
+ * @module
+ */
+import type { FileSystem } from "../../io/file_system.ts";
+import type { DirHandle } from "../../io/_file_system_types.ts";
+import { IDENTITY_WORDS, type IdentityKind, sameIdentity } from "../../io/file_identity.ts";
+import type { CachedWalk } from "./_index_cache.ts";
+import { notRacy } from "./_index_cache.ts";
+
+const IGNORE_FILE = ".gitignore";
+
+/** Stats files and directories by real path, keeping the last directory handle opened. */
+export class IdentityCheck {
+  readonly #files: FileSystem;
+  readonly #now = new Uint32Array(IDENTITY_WORDS);
+  #dir: DirHandle | undefined;
+  #dirPath = "";
+
+  constructor(files: FileSystem) {
+    this.#files = files;
+  }
+
+  /**
+   * Whether a file is still exactly what it was: a regular file with one name, with the same
+   * device, inode, size, mtime and ctime to the nanosecond.
+   *
+   * @param key its real path
+   * @param words the identities saved
+   * @param at its first word there
+   * @returns true when what was learned from it may be used
+   */
+  sameFile(key: string, words: Uint32Array, at: number): boolean {
+    const slash = key.lastIndexOf("/");
+    const dir = this.#open(slash === 0 ? "/" : key.slice(0, slash));
+    return dir !== undefined && this.#same(dir, key.slice(slash + 1), "file", words, at);
+  }
+
+  /**
+   * Whether a directory is still what it was (the same entries: any entry that comes, goes
+   * or is renamed changes its mtime and ctime), and so is its `.gitignore` when one was read.
+   *
+   * @param key its real path
+   * @param words the identities saved
+   * @param at its own identity's first word there
+   * @param ignoreAt its `.gitignore`'s, or -1 when none was read
+   * @returns true when it holds
+   */
+  sameDirectory(key: string, words: Uint32Array, at: number, ignoreAt: number): boolean {
+    const dir = this.#open(key);
+    return dir !== undefined && this.#same(dir, null, "directory", words, at) &&
+      (ignoreAt < 0 || this.#same(dir, IGNORE_FILE, "file", words, ignoreAt));
+  }
+
+  /**
+   * The identity of a directory now, or of its `.gitignore`, into `out` at `at`.
+   *
+   * @param key the directory's real path
+   * @param ignoreFile whether it is its `.gitignore`'s that is asked for
+   * @returns false when it is not there or not what was asked for
+   */
+  take(key: string, ignoreFile: boolean, out: Uint32Array, at: number): boolean {
+    const dir = this.#open(key);
+    const kind = ignoreFile ? "file" : "directory";
+    return dir?.identify(ignoreFile ? IGNORE_FILE : null, out, at) === kind;
+  }
+
+  /** Closes the directory handle held. */
+  close(): void {
+    this.#dir?.close();
+    this.#dir = undefined;
+  }
+
+  #same(
+    dir: DirHandle,
+    name: string | null,
+    kind: IdentityKind,
+    words: Uint32Array,
+    at: number,
+  ): boolean {
+    return dir.identify(name, this.#now, 0) === kind && sameIdentity(this.#now, 0, words, at);
+  }
+
+  #open(path: string): DirHandle | undefined {
+    if (path === this.#dirPath && this.#dir !== undefined) return this.#dir;
+    this.close();
+    try {
+      this.#dir = this.#files.openDir(path);
+    } catch {
+      return undefined;
+    }
+    this.#dirPath = path;
+    return this.#dir;
+  }
+}
+
+/**
+ * The identities a saved walk is checked against later: of each directory it listed, then of
+ * each `.gitignore` it read; none for a walk that may change unseen (it passed over a
+ * symlink, a file of it lies outside its directories) or that changed within the racy window.
+ *
+ * @param check the check to take them with
+ * @param walk the walk (without identities yet)
+ * @returns the identities, or undefined when it is not to be saved
+ */
+export function walkIdentities(
+  check: IdentityCheck,
+  walk: Omit<CachedWalk, "identities">,
+): Uint32Array | undefined {
+  const { listed, ignoreFiles } = walk.dirs;
+  const dirs = new Set(listed);
+  for (const file of walk.files) {
+    if (!dirs.has(file.key.slice(0, file.key.lastIndexOf("/")))) return undefined;
+  }
+  const words = new Uint32Array((listed.length + ignoreFiles.length) * IDENTITY_WORDS);
+  const now = Date.now();
+  const take = (key: string, ignoreFile: boolean, i: number) =>
+    check.take(key, ignoreFile, words, i * IDENTITY_WORDS) &&
+    notRacy(words, i * IDENTITY_WORDS, now);
+  if (!listed.every((key, i) => take(key, false, i))) return undefined;
+  if (!ignoreFiles.every((key, i) => take(key, true, listed.length + i))) return undefined;
+  return words;
+}
+
+/**
+ * Whether a saved walk still holds: every directory it listed, and every `.gitignore` it
+ * read, is what it was.
+ *
+ * @param check the check
+ * @param walk the walk loaded
+ * @returns true when it holds
+ */
+export function walkHolds(check: IdentityCheck, walk: CachedWalk): boolean {
+  const { listed, ignoreFiles } = walk.dirs;
+  const ignoreAt = new Map(ignoreFiles.map((key, i) => [key, listed.length + i]));
+  let ignored = 0;
+  return listed.every((key, i) => {
+    const ignore = ignoreAt.get(key);
+    if (ignore !== undefined) ignored++;
+    const at = ignore === undefined ? -1 : ignore * IDENTITY_WORDS;
+    return check.sameDirectory(key, walk.identities, i * IDENTITY_WORDS, at);
+  }) && ignored === ignoreFiles.length; // (each one of a directory listed, once)
+}

@@ -1,0 +1,343 @@
+/**
+ * The search index kept on disk between servers: one file per scope (the roots and the deny
+ * rules, which decide what a walk lists) in the user's cache folder
+ * (`$XDG_CACHE_HOME/linewise/`, else `~/.cache/linewise/`), mode 0600 in a 0700 folder. It
+ * holds each indexed file's filter with what the file was when it was read for it, and the
+ * walks the index kept, each with what its directories (and the `.gitignore` files it read)
+ * were. Nothing changed less than {@linkcode RACY_MS} before it was recorded is kept (git's
+ * "racy" rule: a change in the same tick of the file system's clock would leave the times as
+ * they were). A new server trusts an entry only once a stat of it now gives the same device,
+ * inode, size, mtime and ctime to the nanosecond (`io/file_identity.ts`). A file that is
+ * missing, of another user, open to others, too large, truncated, of another format or scope,
+ * or failing its CRC-32 is ignored, and the index is built again: never a wrong answer.
+ *
+ * Layout (little-endian u32 words and length-prefixed UTF-8 texts): "LWIX", format, the
+ * scope; the filters' count, their real paths (NUL-joined), identities
+ * ({@linkcode IDENTITY_WORDS} words each), lengths ({@linkcode BINARY_MARK} for a binary
+ * file) and bytes; the walks' count and each walk (key, counts of what it left out, its
+ * files' real paths and display paths, its directories, those whose `.gitignore` it read,
+ * and their identities); then the CRC-32 of all of it.
+ *
+ * @module
+ */
+import { createHash, randomBytes } from "node:crypto";
+import * as fs from "node:fs";
+import { homedir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+import { crc32 } from "node:zlib";
+import type { SkippedEntries } from "../../store/file_store.ts";
+import type { WalkNode } from "../../store/walk.ts";
+import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
+import { BINARY, type Filter } from "./_file_filters.ts";
+
+const MAGIC = 0x5849574c; // "LWIX"
+const FORMAT = 3;
+/** The filter length that marks a binary file. */
+const BINARY_MARK = 0xffffffff;
+/** The largest cache file written or read. */
+export const MAX_CACHE_BYTES = 192 * 1024 * 1024;
+/** What changed this close to being recorded is not kept (2 s: coarse clocks too). */
+export const RACY_MS = 2000;
+
+/** A walk as the cache keeps it. */
+export interface CachedWalk {
+  /** The index's key of the walk. */
+  key: string;
+  files: WalkNode[];
+  skipped: SkippedEntries;
+  /** The directories it listed (real paths), and those whose `.gitignore` it read. */
+  dirs: { listed: string[]; ignoreFiles: string[] };
+  /**
+   * The identities of its directories, then of the `.gitignore` files it read, in the order
+   * of `dirs`, {@linkcode IDENTITY_WORDS} words each.
+   */
+  identities: Uint32Array;
+}
+
+/** What a cache file holds. */
+export interface CachedIndex {
+  /** The real paths of the files with a filter. */
+  keys: string[];
+  /** What each was when read, {@linkcode IDENTITY_WORDS} words each. */
+  identities: Uint32Array;
+  /** Their filters (or the binary mark). */
+  filters: Filter[];
+  walks: CachedWalk[];
+}
+
+/**
+ * Whether an identity may be kept: changed long enough before `now` that a later change
+ * cannot have left its times as they were. ctime is tested, as every change of the content,
+ * of the entries or of mtime sets it, and it cannot be set back.
+ *
+ * @param words the identity's words
+ * @param at its first word
+ * @param now when it was taken (ms since the epoch)
+ * @returns true when it may be kept
+ */
+export function notRacy(words: Uint32Array, at: number, now: number): boolean {
+  return now - ctimeMsOfIdentity(words, at) >= RACY_MS;
+}
+
+/**
+ * The user's cache folder for linewise, or undefined when there is no home to put it in (or
+ * no leave to read the environment, as under Deno without `--allow-env`).
+ *
+ * @returns `$XDG_CACHE_HOME/linewise`, else `~/.cache/linewise`
+ */
+export function defaultCacheDir(): string | undefined {
+  try {
+    const xdg = process.env.XDG_CACHE_HOME;
+    if (xdg !== undefined && xdg.startsWith("/")) return join(xdg, "linewise");
+    const home = process.env.HOME || homedir();
+    return home ? join(home, ".cache", "linewise") : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The cache file of a scope.
+ *
+ * @param dir the cache folder
+ * @param scope what decides the walks: the roots' real paths and the deny rules
+ * @returns its path
+ */
+export function cacheFileOf(dir: string, scope: string): string {
+  const name = createHash("sha256").update(scope).digest("hex").slice(0, 32);
+  return join(dir, `${name}.index`);
+}
+
+/**
+ * Writes the cache file (a temporary file renamed over it, mode 0600, in a folder of mode
+ * 0700). Failures are not the caller's problem: the next server builds the index again.
+ *
+ * @param file its path ({@linkcode cacheFileOf})
+ * @param scope the scope it is for
+ * @param filters real path, filter and identity of each file (racy ones are left out)
+ * @param walks the walks, with the identities of their directories
+ * @returns true when written
+ */
+export function saveIndex(
+  file: string,
+  scope: string,
+  filters: Iterable<[string, Filter, Uint32Array]>,
+  walks: readonly CachedWalk[],
+): boolean {
+  const dir = join(file, "..");
+  const temp = join(dir, `.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const bytes = encode(scope, filters, walks);
+    if (bytes === undefined) return false;
+    fs.writeFileSync(temp, bytes, { mode: 0o600, flag: "wx" });
+    fs.renameSync(temp, file);
+    removeGone(dir, file);
+    return true;
+  } catch {
+    fs.rmSync(temp, { force: true });
+    return false;
+  }
+}
+
+/**
+ * Reads the cache file of a scope, when it can be trusted to be ours and whole.
+ *
+ * @param file its path ({@linkcode cacheFileOf})
+ * @param scope the scope it must be for
+ * @returns what it holds, or undefined
+ */
+export function loadIndex(file: string, scope: string): CachedIndex | undefined {
+  let bytes: Uint8Array;
+  try {
+    const stat = fs.lstatSync(file);
+    const uid = process.getuid?.();
+    if (!stat.isFile() || (stat.mode & 0o077) !== 0 || stat.size > MAX_CACHE_BYTES) return;
+    if (uid !== undefined && stat.uid !== uid) return; // another user's: refused
+    const read = fs.readFileSync(file);
+    bytes = new Uint8Array(read.buffer, read.byteOffset, read.length); // (filters: plain views)
+  } catch {
+    return undefined;
+  }
+  try {
+    return decode(bytes, scope);
+  } catch {
+    return undefined; // (truncated or malformed: the bounds checks throw)
+  }
+}
+
+function encode(
+  scope: string,
+  filters: Iterable<[string, Filter, Uint32Array]>,
+  walks: readonly CachedWalk[],
+): Uint8Array | undefined {
+  const now = Date.now();
+  const kept = [...filters].filter(([, , identity]) => notRacy(identity, 0, now));
+  const out = new Writer();
+  out.words([MAGIC, FORMAT]);
+  out.text(scope);
+  out.words([kept.length]);
+  out.strings(kept.map(([key]) => key));
+  const identities = new Uint32Array(kept.length * IDENTITY_WORDS);
+  kept.forEach(([, , identity], i) => identities.set(identity, i * IDENTITY_WORDS));
+  out.words(identities);
+  out.words(kept.map(([, filter]) => filter === BINARY ? BINARY_MARK : filter.length));
+  for (const [, filter] of kept) if (filter !== BINARY) out.bytes(filter);
+  out.words([walks.length]);
+  for (const walk of walks) {
+    out.text(walk.key);
+    out.words([walk.skipped.hidden, walk.skipped.ignored, walk.files.length]);
+    out.strings(walk.files.map((file) => file.key));
+    out.strings(walk.files.map((file) => file.display));
+    out.words([walk.dirs.listed.length, walk.dirs.ignoreFiles.length]);
+    out.strings(walk.dirs.listed);
+    out.strings(walk.dirs.ignoreFiles);
+    out.words(walk.identities);
+  }
+  return out.finish();
+}
+
+function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
+  const input = Reader.of(bytes);
+  if (input === undefined) return undefined;
+  const [magic, format] = input.words(2);
+  if (magic !== MAGIC || format !== FORMAT || input.text() !== scope) return undefined;
+  const [count] = input.words(1);
+  const keys = input.strings(count);
+  const identities = input.words(count * IDENTITY_WORDS);
+  const lengths = input.words(count);
+  const filters: Filter[] = [];
+  for (const length of lengths) filters.push(length === BINARY_MARK ? BINARY : input.bytes(length));
+  const walks: CachedWalk[] = [];
+  const [walkCount] = input.words(1);
+  for (let w = 0; w < walkCount; w++) {
+    const key = input.text();
+    const [hidden, ignored, fileCount] = input.words(3);
+    const fileKeys = input.strings(fileCount);
+    const displays = input.strings(fileCount);
+    const [dirCount, ignoreCount] = input.words(2);
+    const dirs = { listed: input.strings(dirCount), ignoreFiles: input.strings(ignoreCount) };
+    const files = fileKeys.map((key, i) => ({ key, display: displays[i] }));
+    const walkIdentities = input.words((dirCount + ignoreCount) * IDENTITY_WORDS);
+    walks.push({ key, files, skipped: { hidden, ignored }, dirs, identities: walkIdentities });
+  }
+  input.end();
+  return { keys, identities, filters, walks };
+}
+
+/** Removes the cache files (not `keep`) whose roots are not all there any more. */
+function removeGone(dir: string, keep: string): void {
+  for (const name of fs.readdirSync(dir)) {
+    const file = join(dir, name);
+    if (!name.endsWith(".index") || file === keep) continue;
+    try {
+      const head = new Uint8Array(64 * 1024);
+      const fd = fs.openSync(file, "r");
+      let got: number;
+      try {
+        got = fs.readSync(fd, head, 0, head.length, 0);
+      } finally {
+        fs.closeSync(fd);
+      }
+      const view = new DataView(head.buffer, 0, got);
+      const length = view.getUint32(8, true); // (the scope follows the magic and the format)
+      if (12 + length > got) continue;
+      const { roots } = JSON.parse(new TextDecoder().decode(head.subarray(12, 12 + length)));
+      if (Array.isArray(roots) && !roots.every((root) => fs.existsSync(root))) fs.rmSync(file);
+    } catch {
+      // (Another format, being written, or unreadable: left alone.)
+    }
+  }
+}
+
+/** Builds a cache file in parts, and ends it with their CRC-32. */
+class Writer {
+  readonly #parts: Uint8Array[] = [];
+  #length = 0;
+
+  words(words: ArrayLike<number>): void {
+    const part = words instanceof Uint32Array ? words : Uint32Array.from(words);
+    this.bytes(new Uint8Array(part.buffer, part.byteOffset, part.byteLength));
+  }
+
+  bytes(bytes: Uint8Array): void {
+    this.#parts.push(bytes);
+    this.#length += bytes.length;
+  }
+
+  text(text: string): void {
+    const bytes = new TextEncoder().encode(text);
+    this.words([bytes.length]);
+    this.bytes(bytes);
+  }
+
+  /** Texts without NULs, joined by NULs. */
+  strings(texts: readonly string[]): void {
+    this.text(texts.join("\0"));
+  }
+
+  /** The file, unless it would be larger than {@linkcode MAX_CACHE_BYTES}. */
+  finish(): Uint8Array | undefined {
+    if (this.#length + 4 > MAX_CACHE_BYTES) return undefined;
+    const out = new Uint8Array(this.#length + 4);
+    let at = 0;
+    for (const part of this.#parts) {
+      out.set(part, at);
+      at += part.length;
+    }
+    new DataView(out.buffer).setUint32(at, crc32(out.subarray(0, at)), true);
+    return out;
+  }
+}
+
+/** Reads a cache file's parts; any read past its end throws. */
+class Reader {
+  readonly #body: Uint8Array;
+  #at = 0;
+
+  private constructor(body: Uint8Array) {
+    this.#body = body;
+  }
+
+  /** A reader of a file whose CRC-32 is right. */
+  static of(bytes: Uint8Array): Reader | undefined {
+    if (bytes.length < 4) return undefined;
+    const body = bytes.subarray(0, bytes.length - 4);
+    const stored = new DataView(bytes.buffer, bytes.byteOffset + body.length, 4).getUint32(0, true);
+    return crc32(body) === stored ? new Reader(body) : undefined;
+  }
+
+  bytes(length: number): Uint8Array {
+    if (this.#at + length > this.#body.length) throw new RangeError("truncated");
+    return this.#body.subarray(this.#at, this.#at += length);
+  }
+
+  words(count: number): Uint32Array {
+    const out = new Uint32Array(count);
+    new Uint8Array(out.buffer).set(this.bytes(count * 4)); // (a copy: aligned)
+    return out;
+  }
+
+  text(): string {
+    const [length] = this.words(1);
+    return new TextDecoder("utf-8", { fatal: true }).decode(this.bytes(length));
+  }
+
+  /** `count` texts joined by NULs. */
+  strings(count: number): string[] {
+    const joined = this.text();
+    if (count === 0) {
+      if (joined !== "") throw new RangeError("malformed");
+      return [];
+    }
+    const texts = joined.split("\0");
+    if (texts.length !== count) throw new RangeError("malformed");
+    return texts;
+  }
+
+  /** Throws unless everything was read. */
+  end(): void {
+    if (this.#at !== this.#body.length) throw new RangeError("malformed");
+  }
+}

@@ -1,0 +1,186 @@
+// End to end: `linewise serve` keeps its search index in the user's cache folder
+// ($XDG_CACHE_HOME/linewise), and a new server on the same root starts from it. Driven by
+// the official MCP SDK client, every grep of a new server must match what the one-shot
+// command line (which keeps no index) answers: with the cache as it was saved, after files
+// changed between the servers, with the cache corrupted, and with --no-cache (which neither
+// loads nor saves it).
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { join } from "node:path";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+
+const GREPS = [
+  { pattern: "createElement\\(" },
+  { pattern: "useState|useEffect", ignore_case: true },
+  { pattern: "n1\\d", glob: "src1/**" },
+];
+
+describe("the binary's search index kept between servers", () => {
+  const root = tempRoot();
+  const cacheHome = tempRoot();
+  const at = (name: string) => join(root.dir, name);
+  const cacheDir = join(cacheHome.dir, "linewise");
+  before(async () => {
+    for (let i = 0; i < 300; i++) {
+      fs.mkdirSync(at(`src${i % 7}`), { recursive: true });
+      const body = i % 4 === 0
+        ? `render(createElement("p", ${i}));`
+        : `const n${i} = useState(${i});`;
+      fs.writeFileSync(at(`src${i % 7}/m${i}.js`), `// module ${i}\n${body}\n`);
+    }
+    fs.mkdirSync(at("empty"));
+    // Everything an hour old, and its ctimes 2 s old: what changed within the last 2 s when
+    // it was indexed is not kept.
+    const old = new Date(Date.now() - 3_600_000);
+    for (const name of fs.readdirSync(root.dir, { recursive: true }) as string[]) {
+      fs.utimesSync(at(name), old, old);
+    }
+    fs.utimesSync(root.dir, old, old);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+  });
+  after(() => {
+    root.remove();
+    cacheHome.remove();
+  });
+
+  async function session(extra: string[] = []): Promise<Client> {
+    const transport = new StdioClientTransport({
+      command: ensureBinary(),
+      args: ["serve", "--root", root.dir, ...extra],
+      env: { ...process.env, XDG_CACHE_HOME: cacheHome.dir } as Record<string, string>,
+      stderr: "pipe",
+    });
+    const client = new Client({ name: "linewise-cache-e2e", version: "1.0.0" });
+    await client.connect(transport);
+    return client;
+  }
+
+  async function greps(client: Client): Promise<unknown[]> {
+    const out = [];
+    for (const args of GREPS) {
+      const result = await client.callTool({
+        name: "grep",
+        arguments: { ...args, max_matches: 10_000 },
+      });
+      out.push(result.structuredContent);
+    }
+    return out;
+  }
+
+  function oneShot(): unknown[] {
+    return GREPS.map((args) => {
+      const flags = [
+        ...(args.ignore_case ? ["-i"] : []),
+        ...(args.glob ? ["--glob", args.glob] : []),
+      ];
+      const run = spawnSync(
+        ensureBinary(),
+        [
+          "grep",
+          args.pattern,
+          ".",
+          ...flags,
+          "--max-matches",
+          "10000",
+          "--root",
+          root.dir,
+          "--json",
+        ],
+        { encoding: "utf8" },
+      );
+      assert.equal(run.status, 0, run.stderr);
+      return JSON.parse(run.stdout);
+    });
+  }
+
+  const cacheFiles = () =>
+    fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).filter((n) => n.endsWith(".index")) : [];
+
+  /** Waits until the cache file is (re)written after `since` (its mtime in ms). */
+  async function savedAfter(since: number): Promise<string> {
+    for (let i = 0; i < 1500; i++) {
+      const [name] = cacheFiles();
+      if (name !== undefined && fs.statSync(join(cacheDir, name)).mtimeMs > since) {
+        return join(cacheDir, name);
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error("the cache file was not written");
+  }
+
+  test("a new server answers from it as the command line does, before and after changes", {
+    timeout: 90_000,
+  }, async () => {
+    const first = await session();
+    let file: string;
+    try {
+      assert.deepEqual(await greps(first), oneShot(), "the first server");
+      file = await savedAfter(0);
+    } finally {
+      await first.close();
+    }
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(cacheDir).mode & 0o777, 0o700);
+
+    const second = await session();
+    try {
+      assert.deepEqual(await greps(second), oneShot(), "a new server, nothing changed");
+    } finally {
+      await second.close();
+    }
+
+    // Between servers: a file rewritten to the same size with its times put back, one
+    // created in a directory without files, one removed.
+    const same = at("src1/m1.js");
+    const stat = fs.statSync(same);
+    const text = fs.readFileSync(same, "utf8");
+    const rewritten = text.replace("const n1 = useState(1);", "createElement(1);/*..*/");
+    assert.equal(rewritten.length, text.length);
+    fs.writeFileSync(same, rewritten);
+    fs.utimesSync(same, stat.atime, stat.mtime);
+    fs.writeFileSync(at("empty/new.js"), 'createElement("new");\n');
+    fs.rmSync(at("src0/m0.js"));
+    const third = await session();
+    try {
+      const got = await greps(third);
+      assert.deepEqual(got, oneShot(), "a new server after changes");
+      assert.match(JSON.stringify(got[0]), /"empty\/new\.js"/);
+      assert.match(JSON.stringify(got[0]), /"src1\/m1\.js"/);
+      assert.doesNotMatch(JSON.stringify(got[0]), /"src0\/m0\.js"/);
+    } finally {
+      await third.close();
+    }
+
+    // Corrupted: ignored, and written anew.
+    const bytes = fs.readFileSync(file);
+    for (let i = 0; i < 20; i++) bytes[(i * 7919) % bytes.length] ^= 0x5a;
+    fs.writeFileSync(file, bytes);
+    const corruptedAt = fs.statSync(file).mtimeMs;
+    const fourth = await session();
+    try {
+      assert.deepEqual(await greps(fourth), oneShot(), "a new server, the cache corrupted");
+      await savedAfter(corruptedAt);
+    } finally {
+      await fourth.close();
+    }
+  });
+
+  test("--no-cache neither loads nor saves it", { timeout: 60_000 }, async () => {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    const client = await session(["--no-cache"]);
+    try {
+      assert.deepEqual(await greps(client), oneShot());
+      // (A server that saves does so about a second after its index is built.)
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      assert.deepEqual(cacheFiles(), []);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -1,0 +1,345 @@
+// A store that starts from the search index kept on disk: whatever the cache file holds
+// (whole, corrupt, cut short, another user's, stale, changed within the racy window) and
+// whatever changes while it loads, every answer is the one a store without an index gives.
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { spawn } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import { literalMatcher, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
+import { DirectoryStore } from "../../../src/disk/directory_store.ts";
+import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
+import { loadIndex, RACY_MS, saveIndex } from "../../../src/search/index/_index_cache.ts";
+import { trigramFilter } from "../../../src/search/index/_trigram_filter.ts";
+import { IDENTITY_WORDS } from "../../../src/io/file_identity.ts";
+import { openFileSystem } from "../../../src/io/file_system.ts";
+
+const BUN_ONLY = {
+  skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
+  timeout: 120_000,
+};
+
+const QUERIES: Array<[string, () => Matcher, { glob?: string; includeIgnored?: boolean }]> = [
+  ["a literal", () => literalMatcher("createElement("), {}],
+  ["a regex", () => regexMatcher("const \\w+ = createElement"), {}],
+  ["ignore case", () => regexMatcher("CREATEELEMENT", { ignoreCase: true }), {}],
+  ["alternatives", () => regexMatcher("createElement\\(|export const \\w+ ="), {}],
+  ["a glob", () => literalMatcher("createElement("), { glob: "sub/**" }],
+  ["ignored files too", () => literalMatcher("createElement("), { includeIgnored: true }],
+  ["nothing", () => literalMatcher("no such text anywhere"), {}],
+];
+
+function tempDir(name: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `linewise-${name}-`)));
+}
+
+/** A tree of small files in a few directories, a .gitignore and an ignored file. */
+function tempTree(): string {
+  const root = tempDir("cached");
+  for (const dir of ["sub", "sub/deep", "empty", "other"]) fs.mkdirSync(path.join(root, dir));
+  for (let i = 0; i < 60; i++) {
+    const dir = ["", "sub", "sub/deep", "other"][i % 4];
+    const body = i % 5 === 0 ? `const x${i} = createElement("div");\n` : `let y${i} = ${i};\n`;
+    const filler = "// a line of filler\n".repeat(i % 7);
+    fs.writeFileSync(path.join(root, dir, `f${String(i).padStart(3, "0")}.ts`), body + filler);
+  }
+  fs.writeFileSync(path.join(root, ".gitignore"), "*.log\n");
+  fs.writeFileSync(path.join(root, "sub/trace.log"), "createElement(logged)\n");
+  return root;
+}
+
+/** Everything of a tree set an hour back; its ctimes are now, hence the wait. */
+async function age(root: string): Promise<void> {
+  const old = new Date(Date.now() - 3_600_000);
+  const all = (dir: string): string[] =>
+    fs.readdirSync(dir).flatMap((name) => {
+      const file = path.join(dir, name);
+      return fs.statSync(file).isDirectory() ? [...all(file), file] : [file];
+    });
+  for (const file of [...all(root), root]) fs.utimesSync(file, old, old);
+  await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+}
+
+async function answers(store: DirectoryStore): Promise<unknown[]> {
+  const out = [];
+  for (const [, matcher, options] of QUERIES) {
+    out.push(await store.search({ matcher: matcher(), maxMatches: 10_000, ...options }));
+  }
+  return out;
+}
+
+const cacheFileIn = (cache: string) =>
+  path.join(cache, fs.readdirSync(cache).find((name) => name.endsWith(".index"))!);
+
+/** A store that indexes the tree, and waits until its cache file holds a walk. */
+async function saveCache(root: string, cache: string): Promise<string> {
+  fs.rmSync(cache, { recursive: true, force: true });
+  const store = await DirectoryStore.create({
+    roots: [root],
+    searchIndex: true,
+    searchIndexCache: cache,
+  });
+  try {
+    await answers(store);
+    for (let i = 0; i < 1000; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      if (fs.existsSync(cache) && fs.readdirSync(cache).some((name) => name.endsWith(".index"))) {
+        break;
+      }
+    }
+    const file = cacheFileIn(cache);
+    assert.ok(file, "the cache file was written");
+    return file;
+  } finally {
+    store.close();
+  }
+}
+
+/** What a cache file holds (its scope is the one written in it). */
+function loaded(file: string) {
+  const bytes = fs.readFileSync(file);
+  const length = bytes.readUInt32LE(8);
+  return loadIndex(file, bytes.subarray(12, 12 + length).toString())!;
+}
+
+describe("a store that starts from the cache", () => {
+  let root: string;
+  let cache: string;
+  let plain: DirectoryStore;
+  before(async () => {
+    root = tempTree();
+    await age(root);
+    cache = path.join(tempDir("cache"), "linewise");
+    plain = await DirectoryStore.create({ roots: [root] });
+  });
+  after(() => {
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(path.dirname(cache), { recursive: true, force: true });
+  });
+
+  const loading = () =>
+    DirectoryStore.create({ roots: [root], searchIndex: true, searchIndexCache: cache });
+
+  /**
+   * A new store's answers, and whether it took a walk from the cache (it starts from the
+   * cache in a task of its own, right after it is made: done once a later timer fires).
+   */
+  async function answersFromCache(): Promise<{ answers: unknown[]; used: boolean }> {
+    const store = await loading();
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const used = store.searchIndexStats()!.walks > 0;
+      return { answers: await answers(store), used };
+    } finally {
+      store.close();
+    }
+  }
+
+  test("is written with the filters and the walks", BUN_ONLY, async () => {
+    const file = await saveCache(root, cache);
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    const held = loaded(file);
+    const ts = held.keys.filter((key) => key.endsWith(".ts"));
+    assert.equal(ts.length, 60, "every file indexed");
+    assert.ok(held.keys.includes(path.join(root, "sub/trace.log")), "the walk with ignored files");
+    const keys = held.walks.map((walk) => JSON.parse(walk.key));
+    assert.deepEqual(keys.map(([start]) => start), held.walks.map(() => root));
+    assert.ok(keys.some(([, glob]) => glob === "sub/**"), "the walk of a glob");
+    for (const walk of held.walks) assert.ok(walk.dirs.listed.includes(path.join(root, "empty")));
+  });
+
+  test(
+    "answers as a store without an index, with the cache whole, corrupt or cut",
+    BUN_ONLY,
+    async () => {
+      const file = await saveCache(root, cache);
+      const good = fs.readFileSync(file);
+      const expected = await answers(plain);
+      let seed = 11;
+      const pick = (n: number) => (seed = (seed * 16807) % 2147483647) % n;
+      for (let round = 0; round < 12; round++) {
+        const bytes = Buffer.from(good);
+        if (round % 3 === 1) bytes[pick(bytes.length)] ^= 1 + pick(255);
+        const written = round % 3 === 2 ? bytes.subarray(0, pick(bytes.length)) : bytes;
+        fs.writeFileSync(file, written, { mode: 0o600 });
+        const { answers, used } = await answersFromCache();
+        assert.deepEqual(answers, expected, `round ${round}`);
+        assert.equal(used, round % 3 === 0, `round ${round}: used only when whole`);
+      }
+    },
+  );
+
+  test("reads what changed since it was saved", BUN_ONLY, async () => {
+    await saveCache(root, cache);
+    // Same size, times put back as they were: only ctime tells (it cannot be set back).
+    const same = path.join(root, "sub/f001.ts");
+    const stat = fs.statSync(same);
+    const old = fs.readFileSync(same, "utf8");
+    fs.writeFileSync(same, "createElement(" + old.slice("createElement(".length));
+    fs.utimesSync(same, stat.atime, stat.mtime);
+    fs.appendFileSync(path.join(root, "sub/deep/f002.ts"), "createElement(2)\n"); // grown
+    fs.rmSync(path.join(root, "other/f003.ts"));
+    fs.writeFileSync(path.join(root, "other/f003.ts"), "createElement(3)\n"); // replaced
+    fs.writeFileSync(path.join(root, "empty/new.ts"), "createElement(new)\n"); // created
+    fs.rmSync(path.join(root, "f000.ts")); // gone
+    // The .gitignore rewritten to the same size, its times put back: the log file is walked.
+    const ignore = path.join(root, ".gitignore");
+    const ignoreStat = fs.statSync(ignore);
+    fs.writeFileSync(ignore, "*.txt\n");
+    fs.utimesSync(ignore, ignoreStat.atime, ignoreStat.mtime);
+    const { answers: got, used } = await answersFromCache();
+    assert.deepEqual(got, await answers(plain));
+    assert.equal(used, false, "no walk holds: the root's .gitignore changed");
+    const paths = (got[0] as { files: { path: string }[] }).files.map((file) => file.path);
+    for (const name of ["sub/f001.ts", "sub/deep/f002.ts", "other/f003.ts", "empty/new.ts"]) {
+      assert.ok(paths.includes(name), name);
+    }
+    assert.ok(paths.includes("sub/trace.log"), "no longer ignored");
+    assert.ok(!paths.includes("f000.ts"));
+  });
+
+  test("trusts a file only when it was indexed well after its last change", BUN_ONLY, async () => {
+    // A forged entry: the filter of other text with the file's identity now. It is used when
+    // the change is old (the file is then passed over: this shows the cache is used), never
+    // when it is within the racy window of when it was saved.
+    const file = path.join(root, "forged.ts");
+    fs.writeFileSync(file, "createElement(forged)\n");
+    const cacheFile = await saveCache(root, cache);
+    const bytes = fs.readFileSync(cacheFile);
+    const scope = bytes.subarray(12, 12 + bytes.readUInt32LE(8)).toString();
+    const found = async () => {
+      const words = new Uint32Array(IDENTITY_WORDS);
+      const dir = openFileSystem([root]).openDir(root);
+      assert.equal(dir.identify("forged.ts", words, 0), "file");
+      dir.close();
+      const filter = trigramFilter(new TextEncoder().encode("nothing to see here at all\n"));
+      saveIndex(cacheFile, scope, [[file, filter, words]], []);
+      const again = await loading();
+      try {
+        const result = await again.search({
+          matcher: literalMatcher("createElement(forged)"),
+          maxMatches: 10,
+        });
+        return result.files.map((f) => f.path);
+      } finally {
+        again.close();
+      }
+    };
+    assert.deepEqual(await found(), ["forged.ts"], "changed just now: read");
+    await age(root);
+    assert.deepEqual(await found(), [], "changed long before: the forged filter rules it out");
+    fs.rmSync(file);
+    await age(root);
+  });
+
+  test("keeps no file changed just before it was indexed", BUN_ONLY, async () => {
+    const file = path.join(root, "just-written.ts");
+    fs.writeFileSync(file, "createElement(just)\n");
+    fs.rmSync(cache, { recursive: true, force: true });
+    const store = await loading();
+    try {
+      await answers(store);
+      const saved = async (after: number) => {
+        for (let i = 0; i < 500; i++) {
+          const name = fs.existsSync(cache) ? fs.readdirSync(cache)[0] : undefined;
+          if (name?.endsWith(".index") && fs.statSync(path.join(cache, name)).mtimeMs > after) {
+            return loaded(path.join(cache, name));
+          }
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        assert.fail("not saved");
+      };
+      const first = await saved(0);
+      assert.ok(first.keys.length > 0);
+      assert.ok(!first.keys.includes(file), "racy: not kept");
+      assert.deepEqual(first.walks, [], "its directory changed just now: no walk kept");
+      // Saved again by the same store once the change is old: still not kept, as it was
+      // indexed within the racy window.
+      await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+      const written = fs.statSync(cacheFileIn(cache)).mtimeMs;
+      await store.search({ matcher: literalMatcher("x"), glob: "*.ts", maxMatches: 1 });
+      const second = await saved(written);
+      assert.ok(second.walks.length > 0, "saved again, with walks now");
+      assert.ok(!second.keys.includes(file), "indexed within the racy window: still not kept");
+    } finally {
+      store.close();
+    }
+    fs.rmSync(file);
+    await age(root);
+  });
+
+  test("refuses another user's cache file", {
+    ...BUN_ONLY,
+    skip: BUN_ONLY.skip || (process.getuid?.() !== 0 && "needs root to chown"),
+  }, async () => {
+    const file = await saveCache(root, cache);
+    fs.chownSync(file, 1234, 1234);
+    const { answers: got, used } = await answersFromCache();
+    assert.deepEqual(got, await answers(plain));
+    assert.equal(used, false);
+    fs.chownSync(file, 0, 0);
+    assert.equal((await answersFromCache()).used, true, "used once it is ours again");
+  });
+
+  test("hears what changes while it loads", BUN_ONLY, async () => {
+    // Another process changes files (same-size rewrites with times put back, new files,
+    // renames over) while new stores load the cache and search. Once it stops, every store
+    // must give what a store without an index gives.
+    fs.mkdirSync(path.join(root, "many"));
+    for (let i = 0; i < 300; i++) {
+      const name = path.join(root, "many", `m${String(i).padStart(3, "0")}.ts`);
+      fs.writeFileSync(name, `let m${i} = "${"-".repeat(i % 40)}";\n`);
+    }
+    await age(root);
+    await saveCache(root, cache);
+    const writer = spawn("python3", ["-c", WRITER, root, "300"], { stdio: "inherit" });
+    const ended = new Promise((resolve) => writer.on("exit", resolve));
+    const stores: DirectoryStore[] = [];
+    try {
+      for (let round = 0; round < 10; round++) {
+        const store = await loading();
+        stores.push(store);
+        await store.search({ matcher: literalMatcher("createElement("), maxMatches: 10_000 });
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      assert.equal(await ended, 0, "the writer ran");
+      const expected = await answers(plain);
+      for (const [i, store] of stores.entries()) {
+        assert.deepEqual(await answers(store), expected, `store ${i}`);
+      }
+    } finally {
+      for (const store of stores) store.close();
+      fs.rmSync(path.join(root, "many"), { recursive: true });
+      for (const name of fs.readdirSync(path.join(root, "other"))) {
+        if (name.startsWith("w")) fs.rmSync(path.join(root, "other", name));
+      }
+      await age(root);
+    }
+  });
+});
+
+/**
+ * Changes each of the argv[2] files of many/ once, in order, a few ms apart: rewritten to the
+ * same size with their times put back (only ctime tells), and every fifth time creates a
+ * file in other/. (Each change once: one that a store missed would not be made good by a
+ * later change to the same file.)
+ */
+const WRITER = `
+import os, sys, time
+root, count = sys.argv[1], int(sys.argv[2])
+for n in range(count):
+    target = os.path.join(root, "many", "m%03d.ts" % n)
+    st = os.stat(target)
+    with open(target, "r+") as f:
+        text = f.read()
+        f.seek(0)
+        f.write(("createElement(" + text)[:len(text)])
+    os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
+    if n % 5 == 0:
+        with open(os.path.join(root, "other", "w%d.ts" % n), "w") as f:
+            f.write("createElement(%d)\\n" % n)
+    time.sleep(0.004)
+`;

@@ -1,0 +1,237 @@
+// The search index kept on disk between stores: its file (0600, ours, whole, of the same
+// scope, or ignored), and the checks that decide what of it a new store trusts: a file's
+// filter only while the file is exactly what was indexed, a walk only while every directory
+// it listed and every .gitignore it read are what they were, nothing changed within the
+// racy window.
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import process from "node:process";
+import { after, before, describe, test } from "node:test";
+import {
+  type CachedWalk,
+  cacheFileOf,
+  loadIndex,
+  RACY_MS,
+  saveIndex,
+} from "../../../src/search/index/_index_cache.ts";
+import {
+  IdentityCheck,
+  walkHolds,
+  walkIdentities,
+} from "../../../src/search/index/_cache_checks.ts";
+import { trigramFilter } from "../../../src/search/index/_trigram_filter.ts";
+import { openFileSystem } from "../../../src/io/file_system.ts";
+
+function tempDir(name: string): string {
+  return fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), `linewise-${name}-`)));
+}
+
+/** An identity of ino `ino` whose ctime is `ctimeS` seconds after the epoch. */
+function identity(ino: number, ctimeS = 0): Uint32Array {
+  return Uint32Array.of(ino, 0, 100, 0, 3, 0, 0, ctimeS, 0, 0, 8, 1);
+}
+
+const filterOf = (text: string) => trigramFilter(new TextEncoder().encode(text));
+
+describe("the search index's cache file", () => {
+  const scope = JSON.stringify({ roots: ["/some/root"], deny: [] });
+  let dir: string;
+  before(() => dir = tempDir("cache"));
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  const walk: CachedWalk = {
+    key: JSON.stringify(["/some/root", undefined, false, false]),
+    files: [{ key: "/some/root/a.ts", display: "a.ts" }, {
+      key: "/some/root/sub/é.ts",
+      display: "sub/é.ts",
+    }],
+    skipped: { hidden: 2, ignored: 5 },
+    dirs: { listed: ["/some/root", "/some/root/sub"], ignoreFiles: ["/some/root"] },
+    identities: new Uint32Array(36).map((_, i) => i * 7),
+  };
+
+  test("is written 0600 in a 0700 folder, and read back as written", () => {
+    const file = cacheFileOf(path.join(dir, "sub"), scope);
+    const filters: [string, Uint8Array | "binary", Uint32Array][] = [
+      ["/some/root/a.ts", filterOf("const a = 1;"), identity(2)],
+      ["/some/root/b.bin", "binary", identity(3)],
+      ["/some/root/c.ts", filterOf(""), identity(4)],
+      ["/some/root/racy.ts", filterOf("racy"), identity(5, Math.floor(Date.now() / 1000))],
+    ];
+    assert.equal(
+      saveIndex(file, scope, filters, [walk, { ...walk, key: "other", files: [] }]),
+      true,
+    );
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+    assert.equal(fs.statSync(path.join(dir, "sub")).mode & 0o777, 0o700);
+    const loaded = loadIndex(file, scope)!;
+    const kept = filters.slice(0, 3); // (all but the one changed just now)
+    assert.deepEqual(loaded.keys, kept.map(([key]) => key));
+    assert.deepEqual(loaded.filters, kept.map(([, filter]) => filter));
+    assert.deepEqual([...loaded.identities], kept.flatMap(([, , words]) => [...words]));
+    assert.deepEqual(loaded.walks, [walk, { ...walk, key: "other", files: [] }]);
+    assert.equal(loadIndex(file, scope.replace("some", "other")), undefined, "another scope");
+  });
+
+  test("is refused when open to others, or another user's", () => {
+    const file = cacheFileOf(dir, scope);
+    saveIndex(file, scope, [["/some/root/a.ts", filterOf("x"), identity(2)]], []);
+    fs.chmodSync(file, 0o644);
+    assert.equal(loadIndex(file, scope), undefined, "mode 0644");
+    fs.chmodSync(file, 0o600);
+    assert.ok(loadIndex(file, scope));
+    if (process.getuid?.() === 0) {
+      fs.chownSync(file, 1234, 1234);
+      assert.equal(loadIndex(file, scope), undefined, "owned by uid 1234");
+    }
+  });
+
+  test("is refused whole when any byte is changed or it is cut short", () => {
+    const file = cacheFileOf(dir, scope);
+    const filters: [string, Uint8Array, Uint32Array][] = Array.from(
+      { length: 20 },
+      (_, i) => [`/some/root/f${i}.ts`, filterOf(`const v${i} = ${i};`), identity(i + 2)],
+    );
+    saveIndex(file, scope, filters, [walk]);
+    const good = fs.readFileSync(file);
+    let seed = 7;
+    const pick = (n: number) => (seed = (seed * 16807) % 2147483647) % n;
+    for (let round = 0; round < 300; round++) {
+      const bad = Buffer.from(good);
+      if (round % 3 === 0) {
+        fs.writeFileSync(file, bad.subarray(0, pick(bad.length)), { mode: 0o600 });
+      } else {
+        bad[pick(bad.length)] ^= 1 + pick(255);
+        fs.writeFileSync(file, bad, { mode: 0o600 });
+      }
+      assert.equal(loadIndex(file, scope), undefined, `round ${round}`);
+    }
+  });
+
+  test("of roots that are gone is removed when another is written", () => {
+    const gone = JSON.stringify({ roots: [path.join(dir, "gone")], deny: [] });
+    const here = JSON.stringify({ roots: [dir], deny: [] });
+    saveIndex(cacheFileOf(dir, gone), gone, [], []);
+    saveIndex(cacheFileOf(dir, here), here, [], []);
+    assert.equal(fs.existsSync(cacheFileOf(dir, gone)), false);
+    assert.ok(loadIndex(cacheFileOf(dir, here), here));
+  });
+});
+
+describe("the checks of what the cache holds", () => {
+  let root: string;
+  const old = new Date(Date.now() - 3_600_000);
+  before(async () => {
+    root = tempDir("checks");
+    fs.mkdirSync(path.join(root, "sub/deep"), { recursive: true });
+    fs.writeFileSync(path.join(root, ".gitignore"), "*.log\n");
+    fs.writeFileSync(path.join(root, "a.ts"), "a\n");
+    fs.writeFileSync(path.join(root, "sub/b.ts"), "b\n");
+    for (const dir of ["", "sub", "sub/deep"]) fs.utimesSync(path.join(root, dir), old, old);
+    // (ctimes are now: what is taken within the racy window is not kept.)
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+  });
+  after(() => fs.rmSync(root, { recursive: true, force: true }));
+
+  const walkOf = (): Omit<CachedWalk, "identities"> => ({
+    key: "walk",
+    files: [
+      { key: path.join(root, "a.ts"), display: "a.ts" },
+      { key: path.join(root, "sub/b.ts"), display: "sub/b.ts" },
+    ],
+    skipped: { hidden: 0, ignored: 0 },
+    dirs: {
+      listed: [root, path.join(root, "sub"), path.join(root, "sub/deep")],
+      ignoreFiles: [root],
+    },
+  });
+
+  function holds(walk: CachedWalk): boolean {
+    const check = new IdentityCheck(openFileSystem([root]));
+    try {
+      return walkHolds(check, walk);
+    } finally {
+      check.close();
+    }
+  }
+
+  function taken(walk = walkOf()): CachedWalk {
+    const check = new IdentityCheck(openFileSystem([root]));
+    try {
+      const identities = walkIdentities(check, walk);
+      assert.ok(identities, "taken");
+      return { ...walk, identities };
+    } finally {
+      check.close();
+    }
+  }
+
+  test("a walk holds while its directories and .gitignore files are as they were", async () => {
+    const walk = taken();
+    assert.equal(holds(walk), true);
+    // An entry in a directory without a file of the walk.
+    fs.writeFileSync(path.join(root, "sub/deep/new.ts"), "");
+    assert.equal(holds(walk), false, "a file created");
+    fs.rmSync(path.join(root, "sub/deep/new.ts"));
+    assert.equal(holds(walk), false, "and removed: the times tell");
+    // The .gitignore rewritten, the same size, its times put back.
+    fs.utimesSync(path.join(root, "sub/deep"), old, old);
+    await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+    const again = taken();
+    assert.equal(holds(again), true);
+    const ignore = path.join(root, ".gitignore");
+    const stat = fs.statSync(ignore);
+    fs.writeFileSync(ignore, "*.txt\n");
+    fs.utimesSync(ignore, stat.atime, stat.mtime);
+    assert.equal(holds(again), false, "the .gitignore changed: its ctime tells");
+    // A directory gone.
+    assert.equal(
+      holds({ ...again, dirs: { ...again.dirs, listed: [...again.dirs.listed, root + "/x"] } }),
+      false,
+    );
+  });
+
+  test("a walk is not kept when it may change unseen", () => {
+    const check = new IdentityCheck(openFileSystem([root]));
+    try {
+      // A file outside the directories listed (a symlink's target elsewhere).
+      const walk = walkOf();
+      walk.dirs.listed = walk.dirs.listed.filter((dir) => !dir.endsWith("/sub"));
+      assert.equal(walkIdentities(check, walk), undefined, "a file outside");
+      // A directory changed within the racy window.
+      fs.writeFileSync(path.join(root, "sub/c.ts"), "");
+      assert.equal(walkIdentities(check, walkOf()), undefined, "racy");
+      // A .gitignore that is not there any more.
+      const gone = {
+        ...walkOf(),
+        dirs: { ...walkOf().dirs, ignoreFiles: [path.join(root, "sub")] },
+      };
+      assert.equal(walkIdentities(check, gone), undefined, "no .gitignore");
+    } finally {
+      check.close();
+    }
+  });
+
+  test("a file is the same only while its identity is", () => {
+    const files = openFileSystem([root]);
+    const check = new IdentityCheck(files);
+    const file = path.join(root, "a.ts");
+    const words = new Uint32Array(12);
+    try {
+      const dir = files.openDir(root);
+      assert.equal(dir.identify("a.ts", words, 0), "file");
+      dir.close();
+      assert.equal(check.sameFile(file, words, 0), true);
+      const stat = fs.statSync(file);
+      fs.writeFileSync(file, "A\n");
+      fs.utimesSync(file, stat.atime, stat.mtime);
+      assert.equal(check.sameFile(file, words, 0), false, "rewritten, times put back");
+      assert.equal(check.sameFile(path.join(root, "gone.ts"), words, 0), false, "gone");
+    } finally {
+      check.close();
+    }
+  });
+});
