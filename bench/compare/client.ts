@@ -44,10 +44,24 @@ export class McpClient {
     });
   }
 
-  /** Spawns a server and times spawn → initialize response. */
-  static async start(command: string, args: string[]): Promise<{ client: McpClient; ms: number }> {
+  /**
+   * Spawns a server and times spawn → initialize response. linewise's servers run with
+   * `--no-cache` (as on a tree never seen) unless `cache` is set (see known.ts).
+   */
+  static async start(
+    command: string,
+    args: string[],
+    options: { cache?: boolean } = {},
+  ): Promise<{ client: McpClient; ms: number }> {
     const started = performance.now();
-    const client = new McpClient(command, args);
+    const serve = args.indexOf("serve");
+    const ours = [command, ...args].includes(BINARY) && serve !== -1;
+    const client = new McpClient(
+      command,
+      ours && !options.cache
+        ? [...args.slice(0, serve + 1), "--no-cache", ...args.slice(serve + 1)]
+        : args,
+    );
     const response = await client.request("initialize", {
       protocolVersion: "2025-06-18",
       capabilities: {},
@@ -127,7 +141,7 @@ export class McpClient {
   }
 }
 
-export function linewise(root: string, extra: string[] = []) {
+export function linewise(root: string, extra: string[] = [], cache = false) {
   return McpClient.start(BINARY, [
     "serve",
     "--root",
@@ -137,5 +151,5 @@ export function linewise(root: string, extra: string[] = []) {
     "--max-chars",
     "100000000",
     ...extra,
-  ]);
+  ], { cache });
 }

@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { NPM_PACKAGES, TREE } from "./corpus.ts";
 import { linewise } from "./client.ts";
 import { fmt, log, median, notes, rows, RUNS, timeCommand } from "./support.ts";
+import { cacheBytes, knownRow, knownTreeGreps, saveIndexOf } from "./known.ts";
 
 // ---------------------------------------------------------------------------------------
 // Measurements
@@ -86,8 +87,10 @@ export async function grepBench(): Promise<void> {
     `Tree: ${tree} MB in ${files} files (${NPM_PACKAGES.length} npm packages with their ` +
       "dependencies, plus this repository's node_modules without native binaries).",
   );
+  const rgTimes: Array<ReturnType<typeof timeCommand>> = [];
   for (const grepCase of GREP_CASES) {
     const rg = timeCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], TREE);
+    rgTimes.push(rg);
     const rg1 = timeCommand("rg", [...RG_ARGS, "-j1", ...grepCase.rg, "."], TREE);
     const expected = rgKeys(rg.stdout);
     const args = { ...grepCase.args, max_matches: 1_000_000 };
@@ -141,6 +144,7 @@ export async function grepBench(): Promise<void> {
       agree: agreeRepeated,
     });
   }
+  await knownTree(rgTimes);
   // New patterns in a warm session: the cache must not depend on the pattern.
   {
     const { client } = await linewise(TREE);
@@ -185,3 +189,18 @@ const NEW_PATTERNS = [
   "console\\.warn\\(",
   "throw new TypeError\\(",
 ];
+
+/** The first greps of new servers once a server saved the tree's index. */
+async function knownTree(rgTimes: Array<ReturnType<typeof timeCommand>>): Promise<void> {
+  const start = (cache: boolean) => linewise(TREE, [], cache);
+  const args = (i: number) => ({ ...GREP_CASES[i].args, max_matches: 1_000_000 });
+  const saved = await saveIndexOf(start, args(0));
+  const bytes = cacheBytes();
+  for (const [i, grepCase] of GREP_CASES.entries()) {
+    const rg = rgTimes[i];
+    const known = await knownTreeGreps(start, args(i));
+    const agree = (result: typeof known.settledResult) =>
+      compareKeys(linewiseKeys(result.structuredContent), rgKeys(rg.stdout));
+    rows.push(knownRow(grepCase.name, known, rg, agree, saved, bytes));
+  }
+}

@@ -7,6 +7,7 @@ import { McpClient } from "./client.ts";
 import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./grep.ts";
 import { ensureKernel, KERNEL } from "./load.ts";
 import { BINARY, fmt, log, median, percentile, rows, RUNS, timeCommand } from "./support.ts";
+import { cacheBytes, knownRow, knownTreeGreps, saveIndexOf } from "./known.ts";
 
 const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
   {
@@ -27,12 +28,12 @@ const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
 ];
 
 /** A server on the kernel tree, with budgets large enough for any of these answers. */
-function serve(prefix: string[] = []) {
+function serve(prefix: string[] = [], cache = false) {
   const args = ["serve", "--root", KERNEL, "--timeout", "60"];
   args.push("--max-lines", "1000000", "--max-chars", "100000000");
   return prefix.length === 0
-    ? McpClient.start(BINARY, args)
-    : McpClient.start(prefix[0], [...prefix.slice(1), BINARY, ...args]);
+    ? McpClient.start(BINARY, args, { cache })
+    : McpClient.start(prefix[0], [...prefix.slice(1), BINARY, ...args], { cache });
 }
 
 /** Median first grep of fresh servers (after one that warms the cache). */
@@ -52,9 +53,11 @@ async function firstGreps(args: Record<string, unknown>, prefix: string[] = []) 
 export async function kernelBench(): Promise<void> {
   if (!ensureKernel()) return;
   log("kernel: first and repeated greps against ripgrep on the Linux tree");
+  const rgTimes: Array<ReturnType<typeof timeCommand>> = [];
   for (const grepCase of CASES) {
     const args = { ...grepCase.args, max_matches: 1_000_000 };
     const rg = timeCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], KERNEL);
+    rgTimes.push(rg);
     const expected = rgKeys(rg.stdout);
     const first = await firstGreps(args);
     const { client } = await serve();
@@ -93,8 +96,24 @@ export async function kernelBench(): Promise<void> {
       agree: compareKeys(linewiseKeys(last.structuredContent), expected),
     });
   }
+  await knownKernel(rgTimes);
   await readsBesideAGrep();
   await scaling(CASES[1]);
+}
+
+/** The first greps of new servers once a server saved the kernel's index. */
+async function knownKernel(rgTimes: Array<ReturnType<typeof timeCommand>>): Promise<void> {
+  const start = (cache: boolean) => serve([], cache);
+  const args = (i: number) => ({ ...CASES[i].args, max_matches: 1_000_000 });
+  const saved = await saveIndexOf(start, args(0));
+  const bytes = cacheBytes();
+  for (const [i, grepCase] of CASES.entries()) {
+    const rg = rgTimes[i];
+    const known = await knownTreeGreps(start, args(i));
+    const agree = (result: typeof known.settledResult) =>
+      compareKeys(linewiseKeys(result.structuredContent), rgKeys(rg.stdout));
+    rows.push(knownRow(`kernel: ${grepCase.name}`, known, rg, agree, saved, bytes));
+  }
 }
 
 /** Small reads, one at a time, while one long grep runs in the same server. */

@@ -23,6 +23,9 @@ export const BINARY = "binary";
 /** What is kept per file: a trigram filter, or the mark of a binary file. */
 export type Filter = Uint8Array | typeof BINARY;
 
+/** A file's filter as the cache on disk keeps it: real path, filter, identity, block filters. */
+export type SavedFilter = [string, Filter, Uint32Array, BlockFilters | undefined];
+
 /** What the indexing worker is sent. */
 export interface IndexJob {
   /** Real paths of the files to index. */
@@ -136,16 +139,6 @@ export class FileFilters {
   }
 
   /**
-   * Queues files to be read again even though they have a filter (one taken from the cache
-   * on disk, which keeps no block filters).
-   *
-   * @param keys real paths
-   */
-  learnAgain(keys: Iterable<string>): void {
-    for (const key of keys) this.#enqueue(key);
-  }
-
-  /**
    * Takes a filter from the cache on disk, checked against the file by the caller (after the
    * watcher started, so that a later change is heard), when the file has none and the
    * budget allows it.
@@ -153,25 +146,25 @@ export class FileFilters {
    * @param key the real path
    * @param filter its filter or the binary mark
    * @param identity what the file was when the filter was made
-   * @returns whether it was taken
+   * @param blocks its block filters, if it had them
    */
-  adopt(key: string, filter: Filter, identity: Uint32Array): boolean {
-    if (this.#closed || this.#filters.has(key)) return false;
-    if (filter !== BINARY && this.#bytes + filter.length > this.#maxBytes) return false;
+  adopt(key: string, filter: Filter, identity: Uint32Array, blocks?: BlockFilters): void {
+    if (this.#closed || this.#filters.has(key)) return;
+    if (filter !== BINARY && this.#bytes + filter.length > this.#maxBytes) return;
     this.#version++;
     this.#set(key, filter, identity);
-    return true;
+    if (blocks !== undefined) this.#setBlocks(key, blocks);
   }
 
   /**
    * The filters that may be kept on disk, with what their files were when read.
    *
-   * @returns real path, filter and identity of each
+   * @returns real path, filter, identity and block filters of each
    */
-  *saved(): Iterable<[string, Filter, Uint32Array]> {
+  *saved(): Iterable<SavedFilter> {
     for (const [key, identity] of this.#identities) {
       const filter = this.#filters.get(key);
-      if (filter !== undefined) yield [key, filter, identity];
+      if (filter !== undefined) yield [key, filter, identity, this.#blocks.get(key)];
     }
   }
 
@@ -356,6 +349,7 @@ export class FileFilters {
   #setBlocks(key: string, blocks: BlockFilters): void {
     const bytes = blockBytes(blocks);
     if (this.#bytes + bytes > this.#maxBytes) return;
+    this.#savedVersion++;
     this.#blocks.set(key, blocks);
     this.#bytes += bytes;
     this.#blockBytes += bytes;

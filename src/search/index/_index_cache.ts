@@ -2,7 +2,8 @@
  * The search index kept on disk between servers: one file per scope (the roots and the deny
  * rules, which decide what a walk lists) in the user's cache folder
  * (`$XDG_CACHE_HOME/linewise/`, else `~/.cache/linewise/`), mode 0600 in a 0700 folder. It
- * holds each indexed file's filter with what the file was when it was read for it, and the
+ * holds each indexed file's filter (and a large file's block filters) with what the file was
+ * when it was read for it, and the
  * walks the index kept, each with what its directories (and the `.gitignore` files it read)
  * were. Nothing changed less than {@linkcode RACY_MS} before it was recorded is kept (git's
  * "racy" rule: a change in the same tick of the file system's clock would leave the times as
@@ -14,7 +15,7 @@
  * Layout (little-endian u32 words and length-prefixed UTF-8 texts): "LWIX", format, the
  * scope; the filters' count, their real paths (NUL-joined), identities
  * ({@linkcode IDENTITY_WORDS} words each), lengths ({@linkcode BINARY_MARK} for a binary
- * file) and bytes; the walks' count and each walk (key, counts of what it left out, its
+ * file) and bytes; the block filters of large files (`_block_filters.ts`); the walks' count and each walk (key, counts of what it left out, its
  * files' real paths and display paths, its directories, those whose `.gitignore` it read,
  * and their identities); then the CRC-32 of all of it.
  *
@@ -29,10 +30,11 @@ import { crc32 } from "node:zlib";
 import type { SkippedEntries } from "../../store/file_store.ts";
 import type { WalkNode } from "../../store/walk.ts";
 import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
-import { BINARY, type Filter } from "./_file_filters.ts";
+import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
+import type { BlockFilters } from "./_block_filters.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
-const FORMAT = 3;
+const FORMAT = 4;
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
@@ -63,6 +65,8 @@ export interface CachedIndex {
   identities: Uint32Array;
   /** Their filters (or the binary mark). */
   filters: Filter[];
+  /** The block filters of large ones, by their place in `keys`. */
+  blocks: Map<number, BlockFilters>;
   walks: CachedWalk[];
 }
 
@@ -115,14 +119,15 @@ export function cacheFileOf(dir: string, scope: string): string {
  *
  * @param file its path ({@linkcode cacheFileOf})
  * @param scope the scope it is for
- * @param filters real path, filter and identity of each file (racy ones are left out)
+ * @param filters real path, filter, identity and block filters of each file (racy ones are
+ *   left out)
  * @param walks the walks, with the identities of their directories
  * @returns true when written
  */
 export function saveIndex(
   file: string,
   scope: string,
-  filters: Iterable<[string, Filter, Uint32Array]>,
+  filters: Iterable<SavedFilter>,
   walks: readonly CachedWalk[],
 ): boolean {
   const dir = join(file, "..");
@@ -169,7 +174,7 @@ export function loadIndex(file: string, scope: string): CachedIndex | undefined 
 
 function encode(
   scope: string,
-  filters: Iterable<[string, Filter, Uint32Array]>,
+  filters: Iterable<SavedFilter>,
   walks: readonly CachedWalk[],
 ): Uint8Array | undefined {
   const now = Date.now();
@@ -184,6 +189,9 @@ function encode(
   out.words(identities);
   out.words(kept.map(([, filter]) => filter === BINARY ? BINARY_MARK : filter.length));
   for (const [, filter] of kept) if (filter !== BINARY) out.bytes(filter);
+  const blocked = kept.flatMap(([, , , blocks], i) => blocks === undefined ? [] : [{ i, blocks }]);
+  out.words([blocked.length]);
+  for (const { i, blocks } of blocked) writeBlocks(out, i, blocks);
   out.words([walks.length]);
   for (const walk of walks) {
     out.text(walk.key);
@@ -209,6 +217,13 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
   const lengths = input.words(count);
   const filters: Filter[] = [];
   for (const length of lengths) filters.push(length === BINARY_MARK ? BINARY : input.bytes(length));
+  const blocks = new Map<number, BlockFilters>();
+  const [blockedCount] = input.words(1);
+  for (let b = 0; b < blockedCount; b++) {
+    const [at, block, count] = input.words(3);
+    if (at >= keys.length || blocks.has(at)) return undefined;
+    blocks.set(at, readBlocks(input, block, count));
+  }
   const walks: CachedWalk[] = [];
   const [walkCount] = input.words(1);
   for (let w = 0; w < walkCount; w++) {
@@ -223,7 +238,50 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
     walks.push({ key, files, skipped: { hidden, ignored }, dirs, identities: walkIdentities });
   }
   input.end();
-  return { keys, identities, filters, walks };
+  return { keys, identities, filters, blocks, walks };
+}
+
+/** A file's block filters: which entry, the block size and count, then their parts. */
+function writeBlocks(out: Writer, at: number, blocks: BlockFilters): void {
+  const { block, filters, lfBefore, firstLf, lastLf, invalid, sha1, stamp } = blocks;
+  out.words([at, block, filters.length]);
+  out.words(filters.map((filter) => filter.length));
+  for (const filter of filters) out.bytes(filter);
+  out.words(lfBefore);
+  out.words(new Uint32Array(firstLf.buffer, firstLf.byteOffset, firstLf.length));
+  out.words(new Uint32Array(lastLf.buffer, lastLf.byteOffset, lastLf.length));
+  out.words([invalid ? 1 : 0]);
+  out.text(sha1 ?? "");
+  const { size, dev, ino, mtimeNs, ctimeNs } = stamp;
+  out.text(JSON.stringify([size, `${dev}`, `${ino}`, `${mtimeNs}`, `${ctimeNs}`]));
+}
+
+function readBlocks(input: Reader, block: number, count: number): BlockFilters {
+  const lengths = input.words(count);
+  const filters = [...lengths].map((length) => input.bytes(length));
+  const lfBefore = input.words(count + 1);
+  const firstLf = new Int32Array(input.words(count).buffer);
+  const lastLf = new Int32Array(input.words(count).buffer);
+  const [invalid] = input.words(1);
+  const sha1 = input.text();
+  const [size, dev, ino, mtimeNs, ctimeNs] = JSON.parse(input.text());
+  if (typeof size !== "number" || invalid > 1) throw new RangeError("malformed");
+  return {
+    block,
+    filters,
+    lfBefore,
+    firstLf,
+    lastLf,
+    invalid: invalid === 1,
+    ...sha1 === "" ? {} : { sha1 },
+    stamp: {
+      size,
+      dev: BigInt(dev),
+      ino: BigInt(ino),
+      mtimeNs: BigInt(mtimeNs),
+      ctimeNs: BigInt(ctimeNs),
+    },
+  };
 }
 
 /** Removes the cache files (not `keep`) whose roots are not all there any more. */

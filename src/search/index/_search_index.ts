@@ -32,7 +32,6 @@ import { type WalkNode, walkShows } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
 import { IdentityCheck, walkHolds, walkIdentities } from "./_cache_checks.ts";
-import { BLOCKED_FROM_BYTES } from "./_block_filters.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
 export const MAX_WALKS = 8;
@@ -44,8 +43,6 @@ export const MAX_RESULTS = 16;
 export const MAX_RESULT_LINES = 20_000;
 /** How long after the index last changed it is saved (and the least time between saves). */
 export const SAVE_AFTER_MS = 1000;
-/** How long after a start from the cache its large files are read again for block filters. */
-const LEARN_AGAIN_AFTER_MS = 1000;
 const KNOWN_BINARY: Examined = { kind: "binary" };
 const KNOWN_NONE: Examined = { kind: "none" };
 
@@ -480,7 +477,7 @@ export class SearchIndex {
    * Takes what still holds of the index kept on disk: the watcher is started first, so that
    * a change after a check is heard; then each file's filter is taken if the file is exactly
    * what was indexed, and each walk if every directory it listed and `.gitignore` it read
-   * is what it was. A file with block filters before is read again later for them.
+   * is what it was.
    */
   #startFromCache(cache: IndexCacheFile): void {
     const loaded = loadIndex(cache.file, cache.scope);
@@ -489,16 +486,13 @@ export class SearchIndex {
     this.#startWatching();
     if (this.#watcher === undefined) return;
     const check = new IdentityCheck(this.#files);
-    const again: string[] = [];
     try {
-      const { keys, identities, filters } = loaded;
+      const { keys, identities, filters, blocks } = loaded;
       for (let i = 0; i < keys.length; i++) {
         const at = i * IDENTITY_WORDS;
         if (!check.sameFile(keys[i], identities, at)) continue;
         const identity = identities.subarray(at, at + IDENTITY_WORDS);
-        // (The size is the identity's third and fourth words.)
-        const large = identity[3] > 0 || identity[2] > BLOCKED_FROM_BYTES;
-        if (this.#filters.adopt(keys[i], filters[i], identity) && large) again.push(keys[i]);
+        this.#filters.adopt(keys[i], filters[i], identity, blocks.get(i));
       }
       for (const walk of loaded.walks) {
         if (!walkHolds(check, walk)) continue;
@@ -510,8 +504,6 @@ export class SearchIndex {
       check.close();
     }
     this.#savedMark = this.#saveMark();
-    const timer = setTimeout(() => this.#filters.learnAgain(again), LEARN_AGAIN_AFTER_MS);
-    (timer as { unref?: () => void }).unref?.();
   }
 
   /** What the cache on disk would hold, as a mark that changes when that does. */

@@ -17,6 +17,9 @@ import {
   RACY_MS,
   saveIndex,
 } from "../../../src/search/index/_index_cache.ts";
+import type { SavedFilter } from "../../../src/search/index/_file_filters.ts";
+import { blockFilters } from "../../../src/search/index/_block_filters.ts";
+import type { FileStat } from "../../../src/io/file_stat.ts";
 import {
   IdentityCheck,
   walkHolds,
@@ -55,11 +58,17 @@ describe("the search index's cache file", () => {
 
   test("is written 0600 in a 0700 folder, and read back as written", () => {
     const file = cacheFileOf(path.join(dir, "sub"), scope);
-    const filters: [string, Uint8Array | "binary", Uint32Array][] = [
-      ["/some/root/a.ts", filterOf("const a = 1;"), identity(2)],
-      ["/some/root/b.bin", "binary", identity(3)],
-      ["/some/root/c.ts", filterOf(""), identity(4)],
-      ["/some/root/racy.ts", filterOf("racy"), identity(5, Math.floor(Date.now() / 1000))],
+    const text = new TextEncoder().encode("line one\nline two\n".repeat(40));
+    const stat = { kind: "file", nlink: 1, size: text.length, dev: 2049n, ino: 77n } as const;
+    const times = { mtimeNs: 1_000_000_000_123n, ctimeNs: 1_000_000_000_456n };
+    const blocks = blockFilters(text, { ...stat, ...times } as FileStat, false, 10n ** 19n, 64)!;
+    assert.ok(blocks.filters.length > 5);
+    const filters: SavedFilter[] = [
+      ["/some/root/a.ts", filterOf("const a = 1;"), identity(2), undefined],
+      ["/some/root/b.bin", "binary", identity(3), undefined],
+      ["/some/root/c.ts", filterOf(""), identity(4), undefined],
+      ["/some/root/large.txt", filterOf("line"), identity(6), blocks],
+      ["/some/root/racy.ts", filterOf("racy"), identity(5, Math.floor(Date.now() / 1000)), blocks],
     ];
     assert.equal(
       saveIndex(file, scope, filters, [walk, { ...walk, key: "other", files: [] }]),
@@ -68,17 +77,18 @@ describe("the search index's cache file", () => {
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.join(dir, "sub")).mode & 0o777, 0o700);
     const loaded = loadIndex(file, scope)!;
-    const kept = filters.slice(0, 3); // (all but the one changed just now)
+    const kept = filters.slice(0, 4); // (all but the one changed just now)
     assert.deepEqual(loaded.keys, kept.map(([key]) => key));
     assert.deepEqual(loaded.filters, kept.map(([, filter]) => filter));
     assert.deepEqual([...loaded.identities], kept.flatMap(([, , words]) => [...words]));
+    assert.deepEqual([...loaded.blocks], [[3, blocks]], "the large file's block filters");
     assert.deepEqual(loaded.walks, [walk, { ...walk, key: "other", files: [] }]);
     assert.equal(loadIndex(file, scope.replace("some", "other")), undefined, "another scope");
   });
 
   test("is refused when open to others, or another user's", () => {
     const file = cacheFileOf(dir, scope);
-    saveIndex(file, scope, [["/some/root/a.ts", filterOf("x"), identity(2)]], []);
+    saveIndex(file, scope, [["/some/root/a.ts", filterOf("x"), identity(2), undefined]], []);
     fs.chmodSync(file, 0o644);
     assert.equal(loadIndex(file, scope), undefined, "mode 0644");
     fs.chmodSync(file, 0o600);
@@ -91,9 +101,12 @@ describe("the search index's cache file", () => {
 
   test("is refused whole when any byte is changed or it is cut short", () => {
     const file = cacheFileOf(dir, scope);
-    const filters: [string, Uint8Array, Uint32Array][] = Array.from(
+    const filters: SavedFilter[] = Array.from(
       { length: 20 },
-      (_, i) => [`/some/root/f${i}.ts`, filterOf(`const v${i} = ${i};`), identity(i + 2)],
+      (
+        _,
+        i,
+      ) => [`/some/root/f${i}.ts`, filterOf(`const v${i} = ${i};`), identity(i + 2), undefined],
     );
     saveIndex(file, scope, filters, [walk]);
     const good = fs.readFileSync(file);
