@@ -34,7 +34,7 @@ import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
 import type { BlockFilters } from "./_block_filters.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
-const FORMAT = 4;
+const FORMAT = 5; // (5: filters of folded trigrams)
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */

@@ -26,7 +26,7 @@ import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
 import { type Examined, prefilterOf, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
-import { mayContain, needleTrigrams } from "./_trigram_filter.ts";
+import { foldedTrigrams, mayContain, needleTrigrams } from "./_trigram_filter.ts";
 import { plannedNeedle, type ReadPlan, readPlan } from "./_block_filters.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
@@ -304,7 +304,8 @@ export class SearchIndex {
   knowing(matcher: Matcher): (key: string) => Examined | undefined {
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
-    return (key) => judge(this.#filters.get(key), key, literals, alternatives);
+    const folded = foldedOf(matcher);
+    return (key) => judge(this.#filters.get(key), key, literals, alternatives, folded);
   }
 
   /**
@@ -339,7 +340,7 @@ export class SearchIndex {
       const literals = this.#literals(matcher);
       const known = answer.known = answer.known.slice();
       answer.toRead = answer.toRead.filter((i) =>
-        (known[i] = judge(undefined, files[i].key, literals, undefined)) === undefined
+        (known[i] = judge(undefined, files[i].key, literals, undefined, undefined)) === undefined
       );
       answer.absentVersion = this.#absentVersion;
     }
@@ -564,11 +565,12 @@ export class SearchIndex {
     const filters = this.#alignedFilters(files);
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
+    const folded = foldedOf(matcher);
     const passed = literals.map(() => 0);
     const known: (Examined | undefined)[] = [];
     const toRead: number[] = [];
     for (let i = 0; i < files.length; i++) {
-      known.push(judge(filters[i], files[i].key, literals, alternatives, passed));
+      known.push(judge(filters[i], files[i].key, literals, alternatives, folded, passed));
       if (known[i] === undefined) toRead.push(i);
     }
     let rarest = matcher.requiredLiteral;
@@ -637,10 +639,11 @@ interface Literal {
 }
 
 /**
- * What is known of one file: binary, certainly without a required literal or without every
- * alternative literal, or nothing.
+ * What is known of one file: binary, certainly without a required literal, without every
+ * alternative literal, or without every folded literal in any spelling, or nothing.
  *
  * @param alternatives the trigrams of the matcher's alternative literals, when usable
+ * @param folded per folded literal, its trigrams ({@linkcode foldedOf})
  * @param passed when given, counts per literal the files it does not rule out (every
  *   literal is then tested)
  */
@@ -649,6 +652,7 @@ function judge(
   key: string,
   literals: Literal[],
   alternatives: Uint32Array[] | undefined,
+  folded: Uint32Array[] | undefined,
   passed?: number[],
 ): Examined | undefined {
   if (filter === BINARY) return KNOWN_BINARY;
@@ -660,6 +664,9 @@ function judge(
   }
   if (!none && filter !== undefined && alternatives !== undefined) {
     none = !alternatives.some((trigrams) => mayContain(filter, trigrams));
+  }
+  if (!none && filter !== undefined && folded !== undefined) {
+    none = !folded.some((trigrams) => mayContain(filter, trigrams));
   }
   return none ? KNOWN_NONE : undefined;
 }
@@ -739,4 +746,18 @@ function freezeResult(result: SearchResult): SearchResult {
   Object.freeze(result.files);
   if (result.skipped !== undefined) Object.freeze(result.skipped);
   return Object.freeze(result);
+}
+
+/**
+ * For a case-insensitive matcher, the trigrams of its folded literals (one of which every
+ * match contains, ASCII letters compared without case), for the filters (of folded
+ * trigrams) to test: the alternative literals spell only a short part of a literal, which
+ * most files hold in some case. Undefined when a literal has no trigram the filters can
+ * test (`foldedTrigrams`), or for a matcher without folded literals.
+ */
+function foldedOf(matcher: Matcher): Uint32Array[] | undefined {
+  const folded = matcher.foldedLiterals;
+  if (folded === undefined || folded.length === 0) return undefined;
+  const literals = [...new Set(folded)].map(foldedTrigrams);
+  return literals.every((trigrams) => trigrams.length > 0) ? literals : undefined;
 }

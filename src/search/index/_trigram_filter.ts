@@ -1,6 +1,8 @@
 /**
- * A one-hash Bloom filter of a file's byte trigrams: it says for certain that a literal is
- * not in a file (one of the literal's three-byte runs is missing), or that it may be.
+ * A one-hash Bloom filter of a file's byte trigrams, and of the same with ASCII letters in
+ * lower case: it says for certain that a literal is not in a file (one of the literal's
+ * three-byte runs is missing), or that it may be; and of a literal compared without case,
+ * the same of its trigrams in lower case ({@linkcode foldedTrigrams}).
  * Sized by the file's distinct trigrams, not its bytes: the bit count is the power of two at
  * or above {@linkcode BITS_PER_TRIGRAM} per distinct trigram, so at most about 28% of the
  * bits are set (1 - e^(-1/3)) and a needle of n bytes passes a file without it with odds
@@ -19,6 +21,12 @@ const MIN_BITS = 64;
 let seen: Uint8Array | undefined;
 /** The distinct trigrams of the file being filtered, in the order met. */
 let distinct = new Uint32Array(1024);
+
+/** Each byte with an ASCII capital in lower case. */
+const FOLD = Uint8Array.from(
+  { length: 256 },
+  (_, byte) => byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte,
+);
 
 /** Spreads a trigram (24 bits) over 32 (MurmurHash3's finaliser): the top bits index the filter. */
 function hash(trigram: number): number {
@@ -48,18 +56,24 @@ export function trigramFilter(bytes: Uint8Array, from = 0, to = bytes.length): U
   seen ??= new Uint8Array(1 << 21);
   let count = 0;
   let run = from + 1 < bytes.length ? (bytes[from] << 8) | bytes[from + 1] : 0;
+  let folded = from + 1 < bytes.length ? (FOLD[bytes[from]] << 8) | FOLD[bytes[from + 1]] : 0;
   const end = Math.min(to + 2, bytes.length);
   for (let i = from + 2; i < end; i++) {
     run = ((run << 8) | bytes[i]) & 0xffffff;
-    const mask = 1 << (run & 7);
-    if ((seen[run >>> 3] & mask) !== 0) continue;
-    seen[run >>> 3] |= mask;
-    if (count === distinct.length) {
-      const grown = new Uint32Array(distinct.length * 2);
-      grown.set(distinct);
-      distinct = grown;
+    folded = ((folded << 8) | FOLD[bytes[i]]) & 0xffffff;
+    for (let trigram = run;; trigram = folded) {
+      const mask = 1 << (trigram & 7);
+      if ((seen[trigram >>> 3] & mask) === 0) {
+        seen[trigram >>> 3] |= mask;
+        if (count === distinct.length) {
+          const grown = new Uint32Array(distinct.length * 2);
+          grown.set(distinct);
+          distinct = grown;
+        }
+        distinct[count++] = trigram;
+      }
+      if (trigram === folded) break;
     }
-    distinct[count++] = run;
   }
   let bits = MIN_BITS;
   while (bits < count * BITS_PER_TRIGRAM) bits *= 2;
@@ -123,4 +137,27 @@ export function mayContain(filter: Uint8Array, trigrams: Uint32Array): boolean {
 export function mayHold(filter: Uint8Array, trigram: number): boolean {
   const bit = trigram >>> (Math.clz32(filter.length) - 2);
   return (filter[bit >>> 3] & (1 << (bit & 7))) !== 0;
+}
+
+/** ASCII `k` and `s`: a Kelvin sign and a long s match them too when case is ignored. */
+const K = 0x6b;
+const S = 0x73;
+
+/**
+ * The trigrams of a literal compared without case (lower case, ASCII) that every match of it
+ * holds in the file's bytes: all but those with a `k` or an `s`, which a Kelvin sign or a long
+ * s (other bytes) also matches, and those with a byte that is not ASCII.
+ *
+ * @param literal the folded literal
+ * @returns its hashed trigrams ({@linkcode needleTrigrams}) kept
+ */
+export function foldedTrigrams(literal: string): Uint32Array {
+  const bytes = new TextEncoder().encode(literal);
+  const kept: number[] = [];
+  const trigrams = needleTrigrams(bytes);
+  for (let at = 0; at < trigrams.length; at++) {
+    const three = bytes.subarray(at, at + 3);
+    if (!three.some((byte) => byte >= 0x80 || byte === K || byte === S)) kept.push(trigrams[at]);
+  }
+  return Uint32Array.from(kept);
 }

@@ -459,3 +459,45 @@ describe("the search index", () => {
     );
   });
 });
+
+describe("the search index, ignoring case", () => {
+  let root: string;
+  let store: DirectoryStore;
+  let plain: DirectoryStore;
+  before(async () => {
+    root = tempTree(100);
+    // Spellings a filter of folded trigrams must not rule out: other cases, and a Kelvin
+    // sign or a long s (Unicode case folding matches them with k and s; they are other bytes).
+    const spellings = [
+      "x = CreateELEMENT(1);",
+      "MONKEY_BUSINESS",
+      "mon\u212Aey_business",
+      "monkey_bu\u017Fine\u017F\u017F",
+      "a \u212Aey",
+      "monkey business", // (a near miss)
+    ];
+    spellings.forEach((text, i) => fs.writeFileSync(path.join(root, `s${i}.txt`), text + "\n"));
+    store = await DirectoryStore.create({ roots: [root], searchIndex: true });
+    plain = await DirectoryStore.create({ roots: [root] });
+  });
+  after(() => {
+    store.close();
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  test("finds every spelling a store without it finds", BUN_ONLY, async () => {
+    const patterns = ["createElement\\(", "monkey_business", "Monkey_Business|key", "MON.EY_BUS"];
+    const query = (pattern: string) => ({
+      matcher: regexMatcher(pattern, { ignoreCase: true }),
+      maxMatches: 10_000,
+    });
+    for (const pattern of patterns) await store.search(query(pattern)); // (it learns)
+    await indexed(store);
+    for (const pattern of patterns) {
+      const got = await store.search(query(pattern));
+      assert.deepEqual(got, await plain.search(query(pattern)), pattern);
+    }
+    const found = await store.search(query("monkey_business"));
+    assert.deepEqual(found.files.map((file) => file.path), ["s1.txt", "s2.txt", "s3.txt"]);
+  });
+});
