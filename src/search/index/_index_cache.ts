@@ -157,7 +157,7 @@ export function loadIndex(file: string, scope: string): CachedIndex | undefined 
   let bytes: Uint8Array;
   try {
     const stat = fs.lstatSync(file);
-    const uid = process.getuid?.();
+    const uid = process.getuid?.(); // (throws where it may not be known: then refused)
     if (!stat.isFile() || (stat.mode & 0o077) !== 0 || stat.size > MAX_CACHE_BYTES) return;
     if (uid !== undefined && stat.uid !== uid) return; // another user's: refused
     const read = fs.readFileSync(file);
