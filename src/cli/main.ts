@@ -167,6 +167,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       searchIndex: true,
       searchThread: true,
       searchIndexCache: values["no-cache"] ? undefined : defaultCacheDir(),
+      searchIndexCacheTag: VERSION,
     };
     let store = new DirectoryStore(sandbox, serverStore);
     // Stopped by a signal, the server first stops its index (which removes the watcher's

@@ -51,6 +51,7 @@ export interface ThreadStoreOptions {
   searchIndex: boolean;
   searchIndexBytes?: number;
   searchIndexCache?: string;
+  searchIndexCacheTag?: string;
   searchThreads?: number;
   parallelSearchFrom?: number;
 }

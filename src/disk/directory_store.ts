@@ -118,6 +118,12 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   searchIndexCache?: string;
   /**
+   * What the cache files must also have been written with (`linewise serve`: its version, so
+   * that a release whose walks or filters differ ignores another's files).
+   * @default none
+   */
+  searchIndexCacheTag?: string;
+  /**
    * Run searches of compiled patterns (a matcher with a `recipe`) on a thread of their own,
    * where the runtime has workers, a few at a time in order of arrival, so that this thread
    * stays free for other calls (a server's). The search index then lives there, and
@@ -140,10 +146,10 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
 }
 
 /** The cache file of a sandbox's search index in a folder: one per roots and deny rules. */
-function cacheOf(dir: string, sandbox: Sandbox): IndexCacheFile {
+function cacheOf(dir: string, sandbox: Sandbox, version: string | undefined): IndexCacheFile {
   const { deny, denyBases } = sandbox.share();
-  const scope = JSON.stringify({ roots: sandbox.files.roots, deny, denyBases });
-  return { file: cacheFileOf(dir, scope), scope };
+  const scope = JSON.stringify({ version, roots: sandbox.files.roots, deny, denyBases });
+  return { file: cacheFileOf(dir, scope), scope, walks: deny.length === 0 };
 }
 
 /** A checked path of the directory store: `key` is the real path, `location` the link's own place. */
@@ -245,6 +251,7 @@ export class DirectoryStore extends BaseFileStore {
         searchIndex: options.searchIndex ?? false,
         searchIndexBytes: indexBytes,
         searchIndexCache: options.searchIndexCache,
+        searchIndexCacheTag: options.searchIndexCacheTag,
         searchThreads: this.#searchThreads,
         parallelSearchFrom: this.#parallelSearchFrom,
       });
@@ -256,7 +263,7 @@ export class DirectoryStore extends BaseFileStore {
         indexBytes,
         options.watchDir,
         this.#searchThreads - 1,
-        cache === undefined ? undefined : cacheOf(cache, sandbox),
+        cache === undefined ? undefined : cacheOf(cache, sandbox, options.searchIndexCacheTag),
       );
     }
   }

@@ -32,7 +32,6 @@ import {
   directoryRecorder,
   resultKey,
   type SearchIndex,
-  type WalkDirs,
   type WalkToMake,
 } from "./index/_search_index.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
@@ -177,8 +176,6 @@ interface Listing {
   unreadable?: number;
   /** What the walk left out as hidden or .gitignore'd (unknown for the one file asked for). */
   skipped?: SkippedEntries;
-  /** The directories the walk listed. */
-  dirs?: WalkDirs;
   /** Per file: what the index knows without reading it. */
   known: (Examined | undefined)[];
   /** The first search's walk, made before the watcher ran, for the index to make again. */
@@ -221,14 +218,11 @@ async function listFiles(
   }
   const walkEpoch = index?.walkEpoch;
   const dirs = directoryRecorder();
-  const listing: Listing = {
-    files: [],
-    known: [],
-    skipped: { hidden: 0, ignored: 0 },
-    dirs: dirs.listed,
-  };
+  const listing: Listing = { files: [], known: [], skipped: { hidden: 0, ignored: 0 } };
   await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs.record);
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
+  // (A directory it could not open may open for another server: such a walk is not saved.)
+  if (listing.unreadable) dirs.listed.unsure = true;
   if (index !== undefined) {
     const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed };
     index.rememberWalk(walkKey, kept, walkEpoch!);
@@ -241,6 +235,7 @@ async function listFiles(
         ...options,
         onSkipped: skipped.count,
         onDirectory: dirs.record,
+        onUnreadable: () => dirs.listed.unsure = true,
       });
       return { runs, skipped: skipped.counts, dirs: dirs.listed };
     };
@@ -256,7 +251,7 @@ async function walkAndQueue(
   knowing: ((key: string) => Examined | undefined) | undefined,
   reading: ReadingQueue,
   listing: Listing,
-  onDirectory: (dir: WalkNode, what: { ignoreFile: boolean; symlinks: boolean }) => void,
+  onDirectory: (dir: WalkNode, what: { ignoreFile: boolean }) => void,
 ): Promise<void> {
   const { files, known } = listing;
   const walk = {

@@ -81,11 +81,10 @@ export interface WalkFilesOptions {
    */
   onSkipped?: (display: string, why: "hidden" | "ignored") => void;
   /**
-   * Told of each directory listed (the start too), whether its `.gitignore` was read, and
-   * whether it holds symlinks the walk does not leave out as hidden: what the walk's files
-   * depend on.
+   * Told of each directory listed (the start too), and whether its `.gitignore` was read:
+   * what the walk's files depend on.
    */
-  onDirectory?: (dir: WalkNode, listed: { ignoreFile: boolean; symlinks: boolean }) => void;
+  onDirectory?: (dir: WalkNode, listed: { ignoreFile: boolean }) => void;
 }
 
 /** One entry found by {@linkcode walkEntries}. */
@@ -324,10 +323,7 @@ export async function* walkFileRuns(
     const ignoreFile = !gitignored &&
       entries.some((e) => e.name === ".gitignore" && e.kind === "file");
     if (ignoreFile) rules = rules.with(dir.display, await source.readIgnoreFile(dir));
-    onDirectory?.(dir, {
-      ignoreFile,
-      symlinks: entries.some((e) => e.symlink && !skipped(e, hidden)),
-    });
+    onDirectory?.(dir, { ignoreFile });
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
   const stack = [await open(start, rules, true)];

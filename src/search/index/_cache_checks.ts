@@ -69,6 +69,22 @@ export class IdentityCheck {
     return dir?.identify(ignoreFile ? IGNORE_FILE : null, out, at) === kind;
   }
 
+  /**
+   * Whether a directory has an entry that is a symlink (or of a kind its listing does not
+   * tell).
+   *
+   * @param key the directory's real path
+   * @returns true also when it cannot be listed
+   */
+  holdsSymlink(key: string): boolean {
+    try {
+      return this.#open(key)?.list().some((e) => e.kind === "symlink" || e.kind === undefined) ??
+        true;
+    } catch {
+      return true;
+    }
+  }
+
   /** Closes the directory handle held. */
   close(): void {
     this.#dir?.close();
@@ -100,17 +116,19 @@ export class IdentityCheck {
 
 /**
  * The identities a saved walk is checked against later: of each directory it listed, then of
- * each `.gitignore` it read; none for a walk that may change unseen (it passed over a
- * symlink, a file of it lies outside its directories) or that changed within the racy window.
+ * each `.gitignore` it read; none for a walk that may change unseen (a directory holds a
+ * symlink, whose target may come, go or change kind; a file of it lies outside its
+ * directories) or that changed within the racy window.
  *
  * @param check the check to take them with
  * @param walk the walk (without identities yet)
- * @returns the identities, or undefined when it is not to be saved
+ * @returns the identities, "racy" when a directory or `.gitignore` changed just now, or
+ *   undefined when it is not to be saved
  */
 export function walkIdentities(
   check: IdentityCheck,
   walk: Omit<CachedWalk, "identities">,
-): Uint32Array | undefined {
+): Uint32Array | "racy" | undefined {
   const { listed, ignoreFiles } = walk.dirs;
   const dirs = new Set(listed);
   for (const file of walk.files) {
@@ -118,12 +136,16 @@ export function walkIdentities(
   }
   const words = new Uint32Array((listed.length + ignoreFiles.length) * IDENTITY_WORDS);
   const now = Date.now();
-  const take = (key: string, ignoreFile: boolean, i: number) =>
-    check.take(key, ignoreFile, words, i * IDENTITY_WORDS) &&
-    notRacy(words, i * IDENTITY_WORDS, now);
+  let racy = false;
+  const take = (key: string, ignoreFile: boolean, i: number) => {
+    if (!check.take(key, ignoreFile, words, i * IDENTITY_WORDS)) return false;
+    if (!ignoreFile && check.holdsSymlink(key)) return false;
+    racy ||= !notRacy(words, i * IDENTITY_WORDS, now);
+    return true;
+  };
   if (!listed.every((key, i) => take(key, false, i))) return undefined;
   if (!ignoreFiles.every((key, i) => take(key, true, listed.length + i))) return undefined;
-  return words;
+  return racy ? "racy" : words;
 }
 
 /**

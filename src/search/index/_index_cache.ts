@@ -31,7 +31,7 @@ import type { SkippedEntries } from "../../store/file_store.ts";
 import type { WalkNode } from "../../store/walk.ts";
 import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
-import type { BlockFilters } from "./_block_filters.ts";
+import { type BlockFilters, RACY_MS } from "./_block_filters.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
 const FORMAT = 5; // (5: filters of folded trigrams)
@@ -39,8 +39,7 @@ const FORMAT = 5; // (5: filters of folded trigrams)
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
 export const MAX_CACHE_BYTES = 192 * 1024 * 1024;
-/** What changed this close to being recorded is not kept (2 s: coarse clocks too). */
-export const RACY_MS = 2000;
+export { RACY_MS };
 
 /** A walk as the cache keeps it. */
 export interface CachedWalk {
@@ -155,15 +154,20 @@ export function saveIndex(
  */
 export function loadIndex(file: string, scope: string): CachedIndex | undefined {
   let bytes: Uint8Array;
+  let fd: number | undefined;
   try {
-    const stat = fs.lstatSync(file);
+    // (Opened without following a symlink, and the open file is what is checked.)
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const stat = fs.fstatSync(fd);
     const uid = process.getuid?.(); // (throws where it may not be known: then refused)
     if (!stat.isFile() || (stat.mode & 0o077) !== 0 || stat.size > MAX_CACHE_BYTES) return;
     if (uid !== undefined && stat.uid !== uid) return; // another user's: refused
-    const read = fs.readFileSync(file);
+    const read = fs.readFileSync(fd);
     bytes = new Uint8Array(read.buffer, read.byteOffset, read.length); // (filters: plain views)
   } catch {
     return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
   }
   try {
     return decode(bytes, scope);
@@ -372,8 +376,9 @@ class Reader {
   }
 
   words(count: number): Uint32Array {
+    const bytes = this.bytes(count * 4); // (bounds first)
     const out = new Uint32Array(count);
-    new Uint8Array(out.buffer).set(this.bytes(count * 4)); // (a copy: aligned)
+    new Uint8Array(out.buffer).set(bytes); // (a copy: aligned)
     return out;
   }
 

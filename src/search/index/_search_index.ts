@@ -32,6 +32,8 @@ import { type WalkNode, walkShows } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
 import { IdentityCheck, walkHolds, walkIdentities } from "./_cache_checks.ts";
+import { RACY_MS } from "./_block_filters.ts";
+import { workerFailureReason } from "../../io/runtime.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
 export const MAX_WALKS = 8;
@@ -41,8 +43,10 @@ export const MAX_LITERALS = 16;
 export const MAX_RESULTS = 16;
 /** The most matching lines a kept result may hold. */
 export const MAX_RESULT_LINES = 20_000;
-/** How long after the index last changed it is saved (and the least time between saves). */
+/** How long after the index last changed it is saved. */
 export const SAVE_AFTER_MS = 1000;
+/** The least time between two saves (each writes the whole file). */
+const SAVE_EVERY_MS = 5_000;
 const KNOWN_BINARY: Examined = { kind: "binary" };
 const KNOWN_NONE: Examined = { kind: "none" };
 
@@ -113,8 +117,8 @@ export interface KeptWalk {
 export interface WalkDirs {
   listed: string[];
   ignoreFiles: string[];
-  /** Whether a directory held a symlink the walk did not leave out (what it leads to may change unseen). */
-  symlinks: boolean;
+  /** Whether it depends on more than its directories show (one it could not open). */
+  unsure: boolean;
 }
 
 /**
@@ -124,15 +128,14 @@ export interface WalkDirs {
  */
 export function directoryRecorder(): {
   listed: WalkDirs;
-  record: (dir: WalkNode, what: { ignoreFile: boolean; symlinks: boolean }) => void;
+  record: (dir: WalkNode, what: { ignoreFile: boolean }) => void;
 } {
-  const listed: WalkDirs = { listed: [], ignoreFiles: [], symlinks: false };
+  const listed: WalkDirs = { listed: [], ignoreFiles: [], unsure: false };
   return {
     listed,
     record: (dir, what) => {
       listed.listed.push(dir.key);
       if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
-      if (what.symlinks) listed.symlinks = true;
     },
   };
 }
@@ -143,6 +146,11 @@ export interface IndexCacheFile {
   file: string;
   /** What decides the walks (the roots and the deny rules): a file of another is ignored. */
   scope: string;
+  /**
+   * Whether walks may be saved: not under deny rules, which leave out of a listing another
+   * name of a denied file (what decides that lies outside the directory).
+   */
+  walks: boolean;
 }
 
 /** Walks, filters, absences and results kept between searches, dropped as things change. */
@@ -179,6 +187,7 @@ export class SearchIndex {
   /** The start from the cache on disk, while it runs: searches wait for it. */
   #warming: Promise<void> | undefined;
   #savedMark = "";
+  #savedAt = 0;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #changes = 0; // refreshes that forgot something
   #walkEpoch = 0; // structural changes heard
@@ -328,6 +337,7 @@ export class SearchIndex {
       requiredLiteral,
       requiredLiterals,
       alternativeLiterals,
+      matcher.foldedLiterals,
       wide,
     ]);
     let answer = this.#known.get(key);
@@ -481,6 +491,16 @@ export class SearchIndex {
    * is what it was.
    */
   #startFromCache(cache: IndexCacheFile): void {
+    try {
+      this.#takeFromCache(cache);
+    } catch (error) {
+      // (What a check could not take is read and learned anew; nothing else depends on it.)
+      cacheFailed("the search index's cache file could not be used", error);
+    }
+    this.#savedMark = this.#saveMark();
+  }
+
+  #takeFromCache(cache: IndexCacheFile): void {
     const loaded = loadIndex(cache.file, cache.scope);
     if (loaded === undefined || this.#closed) return;
     this.#starting = true;
@@ -497,14 +517,13 @@ export class SearchIndex {
       }
       for (const walk of loaded.walks) {
         if (!walkHolds(check, walk)) continue;
-        const dirs = { ...walk.dirs, symlinks: false };
+        const dirs = { ...walk.dirs, unsure: false };
         const { files, skipped } = walk;
         keepRecent(this.#walks, walk.key, { files, skipped, dirs }, MAX_WALKS);
       }
     } finally {
       check.close();
     }
-    this.#savedMark = this.#saveMark();
   }
 
   /** What the cache on disk would hold, as a mark that changes when that does. */
@@ -512,10 +531,16 @@ export class SearchIndex {
     return `${this.#filters.savedVersion} ${this.#walkEpoch} ${[...this.#walks.keys()]}`;
   }
 
-  /** Saves the index {@linkcode SAVE_AFTER_MS} from now, unless a save is due already. */
-  #saveSoon(): void {
+  /**
+   * Saves the index {@linkcode SAVE_AFTER_MS} from now (or `after`), and not sooner than
+   * {@linkcode SAVE_EVERY_MS} after the last save, unless a save is due already.
+   */
+  #saveSoon(after = SAVE_AFTER_MS): void {
     if (this.#cache === undefined || this.#closed || this.#saveTimer !== undefined) return;
-    this.#saveTimer = setTimeout(() => void this.#save(), SAVE_AFTER_MS);
+    const wait = Math.max(after, this.#savedAt + SAVE_EVERY_MS - Date.now());
+    this.#saveTimer = setTimeout(() => {
+      this.#save().catch((error) => cacheFailed("the search index could not be saved", error));
+    }, wait);
     (this.#saveTimer as { unref?: () => void }).unref?.();
   }
 
@@ -534,12 +559,16 @@ export class SearchIndex {
     const epoch = this.#walkEpoch;
     const check = new IdentityCheck(this.#files);
     const walks: CachedWalk[] = [];
+    let racy = false;
     try {
       for (const [key, walk] of this.#walks) {
-        if (walk.dirs.symlinks || !this.#roots.includes(JSON.parse(key)[0])) continue;
+        if (!cache.walks || walk.dirs.unsure || !this.#roots.includes(JSON.parse(key)[0])) {
+          continue;
+        }
         const saved = { key, files: walk.files, skipped: walk.skipped, dirs: walk.dirs };
         const identities = walkIdentities(check, saved);
-        if (identities !== undefined) walks.push({ ...saved, identities });
+        if (identities === "racy") racy = true;
+        else if (identities !== undefined) walks.push({ ...saved, identities });
       }
     } finally {
       check.close();
@@ -547,7 +576,11 @@ export class SearchIndex {
     if (await this.refresh() !== "trusted") return;
     if (this.#walkEpoch !== epoch) return this.#saveSoon();
     const mark = this.#saveMark();
-    if (saveIndex(cache.file, cache.scope, this.#filters.saved(), walks)) this.#savedMark = mark;
+    const saved = saveIndex(cache.file, cache.scope, this.#filters.saved(), walks);
+    this.#savedAt = Date.now();
+    // (A walk that changed just now is saved once it is old enough, if it still holds.)
+    if (saved && !racy) this.#savedMark = mark;
+    if (racy) this.#saveSoon(RACY_MS + 100);
   }
 
   /** The filters of a walk's files, in its order. */
@@ -760,4 +793,9 @@ function foldedOf(matcher: Matcher): Uint32Array[] | undefined {
   if (folded === undefined || folded.length === 0) return undefined;
   const literals = [...new Set(folded)].map(foldedTrigrams);
   return literals.every((trigrams) => trigrams.length > 0) ? literals : undefined;
+}
+
+/** Says on stderr that the cache on disk failed (an internal failure, not the user's). */
+function cacheFailed(what: string, error: unknown): void {
+  console.error(`linewise: ${what} (${workerFailureReason(error)}); going on without it`);
 }

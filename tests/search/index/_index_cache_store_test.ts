@@ -277,7 +277,7 @@ describe("a store that starts from the cache", () => {
     try {
       await answers(store);
       const saved = async (after: number) => {
-        for (let i = 0; i < 500; i++) {
+        for (let i = 0; i < 1000; i++) {
           const name = fs.existsSync(cache) ? fs.readdirSync(cache)[0] : undefined;
           if (name?.endsWith(".index") && fs.statSync(path.join(cache, name)).mtimeMs > after) {
             return loaded(path.join(cache, name));
@@ -303,6 +303,31 @@ describe("a store that starts from the cache", () => {
     }
     fs.rmSync(file);
     await age(root);
+  });
+
+  test("keeps no walk made under deny rules", BUN_ONLY, async () => {
+    // (A deny rule leaves out of a listing another name of a denied file: what decides that
+    // lies outside the directory.)
+    const denied = path.join(path.dirname(cache), "denied");
+    const store = await DirectoryStore.create({
+      roots: [root],
+      deny: ["*.log"],
+      searchIndex: true,
+      searchIndexCache: denied,
+    });
+    try {
+      await answers(store);
+      for (let i = 0; i < 1000 && !fs.existsSync(denied); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const held = loaded(cacheFileIn(denied));
+      assert.ok(held.keys.length >= 60, "the filters");
+      assert.deepEqual(held.walks, [], "no walk");
+    } finally {
+      store.close();
+      fs.rmSync(denied, { recursive: true, force: true });
+    }
   });
 
   test("refuses another user's cache file", {
