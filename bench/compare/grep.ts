@@ -3,7 +3,7 @@ import { spawnSync } from "node:child_process";
 import { NPM_PACKAGES, TREE } from "./corpus.ts";
 import { linewise } from "./client.ts";
 import { fmt, log, median, notes, rows, RUNS, timeCommand } from "./support.ts";
-import { cacheBytes, knownRow, knownTreeGreps, saveIndexOf } from "./known.ts";
+import { knownTreeRows } from "./known.ts";
 
 // ---------------------------------------------------------------------------------------
 // Measurements
@@ -33,6 +33,14 @@ export function compareKeys(a: Set<string>, b: Set<string>): string {
   if (onlyA.length === 0 && onlyB.length === 0) return `same ${a.size} lines`;
   return `DIFFER: ${onlyA.length} only linewise (${onlyA.slice(0, 3).join(", ")}), ` +
     `${onlyB.length} only rg (${onlyB.slice(0, 3).join(", ")})`;
+}
+
+/** How linewise's answer (its structured content) compares with ripgrep's output. */
+export function agreeWithRg(
+  structured: Record<string, unknown> | undefined,
+  rgOut: Buffer,
+): string {
+  return compareKeys(linewiseKeys(structured), rgKeys(rgOut));
 }
 
 export const RG_ARGS = [
@@ -144,7 +152,7 @@ export async function grepBench(): Promise<void> {
       agree: agreeRepeated,
     });
   }
-  await knownTree(rgTimes);
+  await knownTreeRows("", (cache) => linewise(TREE, [], cache), GREP_CASES, rgTimes, agreeWithRg);
   // New patterns in a warm session: the cache must not depend on the pattern.
   {
     const { client } = await linewise(TREE);
@@ -189,18 +197,3 @@ const NEW_PATTERNS = [
   "console\\.warn\\(",
   "throw new TypeError\\(",
 ];
-
-/** The first greps of new servers once a server saved the tree's index. */
-async function knownTree(rgTimes: Array<ReturnType<typeof timeCommand>>): Promise<void> {
-  const start = (cache: boolean) => linewise(TREE, [], cache);
-  const args = (i: number) => ({ ...GREP_CASES[i].args, max_matches: 1_000_000 });
-  const saved = await saveIndexOf(start, args(0));
-  const bytes = cacheBytes();
-  for (const [i, grepCase] of GREP_CASES.entries()) {
-    const rg = rgTimes[i];
-    const known = await knownTreeGreps(start, args(i));
-    const agree = (result: typeof known.settledResult) =>
-      compareKeys(linewiseKeys(result.structuredContent), rgKeys(rg.stdout));
-    rows.push(knownRow(grepCase.name, known, rg, agree, saved, bytes));
-  }
-}

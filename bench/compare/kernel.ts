@@ -4,10 +4,10 @@
 // (taskset -c 0) to all of this machine's.
 import { availableParallelism } from "node:os";
 import { McpClient } from "./client.ts";
-import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./grep.ts";
+import { agreeWithRg, compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./grep.ts";
 import { ensureKernel, KERNEL } from "./load.ts";
 import { BINARY, fmt, log, median, percentile, rows, RUNS, timeCommand } from "./support.ts";
-import { cacheBytes, knownRow, knownTreeGreps, saveIndexOf } from "./known.ts";
+import { knownTreeRows } from "./known.ts";
 
 const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
   {
@@ -96,24 +96,9 @@ export async function kernelBench(): Promise<void> {
       agree: compareKeys(linewiseKeys(last.structuredContent), expected),
     });
   }
-  await knownKernel(rgTimes);
+  await knownTreeRows("kernel: ", (cache) => serve([], cache), CASES, rgTimes, agreeWithRg);
   await readsBesideAGrep();
   await scaling(CASES[1]);
-}
-
-/** The first greps of new servers once a server saved the kernel's index. */
-async function knownKernel(rgTimes: Array<ReturnType<typeof timeCommand>>): Promise<void> {
-  const start = (cache: boolean) => serve([], cache);
-  const args = (i: number) => ({ ...CASES[i].args, max_matches: 1_000_000 });
-  const saved = await saveIndexOf(start, args(0));
-  const bytes = cacheBytes();
-  for (const [i, grepCase] of CASES.entries()) {
-    const rg = rgTimes[i];
-    const known = await knownTreeGreps(start, args(i));
-    const agree = (result: typeof known.settledResult) =>
-      compareKeys(linewiseKeys(result.structuredContent), rgKeys(rg.stdout));
-    rows.push(knownRow(`kernel: ${grepCase.name}`, known, rg, agree, saved, bytes));
-  }
 }
 
 /** Small reads, one at a time, while one long grep runs in the same server. */

@@ -7,7 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 import type { McpClient } from "./client.ts";
-import { CORPUS, fmt, log, median, type Row, RUNS } from "./support.ts";
+import { CORPUS, fmt, log, median, type Row, rows, RUNS } from "./support.ts";
 
 /** The cache folder of every server of the bench. */
 export const CACHE_HOME = path.join(CORPUS, "cache");
@@ -28,7 +28,7 @@ type Call = Awaited<ReturnType<McpClient["call"]>>;
  * @param args a grep to make
  * @returns how long until the cache file was written, in ms
  */
-export async function saveIndexOf(start: Start, args: Record<string, unknown>): Promise<number> {
+async function saveIndexOf(start: Start, args: Record<string, unknown>): Promise<number> {
   fs.rmSync(CACHE_DIR, { recursive: true, force: true });
   const started = performance.now();
   const { client } = await start(true);
@@ -57,7 +57,7 @@ export async function saveIndexOf(start: Start, args: Record<string, unknown>): 
 }
 
 /** The bytes of the cache file(s) written. */
-export function cacheBytes(): number {
+function cacheBytes(): number {
   return fs.readdirSync(CACHE_DIR).reduce(
     (sum, name) => sum + fs.statSync(path.join(CACHE_DIR, name)).size,
     0,
@@ -72,7 +72,7 @@ export function cacheBytes(): number {
  * @param args the grep
  * @returns both medians, and the last answer of each
  */
-export async function knownTreeGreps(
+async function knownTreeGreps(
   start: Start,
   args: Record<string, unknown>,
 ): Promise<
@@ -114,7 +114,7 @@ export async function knownTreeGreps(
  * @param bytes the cache file's size
  * @returns the row
  */
-export function knownRow(
+function knownRow(
   name: string,
   known: Awaited<ReturnType<typeof knownTreeGreps>>,
   rg: { ms: number },
@@ -138,4 +138,31 @@ export function knownRow(
     met: known.settled / rg.ms <= 0.7,
     agree: atOnce === settled ? settled : `${settled}; at once: ${atOnce}`,
   };
+}
+
+/**
+ * The known-tree rows of grep cases: a server saves the index (with the first case's grep),
+ * then new servers make each grep, against ripgrep's time and output.
+ *
+ * @param label what the rows' text starts with
+ * @param start starts a server, with or without the cache
+ * @param cases the greps
+ * @param rg ripgrep's run of each
+ * @param agree how an answer's structured content compares with ripgrep's output
+ */
+export async function knownTreeRows(
+  label: string,
+  start: Start,
+  cases: readonly { name: string; args: Record<string, unknown> }[],
+  rg: readonly { ms: number; stdout: Buffer }[],
+  agree: (structured: Record<string, unknown> | undefined, rgOut: Buffer) => string,
+): Promise<void> {
+  const args = (i: number) => ({ ...cases[i].args, max_matches: 1_000_000 });
+  const saved = await saveIndexOf(start, args(0));
+  const bytes = cacheBytes();
+  for (const [i, grepCase] of cases.entries()) {
+    const known = await knownTreeGreps(start, args(i));
+    const agreeing = (result: Call["result"]) => agree(result.structuredContent, rg[i].stdout);
+    rows.push(knownRow(label + grepCase.name, known, rg[i], agreeing, saved, bytes));
+  }
 }
