@@ -10,8 +10,6 @@ import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts";
 import type { IndexedFile } from "../_search_file.ts";
 import { startSearchWorkers, unref } from "../_search_pool.ts";
-import { sameIdentity } from "../../io/file_identity.ts";
-import { sameBytes } from "../../store/_text.ts";
 import { blockBytes, type BlockFilters, RACY_MS } from "./_block_filters.ts";
 
 /** Files per message to the indexing worker. */
@@ -314,14 +312,10 @@ export class FileFilters {
     if (old !== undefined && old !== BINARY) this.#bytes -= old.length;
     this.#filters.set(key, filter);
     if (filter !== BINARY) this.#bytes += filter.length;
-    // (A file learned again as it was, as one from the cache is, changes nothing to save.)
-    const oldIdentity = this.#identities.get(key);
+    const hadIdentity = this.#identities.has(key);
     if (identity !== undefined) this.#identities.set(key, identity);
     else this.#identities.delete(key);
-    const same = oldIdentity !== undefined && identity !== undefined &&
-      sameIdentity(oldIdentity, 0, identity, 0) && old !== undefined &&
-      (old === filter || (old !== BINARY && filter !== BINARY && sameBytes(old, filter)));
-    if (!same && (oldIdentity !== undefined || identity !== undefined)) this.#savedVersion++;
+    if (hadIdentity || identity !== undefined) this.#savedVersion++;
     this.#dropBlocks(key);
   }
 

@@ -222,12 +222,9 @@ export class SearchIndex {
     if (cache !== undefined) {
       this.#warming = new Promise<void>((resolve) =>
         setTimeout(() => {
-          try {
-            this.#startFromCache(cache);
-          } finally {
-            this.#warming = undefined;
-            resolve();
-          }
+          this.#startFromCache(cache); // (it says what failed, and never throws)
+          this.#warming = undefined;
+          resolve();
         }, 0)
       );
     }
@@ -673,7 +670,7 @@ interface Literal {
 
 /**
  * What is known of one file: binary, certainly without a required literal, without every
- * alternative literal, or without every folded literal in any spelling, or nothing.
+ * alternative literal, or without every folded literal (in lower case), or nothing.
  *
  * @param alternatives the trigrams of the matcher's alternative literals, when usable
  * @param folded per folded literal, its trigrams ({@linkcode foldedOf})
@@ -783,8 +780,8 @@ function freezeResult(result: SearchResult): SearchResult {
 
 /**
  * For a case-insensitive matcher, the trigrams of its folded literals (one of which every
- * match contains, ASCII letters compared without case), for the filters (of folded
- * trigrams) to test: the alternative literals spell only a short part of a literal, which
+ * match contains, ASCII letters compared without case), for the filters (which hold each
+ * trigram in lower case too) to test: the alternative literals spell only a short part of a literal, which
  * most files hold in some case. Undefined when a literal has no trigram the filters can
  * test (`foldedTrigrams`), or for a matcher without folded literals.
  */

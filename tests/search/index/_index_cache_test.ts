@@ -99,6 +99,18 @@ describe("the search index's cache file", () => {
     }
   });
 
+  test("is refused when it is a symlink, even to a good cache file", () => {
+    const file = cacheFileOf(dir, scope);
+    saveIndex(file, scope, [["/some/root/a.ts", filterOf("x"), identity(2), undefined]], []);
+    const good = path.join(dir, "elsewhere.index");
+    fs.renameSync(file, good);
+    fs.symlinkSync(good, file);
+    assert.ok(loadIndex(good, scope), "the file itself");
+    assert.equal(loadIndex(file, scope), undefined, "through the symlink");
+    fs.rmSync(file);
+    fs.rmSync(good);
+  });
+
   test("is refused whole when any byte is changed or it is cut short", () => {
     const file = cacheFileOf(dir, scope);
     const filters: SavedFilter[] = Array.from(
