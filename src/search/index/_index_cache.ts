@@ -156,9 +156,13 @@ export function loadIndex(file: string, scope: string): CachedIndex | undefined 
   let bytes: Uint8Array;
   let fd: number | undefined;
   try {
-    // (Opened without following a symlink, and the open file is what is checked.)
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    // (The file opened must be the name itself: a symlink, or a name swapped for one between
+    // the lstat and the open, shows as another device or inode. O_NOFOLLOW is not honoured
+    // by every runtime's node:fs.)
+    const named = fs.lstatSync(file);
+    fd = fs.openSync(file, "r");
     const stat = fs.fstatSync(fd);
+    if (stat.dev !== named.dev || stat.ino !== named.ino) return undefined;
     const uid = process.getuid?.(); // (throws where it may not be known: then refused)
     if (!stat.isFile() || (stat.mode & 0o077) !== 0 || stat.size > MAX_CACHE_BYTES) return;
     if (uid !== undefined && stat.uid !== uid) return; // another user's: refused
