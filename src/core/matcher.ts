@@ -229,6 +229,8 @@ export function escapeRegExp(text: string): string {
  * (undefined) and the scanner walks every line instead.
  */
 function lineConfinedSource(source: string): string | undefined {
+  // (Nothing to rewrite, nor a lookaround: as it is. A list of thousands of words is that.)
+  if (!/[\\.[(]/.test(source)) return source;
   let out = "";
   let inClass = false;
   let negated = false;
@@ -330,10 +332,9 @@ const MAX_ALTERNATIVE_LITERALS = 64;
  */
 function alternativeLiteralsOf(source: string): string[] | undefined {
   const literals = new Set<string>();
-  const branches = topLevelBranches(source) ?? [];
   // (A prefilter looks for each literal on its own: past a few dozen, that costs more than
   // reading every file.)
-  if (branches.length > MAX_ALTERNATIVE_LITERALS) return undefined;
+  const branches = topLevelBranches(source) ?? [];
   for (const branch of branches) {
     const required = requiredLiteralsOf(branch);
     if (required === undefined) return undefined;
@@ -353,7 +354,6 @@ function alternativeSpellingsOf(
   const variants: string[] = [];
   const folded: string[] = [];
   const branches = topLevelBranches(source) ?? [];
-  if (branches.length > MAX_ALTERNATIVE_LITERALS) return undefined;
   for (const branch of branches) {
     const spelled = caseVariantsOf(requiredLiteralsOf(branch));
     if (spelled === undefined) return undefined;
@@ -363,7 +363,10 @@ function alternativeSpellingsOf(
   return variants.length === 0 ? undefined : { variants, folded };
 }
 
-/** The top-level alternatives of a pattern, when it has two or more. */
+/**
+ * The top-level alternatives of a pattern, when it has two or more and at most
+ * {@linkcode MAX_ALTERNATIVE_LITERALS}.
+ */
 function topLevelBranches(source: string): string[] | undefined {
   const branches: string[] = [];
   let from = 0;
@@ -374,6 +377,8 @@ function topLevelBranches(source: string): string[] | undefined {
       at = (char === "[" ? skipClass : skipGroup)(source, at + 1) - 1;
       if (at < 0) return undefined;
     } else if (char === "|") {
+      // (Past the most a prefilter takes, the rest of a list of thousands is not split.)
+      if (branches.length === MAX_ALTERNATIVE_LITERALS - 1) return undefined;
       branches.push(source.slice(from, at));
       from = at + 1;
     }

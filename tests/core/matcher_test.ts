@@ -243,6 +243,14 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
 });
 
 describe("regexMatcher() alternativeLiterals", () => {
+  test("a list of up to 64 words has them as its literals, a longer one none", () => {
+    const words = (count: number) => Array.from({ length: count }, (_, i) => `word${i}`);
+    assert.deepEqual(regexMatcher(words(64).join("|")).alternativeLiterals, words(64));
+    assert.equal(regexMatcher(words(65).join("|")).alternativeLiterals, undefined);
+    const folded = regexMatcher(words(65).join("|"), { ignoreCase: true });
+    assert.equal(folded.alternativeLiterals, undefined);
+  });
+
   const rows: Array<[pattern: string, literals: string[] | undefined, options?: MatcherOptions]> = [
     ["TODO|FIXME", ["TODO", "FIXME"]],
     ["foo|bar\\(", ["foo", "bar("]],
