@@ -38,6 +38,12 @@ export interface Matcher {
    */
   readonly requiredLiterals?: readonly string[];
   /**
+   * When every match is exactly this case-sensitive string and every occurrence of it is a
+   * match (a fixed string, or a pattern that spells one): the first occurrence in a line is
+   * the line's match, so a search may find it in the bytes without decoding the line.
+   */
+  readonly exactLiteral?: string;
+  /**
    * Case-sensitive strings one of which each match contains, for byte-level prefilters when
    * no single string is required: one per top-level alternative of the pattern
    * (`TODO|FIXME`), or for a case-insensitive pattern the spellings of part of a required
@@ -146,6 +152,7 @@ export function literalMatcher(needle: string, options: MatcherOptions = {}): Ma
     key: `literal:${needle}`,
     requiredLiteral: needle,
     requiredLiterals: [needle],
+    ...(exactIn(needle) ? { exactLiteral: needle } : {}),
     matchLine(text) {
       const start = text.indexOf(needle);
       return start === -1 ? null : { start, end: start + needle.length };
@@ -185,11 +192,13 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   const alternativeLiterals = spelled?.variants ??
     (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(source));
   const key = `regex:${flags}:${source}`;
+  const exactLiteral = options.ignoreCase ? undefined : spelledLiteralOf(source);
   const literals = {
     requiredLiteral,
     requiredLiterals,
     alternativeLiterals,
     foldedLiterals: spelled?.folded,
+    ...(exactLiteral === undefined ? {} : { exactLiteral }),
   };
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { key, matchLine, ...literals };
@@ -322,6 +331,35 @@ function requiredLiteralsOf(source: string): string[] | undefined {
 }
 
 const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
+
+/**
+ * The string a pattern (flags `u`, `s`) spells when it is nothing but plain characters and
+ * escaped syntax characters (`createElement\(`), so that its matches are exactly that
+ * string; otherwise (or when it spells nothing) undefined.
+ */
+function spelledLiteralOf(source: string): string | undefined {
+  let spelled = "";
+  for (let at = 0; at < source.length; at++) {
+    const char = source[at];
+    if (char === "\\") {
+      const next = source[++at];
+      if (next === "t") spelled += "\t";
+      else if (next !== undefined && SYNTAX_CHARACTERS.includes(next)) spelled += next;
+      else return undefined;
+    } else if ("^$.*+?()[]{}|".includes(char)) return undefined;
+    else spelled += char;
+  }
+  return exactIn(spelled) ? spelled : undefined;
+}
+
+/**
+ * Whether a string's occurrences in a text's bytes are the matches of it: not empty, no line
+ * break (a `\r` before a `\n` is no part of a line's text), no lone surrogate (UTF-8 has
+ * none).
+ */
+function exactIn(literal: string): boolean {
+  return literal !== "" && !/[\r\n]|\p{Cs}/u.test(literal);
+}
 
 /** Top-level alternatives beyond which a pattern gets no alternative literals. */
 const MAX_ALTERNATIVE_LITERALS = 64;

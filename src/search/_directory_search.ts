@@ -43,7 +43,7 @@ import {
 } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { DeniedPathError, NotAFileError, StoreError } from "../store/errors.ts";
-import { DEFAULT_CUT, type Matcher } from "../core/mod.ts";
+import { DEFAULT_CUT } from "../core/mod.ts";
 import {
   type EntryKind,
   type SearchQuery,
@@ -126,7 +126,7 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   const keyOfResult = index && resultKey(start.key, query);
   const kept = keyOfResult === undefined ? undefined : index?.result(keyOfResult);
   if (kept !== undefined) return kept;
-  const reading = new ReadingQueue(place, query.matcher, query.context ?? 0, reader);
+  const reading = new ReadingQueue(place, query, reader);
   let listing: Listing;
   try {
     listing = await listFiles(query, place, index, reading);
@@ -383,24 +383,41 @@ class ReadingQueue {
   literal: string | undefined;
   readonly #alternatives: readonly string[] | undefined;
   readonly #folded: readonly string[] | undefined;
+  /** The literal that is the whole of every match, with the cut rows are shown with. */
+  readonly #exact: { literal: string; rowCut: number } | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   readonly #lease: WorkerLease | undefined;
   readonly #plans = new Map<number, ReadPlan>(); // by position in keys
   #batches: ExaminedBatches | undefined;
 
-  constructor(place: SearchPlace, matcher: Matcher, context: number, reader: FileReader) {
+  constructor(place: SearchPlace, query: SearchQuery, reader: FileReader) {
+    const { matcher, rowCut } = query;
+    const context = query.context ?? 0;
     this.#place = place;
     this.literal = matcher.requiredLiteral;
     this.#alternatives = matcher.alternativeLiterals;
     this.#folded = matcher.foldedLiterals;
+    const literal = matcher.exactLiteral;
+    // (A stoppable pattern's scan is where it can be stopped; it is left to that.)
+    this.#exact = literal !== undefined && rowCut !== undefined && context === 0 &&
+        matcher.stoppable === undefined
+      ? { literal, rowCut }
+      : undefined;
     this.#options = { context, reader };
     this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
   }
 
-  /** The bytes the examination looks for: the literal's, or else one of the alternatives'. */
-  prefilter(): Prefilter {
-    return prefilterOf(this.literal, this.#alternatives, this.#folded);
+  /**
+   * The bytes the examination looks for: the literal's, or else one of the alternatives';
+   * with the cut of rows when the literal is the whole of every match.
+   */
+  prefilter(): Prefilter & { rowCut?: number } {
+    const prefilter = prefilterOf(this.literal, this.#alternatives, this.#folded);
+    const exact = this.#exact;
+    return exact !== undefined && exact.literal === this.literal
+      ? { ...prefilter, rowCut: exact.rowCut }
+      : prefilter;
   }
 
   /**

@@ -21,6 +21,8 @@ import {
   tooRecent,
 } from "./index/_block_filters.ts";
 import type { FileStat } from "../io/file_stat.ts";
+import type { PassedLine } from "../store/_search_collector.ts";
+import { windowedFromBytes, windowedLine } from "./_long_rows.ts";
 import { IDENTITY_WORDS, identityOfStat } from "../io/file_identity.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
@@ -54,10 +56,10 @@ export type Examined =
 
 /**
  * The lines of a file to scan, in order: runs of whole lines (the first may start with the
- * BOM), and between them the counts of lines left out, which can neither match nor be
- * context of a match.
+ * BOM), between them the counts of lines left out, which can neither match nor be context
+ * of a match, and long matching lines windowed from their bytes (see `_long_rows.ts`).
  */
-export type KeptText = string | (string | number)[];
+export type KeptText = string | (string | number | PassedLine)[];
 
 const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
@@ -120,6 +122,12 @@ export interface Examination extends Prefilter {
    * search learned needs to, and finding out costs an fstat per file.
    */
   links: boolean;
+  /**
+   * Set when the needle is the whole of every match (`Matcher.exactLiteral`), there are no
+   * context lines, and rows are shown cut to this many code points: a line holding the
+   * needle that is much longer is then given as the part shown, from its bytes.
+   */
+  rowCut?: number;
 }
 
 /**
@@ -233,7 +241,7 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
 function examinePlanned(
   reader: FileReader,
   key: string,
-  { needle, anyOf, folded, context }: Examination,
+  { needle, anyOf, folded, context, rowCut }: Examination,
   plan: ReadPlan,
 ): Examined | undefined {
   const needles = needle !== undefined ? [needle] : anyOf;
@@ -247,7 +255,7 @@ function examinePlanned(
   }
   if (bytes === undefined) return undefined;
   const { ranges, linesBefore, linesAfter } = plan;
-  const pieces: (string | number)[] = [];
+  const pieces: (string | number | PassedLine)[] = [];
   let invalid = plan.invalid;
   let found = false;
   let at = 0;
@@ -266,11 +274,13 @@ function examinePlanned(
       end: length,
       context,
       folded,
+      rowCut,
+      fileStart: edges.start,
     });
     if (kept.invalid) invalid = true;
     if (typeof kept.text === "string") pieces.push(kept.text);
     else pieces.push(...kept.text);
-    found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part === "string");
+    found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part !== "number");
   }
   if (!found) return NONE;
   const sha1 = plan.sha1 === undefined ? {} : { sha1: plan.sha1 };
@@ -364,11 +374,16 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  * confirms); without either, the file is decoded whole.
  *
  * @param bytes the whole file
- * @param prefilter the bytes to look for (none: every file is decoded whole)
+ * @param prefilter the bytes to look for (none: every file is decoded whole), and the cut of
+ *   rows when long lines holding an exact needle are to be windowed from their bytes
  * @param context context lines of the search
  * @returns what to scan, or why not
  */
-export function examineBytes(bytes: Uint8Array, prefilter: Prefilter, context: number): Examined {
+export function examineBytes(
+  bytes: Uint8Array,
+  prefilter: Prefilter & Pick<Examination, "rowCut">,
+  context: number,
+): Examined {
   // (The path most files take is kept short: a hot function is compiled with all that it
   // calls, and this one runs for every file of a big tree.)
   if (isBinary(bytes)) return BINARY;
@@ -376,7 +391,9 @@ export function examineBytes(bytes: Uint8Array, prefilter: Prefilter, context: n
   const { needle, anyOf } = prefilter;
   if (needle !== undefined) {
     const first = buffer.indexOf(needle);
-    return first === -1 ? NONE : textOf(bytes, buffer, [needle], first, context);
+    return first === -1
+      ? NONE
+      : textOf(bytes, buffer, [needle], first, context, undefined, prefilter.rowCut);
   }
   if (anyOf === undefined) return whole(bytes);
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
@@ -396,6 +413,7 @@ function textOf(
   first: number,
   context: number,
   folded?: Uint8Array[],
+  rowCut?: number,
 ): Examined {
   if (needles.some((needle) => needle.includes(LF) || needle.includes(CR))) return whole(bytes);
   // Where the last occurrence of any of them ends.
@@ -414,7 +432,14 @@ function textOf(
   let end = buffer.indexOf(LF, lastEnd);
   for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
   end = end === -1 ? bytes.length : end + 1;
-  const { text, invalid } = keptLines(bytes, buffer, needles, { start, end, context, folded });
+  const { text, invalid } = keptLines(bytes, buffer, needles, {
+    start,
+    end,
+    context,
+    folded,
+    rowCut,
+    fileStart: true,
+  });
   return {
     kind: "text",
     text,
@@ -435,14 +460,18 @@ function keptLines(
   bytes: Uint8Array,
   buffer: Buffer,
   needles: readonly Uint8Array[],
-  { start, end, context, folded }: {
+  { start, end, context, folded, rowCut, fileStart }: {
     start: number;
     end: number;
     context: number;
     folded: Uint8Array[] | undefined;
+    /** See {@linkcode Examination.rowCut}. */
+    rowCut?: number;
+    /** Whether `bytes` starts where the file does (a BOM there is no part of line 1). */
+    fileStart?: boolean;
   },
 ): { text: KeptText; invalid: boolean } {
-  const pieces: (string | number)[] = [];
+  const pieces: (string | number | PassedLine)[] = [];
   let invalid = false;
   let done = start; // bytes before this are in pieces
   let keepFrom = -1; // the run of lines being kept, not yet in pieces
@@ -453,7 +482,13 @@ function keptLines(
     if (decoded.invalid) invalid = true;
     pieces.push(decoded.text);
     done = keepTo;
+    keepFrom = keepTo = -1;
   };
+  // (Windowing needs the occurrence's line alone: no context, one needle, no folding.)
+  const longerThan = rowCut !== undefined && context === 0 && needles.length === 1 &&
+      folded === undefined
+    ? windowedFromBytes(rowCut)
+    : Infinity;
   const nextOccurrence = occurrences(buffer, needles, folded);
   for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
     const at = found.at;
@@ -465,6 +500,18 @@ function keptLines(
     if (from < start) from = start;
     let lineEnd = buffer.indexOf(LF, at + found.length);
     lineEnd = lineEnd === -1 ? end : Math.min(lineEnd + 1, end);
+    const text = textStart(bytes, from, fileStart);
+    const windowed = lineEnd - from > longerThan && at >= text
+      ? windowedLine(bytes, text, lineEnd, at, found.length, rowCut!)
+      : undefined;
+    if (windowed !== undefined) {
+      if (keepTo !== -1) flush();
+      if (from > done) pieces.push(countLf(bytes, done, from));
+      pieces.push(windowed);
+      done = lineEnd;
+      found = lineEnd < end ? nextOccurrence(lineEnd) : { at: -1, length: 0 };
+      continue;
+    }
     let to = lineEnd;
     for (let i = 0; i < context && to < end; i++) {
       const next = buffer.indexOf(LF, to);
@@ -482,6 +529,13 @@ function keptLines(
   if (done < end) pieces.push(countLf(bytes, done, end));
   const [only] = pieces;
   return { text: pieces.length === 1 && typeof only === "string" ? only : pieces, invalid };
+}
+
+/** Where the text of the line starting at `from` starts: after the BOM that starts a file. */
+function textStart(bytes: Uint8Array, from: number, fileStart: boolean | undefined): number {
+  const bom = fileStart && from === 0 && bytes[0] === 0xef && bytes[1] === 0xbb &&
+    bytes[2] === 0xbf;
+  return bom ? 3 : from;
 }
 
 function whole(bytes: Uint8Array): Examined {

@@ -174,11 +174,14 @@ export class SearchCollector {
         continue;
       }
       if (typeof chunk !== "string") {
-        // A line too long to hold, searched as it passed: one line, with no context.
+        // A line too long to hold, searched as it passed: one line, with no context. An
+        // empty line stands for it in front of the next chunk (as for lines passed over),
+        // never shown as its context.
         const line = ++before;
         scanned = undefined;
-        tail = "";
-        tailLines = 0;
+        tail = "\n";
+        tailLines = 1;
+        lastReported = line;
         if (chunk.match === undefined) continue;
         if (this.#matchedLines >= this.#maxMatches) {
           this.#stopped = "max_matches";

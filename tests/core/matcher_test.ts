@@ -198,6 +198,58 @@ function forMatchedLines(
   );
 }
 
+describe("exactLiteral", () => {
+  const rows: Array<[pattern: string, exact: string | undefined, options?: MatcherOptions]> = [
+    ["createElement\\(", "createElement("],
+    ["a\\.b\\/c", "a.b/c"],
+    ["a\\tb é😀", "a\tb é😀"],
+    ["a.b", undefined],
+    ["ab?", undefined],
+    ["a|b", undefined],
+    ["^ab", undefined],
+    ["ab$", undefined],
+    ["\\bab", undefined],
+    ["\\u0041", undefined],
+    ["a\rb", undefined],
+    ["\ud800", undefined],
+    ["ab", undefined, { ignoreCase: true }],
+  ];
+  for (const [pattern, exact, options] of rows) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) is exactly ${JSON.stringify(exact)}`, () => {
+      assert.equal(regexMatcher(pattern, options).exactLiteral, exact);
+    });
+  }
+
+  test("a fixed string is its own exact literal, unless empty, folded or with a line break", () => {
+    assert.equal(literalMatcher("a.b(").exactLiteral, "a.b(");
+    assert.equal(literalMatcher("").exactLiteral, undefined);
+    assert.equal(literalMatcher("ab", { ignoreCase: true }).exactLiteral, undefined);
+    assert.equal(literalMatcher("a\r").exactLiteral, undefined);
+  });
+
+  test("every occurrence of it in a line is where the line's match starts first", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("createElement\\(", "a\\.b", "x\\+\\+", "é😀"),
+        fc.array(fc.constantFrom("createElement(", "a.b", "x++", "é😀", "a", ".", "x", " "), {
+          maxLength: 12,
+        }),
+        (pattern, parts) => {
+          const matcher = regexMatcher(pattern);
+          const line = parts.join("");
+          const at = line.indexOf(matcher.exactLiteral!);
+          const match = matcher.matchLine(line);
+          assert.deepEqual(
+            match,
+            at === -1 ? null : { start: at, end: at + matcher.exactLiteral!.length },
+          );
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
 describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
   // The single literal (for one-literal prefilters) is the one holding the rarest kind of
   // character (capitals over lowercase over the most common), then the longest, then the

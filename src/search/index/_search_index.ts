@@ -746,10 +746,20 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  * @returns the key, or undefined
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, context, maxMatches } = query;
+  const { matcher, glob, context, maxMatches, rowCut } = query;
   if (matcher.key === undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
-  return JSON.stringify([matcher.key, start, glob, hidden, gitignored, context, maxMatches]);
+  // (The cut too: a long line may be kept as the part of it shown with that cut.)
+  return JSON.stringify([
+    matcher.key,
+    start,
+    glob,
+    hidden,
+    gitignored,
+    context,
+    maxMatches,
+    rowCut,
+  ]);
 }
 
 /** Sets a map entry as the most recent one, dropping the oldest beyond `max`. */

@@ -268,6 +268,38 @@ describe("the search index", () => {
   );
 
   test(
+    "keeps a result per cut, as it may hold a long line as the part shown with the cut",
+    BUN_ONLY,
+    async () => {
+      const tree = tempTree(20);
+      const line = `${"x".repeat(100_000)}kiwi${"y".repeat(100_000)}`;
+      fs.writeFileSync(path.join(tree, "long.js"), `${line}\n`);
+      const kept = await DirectoryStore.create({ roots: [tree], searchIndex: true });
+      try {
+        await kept.search({ matcher: literalMatcher("nothing") }); // the watcher starts after it
+        await indexed(kept);
+        for (const rowCut of [100, 3000, 100]) {
+          const query = () => ({ matcher: literalMatcher("kiwi"), rowCut });
+          for (const result of [await kept.search(query()), await kept.search(query())]) {
+            const [row] = result.files[0].rows;
+            assert.deepEqual(row.piece, {
+              from: 100_001 - Math.min(rowCut / 10, 200),
+              codePoints: line.length,
+            });
+            assert.equal(
+              row.text,
+              line.slice(row.piece.from - 1, row.piece.from - 1 + rowCut) + "\n",
+            );
+          }
+        }
+      } finally {
+        kept.close();
+        fs.rmSync(tree, { recursive: true, force: true });
+      }
+    },
+  );
+
+  test(
     "keeps the result of a search that streamed a file too large to read whole",
     BUN_ONLY,
     async () => {

@@ -1,0 +1,120 @@
+/**
+ * A long line that holds an exact literal (see `Matcher.exactLiteral`), made into the row
+ * grep shows of it straight from its bytes: the window of `cut` code points around its first
+ * occurrence that `windowRow` would cut from the decoded line, with the line's length in
+ * code points. Minified bundles and source maps are lines of megabytes, and decoding them
+ * (UTF-8 with a few characters beyond ASCII decodes at a few hundred MB/s) was most of what a
+ * search of a `node_modules` tree cost; counting code points in the bytes is many times
+ * faster, and only the window is decoded.
+ *
+ * @module
+ */
+import { isAscii, isUtf8 } from "node:buffer";
+import type { PassedLine } from "../store/_search_collector.ts";
+import { decodeUtf8 } from "../store/_text.ts";
+
+/**
+ * Lines up to this many bytes (terminator included) are decoded as they are; longer ones
+ * holding an exact literal are windowed from their bytes. It must be at least 12 times the
+ * cut (see {@linkcode windowedFromBytes}).
+ */
+export const WINDOWED_FROM_BYTES = 64 * 1024;
+
+/**
+ * The bytes a line must be longer than to be windowed with `cut`: longer than
+ * {@linkcode WINDOWED_FROM_BYTES}, and than 12 times the cut, so that `windowRow` would
+ * cut it too (a UTF-16 unit takes at most 3 bytes, and it cuts rows of over 4 cuts).
+ *
+ * @param cut the code points a row is shown with
+ * @returns the least length in bytes, minus one
+ */
+export function windowedFromBytes(cut: number): number {
+  return Math.max(WINDOWED_FROM_BYTES, 12 * cut);
+}
+
+const LF = 10;
+const CR = 13;
+/** Bytes tested at once for ASCII (a few characters beyond it leave most of a line to that test). */
+const ASCII_RUN = 4096;
+
+/**
+ * The row of a long line windowed around a match, from its bytes; undefined when they are
+ * not valid UTF-8 (the line is then decoded, with U+FFFD where bytes are invalid).
+ *
+ * @param bytes the bytes holding the line
+ * @param start where the line's text starts (after a BOM that starts the file)
+ * @param next where the next line starts (the terminator, if any, ends right before it)
+ * @param match where the first occurrence of the literal in the line starts
+ * @param length the literal's length in bytes
+ * @param cut the code points the row is shown with
+ * @returns the piece of the line that is shown, as a long line passed over gives it
+ */
+export function windowedLine(
+  bytes: Uint8Array,
+  start: number,
+  next: number,
+  match: number,
+  length: number,
+  cut: number,
+): PassedLine | undefined {
+  let end = next;
+  if (end > start && bytes[end - 1] === LF) end -= end - 1 > start && bytes[end - 2] === CR ? 2 : 1;
+  const line = bytes.subarray(start, end);
+  if (!isUtf8(line)) return undefined;
+  const column = codePointsIn(bytes, start, match) + 1;
+  const codePoints = column - 1 + codePointsIn(bytes, match, end);
+  // As windowRow: the match with some text before it, and no window past the line's end.
+  const lead = Math.min(Math.floor(cut / 10), 200);
+  const first = Math.max(1, Math.min(column - lead, codePoints - cut + 1));
+  const from = backByCodePoints(bytes, match, column - first);
+  const to = forwardByCodePoints(bytes, from, cut, end);
+  const piece = decodeUtf8(bytes.subarray(from, to)).text;
+  const before = decodeUtf8(bytes.subarray(from, match)).text.length;
+  const matched = decodeUtf8(bytes.subarray(match, Math.min(match + length, to))).text.length;
+  return {
+    piece,
+    from: first,
+    codePoints,
+    terminator: end === next ? "" : end === next - 1 ? "\n" : "\r\n",
+    match: { start: before, end: before + matched },
+  };
+}
+
+/**
+ * The code points of valid UTF-8 in `[from, to)`: its bytes but continuation bytes.
+ *
+ * @param bytes the bytes
+ * @param from the first offset (a code point's first byte)
+ * @param to the offset after the last (likewise, or the end)
+ * @returns how many code points lie between them
+ */
+export function codePointsIn(bytes: Uint8Array, from: number, to: number): number {
+  let count = 0;
+  for (let at = from; at < to; at += ASCII_RUN) {
+    const stop = Math.min(to, at + ASCII_RUN);
+    if (isAscii(bytes.subarray(at, stop))) {
+      count += stop - at;
+      continue;
+    }
+    for (let i = at; i < stop; i++) if ((bytes[i] & 0xc0) !== 0x80) count++;
+  }
+  return count;
+}
+
+/** Where the code point `count` code points before the one at `at` starts. */
+function backByCodePoints(bytes: Uint8Array, at: number, count: number): number {
+  for (let left = count; left > 0 && at > 0;) {
+    at--;
+    if ((bytes[at] & 0xc0) !== 0x80) left--;
+  }
+  return at;
+}
+
+/** Where the code point `count` code points after the one at `at` starts, or `end`. */
+function forwardByCodePoints(bytes: Uint8Array, at: number, count: number, end: number): number {
+  for (let left = count; left > 0 && at < end; left--) {
+    at++;
+    while (at < end && (bytes[at] & 0xc0) === 0x80) at++;
+  }
+  return at;
+}

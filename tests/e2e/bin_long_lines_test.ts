@@ -1,0 +1,73 @@
+// End to end: a grep for a fixed string finds long lines (bundles, source maps) in their
+// bytes and decodes only the part it shows (src/search/_long_rows.ts). Driven by the
+// official MCP SDK client, its answers must be those of a pattern that matches the same
+// lines but is not a fixed string (so the lines are decoded whole and cut), first and
+// repeated, whatever the lines hold: characters beyond ASCII, CRLF, a BOM, invalid UTF-8.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import { join } from "node:path";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+
+describe("the binary's grep of long lines", () => {
+  const root = tempRoot();
+  const at = (name: string) => join(root.dir, name);
+  let client: Client;
+  before(async () => {
+    const filler = (n: number) => "é😀 var a=1;".repeat(n);
+    fs.writeFileSync(at("bundle.js"), `${filler(9000)}kiwi(${filler(9000)}kiwi(\n`);
+    fs.writeFileSync(at("app.js.map"), `{"a":1}\r\n${filler(20_000)}kiwi(x)\r\n{"b":2}\r\n`);
+    fs.writeFileSync(at("bom.js"), `\uFEFFkiwi(${filler(12_000)}\nkiwi(\n`);
+    fs.writeFileSync(at("end.js"), `start\n${filler(15_000)}kiwi(`);
+    fs.writeFileSync(
+      at("bad.js"),
+      Buffer.concat([Buffer.from(filler(10_000) + "kiwi("), Buffer.from([0xff, 10])]),
+    );
+    fs.writeFileSync(at("short.js"), "let kiwi = 1;\nkiwi(kiwi);\n");
+    const transport = new StdioClientTransport({
+      command: ensureBinary(),
+      args: ["serve", "--root", root.dir, "--no-cache"],
+      stderr: "pipe",
+    });
+    client = new Client({ name: "linewise-long-lines-e2e", version: "1.0.0" });
+    await client.connect(transport);
+  });
+  after(async () => {
+    await client.close();
+    root.remove();
+  });
+
+  async function grep(args: Record<string, unknown>) {
+    const result = await client.callTool({
+      name: "grep",
+      arguments: { max_matches: 100, ...args },
+    });
+    assert.ok(!result.isError, JSON.stringify(result.content));
+    return {
+      text: (result.content as { text: string }[])[0].text,
+      structured: result.structuredContent,
+    };
+  }
+
+  test(
+    "show what a pattern of the same lines shows, first and repeated",
+    { timeout: 30_000 },
+    async () => {
+      const decoded = await grep({ pattern: "kiwi[(]" });
+      assert.match(decoded.text, /line cut: \d+ code points/);
+      for (const args of [{ pattern: "kiwi(", literal: true }, { pattern: "kiwi\\(" }]) {
+        for (let round = 0; round < 3; round++) {
+          const windowed = await grep(args);
+          assert.equal(windowed.text, decoded.text, `${JSON.stringify(args)}, round ${round}`);
+          const { engine: _, ...rest } = windowed.structured as Record<string, unknown>;
+          const { engine: __, ...expected } = decoded.structured as Record<string, unknown>;
+          assert.deepEqual(rest, expected);
+        }
+      }
+    },
+  );
+});

@@ -1,0 +1,155 @@
+// Long lines holding an exact literal, windowed from their bytes: grep must show them as it
+// shows the same lines decoded whole and cut by windowRow, and never decode them whole.
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import fc from "fast-check";
+import { formatRow, literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
+import { windowRow } from "../../src/core/format_rows.ts";
+import { examineBytes, type KeptText } from "../../src/search/_search_file.ts";
+import {
+  codePointsIn,
+  WINDOWED_FROM_BYTES,
+  windowedFromBytes,
+} from "../../src/search/_long_rows.ts";
+import { SearchCollector } from "../../src/store/_search_collector.ts";
+import { MemoryStore } from "../../src/store/memory_store.ts";
+import type { SearchResult } from "../../src/store/file_store.ts";
+
+const encoder = new TextEncoder();
+
+/** What grep shows of a result's rows with `cut`: each row formatted, and its match. */
+function shown(result: SearchResult, cut: number) {
+  return result.files.map((file) => ({
+    path: file.path,
+    invalid: file.invalidUtf8,
+    rows: file.rows.map((row) => {
+      const windowed = windowRow(row, cut);
+      return { line: row.line, text: formatRow(row, { cut }).text, match: windowed.match };
+    }),
+  }));
+}
+
+/** A search of one file through examineBytes, with long lines windowed for `rowCut`. */
+async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number, rowCut: number) {
+  const collector = new SearchCollector({ matcher, maxMatches, rowCut });
+  const needle = encoder.encode(matcher.exactLiteral!);
+  const outcome = examineBytes(bytes, { needle, rowCut }, 0);
+  if (outcome.kind === "text") {
+    const { text, invalid, linesBefore } = outcome;
+    await collector.scanFile(
+      "f",
+      typeof text === "string" ? [text] : text,
+      () => invalid,
+      linesBefore,
+    );
+  } else if (outcome.kind === "none") collector.searchedWithoutMatch();
+  return { result: collector.result(), text: outcome.kind === "text" ? outcome.text : undefined };
+}
+
+/** The longest decoded text an examination handed over. */
+function longestDecoded(text: KeptText | undefined): number {
+  if (text === undefined) return 0;
+  if (typeof text === "string") return text.length;
+  return Math.max(0, ...text.map((part) => typeof part === "string" ? part.length : 0));
+}
+
+/** Pieces of text, some long enough to make a line that is windowed. */
+const part = fc.oneof(
+  fc.constantFrom("needle", "need", "le", "x", "\n", "\r\n", "\r", "\uFEFF", "é", "😀", "needle 7"),
+  fc.constantFrom("x", "é", "😀", "ab\u0300").chain((unit) =>
+    fc.integer({ min: 1, max: 40_000 }).map((count) => unit.repeat(count))
+  ),
+);
+
+describe("long lines windowed from their bytes", () => {
+  it("show as the same lines decoded whole and cut", { timeout: 60_000 }, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(part, { maxLength: 14 }),
+        fc.constantFrom("needle", "needle 7", "é😀", "le"),
+        fc.boolean(),
+        fc.constantFrom(1, 7, 100, 2000, 6000),
+        fc.constantFrom(1, 3, 200),
+        fc.boolean(),
+        async (parts, literal, regex, cut, maxMatches, bad) => {
+          const text = parts.join("");
+          const bytes = bad
+            ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
+            : encoder.encode(text);
+          const matcher = regex
+            ? regexMatcher(literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
+            : literalMatcher(literal);
+          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
+          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
+          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.equal(got.matchedLines, want.matchedLines);
+          assert.equal(got.filesSearched, want.filesSearched);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
+  it("decode only the part shown of a line over the threshold", async () => {
+    const line = "é".repeat(60_000) + "needle" + "😀x".repeat(30_000);
+    const bytes = encoder.encode(`a needle\n${line}\r\nb\n`);
+    const { result, text } = await examined(bytes, literalMatcher("needle"), 200, 2000);
+    assert.ok(longestDecoded(text) <= 2 * 2000, `decoded ${longestDecoded(text)} units`);
+    const [first, second] = result.files[0].rows;
+    assert.equal(first.text, "a needle\n");
+    assert.equal(second.line, 2);
+    assert.deepEqual(second.piece, { from: 60_001 - 200, codePoints: 60_006 + 60_000 });
+    assert.equal(second.text.slice(second.match!.start, second.match!.end), "needle");
+    assert.ok(second.text.endsWith("\r\n"));
+  });
+
+  it("decode a line that is not valid UTF-8, or not long enough, as before", async () => {
+    const invalid = new Uint8Array([...encoder.encode("x".repeat(70_000) + "needle"), 0xff, 10]);
+    const bad = await examined(invalid, literalMatcher("needle"), 200, 2000);
+    assert.equal(longestDecoded(bad.text), 70_008);
+    assert.equal(bad.result.files[0].invalidUtf8, true);
+    const short = encoder.encode("x".repeat(WINDOWED_FROM_BYTES - 10) + "needle\n");
+    assert.equal(
+      longestDecoded((await examined(short, literalMatcher("needle"), 9, 2000)).text),
+      WINDOWED_FROM_BYTES - 3,
+    );
+  });
+
+  it("leave a BOM out of line 1, also for a literal that starts with U+FEFF", async () => {
+    const bytes = encoder.encode("\uFEFFneedle" + "x".repeat(70_000) + "\uFEFFneedle\n");
+    for (const literal of ["needle", "\uFEFFneedle"]) {
+      const matcher = literalMatcher(literal);
+      const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 9 });
+      const got = (await examined(bytes, matcher, 9, 100)).result;
+      assert.deepEqual(shown(got, 100), shown(want, 100), literal);
+      // (An occurrence in the BOM is in no line's text: that line is decoded whole.)
+      assert.equal(got.files[0].rows[0].piece?.from, literal === "needle" ? 1 : undefined);
+    }
+  });
+
+  it("leave a U+FEFF that starts the next line in its text", async () => {
+    const bytes = encoder.encode("a\n" + "x".repeat(70_000) + "needle\n\uFEFFneedle\n");
+    const matcher = literalMatcher("needle");
+    const { result } = await examined(bytes, matcher, 9, 100);
+    assert.equal(result.files[0].rows[1].text, "\uFEFFneedle\n");
+    const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 9 });
+    assert.deepEqual(shown(result, 100), shown(want, 100));
+  });
+
+  it("are at least 12 cuts long, so that windowRow cuts them too", () => {
+    assert.equal(windowedFromBytes(2000), WINDOWED_FROM_BYTES);
+    assert.equal(windowedFromBytes(10_000), 120_000);
+  });
+});
+
+describe("codePointsIn()", () => {
+  it("counts the code points of valid UTF-8", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "grapheme", maxLength: 9000 }), (text) => {
+        const bytes = encoder.encode(text);
+        assert.equal(codePointsIn(bytes, 0, bytes.length), [...text].length);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
