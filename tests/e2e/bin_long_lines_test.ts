@@ -59,6 +59,10 @@ describe("the binary's grep of long lines", () => {
     async () => {
       const decoded = await grep({ pattern: "kiwi[(]" });
       assert.match(decoded.text, /line cut: \d+ code points/);
+      // (Each file of valid UTF-8 has its version: its rows were found in its bytes again.)
+      for (const name of ["app\\.js\\.map", "bom\\.js", "bundle\\.js", "end\\.js", "short\\.js"]) {
+        assert.match(decoded.text, new RegExp(`^${name} @[0-9a-f]{8}$`, "m"));
+      }
       for (const args of [{ pattern: "kiwi(", literal: true }, { pattern: "kiwi\\(" }]) {
         for (let round = 0; round < 3; round++) {
           const windowed = await grep(args);

@@ -2,6 +2,7 @@
 // so that the session can remember the version those lines belong to. A file the store
 // vouches has not changed since the session last read it (`FileInfo.identity`) is not read
 // again.
+import { Buffer } from "node:buffer";
 import { lineText, type ScanRow, splitBom, splitLines } from "../../core/mod.ts";
 import { FileTooLargeError, StoreError } from "../../store/errors.ts";
 import type { FileStore } from "../../store/file_store.ts";
@@ -112,7 +113,6 @@ export async function searchedVersions(
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** Whether a file's bytes have the rows' lines at their numbers (a part of a long line inside it). */
 function holds(bytes: Uint8Array, rows: readonly ScanRow[]): boolean {
@@ -127,7 +127,11 @@ function holds(bytes: Uint8Array, rows: readonly ScanRow[]): boolean {
     const lf = bytes.indexOf(LF, at);
     const slice = bytes.subarray(at, lf === -1 ? bytes.length : lf + 1);
     if (row.piece) {
-      if (!lineText(decoder.decode(slice)).includes(lineText(row.text))) return false;
+      // (In the bytes: decoding a line of megabytes to find its piece cost more than the grep.
+      // A file that is not valid UTF-8 gets no version, and in UTF-8 the bytes of a text are
+      // found where the text is.)
+      const line = Buffer.from(slice.buffer, slice.byteOffset, slice.length);
+      if (line.indexOf(encoder.encode(lineText(row.text))) === -1) return false;
     } else if (!sameBytes(slice, encoder.encode(row.text))) return false;
   }
   return true;
