@@ -29,6 +29,26 @@ export const NPM_PACKAGES = [
   "@mui/material",
   "react-dom",
 ];
+/**
+ * The `node_modules` of these packages is a second tree, the one users reported the index
+ * did not engage on (333 MB in 16,771 files: next's bundles and source maps are lines of
+ * megabytes), searched at `node_modules/`. It keeps next's native binaries of other
+ * packages (sharp's libvips, the TypeScript compiler's), as a user's tree does.
+ */
+export const MODULES_PACKAGES = [
+  "typescript",
+  "@types/node",
+  "next",
+  "react-dom",
+  "eslint",
+  "webpack",
+  "@babel/core",
+  "rxjs",
+  "lodash",
+  "@angular/core",
+];
+export const MODULES = path.join(CORPUS, "modules", "node_modules");
+
 /** Native binaries in this repository's node_modules are not source code; left out of the tree. */
 const NOT_SOURCE = new Set(["bun", "@deno", "@oven", "deno", ".bin"]);
 
@@ -95,6 +115,34 @@ export function buildTree(): void {
       recursive: true,
       verbatimSymlinks: true,
     });
+  }
+  fs.writeFileSync(ready, "");
+}
+
+/** The `node_modules` tree: installed as users reported it, less next's ESM copy and SWC. */
+export function buildModules(): void {
+  const top = path.dirname(MODULES);
+  const ready = path.join(top, ".ready");
+  if (fs.existsSync(ready)) return;
+  log(`building the node_modules tree: npm install into ${top}`);
+  fs.mkdirSync(top, { recursive: true });
+  fs.writeFileSync(path.join(top, "package.json"), '{"name":"modules","private":true}\n');
+  const installed = spawnSync(
+    "npm",
+    [
+      "install",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      ...MODULES_PACKAGES,
+    ],
+    { cwd: top, stdio: "inherit" },
+  );
+  if (installed.status !== 0) throw new Error("npm install failed");
+  fs.rmSync(path.join(MODULES, "next/dist/esm"), { recursive: true, force: true });
+  for (const name of fs.readdirSync(path.join(MODULES, "@next"))) {
+    if (name.startsWith("swc-")) fs.rmSync(path.join(MODULES, "@next", name), { recursive: true });
   }
   fs.writeFileSync(ready, "");
 }
