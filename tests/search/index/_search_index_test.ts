@@ -7,11 +7,11 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { literalMatcher, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
+import { formatRow, literalMatcher, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
 import { DirectoryStore } from "../../../src/disk/directory_store.ts";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import { REPEAT_WINDOW_MS } from "../../../src/search/index/_tree_watcher.ts";
-import type { SearchQuery } from "../../../src/store/file_store.ts";
+import type { SearchQuery, SearchResult } from "../../../src/store/file_store.ts";
 
 // (Generous time: on a loaded machine a test of real files and a worker can take seconds.)
 const BUN_ONLY = {
@@ -429,6 +429,10 @@ describe("the search index", () => {
       );
       fs.writeFileSync(path.join(tree, "none.js"), lines(60_000, new Set()).join(""));
       fs.writeFileSync(path.join(tree, "small.js"), "needle(small)\n");
+      // (A long line read in part, its blocks holding the literal: shown from its bytes.)
+      const bundle = lines(250_000, new Set([7]));
+      bundle[125_000] = `${"é".repeat(60_000)}needle(wide)${"c".repeat(40_000)}\n`;
+      fs.writeFileSync(path.join(tree, "bundle.js"), bundle.join(""));
       // (Files changed less than 2 s before they are indexed get no block filters.)
       await new Promise((resolve) => setTimeout(resolve, 2_100));
       const blocked = await DirectoryStore.create({ roots: [tree], searchIndex: true });
@@ -437,7 +441,7 @@ describe("the search index", () => {
       try {
         await blocked.search({ matcher: literalMatcher("nothing") }); // the watcher starts after it
         await indexed(blocked);
-        assert.equal(blocked.searchIndexStats()!.blocked, 3);
+        assert.equal(blocked.searchIndexStats()!.blocked, 4);
         const queries: Array<() => SearchQuery> = [
           () => ({ matcher: literalMatcher("needle(") }),
           () => ({ matcher: regexMatcher("needle\\(\\d+\\)") }),
@@ -462,9 +466,22 @@ describe("the search index", () => {
         // (big.js is read whole: its long line and matches make up most of it.)
         assert.deepEqual(
           needles.files.map((file) => [file.path, file.sha1 !== undefined]),
-          [["big.js", false], ["crlf.js", true], ["small.js", false]],
+          [["big.js", false], ["bundle.js", true], ["crlf.js", true], ["small.js", false]],
           "read in part: the digest the index found",
         );
+        for (const cut of [100, 2000]) {
+          const shown = (result: SearchResult) =>
+            result.files.flatMap((file) =>
+              file.rows.map((row) => [file.path, formatRow(row, { cut }).text])
+            );
+          const windowed = await blocked.search({
+            matcher: literalMatcher("needle("),
+            rowCut: cut,
+          });
+          const [wide] = windowed.files.filter((file) => file.path === "bundle.js");
+          assert.ok(wide.sha1 !== undefined && wide.rows.some((row) => row.piece), "in part");
+          assert.deepEqual(shown(windowed), shown(await whole.search(queries[0]())));
+        }
         // A write the watcher cannot hear (through a hard link from outside the root) into a
         // block that cannot hold the literal: the file is no longer as indexed, so it is read
         // whole, not in the blocks its filters named.
