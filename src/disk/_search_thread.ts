@@ -10,9 +10,12 @@
  * take; a search whose time budget runs out while it waits is answered as stopped by the
  * time budget, with nothing searched.
  *
- * A search the thread does not answer within {@linkcode GRACE_MS} after its deadline (a
- * bug: every search there keeps its budget) is answered as stopped, and the thread is
- * replaced, so that no call outlives its budget by much.
+ * A search the thread does not answer within {@linkcode GRACE_MS} after its deadline is
+ * answered as stopped (and called off there), so that no call outlives its budget by much.
+ * The thread is then asked to answer a ping: one late for want of a core (it runs below the
+ * thread that answers, and a busy machine may give it little) answers and is kept, and its
+ * other searches go on; one that does not answer within {@linkcode PROBE_MS} is stuck (a
+ * bug: every search there keeps its budget) and is replaced.
  *
  * @module
  */
@@ -36,6 +39,8 @@ export const RUNNING = 2;
 export const SECOND_SEARCH_BELOW = 256 * 1024 * 1024;
 /** How long after its deadline a search may take to answer before the thread is replaced. */
 export const GRACE_MS = 750;
+/** How long a thread late with a search has to answer a ping before it is replaced. */
+export const PROBE_MS = 2000;
 
 /** What the search thread is told first. */
 export interface ThreadInit {
@@ -69,6 +74,7 @@ export interface ThreadSearch {
 
 /** What the thread posts back about a search. */
 export type ThreadReply =
+  | { pong: true }
   | { id: number; result: PackedResult }
   | { id: number; progress: [number, number | undefined] }
   | { id: number; unreadable: string }
@@ -142,6 +148,8 @@ export class SearchThread {
   readonly #waiting: Array<() => void> = [];
   #running = 0;
   #closed = false;
+  /** While a late thread is asked whether it is alive: what its answer calls off. */
+  #probe: (() => void) | undefined;
 
   private constructor(init: Omit<ThreadInit, "watchDir">, module: URL | undefined) {
     this.#init = init;
@@ -263,12 +271,13 @@ export class SearchThread {
         reject: (error) => (settled(), reject(error)),
       });
       signal?.addEventListener("abort", onAbort, { once: true });
-      // A thread that does not keep the budget (a bug) is replaced, and the search answered.
+      // A search the thread is late with is answered; the thread is kept if it is alive.
       const watchdog = query.deadline === undefined ? undefined : setTimeout(() => {
         const pending = this.#pending.get(id);
         this.#pending.delete(id);
         pending?.resolve(stoppedByTime());
-        this.#stop(new Error("the search thread did not keep a time budget and was replaced"));
+        worker.postMessage({ cancel: id });
+        this.#askAlive(worker);
       }, Math.max(0, query.deadline - Date.now()) + GRACE_MS);
       worker.postMessage(message);
     });
@@ -292,7 +301,24 @@ export class SearchThread {
     return worker;
   }
 
+  /** Replaces the thread unless it answers a ping within {@linkcode PROBE_MS}. */
+  #askAlive(worker: Worker): void {
+    if (this.#probe !== undefined || this.#worker !== worker) return;
+    const stuck = setTimeout(() => {
+      this.#probe = undefined;
+      if (this.#worker !== worker) return;
+      this.#stop(new Error("the search thread did not keep a time budget and was replaced"));
+    }, PROBE_MS);
+    (stuck as { unref?: () => void }).unref?.();
+    this.#probe = () => {
+      clearTimeout(stuck);
+      this.#probe = undefined;
+    };
+    worker.postMessage({ ping: true });
+  }
+
   #reply(reply: ThreadReply): void {
+    if ("pong" in reply) return this.#probe?.();
     const pending = this.#pending.get(reply.id);
     if (pending === undefined) return; // answered by the watchdog already
     if ("progress" in reply) return pending.query.onProgress?.(...reply.progress);
@@ -304,6 +330,7 @@ export class SearchThread {
 
   /** Terminates the thread, failing what it had under way; the next search starts another. */
   #stop(reason?: Error): void {
+    this.#probe?.();
     this.#worker?.terminate();
     this.#worker = undefined;
     this.#removeWatchDir();

@@ -22,7 +22,11 @@ import {
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<ThreadInit | ThreadSearch | { cancel: number }>) => void) | null;
+  onmessage:
+    | ((
+      event: MessageEvent<ThreadInit | ThreadSearch | { cancel: number } | { ping: true }>,
+    ) => void)
+    | null;
   postMessage(message: ThreadReply, transfer?: Transferable[]): void;
 }
 
@@ -41,6 +45,8 @@ scope.onmessage = (event) => {
     });
   } else if ("cancel" in data) {
     searches.get(data.cancel)?.abort();
+  } else if ("ping" in data) {
+    scope.postMessage({ pong: true }); // (alive: see SearchThread's watchdog)
   } else {
     void search(data);
   }

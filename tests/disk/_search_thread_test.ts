@@ -10,7 +10,13 @@ import { StoreError } from "../../src/store/errors.ts";
 import type { SearchQuery } from "../../src/store/file_store.ts";
 import { Sandbox } from "../../src/disk/sandbox.ts";
 import { InputError } from "../../src/core/input_errors.ts";
-import { GRACE_MS, postedError, RUNNING, SearchThread } from "../../src/disk/_search_thread.ts";
+import {
+  GRACE_MS,
+  postedError,
+  PROBE_MS,
+  RUNNING,
+  SearchThread,
+} from "../../src/disk/_search_thread.ts";
 
 const hasWorkers = typeof Worker === "function";
 
@@ -20,6 +26,23 @@ const FAULTY = `self.onmessage = (event) => {
   if (typeof event.data.id !== "number") return;
   self.postMessage({ id: event.data.id, error: { kind: "bug", name: "TypeError",
     message: "x is undefined", stack: "TypeError: x is undefined\\n    at thread.js:2" } });
+};`;
+
+/**
+ * One alive but late (as a thread at nice 10 on a busy machine is): it answers a ping, and
+ * a search without a deadline only once the late one is called off, and later than a thread
+ * that answered no ping would have been replaced.
+ */
+const SLUGGISH = `let other;
+self.onmessage = (event) => {
+  const data = event.data;
+  if (data.ping) self.postMessage({ pong: true });
+  else if (typeof data.id === "number" && data.query.deadline === undefined) other = data.id;
+  else if (typeof data.cancel === "number" && other !== undefined) {
+    setTimeout(() => {
+      self.postMessage({ id: other, error: { kind: "input", message: "went on" } });
+    }, ${PROBE_MS + 500});
+  }
 };`;
 
 /** One that throws where it stands (a long line of code, as a bundle's is). */
@@ -54,6 +77,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     );
     await fs.writeFile(path.join(modules, "silent.js"), SILENT);
     await fs.writeFile(path.join(modules, "faulty.js"), FAULTY);
+    await fs.writeFile(path.join(modules, "sluggish.js"), SLUGGISH);
     await fs.writeFile(path.join(modules, "throwing.js"), THROWING);
     inThread = await DirectoryStore.create({ roots: [dir] });
     onThread = await DirectoryStore.create({ roots: [dir], searchThread: true });
@@ -171,6 +195,47 @@ describe("the search thread", { skip: !hasWorkers }, () => {
         assert.equal(result.filesSearched, 0);
         assert.ok(late >= GRACE_MS - 50 && late < GRACE_MS + 1000, `answered ${late} ms late`);
       }
+    } finally {
+      thread.close();
+    }
+  });
+
+  it("replaces a late thread that answers no ping, failing its other searches", async () => {
+    const sandbox = await Sandbox.create({ roots: [dir] });
+    const thread = SearchThread.where(
+      sandbox.share(),
+      { searchIndex: false },
+      new URL(`file://${modules}/silent.js`),
+    )!;
+    try {
+      const other = thread.search(query("needle")).catch((error) => error);
+      const deadline = Date.now() + 200;
+      assert.equal((await thread.search(query("needle", { deadline }))).stopped, "time");
+      const answer = await other;
+      const waited = Date.now() - deadline - GRACE_MS;
+      assert.match(String(answer), /the search thread did not keep a time budget and was replaced/);
+      assert.ok(waited >= PROBE_MS - 50 && waited < PROBE_MS + 1000, `replaced after ${waited} ms`);
+    } finally {
+      thread.close();
+    }
+  });
+
+  it("keeps a thread late with a search but alive, and its other searches go on", async () => {
+    const sandbox = await Sandbox.create({ roots: [dir] });
+    const thread = SearchThread.where(
+      sandbox.share(),
+      { searchIndex: false },
+      new URL(`file://${modules}/sluggish.js`),
+    )!;
+    try {
+      const other = thread.search(query("needle")).catch((error) => error);
+      const deadline = Date.now() + 200;
+      const late = await thread.search(query("needle", { deadline }));
+      assert.equal(late.stopped, "time");
+      assert.ok(Date.now() - deadline < GRACE_MS + 1000, "answered at its budget");
+      const answer = await other;
+      assert.ok(answer instanceof InputError, `the other search: ${answer}`);
+      assert.equal(answer.message, "went on");
     } finally {
       thread.close();
     }
