@@ -201,19 +201,32 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     }
   });
 
-  it("replaces a late thread that answers no ping, failing its other searches", async () => {
+  /** The thread of a module of the test's. */
+  async function threadOf(name: string): Promise<SearchThread> {
     const sandbox = await Sandbox.create({ roots: [dir] });
-    const thread = SearchThread.where(
+    return SearchThread.where(
       sandbox.share(),
       { searchIndex: false },
-      new URL(`file://${modules}/silent.js`),
+      new URL(`file://${modules}/${name}`),
     )!;
+  }
+
+  /**
+   * A search due in 200 ms, then one with a long budget (the late one first: the other may
+   * wait for its turn behind it, as it does when memory is high).
+   */
+  function lateThenOther(thread: SearchThread) {
+    const deadline = Date.now() + 200;
+    const late = thread.search(query("needle", { deadline }));
+    const other = thread.search(query("needle", { deadline: Date.now() + LONG_BUDGET_MS }))
+      .catch((error) => error);
+    return { deadline, late, other };
+  }
+
+  it("replaces a late thread that answers no ping, failing its other searches", async () => {
+    const thread = await threadOf("silent.js");
     try {
-      // (The late one first: the other may wait for its turn, as it does when memory is high.)
-      const deadline = Date.now() + 200;
-      const late = thread.search(query("needle", { deadline }));
-      const other = thread.search(query("needle", { deadline: Date.now() + LONG_BUDGET_MS }))
-        .catch((error) => error);
+      const { deadline, late, other } = lateThenOther(thread);
       assert.equal((await late).stopped, "time");
       const answer = await other;
       const waited = Date.now() - deadline - GRACE_MS;
@@ -225,17 +238,9 @@ describe("the search thread", { skip: !hasWorkers }, () => {
   });
 
   it("keeps a thread late with a search but alive, and its other searches go on", async () => {
-    const sandbox = await Sandbox.create({ roots: [dir] });
-    const thread = SearchThread.where(
-      sandbox.share(),
-      { searchIndex: false },
-      new URL(`file://${modules}/sluggish.js`),
-    )!;
+    const thread = await threadOf("sluggish.js");
     try {
-      const deadline = Date.now() + 200;
-      const late = thread.search(query("needle", { deadline }));
-      const other = thread.search(query("needle", { deadline: Date.now() + LONG_BUDGET_MS }))
-        .catch((error) => error);
+      const { deadline, late, other } = lateThenOther(thread);
       assert.equal((await late).stopped, "time");
       assert.ok(Date.now() - deadline < GRACE_MS + 1000, "answered at its budget");
       const answer = await other;
