@@ -37,7 +37,7 @@ export const RUNNING = 2;
  * source more: see the load rows of bench/RESULTS.md).
  */
 export const SECOND_SEARCH_BELOW = 256 * 1024 * 1024;
-/** How long after its deadline a search may take to answer before the thread is replaced. */
+/** How long after its deadline a search may take before it is answered as stopped. */
 export const GRACE_MS = 750;
 /** How long a thread late with a search has to answer a ping before it is replaced. */
 export const PROBE_MS = 2000;
@@ -276,6 +276,7 @@ export class SearchThread {
         const pending = this.#pending.get(id);
         this.#pending.delete(id);
         pending?.resolve(stoppedByTime());
+        if (this.#worker !== worker) return; // (replaced meanwhile)
         worker.postMessage({ cancel: id });
         this.#askAlive(worker);
       }, Math.max(0, query.deadline - Date.now()) + GRACE_MS);
@@ -303,7 +304,7 @@ export class SearchThread {
 
   /** Replaces the thread unless it answers a ping within {@linkcode PROBE_MS}. */
   #askAlive(worker: Worker): void {
-    if (this.#probe !== undefined || this.#worker !== worker) return;
+    if (this.#probe !== undefined) return;
     const stuck = setTimeout(() => {
       this.#probe = undefined;
       if (this.#worker !== worker) return;
