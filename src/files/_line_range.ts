@@ -8,7 +8,7 @@
  *
  * @module
  */
-import { splitLines } from "../core/mod.ts";
+import { splitLines, utf8BomLength } from "../core/mod.ts";
 import type { FileStat } from "../io/file_stat.ts";
 import type { FileSystem } from "../io/file_system.ts";
 import { LineBudget } from "../store/_line_budget.ts";
@@ -60,7 +60,7 @@ export async function readLineRange(
     const size = stat.size;
     const head = await readHead(handle, Math.min(size, BINARY_PROBE_BYTES));
     if (isBinary(head)) throw new BinaryFileError(path, size);
-    const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    const bom = utf8BomLength(head);
     const result: LineRange = {
       path: node.display,
       lines: [],

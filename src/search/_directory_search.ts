@@ -22,6 +22,7 @@ import { openForRead, readHead } from "../files/_open_file.ts";
 import { mapOsError } from "../files/_os_errors.ts";
 import { type PassedLine, SearchCollector } from "../store/_search_collector.ts";
 import {
+  type Examination,
   examineBytes,
   type Examined,
   type Prefilter,
@@ -43,7 +44,7 @@ import {
 } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { DeniedPathError, NotAFileError, StoreError } from "../store/errors.ts";
-import { DEFAULT_CUT } from "../core/mod.ts";
+import { DEFAULT_CUT, utf8BomLength } from "../core/mod.ts";
 import {
   type EntryKind,
   type SearchQuery,
@@ -412,7 +413,7 @@ class ReadingQueue {
    * The bytes the examination looks for: the literal's, or else one of the alternatives';
    * with the cut of rows when the literal is the whole of every match.
    */
-  prefilter(): Prefilter & { rowCut?: number } {
+  prefilter(): Prefilter & Pick<Examination, "rowCut"> {
     const prefilter = prefilterOf(this.literal, this.#alternatives, this.#folded);
     const exact = this.#exact;
     return exact !== undefined && exact.literal === this.literal
@@ -566,7 +567,7 @@ async function streamFile(
       return decoded.text;
     };
     // (From after the BOM, which is no part of line 1's text.)
-    const bom = head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0;
+    const bom = utf8BomLength(head);
     const reader = new LineReader(handle, bom);
     const lines = linesOf(reader, decode, collector.query, () => invalid = true);
     await collector.scanFile(node.display, lines, () => invalid);

@@ -23,6 +23,7 @@ import {
 import type { FileStat } from "../io/file_stat.ts";
 import type { PassedLine } from "../store/_search_collector.ts";
 import { windowedFromBytes, windowedLine } from "./_long_rows.ts";
+import { utf8BomLength } from "../core/mod.ts";
 import { IDENTITY_WORDS, identityOfStat } from "../io/file_identity.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
@@ -500,9 +501,8 @@ function keptLines(
     if (from < start) from = start;
     let lineEnd = buffer.indexOf(LF, at + found.length);
     lineEnd = lineEnd === -1 ? end : Math.min(lineEnd + 1, end);
-    const text = textStart(bytes, from, fileStart);
-    const windowed = lineEnd - from > longerThan && at >= text
-      ? windowedLine(bytes, text, lineEnd, at, found.length, rowCut!)
+    const windowed = lineEnd - from > longerThan
+      ? windowedOccurrence(bytes, from, lineEnd, found, rowCut!, fileStart)
       : undefined;
     if (windowed !== undefined) {
       if (keepTo !== -1) flush();
@@ -531,11 +531,23 @@ function keptLines(
   return { text: pieces.length === 1 && typeof only === "string" ? only : pieces, invalid };
 }
 
-/** Where the text of the line starting at `from` starts: after the BOM that starts a file. */
-function textStart(bytes: Uint8Array, from: number, fileStart: boolean | undefined): number {
-  const bom = fileStart && from === 0 && bytes[0] === 0xef && bytes[1] === 0xbb &&
-    bytes[2] === 0xbf;
-  return bom ? 3 : from;
+/**
+ * {@linkcode windowedLine} of the line from `from` to `next` at an occurrence, its text
+ * starting after the BOM that starts a file; undefined for an occurrence in that BOM (in no
+ * line's text).
+ */
+function windowedOccurrence(
+  bytes: Uint8Array,
+  from: number,
+  next: number,
+  found: { at: number; length: number },
+  cut: number,
+  fileStart: boolean | undefined,
+): PassedLine | undefined {
+  const start = fileStart && from === 0 ? utf8BomLength(bytes) : from;
+  return found.at < start
+    ? undefined
+    : windowedLine(bytes, start, next, found.at, found.length, cut);
 }
 
 function whole(bytes: Uint8Array): Examined {

@@ -189,7 +189,6 @@ export class SearchCollector {
         }
         this.#matchedLines++;
         lastMatch = line;
-        lastReported = line;
         const piece = { from: chunk.from, codePoints: chunk.codePoints };
         rows.push({ line, text: chunk.piece + chunk.terminator, match: chunk.match, piece });
         continue;

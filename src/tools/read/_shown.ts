@@ -3,7 +3,7 @@
 // vouches has not changed since the session last read it (`FileInfo.identity`) is not read
 // again.
 import { Buffer } from "node:buffer";
-import { lineText, type ScanRow, splitBom, splitLines } from "../../core/mod.ts";
+import { lineText, type ScanRow, splitBom, splitLines, utf8BomLength } from "../../core/mod.ts";
 import { FileTooLargeError, StoreError } from "../../store/errors.ts";
 import type { FileStore } from "../../store/file_store.ts";
 import { versionOf, versionOfBytes, versionOfDigest } from "../../versions/mod.ts";
@@ -116,7 +116,7 @@ const encoder = new TextEncoder();
 
 /** Whether a file's bytes have the rows' lines at their numbers (a part of a long line inside it). */
 function holds(bytes: Uint8Array, rows: readonly ScanRow[]): boolean {
-  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const bom = utf8BomLength(bytes);
   let line = 1;
   let at = bom;
   for (const row of rows) {
