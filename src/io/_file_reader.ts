@@ -20,7 +20,10 @@ import { keepOffTopTier } from "./runtime.ts";
 export type ReadOutcome =
   /** The whole file; a view of the reader's buffer, valid until the next read. */
   | { kind: "bytes"; bytes: Uint8Array; stat: FileStat }
-  /** A regular file larger than the reader reads whole (nothing read). */
+  /**
+   * A regular file larger than the reader reads whole, or than its buffer when it may not
+   * grow (nothing read).
+   */
   | { kind: "large"; stat: FileStat }
   /** Not a regular file (nothing read). */
   | { kind: "not_file"; stat: FileStat };
@@ -50,12 +53,15 @@ export class FileReader {
    * them.
    *
    * @param path the real path
+   * @param grow whether the buffer may grow to the file; if not, a file larger than the
+   *   buffer is reported as `large` too (growing touches fresh memory, see
+   *   {@linkcode readInChunks})
    * @returns the bytes, or why they were not read
    */
-  read(path: string): ReadOutcome {
+  read(path: string, grow = true): ReadOutcome {
     const fd = this.files.openRead(path);
     try {
-      return this.#readOpen(fd);
+      return this.#readOpen(fd, grow);
     } finally {
       this.files.close(fd);
     }
@@ -157,11 +163,11 @@ export class FileReader {
   }
 
   /** {@linkcode read} of an open file. */
-  #readOpen(fd: number): ReadOutcome {
+  #readOpen(fd: number, grow: boolean): ReadOutcome {
     const stat = this.files.fstat(fd);
     if (stat.kind !== "file") return { kind: "not_file", stat };
     const size = stat.size;
-    if (size > this.#maxBytes) return { kind: "large", stat };
+    if (size > (grow ? this.#maxBytes : this.#buffer.length)) return { kind: "large", stat };
     const buffer = this.#room(size);
     let filled = 0;
     while (filled < size) {

@@ -215,16 +215,23 @@ function findInChunks(
   return read === "read" ? found : "redo";
 }
 
-/** {@linkcode examineFile} when files with other names must be told. */
+/**
+ * {@linkcode examineFile} when files with other names must be told. A file larger than the
+ * reader's buffer is looked through in chunks before the buffer grows to it, as in
+ * {@linkcode examineLarge}.
+ */
 function examineLinked(reader: FileReader, key: string, examination: Examination): Examined {
+  const { needle, anyOf } = examination;
   let outcome;
   try {
-    outcome = reader.read(key);
+    outcome = reader.read(key, needle === undefined && anyOf === undefined);
   } catch {
     return REDO;
   }
-  if (outcome.kind !== "bytes") return REDO;
-  const examined = examineBytes(outcome.bytes, examination, examination.context);
+  if (outcome.kind === "not_file") return REDO;
+  const examined = outcome.kind === "bytes"
+    ? examineBytes(outcome.bytes, examination, examination.context)
+    : examineLarge(reader, key, examination);
   if (outcome.stat.nlink === 1 || examined.kind === "redo") return examined;
   return { ...examined, linked: outcome.stat };
 }

@@ -41,6 +41,21 @@ describe("FileReader", () => {
       assert.equal(outcome.stat.size, 50);
     }));
 
+  it("reports a file larger than its buffer as large when the buffer may not grow", () =>
+    withDir(async (dir) => {
+      const reader = new FileReader(filesOf(dir), 1024, 16);
+      await fs.writeFile(path.join(dir, "f"), "z".repeat(40));
+      await fs.writeFile(path.join(dir, "small"), "z".repeat(16));
+      const outcome = reader.read(path.join(dir, "f"), false);
+      assert.equal(outcome.kind, "large");
+      assert.equal(outcome.stat.size, 40);
+      const small = reader.read(path.join(dir, "small"), false);
+      assert.equal(small.kind === "bytes" && small.bytes.length, 16);
+      // The buffer kept its size: the larger file still fills it.
+      assert.equal(reader.readUnstated(path.join(dir, "f")), undefined);
+      assert.equal(reader.read(path.join(dir, "f")).kind, "bytes");
+    }));
+
   it("reports a directory as not a file", () =>
     withDir((dir) => {
       assert.equal(new FileReader(filesOf(dir), 10).read(dir).kind, "not_file");

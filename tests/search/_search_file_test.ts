@@ -156,6 +156,32 @@ describe("examineFile()", () => {
       fs.rmSync(dir, { recursive: true });
     }
   });
+  it("grows its reader's buffer, when telling other names, only for a file with the literal", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+    try {
+      const without = path.join(dir, "without");
+      const holding = path.join(dir, "holding");
+      const probe = path.join(dir, "probe"); // (it fills a buffer of 16 bytes or 32)
+      fs.writeFileSync(without, "x\n".repeat(30));
+      fs.writeFileSync(probe, "x\n".repeat(16));
+      const held = encoder.encode("x\n".repeat(50) + "a needle\n");
+      fs.writeFileSync(holding, held);
+      fs.linkSync(holding, path.join(dir, "other"));
+      const reader = new FileReader(filesOf(dir), 1024, 16);
+      const examination = { needle: encoder.encode("needle"), context: 0, links: true };
+      assert.deepEqual(examineFile(reader, without, examination), { kind: "none" });
+      // (The buffer did not grow: a file of twice its size still fills it.)
+      assert.equal(reader.readUnstated(probe), undefined);
+      const linked = filesOf(dir).lstat(fs.realpathSync(holding));
+      assert.deepEqual(examineFile(reader, holding, examination), {
+        ...examineBytes(held, examination, 0),
+        linked,
+      });
+      assert.notEqual(reader.readUnstated(probe), undefined, "grown to the file read whole");
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
   it("finds in a file larger than its reader's buffer what examineBytes finds in it whole", () => {
     // Chunks of 1 to 9 bytes put occurrences of the literal and NULs across every seam.
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
@@ -169,13 +195,14 @@ describe("examineFile()", () => {
           // One required literal, or (comma-separated) alternatives one of which is needed.
           fc.constantFrom("needle", "e", "le\nx", "needle,x", "dle,é,nee"),
           fc.integer({ min: 0, max: 2 }),
-          (parts, chunk, literals, context) => {
+          fc.boolean(),
+          (parts, chunk, literals, context, links) => {
             const bytes = encoder.encode(parts.join(""));
             fs.writeFileSync(file, bytes);
             const encoded = literals.split(",").map((one) => encoder.encode(one));
             const needle = encoded.length === 1 ? encoded[0] : undefined;
             const anyOf = encoded.length === 1 ? undefined : encoded;
-            const examination = { needle, anyOf, context, links: false };
+            const examination = { needle, anyOf, context, links };
             const got = examineFile(
               new FileReader(filesOf(dir), 1 << 20, chunk),
               file,

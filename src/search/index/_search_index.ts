@@ -518,6 +518,8 @@ export class SearchIndex {
         const { files, skipped } = walk;
         keepRecent(this.#walks, walk.key, { files, skipped, dirs }, MAX_WALKS);
       }
+      // (Lined up now, beside the session's start, rather than in its first search.)
+      for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
     } finally {
       check.close();
     }
