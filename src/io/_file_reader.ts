@@ -101,16 +101,21 @@ export class FileReader {
    *
    * @param path the real path
    * @param visit takes each chunk (valid until the next), and says whether to go on
+   * @param anySize whether a file larger than `maxBytes` is read too
    * @returns "read" (to the end, or until `visit` stopped), or why nothing was read
    */
-  readInChunks(path: string, visit: (chunk: Uint8Array) => boolean): "read" | "large" | "not_file" {
+  readInChunks(
+    path: string,
+    visit: (chunk: Uint8Array) => boolean,
+    anySize = false,
+  ): "read" | "large" | "not_file" {
     const files = this.files;
     const fd = files.openRead(path);
     try {
       const stat = files.fstat(fd);
       if (stat.kind !== "file") return "not_file";
       const size = stat.size;
-      if (size > this.#maxBytes) return "large";
+      if (size > this.#maxBytes && !anySize) return "large";
       const buffer = this.#buffer;
       for (let at = 0; at < size;) {
         const got = files.read(fd, buffer, 0, Math.min(buffer.length, size - at), at);

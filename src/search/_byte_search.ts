@@ -9,6 +9,7 @@ import { Buffer } from "node:buffer";
 import { keepOffTopTier } from "../io/runtime.ts";
 
 const LF = 10;
+const CR = 13;
 
 /** A Buffer view of bytes (for its fast indexOf). */
 export function bytesOf(bytes: Uint8Array): Buffer {
@@ -121,6 +122,11 @@ function plansOf(needles: readonly Uint8Array[], folded: readonly Uint8Array[]):
 /** An ASCII capital's lower-case byte; any other byte as it is. */
 function lower(byte: number): number {
   return byte >= 65 && byte <= 90 ? byte + 32 : byte;
+}
+
+/** Whether one of the needles holds a line break (`\n` or `\r`): it may span lines. */
+export function spansLines(needles: readonly Uint8Array[]): boolean {
+  return needles.some((needle) => needle.includes(LF) || needle.includes(CR));
 }
 
 /**

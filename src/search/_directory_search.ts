@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { isUtf8 } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "../io/_file_reader.ts";
 import { LineReader } from "../files/_line_reader.ts";
@@ -25,6 +26,7 @@ import {
   type Examination,
   examineBytes,
   type Examined,
+  lookThrough,
   type Prefilter,
   prefilterOf,
   WHOLE_FILE_BYTES,
@@ -36,6 +38,7 @@ import {
   type WalkToMake,
 } from "./index/_search_index.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
+import { bytesOf, countLf, spansLines } from "./_byte_search.ts";
 import {
   BATCH_SIZE,
   ExaminedBatches,
@@ -515,7 +518,13 @@ async function searchOne(
     if (explicit) throw new DeniedPathError(node.display);
     return false;
   }
-  if (outcome.kind === "large") return await streamFile(reader.files, node, collector, search);
+  if (outcome.kind === "large") {
+    const found = lookThrough(reader, node.key, search);
+    if (found === "absent") collector.searchedWithoutMatch();
+    else if (found === "binary") collector.binary();
+    else return await streamFile(reader.files, node, collector, search);
+    return outcome.stat.nlink === 1;
+  }
   const examined = examineBytes(outcome.bytes, search, search.context);
   await recordExamined(collector, node.display, examined);
   return outcome.stat.nlink === 1;
@@ -530,7 +539,7 @@ async function streamFile(
   files: FileSystem,
   node: WalkNode,
   collector: SearchCollector,
-  { explicit, denies }: OneFileSearch,
+  { explicit, denies, needle, anyOf, context }: OneFileSearch,
 ): Promise<boolean> {
   let opened;
   try {
@@ -561,7 +570,18 @@ async function streamFile(
       return oneName;
     }
     let invalid = false;
-    const decode = (run: Uint8Array) => {
+    // (Without context lines, a run of lines holding none of the needles can have no row:
+    // its lines are counted, not decoded. A needle with a line break may span two runs.)
+    const needles = needle !== undefined ? [needle] : anyOf;
+    const passable = context === 0 && needles !== undefined && !spansLines(needles)
+      ? needles
+      : undefined;
+    const decode = (run: Uint8Array): string | number => {
+      const bytes = bytesOf(run);
+      if (passable !== undefined && !passable.some((one) => bytes.indexOf(one) !== -1)) {
+        if (!isUtf8(run)) invalid = true;
+        return countLf(run, 0, run.length);
+      }
       const decoded = decodeUtf8(run);
       if (decoded.invalid) invalid = true;
       return decoded.text;
@@ -578,15 +598,16 @@ async function streamFile(
 }
 
 /**
- * A large file's lines for the collector: runs of whole lines, decoded; a line too long to
- * hold is searched as it passes (see `_long_line.ts`) and handed over as what was found.
+ * A large file's lines for the collector: runs of whole lines, decoded (or counted, when
+ * `decode` finds they can have no row); a line too long to hold is searched as it passes
+ * (see `_long_line.ts`) and handed over as what was found.
  */
 async function* linesOf(
   reader: LineReader,
-  decode: (run: Uint8Array) => string,
+  decode: (run: Uint8Array) => string | number,
   query: SearchQuery,
   onInvalid: () => void,
-): AsyncGenerator<string | PassedLine> {
+): AsyncGenerator<string | number | PassedLine> {
   for (let next = await reader.next(LONG_LINE_BYTES); next !== null;) {
     if ("run" in next) yield decode(next.run);
     else {

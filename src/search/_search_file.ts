@@ -8,7 +8,7 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "../io/_file_reader.ts";
-import { bytesOf, countLf, occurrences } from "./_byte_search.ts";
+import { bytesOf, countLf, occurrences, spansLines } from "./_byte_search.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
@@ -66,7 +66,6 @@ const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
 const REDO: Examined = { kind: "redo" };
 const LF = 10;
-const CR = 13;
 
 /** What the examination looks for in a file's bytes (plain data: it crosses threads). */
 export interface Prefilter {
@@ -182,13 +181,31 @@ function examineLarge(reader: FileReader, key: string, examination: Examination)
 }
 
 /**
+ * Whether a file larger than the reader reads whole may hold a match: it is looked through
+ * in the reader's buffer for the prefilter's needles, so that one without them is not
+ * streamed line by line (each block a fresh buffer) for nothing.
+ *
+ * @returns as {@linkcode findInChunks}; "found" when there are no needles
+ */
+export function lookThrough(
+  reader: FileReader,
+  key: string,
+  { needle, anyOf }: Prefilter,
+): "found" | "absent" | "binary" | "redo" {
+  const needles = needle === undefined ? anyOf : [needle];
+  return needles === undefined ? "found" : findInChunks(reader, key, needles, true);
+}
+
+/**
  * Whether a file holds one of `needles` (an occurrence across two chunks too), or is binary
- * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks.
+ * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks
+ * (a file larger than the reader reads whole only when `anySize`).
  */
 function findInChunks(
   reader: FileReader,
   key: string,
   needles: Uint8Array[],
+  anySize = false,
 ): "found" | "absent" | "binary" | "redo" {
   const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
   let found: "found" | "absent" | "binary" = "absent";
@@ -211,7 +228,7 @@ function findInChunks(
       : Buffer.concat([tail, chunk]).subarray(-overlap);
     // (Once found, on only to finish looking for a NUL.)
     return found === "absent" || (found === "found" && probed < BINARY_PROBE_BYTES);
-  });
+  }, anySize);
   return read === "read" ? found : "redo";
 }
 
@@ -254,7 +271,7 @@ function examinePlanned(
 ): Examined | undefined {
   const needles = needle !== undefined ? [needle] : anyOf;
   if (needles === undefined) return undefined;
-  if (needles.some((one) => one.includes(LF) || one.includes(CR))) return undefined;
+  if (spansLines(needles)) return undefined;
   let bytes;
   try {
     bytes = reader.readRanges(key, plan.ranges, (stat) => sameStamp(stat, plan.stamp));
@@ -423,7 +440,7 @@ function textOf(
   folded?: Uint8Array[],
   rowCut?: number,
 ): Examined {
-  if (needles.some((needle) => needle.includes(LF) || needle.includes(CR))) return whole(bytes);
+  if (spansLines(needles)) return whole(bytes);
   // Where the last occurrence of any of them ends.
   let lastEnd = 0;
   for (const needle of needles) {

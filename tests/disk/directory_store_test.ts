@@ -603,6 +603,46 @@ describe("DirectoryStore.search() decoding only around the required literal", ()
   }
 });
 
+describe("DirectoryStore.search() of files larger than it reads whole", () => {
+  // 17 MB of 100-byte lines: the file is streamed in runs of lines (the first ends at line
+  // 163, the second is line 164 alone), and a run without the needle is counted, not decoded.
+  const lines = 170_000;
+  const lineOf = (n: number) => {
+    const head = n === 164 || n === 169_000 ? `${n} a Needle here ` : `${n} `;
+    return head + "x".repeat(99 - head.length) + "\n";
+  };
+  const text = Array.from({ length: lines }, (_, i) => lineOf(i + 1)).join("");
+  const content = Buffer.from(text);
+  content[5] = 0xff; // (invalid UTF-8 in line 1, in a run without the needle)
+  const binary = Buffer.concat([Buffer.from([0]), content]);
+  const queries = {
+    "a literal": { matcher: literalMatcher("Needle") },
+    "context across runs": { matcher: literalMatcher("Needle"), context: 1 },
+    "ignoring case": { matcher: regexMatcher("needle", { ignoreCase: true }) },
+    "none": { matcher: literalMatcher("absent") },
+  };
+  for (const [name, query] of Object.entries(queries)) {
+    it(`finds what the in-memory store finds: ${name}`, { timeout: 60_000 }, async () => {
+      const root = await tempDir();
+      try {
+        await writeTree(root, { "big.txt": content, "bin.dat": binary });
+        const want = await new MemoryStore({ "big.txt": content, "bin.dat": binary }).search(
+          query,
+        );
+        const got = await (await DirectoryStore.create({ roots: [root] })).search(query);
+        assert.deepEqual(got.files, want.files);
+        assert.deepEqual(
+          [got.matchedLines, got.filesSearched, got.binaryFilesSkipped],
+          [want.matchedLines, want.filesSearched, want.binaryFilesSkipped],
+        );
+        if (name !== "none") assert.equal(got.files[0].invalidUtf8, true);
+      } finally {
+        await fs.rm(root, { recursive: true });
+      }
+    });
+  }
+});
+
 describe("DirectoryStore.search() between searches", () => {
   it("sees a change on disk in the next search", async () => {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ds-"));
