@@ -6,6 +6,7 @@
  *
  * @module
  */
+import * as fs from "node:fs";
 import type { FileSystem } from "../../io/file_system.ts";
 import type { DirHandle } from "../../io/_file_system_types.ts";
 import { IDENTITY_WORDS, type IdentityKind, sameIdentity } from "../../io/file_identity.ts";
@@ -70,18 +71,46 @@ export class IdentityCheck {
   }
 
   /**
-   * Whether a directory has an entry that is a symlink (or of a kind its listing does not
-   * tell).
+   * The names of a directory's entries that are symlinks.
    *
    * @param key the directory's real path
-   * @returns true also when it cannot be listed
+   * @returns the names, or undefined when it cannot be listed or its listing does not tell
+   *   an entry's kind
    */
-  holdsSymlink(key: string): boolean {
+  symlinks(key: string): string[] | undefined {
     try {
-      return this.#open(key)?.list().some((e) => e.kind === "symlink" || e.kind === undefined) ??
-        true;
+      const entries = this.#open(key)?.list();
+      if (entries === undefined || entries.some((entry) => entry.kind === undefined)) {
+        return undefined;
+      }
+      return entries.filter((entry) => entry.kind === "symlink").map((entry) => entry.name);
     } catch {
-      return true;
+      return undefined;
+    }
+  }
+
+  /**
+   * Where a symlink leads now, as a walk without deny rules sees it: the kind and real path
+   * of its target when that lies in a root, else "" (nowhere, or outside: not shown).
+   *
+   * @param link the symlink's real path (its directory's, then its name)
+   * @returns a text equal for two symlinks only when a walk shows them alike
+   */
+  leads(link: string): string {
+    let target: string;
+    try {
+      target = fs.realpathSync(link);
+    } catch {
+      return "";
+    }
+    const inside = this.#files.roots.some((root) =>
+      target === root || target.startsWith(root === "/" ? "/" : root + "/")
+    );
+    if (!inside) return "";
+    try {
+      return `${this.#files.lstat(target).kind}:${target}`;
+    } catch {
+      return "";
     }
   }
 
@@ -115,38 +144,50 @@ export class IdentityCheck {
 }
 
 /**
- * The identities a saved walk is checked against later: of each directory it listed, then of
- * each `.gitignore` it read; none for a walk that may change unseen (a directory holds a
- * symlink, whose target may come, go or change kind; a file of it lies outside its
- * directories) or that changed within the racy window.
+ * What a saved walk is checked against later: the identities of each directory it listed,
+ * then of each `.gitignore` it read, and where each symlink in those directories leads (its
+ * target may come, go or change kind with no change to the directory). Nothing for a walk
+ * that may change unseen (a file of it lies outside its directories: its symlinks' targets
+ * are files of it, under the link's directory) or that changed within the racy window.
  *
  * @param check the check to take them with
- * @param walk the walk (without identities yet)
- * @returns the identities, "racy" when a directory or `.gitignore` changed just now, or
+ * @param walk the walk (without what it is checked against yet)
+ * @returns the checks, "racy" when a directory or `.gitignore` changed just now, or
  *   undefined when it is not to be saved
  */
 export function walkIdentities(
   check: IdentityCheck,
-  walk: Omit<CachedWalk, "identities">,
-): Uint32Array | "racy" | undefined {
+  walk: Omit<CachedWalk, WalkChecks>,
+): Pick<CachedWalk, WalkChecks> | "racy" | undefined {
   const { listed, ignoreFiles } = walk.dirs;
-  const dirs = new Set(listed);
-  for (const file of walk.files) {
-    if (!dirs.has(file.key.slice(0, file.key.lastIndexOf("/")))) return undefined;
-  }
   const words = new Uint32Array((listed.length + ignoreFiles.length) * IDENTITY_WORDS);
+  const links: string[] = [];
   const now = Date.now();
   let racy = false;
   const take = (key: string, ignoreFile: boolean, i: number) => {
     if (!check.take(key, ignoreFile, words, i * IDENTITY_WORDS)) return false;
-    if (!ignoreFile && check.holdsSymlink(key)) return false;
+    if (!ignoreFile) {
+      const names = check.symlinks(key);
+      if (names === undefined) return false;
+      links.push(...names.map((name) => `${key === "/" ? "" : key}/${name}`));
+    }
     racy ||= !notRacy(words, i * IDENTITY_WORDS, now);
     return true;
   };
   if (!listed.every((key, i) => take(key, false, i))) return undefined;
   if (!ignoreFiles.every((key, i) => take(key, true, listed.length + i))) return undefined;
-  return racy ? "racy" : words;
+  const leads = links.map((link) => check.leads(link));
+  const dirs = new Set(listed);
+  const targets = new Set(leads.map((lead) => lead.slice(lead.indexOf(":") + 1)));
+  for (const file of walk.files) {
+    const dir = file.key.slice(0, file.key.lastIndexOf("/")) || "/";
+    if (!dirs.has(dir) && !targets.has(file.key)) return undefined;
+  }
+  return racy ? "racy" : { identities: words, links, leads };
 }
+
+/** The parts of a cached walk that {@linkcode walkHolds} checks. */
+type WalkChecks = "identities" | "links" | "leads";
 
 /**
  * Whether a saved walk still holds: every directory it listed, and every `.gitignore` it
@@ -165,5 +206,6 @@ export function walkHolds(check: IdentityCheck, walk: CachedWalk): boolean {
     if (ignore !== undefined) ignored++;
     const at = ignore === undefined ? -1 : ignore * IDENTITY_WORDS;
     return check.sameDirectory(key, walk.identities, i * IDENTITY_WORDS, at);
-  }) && ignored === ignoreFiles.length; // (each one of a directory listed, once)
+  }) && ignored === ignoreFiles.length && // (each one of a directory listed, once)
+    walk.links.every((link, i) => check.leads(link) === walk.leads[i]);
 }

@@ -15,9 +15,10 @@
  * Layout (little-endian u32 words and length-prefixed UTF-8 texts): "LWIX", format, the
  * scope; the filters' count, their real paths (NUL-joined), identities
  * ({@linkcode IDENTITY_WORDS} words each), lengths ({@linkcode BINARY_MARK} for a binary
- * file) and bytes; the block filters of large files (`_block_filters.ts`); the walks' count and each walk (key, counts of what it left out, its
- * files' real paths and display paths, its directories, those whose `.gitignore` it read,
- * and their identities); then the CRC-32 of all of it.
+ * file) and bytes; the block filters of large files (`_block_filters.ts`); the walks' count
+ * and each walk (key, counts of what it left out, its files' real paths and display paths,
+ * its directories, those whose `.gitignore` it read, their identities, and the symlinks in
+ * its directories with where each led); then the CRC-32 of all of it.
  *
  * @module
  */
@@ -34,7 +35,7 @@ import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
 import { type BlockFilters, RACY_MS } from "./_block_filters.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
-const FORMAT = 5; // (5: filters of folded trigrams)
+const FORMAT = 6; // (6: walks through symlinks)
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
@@ -54,6 +55,9 @@ export interface CachedWalk {
    * of `dirs`, {@linkcode IDENTITY_WORDS} words each.
    */
   identities: Uint32Array;
+  /** The symlinks in its directories (real paths), and where each led (`IdentityCheck.leads`). */
+  links: string[];
+  leads: string[];
 }
 
 /** What a cache file holds. */
@@ -210,6 +214,9 @@ function encode(
     out.strings(walk.dirs.listed);
     out.strings(walk.dirs.ignoreFiles);
     out.words(walk.identities);
+    out.words([walk.links.length]);
+    out.strings(walk.links);
+    out.strings(walk.leads);
   }
   return out.finish();
 }
@@ -242,8 +249,11 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
     const [dirCount, ignoreCount] = input.words(2);
     const dirs = { listed: input.strings(dirCount), ignoreFiles: input.strings(ignoreCount) };
     const files = fileKeys.map((key, i) => ({ key, display: displays[i] }));
-    const walkIdentities = input.words((dirCount + ignoreCount) * IDENTITY_WORDS);
-    walks.push({ key, files, skipped: { hidden, ignored }, dirs, identities: walkIdentities });
+    const identities = input.words((dirCount + ignoreCount) * IDENTITY_WORDS);
+    const [linkCount] = input.words(1);
+    const links = input.strings(linkCount);
+    const leads = input.strings(linkCount);
+    walks.push({ key, files, skipped: { hidden, ignored }, dirs, identities, links, leads });
   }
   input.end();
   return { keys, identities, filters, blocks, walks };

@@ -565,9 +565,9 @@ export class SearchIndex {
           continue;
         }
         const saved = { key, files: walk.files, skipped: walk.skipped, dirs: walk.dirs };
-        const identities = walkIdentities(check, saved);
-        if (identities === "racy") racy = true;
-        else if (identities !== undefined) walks.push({ ...saved, identities });
+        const checks = walkIdentities(check, saved);
+        if (checks === "racy") racy = true;
+        else if (checks !== undefined) walks.push({ ...saved, ...checks });
       }
     } finally {
       check.close();

@@ -58,13 +58,15 @@ function tempTree(): string {
   return root;
 }
 
-/** Everything of a tree set an hour back; its ctimes are now, hence the wait. */
+/** Everything of a tree (but symlinks) set an hour back; its ctimes are now, hence the wait. */
 async function age(root: string): Promise<void> {
   const old = new Date(Date.now() - 3_600_000);
   const all = (dir: string): string[] =>
     fs.readdirSync(dir).flatMap((name) => {
       const file = path.join(dir, name);
-      return fs.statSync(file).isDirectory() ? [...all(file), file] : [file];
+      const stat = fs.lstatSync(file);
+      if (stat.isSymbolicLink()) return [];
+      return stat.isDirectory() ? [...all(file), file] : [file];
     });
   for (const file of [...all(root), root]) fs.utimesSync(file, old, old);
   await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
@@ -303,6 +305,37 @@ describe("a store that starts from the cache", () => {
     }
     fs.rmSync(file);
     await age(root);
+  });
+
+  test("takes a walk through symlinks, until one leads elsewhere", BUN_ONLY, async () => {
+    // Targets in a hidden directory, which no walk lists: a change there changes none of the
+    // walk's directories.
+    const hidden = path.join(root, ".store");
+    const links = ["sub/kept.ts", "sub/later.ts", "sub/up"].map((name) => path.join(root, name));
+    fs.mkdirSync(hidden);
+    fs.writeFileSync(path.join(hidden, "kept.ts"), "createElement(kept)\n");
+    fs.symlinkSync("../.store/kept.ts", links[0]);
+    fs.symlinkSync("../.store/later.ts", links[1]); // (leads nowhere yet)
+    fs.symlinkSync("..", links[2]); // (a directory: never entered)
+    try {
+      await age(root);
+      await saveCache(root, cache);
+      const shown = (answers: unknown[]) =>
+        (answers[0] as { files: { path: string }[] }).files.map((file) => file.path);
+      const first = await answersFromCache();
+      assert.equal(first.used, true, "a walk with symlinks is taken");
+      assert.deepEqual(first.answers, await answers(plain));
+      assert.ok(shown(first.answers).includes("sub/kept.ts"));
+      fs.writeFileSync(path.join(hidden, "later.ts"), "createElement(later)\n");
+      const second = await answersFromCache();
+      assert.deepEqual(second.answers, await answers(plain));
+      assert.ok(shown(second.answers).includes("sub/later.ts"), "shown once it leads somewhere");
+      assert.equal(second.used, false, "the walk does not hold any more");
+    } finally {
+      for (const link of links) fs.rmSync(link);
+      fs.rmSync(hidden, { recursive: true });
+      await age(root);
+    }
   });
 
   test("keeps no walk made under deny rules", BUN_ONLY, async () => {

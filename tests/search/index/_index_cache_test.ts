@@ -54,6 +54,8 @@ describe("the search index's cache file", () => {
     skipped: { hidden: 2, ignored: 5 },
     dirs: { listed: ["/some/root", "/some/root/sub"], ignoreFiles: ["/some/root"] },
     identities: new Uint32Array(36).map((_, i) => i * 7),
+    links: ["/some/root/sub/link.ts", "/some/root/gone"],
+    leads: ["file:/some/root/a.ts", ""],
   };
 
   test("is written 0600 in a 0700 folder, and read back as written", () => {
@@ -161,7 +163,7 @@ describe("the checks of what the cache holds", () => {
   });
   after(() => fs.rmSync(root, { recursive: true, force: true }));
 
-  const walkOf = (): Omit<CachedWalk, "identities"> => ({
+  const walkOf = (): Omit<CachedWalk, "identities" | "links" | "leads"> => ({
     key: "walk",
     files: [
       { key: path.join(root, "a.ts"), display: "a.ts" },
@@ -186,9 +188,9 @@ describe("the checks of what the cache holds", () => {
   function taken(walk = walkOf()): CachedWalk {
     const check = new IdentityCheck(openFileSystem([root]));
     try {
-      const identities = walkIdentities(check, walk);
-      assert.ok(identities instanceof Uint32Array, "taken");
-      return { ...walk, identities };
+      const checks = walkIdentities(check, walk);
+      assert.ok(typeof checks === "object", "taken");
+      return { ...walk, ...checks };
     } finally {
       check.close();
     }
@@ -229,11 +231,6 @@ describe("the checks of what the cache holds", () => {
       // A directory changed within the racy window.
       fs.writeFileSync(path.join(root, "sub/c.ts"), "");
       assert.equal(walkIdentities(check, walkOf()), "racy", "to be saved later");
-      // A directory holding a symlink (its target may come, go or change kind unseen), even
-      // a dangling one, which the walk did not list.
-      fs.symlinkSync("nowhere.ts", path.join(root, "sub/deep/dangling.ts"));
-      assert.equal(walkIdentities(check, walkOf()), undefined, "a symlink");
-      fs.rmSync(path.join(root, "sub/deep/dangling.ts"));
       // A .gitignore that is not there any more.
       const gone = {
         ...walkOf(),
@@ -242,6 +239,52 @@ describe("the checks of what the cache holds", () => {
       assert.equal(walkIdentities(check, gone), undefined, "no .gitignore");
     } finally {
       check.close();
+    }
+  });
+
+  test("a walk through symlinks holds while each leads where it led", async () => {
+    const deep = path.join(root, "sub/deep");
+    const outside = tempDir("outside");
+    const links = {
+      "to-t.ts": "../../other/t.ts", // shown under the link's name, from elsewhere
+      "dangling.ts": "../../other/nowhere.ts", // not shown (yet)
+      "to-sub": "..", // a directory: listed, never entered
+      "out.ts": path.join(outside, "o.ts"), // outside the roots: not shown
+    };
+    try {
+      fs.writeFileSync(path.join(outside, "o.ts"), "o\n");
+      fs.mkdirSync(path.join(root, "other")); // (not a directory of the walk)
+      fs.writeFileSync(path.join(root, "other/t.ts"), "t\n");
+      for (const [name, target] of Object.entries(links)) {
+        fs.symlinkSync(target, path.join(deep, name));
+      }
+      fs.utimesSync(deep, old, old);
+      await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
+      const walk = walkOf();
+      walk.files.push({ key: path.join(root, "other/t.ts"), display: "sub/deep/to-t.ts" });
+      const kept = taken(walk);
+      assert.deepEqual(
+        kept.links.toSorted(),
+        Object.keys(links).map((name) => path.join(deep, name)).toSorted(),
+      );
+      assert.equal(kept.leads[kept.links.indexOf(path.join(deep, "dangling.ts"))], "");
+      assert.equal(holds(kept), true);
+      // A target that comes, or changes kind, with no change to the walk's directories.
+      fs.writeFileSync(path.join(root, "other/nowhere.ts"), "now here\n");
+      assert.equal(holds(kept), false, "a dangling link that leads somewhere now");
+      const again = taken(walk);
+      assert.equal(holds(again), true);
+      fs.rmSync(path.join(outside, "o.ts"));
+      fs.mkdirSync(path.join(outside, "o.ts"));
+      assert.equal(holds(again), true, "outside the roots: still not shown");
+      fs.rmSync(path.join(root, "other/nowhere.ts"));
+      fs.mkdirSync(path.join(root, "other/nowhere.ts"));
+      assert.equal(holds(again), false, "a file that is a directory now");
+    } finally {
+      for (const name of Object.keys(links)) fs.rmSync(path.join(deep, name), { force: true });
+      fs.rmSync(path.join(root, "other"), { recursive: true, force: true });
+      fs.utimesSync(deep, old, old);
+      fs.rmSync(outside, { recursive: true, force: true });
     }
   });
 
