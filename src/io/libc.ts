@@ -42,6 +42,9 @@ export interface Libc {
   /** `prctl` with one argument (the calls used here take no more). */
   prctl(option: number, arg: number): number;
   setpriority(which: number, who: number, priority: number): number;
+  madvise(address: number, length: number, advice: number): number;
+  /** Where a buffer's bytes lie in memory (for `madvise`). */
+  addressOf(bytes: Uint8Array): number;
   pread(fd: number, out: Uint8Array, size: number, offset: number): number;
   pwrite(fd: number, bytes: Uint8Array, size: number, offset: number): number;
   fsync(fd: number): number;
@@ -87,6 +90,7 @@ const SIGNATURES: Record<string, Signature> = {
   fsync: { args: ["fd"], returns: "fd" },
   prctl: { args: ["fd", "size"], returns: "fd" },
   setpriority: { args: ["fd", "fd", "fd"], returns: "fd" },
+  madvise: { args: ["size", "size", "fd"], returns: "fd" },
 };
 
 /** The C library, or the reason there is none here. */
@@ -143,6 +147,7 @@ interface BunFfi {
     symbols: Record<string, (...args: unknown[]) => number>;
   };
   read: { i32(pointer: number, offset: number): number };
+  ptr(view: ArrayBufferView): number;
   FFIType: Record<string, number>;
 }
 
@@ -177,6 +182,7 @@ function bindBun(numbers: typeof SYSCALLS.x64): Libc {
   return {
     ...direct(c, numbers),
     errno: () => read.i32(errnoAt, 0),
+    addressOf: (bytes) => ffi.ptr(bytes),
     // Bun's FFI has no calls off the thread; its node:fs runs them on the thread pool and
     // takes the raw descriptors the system calls return.
     preadAsync: (fd, out, size, offset) =>
@@ -230,6 +236,7 @@ function bindDeno(numbers: typeof SYSCALLS.x64): Libc {
   return {
     ...direct(numeric, numbers),
     errno: () => errnoAt.getInt32(),
+    addressOf: (bytes) => Number(Deno.UnsafePointer.value(Deno.UnsafePointer.of(bytes))),
     preadAsync: (fd, out, size, offset) =>
       later(c.preadAsync(fd, out, size, offset) as Promise<unknown>),
     pwriteAsync: (fd, bytes, size, offset) =>
@@ -244,7 +251,7 @@ function bindDeno(numbers: typeof SYSCALLS.x64): Libc {
 function direct(
   c: Record<string, (...args: unknown[]) => number>,
   n: typeof SYSCALLS.x64,
-): Omit<Libc, "errno" | "preadAsync" | "pwriteAsync" | "fsyncAsync"> {
+): Omit<Libc, "errno" | "addressOf" | "preadAsync" | "pwriteAsync" | "fsyncAsync"> {
   return {
     openat2: (dirfd, path, how) => c.openat2(n.openat2, dirfd, path, how, how.length),
     statx: (dirfd, path, flags, mask, out) => c.statx(n.statx, dirfd, path, flags, mask, out),
@@ -267,6 +274,7 @@ function direct(
     fsync: (fd) => c.fsync(fd),
     prctl: (option, arg) => c.prctl(option, arg),
     setpriority: (which, who, priority) => c.setpriority(which, who, priority),
+    madvise: (address, length, advice) => c.madvise(address, length, advice),
   };
 }
 
@@ -297,6 +305,27 @@ export const SEARCH_NICENESS = 10;
 export function lowerThisThread(): boolean {
   const found = loadLibc();
   return "libc" in found && found.libc.setpriority(PRIO_PROCESS, 0, SEARCH_NICENESS) === 0;
+}
+
+const MADV_HUGEPAGE = 14;
+const HUGE_PAGE = 2 * 1024 * 1024;
+
+/**
+ * Asks the kernel to back a large buffer not touched yet with huge pages (where transparent
+ * huge pages are left to `madvise`, as Debian's kernel leaves them): filling it then takes
+ * a page fault per 2 MiB instead of per 4 KiB. In a virtual machine a fault can cost 10 µs
+ * or more, and a buffer of 100 MB took a third of a second to fill.
+ *
+ * @param bytes the buffer (only the 2 MiB pages wholly inside it are advised)
+ * @returns true when the advice was taken; false where it cannot be (no FFI, too small)
+ */
+export function adviseHugePages(bytes: Uint8Array): boolean {
+  const found = loadLibc();
+  if (!("libc" in found)) return false;
+  const start = found.libc.addressOf(bytes);
+  const first = Math.ceil(start / HUGE_PAGE) * HUGE_PAGE;
+  const length = Math.floor((start + bytes.length - first) / HUGE_PAGE) * HUGE_PAGE;
+  return length > 0 && found.libc.madvise(first, length, MADV_HUGEPAGE) === 0;
 }
 
 /** `prctl` option: the signal this process gets when the thread that started it ends. */

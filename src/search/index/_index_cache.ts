@@ -31,6 +31,7 @@ import { crc32 } from "node:zlib";
 import type { SkippedEntries } from "../../store/file_store.ts";
 import type { WalkNode } from "../../store/walk.ts";
 import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
+import { adviseHugePages } from "../../io/libc.ts";
 import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
 import { type BlockFilters, RACY_MS } from "./_block_filters.ts";
 
@@ -170,8 +171,14 @@ export function loadIndex(file: string, scope: string): CachedIndex | undefined 
     const uid = process.getuid?.(); // (throws where it may not be known: then refused)
     if (!stat.isFile() || (stat.mode & 0o077) !== 0 || stat.size > MAX_CACHE_BYTES) return;
     if (uid !== undefined && stat.uid !== uid) return; // another user's: refused
-    const read = fs.readFileSync(fd);
-    bytes = new Uint8Array(read.buffer, read.byteOffset, read.length); // (filters: plain views)
+    // (The filters are views of these bytes.)
+    bytes = new Uint8Array(stat.size);
+    adviseHugePages(bytes);
+    let filled = 0;
+    for (let got = 1; got > 0 && filled < bytes.length; filled += got) {
+      got = fs.readSync(fd, bytes, filled, bytes.length - filled, filled);
+    }
+    bytes = bytes.subarray(0, filled); // (cut short: its CRC-32 tells)
   } catch {
     return undefined;
   } finally {
