@@ -27,8 +27,8 @@ export interface PackedFiles {
   matches: Int32Array;
   /** The rows that hold a part of a long line: their index, and which part. */
   pieces: Array<[number, LinePiece]>;
-  /** The files whose digest is known: their index, and the digest. */
-  sha1s: Array<[number, string]>;
+  /** The files whose digest is known: their index, the digest, and the identity it is of. */
+  sha1s: Array<[number, string, string?]>;
 }
 
 /** A {@linkcode SearchResult} with its files packed. */
@@ -61,7 +61,11 @@ export function packResult(
   let r = 0;
   result.files.forEach((file, f) => {
     files.paths.push(file.path);
-    if (file.sha1 !== undefined) files.sha1s.push([f, file.sha1]);
+    if (file.sha1 !== undefined) {
+      files.sha1s.push(
+        file.identity === undefined ? [f, file.sha1] : [f, file.sha1, file.identity],
+      );
+    }
     files.invalid[f] = file.invalidUtf8 ? 1 : 0;
     files.rowCounts[f] = file.rows.length;
     for (const whole of file.rows) {
@@ -91,7 +95,7 @@ export function packResult(
 export function unpackResult(packed: PackedResult): SearchResult {
   const { files: flat, ...rest } = packed;
   const pieces = new Map(flat.pieces);
-  const sha1s = new Map(flat.sha1s);
+  const sha1s = new Map(flat.sha1s.map(([f, sha1, identity]) => [f, { sha1, identity }]));
   const files: FileMatches[] = [];
   let r = 0;
   let at = 0;
@@ -108,8 +112,11 @@ export function unpackResult(packed: PackedResult): SearchResult {
       if (piece !== undefined) row.piece = piece;
       rows.push(row);
     }
-    const sha1 = sha1s.get(f);
-    files.push({ path, rows, invalidUtf8: flat.invalid[f] === 1, ...sha1 ? { sha1 } : {} });
+    const digest = sha1s.get(f);
+    const file: FileMatches = { path, rows, invalidUtf8: flat.invalid[f] === 1 };
+    if (digest !== undefined) file.sha1 = digest.sha1;
+    if (digest?.identity !== undefined) file.identity = digest.identity;
+    files.push(file);
   });
   return { ...rest, files };
 }

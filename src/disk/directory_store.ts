@@ -28,6 +28,7 @@ import {
 import { cacheFileOf } from "../search/index/_index_cache.ts";
 import { SearchThread } from "./_search_thread.ts";
 import { sameBytes } from "../store/_text.ts";
+import { identityText } from "../io/file_identity.ts";
 import {
   BaseFileStore,
   type BaseFileStoreOptions,
@@ -336,7 +337,7 @@ export class DirectoryStore extends BaseFileStore {
         kind: kindOf(stat),
         size: stat.kind === "file" ? stat.size : 0,
         mtimeMs: stat.mtimeMs,
-        identity: identityOf(stat),
+        identity: identityText(stat),
       });
     } catch (error) {
       return Promise.reject(mapOsError(error, node.display, "read"));
@@ -949,15 +950,3 @@ keepOffTopTier(
   DirectoryStore.prototype["listDirectory"],
   ...WALK_HOT_PATH,
 );
-
-/**
- * What `FileInfo.identity` promises for a file on disk: its device, inode, size and times,
- * once its status has not changed for a second (a write within the timestamp granularity of
- * the last one could keep them all).
- */
-function identityOf(stat: FileStat): string | undefined {
-  if (stat.kind !== "file" || Date.now() - Number(stat.ctimeNs / 1_000_000n) < 1000) {
-    return undefined;
-  }
-  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
-}

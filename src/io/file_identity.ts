@@ -131,3 +131,18 @@ export function ctimeMsOfIdentity(words: Uint32Array, at: number): number {
   const seconds = (words[at + 8] | 0) * TWO_32 + words[at + 7];
   return seconds * 1000 + words[at + 9] / 1e6;
 }
+
+/**
+ * What `FileInfo.identity` promises for a file on disk: its device, inode, size and times,
+ * once its status has not changed for a second (a write within the timestamp granularity of
+ * the last one could keep them all).
+ *
+ * @param stat the file's stat
+ * @returns the identity as text, or undefined (not a regular file, or changed just now)
+ */
+export function identityText(stat: FileStat): string | undefined {
+  if (stat.kind !== "file" || Date.now() - Number(stat.ctimeNs / 1_000_000n) < 1000) {
+    return undefined;
+  }
+  return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+}

@@ -39,6 +39,7 @@ import {
 } from "./index/_search_index.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
 import { bytesOf, countLf, spansLines } from "./_byte_search.ts";
+import { digestFiles } from "./_digests.ts";
 import {
   BATCH_SIZE,
   ExaminedBatches,
@@ -167,6 +168,7 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   }
   const result = collector.result();
   if (listing.cut) result.walkUnfinished = true;
+  if (query.digests !== undefined) digestFiles(result.files, listing.files, reader, query.digests);
   if (keyOfResult !== undefined && changesAtStart !== undefined && read.keepable) {
     index?.rememberResult(keyOfResult, result, changesAtStart);
   }

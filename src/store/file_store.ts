@@ -161,6 +161,13 @@ export interface SearchQuery extends WalkOptions {
    * megabytes of minified lines between threads). Omit to get whole lines.
    */
   rowCut?: number;
+  /**
+   * Files whose digest the result should carry with their identity (`FileMatches.sha1` and
+   * `identity`), when the store can read them cheaply: the first `files` files with a
+   * matching line past the first `afterMatches` matching lines, of at most `maxBytes`. A
+   * store may leave any of them without.
+   */
+  digests?: { afterMatches: number; files: number; maxBytes: number };
   /** Abort: the search rejects with the signal's reason. */
   signal?: AbortSignal;
   /** Called now and then with the number of files searched so far. */
@@ -195,9 +202,14 @@ export interface FileMatches {
   /**
    * The SHA-1 (hex) of the file's bytes the rows were found in, when the store knows it
    * without reading the file again (a directory store's search index read it whole, and the
-   * search found it as it was then).
+   * search found it as it was then), or read it again for `SearchQuery.digests`.
    */
   sha1?: string;
+  /**
+   * With `sha1`, the file's identity (as `FileInfo.identity`) when the bytes of that digest
+   * were read: the version of the digest belongs to that identity.
+   */
+  identity?: string;
 }
 
 /** What {@linkcode FileStore.search} found. */

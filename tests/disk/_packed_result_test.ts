@@ -26,7 +26,11 @@ const result = fc.record({
       rows: fc.array(row, { maxLength: 6 }),
       invalidUtf8: fc.boolean(),
       sha1: fc.stringMatching(/^[0-9a-f]{40}$/),
-    }, { requiredKeys: ["path", "rows", "invalidUtf8"], noNullPrototype: true }),
+      identity: fc.string(),
+    }, { requiredKeys: ["path", "rows", "invalidUtf8"], noNullPrototype: true }).map((file) => {
+      if (file.sha1 === undefined) delete file.identity; // (an identity goes with a digest)
+      return file;
+    }),
     { maxLength: 6 },
   ),
   matchedLines: fc.nat(),

@@ -2,8 +2,8 @@
 // so that the session can remember the version those lines belong to. A file the store
 // vouches has not changed since the session last read it (`FileInfo.identity`) is not read
 // again.
-import { Buffer } from "node:buffer";
-import { lineText, type ScanRow, splitBom, splitLines, utf8BomLength } from "../../core/mod.ts";
+import { type ScanRow, splitBom, splitLines } from "../../core/mod.ts";
+import { rowsInBytes } from "../../core/_rows_in_bytes.ts";
 import { FileTooLargeError, StoreError } from "../../store/errors.ts";
 import type { FileStore } from "../../store/file_store.ts";
 import { versionOf, versionOfBytes, versionOfDigest } from "../../versions/mod.ts";
@@ -73,21 +73,32 @@ export interface SearchedVersion {
 }
 
 /**
- * The version of each file a search found. A file whose identity the session knows from a
- * version it showed before the search is as it was then; one whose digest the store gave
- * with its rows has the version of that digest; any other is read again, and gets a version
- * only when it still holds the rows the search found (none when it changed in between, or
- * cannot have one). The text is not kept: a search shows too many files.
+ * The version of each file a search found. One whose digest the store gave with the identity
+ * it was read at has the version of that digest, for that identity; a file whose identity
+ * the session knows from a version it showed before the search is as it was then; one whose
+ * digest alone the store gave has the version of that digest; any other is read again, and
+ * gets a version only when it still holds the rows the search found (none when it changed
+ * in between, or cannot have one). The text is not kept: a search shows too many files.
  */
 export async function searchedVersions(
   store: FileStore,
   session: Session,
   settings: Settings,
   files: ReadonlyArray<
-    { path: string; rows: readonly ScanRow[]; invalidUtf8?: boolean; sha1?: string }
+    {
+      path: string;
+      rows: readonly ScanRow[];
+      invalidUtf8?: boolean;
+      sha1?: string;
+      identity?: string;
+    }
   >,
 ): Promise<SearchedVersion[]> {
   return await inBatches(files, async (file): Promise<SearchedVersion> => {
+    // (The store read the file again as it searched: the digest is of that identity.)
+    if (file.sha1 !== undefined && file.identity !== undefined && !file.invalidUtf8) {
+      return { version: versionOfDigest(file.sha1), identity: file.identity };
+    }
     try {
       const info = await store.stat(file.path);
       if (info.kind !== "file" || info.size > settings.maxEditBytes) return {};
@@ -103,46 +114,13 @@ export async function searchedVersions(
       // The bytes are hashed and the rows found in them as bytes: no decoding of the file.
       if (file.invalidUtf8) return {};
       const bytes = await store.readBytes(file.path, { maxBytes: settings.maxEditBytes });
-      if (!holds(bytes, file.rows)) return {};
+      if (!rowsInBytes(bytes, file.rows)) return {};
       return { version: versionOfBytes(bytes), identity };
     } catch (error) {
       if (error instanceof StoreError) return {}; // (gone, grown or unreadable since)
       throw error;
     }
   });
-}
-
-const encoder = new TextEncoder();
-
-/** Whether a file's bytes have the rows' lines at their numbers (a part of a long line inside it). */
-function holds(bytes: Uint8Array, rows: readonly ScanRow[]): boolean {
-  const bom = utf8BomLength(bytes);
-  let line = 1;
-  let at = bom;
-  for (const row of rows) {
-    for (; line < row.line; line++) {
-      at = bytes.indexOf(LF, at) + 1;
-      if (at === 0) return false;
-    }
-    const lf = bytes.indexOf(LF, at);
-    const slice = bytes.subarray(at, lf === -1 ? bytes.length : lf + 1);
-    if (row.piece) {
-      // (In the bytes: decoding a line of megabytes to find its piece cost more than the grep.
-      // A file that is not valid UTF-8 gets no version, and in UTF-8 the bytes of a text are
-      // found where the text is.)
-      const line = Buffer.from(slice.buffer, slice.byteOffset, slice.length);
-      if (line.indexOf(encoder.encode(lineText(row.text))) === -1) return false;
-    } else if (!sameBytes(slice, encoder.encode(row.text))) return false;
-  }
-  return true;
-}
-
-const LF = 10;
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /** Maps `work` over `items`, a few at a time. */

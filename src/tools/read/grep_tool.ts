@@ -131,6 +131,7 @@ async function search(
   settings: Settings,
   args: GrepArgs,
   context: CallContext,
+  versioned = false,
 ): Promise<{ result: SearchResult; engine: string }> {
   const { matcher, engine } = compilePattern(args.pattern, {
     literal: args.literal,
@@ -146,6 +147,17 @@ async function search(
     maxMatches: args.max_matches + args.offset,
     deadline: Date.now() + settings.timeBudgetMs,
     rowCut: settings.cut,
+    // (The files that get versions: a store that reads them as it searches saves reading
+    // them again here.)
+    ...versioned
+      ? {
+        digests: {
+          afterMatches: args.offset,
+          files: VERSIONED_FILES,
+          maxBytes: settings.maxEditBytes,
+        },
+      }
+      : {},
     signal: context.signal,
     onProgress: context.progress && ((done, total) => context.progress!(done, total)),
   });
@@ -250,7 +262,7 @@ async function grep(
   args: GrepArgs,
   context: CallContext = {},
 ): Promise<ToolResult> {
-  const searched = await search(store, settings, args, context);
+  const searched = await search(store, settings, args, context, true);
   const { engine } = searched;
   const result = skipMatches(searched.result, args.offset, args.context);
   // The first files the budget lets through get their versions (each costs reading the file

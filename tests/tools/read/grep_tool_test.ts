@@ -510,6 +510,44 @@ describe("grep over a directory store", () => {
     );
   });
 
+  test("grep's versions come with the search, for the files it shows past the offset", async () => {
+    const files = { "a.txt": "foo\nfoo\n", "b.txt": "x\nfoo\n", "c.txt": "foo\n" };
+    await withTempRoot(files, async (root, h) => {
+      // (A file changed within the last second has no identity yet: it would be read again.)
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const reads: string[] = [];
+      const readBytes = root.store.readBytes.bind(root.store);
+      root.store.readBytes = (path, options) => {
+        reads.push(path);
+        return readBytes(path, options);
+      };
+      const stat = root.store.stat.bind(root.store);
+      root.store.stat = (path) => {
+        reads.push(`stat ${path}`);
+        return stat(path);
+      };
+      const versions = (result: Awaited<ReturnType<typeof h.call>>) =>
+        (result.structuredContent?.files as Array<{ path: string; version: string }>)
+          .map((file) => [file.path, file.version]);
+      const all = await h.call("grep", { pattern: "foo" });
+      assert.deepEqual(
+        versions(all),
+        Object.entries(files).map(([path, text]) => [path, versionOf(text)]),
+      );
+      const past = await h.call("grep", { pattern: "foo", offset: 2 });
+      assert.deepEqual(versions(past), [["b.txt", versionOf(files["b.txt"])], [
+        "c.txt",
+        versionOf(files["c.txt"]),
+      ]]);
+      assert.deepEqual(reads, [], "no file read again, nor its stat taken, for its version");
+      // One changed just now is read again, and its version is still right.
+      await root.store.write("c.txt", "foo\nfoo\n", { overwrite: true });
+      const changed = await h.call("grep", { pattern: "foo", offset: 3 });
+      assert.deepEqual(versions(changed), [["c.txt", versionOf("foo\nfoo\n")]]);
+      assert.deepEqual(reads, ["stat c.txt", "c.txt"]);
+    });
+  });
+
   test("grep honours .gitignore and skips .git", async () => {
     await withTempRoot({
       ".gitignore": "build/\n",
