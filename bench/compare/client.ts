@@ -6,7 +6,8 @@ import { BINARY } from "./support.ts";
 
 export class McpClient {
   readonly child: ChildProcess;
-  #buffer = "";
+  /** The pieces of the line being received. */
+  readonly #parts: string[] = [];
   #next = 1;
   readonly #pending = new Map<number, (message: Record<string, unknown>) => void>();
   #stderr = ""; // the last of it, for the error when the server ends early
@@ -28,11 +29,15 @@ export class McpClient {
       this.#pending.clear();
     });
     this.child.stdout!.setEncoding("utf8");
+    // (Only each new chunk is looked through for the end of a line, and the pieces of a
+    // line of megabytes are joined once: the client's own cost stays out of the timings.)
     this.child.stdout!.on("data", (chunk: string) => {
-      this.#buffer += chunk;
-      for (let nl = this.#buffer.indexOf("\n"); nl !== -1; nl = this.#buffer.indexOf("\n")) {
-        const line = this.#buffer.slice(0, nl);
-        this.#buffer = this.#buffer.slice(nl + 1);
+      let rest = chunk;
+      for (let nl = rest.indexOf("\n"); nl !== -1; nl = rest.indexOf("\n")) {
+        this.#parts.push(rest.slice(0, nl));
+        rest = rest.slice(nl + 1);
+        const line = this.#parts.join("");
+        this.#parts.length = 0;
         if (line.trim() === "") continue;
         const message = JSON.parse(line);
         const resolve = this.#pending.get(message.id);
@@ -41,6 +46,7 @@ export class McpClient {
           resolve(message);
         }
       }
+      if (rest !== "") this.#parts.push(rest);
     });
   }
 
