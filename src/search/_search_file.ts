@@ -183,7 +183,9 @@ function examineLarge(reader: FileReader, key: string, examination: Examination)
 /**
  * Whether a file larger than the reader reads whole may hold a match: it is looked through
  * in the reader's buffer for the prefilter's needles, so that one without them is not
- * streamed line by line (each block a fresh buffer) for nothing.
+ * streamed line by line (each block a fresh buffer) for nothing. The look stops, as if the
+ * needles were found, once the search's deadline has passed or it is called off: the
+ * stream, which heeds both, takes over.
  *
  * @returns as {@linkcode findInChunks}; "found" when there are no needles
  */
@@ -191,21 +193,23 @@ export function lookThrough(
   reader: FileReader,
   key: string,
   { needle, anyOf }: Prefilter,
+  until: { deadline?: number; signal?: AbortSignal },
 ): "found" | "absent" | "binary" | "redo" {
   const needles = needle === undefined ? anyOf : [needle];
-  return needles === undefined ? "found" : findInChunks(reader, key, needles, true);
+  return needles === undefined ? "found" : findInChunks(reader, key, needles, until);
 }
 
 /**
  * Whether a file holds one of `needles` (an occurrence across two chunks too), or is binary
- * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks
- * (a file larger than the reader reads whole only when `anySize`).
+ * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks. A
+ * file larger than the reader reads whole is read only with `until`, when the look also
+ * stops as "found" once its deadline has passed or its signal aborted.
  */
 function findInChunks(
   reader: FileReader,
   key: string,
   needles: Uint8Array[],
-  anySize = false,
+  until?: { deadline?: number; signal?: AbortSignal },
 ): "found" | "absent" | "binary" | "redo" {
   const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
   let found: "found" | "absent" | "binary" = "absent";
@@ -226,10 +230,15 @@ function findInChunks(
     tail = chunk.length >= overlap
       ? chunk.slice(chunk.length - overlap)
       : Buffer.concat([tail, chunk]).subarray(-overlap);
+    if (found === "absent" && until !== undefined && stopped(until)) found = "found";
     // (Once found, on only to finish looking for a NUL.)
     return found === "absent" || (found === "found" && probed < BINARY_PROBE_BYTES);
-  }, anySize);
+  }, until !== undefined);
   return read === "read" ? found : "redo";
+}
+
+function stopped({ deadline, signal }: { deadline?: number; signal?: AbortSignal }): boolean {
+  return signal?.aborted === true || (deadline !== undefined && Date.now() >= deadline);
 }
 
 /**

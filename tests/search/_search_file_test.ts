@@ -10,6 +10,7 @@ import {
   examineBytes,
   examineFile,
   type KeptText,
+  lookThrough,
   type Prefilter,
 } from "../../src/search/_search_file.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
@@ -178,6 +179,27 @@ describe("examineFile()", () => {
         linked,
       });
       assert.notEqual(reader.readUnstated(probe), undefined, "grown to the file read whole");
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+  it("looks through a file larger than its reader reads whole, until the search must stop", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+    try {
+      const file = path.join(dir, "big");
+      fs.writeFileSync(file, "x\n".repeat(100) + "a needle\n");
+      const reader = new FileReader(filesOf(dir), 64, 16); // (whole up to 64 bytes)
+      const look = (needle: string, until: { deadline?: number; signal?: AbortSignal }) =>
+        lookThrough(reader, file, { needle: encoder.encode(needle) }, until);
+      assert.equal(look("needle", {}), "found");
+      assert.equal(look("absent", {}), "absent");
+      assert.equal(look("absent", { deadline: Date.now() + 60_000 }), "absent");
+      // Stopped: the stream that takes over says the search stopped there.
+      assert.equal(look("absent", { deadline: Date.now() - 1 }), "found");
+      assert.equal(look("absent", { signal: AbortSignal.abort() }), "found");
+      assert.equal(lookThrough(reader, file, {}, {}), "found", "no needles: streamed");
+      fs.writeFileSync(file, "\0" + "x\n".repeat(100));
+      assert.equal(look("absent", {}), "binary");
     } finally {
       fs.rmSync(dir, { recursive: true });
     }
