@@ -521,7 +521,7 @@ async function searchOne(
     return false;
   }
   if (outcome.kind === "large") {
-    const found = lookThrough(reader, node.key, search, collector.query);
+    const found = lookThrough(reader, node.key, search, collector.query, outcome.stat.size);
     if (found === "absent") collector.searchedWithoutMatch();
     else if (found === "binary") collector.binary();
     else return await streamFile(reader.files, node, collector, search);

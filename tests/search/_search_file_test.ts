@@ -10,6 +10,7 @@ import {
   examineBytes,
   examineFile,
   type KeptText,
+  LOOK_THROUGH_BYTES,
   lookThrough,
   type Prefilter,
 } from "../../src/search/_search_file.ts";
@@ -189,15 +190,19 @@ describe("examineFile()", () => {
       const file = path.join(dir, "big");
       fs.writeFileSync(file, "x\n".repeat(100) + "a needle\n");
       const reader = new FileReader(filesOf(dir), 64, 16); // (whole up to 64 bytes)
+      const size = fs.statSync(file).size;
       const look = (needle: string, until: { deadline?: number; signal?: AbortSignal }) =>
-        lookThrough(reader, file, { needle: encoder.encode(needle) }, until);
+        lookThrough(reader, file, { needle: encoder.encode(needle) }, until, size);
       assert.equal(look("needle", {}), "found");
       assert.equal(look("absent", {}), "absent");
       assert.equal(look("absent", { deadline: Date.now() + 60_000 }), "absent");
       // Stopped: the stream that takes over says the search stopped there.
       assert.equal(look("absent", { deadline: Date.now() - 1 }), "found");
       assert.equal(look("absent", { signal: AbortSignal.abort() }), "found");
-      assert.equal(lookThrough(reader, file, {}, {}), "found", "no needles: streamed");
+      assert.equal(lookThrough(reader, file, {}, {}, size), "found", "no needles: streamed");
+      const over = LOOK_THROUGH_BYTES + 1;
+      const needle = encoder.encode("absent");
+      assert.equal(lookThrough(reader, file, { needle }, {}, over), "found", "too large to look");
       fs.writeFileSync(file, "\0" + "x\n".repeat(100));
       assert.equal(look("absent", {}), "binary");
     } finally {
