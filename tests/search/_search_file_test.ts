@@ -45,6 +45,16 @@ async function examined(bytes: Uint8Array, matcher: Matcher, context: number, ma
   return collector.result();
 }
 
+/** Runs `work` in a new temporary directory, removed after. */
+function inTempDir(work: (dir: string) => void): void {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+  try {
+    work(dir);
+  } finally {
+    fs.rmSync(dir, { recursive: true });
+  }
+}
+
 /** The lines an examination kept, without the counts of those it left out. */
 function kept(text: KeptText): string {
   return typeof text === "string" ? text : text.filter((part) => typeof part === "string").join("");
@@ -130,8 +140,7 @@ describe("examineBytes()", () => {
 
 describe("examineFile()", () => {
   it("tells a file with other names only when asked to (it costs a stat)", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
-    try {
+    inTempDir((dir) => {
       fs.writeFileSync(path.join(dir, "a"), "a needle\n");
       fs.writeFileSync(path.join(dir, "plain"), "a needle\n");
       fs.writeFileSync(path.join(dir, "none"), "nothing\n");
@@ -154,13 +163,10 @@ describe("examineFile()", () => {
       assert.deepEqual(examine("none", false), { kind: "none" });
       assert.deepEqual(examine(".", false), { kind: "redo" }, "a directory is left to the caller");
       assert.deepEqual(examine("missing", false), { kind: "redo" });
-    } finally {
-      fs.rmSync(dir, { recursive: true });
-    }
+    });
   });
   it("grows its reader's buffer, when telling other names, only for a file with the literal", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
-    try {
+    inTempDir((dir) => {
       const without = path.join(dir, "without");
       const holding = path.join(dir, "holding");
       const probe = path.join(dir, "probe"); // (it fills a buffer of 16 bytes or 32)
@@ -180,13 +186,10 @@ describe("examineFile()", () => {
         linked,
       });
       assert.notEqual(reader.readUnstated(probe), undefined, "grown to the file read whole");
-    } finally {
-      fs.rmSync(dir, { recursive: true });
-    }
+    });
   });
   it("looks through a file larger than its reader reads whole, until the search must stop", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
-    try {
+    inTempDir((dir) => {
       const file = path.join(dir, "big");
       fs.writeFileSync(file, "x\n".repeat(100) + "a needle\n");
       const reader = new FileReader(filesOf(dir), 64, 16); // (whole up to 64 bytes)
@@ -205,16 +208,13 @@ describe("examineFile()", () => {
       assert.equal(lookThrough(reader, file, { needle }, {}, over), "found", "too large to look");
       fs.writeFileSync(file, "\0" + "x\n".repeat(100));
       assert.equal(look("absent", {}), "binary");
-    } finally {
-      fs.rmSync(dir, { recursive: true });
-    }
+    });
   });
   it("finds in a file larger than its reader's buffer what examineBytes finds in it whole", () => {
     // Chunks of 1 to 9 bytes put occurrences of the literal and NULs across every seam.
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
-    const file = path.join(dir, "f");
-    const chunkPiece = fc.constantFrom("needle", "nee", "dle", "x", "\n", "\0", "é");
-    try {
+    inTempDir((dir) => {
+      const file = path.join(dir, "f");
+      const chunkPiece = fc.constantFrom("needle", "nee", "dle", "x", "\n", "\0", "é");
       fc.assert(
         fc.property(
           fc.array(chunkPiece, { maxLength: 30 }),
@@ -240,8 +240,6 @@ describe("examineFile()", () => {
         ),
         { numRuns: 1000 },
       );
-    } finally {
-      fs.rmSync(dir, { recursive: true });
-    }
+    });
   });
 });
