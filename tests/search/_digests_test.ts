@@ -90,4 +90,24 @@ describe("digestFiles()", () => {
     fs.writeFileSync(path.join(dir, "c.txt"), texts["c.txt"]);
     await new Promise((resolve) => setTimeout(resolve, 1100));
   });
+
+  test("gives none to a file read shorter than its stat said (cut while it was read)", () => {
+    const { files, walked } = found();
+    const real = new FileReader(filesOf(dir), 1 << 20);
+    // (The rows of c.txt are all in its first line: the bytes cut after it still hold them.)
+    const cut: Pick<FileReader, "read"> = {
+      read(key: string) {
+        const outcome = real.read(key);
+        return outcome.kind === "bytes"
+          ? { ...outcome, bytes: outcome.bytes.subarray(0, 4) }
+          : outcome;
+      },
+    };
+    digestFiles(files.slice(2, 3), walked, cut as FileReader, {
+      afterMatches: 0,
+      files: 50,
+      maxBytes: 1 << 20,
+    });
+    assert.equal(files[2].sha1, undefined);
+  });
 });
