@@ -171,6 +171,59 @@ describe("the binary's search index kept between servers", () => {
     }
   });
 
+  test("a new server takes a walk through symlinks only while each leads where it led", {
+    timeout: 90_000,
+  }, async () => {
+    // Targets in a hidden directory, which no walk lists: a target that appears there between
+    // servers changes none of the walk's directories.
+    const links = [at("src2/kept.js"), at("src3/later.js")];
+    fs.mkdirSync(at(".store"));
+    fs.writeFileSync(at(".store/kept.js"), 'createElement("kept");\n');
+    fs.symlinkSync("../.store/kept.js", links[0]);
+    fs.symlinkSync("../.store/later.js", links[1]); // (leads nowhere yet)
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_100)); // (past the racy window)
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+      const first = await session();
+      try {
+        assert.deepEqual(await greps(first), oneShot(), "the first server");
+        // (Saved once the walk is in it, with its symlinks.)
+        for (let i = 0; i < 1500 && !/later\.js/.test(cacheText()); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        assert.match(cacheText(), /later\.js/, "the walk was saved with its symlinks");
+      } finally {
+        await first.close();
+      }
+      const second = await session();
+      try {
+        const got = await greps(second);
+        assert.deepEqual(got, oneShot(), "a new server, nothing changed");
+        assert.match(JSON.stringify(got[0]), /"src2\/kept\.js"/);
+      } finally {
+        await second.close();
+      }
+      fs.writeFileSync(at(".store/later.js"), 'createElement("later");\n');
+      const third = await session();
+      try {
+        const got = await greps(third);
+        assert.deepEqual(got, oneShot(), "a new server after the target appeared");
+        assert.match(JSON.stringify(got[0]), /"src3\/later\.js"/);
+      } finally {
+        await third.close();
+      }
+    } finally {
+      for (const link of links) fs.rmSync(link);
+      fs.rmSync(at(".store"), { recursive: true });
+    }
+  });
+
+  /** The cache file's bytes as text (its paths are UTF-8), or "" when there is none. */
+  function cacheText(): string {
+    const [name] = cacheFiles();
+    return name === undefined ? "" : fs.readFileSync(join(cacheDir, name), "latin1");
+  }
+
   test("--no-cache neither loads nor saves it", { timeout: 60_000 }, async () => {
     fs.rmSync(cacheDir, { recursive: true, force: true });
     const client = await session(["--no-cache"]);
