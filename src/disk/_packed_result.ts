@@ -121,39 +121,27 @@ export function unpackResult(packed: PackedResult): SearchResult {
   return { ...rest, files };
 }
 
-/**
- * Kept results (frozen: every identical search gets the same one) as last packed; null for
- * one answered once so far.
- */
-const packedKept = new WeakMap<
-  SearchResult,
-  { cut: number | undefined; packed: PackedResult } | null
->();
+/** The numbers of kept results, with the cut they were packed with (see {@linkcode keptNumber}). */
+const keptNumbers = new WeakMap<SearchResult, { cut: number | undefined; number: number }>();
+let lastNumber = 0;
 
 /**
- * {@linkcode packResult} for posting. A kept result (frozen) answered before, by an identical
- * search, is packed once and then posted as a copy (its buffers are not to be transferred),
- * so that a search repeated again does not pack it again; the first answer with it (the
- * search that found it) goes as any other.
+ * The number a kept result (frozen: every identical search gets the same one) goes by across
+ * the threads. The answering thread keeps the last few it unpacked by their numbers, so that
+ * a search answered with one of those posts its number alone: no packing, copying and
+ * unpacking of thousands of rows for a grep repeated.
  *
  * @param result the search's result
- * @param cut the code points a row is shown with (undefined: rows are kept whole)
- * @returns the packed result, the buffers to transfer with it (none for a repeated one), and
- *   whether the result was a kept one answered before
+ * @param cut the code points a row is shown with (a result packed with another cut is
+ *   another one there)
+ * @returns its number, the same for every search answered with it; undefined for a result
+ *   that is not kept
  */
-export function packOnce(
-  result: SearchResult,
-  cut: number | undefined,
-): { packed: PackedResult; transfer: ArrayBuffer[]; repeated: boolean } {
-  const known = Object.isFrozen(result) ? packedKept.get(result) : undefined;
-  if (known === undefined) {
-    if (Object.isFrozen(result)) packedKept.set(result, null);
-    return { ...packResult(result, cut), repeated: false };
-  }
-  if (known !== null && known.cut === cut) {
-    return { packed: known.packed, transfer: [], repeated: true };
-  }
-  const { packed } = packResult(result, cut);
-  packedKept.set(result, { cut, packed });
-  return { packed, transfer: [], repeated: true };
+export function keptNumber(result: SearchResult, cut: number | undefined): number | undefined {
+  if (!Object.isFrozen(result)) return undefined;
+  const known = keptNumbers.get(result);
+  if (known !== undefined && known.cut === cut) return known.number;
+  const number = ++lastNumber;
+  keptNumbers.set(result, { cut, number });
+  return number;
 }

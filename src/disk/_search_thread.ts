@@ -27,6 +27,7 @@ import { createBarrierDir } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
 import type { SharedSandbox } from "./sandbox.ts";
+import { freezeResult } from "../store/frozen_result.ts";
 import { type PackedResult, unpackResult } from "./_packed_result.ts";
 
 /** Searches run at once at the most; the rest wait their turn. */
@@ -41,6 +42,8 @@ export const SECOND_SEARCH_BELOW = 256 * 1024 * 1024;
 export const GRACE_MS = 750;
 /** How long a thread late with a search has to answer a ping before it is replaced. */
 export const PROBE_MS = 2000;
+/** Kept results held here, unpacked, for searches answered with them again. */
+export const KEPT_HERE = 4;
 
 /** What the search thread is told first. */
 export interface ThreadInit {
@@ -70,12 +73,17 @@ export interface ThreadSearch {
     progress: boolean;
     unreadable: boolean;
   };
+  /** The numbers of the kept results held here (see `keptNumber`). */
+  held: number[];
 }
 
 /** What the thread posts back about a search. */
 export type ThreadReply =
   | { pong: true }
-  | { id: number; result: PackedResult }
+  /** A result; `kept`: its number, when it is a kept one. */
+  | { id: number; result: PackedResult; kept?: number }
+  /** A kept result held here. */
+  | { id: number; kept: number }
   | { id: number; progress: [number, number | undefined] }
   | { id: number; unreadable: string }
   | { id: number; error: PostedError };
@@ -120,6 +128,8 @@ function thrownError(posted: PostedError, signal: AbortSignal | undefined): unkn
 
 interface Pending {
   query: SearchQuery;
+  /** The kept results held here when the search was posted, by number. */
+  held: ReadonlyMap<number, SearchResult>;
   resolve: (result: SearchResult) => void;
   reject: (error: unknown) => void;
 }
@@ -144,6 +154,8 @@ export class SearchThread {
   #watchDir: string | undefined;
   #next = 1;
   readonly #pending = new Map<number, Pending>();
+  /** Kept results, unpacked and frozen, by number; the most recently used last. */
+  readonly #kept = new Map<number, SearchResult>();
   /** Searches waiting for a turn, oldest first. */
   readonly #waiting: Array<() => void> = [];
   #running = 0;
@@ -250,8 +262,10 @@ export class SearchThread {
     const id = this.#next++;
     // (onSkipped is for glob and list: a search does not tell of skipped entries.)
     const { matcher, signal, onProgress, onUnreadable, onSkipped: _skipped, ...rest } = query;
+    const held = new Map(this.#kept);
     const message: ThreadSearch = {
       id,
+      held: [...held.keys()],
       query: {
         ...rest,
         recipe: matcher.recipe!,
@@ -267,6 +281,7 @@ export class SearchThread {
       };
       this.#pending.set(id, {
         query,
+        held,
         resolve: (result) => (settled(), resolve(result)),
         reject: (error) => (settled(), reject(error)),
       });
@@ -325,8 +340,23 @@ export class SearchThread {
     if ("progress" in reply) return pending.query.onProgress?.(...reply.progress);
     if ("unreadable" in reply) return pending.query.onUnreadable?.(reply.unreadable);
     this.#pending.delete(reply.id);
-    if ("result" in reply) pending.resolve(unpackResult(reply.result));
-    else pending.reject(thrownError(reply.error, pending.query.signal));
+    if ("error" in reply) pending.reject(thrownError(reply.error, pending.query.signal));
+    else pending.resolve(this.#result(reply, pending.held));
+  }
+
+  /** A result posted, or one held here; a kept one is held (and used) as the latest. */
+  #result(
+    reply: { result?: PackedResult; kept?: number },
+    held: ReadonlyMap<number, SearchResult>,
+  ): SearchResult {
+    const { result: packed, kept } = reply;
+    // (The thread posts a number alone only for one held when the search was posted.)
+    const result = packed === undefined ? held.get(kept!)! : unpackResult(packed);
+    if (kept === undefined) return result;
+    this.#kept.delete(kept);
+    if (this.#kept.size >= KEPT_HERE) this.#kept.delete(this.#kept.keys().next().value!);
+    this.#kept.set(kept, packed === undefined ? result : freezeResult(result));
+    return result;
   }
 
   /** Terminates the thread, failing what it had under way; the next search starts another. */
@@ -334,6 +364,7 @@ export class SearchThread {
     this.#probe?.();
     this.#worker?.terminate();
     this.#worker = undefined;
+    this.#kept.clear(); // (the next thread numbers its kept results anew)
     this.#removeWatchDir();
     const pending = [...this.#pending.values()];
     this.#pending.clear();

@@ -10,7 +10,7 @@ import { cancelIdleCollection, collectGarbage, collectGarbageWhenIdle } from "..
 import { lowerThisThread } from "../io/libc.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
-import { packOnce } from "./_packed_result.ts";
+import { keptNumber, packResult } from "./_packed_result.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
   postedError,
@@ -52,7 +52,7 @@ scope.onmessage = (event) => {
   }
 };
 
-async function search({ id, query }: ThreadSearch): Promise<void> {
+async function search({ id, query, held }: ThreadSearch): Promise<void> {
   cancelIdleCollection();
   const controller = new AbortController();
   searches.set(id, controller);
@@ -71,9 +71,13 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
         ? (display) => scope.postMessage({ id, unreadable: display })
         : undefined,
     });
-    const { packed, transfer, ...once } = packOnce(result, rest.rowCut);
-    repeated = once.repeated;
-    scope.postMessage({ id, result: packed }, transfer);
+    const kept = keptNumber(result, rest.rowCut);
+    repeated = kept !== undefined && held.includes(kept);
+    if (repeated) scope.postMessage({ id, kept: kept! });
+    else {
+      const { packed, transfer } = packResult(result, rest.rowCut);
+      scope.postMessage({ id, result: packed, kept }, transfer);
+    }
   } catch (error) {
     scope.postMessage({ id, error: postedError(error, controller.signal) });
   } finally {
@@ -84,21 +88,27 @@ async function search({ id, query }: ThreadSearch): Promise<void> {
 }
 
 /**
- * Collects what a search left: in a big process (under load) at once, else once the thread
- * is idle. A forced collection of a big heap takes a while, which the next search would
- * wait for (and a posted result waits for the end of this task); after a repeated search,
- * answered with a kept result (which left little), only once the thread has been idle long
- * enough for the next call not to be on its way (a grep repeated at once waited for a
- * collection after each answer).
+ * Collects what a search left once the thread has been idle for {@linkcode IDLE_MS}: long
+ * enough for a client's next call, sent when the answer arrives, to be on its way. A forced
+ * collection of a big heap takes a while, which that call would wait for (and it frees little
+ * of what a search of a big tree leaves). Only a process over
+ * {@linkcode COLLECT_AT_ONCE_ABOVE} collects at once after a search that read files:
+ * searches one after another, as under load, would put the collection off for good.
  *
- * @param repeated whether the search was answered with a kept result it had given before
+ * @param repeated whether the search was answered with a kept result the answering thread
+ *   holds (which leaves little)
  */
 function collectAfter(repeated: boolean): void {
-  if (repeated) collectGarbageWhenIdle(IDLE_AFTER_REPEAT_MS);
-  else if (process.memoryUsage().rss > SECOND_SEARCH_BELOW) setTimeout(collectGarbage, 0);
-  else collectGarbageWhenIdle(IDLE_AFTER_SEARCH_MS);
+  if (!repeated && process.memoryUsage().rss > COLLECT_AT_ONCE_ABOVE) {
+    setTimeout(collectGarbage, 0);
+  } else collectGarbageWhenIdle(IDLE_MS);
 }
 
-/** How long the thread must be idle before it collects after a search, and after a repeat. */
-const IDLE_AFTER_SEARCH_MS = 50;
-const IDLE_AFTER_REPEAT_MS = 500;
+/** How long the thread must be idle before it collects after a search. */
+const IDLE_MS = 500;
+/**
+ * Resident memory of the process above which a search is followed by a collection at once
+ * (twice what lets a second search start beside one: a server on the Linux kernel's tree,
+ * with its index, stays below it).
+ */
+const COLLECT_AT_ONCE_ABOVE = 2 * SECOND_SEARCH_BELOW;

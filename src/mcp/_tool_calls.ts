@@ -11,6 +11,26 @@ import { type JsonRpcId, requestIdKey, successResponse } from "./json_rpc.ts";
 import { protocolFeatures, type ProtocolVersion } from "./protocol_versions.ts";
 import { callResult } from "./tool_messages.ts";
 
+/** Results given again (frozen), as serialized last, with the version they were for. */
+const serialized = new WeakMap<ToolResult, { version: ProtocolVersion; text: string }>();
+
+/**
+ * The JSON of a tool call's answer. A result a tool gives again, frozen (a grep repeated,
+ * answered with a kept result), is serialized once: its text runs to megabytes.
+ */
+function answerText(id: JsonRpcId, result: ToolResult, version: ProtocolVersion): string {
+  if (!Object.isFrozen(result)) {
+    return JSON.stringify(successResponse(id, callResult(result, version)));
+  }
+  let known = serialized.get(result);
+  if (known?.version !== version) {
+    known = { version, text: JSON.stringify(callResult(result, version)) };
+    serialized.set(result, known);
+  }
+  // (As JSON.stringify writes a successResponse: jsonrpc, id, result.)
+  return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${known.text}}`;
+}
+
 /** A request's way back: a JSON text to send, or undefined for "no answer" (cancelled). */
 export type Reply = (json: string | undefined) => void;
 
@@ -108,7 +128,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
         signal,
         progress: progressReporter(call),
       });
-      json = JSON.stringify(successResponse(call.id, callResult(result, call.version)));
+      json = answerText(call.id, result, call.version);
     } catch (error) {
       if (!signal.aborted) {
         // A tool rejects only when aborted; anything else is a bug. The model gets a plain

@@ -65,6 +65,14 @@ export class Session {
   ): string | undefined {
     if (text !== undefined) version ??= versionOf(text);
     const file = this.#touch(path);
+    // Shown again as it was last shown (a grep repeated): nothing to record but the use.
+    const latest = file.shown.at(-1);
+    if (
+      text === undefined && version !== undefined && latest?.version === version &&
+      latest.identity === known.identity && known.lines === undefined
+    ) {
+      return version;
+    }
     // Shown again (by grep, with no text): the text held for that version stays.
     const same = version === undefined ? undefined : file.shown.find((s) => s.version === version);
     if (text === undefined && same?.text !== undefined) {

@@ -3,7 +3,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { windowRow } from "../../src/core/format_rows.ts";
-import { packOnce, packResult, unpackResult } from "../../src/disk/_packed_result.ts";
+import { keptNumber, packResult, unpackResult } from "../../src/disk/_packed_result.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
 
 const row = fc.record(
@@ -74,39 +74,22 @@ test("packing with a cut gives each row as windowRow shows it", () => {
   assert.equal(transfer.length, 5);
 });
 
-test("a kept (frozen) result is packed once per cut for its repeats, posted as a copy", () => {
+test("a kept (frozen) result has one number per cut; a result of one search has none", () => {
   const make = (): SearchResult => ({
-    files: [{
-      path: "a.txt",
-      rows: [{ line: 2, text: "x".repeat(50_000) + "\n" }],
-      invalidUtf8: false,
-    }],
+    files: [{ path: "a.txt", rows: [{ line: 2, text: "x\n" }], invalidUtf8: false }],
     matchedLines: 1,
     filesSearched: 1,
     binaryFilesSkipped: 0,
     filesNotSearched: 0,
   });
-  const fresh = packOnce(make(), undefined);
-  assert.equal(fresh.transfer.length, 5, "a result of one search: its buffers go");
-  assert.equal(fresh.repeated, false);
+  assert.equal(keptNumber(make(), undefined), undefined);
   const kept = Object.freeze(make());
-  const found = packOnce(kept, undefined);
-  assert.equal(found.transfer.length, 5, "the search that found it answers as any other");
-  assert.equal(found.repeated, false);
-  const first = packOnce(kept, undefined);
-  assert.deepEqual(first.transfer, [], "a repeat's buffers stay");
-  assert.equal(first.repeated, true);
-  // Posting it as a copy, twice, leaves it whole for the next repeat.
-  for (let i = 0; i < 2; i++) {
-    const { port1, port2 } = new MessageChannel();
-    port1.postMessage(first.packed, first.transfer);
-    port1.close();
-    port2.close();
-  }
-  const again = packOnce(kept, undefined);
-  assert.equal(again.packed, first.packed, "not packed again");
-  assert.deepEqual(unpackResult(structuredClone(again.packed)), kept);
-  const cut = packOnce(kept, 2000);
-  assert.notEqual(cut.packed, first.packed, "another cut is packed anew");
-  assert.ok(unpackResult(cut.packed).files[0].rows[0].text.length < 50_000, "cut");
+  const number = keptNumber(kept, undefined);
+  assert.equal(typeof number, "number");
+  assert.equal(keptNumber(kept, undefined), number, "the same for every search answered with it");
+  const cut = keptNumber(kept, 2000);
+  assert.notEqual(cut, number, "packed with another cut, it is another one");
+  assert.equal(keptNumber(kept, 2000), cut);
+  const other = keptNumber(Object.freeze(make()), undefined);
+  assert.ok(other !== number && other !== cut, "another kept result has another number");
 });

@@ -10,8 +10,10 @@ import { StoreError } from "../../src/store/errors.ts";
 import type { SearchQuery } from "../../src/store/file_store.ts";
 import { Sandbox } from "../../src/disk/sandbox.ts";
 import { InputError } from "../../src/core/input_errors.ts";
+import { WATCH_ORDER_KEPT } from "../../src/io/runtime.ts";
 import {
   GRACE_MS,
+  KEPT_HERE,
   postedError,
   PROBE_MS,
   RUNNING,
@@ -41,6 +43,24 @@ const SLUGGISH = `self.onmessage = (event) => {
       self.postMessage({ id: data.id, error: { kind: "input", message: "went on" } });
     }, ${GRACE_MS + PROBE_MS + 1000});
   }
+};`;
+
+/**
+ * One that answers each pattern with one kept result, numbered by pattern: posted whole
+ * unless the answering thread says it holds that number.
+ */
+const KEEPING = `const numbers = new Map();
+self.onmessage = (event) => {
+  const { id, query, held } = event.data;
+  if (typeof id !== "number") return;
+  const pattern = query.recipe.pattern;
+  const kept = numbers.get(pattern) ?? numbers.set(pattern, numbers.size + 1).get(pattern);
+  if (held.includes(kept)) return self.postMessage({ id, kept });
+  self.postMessage({ id, kept, result: {
+    files: { paths: ["a.txt"], invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
+      lines: new Int32Array([2]), textLengths: new Int32Array([pattern.length]), texts: pattern,
+      matches: new Int32Array([0, pattern.length]), pieces: [], sha1s: [] },
+    matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
 };`;
 
 /** A search of a budget that outlasts the tests of a late thread. */
@@ -80,6 +100,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     await fs.writeFile(path.join(modules, "faulty.js"), FAULTY);
     await fs.writeFile(path.join(modules, "sluggish.js"), SLUGGISH);
     await fs.writeFile(path.join(modules, "throwing.js"), THROWING);
+    await fs.writeFile(path.join(modules, "keeping.js"), KEEPING);
     inThread = await DirectoryStore.create({ roots: [dir] });
     onThread = await DirectoryStore.create({ roots: [dir], searchThread: true });
   });
@@ -246,6 +267,64 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       const answer = await other;
       assert.ok(answer instanceof InputError, `the other search: ${answer}`);
       assert.equal(answer.message, "went on");
+    } finally {
+      thread.close();
+    }
+  });
+
+  it("answers a search repeated with the result held here, until a file changes", {
+    skip: !WATCH_ORDER_KEPT, // (where the index runs)
+  }, async () => {
+    const store = await DirectoryStore.create({
+      roots: [dir],
+      searchThread: true,
+      searchIndex: true,
+    });
+    const b = path.join(dir, "src/b.ts");
+    const before = await fs.readFile(b, "utf8");
+    try {
+      const repeated = () => store.search(query("needle", { maxMatches: 100 }));
+      let last = await repeated();
+      let held = false;
+      // (Once the index watches the tree, it keeps a result; the next repeat is the held one.)
+      for (let i = 0; i < 100 && !held; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        const next = await repeated();
+        held = next === last;
+        last = next;
+      }
+      assert.ok(held, "a repeat is answered with the result held here");
+      assert.deepEqual(last, await inThread.search(query("needle", { maxMatches: 100 })));
+      await fs.writeFile(b, "needle again\n");
+      const changed = await repeated();
+      assert.notEqual(changed, last);
+      assert.deepEqual(changed, await inThread.search(query("needle", { maxMatches: 100 })));
+      assert.equal(
+        changed.files.find((f) => f.path === "src/b.ts")?.rows[0].text,
+        "needle again\n",
+      );
+    } finally {
+      store.close();
+      await fs.writeFile(b, before);
+    }
+  });
+
+  it("holds the last kept results, which the thread then names by number alone", async () => {
+    const thread = await threadOf("keeping.js");
+    try {
+      const first = await thread.search(query("needle"));
+      assert.equal(first.files[0].rows[0].text, "needle");
+      assert.ok(Object.isFrozen(first.files[0].rows[0]), "held results are frozen");
+      assert.equal(await thread.search(query("needle")), first, "named, not posted again");
+      // Beyond KEPT_HERE others, the first is no longer held: it is posted whole again.
+      for (let i = 0; i < KEPT_HERE; i++) await thread.search(query(`other${i}`));
+      const again = await thread.search(query("needle"));
+      assert.notEqual(again, first);
+      assert.deepEqual(again, first);
+      // A new thread numbers its results anew: what was held for the last one is not named.
+      thread.close(); // (each search from now on starts a thread of its own)
+      const anew = await thread.search(query("other0"));
+      assert.equal(anew.files[0].rows[0].text, "other0");
     } finally {
       thread.close();
     }

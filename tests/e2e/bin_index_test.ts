@@ -90,6 +90,22 @@ describe("the binary's repeated grep", () => {
     },
   );
 
+  test("a grep repeated gets the answer it got, versions and all, until a file changes", async () => {
+    const grep = () => client.callTool({ name: "grep", arguments: ARGS });
+    const first = await grep();
+    assert.deepEqual(first.structuredContent, oneShot());
+    for (let i = 0; i < 4; i++) {
+      // (Once the index watches the tree it keeps the result, and the server what it gave.)
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(await grep(), first, `repeat ${i + 1}`);
+    }
+    fs.appendFileSync(at("src0/m0.js"), 'createElement("later")\n');
+    const changed = await grep();
+    assert.deepEqual(changed.structuredContent, oneShot());
+    assert.notDeepEqual(changed.content, first.content);
+    assert.match(JSON.stringify(changed.content), /createElement\(\\"later\\"\)/);
+  });
+
   test("every grep sees what changed on disk just before it", { timeout: 120_000 }, async () => {
     assert.deepEqual(await served(), oneShot());
     let seed = 3;

@@ -1,7 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { ToolDefinition } from "../../src/tools/tool.ts";
+import type { ToolDefinition, ToolResult } from "../../src/tools/tool.ts";
 import { type CallRequest, createToolCalls } from "../../src/mcp/_tool_calls.ts";
+import { type JsonRpcId, successResponse } from "../../src/mcp/json_rpc.ts";
+import type { ProtocolVersion } from "../../src/mcp/protocol_versions.ts";
+import { callResult } from "../../src/mcp/tool_messages.ts";
 
 /** A tool whose calls wait until released or aborted. */
 function heldTool(): { tool: ToolDefinition; release: () => void; signals: AbortSignal[] } {
@@ -108,4 +111,33 @@ test("createToolCalls() runs a tool that takes turns of its own without taking a
   turns.release();
   await calls.idle();
   assert.deepEqual([...answers.keys()].sort(), [1, 2, 3, 4]);
+});
+
+test("createToolCalls() answers a result given again (frozen) as it answers a new one", async () => {
+  const text = { type: "text" as const, text: 'a\t"b"\n' };
+  const given: ToolResult = { content: [text], structuredContent: { files: ["a"] } };
+  [text, given.content, given.structuredContent, given].forEach((part) => Object.freeze(part));
+  const tool: ToolDefinition = { ...heldTool().tool, call: () => Promise.resolve(given) };
+  const texts: Array<[JsonRpcId, ProtocolVersion, string]> = [];
+  const calls = createToolCalls({ maxConcurrentCalls: 4, notify: () => {}, log: () => {} });
+  const ids: JsonRpcId[] = [1, "two", 3, JSON.parse("4.5")];
+  const versions: ProtocolVersion[] = ["2025-06-18", "2025-06-18", "2024-11-05", "2026-07-28"];
+  ids.forEach((id, i) => {
+    const version = versions[i];
+    calls.start({
+      ...request(0, tool, new Map()),
+      id,
+      version,
+      reply: (json) => texts.push([id, version, json!]),
+    });
+  });
+  await calls.idle();
+  assert.equal(texts.length, 4);
+  for (const [id, version, text] of texts) {
+    assert.equal(
+      text,
+      JSON.stringify(successResponse(id, callResult(given, version))),
+      `${id} ${version}`,
+    );
+  }
 });

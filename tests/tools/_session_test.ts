@@ -33,6 +33,28 @@ describe("Session", () => {
     assert.ok(s.bytes <= 100, `${s.bytes} bytes held`);
   });
 
+  test("a file shown again as it was last shown (a grep repeated) keeps its text, and is used", () => {
+    const s = new Session(100);
+    const a = "a".repeat(20);
+    s.showed("a.txt", a, undefined, { identity: "i1", lines: ["x"] }); // 40 + 16 bytes
+    s.showed("b.txt", "b".repeat(10)); // 20 bytes
+    assert.equal(s.showed("a.txt", undefined, versionOf(a), { identity: "i1" }), versionOf(a));
+    assert.deepEqual(s.known("a.txt", "i1"), {
+      version: versionOf(a),
+      text: a,
+      identity: "i1",
+      lines: ["x"],
+    });
+    s.showed("c.txt", "c".repeat(10));
+    s.showed("d.txt", "d".repeat(5)); // 106 > 100: b, used least recently, goes
+    assert.equal(s.latest("b.txt"), undefined);
+    assert.equal(s.latest("a.txt")?.text, a);
+    // Shown with another identity (the same text, the file written again): that one is known.
+    s.showed("a.txt", undefined, versionOf(a), { identity: "i2" });
+    assert.equal(s.known("a.txt", "i1"), undefined);
+    assert.equal(s.known("a.txt", "i2")?.text, a);
+  });
+
   test("a file over the whole budget keeps its version but not its text", () => {
     const s = new Session(100);
     const big = "x".repeat(60);

@@ -20,6 +20,7 @@
  */
 import type { Matcher } from "../../core/mod.ts";
 import type { SearchQuery, SearchResult, SkippedEntries } from "../../store/file_store.ts";
+import { freezeResult } from "../../store/frozen_result.ts";
 import type { FileSystem } from "../../io/file_system.ts";
 import { FileReader } from "../../io/_file_reader.ts";
 import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
@@ -769,25 +770,6 @@ function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
   map.delete(key);
   if (map.size >= max) map.delete(map.keys().next().value!);
   map.set(key, value);
-}
-
-/**
- * Freezes a result and everything it holds, object by object as the types have them (a
- * generic walk over `Object.values` took twice as long, for results of thousands of rows).
- */
-function freezeResult(result: SearchResult): SearchResult {
-  for (const file of result.files) {
-    for (const row of file.rows) {
-      if (row.match !== undefined) Object.freeze(row.match);
-      if (row.piece !== undefined) Object.freeze(row.piece);
-      Object.freeze(row);
-    }
-    Object.freeze(file.rows);
-    Object.freeze(file);
-  }
-  Object.freeze(result.files);
-  if (result.skipped !== undefined) Object.freeze(result.skipped);
-  return Object.freeze(result);
 }
 
 /**

@@ -94,6 +94,7 @@ const VERSIONED_FILES = 50;
 
 /** The grep tool. */
 export function grepTool(store: FileStore, settings: Settings, session: Session): ToolDefinition {
+  const layOut = renderer(settings);
   return {
     name: "grep",
     title: "Search lines",
@@ -109,7 +110,9 @@ export function grepTool(store: FileStore, settings: Settings, session: Session)
     takesTurns: store.searchesTakeTurns === true,
     call(args, context) {
       const checked = checkArgs<GrepArgs>(inputSchema, args);
-      if (checked.output === "content") return grep(store, settings, session, checked, context);
+      if (checked.output === "content") {
+        return grep(store, settings, session, layOut, checked, context);
+      }
       if (checked.offset > 0) {
         throw new ArgumentError(
           `offset continues the rows of output "content"; "${checked.output}" has no rows to skip`,
@@ -259,6 +262,7 @@ async function grep(
   store: FileStore,
   settings: Settings,
   session: Session,
+  layOut: Renderer,
   args: GrepArgs,
   context: CallContext = {},
 ): Promise<ToolResult> {
@@ -267,23 +271,44 @@ async function grep(
   const result = skipMatches(searched.result, args.offset, args.context);
   // The first files the budget lets through get their versions (each costs reading the file
   // again, so not every file gets one); the session records every file shown.
-  const laidOut = render(result, args.context > 0, settings);
+  const laidOut = layOut(result, args.context > 0);
   const versioned = Math.min(laidOut.files.length, VERSIONED_FILES);
   const found = await searchedVersions(store, session, settings, result.files.slice(0, versioned));
-  const shown = withVersions(laidOut, found.map((f) => f.version));
-  for (let i = 0; i < shown.files.length; i++) {
+  for (let i = 0; i < laidOut.files.length; i++) {
     session.showed(result.files[i].path, undefined, found[i]?.version, {
       identity: found[i]?.identity,
     });
   }
+  const versions = found.map((f) => f.version);
+  // A kept result (frozen: every identical search gets the same one) with the versions it
+  // carried last time gets the same answer, which the server has serialized already.
+  const key = versions.join(" ");
+  const given = answers.get(laidOut);
+  if (given?.versions === key) return given.answer;
+  const answer = answerOf(searched.result, result, withVersions(laidOut, versions), args, engine);
+  if (Object.isFrozen(result)) answers.set(laidOut, { versions: key, answer: frozen(answer) });
+  return answer;
+}
+
+/** Answers given with laid-out kept results, and the versions they carried. */
+const answers = new WeakMap<LaidOut, { versions: string; answer: ToolResult }>();
+
+/** The answer of a grep: the files shown, and the notes on what was not. */
+function answerOf(
+  found: SearchResult,
+  result: SearchResult,
+  shown: Rendered,
+  args: GrepArgs,
+  engine: string,
+): ToolResult {
   let text = shown.text;
   const stopped = shown.budgetHit ? "output_budget" : result.stopped;
   // "No match" only for a search that ran to the end; a stopped one says so below.
   if (result.files.length === 0 && !stopped) {
     text = appendNote(
       text,
-      args.offset > 0 && searched.result.matchedLines > 0
-        ? `offset ${args.offset} is past the ${searched.result.matchedLines} matching lines there are`
+      args.offset > 0 && found.matchedLines > 0
+        ? `offset ${args.offset} is past the ${found.matchedLines} matching lines there are`
         : noMatch(args, result),
     );
   }
@@ -301,6 +326,14 @@ async function grep(
   };
   if (stopped) structured.stopped = stopped;
   return ok(text, structured);
+}
+
+/** An answer given again, frozen so that no one changes it for the next. */
+function frozen(answer: ToolResult): ToolResult {
+  for (const piece of answer.content) Object.freeze(piece);
+  Object.freeze(answer.content);
+  if (answer.structuredContent !== undefined) Object.freeze(answer.structuredContent);
+  return Object.freeze(answer);
 }
 
 interface Rendered {
@@ -370,6 +403,24 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     if (out.budgetHit) break;
   }
   return out;
+}
+
+type Renderer = (result: SearchResult, separators: boolean) => LaidOut;
+
+/**
+ * {@linkcode render} with one tool's settings, laying out each result once: a kept result
+ * (frozen: every identical search gets the same one) need not be laid out again, its
+ * thousands of rows for a grep repeated.
+ */
+function renderer(settings: Settings): Renderer {
+  const laidOut = new WeakMap<SearchResult, { separators: boolean; laidOut: LaidOut }>();
+  return (result, separators) => {
+    const known = laidOut.get(result);
+    if (known?.separators === separators) return known.laidOut;
+    const fresh = render(result, separators, settings);
+    laidOut.set(result, { separators, laidOut: fresh });
+    return fresh;
+  };
 }
 
 /** The laid-out files with their versions (`versions[i]` for the i-th file shown). */

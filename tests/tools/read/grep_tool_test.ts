@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { versionOf } from "../../../src/versions/mod.ts";
+import type { SearchResult } from "../../../src/store/file_store.ts";
+import { freezeResult } from "../../../src/store/frozen_result.ts";
 import { referenceLines, text as anyText } from "../../_helpers/arbitraries.ts";
 import {
   assertFitsSchema,
@@ -495,6 +497,34 @@ describe("grep results", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("grep of a kept result", () => {
+  test("a kept result (frozen, shared by identical searches) gets the same answer until a version changes", async () => {
+    const h = tools({ "a.txt": "foo\n", "c.txt": "foo\n" });
+    const search = h.store.search.bind(h.store);
+    let kept: SearchResult | undefined;
+    h.store.search = async (query) => kept ??= freezeResult(await search(query));
+    const first = await h.call("grep", { pattern: "foo" });
+    assert.equal(await h.call("grep", { pattern: "foo" }), first, "answered again as it was");
+    assert.ok(Object.isFrozen(first) && Object.isFrozen(first.content[0]));
+    await h.store.write("c.txt", "foo\nbar\n", { overwrite: true });
+    const changed = await h.call("grep", { pattern: "foo" });
+    assert.notEqual(changed, first);
+    assert.deepEqual(
+      (changed.structuredContent?.files as Array<{ path: string; version: string }>)
+        .map((file) => [file.path, file.version]),
+      [["a.txt", versionOf("foo\n")], ["c.txt", versionOf("foo\nbar\n")]],
+    );
+    assert.ok(changed.content[0].text.includes(`c.txt @${versionOf("foo\nbar\n")}\n1\tfoo\n`));
+    // A result of one search (not frozen) is laid out and answered anew each time.
+    kept = undefined;
+    h.store.search = search;
+    const fresh = await h.call("grep", { pattern: "foo" });
+    assert.notEqual(await h.call("grep", { pattern: "foo" }), fresh);
+    assert.ok(!Object.isFrozen(fresh));
+    assert.deepEqual(fresh, changed);
   });
 });
 
