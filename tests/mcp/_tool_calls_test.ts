@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ToolDefinition, ToolResult } from "../../src/tools/tool.ts";
 import { type CallRequest, createToolCalls } from "../../src/mcp/_tool_calls.ts";
-import { type JsonRpcId, successResponse } from "../../src/mcp/json_rpc.ts";
+import { type JsonRpcId, parseMessage, successResponse } from "../../src/mcp/json_rpc.ts";
 import type { ProtocolVersion } from "../../src/mcp/protocol_versions.ts";
 import { callResult } from "../../src/mcp/tool_messages.ts";
 
@@ -120,7 +120,11 @@ test("createToolCalls() answers a result given again (frozen) as it answers a ne
   const tool: ToolDefinition = { ...heldTool().tool, call: () => Promise.resolve(given) };
   const texts: Array<[JsonRpcId, ProtocolVersion, string]> = [];
   const calls = createToolCalls({ maxConcurrentCalls: 4, notify: () => {}, log: () => {} });
-  const ids: JsonRpcId[] = [1, "two", 3, JSON.parse("4.5")];
+  // (The last as a peer may write it, kept exactly where the runtime can: see parseMessage.)
+  const big = (parseMessage('{"jsonrpc":"2.0","id":123456789012345678901234567890}') as {
+    id: JsonRpcId;
+  }).id;
+  const ids: JsonRpcId[] = [1, "two", 3, big];
   const versions: ProtocolVersion[] = ["2025-06-18", "2025-06-18", "2024-11-05", "2026-07-28"];
   ids.forEach((id, i) => {
     const version = versions[i];
@@ -137,7 +141,7 @@ test("createToolCalls() answers a result given again (frozen) as it answers a ne
     assert.equal(
       text,
       JSON.stringify(successResponse(id, callResult(given, version))),
-      `${id} ${version}`,
+      `${JSON.stringify(id)} ${version}`,
     );
   }
 });
