@@ -14,6 +14,7 @@ import { FileReader } from "../io/_file_reader.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./index/_file_filters.ts";
+import { type CheckJob, type CheckReply, filesHeld } from "./index/_cache_checks.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
 import {
   BATCH_SIZE,
@@ -25,7 +26,9 @@ import {
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
-  onmessage: ((event: MessageEvent<SearchJob | SearchBatches | IndexJob>) => void) | null;
+  onmessage:
+    | ((event: MessageEvent<SearchJob | SearchBatches | IndexJob | CheckJob>) => void)
+    | null;
   postMessage(message: unknown, transfer?: Transferable[]): void;
 }
 
@@ -53,6 +56,13 @@ const plans = new Map<number, ReadPlan>();
 
 scope.onmessage = (event) => {
   const data = event.data;
+  if ("check" in data) {
+    // A share of the files of an index kept on disk, checked beside the index's thread.
+    const { keys, identities, files } = data.check;
+    const reply: CheckReply = { held: filesHeld(readerFor(files).files, keys, identities) };
+    scope.postMessage(reply, [reply.held.buffer as ArrayBuffer]);
+    return;
+  }
   if ("index" in data) {
     // A worker of the search index: filters of files, handed over without a copy.
     const indexer = readerFor(data.files);

@@ -7,13 +7,55 @@
  * @module
  */
 import * as fs from "node:fs";
-import type { FileSystem } from "../../io/file_system.ts";
+import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import type { DirHandle } from "../../io/_file_system_types.ts";
 import { IDENTITY_WORDS, type IdentityKind, sameIdentity } from "../../io/file_identity.ts";
 import type { CachedWalk } from "./_index_cache.ts";
 import { notRacy } from "./_index_cache.ts";
 
 const IGNORE_FILE = ".gitignore";
+
+/** A share of a saved index's files to check, as a search worker is sent it. */
+export interface CheckJob {
+  check: {
+    /** Real paths, in the order they were saved. */
+    keys: string[];
+    /** Their identities as saved, one after another. */
+    identities: Uint32Array;
+    /** Where they are. */
+    files: SharedFileSystem;
+  };
+}
+
+/** What the worker sends back: per file of the job, 1 when it is what it was. */
+export interface CheckReply {
+  held: Uint8Array;
+}
+
+/**
+ * Which files are still exactly what they were ({@linkcode IdentityCheck.sameFile}).
+ *
+ * @param files where they are
+ * @param keys their real paths
+ * @param identities their identities as saved, one after another
+ * @returns per file, 1 when it holds
+ */
+export function filesHeld(
+  files: FileSystem,
+  keys: readonly string[],
+  identities: Uint32Array,
+): Uint8Array {
+  const held = new Uint8Array(keys.length);
+  const check = new IdentityCheck(files);
+  try {
+    for (let i = 0; i < keys.length; i++) {
+      if (check.sameFile(keys[i], identities, i * IDENTITY_WORDS)) held[i] = 1;
+    }
+  } finally {
+    check.close();
+  }
+  return held;
+}
 
 /** Stats files and directories by real path, keeping the last directory handle opened. */
 export class IdentityCheck {

@@ -32,9 +32,16 @@ import { plannedNeedle, type ReadPlan, readPlan } from "./_block_filters.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
-import { IdentityCheck, walkHolds, walkIdentities } from "./_cache_checks.ts";
+import {
+  type CheckJob,
+  type CheckReply,
+  filesHeld,
+  IdentityCheck,
+  walkHolds,
+  walkIdentities,
+} from "./_cache_checks.ts";
 import { RACY_MS } from "./_block_filters.ts";
-import { workerFailureReason } from "../../io/runtime.ts";
+import { reportWorkerFailure, workerFailureReason } from "../../io/runtime.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
 export const MAX_WALKS = 8;
@@ -65,6 +72,8 @@ export interface SearchIndexStats {
   queued: number;
   /** Files being indexed on the worker. */
   indexing: number;
+  /** Whether what the index kept on disk is still being checked (searches wait for it). */
+  loading: boolean;
 }
 
 /** What {@linkcode SearchIndex.refresh} found. */
@@ -223,9 +232,11 @@ export class SearchIndex {
     if (cache !== undefined) {
       this.#warming = new Promise<void>((resolve) =>
         setTimeout(() => {
-          this.#startFromCache(cache); // (it says what failed, and never throws)
-          this.#warming = undefined;
-          resolve();
+          // (It says what failed, and never rejects.)
+          void this.#startFromCache(cache).then(() => {
+            this.#warming = undefined;
+            resolve();
+          });
         }, 0)
       );
     }
@@ -233,7 +244,11 @@ export class SearchIndex {
 
   /** What it holds now. */
   get stats(): SearchIndexStats {
-    return { ...this.#filters.stats, walks: this.#walks.size };
+    return {
+      ...this.#filters.stats,
+      walks: this.#walks.size,
+      loading: this.#warming !== undefined,
+    };
   }
 
   /** A mark of the changes forgotten so far (it grows with every refresh that forgot one). */
@@ -488,9 +503,9 @@ export class SearchIndex {
    * what was indexed, and each walk if every directory it listed and `.gitignore` it read
    * is what it was.
    */
-  #startFromCache(cache: IndexCacheFile): void {
+  async #startFromCache(cache: IndexCacheFile): Promise<void> {
     try {
-      this.#takeFromCache(cache);
+      await this.#takeFromCache(cache);
     } catch (error) {
       // (What a check could not take is read and learned anew; nothing else depends on it.)
       cacheFailed("the search index's cache file could not be used", error);
@@ -498,32 +513,74 @@ export class SearchIndex {
     this.#savedMark = this.#saveMark();
   }
 
-  #takeFromCache(cache: IndexCacheFile): void {
+  async #takeFromCache(cache: IndexCacheFile): Promise<void> {
     const loaded = loadIndex(cache.file, cache.scope);
     if (loaded === undefined || this.#closed) return;
     this.#starting = true;
     this.#startWatching();
     if (this.#watcher === undefined) return;
+    const { keys, identities, filters, blocks } = loaded;
+    const held = await this.#filesHeld(keys, identities);
+    if (this.#closed) return;
+    for (let i = 0; i < keys.length; i++) {
+      if (held[i] !== 1) continue;
+      const identity = identities.subarray(i * IDENTITY_WORDS, (i + 1) * IDENTITY_WORDS);
+      this.#filters.adopt(keys[i], filters[i], identity, blocks.get(i));
+    }
     const check = new IdentityCheck(this.#files);
     try {
-      const { keys, identities, filters, blocks } = loaded;
-      for (let i = 0; i < keys.length; i++) {
-        const at = i * IDENTITY_WORDS;
-        if (!check.sameFile(keys[i], identities, at)) continue;
-        const identity = identities.subarray(at, at + IDENTITY_WORDS);
-        this.#filters.adopt(keys[i], filters[i], identity, blocks.get(i));
-      }
       for (const walk of loaded.walks) {
         if (!walkHolds(check, walk)) continue;
         const dirs = { ...walk.dirs, unsure: false };
         const { files, skipped } = walk;
         keepRecent(this.#walks, walk.key, { files, skipped, dirs }, MAX_WALKS);
       }
-      // (Lined up now, beside the session's start, rather than in its first search.)
-      for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
     } finally {
       check.close();
     }
+    // (Lined up now, beside the session's start, rather than in its first search.)
+    for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
+  }
+
+  /**
+   * {@linkcode filesHeld} for the files of an index kept on disk, shared with the warm search
+   * workers: each check is a system call, and a tree like the Linux source has 78,000 files.
+   * The watcher runs already: a change after a check is heard. A share a worker failed to
+   * check is not trusted (its files are read and learned anew).
+   */
+  async #filesHeld(keys: string[], identities: Uint32Array): Promise<Uint8Array> {
+    const lease = this.#workers.borrow();
+    const workers = lease?.workers ?? [];
+    const share = Math.ceil(keys.length / (workers.length + 1));
+    const part = (n: number) => {
+      const [from, to] = [n * share, Math.min(keys.length, (n + 1) * share)];
+      const words = identities.subarray(from * IDENTITY_WORDS, to * IDENTITY_WORDS);
+      return { from, keys: keys.slice(from, to), identities: words };
+    };
+    const held = new Uint8Array(keys.length);
+    let failed = false;
+    const theirs = workers.map((worker, w) =>
+      new Promise<void>((resolve) => {
+        const { from, keys, identities } = part(w + 1);
+        worker.onmessage = (event: MessageEvent<CheckReply>) => {
+          held.set(event.data.held, from);
+          resolve();
+        };
+        worker.onerror = worker.onmessageerror = (event: Event) => {
+          event.preventDefault(); // (Deno would otherwise end the process)
+          reportWorkerFailure("search", event);
+          failed = true;
+          resolve();
+        };
+        const check = { keys, identities: identities.slice(), files: this.#files.share() };
+        worker.postMessage({ check } satisfies CheckJob);
+      })
+    );
+    const ours = part(0);
+    held.set(filesHeld(this.#files, ours.keys, ours.identities));
+    await Promise.all(theirs);
+    lease?.release(failed);
+    return held;
   }
 
   /** What the cache on disk would hold, as a mark that changes when that does. */

@@ -17,6 +17,7 @@ import { loadIndex, RACY_MS, saveIndex } from "../../../src/search/index/_index_
 import { trigramFilter } from "../../../src/search/index/_trigram_filter.ts";
 import { IDENTITY_WORDS } from "../../../src/io/file_identity.ts";
 import { openFileSystem } from "../../../src/io/file_system.ts";
+import { defaultSearchThreads } from "../../../src/search/_search_pool.ts";
 
 const BUN_ONLY = {
   skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
@@ -146,13 +147,16 @@ describe("a store that starts from the cache", () => {
 
   /**
    * A new store's answers, and whether it took a walk from the cache (it starts from the
-   * cache in a task of its own, right after it is made: done once a later timer fires).
+   * cache right after it is made, its stats say until when).
    */
   async function answersFromCache(): Promise<{ answers: unknown[]; used: boolean }> {
     const store = await loading();
     try {
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      for (let i = 0; i < 1000 && store.searchIndexStats()!.loading; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
       const stats = store.searchIndexStats()!;
+      assert.equal(stats.loading, false, "done starting from the cache");
       const used = stats.walks > 0;
       if (used) assert.equal(stats.blocked, 1, "the large file's block filters taken");
       return { answers: await answers(store, root), used };
@@ -269,6 +273,36 @@ describe("a store that starts from the cache", () => {
     assert.deepEqual(await found(), [], "changed long before: the forged filter rules it out");
     fs.rmSync(file);
     await age(root);
+  });
+
+  test("trusts none of the files a search worker failed to check", BUN_ONLY, async () => {
+    const file = await saveCache(root, cache);
+    const saved = loaded(file).keys.length;
+    // A worker whose every check fails (as one that dies would): its share is not trusted.
+    const Real = globalThis.Worker;
+    class FailingChecks extends Real {
+      // deno-lint-ignore no-explicit-any
+      override postMessage(message: any, options?: any): void {
+        if (typeof message !== "object" || message === null || !("check" in message)) {
+          return super.postMessage(message, options);
+        }
+        setTimeout(() => this.dispatchEvent(new ErrorEvent("error", { message: "gone" })), 0);
+      }
+    }
+    globalThis.Worker = FailingChecks;
+    const store = await loading().finally(() => globalThis.Worker = Real);
+    try {
+      for (let i = 0; i < 1000 && store.searchIndexStats()!.loading; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      const taken = store.searchIndexStats()!.files;
+      if (defaultSearchThreads() > 1) {
+        assert.ok(taken > 0 && taken < saved, `${taken} of ${saved} files taken`);
+      }
+      assert.deepEqual(await answers(store, root), await answers(plain));
+    } finally {
+      store.close();
+    }
   });
 
   test("keeps no file changed just before it was indexed", BUN_ONLY, async () => {

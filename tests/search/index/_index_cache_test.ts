@@ -21,6 +21,7 @@ import type { SavedFilter } from "../../../src/search/index/_file_filters.ts";
 import { blockFilters } from "../../../src/search/index/_block_filters.ts";
 import type { FileStat } from "../../../src/io/file_stat.ts";
 import {
+  filesHeld,
   IdentityCheck,
   walkHolds,
   walkIdentities,
@@ -306,5 +307,19 @@ describe("the checks of what the cache holds", () => {
     } finally {
       check.close();
     }
+  });
+
+  test("filesHeld() tells, per file, whether each is what it was", () => {
+    const files = openFileSystem([root]);
+    const keys = ["a.ts", "sub/b.ts", "gone.ts", "sub"].map((name) => path.join(root, name));
+    const words = new Uint32Array(12 * keys.length);
+    keys.forEach((key, i) => {
+      const dir = files.openDir(path.dirname(key));
+      dir.identify(path.basename(key), words, 12 * i);
+      dir.close();
+    });
+    assert.deepEqual([...filesHeld(files, keys, words)], [1, 1, 0, 0], "a directory is no file");
+    fs.writeFileSync(keys[1], "B\n");
+    assert.deepEqual([...filesHeld(files, keys, words)], [1, 0, 0, 0]);
   });
 });
