@@ -280,18 +280,19 @@ async function grep(
     });
   }
   const versions = found.map((f) => f.version);
-  // A kept result (frozen: every identical search gets the same one) with the versions it
-  // carried last time gets the same answer, which the server has serialized already.
-  const key = versions.join(" ");
+  // A kept result (frozen: every identical search gets the same one) asked for alike, with
+  // the versions it carried last time, gets the same answer, which the server has serialized
+  // already. (Searches alike may be asked in other words: a path of "." or "./".)
+  const key = JSON.stringify([versions, args]);
   const given = answers.get(laidOut);
-  if (given?.versions === key) return given.answer;
+  if (given?.key === key) return given.answer;
   const answer = answerOf(searched.result, result, withVersions(laidOut, versions), args, engine);
-  if (Object.isFrozen(result)) answers.set(laidOut, { versions: key, answer: frozen(answer) });
+  if (Object.isFrozen(result)) answers.set(laidOut, { key, answer: frozen(answer) });
   return answer;
 }
 
-/** Answers given with laid-out kept results, and the versions they carried. */
-const answers = new WeakMap<LaidOut, { versions: string; answer: ToolResult }>();
+/** Answers given with laid-out kept results, by the versions they carried and the arguments. */
+const answers = new WeakMap<LaidOut, { key: string; answer: ToolResult }>();
 
 /** The answer of a grep: the files shown, and the notes on what was not. */
 function answerOf(

@@ -526,6 +526,17 @@ describe("grep of a kept result", () => {
     assert.ok(!Object.isFrozen(fresh));
     assert.deepEqual(fresh, changed);
   });
+
+  test("a kept result asked for in other words is answered in those words", async () => {
+    const h = tools({ "a.txt": "foo\n" });
+    const search = h.store.search.bind(h.store);
+    let kept: SearchResult | undefined;
+    h.store.search = async (query) => kept ??= freezeResult(await search(query));
+    const dot = await h.call("grep", { pattern: "zzz", path: "." });
+    const slash = await h.call("grep", { pattern: "zzz", path: "./" });
+    assert.match(dot.content[0].text, /no match for "zzz" in \. /);
+    assert.match(slash.content[0].text, /no match for "zzz" in \.\/ /);
+  });
 });
 
 describe("grep over a directory store", () => {
