@@ -75,6 +75,8 @@ export interface ThreadSearch {
   };
   /** The numbers of the kept results held here (see `keptNumber`). */
   held: number[];
+  /** Whether other searches were waiting their turn when it was posted (under load). */
+  queued: boolean;
 }
 
 /** What the thread posts back about a search. */
@@ -266,6 +268,7 @@ export class SearchThread {
     const message: ThreadSearch = {
       id,
       held: [...held.keys()],
+      queued: this.#waiting.length > 0,
       query: {
         ...rest,
         recipe: matcher.recipe!,

@@ -52,7 +52,7 @@ scope.onmessage = (event) => {
   }
 };
 
-async function search({ id, query, held }: ThreadSearch): Promise<void> {
+async function search({ id, query, held, queued }: ThreadSearch): Promise<void> {
   cancelIdleCollection();
   const controller = new AbortController();
   searches.set(id, controller);
@@ -83,7 +83,7 @@ async function search({ id, query, held }: ThreadSearch): Promise<void> {
   } finally {
     searches.delete(id);
     // (The last search to end collects: a collection set up meanwhile would stop the others.)
-    if (searches.size === 0) collectAfter(repeated);
+    if (searches.size === 0) collectAfter(repeated, queued);
   }
 }
 
@@ -91,24 +91,19 @@ async function search({ id, query, held }: ThreadSearch): Promise<void> {
  * Collects what a search left once the thread has been idle for {@linkcode IDLE_MS}: long
  * enough for a client's next call, sent when the answer arrives, to be on its way. A forced
  * collection of a big heap takes a while, which that call would wait for (and it frees little
- * of what a search of a big tree leaves). Only a process over
- * {@linkcode COLLECT_AT_ONCE_ABOVE} collects at once after a search that read files:
- * searches one after another, as under load, would put the collection off for good.
+ * of what a search of a big tree leaves). Under load, with other searches waiting their turn,
+ * a big process collects at once after a search that read files: the searches one after
+ * another would put the collection off for good, and the process would grow.
  *
  * @param repeated whether the search was answered with a kept result the answering thread
  *   holds (which leaves little)
+ * @param queued whether other searches were waiting when it was posted
  */
-function collectAfter(repeated: boolean): void {
-  if (!repeated && process.memoryUsage().rss > COLLECT_AT_ONCE_ABOVE) {
+function collectAfter(repeated: boolean, queued: boolean): void {
+  if (!repeated && queued && process.memoryUsage().rss > SECOND_SEARCH_BELOW) {
     setTimeout(collectGarbage, 0);
   } else collectGarbageWhenIdle(IDLE_MS);
 }
 
 /** How long the thread must be idle before it collects after a search. */
 const IDLE_MS = 500;
-/**
- * Resident memory of the process above which a search is followed by a collection at once
- * (twice what lets a second search start beside one: a server on the Linux kernel's tree,
- * with its index, stays below it).
- */
-const COLLECT_AT_ONCE_ABOVE = 2 * SECOND_SEARCH_BELOW;
