@@ -31,18 +31,12 @@ export function rowsInBytes(bytes: Uint8Array, rows: readonly ScanRow[]): boolea
       if (at === 0) return false;
     }
     const lf = bytes.indexOf(LF, at);
-    const slice = bytes.subarray(at, lf === -1 ? bytes.length : lf + 1);
+    const end = lf === -1 ? bytes.length : lf + 1;
+    const whole = Buffer.from(bytes.buffer, bytes.byteOffset + at, end - at);
     if (row.piece) {
       // (In the bytes: decoding a line of megabytes to find its piece cost more than the grep.)
-      const whole = Buffer.from(slice.buffer, slice.byteOffset, slice.length);
       if (whole.indexOf(encoder.encode(lineText(row.text))) === -1) return false;
-    } else if (!sameBytes(slice, encoder.encode(row.text))) return false;
+    } else if (!whole.equals(encoder.encode(row.text))) return false;
   }
-  return true;
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }
