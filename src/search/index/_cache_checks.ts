@@ -10,6 +10,7 @@ import * as fs from "node:fs";
 import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import type { DirHandle } from "../../io/_file_system_types.ts";
 import { IDENTITY_WORDS, type IdentityKind, sameIdentity } from "../../io/file_identity.ts";
+import { isInside } from "../../store/_paths.ts";
 import type { CachedWalk } from "./_index_cache.ts";
 import { notRacy } from "./_index_cache.ts";
 
@@ -145,10 +146,7 @@ export class IdentityCheck {
     } catch {
       return "";
     }
-    const inside = this.#files.roots.some((root) =>
-      target === root || target.startsWith(root === "/" ? "/" : root + "/")
-    );
-    if (!inside) return "";
+    if (!this.#files.roots.some((root) => isInside(root, target))) return "";
     try {
       return `${this.#files.lstat(target).kind}:${target}`;
     } catch {

@@ -278,6 +278,10 @@ describe("the checks of what the cache holds", () => {
       fs.rmSync(path.join(outside, "o.ts"));
       fs.mkdirSync(path.join(outside, "o.ts"));
       assert.equal(holds(again), true, "outside the roots: still not shown");
+      // (By path, where the file system itself would open a path outside the roots.)
+      const byPath = new IdentityCheck(openFileSystem([root], { raceFree: false }));
+      assert.equal(byPath.leads(path.join(deep, "out.ts")), "", "outside: leads nowhere");
+      byPath.close();
       fs.rmSync(path.join(root, "other/nowhere.ts"));
       fs.mkdirSync(path.join(root, "other/nowhere.ts"));
       assert.equal(holds(again), false, "a file that is a directory now");
