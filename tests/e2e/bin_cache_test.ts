@@ -114,6 +114,18 @@ describe("the binary's search index kept between servers", () => {
     throw new Error("the cache file was not written");
   }
 
+  /** A new server's greps, checked against the command line's (`what` names the case). */
+  async function newServerGreps(what: string): Promise<unknown[]> {
+    const client = await session();
+    try {
+      const got = await greps(client);
+      assert.deepEqual(got, oneShot(), what);
+      return got;
+    } finally {
+      await client.close();
+    }
+  }
+
   test("a new server answers from it as the command line does, before and after changes", {
     timeout: 90_000,
   }, async () => {
@@ -128,12 +140,7 @@ describe("the binary's search index kept between servers", () => {
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(cacheDir).mode & 0o777, 0o700);
 
-    const second = await session();
-    try {
-      assert.deepEqual(await greps(second), oneShot(), "a new server, nothing changed");
-    } finally {
-      await second.close();
-    }
+    await newServerGreps("a new server, nothing changed");
 
     // Between servers: a file rewritten to the same size with its times put back, one
     // created in a directory without files, one removed.
@@ -146,16 +153,10 @@ describe("the binary's search index kept between servers", () => {
     fs.utimesSync(same, stat.atime, stat.mtime);
     fs.writeFileSync(at("empty/new.js"), 'createElement("new");\n');
     fs.rmSync(at("src0/m0.js"));
-    const third = await session();
-    try {
-      const got = await greps(third);
-      assert.deepEqual(got, oneShot(), "a new server after changes");
-      assert.match(JSON.stringify(got[0]), /"empty\/new\.js"/);
-      assert.match(JSON.stringify(got[0]), /"src1\/m1\.js"/);
-      assert.doesNotMatch(JSON.stringify(got[0]), /"src0\/m0\.js"/);
-    } finally {
-      await third.close();
-    }
+    const changed = JSON.stringify((await newServerGreps("a new server after changes"))[0]);
+    assert.match(changed, /"empty\/new\.js"/);
+    assert.match(changed, /"src1\/m1\.js"/);
+    assert.doesNotMatch(changed, /"src0\/m0\.js"/);
 
     // Corrupted: ignored, and written anew.
     const bytes = fs.readFileSync(file);
@@ -195,23 +196,11 @@ describe("the binary's search index kept between servers", () => {
       } finally {
         await first.close();
       }
-      const second = await session();
-      try {
-        const got = await greps(second);
-        assert.deepEqual(got, oneShot(), "a new server, nothing changed");
-        assert.match(JSON.stringify(got[0]), /"src2\/kept\.js"/);
-      } finally {
-        await second.close();
-      }
+      const kept = await newServerGreps("a new server, nothing changed");
+      assert.match(JSON.stringify(kept[0]), /"src2\/kept\.js"/);
       fs.writeFileSync(at(".store/later.js"), 'createElement("later");\n');
-      const third = await session();
-      try {
-        const got = await greps(third);
-        assert.deepEqual(got, oneShot(), "a new server after the target appeared");
-        assert.match(JSON.stringify(got[0]), /"src3\/later\.js"/);
-      } finally {
-        await third.close();
-      }
+      const later = await newServerGreps("a new server after the target appeared");
+      assert.match(JSON.stringify(later[0]), /"src3\/later\.js"/);
     } finally {
       for (const link of links) fs.rmSync(link);
       fs.rmSync(at(".store"), { recursive: true });
