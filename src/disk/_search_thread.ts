@@ -45,6 +45,30 @@ export const PROBE_MS = 2000;
 /** Kept results held here, unpacked, for searches answered with them again. */
 export const KEPT_HERE = 4;
 
+/**
+ * How long the search thread must be idle before it collects what a search left: long
+ * enough for a client's next call, sent when the answer arrives, to be on its way.
+ */
+export const IDLE_AFTER_SEARCH_MS = 500;
+
+/**
+ * Whether the search thread collects garbage right after a search rather than once idle
+ * ({@linkcode IDLE_AFTER_SEARCH_MS}). A forced collection of a big heap takes a while, which
+ * the next call would wait for (and it frees little of what a search of a big tree leaves).
+ * Under load, with other searches waiting their turn, a big process collects at once after a
+ * search that read files: searches one after another would put the collection off for good,
+ * and the process would grow.
+ *
+ * @param repeated whether the search was answered with a kept result the answering thread
+ *   holds (which leaves little)
+ * @param queued whether other searches were waiting when it was posted
+ * @param rss the process's resident memory now
+ * @returns true to collect at once
+ */
+export function collectsAtOnce(repeated: boolean, queued: boolean, rss: number): boolean {
+  return !repeated && queued && rss > SECOND_SEARCH_BELOW;
+}
+
 /** What the search thread is told first. */
 export interface ThreadInit {
   sandbox: SharedSandbox;

@@ -13,8 +13,9 @@ import { DirectoryStore } from "./directory_store.ts";
 import { keptNumber, packResult } from "./_packed_result.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
+  collectsAtOnce,
+  IDLE_AFTER_SEARCH_MS,
   postedError,
-  SECOND_SEARCH_BELOW,
   type ThreadInit,
   type ThreadReply,
   type ThreadSearch,
@@ -87,23 +88,8 @@ async function search({ id, query, held, queued }: ThreadSearch): Promise<void> 
   }
 }
 
-/**
- * Collects what a search left once the thread has been idle for {@linkcode IDLE_MS}: long
- * enough for a client's next call, sent when the answer arrives, to be on its way. A forced
- * collection of a big heap takes a while, which that call would wait for (and it frees little
- * of what a search of a big tree leaves). Under load, with other searches waiting their turn,
- * a big process collects at once after a search that read files: the searches one after
- * another would put the collection off for good, and the process would grow.
- *
- * @param repeated whether the search was answered with a kept result the answering thread
- *   holds (which leaves little)
- * @param queued whether other searches were waiting when it was posted
- */
+/** Collects what a search left, at once or once idle: see `collectsAtOnce`. */
 function collectAfter(repeated: boolean, queued: boolean): void {
-  if (!repeated && queued && process.memoryUsage().rss > SECOND_SEARCH_BELOW) {
-    setTimeout(collectGarbage, 0);
-  } else collectGarbageWhenIdle(IDLE_MS);
+  if (collectsAtOnce(repeated, queued, process.memoryUsage().rss)) setTimeout(collectGarbage, 0);
+  else collectGarbageWhenIdle(IDLE_AFTER_SEARCH_MS);
 }
-
-/** How long the thread must be idle before it collects after a search. */
-const IDLE_MS = 500;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { after, before, describe, it, test } from "node:test";
 import { formatRow } from "../../src/core/format_rows.ts";
 import { compilePattern } from "../../src/match/safe_matcher.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
@@ -12,12 +12,14 @@ import { Sandbox } from "../../src/disk/sandbox.ts";
 import { InputError } from "../../src/core/input_errors.ts";
 import { WATCH_ORDER_KEPT } from "../../src/io/runtime.ts";
 import {
+  collectsAtOnce,
   GRACE_MS,
   KEPT_HERE,
   postedError,
   PROBE_MS,
   RUNNING,
   SearchThread,
+  SECOND_SEARCH_BELOW,
 } from "../../src/disk/_search_thread.ts";
 
 const hasWorkers = typeof Worker === "function";
@@ -76,6 +78,14 @@ const SLOW = "(a)a*a*a*\\1c";
 function query(pattern: string, extra: Partial<SearchQuery> = {}): SearchQuery {
   return { matcher: compilePattern(pattern).matcher, ...extra };
 }
+
+test("the search thread collects at once only after a search that read files, under load", () => {
+  const big = SECOND_SEARCH_BELOW + 1;
+  assert.equal(collectsAtOnce(false, true, big), true, "others waiting, a big process");
+  assert.equal(collectsAtOnce(false, false, big), false, "none waiting: once idle");
+  assert.equal(collectsAtOnce(true, true, big), false, "a repeat left little");
+  assert.equal(collectsAtOnce(false, true, SECOND_SEARCH_BELOW - 1), false, "a small process");
+});
 
 describe("the search thread", { skip: !hasWorkers }, () => {
   let dir: string;
