@@ -32,6 +32,11 @@ export interface LinePiece {
   from: number;
   /** The whole line's length in code points, without its terminator. */
   codePoints: number;
+  /**
+   * The line's terminator ("\r\n", "\n" or ""), which ends the row's text: the part itself
+   * may end with a lone "\r" that the terminator "\n" follows.
+   */
+  terminator: string;
 }
 
 /** How rows are shown. */
@@ -121,7 +126,7 @@ export function windowRow<T extends Row>(row: T, cut: number = DEFAULT_CUT): T {
   return {
     ...row,
     text: shown + terminator,
-    piece: { from: first, codePoints: length },
+    piece: { from: first, codePoints: length, terminator },
     match: row.match && { start: within(row.match.start), end: within(row.match.end) },
   };
 }
@@ -170,7 +175,7 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** A row holding part of a long line: shown from where it starts, as a cut line is. */
 function formatPiece(row: Row, piece: LinePiece, prefix: string, cut: number): FormattedRow {
-  const { end } = lineSpanAt(row.text, 0);
+  const end = row.text.length - piece.terminator.length;
   const text = row.text.slice(0, end);
   const shown = text.slice(0, offsetOfColumn(text, cut + 1));
   const next = piece.from + codePointCount(shown);

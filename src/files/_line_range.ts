@@ -95,6 +95,7 @@ export async function readLineRange(
           index: result.lines.length,
           from: line.from,
           codePoints: line.codePoints,
+          terminator: line.terminator,
         });
         result.lines.push(line.piece + line.terminator);
         if (budget.take(line.piece, ++number)) {

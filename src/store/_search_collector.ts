@@ -189,7 +189,8 @@ export class SearchCollector {
         }
         this.#matchedLines++;
         lastMatch = line;
-        const piece = { from: chunk.from, codePoints: chunk.codePoints };
+        const { from, codePoints, terminator } = chunk;
+        const piece = { from, codePoints, terminator };
         rows.push({ line, text: chunk.piece + chunk.terminator, match: chunk.match, piece });
         continue;
       }

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import type { Matcher, ScanRow } from "../core/mod.ts";
+import type { LinePiece, Matcher, ScanRow } from "../core/mod.ts";
 
 /** What kind of thing a path names. Symlinks are reported as what they point to. */
 export type EntryKind = "file" | "directory" | "other";
@@ -97,11 +97,11 @@ export interface LineRange {
   invalidUtf8: boolean;
   /**
    * Lines too long to hold that are returned only in part: for each, its index in `lines`,
-   * where that part starts and the line's length (`lines[index]` holds at least `cut + 1`
-   * code points from `column`, or up to the line's end, and then its terminator). A store
-   * may return any line whole instead.
+   * where that part starts, the line's length and its terminator (`lines[index]` holds at
+   * least `cut + 1` code points from `column`, or up to the line's end, and then its
+   * terminator). A store may return any line whole instead.
    */
-  pieces?: Array<{ index: number; from: number; codePoints: number }>;
+  pieces?: Array<{ index: number } & LinePiece>;
 }
 
 /** Options of {@linkcode FileStore.list}. */

@@ -12,7 +12,11 @@ const row = fc.record(
     text: fc.string({ unit: "grapheme", maxLength: 40 }),
     match: fc.record({ start: fc.nat(40), end: fc.nat(40) }, { noNullPrototype: true }),
     piece: fc.record(
-      { from: fc.integer({ min: 1, max: 1000 }), codePoints: fc.nat(10_000) },
+      {
+        from: fc.integer({ min: 1, max: 1000 }),
+        codePoints: fc.nat(10_000),
+        terminator: fc.constantFrom("", "\n", "\r\n"),
+      },
       { noNullPrototype: true },
     ),
   },

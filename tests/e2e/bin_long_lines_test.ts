@@ -28,6 +28,9 @@ describe("the binary's grep of long lines", () => {
       Buffer.concat([Buffer.from(filler(10_000) + "kiwi("), Buffer.from([0xff, 10])]),
     );
     fs.writeFileSync(at("short.js"), "let kiwi = 1;\nkiwi(kiwi);\n");
+    // (The part shown ends in a lone \r of the line's text, before its \n.)
+    fs.writeFileSync(at("cr.js"), CR_LINE);
+    fs.writeFileSync(at("cr.txt"), `${"x".repeat(2000)}\r${"y".repeat(4_500_000)}\nnext\n`);
     const transport = new StdioClientTransport({
       command: ensureBinary(),
       args: ["serve", "--root", root.dir, "--no-cache"],
@@ -53,6 +56,22 @@ describe("the binary's grep of long lines", () => {
     };
   }
 
+  test("a lone \\r ending the part shown stays text, before the line's \\n", async () => {
+    const row = `1\t[from column 801] ${"a".repeat(200)}kiwi(${"b".repeat(1794)}` +
+      "\r … [line cut: 72800 code points; column=2801 shows more]\n";
+    for (const args of [{ pattern: "kiwi(", literal: true }, { pattern: "kiwi\\(" }]) {
+      const { text } = await grep({ ...args, path: "cr.js" });
+      assert.ok(text.includes(row), text.slice(0, 300));
+    }
+    const read = await client.callTool({ name: "read", arguments: { path: "cr.txt" } });
+    const rows = (read.content as { text: string }[])[0].text.split("\n");
+    assert.equal(
+      rows[1],
+      `1\t${"x".repeat(2000)} … [line cut: 4502001 code points; column=2001 shows more]`,
+    );
+    assert.equal(rows[2], "2\tnext");
+  });
+
   test(
     "show what a pattern of the same lines shows, first and repeated",
     { timeout: 30_000 },
@@ -75,3 +94,6 @@ describe("the binary's grep of long lines", () => {
     },
   );
 });
+
+/** A line over 64 KiB whose window around `kiwi(` ends in a lone \r. */
+const CR_LINE = `${"a".repeat(1000)}kiwi(${"b".repeat(1794)}\r${"c".repeat(70_000)}\n`;

@@ -288,6 +288,7 @@ describe("the search index", () => {
             assert.deepEqual(row.piece, {
               from: 100_001 - Math.min(rowCut / 10, 200),
               codePoints: line.length,
+              terminator: "\n",
             });
             assert.equal(
               row.text,
