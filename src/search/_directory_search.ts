@@ -10,7 +10,6 @@
  *
  * @module
  */
-import { isUtf8 } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "../io/_file_reader.ts";
 import { LineReader } from "../files/_line_reader.ts";
@@ -26,6 +25,8 @@ import {
   type Examination,
   examineBytes,
   type Examined,
+  keptRun,
+  type KeptText,
   lookThrough,
   type Prefilter,
   prefilterOf,
@@ -38,7 +39,7 @@ import {
   type WalkToMake,
 } from "./index/_search_index.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
-import { bytesOf, countLf, spansLines } from "./_byte_search.ts";
+import { spansLines } from "./_byte_search.ts";
 import { digestFiles } from "./_digests.ts";
 import {
   BATCH_SIZE,
@@ -541,7 +542,7 @@ async function streamFile(
   files: FileSystem,
   node: WalkNode,
   collector: SearchCollector,
-  { explicit, denies, needle, anyOf, context }: OneFileSearch,
+  { explicit, denies, needle, anyOf, folded, context }: OneFileSearch,
 ): Promise<boolean> {
   let opened;
   try {
@@ -572,17 +573,17 @@ async function streamFile(
       return oneName;
     }
     let invalid = false;
-    // (Without context lines, a run of lines holding none of the needles can have no row:
-    // its lines are counted, not decoded. A needle with a line break may span two runs.)
+    // (Without context lines, a line holding none of the needles can have no row: only the
+    // lines that hold one are decoded. A needle with a line break may span two runs.)
     const needles = needle !== undefined ? [needle] : anyOf;
     const passable = context === 0 && needles !== undefined && !spansLines(needles)
       ? needles
       : undefined;
-    const decode = (run: Uint8Array): string | number => {
-      const bytes = bytesOf(run);
-      if (passable !== undefined && !passable.some((one) => bytes.indexOf(one) !== -1)) {
-        if (!isUtf8(run)) invalid = true;
-        return countLf(run, 0, run.length);
+    const decode = (run: Uint8Array): KeptText | number => {
+      if (passable !== undefined) {
+        const kept = keptRun(run, passable, needle !== undefined ? undefined : folded);
+        if (kept.invalid) invalid = true;
+        return kept.text;
       }
       const decoded = decodeUtf8(run);
       if (decoded.invalid) invalid = true;
@@ -606,13 +607,16 @@ async function streamFile(
  */
 async function* linesOf(
   reader: LineReader,
-  decode: (run: Uint8Array) => string | number,
+  decode: (run: Uint8Array) => KeptText | number,
   query: SearchQuery,
   onInvalid: () => void,
 ): AsyncGenerator<string | number | PassedLine> {
   for (let next = await reader.next(LONG_LINE_BYTES); next !== null;) {
-    if ("run" in next) yield decode(next.run);
-    else {
+    if ("run" in next) {
+      const text = decode(next.run);
+      if (typeof text === "object") yield* text;
+      else yield text;
+    } else {
       const passed = await passLongLine(next.long, {
         from: 1,
         keep: DEFAULT_CUT + 1,

@@ -492,6 +492,32 @@ function textOf(
 }
 
 /**
+ * A run of whole lines of a file too large to read whole, for a search without context
+ * lines: the lines holding an occurrence of a needle (confirmed by `folded`, as
+ * {@linkcode examineBytes} does) decoded, the others counted; only their count when none
+ * does. A run that holds a needle only in other letters' case, or holds it once in a
+ * megabyte, is then neither decoded nor scanned whole.
+ *
+ * @param run the run's bytes (from a line's start to after a `\n`, or to the file's end)
+ * @param needles the needles (none holding a line break)
+ * @param folded their folded literals, for a search that ignores case
+ * @returns the kept text or the run's line count, and whether the run is not valid UTF-8
+ */
+export function keptRun(
+  run: Uint8Array,
+  needles: readonly Uint8Array[],
+  folded: Uint8Array[] | undefined,
+): { text: KeptText | number; invalid: boolean } {
+  const buffer = bytesOf(run);
+  const invalid = !isUtf8(run);
+  const held = needles.some((needle) => buffer.indexOf(needle) !== -1) &&
+    occurrences(buffer, needles, folded)(0).at !== -1;
+  if (!held) return { text: countLf(run, 0, run.length), invalid };
+  const kept = keptLines(run, buffer, needles, { start: 0, end: run.length, context: 0, folded });
+  return { text: kept.text, invalid: invalid || kept.invalid };
+}
+
+/**
  * The text of the window `[start, end)` with every line that holds no occurrence of a
  * needle and lies more than `context` lines from one that does left empty (its `\n`
  * alone): such a line can neither match nor be shown as context, and emptying it keeps

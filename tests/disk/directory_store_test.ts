@@ -605,15 +605,29 @@ describe("DirectoryStore.search() decoding only around the required literal", ()
 
 describe("DirectoryStore.search() of files larger than it reads whole", () => {
   // 17 MB of 100-byte lines: the file is streamed in runs of lines (the first ends at line
-  // 163, the second is line 164 alone), and a run without the needle is counted, not decoded.
+  // 163, the second is line 164 alone), and a run without the needle is counted, not decoded;
+  // in one with it, only the lines holding it are. Some lines hold it in other letters' case,
+  // or hold a part of it (what a search ignoring case looks for first); the last line has no
+  // `\n`.
   const lines = 170_000;
+  const heads: Record<number, string> = {
+    164: "a Needle here",
+    2_000: "NEEDLE",
+    2_003: "NeEdL nEEDl eedle",
+    50_000: "two: nEeDlE and needle",
+    169_000: "a Needle here",
+  };
   const lineOf = (n: number) => {
-    const head = n === 164 || n === 169_000 ? `${n} a Needle here ` : `${n} `;
+    const head = `${n} ${heads[n] ?? ""} `;
+    if (n === lines) return `${n} Needle at the end`;
     return head + "x".repeat(99 - head.length) + "\n";
   };
   const text = Array.from({ length: lines }, (_, i) => lineOf(i + 1)).join("");
   const content = Buffer.from(text);
   content[5] = 0xff; // (invalid UTF-8 in line 1, in a run without the needle)
+  // (Invalid UTF-8 only in line 2002, which holds no needle, in a run with lines that do.)
+  const beside = Buffer.from(text);
+  beside[2_001 * 100 + 50] = 0xfe;
   const binary = Buffer.concat([Buffer.from([0]), content]);
   const queries = {
     "a literal": { matcher: literalMatcher("Needle") },
@@ -625,17 +639,17 @@ describe("DirectoryStore.search() of files larger than it reads whole", () => {
     it(`finds what the in-memory store finds: ${name}`, { timeout: 60_000 }, async () => {
       const root = await tempDir();
       try {
-        await writeTree(root, { "big.txt": content, "bin.dat": binary });
-        const want = await new MemoryStore({ "big.txt": content, "bin.dat": binary }).search(
-          query,
-        );
+        const tree = { "beside.txt": beside, "big.txt": content, "bin.dat": binary };
+        await writeTree(root, tree);
+        const want = await new MemoryStore(tree).search(query);
         const got = await (await DirectoryStore.create({ roots: [root] })).search(query);
         assert.deepEqual(got.files, want.files);
         assert.deepEqual(
           [got.matchedLines, got.filesSearched, got.binaryFilesSkipped],
           [want.matchedLines, want.filesSearched, want.binaryFilesSkipped],
         );
-        if (name !== "none") assert.equal(got.files[0].invalidUtf8, true);
+        if (name !== "none") assert.deepEqual(got.files.map((f) => f.invalidUtf8), [true, true]);
+        if (name === "ignoring case") assert.equal(got.matchedLines, 2 * 5);
       } finally {
         await fs.rm(root, { recursive: true });
       }
