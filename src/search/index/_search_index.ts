@@ -27,7 +27,13 @@ import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
 import { type Examined, prefilterOf, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
-import { foldedTrigrams, mayContain, needleTrigrams } from "./_trigram_filter.ts";
+import {
+  type FoldedTrigrams,
+  foldedTrigrams,
+  mayContain,
+  mayContainFolded,
+  needleTrigrams,
+} from "./_trigram_filter.ts";
 import { plannedNeedle, type ReadPlan, readPlan } from "./_block_filters.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
@@ -742,7 +748,7 @@ function judge(
   key: string,
   literals: Literal[],
   alternatives: Uint32Array[] | undefined,
-  folded: Uint32Array[] | undefined,
+  folded: FoldedTrigrams[] | undefined,
   passed?: number[],
 ): Examined | undefined {
   if (filter === BINARY) return KNOWN_BINARY;
@@ -756,7 +762,7 @@ function judge(
     none = !alternatives.some((trigrams) => mayContain(filter, trigrams));
   }
   if (!none && filter !== undefined && folded !== undefined) {
-    none = !folded.some((trigrams) => mayContain(filter, trigrams));
+    none = !folded.some((trigrams) => mayContainFolded(filter, trigrams));
   }
   return none ? KNOWN_NONE : undefined;
 }
@@ -836,11 +842,11 @@ function keepRecent<K, V>(map: Map<K, V>, key: K, value: V, max: number): void {
  * most files hold in some case. Undefined when a literal has no trigram the filters can
  * test (`foldedTrigrams`), or for a matcher without folded literals.
  */
-function foldedOf(matcher: Matcher): Uint32Array[] | undefined {
+function foldedOf(matcher: Matcher): FoldedTrigrams[] | undefined {
   const folded = matcher.foldedLiterals;
   if (folded === undefined || folded.length === 0) return undefined;
   const literals = [...new Set(folded)].map(foldedTrigrams);
-  return literals.every((trigrams) => trigrams.length > 0) ? literals : undefined;
+  return literals.every((trigrams) => trigrams.all.length > 0) ? literals : undefined;
 }
 
 /** Says on stderr that the cache on disk failed (an internal failure, not the user's). */

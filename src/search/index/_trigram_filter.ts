@@ -57,10 +57,14 @@ export function trigramFilter(bytes: Uint8Array, from = 0, to = bytes.length): U
   let count = 0;
   let run = from + 1 < bytes.length ? (bytes[from] << 8) | bytes[from + 1] : 0;
   let folded = from + 1 < bytes.length ? (FOLD[bytes[from]] << 8) | FOLD[bytes[from + 1]] : 0;
+  let odd = run === LONG_S; // (a Kelvin sign or a long s: see ODD_LETTER)
   const end = Math.min(to + 2, bytes.length);
   for (let i = from + 2; i < end; i++) {
     run = ((run << 8) | bytes[i]) & 0xffffff;
     folded = ((folded << 8) | FOLD[bytes[i]]) & 0xffffff;
+    if ((bytes[i] === 0xaa && run === KELVIN) || (bytes[i] === 0xbf && (run & 0xffff) === LONG_S)) {
+      odd = true;
+    }
     for (let trigram = run;; trigram = folded) {
       const mask = 1 << (trigram & 7);
       if ((seen[trigram >>> 3] & mask) === 0) {
@@ -74,6 +78,15 @@ export function trigramFilter(bytes: Uint8Array, from = 0, to = bytes.length): U
       }
       if (trigram === folded) break;
     }
+  }
+  if (odd && (seen[ODD_LETTER >>> 3] & (1 << (ODD_LETTER & 7))) === 0) {
+    seen[ODD_LETTER >>> 3] |= 1 << (ODD_LETTER & 7);
+    if (count === distinct.length) {
+      const grown = new Uint32Array(distinct.length * 2);
+      grown.set(distinct);
+      distinct = grown;
+    }
+    distinct[count++] = ODD_LETTER;
   }
   let bits = MIN_BITS;
   while (bits < count * BITS_PER_TRIGRAM) bits *= 2;
@@ -142,22 +155,58 @@ export function mayHold(filter: Uint8Array, trigram: number): boolean {
 /** ASCII `k` and `s`: a Kelvin sign and a long s match them too when case is ignored. */
 const K = 0x6b;
 const S = 0x73;
+/** The UTF-8 of a Kelvin sign (U+212A), and of a long s (U+017F). */
+const KELVIN = 0xe284aa;
+const LONG_S = 0xc5bf;
+/**
+ * A trigram a filter holds when its bytes have a Kelvin sign or a long s (the one letters
+ * beyond ASCII that Unicode case folding matches with ASCII ones: `k` and `s`). Three 0xff
+ * bytes, which valid UTF-8 never has: a text that has them too only makes the test weaker.
+ */
+const ODD_LETTER = 0xffffff;
+const ODD_LETTER_HASH = hash(ODD_LETTER);
+
+/** The trigrams of a literal compared without case, as {@linkcode mayContainFolded} tests them. */
+export interface FoldedTrigrams {
+  /** Its hashed trigrams ({@linkcode needleTrigrams}) of ASCII bytes. */
+  all: Uint32Array;
+  /** Those of them without a `k` or an `s`. */
+  plain: Uint32Array;
+}
 
 /**
- * The trigrams of a literal compared without case (lower case, ASCII) that every match of it
- * holds in the file's bytes: all but those with a `k` or an `s`, which a Kelvin sign or a long
- * s (other bytes) also matches, and those with a byte that is not ASCII.
+ * The trigrams of a literal compared without case (lower case, ASCII) that a match of it
+ * holds in the file's bytes, folded: those of ASCII bytes only (another case of a letter
+ * beyond ASCII is other bytes), and of them those without a `k` or an `s`, which a Kelvin
+ * sign or a long s also matches.
  *
  * @param literal the folded literal
- * @returns its hashed trigrams ({@linkcode needleTrigrams}) kept
+ * @returns its trigrams
  */
-export function foldedTrigrams(literal: string): Uint32Array {
+export function foldedTrigrams(literal: string): FoldedTrigrams {
   const bytes = new TextEncoder().encode(literal);
-  const kept: number[] = [];
+  const all: number[] = [];
+  const plain: number[] = [];
   const trigrams = needleTrigrams(bytes);
   for (let at = 0; at < trigrams.length; at++) {
     const three = bytes.subarray(at, at + 3);
-    if (!three.some((byte) => byte >= 0x80 || byte === K || byte === S)) kept.push(trigrams[at]);
+    if (three.some((byte) => byte >= 0x80)) continue;
+    all.push(trigrams[at]);
+    if (!three.some((byte) => byte === K || byte === S)) plain.push(trigrams[at]);
   }
-  return Uint32Array.from(kept);
+  return { all: Uint32Array.from(all), plain: Uint32Array.from(plain) };
+}
+
+/**
+ * Whether the bytes the filter was made of may hold a match of a literal compared without
+ * case: its folded trigrams, or when they may have a Kelvin sign or a long s, those without
+ * `k` and `s`. False is certain.
+ *
+ * @param filter a filter from {@linkcode trigramFilter}
+ * @param folded the literal's {@linkcode foldedTrigrams}
+ * @returns false when no spelling of the literal is there
+ */
+export function mayContainFolded(filter: Uint8Array, folded: FoldedTrigrams): boolean {
+  return mayContain(filter, folded.all) ||
+    (mayHold(filter, ODD_LETTER_HASH) && mayContain(filter, folded.plain));
 }

@@ -4,6 +4,7 @@ import fc from "fast-check";
 import {
   foldedTrigrams,
   mayContain,
+  mayContainFolded,
   needleTrigrams,
   trigramFilter,
 } from "../../../src/search/index/_trigram_filter.ts";
@@ -99,22 +100,46 @@ describe("trigram filters", () => {
   });
 });
 
-test("filters fold ASCII case, and a folded literal keeps its trigrams without k, s or other bytes", () => {
+test("filters fold ASCII case, and mark a Kelvin sign or a long s for folded literals", () => {
   const hashes = (...trigrams: string[]) =>
     trigrams.map((one) => needleTrigrams(new TextEncoder().encode(one))[0]);
   const filter = trigramFilter(bytes("x = CreateElement(1)"));
   assert.equal(mayContain(filter, needleTrigrams(bytes("createelement("))), true, "in lower case");
   assert.equal(mayContain(filter, needleTrigrams(bytes("CreateElement("))), true, "as it is");
-  assert.equal(mayContain(filter, foldedTrigrams("createelement(")), true);
+  assert.equal(mayContainFolded(filter, foldedTrigrams("createelement(")), true);
   // (onk, nke, key, bus, usi, sin, nes and ess hold a k or an s: a Kelvin sign or a long s
   // matches those too, and they are other bytes.)
-  assert.deepEqual(
-    [...foldedTrigrams("monkey_business")],
-    hashes("mon", "ey_", "y_b", "_bu", "ine"),
-  );
-  assert.deepEqual([...foldedTrigrams("k_s")], []);
-  assert.deepEqual([...foldedTrigrams("é12")], [], "a byte that is not ASCII");
-  // A text holding a Kelvin sign or a long s where the literal has k and s still passes.
-  const odd = trigramFilter(bytes("MON\u212AEY_BU\u017FINE\u017F\u017F\n"));
-  assert.equal(mayContain(odd, foldedTrigrams("monkey_business")), true);
+  const monkey = foldedTrigrams("monkey_business");
+  assert.deepEqual([...monkey.plain], hashes("mon", "ey_", "y_b", "_bu", "ine"));
+  assert.equal(monkey.all.length, "monkey_business".length - 2);
+  const none = new Uint32Array(0);
+  assert.deepEqual(foldedTrigrams("k_s"), { all: Uint32Array.from(hashes("k_s")), plain: none });
+  assert.deepEqual(foldedTrigrams("é12"), { all: none, plain: none }, "a byte that is not ASCII");
+  // Each spelling passes: other cases, a Kelvin sign, a long s (also at the start or the end
+  // of the bytes filtered); a text with the plain trigrams alone passes only beside one of them.
+  const spellings = [
+    "MONKEY_BUSINESS",
+    "MON\u212AEY_BU\u017FINE\u017F\u017F\n",
+    "\u017Fx mon\u212Aey_business",
+    "monkey_bu\u017Finess and \u017F",
+  ];
+  for (const text of spellings) {
+    assert.equal(mayContainFolded(trigramFilter(bytes(text)), monkey), true, text);
+  }
+  const nearMiss = "money_buine, mon ey_business";
+  assert.equal(mayContainFolded(trigramFilter(bytes(nearMiss)), monkey), false);
+  for (const odd of ["\u017F", "\u212A"]) {
+    const filter = trigramFilter(bytes(nearMiss + odd));
+    assert.equal(mayContainFolded(filter, monkey), true, `beside ${odd}`);
+  }
+  // Each place a long s or a Kelvin sign can be within the bytes a block filters.
+  const text = bytes("ab\u017Fcd\u212Aef");
+  for (let from = 0; from < text.length - 2; from++) {
+    for (let to = from + 1; to <= text.length; to++) {
+      const inside = new TextDecoder().decode(text.subarray(from, Math.min(to + 2, text.length)));
+      const odd = /[\u017F\u212A]/.test(inside);
+      const kept = mayContainFolded(trigramFilter(text, from, to), foldedTrigrams("sk\n"));
+      if (odd) assert.equal(kept, true, `${from}-${to}`);
+    }
+  }
 });
