@@ -79,23 +79,18 @@ export function trigramFilter(bytes: Uint8Array, from = 0, to = bytes.length): U
       if (trigram === folded) break;
     }
   }
-  if (odd && (seen[ODD_LETTER >>> 3] & (1 << (ODD_LETTER & 7))) === 0) {
-    seen[ODD_LETTER >>> 3] |= 1 << (ODD_LETTER & 7);
-    if (count === distinct.length) {
-      const grown = new Uint32Array(distinct.length * 2);
-      grown.set(distinct);
-      distinct = grown;
-    }
-    distinct[count++] = ODD_LETTER;
-  }
   let bits = MIN_BITS;
-  while (bits < count * BITS_PER_TRIGRAM) bits *= 2;
+  while (bits < (odd ? count + 1 : count) * BITS_PER_TRIGRAM) bits *= 2;
   const filter = new Uint8Array(bits >>> 3);
   const shift = 32 - Math.log2(bits);
   for (let i = 0; i < count; i++) {
     const trigram = distinct[i];
     seen[trigram >>> 3] = 0;
     const bit = hash(trigram) >>> shift;
+    filter[bit >>> 3] |= 1 << (bit & 7);
+  }
+  if (odd) {
+    const bit = ODD_LETTER >>> shift;
     filter[bit >>> 3] |= 1 << (bit & 7);
   }
   return filter;
@@ -159,12 +154,12 @@ const S = 0x73;
 const KELVIN = 0xe284aa;
 const LONG_S = 0xc5bf;
 /**
- * A trigram a filter holds when its bytes have a Kelvin sign or a long s (the one letters
- * beyond ASCII that Unicode case folding matches with ASCII ones: `k` and `s`). Three 0xff
- * bytes, which valid UTF-8 never has: a text that has them too only makes the test weaker.
+ * The hashed trigram a filter holds when its bytes have a Kelvin sign or a long s (the one
+ * letters beyond ASCII that Unicode case folding matches with ASCII ones: `k` and `s`):
+ * three 0xff bytes, which valid UTF-8 never has (a text that has them too only makes the
+ * test weaker).
  */
-const ODD_LETTER = 0xffffff;
-const ODD_LETTER_HASH = hash(ODD_LETTER);
+const ODD_LETTER = hash(0xffffff);
 
 /** The trigrams of a literal compared without case, as {@linkcode mayContainFolded} tests them. */
 export interface FoldedTrigrams {
@@ -208,5 +203,5 @@ export function foldedTrigrams(literal: string): FoldedTrigrams {
  */
 export function mayContainFolded(filter: Uint8Array, folded: FoldedTrigrams): boolean {
   return mayContain(filter, folded.all) ||
-    (mayHold(filter, ODD_LETTER_HASH) && mayContain(filter, folded.plain));
+    (mayHold(filter, ODD_LETTER) && mayContain(filter, folded.plain));
 }
