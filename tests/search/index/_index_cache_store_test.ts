@@ -306,23 +306,36 @@ describe("a store that starts from the cache", () => {
   });
 
   test("keeps no file changed just before it was indexed", BUN_ONLY, async () => {
-    const file = path.join(root, "just-written.ts");
-    fs.writeFileSync(file, "createElement(just)\n");
-    fs.rmSync(cache, { recursive: true, force: true });
-    const store = await loading();
-    try {
-      await answers(store);
-      const saved = async (after: number) => {
-        for (let i = 0; i < 1000; i++) {
-          const name = fs.existsSync(cache) ? fs.readdirSync(cache)[0] : undefined;
-          if (name?.endsWith(".index") && fs.statSync(path.join(cache, name)).mtimeMs > after) {
-            return loaded(path.join(cache, name));
-          }
-          await new Promise((resolve) => setTimeout(resolve, 10));
+    let file = "";
+    const saved = async (after: number) => {
+      for (let i = 0; i < 1000; i++) {
+        const name = fs.existsSync(cache) ? fs.readdirSync(cache)[0] : undefined;
+        if (name?.endsWith(".index") && fs.statSync(path.join(cache, name)).mtimeMs > after) {
+          return loaded(path.join(cache, name));
         }
-        assert.fail("not saved");
-      };
-      const first = await saved(0);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.fail("not saved");
+    };
+    // (The first save comes 1.1-1.2 s after the write here. On a busy machine it can come
+    // after the racy window, and keeping the file is then right: the start is tried again,
+    // with a new file, so that the directory changes again too.)
+    let store: DirectoryStore | undefined;
+    let first: Awaited<ReturnType<typeof saved>> | undefined;
+    for (let attempt = 0; attempt < 3 && first === undefined; attempt++) {
+      store?.close();
+      if (file !== "") fs.rmSync(file);
+      file = path.join(root, `just-written-${attempt}.ts`);
+      fs.writeFileSync(file, "createElement(just)\n");
+      const wrote = Date.now();
+      fs.rmSync(cache, { recursive: true, force: true });
+      store = await loading();
+      await answers(store);
+      const found = await saved(0);
+      if (Date.now() - wrote < RACY_MS) first = found;
+    }
+    try {
+      assert.ok(first !== undefined, "three times saved only after the racy window");
       assert.ok(first.keys.length > 0);
       assert.ok(!first.keys.includes(file), "racy: not kept");
       assert.deepEqual(first.walks, [], "its directory changed just now: no walk kept");
@@ -330,12 +343,12 @@ describe("a store that starts from the cache", () => {
       // indexed within the racy window.
       await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
       const written = fs.statSync(cacheFileIn(cache)).mtimeMs;
-      await store.search({ matcher: literalMatcher("x"), glob: "*.ts", maxMatches: 1 });
+      await store!.search({ matcher: literalMatcher("x"), glob: "*.ts", maxMatches: 1 });
       const second = await saved(written);
       assert.ok(second.walks.length > 0, "saved again, with walks now");
       assert.ok(!second.keys.includes(file), "indexed within the racy window: still not kept");
     } finally {
-      store.close();
+      store!.close();
     }
     fs.rmSync(file);
     await age(root);
