@@ -581,7 +581,7 @@ async function streamFile(
       : undefined;
     const decode = (run: Uint8Array): KeptText | number => {
       if (passable !== undefined) {
-        const kept = keptRun(run, passable, needle !== undefined ? undefined : folded);
+        const kept = keptRun(run, passable, folded);
         if (kept.invalid) invalid = true;
         return kept.text;
       }
