@@ -40,8 +40,13 @@ export const RUNNING = 2;
 export const SECOND_SEARCH_BELOW = 256 * 1024 * 1024;
 /** How long after its deadline a search may take before it is answered as stopped. */
 export const GRACE_MS = 750;
-/** How long a thread late with a search has to answer a ping before it is replaced. */
-export const PROBE_MS = 2000;
+/**
+ * How long a thread late with a search has to answer a ping before it is replaced. At nice
+ * 10 on a machine whose cores other processes fill, the thread gets a tenth of a core: a
+ * collection or a batch of files it is in the middle of then takes seconds (in CI, beside the
+ * race tests' swapper, 2 s was once not enough for a thread that was alive).
+ */
+export const PROBE_MS = 5000;
 /** Kept results held here, unpacked, for searches answered with them again. */
 export const KEPT_HERE = 4;
 

@@ -256,21 +256,33 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     return { deadline, late, other };
   }
 
-  it("replaces a late thread that answers no ping, failing its other searches", async () => {
-    const thread = await threadOf("silent.js");
-    try {
-      const { deadline, late, other } = lateThenOther(thread);
-      assert.equal((await late).stopped, "time");
-      const answer = await other;
-      const waited = Date.now() - deadline - GRACE_MS;
-      assert.match(String(answer), /the search thread did not keep a time budget and was replaced/);
-      assert.ok(waited >= PROBE_MS - 50 && waited < PROBE_MS + 1000, `replaced after ${waited} ms`);
-    } finally {
-      thread.close();
-    }
-  });
+  it(
+    "replaces a late thread that answers no ping, failing its other searches",
+    { timeout: 30_000 },
+    async () => {
+      const thread = await threadOf("silent.js");
+      try {
+        const { deadline, late, other } = lateThenOther(thread);
+        assert.equal((await late).stopped, "time");
+        const answer = await other;
+        const waited = Date.now() - deadline - GRACE_MS;
+        assert.match(
+          String(answer),
+          /the search thread did not keep a time budget and was replaced/,
+        );
+        assert.ok(
+          waited >= PROBE_MS - 50 && waited < PROBE_MS + 1000,
+          `replaced after ${waited} ms`,
+        );
+      } finally {
+        thread.close();
+      }
+    },
+  );
 
-  it("keeps a thread late with a search but alive, and its other searches go on", async () => {
+  it("keeps a thread late with a search but alive, and its other searches go on", {
+    timeout: 30_000,
+  }, async () => {
     const thread = await threadOf("sluggish.js");
     try {
       const { deadline, late, other } = lateThenOther(thread);
