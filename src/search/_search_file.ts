@@ -290,27 +290,18 @@ function examinePlanned(
   const needles = needle !== undefined ? [needle] : anyOf;
   if (needles === undefined) return undefined;
   if (spansLines(needles)) return undefined;
-  let bytes;
-  try {
-    bytes = reader.readRanges(key, plan.ranges, (stat) => sameStamp(stat, plan.stamp));
-  } catch {
-    return undefined; // (read whole, the error is told as search tells it)
-  }
-  if (bytes === undefined) return undefined;
   const { ranges, linesBefore, linesAfter } = plan;
   const pieces: (string | number | PassedLine)[] = [];
   let invalid = plan.invalid;
   let found = false;
-  let at = 0;
-  for (let r = 0; r < linesBefore.length; r++) {
+  // (Each range is scanned as it is read: its bytes are gone once the next one is read.)
+  const visit = (range: Uint8Array, r: number): boolean => {
     if (r > 0) pieces.push(linesBefore[r] - linesAfter[r - 1]);
-    const length = ranges[2 * r + 1] - ranges[2 * r];
-    const range = bytes.subarray(at, at + length);
-    at += length;
+    const length = range.length;
     const buffer = bytesOf(range);
     const edges = { start: ranges[2 * r] === 0, end: ranges[2 * r + 1] === plan.stamp.size };
     if (context > 0 && !holdsContext(range, buffer, needles, folded, context, edges)) {
-      return undefined;
+      return false;
     }
     const kept = keptLines(range, buffer, needles, {
       start: 0,
@@ -324,6 +315,14 @@ function examinePlanned(
     if (typeof kept.text === "string") pieces.push(kept.text);
     else pieces.push(...kept.text);
     found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part !== "number");
+    return true;
+  };
+  try {
+    if (!reader.readRanges(key, ranges, (stat) => sameStamp(stat, plan.stamp), visit)) {
+      return undefined;
+    }
+  } catch {
+    return undefined; // (read whole, the error is told as search tells it)
   }
   if (!found) return NONE;
   const sha1 = plan.sha1 === undefined ? {} : { sha1: plan.sha1 };

@@ -5,6 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { FileReader } from "../../src/io/_file_reader.ts";
+import type { FileStat } from "../../src/io/file_stat.ts";
 import { filesOf } from "../_helpers/files.ts";
 
 async function withDir(work: (dir: string) => void | Promise<void>): Promise<void> {
@@ -168,12 +169,29 @@ describe("FileReader", () => {
   });
 
   describe("readRanges()", () => {
-    it("reads the ranges one after another, growing its buffer", () =>
+    /** The ranges read, as text, or undefined when the read gave up. */
+    const rangesOf = (
+      reader: FileReader,
+      file: string,
+      ranges: number[],
+      accept: (stat: FileStat) => boolean = () => true,
+    ) => {
+      const got: string[] = [];
+      const visit = (range: Uint8Array, index: number) => {
+        got.push(`${index}:${new TextDecoder().decode(range)}`);
+        return true;
+      };
+      return reader.readRanges(file, ranges, accept, visit) ? got : undefined;
+    };
+
+    it("hands over the ranges one after another, the buffer no larger than the longest", () =>
       withDir(async (dir) => {
-        const reader = new FileReader(filesOf(dir), 1024, 4);
+        const reader = new FileReader(filesOf(dir), 8, 4);
         await fs.writeFile(path.join(dir, "f"), "0123456789abcdef");
-        const got = reader.readRanges(path.join(dir, "f"), [1, 3, 8, 16], () => true);
-        assert.equal(got && new TextDecoder().decode(got), "12" + "89abcdef");
+        const f = path.join(dir, "f");
+        assert.deepEqual(rangesOf(reader, f, [1, 3, 8, 16]), ["0:12", "1:89abcdef"]);
+        // 14 bytes in all, more than the reader's 8: each range fits on its own.
+        assert.deepEqual(rangesOf(reader, f, [0, 6, 8, 16]), ["0:012345", "1:89abcdef"]);
       }));
 
     it("reads nothing it may not, and gives up on a file shorter than its ranges", () =>
@@ -181,16 +199,26 @@ describe("FileReader", () => {
         const reader = new FileReader(filesOf(dir), 8, 4);
         await fs.writeFile(path.join(dir, "f"), "0123456789");
         const f = path.join(dir, "f");
-        assert.equal(reader.readRanges(f, [0, 4], (stat) => stat.size === 11), undefined);
-        assert.equal(reader.readRanges(f, [6, 12], () => true), undefined, "past the end");
-        assert.equal(reader.readRanges(f, [0, 9], () => true), undefined, "over its limit");
+        assert.equal(rangesOf(reader, f, [0, 4], (stat) => stat.size === 11), undefined);
+        assert.equal(rangesOf(reader, f, [6, 12]), undefined, "past the end");
+        assert.equal(rangesOf(reader, f, [0, 9]), undefined, "over its limit");
         // Asked again after the reads: a file written meanwhile is given up.
         let asked = 0;
-        assert.equal(reader.readRanges(f, [0, 4], () => ++asked === 1), undefined);
+        assert.equal(rangesOf(reader, f, [0, 4], () => ++asked === 1), undefined);
         assert.equal(asked, 2);
-        assert.throws(() => reader.readRanges(path.join(dir, "nope"), [0, 1], () => true), {
+        assert.throws(() => rangesOf(reader, path.join(dir, "nope"), [0, 1]), {
           code: "ENOENT",
         });
+      }));
+
+    it("stops where the visitor says so", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 8, 4);
+        await fs.writeFile(path.join(dir, "f"), "0123456789");
+        const seen: number[] = [];
+        const stop = (_: Uint8Array, index: number) => (seen.push(index), false);
+        assert.equal(reader.readRanges(path.join(dir, "f"), [0, 2, 4, 6], () => true, stop), false);
+        assert.deepEqual(seen, [0]);
       }));
   });
 });
