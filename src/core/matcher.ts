@@ -434,7 +434,8 @@ const MAX_VARIED_LETTERS = 3;
  * of its required literals (each match then contains one of them as it is): a stretch of
  * three characters or more, of ASCII characters only and without `k` or `s`, with as few
  * letters as there can be (each doubles the spellings to look for; at most
- * {@linkcode MAX_VARIED_LETTERS}), then as long as there can be; and, folded to lower case,
+ * {@linkcode MAX_VARIED_LETTERS}), then of the rarest letters (see
+ * {@linkcode letterFrequency}), then as long as there can be; and, folded to lower case,
  * the literal holding it when that is ASCII, or else the longest such stretch around it. (Under Unicode case folding, `k` also matches the
  * Kelvin sign and `s` the long s, and letters beyond ASCII have more forms; a stretch
  * without them matches its ASCII spellings only.)
@@ -442,7 +443,7 @@ const MAX_VARIED_LETTERS = 3;
 function caseVariantsOf(
   literals: string[] | undefined,
 ): { variants: string[]; folded: string[] } | undefined {
-  let best = { window: "", letters: Infinity };
+  let best = { window: "", letters: Infinity, frequency: Infinity };
   let folded = ""; // the stretch holding the best window
   const isLetter = (char: string) => /[a-zA-Z]/.test(char);
   for (const literal of literals ?? []) {
@@ -452,12 +453,20 @@ function caseVariantsOf(
         for (let to = from + 3; to <= run.length; to++) {
           if (isLetter(run[to - 1])) letters++;
           if (letters > MAX_VARIED_LETTERS) break;
-          const better = letters < best.letters ||
-            (letters === best.letters && to - from > best.window.length);
+          const window = run.slice(from, to);
+          const frequency = [...window].reduce(
+            (product, char) => product * letterFrequency(char),
+            1,
+          );
+          const better = letters !== best.letters
+            ? letters < best.letters
+            : frequency !== best.frequency
+            ? frequency < best.frequency
+            : window.length > best.window.length;
           // (The whole literal when it is ASCII: its k and s are matched in ASCII too, unless
           // the text holds a Kelvin sign or a long s, which a prefilter must look out for.)
           const around = /^\p{ASCII}*$/u.test(literal) ? literal : run;
-          if (better) [best, folded] = [{ window: run.slice(from, to), letters }, around];
+          if (better) [best, folded] = [{ window, letters, frequency }, around];
         }
       }
     }
@@ -473,6 +482,25 @@ function caseVariantsOf(
   }
   return { variants, folded: variants.map(() => folded.toLowerCase()) };
 }
+
+/**
+ * How often a letter occurs in English text, in percent, either case (1 for any other
+ * character): the spellings of a stretch of common letters occur far more often than those
+ * of one of rare letters, and every occurrence costs a look at the bytes around it. On the
+ * Linux kernel's source, `-i spin_lock_irqsave` looked for `in_` and found it 175,000 times
+ * in 20,000 files; `n_l` 27,000 times.
+ */
+function letterFrequency(char: string): number {
+  const at = char.toLowerCase().charCodeAt(0) - 0x61;
+  return at >= 0 && at < 26 ? ENGLISH_LETTERS[at] : 1;
+}
+
+/** Percent of English letters that are a, b, c ... z. */
+// deno-fmt-ignore
+const ENGLISH_LETTERS = [
+  8.2, 1.5, 2.8, 4.3, 12.7, 2.2, 2.0, 6.1, 7.0, 0.15, 0.77, 4.0, 2.4, 6.7, 7.5, 1.9, 0.095, 6.0,
+  6.3, 9.1, 2.8, 0.98, 2.4, 0.15, 2.0, 0.074,
+];
 
 /** The rarer of two literals (for `reduce`). */
 function rarest(a: string, b: string): string {
