@@ -4,53 +4,10 @@ import { NPM_PACKAGES, TREE } from "./corpus.ts";
 import { linewise } from "./client.ts";
 import { fmt, log, median, notes, rows, RUNS, timeCommand } from "./support.ts";
 import { knownTreeRows } from "./known.ts";
+import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./agree.ts";
 
 // ---------------------------------------------------------------------------------------
 // Measurements
-
-/** Parses `rg -n --null` output into "path:line" keys. */
-export function rgKeys(stdout: Buffer): Set<string> {
-  const keys = new Set<string>();
-  for (const line of stdout.toString("utf8").split("\n")) {
-    const nul = line.indexOf("\0");
-    if (nul === -1) continue;
-    const file = line.slice(0, nul).replace(/^\.\//, "");
-    keys.add(`${file}:${Number.parseInt(line.slice(nul + 1), 10)}`);
-  }
-  return keys;
-}
-
-export function linewiseKeys(structured: Record<string, unknown> | undefined): Set<string> {
-  const keys = new Set<string>();
-  const files = (structured?.files ?? []) as { path: string; lines: number[] }[];
-  for (const file of files) for (const line of file.lines) keys.add(`${file.path}:${line}`);
-  return keys;
-}
-
-export function compareKeys(a: Set<string>, b: Set<string>): string {
-  const onlyA = [...a].filter((k) => !b.has(k));
-  const onlyB = [...b].filter((k) => !a.has(k));
-  if (onlyA.length === 0 && onlyB.length === 0) return `same ${a.size} lines`;
-  return `DIFFER: ${onlyA.length} only linewise (${onlyA.slice(0, 3).join(", ")}), ` +
-    `${onlyB.length} only rg (${onlyB.slice(0, 3).join(", ")})`;
-}
-
-/** How linewise's answer (its structured content) compares with ripgrep's output. */
-export function agreeWithRg(
-  structured: Record<string, unknown> | undefined,
-  rgOut: Buffer,
-): string {
-  return compareKeys(linewiseKeys(structured), rgKeys(rgOut));
-}
-
-export const RG_ARGS = [
-  "-n",
-  "--null",
-  "--no-heading",
-  "--with-filename",
-  "--no-require-git",
-  "--no-ignore-parent",
-];
 
 export interface GrepCase {
   name: string;
@@ -93,7 +50,7 @@ export async function grepBench(): Promise<void> {
       "dependencies, plus this repository's node_modules without native binaries).",
   );
   const rgTimes = await firstAndRepeatedRows(TREE, GREP_CASES, "");
-  await knownTreeRows("", (cache) => linewise(TREE, [], cache), GREP_CASES, rgTimes, agreeWithRg);
+  await knownTreeRows("", (cache) => linewise(TREE, [], cache), TREE, GREP_CASES, rgTimes);
   await newPatternsRow(TREE, "");
 }
 
@@ -123,6 +80,7 @@ export async function firstAndRepeatedRows(
     const rg1 = timeCommand("rg", [...RG_ARGS, "-j1", ...grepCase.rg, "."], root);
     const expected = rgKeys(rg.stdout);
     const args = { ...grepCase.args, max_matches: 1_000_000 };
+    const run = { root, rg: grepCase.rg };
     // First search: a fresh server each time.
     const first: number[] = [];
     const repeated: number[] = [];
@@ -135,7 +93,7 @@ export async function firstAndRepeatedRows(
       const { result, ms } = await client.call("grep", args);
       if (i > 0) first.push(ms); // the first session only warms the cache
       if (i === RUNS) {
-        agree = compareKeys(linewiseKeys(result.structuredContent), expected);
+        agree = compareKeys(linewiseKeys(result.structuredContent), expected, run);
         indexing = await client.idle(); // the index is built in the background
         let last = result;
         for (let j = 0; j < RUNS; j++) {
@@ -143,7 +101,7 @@ export async function firstAndRepeatedRows(
           repeated.push(call.ms);
           last = call.result;
         }
-        agreeRepeated = compareKeys(linewiseKeys(last.structuredContent), expected);
+        agreeRepeated = compareKeys(linewiseKeys(last.structuredContent), expected, run);
         memory = client.memory() ?? memory;
       }
       await client.close();

@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
 import type { McpClient } from "./client.ts";
+import { agreeWithRg } from "./agree.ts";
 import { CORPUS, fmt, log, median, type Row, rows, RUNS } from "./support.ts";
 
 /** The cache folder of every server of the bench. */
@@ -146,23 +147,24 @@ function knownRow(
  *
  * @param label what the rows' text starts with
  * @param start starts a server, with or without the cache
+ * @param root the tree, where ripgrep ran
  * @param cases the greps
  * @param rg ripgrep's run of each
- * @param agree how an answer's structured content compares with ripgrep's output
  */
 export async function knownTreeRows(
   label: string,
   start: Start,
-  cases: readonly { name: string; args: Record<string, unknown> }[],
+  root: string,
+  cases: readonly { name: string; args: Record<string, unknown>; rg: readonly string[] }[],
   rg: readonly { ms: number; stdout: Buffer }[],
-  agree: (structured: Record<string, unknown> | undefined, rgOut: Buffer) => string,
 ): Promise<void> {
   const args = (i: number) => ({ ...cases[i].args, max_matches: 1_000_000 });
   const saved = await saveIndexOf(start, args(0));
   const bytes = cacheBytes();
   for (const [i, grepCase] of cases.entries()) {
     const known = await knownTreeGreps(start, args(i));
-    const agreeing = (result: Call["result"]) => agree(result.structuredContent, rg[i].stdout);
+    const agreeing = (result: Call["result"]) =>
+      agreeWithRg(result.structuredContent, rg[i].stdout, { root, rg: grepCase.rg });
     rows.push(knownRow(label + grepCase.name, known, rg[i], agreeing, saved, bytes));
   }
 }

@@ -3,13 +3,8 @@
 // users' own measure, the same grep six times in one new server, 1.5 s apart.
 import { MODULES, MODULES_PACKAGES } from "./corpus.ts";
 import { linewise } from "./client.ts";
-import {
-  agreeWithRg,
-  firstAndRepeatedRows,
-  type GrepCase,
-  newPatternsRow,
-  sizeOf,
-} from "./grep.ts";
+import { firstAndRepeatedRows, type GrepCase, newPatternsRow, sizeOf } from "./grep.ts";
+import { agreeWithRg } from "./agree.ts";
 import { fmt, log, median, notes, rows } from "./support.ts";
 
 const CASES: GrepCase[] = [
@@ -42,7 +37,10 @@ export async function modulesBench(): Promise<void> {
       if (n > 0) await new Promise((resolve) => setTimeout(resolve, SPACED_MS));
       const { result, ms } = await client.call("grep", args);
       times.push(ms);
-      agree = agreeWithRg(result.structuredContent, rgTimes[i].stdout);
+      agree = agreeWithRg(result.structuredContent, rgTimes[i].stdout, {
+        root: MODULES,
+        rg: grepCase.rg,
+      });
     }
     await client.close();
     // (From the third on: the index is built in the background after the first.)

@@ -12,7 +12,7 @@ import {
   REFERENCE,
 } from "./corpus.ts";
 import { linewise, McpClient } from "./client.ts";
-import { RG_ARGS, rgKeys } from "./grep.ts";
+import { RG_ARGS, rgKeys } from "./agree.ts";
 import {
   BINARY,
   fmt,
