@@ -84,8 +84,12 @@ test("slow greps at once take turns: reads and pings go on, each grep answers wi
     });
     const stopped = notes.filter((text) => /stopped by the time budget: the pattern/.test(text));
     const waited = notes.filter((text) => /before the search could start/.test(text));
+    // (One that got its turn just before its deadline may be stopped while it walks.)
+    const walking = notes.filter((text) =>
+      /stopped by the time budget: .*the rest of the tree was not walked/.test(text)
+    );
     assert.ok(stopped.length >= 1 && stopped.length <= 2, notes.join("\n"));
-    assert.equal(stopped.length + waited.length, greps.length, notes.join("\n"));
+    assert.equal(stopped.length + waited.length + walking.length, greps.length, notes.join("\n"));
     for (const { id } of reads) {
       const { message, ms } = answers.get(id)!;
       assert.match(
