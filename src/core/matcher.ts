@@ -44,6 +44,14 @@ export interface Matcher {
    */
   readonly exactLiteral?: string;
   /**
+   * When the pattern is case-sensitive alternatives each of which spells a string, these
+   * strings in the pattern's order (`TODO|FIXME`), and they are its `alternativeLiterals`:
+   * every occurrence of one is a match, and a line's match is the leftmost occurrence, the
+   * earlier alternative where two start at the same place. As with `exactLiteral`, a search
+   * may find it in the bytes without decoding the line.
+   */
+  readonly exactAlternatives?: readonly string[];
+  /**
    * Case-sensitive strings one of which each match contains, for byte-level prefilters when
    * no single string is required: one per top-level alternative of the pattern
    * (`TODO|FIXME`), or for a case-insensitive pattern the spellings of part of a required
@@ -193,12 +201,16 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(source));
   const key = `regex:${flags}:${source}`;
   const exactLiteral = options.ignoreCase ? undefined : spelledLiteralOf(source);
+  const exactAlternatives = options.ignoreCase || alternativeLiterals === undefined
+    ? undefined
+    : spelledAlternativesOf(source, alternativeLiterals);
   const literals = {
     requiredLiteral,
     requiredLiterals,
     alternativeLiterals,
     foldedLiterals: spelled?.folded,
     ...(exactLiteral === undefined ? {} : { exactLiteral }),
+    ...(exactAlternatives === undefined ? {} : { exactAlternatives }),
   };
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { key, matchLine, ...literals };
@@ -350,6 +362,22 @@ function spelledLiteralOf(source: string): string | undefined {
     else spelled += char;
   }
   return exactIn(spelled) ? spelled : undefined;
+}
+
+/**
+ * The strings a pattern of alternatives spells, one per alternative in order (the first of
+ * alternatives alike), when every alternative spells one and they are `literals`.
+ */
+function spelledAlternativesOf(source: string, literals: readonly string[]): string[] | undefined {
+  const spelled = new Set<string>();
+  for (const branch of topLevelBranches(source) ?? []) {
+    const literal = spelledLiteralOf(branch);
+    if (literal === undefined) return undefined;
+    spelled.add(literal);
+  }
+  const strings = [...spelled];
+  const same = strings.length === literals.length && strings.every((s, i) => s === literals[i]);
+  return same ? strings : undefined;
 }
 
 /**

@@ -391,7 +391,7 @@ class ReadingQueue {
   readonly #alternatives: readonly string[] | undefined;
   readonly #folded: readonly string[] | undefined;
   /** The literal that is the whole of every match, with the cut rows are shown with. */
-  readonly #exact: { literal: string; rowCut: number } | undefined;
+  readonly #exact: { literal: string | undefined; rowCut: number } | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   readonly #lease: WorkerLease | undefined;
@@ -405,11 +405,11 @@ class ReadingQueue {
     this.literal = matcher.requiredLiteral;
     this.#alternatives = matcher.alternativeLiterals;
     this.#folded = matcher.foldedLiterals;
-    const literal = matcher.exactLiteral;
     // (A stoppable pattern's scan is where it can be stopped; it is left to that.)
-    this.#exact = literal !== undefined && rowCut !== undefined && context === 0 &&
+    const exact = matcher.exactLiteral ?? matcher.exactAlternatives;
+    this.#exact = exact !== undefined && rowCut !== undefined && context === 0 &&
         matcher.stoppable === undefined
-      ? { literal, rowCut }
+      ? { literal: matcher.exactLiteral, rowCut }
       : undefined;
     this.#options = { context, reader };
     this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
@@ -417,7 +417,8 @@ class ReadingQueue {
 
   /**
    * The bytes the examination looks for: the literal's, or else one of the alternatives';
-   * with the cut of rows when the literal is the whole of every match.
+   * with the cut of rows when the literal, or one of the alternatives, is the whole of every
+   * match.
    */
   prefilter(): Prefilter & Pick<Examination, "rowCut"> {
     const prefilter = prefilterOf(this.literal, this.#alternatives, this.#folded);

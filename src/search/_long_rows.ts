@@ -1,5 +1,6 @@
 /**
- * A long line that holds an exact literal (see `Matcher.exactLiteral`), made into the row
+ * A long line that holds an exact literal (see `Matcher.exactLiteral`, and
+ * `Matcher.exactAlternatives` for alternatives of them), made into the row
  * grep shows of it straight from its bytes: the window of `cut` code points around its first
  * occurrence that `windowRow` would cut from the decoded line, with the line's length in
  * code points. Minified bundles and source maps are lines of megabytes, and decoding them

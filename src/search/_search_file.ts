@@ -123,9 +123,10 @@ export interface Examination extends Prefilter {
    */
   links: boolean;
   /**
-   * Set when the needle is the whole of every match (`Matcher.exactLiteral`), there are no
-   * context lines, and rows are shown cut to this many code points: a line holding the
-   * needle that is much longer is then given as the part shown, from its bytes.
+   * Set when the needle, or one of `anyOf`, is the whole of every match
+   * (`Matcher.exactLiteral`, `Matcher.exactAlternatives`), there are no context lines, and
+   * rows are shown cut to this many code points: a line holding a needle that is much longer
+   * is then given as the part shown, from its bytes.
    */
   rowCut?: number;
 }
@@ -440,8 +441,9 @@ export function examineBytes(
   if (anyOf === undefined) return whole(bytes);
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
   if (!anyOf.some((needle) => buffer.indexOf(needle) !== -1)) return NONE;
-  const first = occurrences(buffer, anyOf, prefilter.folded)(0).at;
-  return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context, prefilter.folded);
+  const { folded, rowCut } = prefilter;
+  const first = occurrences(buffer, anyOf, folded)(0).at;
+  return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context, folded, rowCut);
 }
 
 /**
@@ -552,9 +554,9 @@ function keptLines(
     done = keepTo;
     keepFrom = keepTo = -1;
   };
-  // (Windowing needs the occurrence's line alone: no context, one needle, no folding.)
-  const longerThan = rowCut !== undefined && context === 0 && needles.length === 1 &&
-      folded === undefined
+  // (Windowing needs the occurrence's line alone, and the needles exact: no context, no
+  // folding. Of several, the leftmost occurrence is the match, the earlier needle first.)
+  const longerThan = rowCut !== undefined && context === 0 && folded === undefined
     ? windowedFromBytes(rowCut)
     : Infinity;
   const nextOccurrence = occurrences(buffer, needles, folded);

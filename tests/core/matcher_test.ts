@@ -220,6 +220,21 @@ describe("exactLiteral", () => {
     });
   }
 
+  const alternatives: Array<[pattern: string, exact: string[] | undefined]> = [
+    ["TODO|FIXME", ["TODO", "FIXME"]],
+    ["need|needle|need", ["need", "needle"]], // in order, the first of those alike
+    ["a\\(|b\\.c", ["a(", "b.c"]],
+    ["TODO|fix\w+ME", undefined], // an alternative that spells no string
+    ["a|", undefined],
+    ["a\rb|c", undefined],
+  ];
+  for (const [pattern, exact] of alternatives) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) has exact alternatives ${exact}`, () => {
+      assert.deepEqual(regexMatcher(pattern).exactAlternatives, exact);
+      assert.equal(regexMatcher(pattern, { ignoreCase: true }).exactAlternatives, undefined);
+    });
+  }
+
   test("a fixed string is its own exact literal, unless empty, folded or with a line break", () => {
     assert.equal(literalMatcher("a.b(").exactLiteral, "a.b(");
     assert.equal(literalMatcher("").exactLiteral, undefined);

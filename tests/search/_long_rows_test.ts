@@ -32,8 +32,11 @@ function shown(result: SearchResult, cut: number) {
 /** A search of one file through examineBytes, with long lines windowed for `rowCut`. */
 async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number, rowCut: number) {
   const collector = new SearchCollector({ matcher, maxMatches, rowCut });
-  const needle = encoder.encode(matcher.exactLiteral!);
-  const outcome = examineBytes(bytes, { needle, rowCut }, 0);
+  const exact = matcher.exactLiteral;
+  const prefilter = exact !== undefined
+    ? { needle: encoder.encode(exact) }
+    : { anyOf: matcher.exactAlternatives!.map((one) => encoder.encode(one)) };
+  const outcome = examineBytes(bytes, { ...prefilter, rowCut }, 0);
   if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
     await collector.scanFile(
@@ -101,11 +104,41 @@ describe("long lines windowed from their bytes", () => {
     );
   });
 
+  it("show as the same lines decoded whole and cut, for alternatives", {
+    timeout: 60_000,
+  }, async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(part, { maxLength: 14 }),
+        // (Alternatives that start at the same place: the earlier one is the match.)
+        fc.constantFrom("needle|le", "le|needle", "need|needle", "needle|need", "é😀|needle 7"),
+        fc.constantFrom(1, 7, 100, 2000, 6000),
+        fc.constantFrom(1, 3, 200),
+        async (parts, pattern, cut, maxMatches) => {
+          const bytes = encoder.encode(parts.join(""));
+          const matcher = regexMatcher(pattern);
+          assert.ok(matcher.exactAlternatives, pattern);
+          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
+          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
+          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.equal(got.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 150 },
+    );
+  });
+
   it("decode only the part shown of a line over the threshold", async () => {
     const line = "é".repeat(60_000) + "needle" + "😀x".repeat(30_000);
     const bytes = encoder.encode(`a needle\n${line}\r\nb\n`);
     const { result, text } = await examined(bytes, literalMatcher("needle"), 200, 2000);
     assert.ok(longestDecoded(text) <= 2 * 2000, `decoded ${longestDecoded(text)} units`);
+    // Alternatives too: the leftmost occurrence of either, "nee" before "needle" where both
+    // start, is the match.
+    const either = await examined(bytes, regexMatcher("nee|needle|x"), 200, 2000);
+    assert.ok(longestDecoded(either.text) <= 2 * 2000, `decoded ${longestDecoded(either.text)}`);
+    const row = either.result.files[0].rows[1];
+    assert.equal(row.text.slice(row.match!.start, row.match!.end), "nee");
     const [first, second] = result.files[0].rows;
     assert.equal(first.text, "a needle\n");
     assert.equal(second.line, 2);
