@@ -390,7 +390,10 @@ class ReadingQueue {
   literal: string | undefined;
   readonly #alternatives: readonly string[] | undefined;
   readonly #folded: readonly string[] | undefined;
-  /** The literal that is the whole of every match, with the cut rows are shown with. */
+  /**
+   * The literal that is the whole of every match (undefined: one of the alternatives is),
+   * with the cut rows are shown with.
+   */
   readonly #exact: { literal: string | undefined; rowCut: number } | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
