@@ -296,9 +296,8 @@ function examinePlanned(
   let invalid = plan.invalid;
   let found = false;
   // (Each range is scanned as it is read: its bytes are gone once the next one is read.)
-  const visit = (range: Uint8Array, r: number): boolean => {
+  const scan = (range: Uint8Array, r: number): boolean => {
     if (r > 0) pieces.push(linesBefore[r] - linesAfter[r - 1]);
-    const length = range.length;
     const buffer = bytesOf(range);
     const edges = { start: ranges[2 * r] === 0, end: ranges[2 * r + 1] === plan.stamp.size };
     if (context > 0 && !holdsContext(range, buffer, needles, folded, context, edges)) {
@@ -306,7 +305,7 @@ function examinePlanned(
     }
     const kept = keptLines(range, buffer, needles, {
       start: 0,
-      end: length,
+      end: range.length,
       context,
       folded,
       rowCut,
@@ -318,12 +317,22 @@ function examinePlanned(
     found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part !== "number");
     return true;
   };
+  // (A read that fails is the file's: it is then read whole, and the error told as search
+  // tells it. A scan that fails is a bug, and goes on up.)
+  let scanning = false;
+  const visit = (range: Uint8Array, r: number): boolean => {
+    scanning = true;
+    const more = scan(range, r);
+    scanning = false;
+    return more;
+  };
   try {
     if (!reader.readRanges(key, ranges, (stat) => sameStamp(stat, plan.stamp), visit)) {
       return undefined;
     }
-  } catch {
-    return undefined; // (read whole, the error is told as search tells it)
+  } catch (error) {
+    if (scanning) throw error;
+    return undefined;
   }
   if (!found) return NONE;
   const sha1 = plan.sha1 === undefined ? {} : { sha1: plan.sha1 };
