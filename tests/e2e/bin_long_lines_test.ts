@@ -1,8 +1,8 @@
-// End to end: a grep for a fixed string finds long lines (bundles, source maps) in their
-// bytes and decodes only the part it shows (src/search/_long_rows.ts). Driven by the
-// official MCP SDK client, its answers must be those of a pattern that matches the same
-// lines but is not a fixed string (so the lines are decoded whole and cut), first and
-// repeated, whatever the lines hold: characters beyond ASCII, CRLF, a BOM, invalid UTF-8.
+// End to end: a grep for a fixed string (or alternatives of them) finds long lines (bundles,
+// source maps) in their bytes and decodes only the part it shows (src/search/_long_rows.ts).
+// Driven by the official MCP SDK client, its answers must be those of a pattern that matches
+// the same lines but is not a fixed string (so the lines are decoded whole and cut), first
+// and repeated, whatever the lines hold: characters beyond ASCII, CRLF, a BOM, invalid UTF-8.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
@@ -85,7 +85,15 @@ describe("the binary's grep of long lines", () => {
       for (const name of ["app\\.js\\.map", "bom\\.js", "bundle\\.js", "end\\.js", "short\\.js"]) {
         assert.match(decoded.text, new RegExp(`^${name} @[0-9a-f]{8}$`, "m"));
       }
-      for (const args of [{ pattern: "kiwi(", literal: true }, { pattern: "kiwi\\(" }]) {
+      // (Alternatives of fixed strings too: the leftmost occurrence is the match, "kiwi(" here
+      // before the "i(" in it.)
+      const fixed = [
+        { pattern: "kiwi(", literal: true },
+        { pattern: "kiwi\\(" },
+        { pattern: "zebra\\(|kiwi\\(" },
+        { pattern: "i\\(|kiwi\\(" },
+      ];
+      for (const args of fixed) {
         for (let round = 0; round < 3; round++) {
           const windowed = await grep(args);
           assert.equal(windowed.text, decoded.text, `${JSON.stringify(args)}, round ${round}`);
