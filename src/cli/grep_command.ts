@@ -233,7 +233,8 @@ const RESET = "\x1b[0m";
 /**
  * ripgrep's colours. Every match of a line is marked when the pattern can be run again safely
  * (a literal, or a native regular expression the risk analysis let through); a pattern on the
- * linear or the stoppable engine gets its first match marked, as the search found it.
+ * linear or the stoppable engine, or a long list of fixed strings, gets its first match marked,
+ * as the search found it.
  */
 function painter(
   pattern: string,
@@ -241,7 +242,8 @@ function painter(
   options: { ignoreCase: boolean; literal: boolean },
 ): Paint {
   const mark = (text: string) => `${RESET}\x1b[1m\x1b[31m${text}${RESET}`;
-  const all = engine === "literal" || engine === "native"
+  // (A long list of fixed strings is on the "literal" engine too: it is not compiled here.)
+  const all = options.literal || engine === "native"
     ? new RegExp(
       options.literal ? escapeRegExp(pattern) : pattern,
       `gsu${options.ignoreCase ? "i" : ""}`,

@@ -5,6 +5,14 @@
  *
  * @module
  */
+import {
+  exactIn,
+  skipClass,
+  skipGroup,
+  spelledLiteralOf,
+  SYNTAX_CHARACTERS,
+  topLevelBranches,
+} from "./_pattern_parts.ts";
 
 /** Where a match lies in a line's text: UTF-16 offsets `[start, end)`. */
 export interface MatchSpan {
@@ -342,35 +350,13 @@ function requiredLiteralsOf(source: string): string[] | undefined {
   return runs.length === 0 ? undefined : runs;
 }
 
-const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
-
-/**
- * The string a pattern (flags `u`, `s`) spells when it is nothing but plain characters and
- * escaped syntax characters (`createElement\(`), so that its matches are exactly that
- * string; otherwise (or when it spells nothing) undefined.
- */
-function spelledLiteralOf(source: string): string | undefined {
-  let spelled = "";
-  for (let at = 0; at < source.length; at++) {
-    const char = source[at];
-    if (char === "\\") {
-      const next = source[++at];
-      if (next === "t") spelled += "\t";
-      else if (next !== undefined && SYNTAX_CHARACTERS.includes(next)) spelled += next;
-      else return undefined;
-    } else if ("^$.*+?()[]{}|".includes(char)) return undefined;
-    else spelled += char;
-  }
-  return exactIn(spelled) ? spelled : undefined;
-}
-
 /**
  * The strings a pattern of alternatives spells, one per alternative in order (the first of
  * alternatives alike), when every alternative spells one and they are `literals`.
  */
 function spelledAlternativesOf(source: string, literals: readonly string[]): string[] | undefined {
   const spelled = new Set<string>();
-  for (const branch of topLevelBranches(source) ?? []) {
+  for (const branch of topLevelBranches(source, MAX_ALTERNATIVE_LITERALS) ?? []) {
     const literal = spelledLiteralOf(branch);
     if (literal === undefined) return undefined;
     spelled.add(literal);
@@ -378,15 +364,6 @@ function spelledAlternativesOf(source: string, literals: readonly string[]): str
   const strings = [...spelled];
   const same = strings.length === literals.length && strings.every((s, i) => s === literals[i]);
   return same ? strings : undefined;
-}
-
-/**
- * Whether a string's occurrences in a text's bytes are the matches of it: not empty, no line
- * break (a `\r` before a `\n` is no part of a line's text), no lone surrogate (UTF-8 has
- * none).
- */
-function exactIn(literal: string): boolean {
-  return literal !== "" && !/[\r\n]|\p{Cs}/u.test(literal);
 }
 
 /** Top-level alternatives beyond which a pattern gets no alternative literals. */
@@ -400,7 +377,7 @@ function alternativeLiteralsOf(source: string): string[] | undefined {
   const literals = new Set<string>();
   // (A prefilter looks for each literal on its own: past a few dozen, that costs more than
   // reading every file.)
-  const branches = topLevelBranches(source) ?? [];
+  const branches = topLevelBranches(source, MAX_ALTERNATIVE_LITERALS) ?? [];
   for (const branch of branches) {
     const required = requiredLiteralsOf(branch);
     if (required === undefined) return undefined;
@@ -419,7 +396,7 @@ function alternativeSpellingsOf(
 ): { variants: string[]; folded: string[] } | undefined {
   const variants: string[] = [];
   const folded: string[] = [];
-  const branches = topLevelBranches(source) ?? [];
+  const branches = topLevelBranches(source, MAX_ALTERNATIVE_LITERALS) ?? [];
   for (const branch of branches) {
     const spelled = caseVariantsOf(requiredLiteralsOf(branch));
     if (spelled === undefined) return undefined;
@@ -427,31 +404,6 @@ function alternativeSpellingsOf(
     folded.push(...spelled.folded);
   }
   return variants.length === 0 ? undefined : { variants, folded };
-}
-
-/**
- * The top-level alternatives of a pattern, when it has two or more and at most
- * {@linkcode MAX_ALTERNATIVE_LITERALS}.
- */
-function topLevelBranches(source: string): string[] | undefined {
-  const branches: string[] = [];
-  let from = 0;
-  for (let at = 0; at < source.length; at++) {
-    const char = source[at];
-    if (char === "\\") at++;
-    else if (char === "[" || char === "(") {
-      at = (char === "[" ? skipClass : skipGroup)(source, at + 1) - 1;
-      if (at < 0) return undefined;
-    } else if (char === "|") {
-      // (Past the most a prefilter takes, the rest of a list of thousands is not split.)
-      if (branches.length === MAX_ALTERNATIVE_LITERALS - 1) return undefined;
-      branches.push(source.slice(from, at));
-      from = at + 1;
-    }
-  }
-  if (branches.length === 0) return undefined;
-  branches.push(source.slice(from));
-  return branches;
 }
 
 /** Most letters in the stretch whose case variants {@linkcode caseVariantsOf} lists (2^3). */
@@ -556,29 +508,6 @@ function rarer(a: string, b: string): boolean {
   return rarest(a) !== rarest(b) ? rarest(a) > rarest(b) : a.length > b.length;
 }
 
-/** The offset after the `]` closing a class whose `[` is just before `at`, or -1. */
-function skipClass(source: string, at: number): number {
-  for (; at < source.length; at++) {
-    if (source[at] === "\\") at++;
-    else if (source[at] === "]") return at + 1;
-  }
-  return -1;
-}
-
-/** The offset after the `)` closing a group whose `(` is just before `at`, or -1. */
-function skipGroup(source: string, at: number): number {
-  let depth = 1;
-  for (; at < source.length; at++) {
-    const char = source[at];
-    if (char === "\\") at++;
-    else if (char === "[") {
-      at = skipClass(source, at + 1) - 1;
-      if (at < 0) return -1;
-    } else if (char === "(") depth++;
-    else if (char === ")" && --depth === 0) return at + 1;
-  }
-  return -1;
-}
 
 /** Escapes that match `\n`, and the same sets without it. */
 const LINE_BREAKING_ESCAPES: Record<string, string> = {

@@ -15,6 +15,7 @@ import { linearMatcher } from "./_linear_matcher.ts";
 import { guardLongLines, nativeLineLimit } from "./_long_line_guard.ts";
 import { backtrackingRisk, unboundedQuantifiers } from "./_pattern_risk.ts";
 import { stoppableScan } from "./stoppable_scan.ts";
+import { wordListMatcher } from "./_word_list.ts";
 
 export { backtrackingRisk };
 
@@ -40,8 +41,9 @@ export interface CompiledPattern {
   /** The matcher to scan with. */
   matcher: Matcher;
   /**
-   * "literal", "native" (the runtime's RegExp), "linear" (RE2JS) or "stoppable" (the
-   * runtime's RegExp in a helper stopped at the time budget).
+   * "literal" (fixed strings: one, or a long list of them), "native" (the runtime's
+   * RegExp), "linear" (RE2JS) or "stoppable" (the runtime's RegExp in a helper stopped at
+   * the time budget).
    */
   engine: "literal" | "native" | "linear" | "stoppable";
 }
@@ -96,8 +98,11 @@ function compile(pattern: string, options: PatternOptions): CompiledPattern {
     );
   }
   // A very large pattern (a list of thousands of words) is linear on the native engine but
-  // costs it milliseconds a line: it is scanned where it can be stopped at the budget.
+  // costs it milliseconds a line: a list of fixed strings is looked up instead, anything
+  // else scanned where it can be stopped at the budget.
   if (pattern.length > LARGE_PATTERN) {
+    const words = options.ignoreCase ? undefined : wordListMatcher(pattern, native);
+    if (words !== undefined) return { matcher: words, engine: "literal" };
     const stoppable = stoppableScan(pattern, options.ignoreCase ?? false);
     return { matcher: { ...native, stoppable }, engine: "stoppable" };
   }
