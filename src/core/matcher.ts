@@ -508,7 +508,6 @@ function rarer(a: string, b: string): boolean {
   return rarest(a) !== rarest(b) ? rarest(a) > rarest(b) : a.length > b.length;
 }
 
-
 /** Escapes that match `\n`, and the same sets without it. */
 const LINE_BREAKING_ESCAPES: Record<string, string> = {
   s: "[^\\S\\n]",

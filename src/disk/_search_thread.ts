@@ -14,8 +14,11 @@
  * answered as stopped (and called off there), so that no call outlives its budget by much.
  * The thread is then asked to answer a ping: one late for want of a core (it runs below the
  * thread that answers, and a busy machine may give it little) answers and is kept, and its
- * other searches go on; one that does not answer within {@linkcode PROBE_MS} is stuck (a
- * bug: every search there keeps its budget) and is replaced.
+ * other searches go on. One that does not answer is stuck (a bug: every search there keeps
+ * its budget) once it has spent {@linkcode STUCK_CPU_MS} of processor time without getting
+ * to the ping, or {@linkcode PROBE_LONGEST_MS} have passed (where the thread's time cannot
+ * be read, {@linkcode PROBE_MS}). It is replaced, and its other searches are posted again
+ * to the new one.
  *
  * @module
  */
@@ -23,6 +26,7 @@ import * as fs from "node:fs";
 import process from "node:process";
 import { InputError } from "../core/input_errors.ts";
 import { startWorker, WATCH_ORDER_KEPT, workerFailureReason } from "../io/runtime.ts";
+import { threadCpuMs } from "../io/thread_cpu.ts";
 import { createBarrierDir } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
@@ -41,12 +45,21 @@ export const SECOND_SEARCH_BELOW = 256 * 1024 * 1024;
 /** How long after its deadline a search may take before it is answered as stopped. */
 export const GRACE_MS = 750;
 /**
- * How long a thread late with a search has to answer a ping before it is replaced. At nice
- * 10 on a machine whose cores other processes fill, the thread gets a tenth of a core: a
- * collection or a batch of files it is in the middle of then takes seconds (in CI, beside the
- * race tests' swapper, 2 s was once not enough for a thread that was alive).
+ * How often a thread late with a search is looked at while it does not answer a ping, and
+ * where its processor time cannot be read, how long it has to answer before it is replaced.
+ * At nice 10 on a machine whose cores other processes fill, the thread gets a tenth of a
+ * core or less: a collection or a batch of files it is in the middle of then takes seconds
+ * (in CI, beside the race tests' swapper and other tests, 2 s and then 5 s were not enough
+ * for a thread that was alive).
  */
 export const PROBE_MS = 5000;
+/**
+ * Processor time a thread may spend without answering a ping before it is taken for stuck:
+ * far more than a batch of files or a collection takes, which is what it would be doing.
+ */
+export const STUCK_CPU_MS = 2000;
+/** How long a thread that spends no processor time (it waits on the system) may not answer. */
+export const PROBE_LONGEST_MS = 60_000;
 /** Kept results held here, unpacked, for searches answered with them again. */
 export const KEPT_HERE = 4;
 
@@ -111,6 +124,8 @@ export interface ThreadSearch {
 /** What the thread posts back about a search. */
 export type ThreadReply =
   | { pong: true }
+  /** The thread's id (see `thisThreadId`), posted first, where it is known. */
+  | { threadId: number }
   /** A result; `kept`: its number, when it is a kept one. */
   | { id: number; result: PackedResult; kept?: number }
   /** A kept result held here. */
@@ -159,6 +174,8 @@ function thrownError(posted: PostedError, signal: AbortSignal | undefined): unkn
 
 interface Pending {
   query: SearchQuery;
+  /** What was posted, to post again to a thread that replaces a stuck one. */
+  message: ThreadSearch;
   /** The kept results held here when the search was posted, by number. */
   held: ReadonlyMap<number, SearchResult>;
   resolve: (result: SearchResult) => void;
@@ -182,6 +199,8 @@ export class SearchThread {
   readonly #init: Omit<ThreadInit, "watchDir">;
   readonly #module: URL | undefined;
   #worker: Worker | undefined;
+  /** The id of the worker's thread, once it said. */
+  #threadId: number | undefined;
   #watchDir: string | undefined;
   #next = 1;
   readonly #pending = new Map<number, Pending>();
@@ -306,13 +325,14 @@ export class SearchThread {
       },
     };
     return new Promise((resolve, reject) => {
-      const onAbort = () => worker.postMessage({ cancel: id });
+      const onAbort = () => this.#worker?.postMessage({ cancel: id });
       const settled = () => {
         clearTimeout(watchdog);
         signal?.removeEventListener("abort", onAbort);
       };
       this.#pending.set(id, {
         query,
+        message,
         held,
         resolve: (result) => (settled(), resolve(result)),
         reject: (error) => (settled(), reject(error)),
@@ -323,9 +343,10 @@ export class SearchThread {
         const pending = this.#pending.get(id);
         this.#pending.delete(id);
         pending?.resolve(stoppedByTime());
-        if (this.#worker !== worker) return; // (replaced meanwhile)
-        worker.postMessage({ cancel: id });
-        this.#askAlive(worker);
+        const current = this.#worker; // (the one it was posted to, or its replacement)
+        if (current === undefined) return;
+        current.postMessage({ cancel: id });
+        this.#askAlive(current);
       }, Math.max(0, query.deadline - Date.now()) + GRACE_MS);
       worker.postMessage(message);
     });
@@ -349,24 +370,54 @@ export class SearchThread {
     return worker;
   }
 
-  /** Replaces the thread unless it answers a ping within {@linkcode PROBE_MS}. */
+  /** Replaces the thread unless it answers a ping before it is taken for stuck. */
   #askAlive(worker: Worker): void {
     if (this.#probe !== undefined) return;
-    const stuck = setTimeout(() => {
+    const id = this.#threadId;
+    const cpuAtPing = id === undefined ? undefined : threadCpuMs(id);
+    const pinged = Date.now();
+    let timer: ReturnType<typeof setTimeout>;
+    const look = () => {
+      const cpu = cpuAtPing === undefined ? undefined : threadCpuMs(id!);
+      const starved = cpu !== undefined && cpu - cpuAtPing! < STUCK_CPU_MS &&
+        Date.now() - pinged < PROBE_LONGEST_MS;
+      if (starved && this.#worker === worker) return wait();
       this.#probe = undefined;
-      if (this.#worker !== worker) return;
-      this.#stop(new Error("the search thread did not keep a time budget and was replaced"));
-    }, PROBE_MS);
-    (stuck as { unref?: () => void }).unref?.();
+      if (this.#worker === worker) this.#replace();
+    };
+    const wait = () => {
+      timer = setTimeout(look, PROBE_MS);
+      (timer as { unref?: () => void }).unref?.();
+    };
+    wait();
     this.#probe = () => {
-      clearTimeout(stuck);
+      clearTimeout(timer);
       this.#probe = undefined;
     };
     worker.postMessage({ ping: true });
   }
 
+  /** Replaces a stuck thread; the searches it had under way are posted again to the new one. */
+  #replace(): void {
+    const again = [...this.#pending.entries()];
+    this.#pending.clear();
+    this.#stop();
+    const worker = this.#started();
+    for (const [id, pending] of again) {
+      if (worker === undefined) {
+        pending.reject(new Error("the search thread was stuck and did not start again"));
+        continue;
+      }
+      // (The new thread holds no kept results yet.)
+      const message = { ...pending.message, held: [] };
+      this.#pending.set(id, { ...pending, message, held: new Map() });
+      worker.postMessage(message);
+    }
+  }
+
   #reply(reply: ThreadReply): void {
     if ("pong" in reply) return this.#probe?.();
+    if ("threadId" in reply) return void (this.#threadId = reply.threadId);
     const pending = this.#pending.get(reply.id);
     if (pending === undefined) return; // answered by the watchdog already
     if ("progress" in reply) return pending.query.onProgress?.(...reply.progress);
@@ -396,6 +447,7 @@ export class SearchThread {
     this.#probe?.();
     this.#worker?.terminate();
     this.#worker = undefined;
+    this.#threadId = undefined;
     this.#kept.clear(); // (the next thread numbers its kept results anew)
     this.#removeWatchDir();
     const pending = [...this.#pending.values()];

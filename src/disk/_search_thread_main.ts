@@ -8,6 +8,7 @@
 import process from "node:process";
 import { cancelIdleCollection, collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
 import { lowerThisThread } from "../io/libc.ts";
+import { thisThreadId } from "../io/thread_cpu.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
 import { keptNumber, packResult } from "./_packed_result.ts";
@@ -34,6 +35,9 @@ interface WorkerScope {
 const scope = globalThis as unknown as WorkerScope;
 // (Behind the thread that answers: a read or a ping gets a core at once, a search the rest.)
 lowerThisThread();
+// (So that a late thread can be told stuck from starved: see SearchThread's probe.)
+const threadId = thisThreadId();
+if (threadId !== undefined) scope.postMessage({ threadId });
 const searches = new Map<number, AbortController>();
 let store: DirectoryStore | undefined;
 
