@@ -77,6 +77,15 @@ export interface Matcher {
    */
   readonly foldedLiterals?: readonly string[];
   /**
+   * When the pattern ignores case and spells an ASCII string (`-i createElement\(`): that
+   * string in lower case, which is then every folded literal, each alternative literal lying
+   * in it once. Every match is the string in some case (its `k` and `s` may also stand as a
+   * Kelvin sign or a long s), and a line's match is the leftmost: in a line without those two
+   * characters, a search may find it in the bytes, ASCII letters compared without case,
+   * without decoding the line.
+   */
+  readonly exactFolded?: string;
+  /**
    * Names what the matcher matches: two matchers with the same key match the same lines,
    * so results may be kept under it (a search cache). Undefined when unknown.
    */
@@ -212,6 +221,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   const exactAlternatives = options.ignoreCase || alternativeLiterals === undefined
     ? undefined
     : spelledAlternativesOf(source, alternativeLiterals);
+  const exactFolded = options.ignoreCase ? foldedLiteralOf(source, spelled) : undefined;
   const literals = {
     requiredLiteral,
     requiredLiterals,
@@ -219,6 +229,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     foldedLiterals: spelled?.folded,
     ...(exactLiteral === undefined ? {} : { exactLiteral }),
     ...(exactAlternatives === undefined ? {} : { exactAlternatives }),
+    ...(exactFolded === undefined ? {} : { exactFolded }),
   };
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { key, matchLine, ...literals };
@@ -348,6 +359,26 @@ function requiredLiteralsOf(source: string): string[] | undefined {
   }
   flush();
   return runs.length === 0 ? undefined : runs;
+}
+
+/**
+ * For a case-insensitive pattern, the ASCII string it spells in lower case, when each of its
+ * spellings (`caseVariantsOf`) lies in it once and it is their folded literal.
+ */
+function foldedLiteralOf(
+  source: string,
+  spelled: { variants: string[]; folded: string[] } | undefined,
+): string | undefined {
+  const literal = spelledLiteralOf(source)?.toLowerCase();
+  if (literal === undefined || !/^\p{ASCII}*$/u.test(literal) || spelled === undefined) {
+    return undefined;
+  }
+  const once = (variant: string) => {
+    const at = literal.indexOf(variant.toLowerCase());
+    return at !== -1 && at === literal.lastIndexOf(variant.toLowerCase());
+  };
+  const whole = spelled.folded.every((folded) => folded === literal);
+  return whole && spelled.variants.every(once) ? literal : undefined;
 }
 
 /**

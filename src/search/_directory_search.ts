@@ -409,7 +409,7 @@ class ReadingQueue {
     this.#alternatives = matcher.alternativeLiterals;
     this.#folded = matcher.foldedLiterals;
     // (A stoppable pattern's scan is where it can be stopped; it is left to that.)
-    const exact = matcher.exactLiteral ?? matcher.exactAlternatives;
+    const exact = matcher.exactLiteral ?? matcher.exactAlternatives ?? matcher.exactFolded;
     this.#exact = exact !== undefined && rowCut !== undefined && context === 0 &&
         matcher.stoppable === undefined
       ? { literal: matcher.exactLiteral, rowCut }

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { isAscii, isUtf8 } from "node:buffer";
+import { type Buffer, isAscii, isUtf8 } from "node:buffer";
 import type { PassedLine } from "../store/_search_collector.ts";
 import { decodeUtf8 } from "../store/_text.ts";
 
@@ -79,6 +79,45 @@ export function windowedLine(
     terminator: end === next ? "" : end === next - 1 ? "\n" : "\r\n",
     match: { start: before, end: before + matched },
   };
+}
+
+/**
+ * The match of a case-insensitive ASCII literal (`Matcher.exactFolded`) in a line, found in
+ * its bytes: at `at`, where the first occurrence of a spelling of part of it puts it, when
+ * the bytes there are the literal, ASCII letters compared without case. Undefined otherwise
+ * (a `k` or an `s` there may stand as a Kelvin sign or a long s): the line is then decoded
+ * and matched. Every match holds a spelling (of ASCII characters other than `k` and `s`),
+ * so none starts before the first occurrence's.
+ *
+ * @param buffer the bytes holding the line
+ * @param from where the line starts
+ * @param to where the next line starts
+ * @param at where the match would start
+ * @param literal the literal, in lower case
+ * @returns the match's place and length in bytes, or undefined
+ */
+export function foldedMatch(
+  buffer: Buffer,
+  from: number,
+  to: number,
+  at: number,
+  literal: Uint8Array,
+): { at: number; length: number } | undefined {
+  if (at < from || at + literal.length > to) return undefined;
+  for (let i = 0; i < literal.length; i++) {
+    if (lowerAscii(buffer[at + i]) !== literal[i]) return undefined;
+  }
+  return { at, length: literal.length };
+}
+
+/**
+ * An ASCII letter's byte in lower case; any other byte as it is.
+ *
+ * @param byte the byte
+ * @returns the byte, lowered
+ */
+export function lowerAscii(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
 }
 
 /**

@@ -22,7 +22,7 @@ import {
 } from "./index/_block_filters.ts";
 import type { FileStat } from "../io/file_stat.ts";
 import type { PassedLine } from "../store/_search_collector.ts";
-import { windowedFromBytes, windowedLine } from "./_long_rows.ts";
+import { foldedMatch, lowerAscii, windowedFromBytes, windowedLine } from "./_long_rows.ts";
 import { utf8BomLength } from "../core/mod.ts";
 import { IDENTITY_WORDS, identityOfStat } from "../io/file_identity.ts";
 
@@ -124,9 +124,10 @@ export interface Examination extends Prefilter {
   links: boolean;
   /**
    * Set when the needle, or one of `anyOf`, is the whole of every match
-   * (`Matcher.exactLiteral`, `Matcher.exactAlternatives`), there are no context lines, and
-   * rows are shown cut to this many code points: a line holding a needle that is much longer
-   * is then given as the part shown, from its bytes.
+   * (`Matcher.exactLiteral`, `Matcher.exactAlternatives`), or with `folded` their folded
+   * literal is (`Matcher.exactFolded`), there are no context lines, and rows are shown cut to
+   * this many code points: a line holding a needle that is much longer is then given as the
+   * part shown, from its bytes.
    */
   rowCut?: number;
 }
@@ -563,11 +564,13 @@ function keptLines(
     done = keepTo;
     keepFrom = keepTo = -1;
   };
-  // (Windowing needs the occurrence's line alone, and the needles exact: no context, no
-  // folding. Of several, the leftmost occurrence is the match, the earlier needle first.)
-  const longerThan = rowCut !== undefined && context === 0 && folded === undefined
-    ? windowedFromBytes(rowCut)
-    : Infinity;
+  // (Windowing needs the occurrence's line alone, and the needles exact or their folded
+  // literal: no context. Of several, the leftmost occurrence is the match, the earlier needle
+  // first; a folded one is checked in the line's bytes.)
+  const longerThan = rowCut !== undefined && context === 0 ? windowedFromBytes(rowCut) : Infinity;
+  const place = folded === undefined || longerThan === Infinity
+    ? 0
+    : bytesOf(folded[0]).indexOf(needles[0].map(lowerAscii));
   const nextOccurrence = occurrences(buffer, needles, folded);
   for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
     const at = found.at;
@@ -579,9 +582,14 @@ function keptLines(
     if (from < start) from = start;
     let lineEnd = buffer.indexOf(LF, at + found.length);
     lineEnd = lineEnd === -1 ? end : Math.min(lineEnd + 1, end);
-    const windowed = lineEnd - from > longerThan
-      ? windowedOccurrence(bytes, from, lineEnd, found, rowCut!, fileStart)
-      : undefined;
+    const match = lineEnd - from <= longerThan
+      ? undefined
+      : folded === undefined
+      ? found
+      : foldedMatch(buffer, from, lineEnd, found.at - place, folded[0]);
+    const windowed = match === undefined
+      ? undefined
+      : windowedOccurrence(bytes, from, lineEnd, match, rowCut!, fileStart);
     if (windowed !== undefined) {
       if (keepTo !== -1) flush();
       if (from > done) pieces.push(countLf(bytes, done, from));

@@ -235,6 +235,24 @@ describe("exactLiteral", () => {
     });
   }
 
+  const folded: Array<[pattern: string, exact: string | undefined]> = [
+    ["createElement\\(", "createelement("],
+    ["spin_lock_irqsave", "spin_lock_irqsave"], // (its k and s: see foldedMatch)
+    ["___ab___", undefined], // its spelling ("___") lies in it twice
+    ["Straße", undefined], // not ASCII
+    ["TODO|FIXME", undefined],
+    ["create\\w+\\(", undefined],
+  ];
+  for (const [pattern, exact] of folded) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) without case is ${exact} folded`, () => {
+      assert.equal(regexMatcher(pattern, { ignoreCase: true }).exactFolded, exact);
+      assert.equal(regexMatcher(pattern).exactFolded, undefined);
+    });
+  }
+  test("a fixed string without case is folded exactly", () => {
+    assert.equal(literalMatcher("Foo.Bar(", { ignoreCase: true }).exactFolded, "foo.bar(");
+  });
+
   test("a fixed string is its own exact literal, unless empty, folded or with a line break", () => {
     assert.equal(literalMatcher("a.b(").exactLiteral, "a.b(");
     assert.equal(literalMatcher("").exactLiteral, undefined);

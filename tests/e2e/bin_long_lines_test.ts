@@ -92,6 +92,9 @@ describe("the binary's grep of long lines", () => {
         { pattern: "kiwi\\(" },
         { pattern: "zebra\\(|kiwi\\(" },
         { pattern: "i\\(|kiwi\\(" },
+        // (And a fixed string without case, checked in the bytes.)
+        { pattern: "KIWI(", literal: true, ignore_case: true },
+        { pattern: "Kiwi\\(", ignore_case: true },
       ];
       for (const args of fixed) {
         for (let round = 0; round < 3; round++) {

@@ -5,7 +5,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { formatRow, literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
 import { windowRow } from "../../src/core/format_rows.ts";
-import { examineBytes, type KeptText } from "../../src/search/_search_file.ts";
+import { examineBytes, type KeptText, prefilterOf } from "../../src/search/_search_file.ts";
 import {
   codePointsIn,
   WINDOWED_FROM_BYTES,
@@ -32,10 +32,8 @@ function shown(result: SearchResult, cut: number) {
 /** A search of one file through examineBytes, with long lines windowed for `rowCut`. */
 async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number, rowCut: number) {
   const collector = new SearchCollector({ matcher, maxMatches, rowCut });
-  const exact = matcher.exactLiteral;
-  const prefilter = exact !== undefined
-    ? { needle: encoder.encode(exact) }
-    : { anyOf: matcher.exactAlternatives!.map((one) => encoder.encode(one)) };
+  const { requiredLiteral, alternativeLiterals, foldedLiterals } = matcher;
+  const prefilter = prefilterOf(requiredLiteral, alternativeLiterals, foldedLiterals);
   const outcome = examineBytes(bytes, { ...prefilter, rowCut }, 0);
   if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
@@ -128,6 +126,42 @@ describe("long lines windowed from their bytes", () => {
     );
   });
 
+  it("show as the same lines decoded whole and cut, for a literal without case", {
+    timeout: 60_000,
+  }, async () => {
+    // (A k or an s may stand as a Kelvin sign or a long s: a line whose first occurrence
+    // holds one, or other bytes beyond ASCII, is decoded.)
+    const cased = fc.constantFrom(
+      "NEEDLE",
+      "NeEdLe",
+      "MASKABLE",
+      "maſkable",
+      "mas\u212Aable",
+      "maſ\u212Aable",
+      "maskab€e",
+      "Maskable",
+      "maska",
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(part, cased), { maxLength: 14 }),
+        fc.constantFrom("needle", "maskable", "NEEDLE 7", "le"),
+        fc.constantFrom(1, 7, 100, 2000, 6000),
+        fc.constantFrom(1, 3, 200),
+        async (parts, literal, cut, maxMatches) => {
+          const bytes = encoder.encode(parts.join(""));
+          const matcher = literalMatcher(literal, { ignoreCase: true });
+          assert.equal(matcher.exactFolded !== undefined, literal !== "le", literal);
+          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
+          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
+          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.equal(got.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
   it("decode only the part shown of a line over the threshold", async () => {
     const line = "é".repeat(60_000) + "needle" + "😀x".repeat(30_000);
     const bytes = encoder.encode(`a needle\n${line}\r\nb\n`);
@@ -139,6 +173,21 @@ describe("long lines windowed from their bytes", () => {
     assert.ok(longestDecoded(either.text) <= 2 * 2000, `decoded ${longestDecoded(either.text)}`);
     const row = either.result.files[0].rows[1];
     assert.equal(row.text.slice(row.match!.start, row.match!.end), "nee");
+    // And a literal without case, unless its first occurrence holds a Kelvin sign for a k.
+    const folded = encoder.encode(`a needle\n${line.replace("needle", "NeeDle")}\r\nb\n`);
+    const any = await examined(folded, literalMatcher("needle", { ignoreCase: true }), 200, 2000);
+    assert.ok(longestDecoded(any.text) <= 2 * 2000, `decoded ${longestDecoded(any.text)}`);
+    const anyRow = any.result.files[0].rows[1];
+    assert.equal(anyRow.text.slice(anyRow.match!.start, anyRow.match!.end), "NeeDle");
+    const kelvin = encoder.encode("x".repeat(70_000) + "mas\u212Aable MASKABLE\n");
+    const maskable = literalMatcher("maskable", { ignoreCase: true });
+    const decoded = await examined(kelvin, maskable, 9, 100);
+    assert.equal(longestDecoded(decoded.text), 70_018);
+    const kelvinRow = decoded.result.files[0].rows[0];
+    assert.equal(
+      kelvinRow.text.slice(kelvinRow.match!.start, kelvinRow.match!.end),
+      "mas\u212Aable",
+    );
     const [first, second] = result.files[0].rows;
     assert.equal(first.text, "a needle\n");
     assert.equal(second.line, 2);
