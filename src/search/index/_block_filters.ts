@@ -14,7 +14,13 @@
 import { createHash } from "node:crypto";
 import type { FileStat } from "../../io/file_stat.ts";
 import { countLf } from "../_byte_search.ts";
-import { mayHold, needleTrigrams, trigramFilter } from "./_trigram_filter.ts";
+import {
+  foldedTrigrams,
+  mayHold,
+  needleTrigrams,
+  ODD_LETTER,
+  trigramFilter,
+} from "./_trigram_filter.ts";
 
 /** The bytes of a block. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -78,6 +84,12 @@ export interface PlannedNeedle {
   length: number;
   /** Its hashed trigrams ({@linkcode needleTrigrams}). */
   trigrams: Uint32Array;
+  /**
+   * For a literal compared without case, whose `trigrams` are then its folded ones
+   * (`foldedTrigrams`): those without a `k` or an `s`, which are all a block where a Kelvin
+   * sign or a long s stands for one of them holds.
+   */
+  plain?: Uint32Array;
 }
 
 /**
@@ -161,6 +173,37 @@ export function plannedNeedle(needle: Uint8Array): PlannedNeedle {
 }
 
 /**
+ * The needles a search's plans are made for: its prefilter's needle, or the alternatives,
+ * or for spellings of part of literals compared without case, those literals.
+ *
+ * @param prefilter the bytes the examination looks for (see `prefilterOf`)
+ * @param folded the matcher's folded literals, for a search that ignores case
+ * @returns the needles, or undefined when there are none to plan for
+ */
+export function plannedNeedles(
+  { needle, anyOf }: { needle?: Uint8Array; anyOf?: Uint8Array[] },
+  folded: readonly string[] | undefined,
+): PlannedNeedle[] | undefined {
+  if (needle !== undefined) return [plannedNeedle(needle)];
+  if (anyOf === undefined) return undefined;
+  return folded === undefined ? anyOf.map(plannedNeedle) : [...new Set(folded)].map(plannedFolded);
+}
+
+/**
+ * The trigrams of a literal compared without case for {@linkcode readPlan}: the blocks then
+ * read are those where it may start in any case, not those where a short spelling of part
+ * of it does (for `-i createElement\(`, `nt(` is in most blocks of a bundle).
+ *
+ * @param literal the literal, folded (lower case, ASCII)
+ * @returns its folded trigrams, with the most bytes a match of it takes
+ */
+function plannedFolded(literal: string): PlannedNeedle {
+  const { all, plain } = foldedTrigrams(literal);
+  // (A Kelvin sign takes three bytes where its k took one.)
+  return { length: 3 * literal.length, trigrams: all, plain };
+}
+
+/**
  * What to read of a file for a search whose every match holds one of `needles`: the lines
  * of every block where one may start.
  *
@@ -190,7 +233,7 @@ export function readPlan(
   const extra = wide ? 1 : 0;
   let planned = 0;
   for (let b = 0; b < count; b++) {
-    if (!needles.some((needle) => mayStartIn(filters, b, needle.trigrams))) continue;
+    if (!needles.some((needle) => mayStartIn(filters, b, needle))) continue;
     // From the start of the line the block (or the one before) begins in to the end of the
     // line its successor (or the one after) begins in.
     let before = b - 1 - extra;
@@ -218,8 +261,21 @@ export function readPlan(
   return { ranges, linesBefore, linesAfter, invalid, ...sha1 ? { sha1 } : {}, stamp };
 }
 
-/** Whether each of a needle's trigrams may be in block `b` or the next. */
-function mayStartIn(filters: Uint8Array[], b: number, trigrams: Uint32Array): boolean {
+/**
+ * Whether a needle may start in block `b`: each of its trigrams may be in that block or the
+ * next (for one compared without case, or those without `k` and `s`, with a Kelvin sign or
+ * a long s).
+ */
+function mayStartIn(filters: Uint8Array[], b: number, needle: PlannedNeedle): boolean {
+  if (holdsEach(filters, b, needle.trigrams)) return true;
+  const { plain } = needle;
+  return plain !== undefined && holdsEach(filters, b, ODD_ONLY) && holdsEach(filters, b, plain);
+}
+
+const ODD_ONLY = Uint32Array.of(ODD_LETTER);
+
+/** Whether each of the trigrams may be in block `b` or the next. */
+function holdsEach(filters: Uint8Array[], b: number, trigrams: Uint32Array): boolean {
   const here = filters[b];
   const next = filters[b + 1];
   for (let i = 0; i < trigrams.length; i++) {

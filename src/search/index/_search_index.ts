@@ -34,7 +34,7 @@ import {
   mayContainFolded,
   needleTrigrams,
 } from "./_trigram_filter.ts";
-import { plannedNeedle, type ReadPlan, readPlan } from "./_block_filters.ts";
+import { plannedNeedles, type ReadPlan, readPlan } from "./_block_filters.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
@@ -701,12 +701,9 @@ export class SearchIndex {
     wide: boolean,
   ): Map<number, ReadPlan> {
     const plans = new Map<number, ReadPlan>();
-    const { needle, anyOf } = prefilterOf(
-      rarest,
-      matcher.alternativeLiterals,
-      matcher.foldedLiterals,
-    );
-    const needles = (needle === undefined ? anyOf : [needle])?.map(plannedNeedle);
+    const { alternativeLiterals, foldedLiterals } = matcher;
+    const prefilter = prefilterOf(rarest, alternativeLiterals, foldedLiterals);
+    const needles = plannedNeedles(prefilter, foldedLiterals);
     if (needles === undefined) return plans;
     for (const i of toRead) {
       const blocks = this.#filters.blocks(files[i].key);

@@ -159,7 +159,7 @@ const LONG_S = 0xc5bf;
  * three 0xff bytes, which valid UTF-8 never has (a text that has them too only makes the
  * test weaker).
  */
-const ODD_LETTER = hash(0xffffff);
+export const ODD_LETTER = hash(0xffffff);
 
 /** The trigrams of a literal compared without case, as {@linkcode mayContainFolded} tests them. */
 export interface FoldedTrigrams {
