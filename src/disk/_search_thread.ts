@@ -47,7 +47,7 @@ export const GRACE_MS = 750;
 /**
  * How often a thread late with a search is looked at while it does not answer a ping, and
  * where its processor time cannot be read, how long it has to answer before it is replaced.
- * At nice 10 on a machine whose cores other processes fill, the thread gets a tenth of a
+ * At nice 4 on a machine whose cores other processes fill, the thread gets a third of a
  * core or less: a collection or a batch of files it is in the middle of then takes seconds
  * (in CI, beside the race tests' swapper and other tests, 2 s and then 5 s were not enough
  * for a thread that was alive).

@@ -292,8 +292,14 @@ function openFirst<T>(open: (name: string) => T): T {
 
 /** `setpriority` target: a process, which on Linux is the calling thread when `who` is 0. */
 const PRIO_PROCESS = 0;
-/** The nice value of threads that work for searches (the main thread keeps 0). */
-export const SEARCH_NICENESS = 10;
+/**
+ * The nice value of threads that work for searches (the main thread keeps 0): a weight of
+ * 423 against 1,024, enough for a read to get a core beside them. At nice 10 (a weight of
+ * 110) they got a tenth of a core beside two busy processes, and a grep rg answered in 0.5-1.2
+ * s took 5.6-10.3 s; at 4, 0.5-1.0 s, with reads beside greps as fast (see
+ * docs/under-load.md).
+ */
+export const SEARCH_NICENESS = 4;
 
 /**
  * Gives the calling thread a lower priority than the process's other threads (Linux keeps

@@ -34,7 +34,7 @@ const FAULTY = `self.onmessage = (event) => {
 };`;
 
 /**
- * One alive but late (as a thread at nice 10 on a busy machine is): it answers a ping, never
+ * One alive but late (as a thread at nice 4 on a busy machine may be): it answers a ping, never
  * a search with a short budget, and one with a long budget only later than a thread that
  * answered no ping would have been replaced.
  */

@@ -167,7 +167,7 @@ describe("a line of 64 MB", () => {
     writeFileSync(join(root, "big.txt"), `head\n${line}\r\ntail\n`);
     const transport = new StdioClientTransport({
       command: ensureBinary(),
-      // (A budget a search thread at nice 10 beside busy processes keeps: this test is not of
+      // (A budget a search thread at nice 4 beside busy processes keeps: this test is not of
       // the budget, which the 10 s default was not on a loaded machine.)
       args: ["serve", "--root", root, "--timeout", "60"],
       stderr: "pipe",
@@ -268,7 +268,7 @@ describe("a line of 200 MB", () => {
         };
         return { client, pid: transport.pid!, timed };
       };
-      // (The search takes 0.7 s of a core. Its thread runs at nice 10: beside two busy
+      // (The search takes 0.7 s of a core. At nice 10 (now 4), beside two busy
       // processes it got a tenth of a core and took more than 10 s. It is given 60 s, and a
       // pattern that never ends the 2 s budget.)
       const roomy = await serve(60_000);

@@ -9,6 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import { callsWhilePinging, initialized, tempRoot } from "../_helpers/binary.ts";
+import { SEARCH_NICENESS } from "../../src/io/libc.ts";
 
 /** CPU time (clock ticks) and nice value of each thread of a process, with its name, by id. */
 function threadTimes(pid: number): Map<string, { name: string; ticks: number; nice: number }> {
@@ -68,7 +69,9 @@ for (
         const workers = used.filter((t) => t.name === "Worker" && t.ticks > 0);
         assert.ok(workers.length >= reading, `threads that worked: ${JSON.stringify(used)}`);
         // They run behind the thread that answers, which keeps the process's priority.
-        for (const worker of workers) assert.equal(worker.nice, 10, JSON.stringify(used));
+        for (const worker of workers) {
+          assert.equal(worker.nice, SEARCH_NICENESS, JSON.stringify(used));
+        }
         assert.equal(after.get(String(session.child.pid))?.nice, 0, JSON.stringify(used));
         assert.equal(session.stderr, "", "no worker failed to start");
         assert.equal(await session.close(), 0);
