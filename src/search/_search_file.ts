@@ -171,10 +171,10 @@ export function examineFile(
  * file, and in a large tree those page faults cost as much as reading the files.
  */
 function examineLarge(reader: FileReader, key: string, examination: Examination): Examined {
-  const { needle, context, anyOf } = examination;
+  const { needle, context, anyOf, folded } = examination;
   const needles = needle === undefined ? anyOf : [needle];
   if (needles !== undefined) {
-    const found = findInChunks(reader, key, needles);
+    const found = findInChunks(reader, key, needles, needle === undefined ? folded : undefined);
     if (found === "redo") return REDO;
     if (found !== "found") return found === "binary" ? BINARY : NONE;
   }
@@ -195,13 +195,13 @@ function examineLarge(reader: FileReader, key: string, examination: Examination)
 export function lookThrough(
   reader: FileReader,
   key: string,
-  { needle, anyOf }: Prefilter,
+  { needle, anyOf, folded }: Prefilter,
   until: { deadline?: number; signal?: AbortSignal },
   size: number,
 ): "found" | "absent" | "binary" | "redo" {
   const needles = needle === undefined ? anyOf : [needle];
   if (needles === undefined || size > LOOK_THROUGH_BYTES) return "found";
-  return findInChunks(reader, key, needles, until);
+  return findInChunks(reader, key, needles, needle === undefined ? folded : undefined, until);
 }
 
 /**
@@ -214,15 +214,28 @@ export const LOOK_THROUGH_BYTES = 256 * 1024 * 1024;
  * Whether a file holds one of `needles` (an occurrence across two chunks too), or is binary
  * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks. A
  * file larger than the reader reads whole is read only with `until`, when the look also
- * stops as "found" once its deadline has passed or its signal aborted.
+ * stops as "found" once its deadline has passed or its signal aborted. With `folded` (a
+ * search ignoring case), an occurrence counts only where its folded literal confirms it, as
+ * {@linkcode examineBytes} counts it: the spellings of `n_l` are in the Linux tree's register
+ * headers of megabytes, which hold no `spin_lock_irqsave` in any case. The seam between two
+ * chunks is then as long as a literal reaches on either side, so that one a chunk's edge cuts
+ * is confirmed there.
  */
 function findInChunks(
   reader: FileReader,
   key: string,
   needles: Uint8Array[],
+  folded?: Uint8Array[],
   until?: { deadline?: number; signal?: AbortSignal },
 ): "found" | "absent" | "binary" | "redo" {
-  const overlap = Math.max(...needles.map((needle) => needle.length)) - 1;
+  const longest = Math.max(...needles.map((needle) => needle.length));
+  // (A Kelvin sign takes 3 bytes for a k: a folded literal reaches 3 bytes a character.)
+  const overlap = folded === undefined
+    ? longest - 1
+    : longest + 3 * Math.max(...folded.map((one) => one.length));
+  const holds = (bytes: Buffer) =>
+    needles.some((needle) => bytes.indexOf(needle) !== -1) &&
+    (folded === undefined || occurrences(bytes, needles, folded)(0).at !== -1);
   let found: "found" | "absent" | "binary" = "absent";
   let probed = 0; // bytes checked for a NUL
   let tail: Uint8Array = new Uint8Array(0); // the last `overlap` bytes before this chunk
@@ -232,11 +245,8 @@ function findInChunks(
       probed += chunk.length;
     }
     if (found === "absent") {
-      const seam = Buffer.concat([tail, chunk.subarray(0, overlap)]);
-      const buffer = bytesOf(chunk);
-      const holds = (needle: Uint8Array) =>
-        seam.indexOf(needle) !== -1 || buffer.indexOf(needle) !== -1;
-      if (needles.some(holds)) found = "found";
+      const seam = bytesOf(Buffer.concat([tail, chunk.subarray(0, overlap)]));
+      if (holds(seam) || holds(bytesOf(chunk))) found = "found";
     }
     tail = chunk.length >= overlap
       ? chunk.slice(chunk.length - overlap)

@@ -210,32 +210,68 @@ describe("examineFile()", () => {
       assert.equal(look("absent", {}), "binary");
     });
   });
+  it("looks through a large file ignoring case for its literal, not a spelling of part of it", () => {
+    inTempDir((dir) => {
+      const file = path.join(dir, "big");
+      const reader = new FileReader(filesOf(dir), 1 << 20, 256); // (chunks of 256 bytes)
+      const prefilter = prefilterOf(regexMatcher("maskable", { ignoreCase: true }));
+      assert.ok(prefilter.folded !== undefined, "spellings, with the literal to confirm them");
+      const look = (text: string) => {
+        fs.writeFileSync(file, text);
+        return lookThrough(reader, file, prefilter, {}, fs.statSync(file).size);
+      };
+      // The spellings (of part of "able") stand everywhere; the literal in no case.
+      const filler = "a table, cable or fable\n".repeat(60);
+      assert.equal(look(filler), "absent");
+      for (const spelled of ["MASKABLE", "mas\u212Aable", "maſkable"]) {
+        assert.equal(look(filler + spelled + "\n" + filler), "found", spelled);
+      }
+      // Across the seam of two chunks of 256 bytes, at every place.
+      for (let at = 240; at < 260; at++) {
+        assert.equal(look("x".repeat(at) + "MasKable" + filler), "found", `at ${at}`);
+      }
+    });
+  });
   it("finds in a file larger than its reader's buffer what examineBytes finds in it whole", () => {
     // Chunks of 1 to 9 bytes put occurrences of the literal and NULs across every seam.
     inTempDir((dir) => {
       const file = path.join(dir, "f");
-      const chunkPiece = fc.constantFrom("needle", "nee", "dle", "x", "\n", "\0", "é");
+      const chunkPiece = fc.constantFrom(
+        "needle",
+        "nee",
+        "dle",
+        "x",
+        "\n",
+        "\0",
+        "é",
+        "NeeDLE",
+        "DLe",
+      );
       fc.assert(
         fc.property(
           fc.array(chunkPiece, { maxLength: 30 }),
           fc.integer({ min: 1, max: 9 }),
-          // One required literal, or (comma-separated) alternatives one of which is needed.
-          fc.constantFrom("needle", "e", "le\nx", "needle,x", "dle,é,nee"),
+          // One required literal, or (comma-separated) alternatives one of which is needed, or
+          // (-i) the spellings of part of a literal ignoring case, with the literal.
+          fc.constantFrom("needle", "e", "le\nx", "needle,x", "dle,é,nee", "-i"),
           fc.integer({ min: 0, max: 2 }),
           fc.boolean(),
           (parts, chunk, literals, context, links) => {
             const bytes = encoder.encode(parts.join(""));
             fs.writeFileSync(file, bytes);
             const encoded = literals.split(",").map((one) => encoder.encode(one));
-            const needle = encoded.length === 1 ? encoded[0] : undefined;
-            const anyOf = encoded.length === 1 ? undefined : encoded;
-            const examination = { needle, anyOf, context, links };
+            const prefilter = literals === "-i"
+              ? prefilterOf(regexMatcher("needle", { ignoreCase: true }))
+              : encoded.length === 1
+              ? { needle: encoded[0] }
+              : { anyOf: encoded };
+            const examination = { ...prefilter, context, links };
             const got = examineFile(
               new FileReader(filesOf(dir), 1 << 20, chunk),
               file,
               examination,
             );
-            assert.deepEqual(got, examineBytes(bytes, { needle, anyOf }, context));
+            assert.deepEqual(got, examineBytes(bytes, prefilter, context));
           },
         ),
         { numRuns: 1000 },
