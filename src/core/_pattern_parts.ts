@@ -33,6 +33,18 @@ export function spelledLiteralOf(source: string): string | undefined {
 }
 
 /**
+ * The strings a pattern's top-level alternatives spell, in order, when each spells one.
+ *
+ * @param source the pattern
+ * @param most the most alternatives wanted (see {@linkcode topLevelBranches})
+ * @returns one string per alternative, or undefined
+ */
+export function spelledBranchesOf(source: string, most = Infinity): string[] | undefined {
+  const spelled = topLevelBranches(source, most)?.map(spelledLiteralOf);
+  return spelled?.every((one) => one !== undefined) ? spelled as string[] : undefined;
+}
+
+/**
  * Whether a string's occurrences in a text's bytes are the matches of it: not empty, no line
  * break (a `\r` before a `\n` is no part of a line's text), no lone surrogate (UTF-8 has
  * none).

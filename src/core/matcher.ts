@@ -9,6 +9,7 @@ import {
   exactIn,
   skipClass,
   skipGroup,
+  spelledBranchesOf,
   spelledLiteralOf,
   SYNTAX_CHARACTERS,
   topLevelBranches,
@@ -386,13 +387,7 @@ function foldedLiteralOf(
  * alternatives alike), when every alternative spells one and they are `literals`.
  */
 function spelledAlternativesOf(source: string, literals: readonly string[]): string[] | undefined {
-  const spelled = new Set<string>();
-  for (const branch of topLevelBranches(source, MAX_ALTERNATIVE_LITERALS) ?? []) {
-    const literal = spelledLiteralOf(branch);
-    if (literal === undefined) return undefined;
-    spelled.add(literal);
-  }
-  const strings = [...spelled];
+  const strings = [...new Set(spelledBranchesOf(source, MAX_ALTERNATIVE_LITERALS))];
   const same = strings.length === literals.length && strings.every((s, i) => s === literals[i]);
   return same ? strings : undefined;
 }

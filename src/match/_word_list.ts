@@ -8,7 +8,7 @@
  * @module
  */
 import type { Matcher, MatchSpan } from "../core/mod.ts";
-import { exactIn, spelledLiteralOf, topLevelBranches } from "../core/_pattern_parts.ts";
+import { exactIn, spelledBranchesOf } from "../core/_pattern_parts.ts";
 
 /** Lengths of strings past which the list is left to the runtime's engine. */
 export const MOST_LENGTHS = 16;
@@ -66,8 +66,7 @@ function wordsOf(source: string): string[] | undefined {
     const words = source.split("|");
     return words.length > 1 && exactIn(source) && !words.includes("") ? words : undefined;
   }
-  const words = topLevelBranches(source)?.map(spelledLiteralOf);
-  return words?.every((word) => word !== undefined) ? words as string[] : undefined;
+  return spelledBranchesOf(source);
 }
 
 /** Each string of a list, with the place of its first occurrence. */

@@ -66,7 +66,7 @@ function confirmations(
     // Whether the text byte at `b` stands for the literal's byte `j`: equal, or maybe.
     const fits = (b: number, j: number): boolean | "maybe" => {
       const byte = buffer[b];
-      if (lower(byte) === within[j]) return true;
+      if (lowerAscii(byte) === within[j]) return true;
       return odd && byte >= 0x80 ? "maybe" : false;
     };
     return (at) =>
@@ -108,7 +108,7 @@ function plansOf(needles: readonly Uint8Array[], folded: readonly Uint8Array[]):
   if (known !== undefined && known.needles === needles) return known.plans;
   const made = needles.map((needle, i) => {
     const within = bytesOf(folded[i]);
-    const part = needle.map(lower);
+    const part = needle.map(lowerAscii);
     const places: number[] = [];
     for (let at = within.indexOf(part); at !== -1; at = within.indexOf(part, at + 1)) {
       places.push(at);
@@ -119,8 +119,13 @@ function plansOf(needles: readonly Uint8Array[], folded: readonly Uint8Array[]):
   return made;
 }
 
-/** An ASCII capital's lower-case byte; any other byte as it is. */
-function lower(byte: number): number {
+/**
+ * An ASCII capital's lower-case byte; any other byte as it is.
+ *
+ * @param byte the byte
+ * @returns the byte, lowered
+ */
+export function lowerAscii(byte: number): number {
   return byte >= 65 && byte <= 90 ? byte + 32 : byte;
 }
 

@@ -391,8 +391,8 @@ class ReadingQueue {
   readonly #alternatives: readonly string[] | undefined;
   readonly #folded: readonly string[] | undefined;
   /**
-   * The literal that is the whole of every match (undefined: one of the alternatives is),
-   * with the cut rows are shown with.
+   * The literal that is the whole of every match (undefined: one of the alternatives is, or
+   * their folded literal), with the cut rows are shown with.
    */
   readonly #exact: { literal: string | undefined; rowCut: number } | undefined;
   readonly #place: SearchPlace;

@@ -1,6 +1,6 @@
 /**
- * A long line that holds an exact literal (see `Matcher.exactLiteral`, and
- * `Matcher.exactAlternatives` for alternatives of them), made into the row
+ * A long line that holds an exact literal (see `Matcher.exactLiteral`, `Matcher.exactAlternatives`
+ * for alternatives of them, and `Matcher.exactFolded` for one compared without case), made into the row
  * grep shows of it straight from its bytes: the window of `cut` code points around its first
  * occurrence that `windowRow` would cut from the decoded line, with the line's length in
  * code points. Minified bundles and source maps are lines of megabytes, and decoding them
@@ -13,6 +13,7 @@
 import { type Buffer, isAscii, isUtf8 } from "node:buffer";
 import type { PassedLine } from "../store/_search_collector.ts";
 import { decodeUtf8 } from "../store/_text.ts";
+import { lowerAscii } from "./_byte_search.ts";
 
 /**
  * Lines up to this many bytes (terminator included) are decoded as they are; longer ones
@@ -108,16 +109,6 @@ export function foldedMatch(
     if (lowerAscii(buffer[at + i]) !== literal[i]) return undefined;
   }
   return { at, length: literal.length };
-}
-
-/**
- * An ASCII letter's byte in lower case; any other byte as it is.
- *
- * @param byte the byte
- * @returns the byte, lowered
- */
-export function lowerAscii(byte: number): number {
-  return byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
 }
 
 /**

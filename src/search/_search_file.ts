@@ -8,7 +8,7 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "../io/_file_reader.ts";
-import { bytesOf, countLf, occurrences, spansLines } from "./_byte_search.ts";
+import { bytesOf, countLf, lowerAscii, occurrences, spansLines } from "./_byte_search.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
@@ -22,7 +22,7 @@ import {
 } from "./index/_block_filters.ts";
 import type { FileStat } from "../io/file_stat.ts";
 import type { PassedLine } from "../store/_search_collector.ts";
-import { foldedMatch, lowerAscii, windowedFromBytes, windowedLine } from "./_long_rows.ts";
+import { foldedMatch, windowedFromBytes, windowedLine } from "./_long_rows.ts";
 import { utf8BomLength } from "../core/mod.ts";
 import { IDENTITY_WORDS, identityOfStat } from "../io/file_identity.ts";
 
