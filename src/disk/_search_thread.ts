@@ -60,6 +60,23 @@ export const PROBE_MS = 5000;
 export const STUCK_CPU_MS = 2000;
 /** How long a thread that spends no processor time (it waits on the system) may not answer. */
 export const PROBE_LONGEST_MS = 60_000;
+/**
+ * Whether a thread that has not answered a ping is stuck (see {@linkcode PROBE_MS}).
+ *
+ * @param cpuMs the processor time it spent since the ping, or undefined where that cannot
+ *   be read
+ * @param pinged when the ping was sent
+ * @param now the time now
+ * @returns true to replace it
+ */
+export function takenForStuck(
+  cpuMs: number | undefined,
+  pinged: number,
+  now: number = Date.now(),
+): boolean {
+  return cpuMs === undefined || cpuMs >= STUCK_CPU_MS || now - pinged >= PROBE_LONGEST_MS;
+}
+
 /** Kept results held here, unpacked, for searches answered with them again. */
 export const KEPT_HERE = 4;
 
@@ -379,9 +396,8 @@ export class SearchThread {
     let timer: ReturnType<typeof setTimeout>;
     const look = () => {
       const cpu = cpuAtPing === undefined ? undefined : threadCpuMs(id!);
-      const starved = cpu !== undefined && cpu - cpuAtPing! < STUCK_CPU_MS &&
-        Date.now() - pinged < PROBE_LONGEST_MS;
-      if (starved && this.#worker === worker) return wait();
+      const stuck = takenForStuck(cpu === undefined ? undefined : cpu - cpuAtPing!, pinged);
+      if (!stuck && this.#worker === worker) return wait();
       this.#probe = undefined;
       if (this.#worker === worker) this.#replace();
     };

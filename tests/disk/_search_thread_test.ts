@@ -17,10 +17,13 @@ import {
   GRACE_MS,
   KEPT_HERE,
   postedError,
+  PROBE_LONGEST_MS,
   PROBE_MS,
   RUNNING,
   SearchThread,
   SECOND_SEARCH_BELOW,
+  STUCK_CPU_MS,
+  takenForStuck,
 } from "../../src/disk/_search_thread.ts";
 
 const hasWorkers = typeof Worker === "function";
@@ -120,6 +123,15 @@ const SLOW = "(a)a*a*a*\\1c";
 function query(pattern: string, extra: Partial<SearchQuery> = {}): SearchQuery {
   return { matcher: compilePattern(pattern).matcher, ...extra };
 }
+
+test("a thread that does not answer a ping is stuck once it spends its time, or waits a minute", () => {
+  const pinged = 1_000_000;
+  assert.equal(takenForStuck(undefined, pinged, pinged + PROBE_MS), true, "its time unknown");
+  assert.equal(takenForStuck(STUCK_CPU_MS, pinged, pinged + PROBE_MS), true, "it spent it");
+  assert.equal(takenForStuck(STUCK_CPU_MS - 10, pinged, pinged + PROBE_MS), false, "starved");
+  assert.equal(takenForStuck(0, pinged, pinged + PROBE_LONGEST_MS), true, "waited too long");
+  assert.equal(takenForStuck(0, pinged, pinged + PROBE_LONGEST_MS - 1), false);
+});
 
 test("the search thread collects at once only after a search that read files, under load", () => {
   const big = SECOND_SEARCH_BELOW + 1;
