@@ -86,6 +86,10 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
   const cut = options.cut ?? DEFAULT_CUT;
   const prefix = `${row.line}${row.context ? "-" : ""}\t`;
   if (row.piece) return formatPiece(row, row.piece, prefix, cut);
+  // (Most rows: no longer than the cut in UTF-16 units, terminator and all, so shown whole.)
+  if (row.text.length <= cut && (options.column ?? 1) === 1) {
+    return { text: prefix + row.text, cut: false };
+  }
   const window = windowOf(row, cut, options.column ?? 1);
   if (window === undefined) return { text: prefix + row.text, cut: false };
   const { text, terminator, first, from, to, length } = window;
