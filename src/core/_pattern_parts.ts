@@ -84,6 +84,62 @@ export function topLevelBranches(source: string, most = Infinity): string[] | un
 }
 
 /**
+ * The pattern inside the groups that wrap the whole of it (`(TODO|FIXME)`, `(?:a|b)`, a
+ * named one; up to {@linkcode MAX_GROUP_DEPTH} of them), which matches exactly what the
+ * pattern matches; the pattern itself when no group wraps it.
+ *
+ * @param source the pattern
+ * @returns what the groups hold
+ */
+export function unwrappedGroups(source: string): string {
+  for (let depth = 0; depth < MAX_GROUP_DEPTH; depth++) {
+    const open = groupOpening(source, 0);
+    if (open === 0 || skipGroup(source, open) !== source.length) return source;
+    source = source.slice(open, -1);
+  }
+  return source;
+}
+
+/**
+ * How deep in groups a pattern is read for its literals: each level reads what it holds
+ * again, and 20,000 nested groups took a second.
+ */
+export const MAX_GROUP_DEPTH = 4;
+
+/**
+ * The length of the opening of a plain group at `at` (`(`, `(?:`, `(?<name>`), whose content
+ * is part of the match under the pattern's own flags; 0 for anything else there (a
+ * lookaround, a group with modifiers, no group).
+ *
+ * @param source the pattern
+ * @param at where a `(` may stand
+ * @returns the opening's length, or 0
+ */
+export function groupOpening(source: string, at: number): number {
+  if (source[at] !== "(") return 0;
+  if (source[at + 1] !== "?") return 1;
+  if (source[at + 2] === ":") return 3;
+  const named = /^\(\?<[\p{ID_Start}$_][\p{ID_Continue}$\u200C\u200D]*>/u.exec(
+    source.slice(at, at + 256),
+  );
+  return named === null ? 0 : named[0].length;
+}
+
+/**
+ * Whether what stands at `at` (just after an atom) makes the atom optional: `?`, `*`, or
+ * `{0…}`.
+ *
+ * @param source the pattern
+ * @param at the offset after the atom
+ * @returns true when the atom may be matched zero times
+ */
+export function optionalAt(source: string, at: number): boolean {
+  const next = source[at];
+  return next === "?" || next === "*" ||
+    (next === "{" && /^\{0+(?:,\d*)?\}/.test(source.slice(at, at + 32)));
+}
+
+/**
  * The offset after the `]` closing a class whose `[` is just before `at`, or -1.
  *
  * @param source the pattern

@@ -7,12 +7,16 @@
  */
 import {
   exactIn,
+  groupOpening,
+  MAX_GROUP_DEPTH,
+  optionalAt,
   skipClass,
   skipGroup,
   spelledBranchesOf,
   spelledLiteralOf,
   SYNTAX_CHARACTERS,
   topLevelBranches,
+  unwrappedGroups,
 } from "./_pattern_parts.ts";
 
 /** Where a match lies in a line's text: UTF-16 offsets `[start, end)`. */
@@ -210,19 +214,23 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     const found = line.exec(text);
     return found ? { start: found.index, end: found.index + found[0].length } : null;
   };
-  const requiredLiterals = options.ignoreCase ? undefined : requiredLiteralsOf(source);
+  // (The literals are read inside groups that wrap the whole pattern: it matches as they do.)
+  const inner = unwrappedGroups(source);
+  const read = options.ignoreCase ? undefined : requiredLiteralsOf(inner);
+  const grouped = options.ignoreCase ? undefined : groupedInstead(read, inner);
+  const requiredLiterals = grouped === undefined ? read : undefined;
   const requiredLiteral = requiredLiterals?.reduce(rarest);
   const spelled = options.ignoreCase
-    ? caseVariantsOf(requiredLiteralsOf(source)) ?? alternativeSpellingsOf(source)
+    ? caseVariantsOf(requiredLiteralsOf(inner)) ?? alternativeSpellingsOf(inner)
     : undefined;
-  const alternativeLiterals = spelled?.variants ??
-    (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(source));
+  const alternativeLiterals = spelled?.variants ?? grouped ??
+    (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(inner));
   const key = `regex:${flags}:${source}`;
-  const exactLiteral = options.ignoreCase ? undefined : spelledLiteralOf(source);
+  const exactLiteral = options.ignoreCase ? undefined : spelledLiteralOf(inner);
   const exactAlternatives = options.ignoreCase || alternativeLiterals === undefined
     ? undefined
-    : spelledAlternativesOf(source, alternativeLiterals);
-  const exactFolded = options.ignoreCase ? foldedLiteralOf(source, spelled) : undefined;
+    : spelledAlternativesOf(inner, alternativeLiterals);
+  const exactFolded = options.ignoreCase ? foldedLiteralOf(inner, spelled) : undefined;
   const literals = {
     requiredLiteral,
     requiredLiterals,
@@ -301,11 +309,12 @@ function lineConfinedSource(source: string): string | undefined {
 /**
  * The runs of plain characters that every match of a pattern (flags `u`, `s`) contains, in
  * pattern order, for byte-level prefilters (with `i`, each matched without case); undefined
- * when there is none or the pattern is beyond this conservative reading. Only the top-level
- * sequence counts: groups and classes end a run, an optional character (`?`, `*`,
- * `{0,…}`) is dropped from it, and a top-level `|` means no literal is required.
+ * when there is none or the pattern is beyond this conservative reading. Groups and classes
+ * end a run, an optional character (`?`, `*`, `{0,…}`) is dropped from it, and a top-level
+ * `|` means no literal is required; a plain group that is not optional and holds no `|` at
+ * its own top level adds what it requires (up to {@linkcode MAX_GROUP_DEPTH} levels down).
  */
-function requiredLiteralsOf(source: string): string[] | undefined {
+function requiredLiteralsOf(source: string, depth = 0): string[] | undefined {
   const runs: string[] = [];
   let run = "";
   let lastLiteral = ""; // the last atom of `run`, if the last atom was a plain character
@@ -336,8 +345,18 @@ function requiredLiteralsOf(source: string): string[] | undefined {
       if (at === -1) return undefined;
     } else if (char === "(") {
       flush();
-      at = skipGroup(source, at);
-      if (at === -1) return undefined;
+      const end = skipGroup(source, at);
+      if (end === -1) return undefined;
+      // A group every match goes through, without alternatives: what it requires, each
+      // match requires (an unreadable one is passed over).
+      const open = depth < MAX_GROUP_DEPTH && !optionalAt(source, end)
+        ? groupOpening(source, at - 1)
+        : 0;
+      const inner = open === 0 ? undefined : source.slice(at - 1 + open, end - 1);
+      if (inner !== undefined && topLevelBranches(inner) === undefined) {
+        runs.push(...requiredLiteralsOf(inner, depth + 1) ?? []);
+      }
+      at = end;
     } else if (char === "|" || char === ")") {
       return undefined;
     } else if (char === "*" || char === "?" || char === "+" || char === "{") {
@@ -410,6 +429,51 @@ function alternativeLiteralsOf(source: string): string[] | undefined {
     literals.add(required.reduce(rarest));
   }
   return literals.size === 0 ? undefined : [...literals];
+}
+
+/** The fewest characters of a literal that an index's trigrams can look for. */
+const TRIGRAM = 3;
+
+/**
+ * The alternative literals of a group of alternatives that every match goes through
+ * (`\b(?:kmalloc|kzalloc)\(`), when they filter better than the pattern's required
+ * literals: it has none, or each is too short for a trigram (`(`) while every alternative's
+ * literal is long enough. Of several such groups, the one whose shortest literal is the
+ * longest.
+ */
+function groupedInstead(required: string[] | undefined, source: string): string[] | undefined {
+  if (topLevelBranches(source) !== undefined) return undefined; // (alternatives of its own)
+  let best: string[] | undefined;
+  const shortest = (literals: string[]) => Math.min(...literals.map((one) => one.length));
+  for (const group of mandatoryGroups(source)) {
+    const literals = alternativeLiteralsOf(group);
+    if (literals !== undefined && (best === undefined || shortest(literals) > shortest(best))) {
+      best = literals;
+    }
+  }
+  if (best === undefined || required === undefined) return best;
+  const weak = required.every((literal) => literal.length < TRIGRAM);
+  return weak && shortest(best) >= TRIGRAM ? best : undefined;
+}
+
+/** What the plain groups of a pattern's top level that are not optional hold. */
+function mandatoryGroups(source: string): string[] {
+  const groups: string[] = [];
+  for (let at = 0; at < source.length; at++) {
+    const char = source[at];
+    if (char === "\\") at++;
+    else if (char === "[") {
+      at = skipClass(source, at + 1) - 1;
+      if (at < 0) return groups;
+    } else if (char === "(") {
+      const end = skipGroup(source, at + 1);
+      if (end === -1) return groups;
+      const open = groupOpening(source, at);
+      if (open !== 0 && !optionalAt(source, end)) groups.push(source.slice(at + open, end - 1));
+      at = end - 1;
+    }
+  }
+  return groups;
 }
 
 /**

@@ -298,7 +298,18 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
     ["x{0,3}yz", ["yz"], "yz"],
     ["x{2}yz", ["x", "yz"], "yz"],
     ["[abc]def\\.g", ["def.g"], "def.g"],
-    ["(foo)bar+baz", ["bar", "baz"], "bar"],
+    // A group every match goes through, without alternatives, requires what it holds.
+    ["(foo)bar+baz", ["foo", "bar", "baz"], "foo"],
+    ["(?:abc)+de", ["abc", "de"], "abc"],
+    ["(?<name>ab)c(?:d(ef))", ["ab", "c", "d", "ef"], "ab"],
+    ["(abc){2}de", ["abc", "de"], "abc"],
+    ["(?:abc)?def", ["def"], "def"],
+    ["(?:abc)*de(?:f){0,2}", ["de"], "de"],
+    ["(?=abc)de", ["de"], "de"],
+    ["(?:(?:TODO))", ["TODO"], "TODO"],
+    // Read four groups down at the most (each level is read again).
+    [`x${"(".repeat(12)}ab${")".repeat(12)}`, ["x"], "x"],
+    [`x${"(".repeat(4)}ab${")".repeat(4)}`, ["x", "ab"], "ab"],
     ["let \\w+ = \\$el", ["let ", " = $el"], " = $el"],
     ["foo(?=bar)", ["foo"], "foo"],
     ["😀?ab", ["ab"], "ab"],
@@ -318,7 +329,19 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
   }
 
   test("every line a pattern matches contains each of its required literals", () => {
-    const patterns = ["ab?c", "x{0,2}yz+", "(q|r)st*u", "[a-c]+de?f", "a.b\\.c", "a+b{2}c?d"];
+    const patterns = [
+      "ab?c",
+      "x{0,2}yz+",
+      "(q|r)st*u",
+      "[a-c]+de?f",
+      "a.b\\.c",
+      "a+b{2}c?d",
+      "(ab)?c(de)+f",
+      "(?:x|y)z(?:ab)",
+      "q(?:r(s)t)u",
+      "(?:ab){0}c",
+      "((ab|cd)e)+",
+    ];
     forMatchedLines(patterns, (pattern, matcher, line) => {
       for (const literal of matcher.requiredLiterals ?? []) {
         assert.ok(line.includes(literal), `${pattern} on ${line} lacks ${literal}`);
@@ -347,6 +370,17 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["a|b*", undefined],
     ["[|]|ab", undefined],
     ["(x|y)z", undefined], // one required literal instead
+    // A group wrapping the whole pattern; a group of alternatives every match goes through,
+    // when the literals outside it are too short for an index (or there are none).
+    ["(TODO|FIXME)", ["TODO", "FIXME"]],
+    ["(?:TODO|FIXME)", ["TODO", "FIXME"]],
+    ["(?<tag>TODO|FIXME):", ["TODO", "FIXME"]],
+    ["\\b(?:kmalloc|kzalloc)\\(", ["kmalloc", "kzalloc"]],
+    ["(?:ab|cd)(?:efg|hijk)\\.", ["efg", "hijk"]],
+    ["\\b(?:foo|bar)\\b", ["foo", "bar"]],
+    ["(?:foo|bar)?\\(", undefined], // optional
+    ["(?:foo|bar)baz", undefined], // "baz" is required
+    ["(?=foo|bar)x", undefined], // a lookahead is not the match
     ["a\\|b", undefined],
     ["foo", undefined],
     ["a|bcd", undefined, { ignoreCase: true }], // "a" has no stretch of three
@@ -450,7 +484,18 @@ describe("regexMatcher() alternativeLiterals", () => {
   });
 
   test("every line a pattern matches contains one of its alternative literals", () => {
-    const patterns = ["ab|cd", "a+b|x?yz|q", "(a|b)c|de+f", "[a-c]x|y{2}z|st", "a.b|c\\.d"];
+    const patterns = [
+      "ab|cd",
+      "a+b|x?yz|q",
+      "(a|b)c|de+f",
+      "[a-c]x|y{2}z|st",
+      "a.b|c\\.d",
+      "(?:ab|cd)",
+      "\\b(?:ab|cd)\\.",
+      "x?(?:abc|de+f)t",
+      "x?(?:abc|def)t?",
+      "\\b(?:abc|xyz)",
+    ];
     forMatchedLines(patterns, (pattern, matcher, line) => {
       const literals = matcher.alternativeLiterals ?? [];
       assert.ok(literals.length > 0, pattern);

@@ -45,6 +45,11 @@ const CASES = [
   ["--no-ignore", "foo"],
   ["--hidden", "-l", "-g", "!.git", "-g", "!.gitignore", "o"],
   ["bar"],
+  // Groups: the literals looked for in the bytes are read inside them.
+  ["(foo|beta)"],
+  ["\\b(?:foo|gamma)\\b"],
+  ["-i", "(?:foo|delta)"],
+  ["(fo)o (ba)r"],
   ["-g", "!*crlf*", "^foo$"],
   ["-w", "-i", "foo"],
   ["-c", "-i", "foo", "src"],

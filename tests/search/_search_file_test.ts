@@ -77,6 +77,9 @@ describe("examineBytes()", () => {
           "needles", // ignoring case: needleſ matches too
           "kNeed",
           "need|dle 7", // ignoring case: each alternative confirmed by its own literal
+          "(needle|x)", // a group around the whole pattern
+          "(?:needle|lex)x?", // a group of alternatives every match goes through
+          "(ne)e(dle)", // groups without alternatives
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
