@@ -25,6 +25,12 @@ const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
     args: { pattern: "EXPORT_SYMBOL_GPL(", literal: true },
     rg: ["-F", "EXPORT_SYMBOL_GPL("],
   },
+  {
+    // (A group of alternatives, as ripgrep users write them, and as `-w` and `-e` make.)
+    name: "regex `\\b(?:kmalloc|kzalloc)\\(`",
+    args: { pattern: "\\b(?:kmalloc|kzalloc)\\(" },
+    rg: ["\\b(?:kmalloc|kzalloc)\\("],
+  },
 ];
 
 /** A server on the kernel tree, with budgets large enough for any of these answers. */
