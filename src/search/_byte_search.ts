@@ -48,6 +48,21 @@ export function occurrences(
 }
 
 /**
+ * Whether the bytes hold an occurrence of one of the needles that counts (with `folded`,
+ * one its folded literal confirms, as {@linkcode occurrences} counts them). Most texts hold
+ * none: that is settled by one search per needle, before anything is set up to walk
+ * occurrences.
+ */
+export function holdsAny(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  folded?: readonly Uint8Array[],
+): boolean {
+  if (!needles.some((needle) => buffer.indexOf(needle) !== -1)) return false;
+  return folded === undefined || occurrences(buffer, needles, folded)(0).at !== -1;
+}
+
+/**
  * Per needle, whether the bytes around an occurrence of it hold its folded literal, ASCII
  * letters compared without case (where the needle's part lies in the literal more than
  * once, at any of its places), compared outward from the occurrence. A `k` or an `s` of a

@@ -8,7 +8,7 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "../io/_file_reader.ts";
-import { bytesOf, countLf, lowerAscii, occurrences, spansLines } from "./_byte_search.ts";
+import { bytesOf, countLf, holdsAny, lowerAscii, occurrences, spansLines } from "./_byte_search.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
@@ -233,9 +233,7 @@ function findInChunks(
   const overlap = folded === undefined
     ? longest - 1
     : longest + 3 * Math.max(...folded.map((one) => one.length));
-  const holds = (bytes: Buffer) =>
-    needles.some((needle) => bytes.indexOf(needle) !== -1) &&
-    (folded === undefined || occurrences(bytes, needles, folded)(0).at !== -1);
+  const holds = (bytes: Buffer) => holdsAny(bytes, needles, folded);
   let found: "found" | "absent" | "binary" = "absent";
   let probed = 0; // bytes checked for a NUL
   let tail: Uint8Array = new Uint8Array(0); // the last `overlap` bytes before this chunk
@@ -531,9 +529,7 @@ export function keptRun(
 ): { text: KeptText | number; invalid: boolean } {
   const buffer = bytesOf(run);
   const invalid = !isUtf8(run);
-  const held = needles.some((needle) => buffer.indexOf(needle) !== -1) &&
-    occurrences(buffer, needles, folded)(0).at !== -1;
-  if (!held) return { text: countLf(run, 0, run.length), invalid };
+  if (!holdsAny(buffer, needles, folded)) return { text: countLf(run, 0, run.length), invalid };
   const kept = keptLines(run, buffer, needles, { start: 0, end: run.length, context: 0, folded });
   return { text: kept.text, invalid: invalid || kept.invalid };
 }
