@@ -43,10 +43,11 @@ describe("the binary's grep ignoring case, over large files", () => {
     timeout: 120_000,
   }, async () => {
     const line = (mb: number) => Math.ceil(mb * 1024 * 1024 / FILLER.length) + 1;
-    for (let round = 0; round < 2; round++) {
+    // (The second round again, the third in a group, whose literal is read inside it.)
+    for (const pattern of ["maskable", "maskable", "(?:mas)(kable)"]) {
       const result = await client.callTool({
         name: "grep",
-        arguments: { pattern: "maskable", ignore_case: true },
+        arguments: { pattern, ignore_case: true },
       });
       assert.ok(!result.isError, JSON.stringify(result.content));
       assert.equal(
@@ -54,7 +55,7 @@ describe("the binary's grep ignoring case, over large files", () => {
         `huge.txt\n${line(17)}\tma\u017Fkable\n\n` +
           `kelvin.txt\n${line(3)}\tmas\u212Aable\n\n` +
           `two.txt\n${line(1)}\tMasKable\n`,
-        `round ${round}`,
+        pattern,
       );
     }
   });
