@@ -25,7 +25,7 @@
 import * as fs from "node:fs";
 import process from "node:process";
 import { InputError } from "../core/input_errors.ts";
-import { startWorker, WATCH_ORDER_KEPT, workerFailureReason } from "../io/runtime.ts";
+import { HAS_WORKERS, startWorker, WATCH_ORDER_KEPT, workerFailureReason } from "../io/runtime.ts";
 import { threadCpuMs } from "../io/thread_cpu.ts";
 import { createBarrierDir } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
@@ -211,7 +211,7 @@ function stoppedByTime(): SearchResult {
   };
 }
 
-/** The search thread, started with the store and replaced if it fails. */
+/** The search thread, started with the first search (or at once) and replaced if it fails. */
 export class SearchThread {
   readonly #init: Omit<ThreadInit, "watchDir">;
   readonly #module: URL | undefined;
@@ -236,21 +236,27 @@ export class SearchThread {
   }
 
   /**
-   * A search thread for a sandbox, where the runtime has workers.
+   * A search thread for a sandbox, where the runtime has workers. It loads the search
+   * engine, a thread's worth of memory, so it starts with the first search
+   * unless told to start now (as for an index saved on disk, which it takes at once).
    *
    * @param sandbox the sandbox, shared
    * @param store the search options of the thread's store
    * @param module the thread's module (tests give one that misbehaves)
-   * @returns the thread, started at once (so that the first search does not wait for it to
-   * load), or undefined where no worker can start (searches then stay on the caller's thread)
+   * @param startNow whether to start it at once rather than with the first search
+   * @returns the thread, or undefined where the runtime has no workers (searches then stay
+   *   on the caller's thread)
    */
   static where(
     sandbox: SharedSandbox,
     store: ThreadStoreOptions,
     module?: URL,
+    startNow = false,
   ): SearchThread | undefined {
+    if (!HAS_WORKERS) return undefined;
     const thread = new SearchThread({ sandbox, store }, module);
-    return thread.#started() === undefined ? undefined : thread;
+    if (startNow) thread.#started();
+    return thread;
   }
 
   /**
@@ -325,7 +331,7 @@ export class SearchThread {
   #run(query: SearchQuery): Promise<SearchResult> {
     query.signal?.throwIfAborted();
     const worker = this.#started();
-    if (worker === undefined) throw new Error("the search thread did not start again");
+    if (worker === undefined) throw new Error("the search thread did not start");
     const id = this.#next++;
     // (onSkipped is for glob and list: a search does not tell of skipped entries.)
     const { matcher, signal, onProgress, onUnreadable, onSkipped: _skipped, ...rest } = query;

@@ -5,6 +5,7 @@
  *
  * @module
  */
+import * as fs from "node:fs";
 import { nativePath } from "../io/native_path.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { DirHandle } from "../io/file_system.ts";
@@ -247,24 +248,33 @@ export class DirectoryStore extends BaseFileStore {
     if (!Number.isInteger(indexBytes) || indexBytes < 0) {
       throw new TypeError(`searchIndexBytes must be a non-negative integer, got ${indexBytes}`);
     }
+    const cache = options.searchIndexCache === undefined
+      ? undefined
+      : cacheOf(options.searchIndexCache, sandbox, options.searchIndexCacheTag);
+    const indexed = options.searchIndex === true && WATCH_ORDER_KEPT;
     if (options.searchThread) {
-      this.#searchThread = SearchThread.where(sandbox.share(), {
-        searchIndex: options.searchIndex ?? false,
-        searchIndexBytes: indexBytes,
-        searchIndexCache: options.searchIndexCache,
-        searchIndexCacheTag: options.searchIndexCacheTag,
-        searchThreads: this.#searchThreads,
-        parallelSearchFrom: this.#parallelSearchFrom,
-      });
+      this.#searchThread = SearchThread.where(
+        sandbox.share(),
+        {
+          searchIndex: options.searchIndex ?? false,
+          searchIndexBytes: indexBytes,
+          searchIndexCache: options.searchIndexCache,
+          searchIndexCacheTag: options.searchIndexCacheTag,
+          searchThreads: this.#searchThreads,
+          parallelSearchFrom: this.#parallelSearchFrom,
+        },
+        undefined,
+        // (An index saved on disk is taken at once, before the first search asks for it.)
+        indexed && cache !== undefined && fs.existsSync(cache.file),
+      );
     }
-    if (options.searchIndex && WATCH_ORDER_KEPT && this.#searchThread === undefined) {
-      const cache = options.searchIndexCache;
+    if (indexed && this.#searchThread === undefined) {
       this.#searchIndex = new SearchIndex(
         sandbox.files,
         indexBytes,
         options.watchDir,
         this.#searchThreads - 1,
-        cache === undefined ? undefined : cacheOf(cache, sandbox, options.searchIndexCacheTag),
+        cache,
       );
     }
   }

@@ -49,6 +49,9 @@ describe("the binary's search index kept between servers", () => {
     cacheHome.remove();
   });
 
+  /** The pid of each session's server. */
+  const pids = new WeakMap<Client, number>();
+
   async function session(extra: string[] = []): Promise<Client> {
     const transport = new StdioClientTransport({
       command: ensureBinary(),
@@ -58,7 +61,16 @@ describe("the binary's search index kept between servers", () => {
     });
     const client = new Client({ name: "linewise-cache-e2e", version: "1.0.0" });
     await client.connect(transport);
+    pids.set(client, transport.pid!);
     return client;
+  }
+
+  /** How many worker threads (the search thread and its helpers) a session's server runs. */
+  function workerThreads(client: Client): number {
+    const tasks = `/proc/${pids.get(client)}/task`;
+    return fs.readdirSync(tasks).filter((task) =>
+      fs.readFileSync(join(tasks, task, "comm"), "utf8").trim() === "Worker"
+    ).length;
   }
 
   async function greps(client: Client): Promise<unknown[]> {
@@ -212,6 +224,35 @@ describe("the binary's search index kept between servers", () => {
     const [name] = cacheFiles();
     return name === undefined ? "" : fs.readFileSync(join(cacheDir, name), "latin1");
   }
+
+  test("the search thread starts with the first grep, or at once to take a saved index", {
+    timeout: 60_000,
+  }, async () => {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    const first = await session();
+    try {
+      const read = await first.callTool({ name: "read", arguments: { path: "src1/m1.js" } });
+      assert.equal(read.isError, undefined);
+      assert.equal(workerThreads(first), 0, "no search thread before a search");
+      assert.deepEqual((await greps(first))[0], oneShot()[0]);
+      assert.ok(workerThreads(first) >= 1, "the grep started the search thread");
+      await savedAfter(0);
+    } finally {
+      await first.close();
+    }
+    const second = await session();
+    try {
+      let threads = 0;
+      for (let i = 0; i < 500 && threads === 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+        threads = workerThreads(second);
+      }
+      assert.ok(threads >= 1, "with an index saved, the search thread starts before any grep");
+      assert.deepEqual(await greps(second), oneShot());
+    } finally {
+      await second.close();
+    }
+  });
 
   test("--no-cache neither loads nor saves it", { timeout: 60_000 }, async () => {
     fs.rmSync(cacheDir, { recursive: true, force: true });
