@@ -129,7 +129,9 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * Run searches of compiled patterns (a matcher with a `recipe`) on a thread of their own,
    * where the runtime has workers, a few at a time in order of arrival, so that this thread
    * stays free for other calls (a server's). The search index then lives there, and
-   * {@linkcode DirectoryStore.searchIndexStats} tells nothing.
+   * {@linkcode DirectoryStore.searchIndexStats} tells nothing. The thread starts with the
+   * first such search, or with the store when `searchIndexCache` holds an index of its roots
+   * (which it takes at once).
    * @default false
    */
   searchThread?: boolean;
