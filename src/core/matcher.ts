@@ -416,18 +416,27 @@ const MAX_ALTERNATIVE_LITERALS = 64;
 
 /**
  * For a pattern made of top-level alternatives (`TODO|FIXME`), one required literal of each
- * (the rarest), when every alternative has one: each match then contains one of them.
+ * (the rarest), when every alternative has one: each match then contains one of them. An
+ * alternative whose literals are too short for a trigram, or that has none, gives the
+ * literals of a group of alternatives it goes through instead, where they are long enough
+ * (`(?:kmalloc|kzalloc)\(|vmalloc\(`: `kmalloc`, `kzalloc`, `vmalloc(`; not `(`), down to
+ * {@linkcode MAX_GROUP_DEPTH} groups.
+ *
+ * @param depth how many groups down `source` lies
  */
-function alternativeLiteralsOf(source: string): string[] | undefined {
+function alternativeLiteralsOf(source: string, depth = 0): string[] | undefined {
   const literals = new Set<string>();
   // (A prefilter looks for each literal on its own: past a few dozen, that costs more than
   // reading every file.)
   const branches = topLevelBranches(source, MAX_ALTERNATIVE_LITERALS) ?? [];
   for (const branch of branches) {
     const required = requiredLiteralsOf(branch);
-    if (required === undefined) return undefined;
-    literals.add(required.reduce(rarest));
+    const grouped = depth < MAX_GROUP_DEPTH ? groupedInstead(required, branch, depth) : undefined;
+    if (grouped !== undefined) { for (const literal of grouped) literals.add(literal); }
+    else if (required === undefined) return undefined;
+    else literals.add(required.reduce(rarest));
   }
+  if (literals.size > MAX_ALTERNATIVE_LITERALS) return undefined;
   return literals.size === 0 ? undefined : [...literals];
 }
 
@@ -440,13 +449,19 @@ const TRIGRAM = 3;
  * literals: it has none, or each is too short for a trigram (`(`) while every alternative's
  * literal is long enough. Of several such groups, the one whose shortest literal is the
  * longest.
+ *
+ * @param depth how many groups down `source` lies
  */
-function groupedInstead(required: string[] | undefined, source: string): string[] | undefined {
+function groupedInstead(
+  required: string[] | undefined,
+  source: string,
+  depth = 0,
+): string[] | undefined {
   if (topLevelBranches(source) !== undefined) return undefined; // (alternatives of its own)
   let best: string[] | undefined;
   const shortest = (literals: string[]) => Math.min(...literals.map((one) => one.length));
   for (const group of mandatoryGroups(source)) {
-    const literals = alternativeLiteralsOf(group);
+    const literals = alternativeLiteralsOf(group, depth + 1);
     if (literals !== undefined && (best === undefined || shortest(literals) > shortest(best))) {
       best = literals;
     }

@@ -380,6 +380,14 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["\\b(?:foo|bar)\\b", ["foo", "bar"]],
     ["(?:foo|bar)?\\(", undefined], // optional
     ["(?:foo|bar)baz", undefined], // "baz" is required
+    // An alternative whose literals are too short, or that has none, gives its group's.
+    ["(?:kmalloc|kzalloc)\\(|vmalloc\\(", ["kmalloc", "kzalloc", "vmalloc("]],
+    ["(?:foo|bar)|qux", ["foo", "bar", "qux"]],
+    ["x(?:ab|cd)|qux", ["x", "qux"]], // "ab" and "cd" are too short as well
+    ["(?:foo|bar)?x|qux", ["x", "qux"]], // optional
+    // Four groups down, and one more than that.
+    ["(?:(?:(?:(?:abc|def)|ghi)|jkl)|mno)|stu", ["abc", "def", "ghi", "jkl", "mno", "stu"]],
+    ["(?:(?:(?:(?:(?:abc|def)|ghi)|jkl)|mno)|pqr)|stu", undefined],
     ["(?=foo|bar)x", undefined], // a lookahead is not the match
     ["a\\|b", undefined],
     ["foo", undefined],
@@ -495,6 +503,9 @@ describe("regexMatcher() alternativeLiterals", () => {
       "x?(?:abc|de+f)t",
       "x?(?:abc|def)t?",
       "\\b(?:abc|xyz)",
+      "(?:abc|de+f)\\(|gh\\(",
+      "(?:ab|(?:cde|f+gh)\\.)x|yz",
+      "(?:abc|def)|g",
     ];
     forMatchedLines(patterns, (pattern, matcher, line) => {
       const literals = matcher.alternativeLiterals ?? [];
