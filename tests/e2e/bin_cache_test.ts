@@ -10,10 +10,9 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 const GREPS = [
   { pattern: "createElement\\(" },
@@ -53,14 +52,10 @@ describe("the binary's search index kept between servers", () => {
   const pids = new WeakMap<Client, number>();
 
   async function session(extra: string[] = []): Promise<Client> {
-    const transport = new StdioClientTransport({
-      command: ensureBinary(),
-      args: ["serve", "--root", root.dir, ...extra],
+    const { client, transport } = await sdkSession(["serve", "--root", root.dir, ...extra], {
+      name: "linewise-cache-e2e",
       env: { ...process.env, XDG_CACHE_HOME: cacheHome.dir } as Record<string, string>,
-      stderr: "pipe",
     });
-    const client = new Client({ name: "linewise-cache-e2e", version: "1.0.0" });
-    await client.connect(transport);
     pids.set(client, transport.pid!);
     return client;
   }

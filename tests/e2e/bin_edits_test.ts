@@ -7,10 +7,9 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { tempRoot } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 type Result = { content: Array<{ text: string }>; isError?: boolean };
 
@@ -22,13 +21,9 @@ describe("two servers editing one file at once", () => {
 
   before(async () => {
     for (const name of ["A", "B"]) {
-      const transport = new StdioClientTransport({
-        command: ensureBinary(),
-        args: ["serve", "--root", root.dir],
-        stderr: "pipe",
+      const { client } = await sdkSession(["serve", "--root", root.dir], {
+        name: `editor-${name}`,
       });
-      const client = new Client({ name: `editor-${name}`, version: "1.0.0" });
-      await client.connect(transport);
       servers.push(client);
     }
   });

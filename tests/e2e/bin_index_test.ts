@@ -8,11 +8,10 @@ import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
 import { memoryTools } from "../_helpers/tools.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 describe("the binary's repeated grep", () => {
   const root = tempRoot();
@@ -24,13 +23,7 @@ describe("the binary's repeated grep", () => {
       const body = i % 4 === 0 ? `render(createElement("p", ${i}));` : `const n${i} = ${i};`;
       fs.writeFileSync(at(`src${i % 9}/m${i}.js`), `// module ${i}\n${body}\n`);
     }
-    const transport = new StdioClientTransport({
-      command: ensureBinary(),
-      args: ["serve", "--root", root.dir],
-      stderr: "pipe",
-    });
-    client = new Client({ name: "linewise-index-e2e", version: "1.0.0" });
-    await client.connect(transport);
+    ({ client } = await sdkSession(["serve", "--root", root.dir], { name: "linewise-index-e2e" }));
   });
   after(async () => {
     await client.close();
@@ -164,13 +157,7 @@ describe("the binary's grep of large files in a warm session", () => {
     fs.writeFileSync(at("small.js"), "fetchData(small)\n");
     // (A file changed less than 2 s before it is indexed is read whole until it changes.)
     await new Promise((resolve) => setTimeout(resolve, 2_100));
-    const transport = new StdioClientTransport({
-      command: ensureBinary(),
-      args: ["serve", "--root", root.dir],
-      stderr: "pipe",
-    });
-    client = new Client({ name: "linewise-blocks-e2e", version: "1.0.0" });
-    await client.connect(transport);
+    ({ client } = await sdkSession(["serve", "--root", root.dir], { name: "linewise-blocks-e2e" }));
   });
   after(async () => {
     await client.close();

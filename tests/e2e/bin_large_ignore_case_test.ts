@@ -7,10 +7,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { tempRoot, unversioned } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 /** Lines that hold the spellings of part of `maskable` ("abl", "ble") and never the word. */
 const FILLER = "a table, cable or fable\n";
@@ -26,13 +25,10 @@ describe("the binary's grep ignoring case, over large files", () => {
     fs.writeFileSync(join(root.dir, "kelvin.txt"), filler(3 * MB) + "mas\u212Aable\n");
     fs.writeFileSync(join(root.dir, "huge.txt"), filler(17 * MB) + "ma\u017Fkable\n" + filler(MB));
     fs.writeFileSync(join(root.dir, "without.txt"), filler(17 * MB));
-    const transport = new StdioClientTransport({
-      command: ensureBinary(),
-      args: ["serve", "--root", root.dir, "--no-cache", "--timeout", "60"],
-      stderr: "pipe",
-    });
-    client = new Client({ name: "linewise-large-ignore-case", version: "1.0.0" });
-    await client.connect(transport);
+    ({ client } = await sdkSession(
+      ["serve", "--root", root.dir, "--no-cache", "--timeout", "60"],
+      { name: "linewise-large-ignore-case" },
+    ));
   });
   after(async () => {
     await client.close();

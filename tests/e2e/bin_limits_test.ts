@@ -20,10 +20,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ensureBinary, unversioned } from "../_helpers/binary.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { unversioned } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 type Result = { content: Array<{ text: string }>; isError?: boolean };
 
@@ -31,14 +30,7 @@ const text = (result: Result) => result.content.map((c) => c.text).join("");
 const isRoot = spawnSync("id", ["-u"], { encoding: "utf8" }).stdout.trim() === "0";
 
 async function serve(root: string): Promise<Client> {
-  const transport = new StdioClientTransport({
-    command: ensureBinary(),
-    args: ["serve", "--root", root],
-    stderr: "pipe",
-  });
-  const client = new Client({ name: "limits-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
+  return (await sdkSession(["serve", "--root", root], { name: "limits-test" })).client;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>) {
@@ -165,15 +157,12 @@ describe("a line of 64 MB", () => {
   }, async () => {
     const root = mkdtempSync(join(tmpdir(), "linewise-long-"));
     writeFileSync(join(root, "big.txt"), `head\n${line}\r\ntail\n`);
-    const transport = new StdioClientTransport({
-      command: ensureBinary(),
-      // (A budget a search thread at nice 4 beside busy processes keeps: this test is not of
-      // the budget, which the 10 s default was not on a loaded machine.)
-      args: ["serve", "--root", root, "--timeout", "60"],
-      stderr: "pipe",
-    });
-    const client = new Client({ name: "long-line-test", version: "1.0.0" });
-    await client.connect(transport);
+    // (A budget a search thread at nice 4 beside busy processes keeps: this test is not of
+    // the budget, which the 10 s default was not on a loaded machine.)
+    const { client, transport } = await sdkSession(
+      ["serve", "--root", root, "--timeout", "60"],
+      { name: "long-line-test" },
+    );
     try {
       const first = text(
         await call(client, "read", { path: "big.txt", start_line: 2, end_line: 3 }),
@@ -254,13 +243,10 @@ describe("a line of 200 MB", () => {
       closeSync(fd);
       /** A server with a time budget, and a call to it timed. */
       const serve = async (budgetMs: number) => {
-        const transport = new StdioClientTransport({
-          command: ensureBinary(),
-          args: ["serve", "--root", root, "--timeout", String(budgetMs / 1000)],
-          stderr: "pipe",
-        });
-        const client = new Client({ name: "huge-line-test", version: "1.0.0" });
-        await client.connect(transport);
+        const { client, transport } = await sdkSession(
+          ["serve", "--root", root, "--timeout", String(budgetMs / 1000)],
+          { name: "huge-line-test" },
+        );
         const timed = async (name: string, args: Record<string, unknown>) => {
           const started = Date.now();
           const result = text(await call(client, name, args));

@@ -8,10 +8,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { tempRoot } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 describe("the binary's grep of long lines", () => {
   const root = tempRoot();
@@ -31,15 +30,12 @@ describe("the binary's grep of long lines", () => {
     // (The part shown ends in a lone \r of the line's text, before its \n.)
     fs.writeFileSync(at("cr.js"), CR_LINE);
     fs.writeFileSync(at("cr.txt"), `${"x".repeat(2000)}\r${"y".repeat(6_000_000)}\nnext\n`);
-    const transport = new StdioClientTransport({
-      command: ensureBinary(),
-      // (Files over 1 MB are then read as far as asked, not whole: a line over 4 MiB is kept
-      // in part, as a piece.)
-      args: ["serve", "--root", root.dir, "--no-cache", "--max-edit-bytes", "1000000"],
-      stderr: "pipe",
-    });
-    client = new Client({ name: "linewise-long-lines-e2e", version: "1.0.0" });
-    await client.connect(transport);
+    // (Files over 1 MB are then read as far as asked, not whole: a line over 4 MiB is kept in
+    // part, as a piece.)
+    ({ client } = await sdkSession(
+      ["serve", "--root", root.dir, "--no-cache", "--max-edit-bytes", "1000000"],
+      { name: "linewise-long-lines-e2e" },
+    ));
   });
   after(async () => {
     await client.close();

@@ -16,10 +16,9 @@ import {
 import { join } from "node:path";
 import { spawnSync } from "node:child_process";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 type Result = { content: Array<{ text: string }>; isError?: boolean };
 
@@ -34,16 +33,11 @@ const ROOT_ONLY = {
 /** A server on `dir`, run as `uid` (through setpriv) when given. */
 async function serve(dir: string, uid?: number): Promise<Client> {
   const args = ["serve", "--root", dir];
-  const transport = new StdioClientTransport(
-    uid === undefined ? { command: ensureBinary(), args, stderr: "pipe" } : {
-      command: "setpriv",
-      args: [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", ensureBinary(), ...args],
-      stderr: "pipe",
-    },
+  const session = uid === undefined ? sdkSession(args, { name: "owner-test" }) : sdkSession(
+    [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", ensureBinary(), ...args],
+    { name: "owner-test", command: "setpriv" },
   );
-  const client = new Client({ name: "owner-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
+  return (await session).client;
 }
 
 /** Reads the file's first line, as an agent does, then replaces it. */

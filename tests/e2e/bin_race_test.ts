@@ -14,11 +14,10 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
 import { startSwapping, type Swapper, withoutOpenat2 } from "../_helpers/swapper.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 /**
  * How the binary is run, and the tries per operation: as it is (openat2 beneath each root;
@@ -129,17 +128,13 @@ for (const { name: way, command, tries: TRIES } of WAYS) {
       symlinkSync("secret", join(root, "publink"));
       before_ = snapshot(outside);
       const [program, ...first] = command();
-      const transport = new StdioClientTransport({
-        command: program,
-        // (A budget of half the client's wait: a call that waits its turn behind 15 others on a
-        // machine busy with other work is answered within it, stopped if need be; a stall,
-        // no answer at all, still fails the call.)
-        args: [...first, "serve", "--root", root, "--deny", "secret/", "--timeout", "5"],
-        stderr: "pipe",
-      });
-      transport.stderr?.on("data", (chunk) => serverLog += chunk);
-      client = new Client({ name: "linewise-race", version: "1.0.0" });
-      await client.connect(transport);
+      // (A budget of half the client's wait: a call that waits its turn behind 15 others on a
+      // machine busy with other work is answered within it, stopped if need be; a stall, no
+      // answer at all, still fails the call.)
+      ({ client } = await sdkSession(
+        [...first, "serve", "--root", root, "--deny", "secret/", "--timeout", "5"],
+        { name: "linewise-race", command: program, onStderr: (chunk) => serverLog += chunk },
+      ));
     });
 
     after(async () => {

@@ -21,6 +21,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/types.d.ts"
 import { ListRootsRequestSchema } from "@modelcontextprotocol/sdk/types.js";
 import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 type Result = {
   content: Array<{ type: string; text: string }>;
@@ -29,10 +30,7 @@ type Result = {
 };
 
 async function connect(args: string[]): Promise<Client> {
-  const transport = new StdioClientTransport({ command: ensureBinary(), args, stderr: "pipe" });
-  const client = new Client({ name: "linewise-e2e", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
+  return (await sdkSession(args)).client;
 }
 
 async function call(client: Client, name: string, args: Record<string, unknown>): Promise<Result> {

@@ -6,11 +6,10 @@ import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { createPatch } from "diff";
 import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 type Result = { content: Array<{ text: string }>; isError?: boolean };
 
@@ -21,13 +20,10 @@ function otherProcessWrites(file: string, content: string): void {
 }
 
 async function serve(dir: string, shell?: string): Promise<Client> {
-  const bin = ensureBinary();
-  const transport = shell
-    ? new StdioClientTransport({ command: "sh", args: ["-c", shell, "sh", bin, dir] })
-    : new StdioClientTransport({ command: bin, args: ["serve", "--root", dir] });
-  const client = new Client({ name: "versions-test", version: "1.0.0" });
-  await client.connect(transport);
-  return client;
+  const session = shell
+    ? sdkSession(["-c", shell, "sh", ensureBinary(), dir], { name: "versions-test", command: "sh" })
+    : sdkSession(["serve", "--root", dir], { name: "versions-test" });
+  return (await session).client;
 }
 
 describe("the binary's version guard", () => {

@@ -8,12 +8,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { parse as parseToml } from "smol-toml";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { PROJECT, unversioned } from "../_helpers/binary.ts";
 import { installInto, packedPackages } from "../_helpers/npm.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 interface Recipe {
   host: string;
@@ -68,14 +65,11 @@ test("every host recipe starts a server that answers", { timeout: 180_000 }, asy
       const args = recipe.args.map((arg) =>
         arg === "${workspaceFolder}" || arg.startsWith("/Users/") ? project : arg
       );
-      const client = new Client({ name: recipe.host, version: "1.0.0" });
-      const transport = new StdioClientTransport({
+      const { client } = await sdkSession(args, {
+        name: recipe.host,
         command: recipe.command,
-        args,
         cwd: project,
-        stderr: "pipe",
       });
-      await client.connect(transport);
       try {
         const read = await client.callTool({ name: "read", arguments: { path: "hello.txt" } });
         assert.equal(

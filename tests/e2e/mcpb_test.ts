@@ -7,12 +7,9 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { PROJECT, unversioned } from "../_helpers/binary.ts";
 import { packedPackages, run } from "../_helpers/npm.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 test(
   "the .mcpb bundle validates, and runs as a host runs it, with the user's directories as roots",
@@ -45,8 +42,7 @@ test(
           ? dirs
           : [arg.replace("${__dirname}", unpacked)]
       );
-      const client = new Client({ name: "host", version: "1.0.0" });
-      await client.connect(new StdioClientTransport({ command, args: filled, stderr: "pipe" }));
+      const { client } = await sdkSession(filled, { name: "host", command });
       try {
         for (const [i, dir] of dirs.entries()) {
           const read = await client.callTool({

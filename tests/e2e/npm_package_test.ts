@@ -9,12 +9,9 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import process from "node:process";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
-import { Client } from "@modelcontextprotocol/sdk/client/index.js";
-// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.d.ts"
-import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { PROJECT, unversioned } from "../_helpers/binary.ts";
 import { installInto, packedPackages, run } from "../_helpers/npm.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
 
 /** The Node versions the package is tried under (each installed from npm by the first test). */
 const NODES: Record<string, string> = { "Node 20": "", "Node 22": "" };
@@ -74,13 +71,10 @@ describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 },
           }
           fs.writeFileSync(path.join(root, "a.txt"), "one\ntwo\nthree\n");
           fs.writeFileSync(path.join(root, "slow.txt"), "c" + "a".repeat(500) + "\n");
-          const client = new Client({ name: "npm-test", version: "1.0.0" });
-          const transport = new StdioClientTransport({
-            command: node,
-            args: [launcher, "serve", "--root", root, "--timeout", "1"],
-            stderr: "pipe",
-          });
-          await client.connect(transport);
+          const { client } = await sdkSession(
+            [launcher, "serve", "--root", root, "--timeout", "1"],
+            { name: "npm-test", command: node },
+          );
           try {
             const tools = (await client.listTools()).tools.map((t) => t.name).sort();
             assert.ok(tools.includes("replace_lines") && tools.includes("grep"), String(tools));
