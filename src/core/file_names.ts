@@ -18,7 +18,7 @@
 import { InputError } from "./input_errors.ts";
 
 const encoder = new TextEncoder();
-const strict = new TextDecoder("utf-8", { fatal: true });
+const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
  * The string for a name's bytes.

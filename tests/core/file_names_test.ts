@@ -41,6 +41,14 @@ describe("file names", () => {
     );
   });
 
+  test("decodeName() keeps a leading U+FEFF (a BOM's bytes) as part of the name", () => {
+    for (const bytes of [[0xef, 0xbb, 0xbf], [0xef, 0xbb, 0xbf, 0x61], [0xef, 0xbb, 0xbf, 0xff]]) {
+      const name = decodeName(new Uint8Array(bytes));
+      assert.ok(name.startsWith("\ufeff"), JSON.stringify(name));
+      assert.deepEqual([...encodeName(name)], bytes);
+    }
+  });
+
   test("decodeName() keeps valid UTF-8 as its text and escapes only the bytes that are not", () => {
     const bytes = new Uint8Array([0x61, 0xc3, 0xa9, 0xff, 0xc3, 0x62]);
     assert.equal(decodeName(bytes), "aé\udcff\udcc3b");

@@ -188,6 +188,17 @@ describe("DirectoryStore with real files", () => {
     assert.equal(await fs.readFile(path.join(dir, "real.txt"), "utf8"), "new\nmore\n");
   });
 
+  it("a name starting with U+FEFF (a BOM's bytes) is its own file, not the name without it", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "bom-"));
+    await writeTree(dir, { "\ufeffname.txt": "bom\n", "name.txt": "plain\n" });
+    const store = await DirectoryStore.create({ roots: [dir] });
+    const names = (await store.list(".")).map((entry) => entry.path).sort();
+    assert.deepEqual(names, ["name.txt", "\ufeffname.txt"]);
+    assert.equal((await store.readText("\ufeffname.txt")).text, "bom\n");
+    const found = await store.search({ matcher: literalMatcher("bom"), glob: "*.txt" });
+    assert.deepEqual(found.files.map((file) => file.path), ["\ufeffname.txt"]);
+  });
+
   it("overwrite and update keep the file mode", async () => {
     const dir = await fs.mkdtemp(path.join(root, "mode-"));
     await writeTree(dir, { "script.sh": "echo 1\n" });
