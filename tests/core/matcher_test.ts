@@ -351,12 +351,17 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
 });
 
 describe("regexMatcher() alternativeLiterals", () => {
-  test("a list of up to 64 words has them as its literals, a longer one none", () => {
+  test("a list of up to 64 literals has them, a longer one none", () => {
     const words = (count: number) => Array.from({ length: count }, (_, i) => `word${i}`);
     assert.deepEqual(regexMatcher(words(64).join("|")).alternativeLiterals, words(64));
     assert.equal(regexMatcher(words(65).join("|")).alternativeLiterals, undefined);
     const folded = regexMatcher(words(65).join("|"), { ignoreCase: true });
     assert.equal(folded.alternativeLiterals, undefined);
+    // Alternatives that give their groups' literals count each of them.
+    const grouped = (count: number) =>
+      Array.from({ length: count }, (_, i) => `(?:${words(2).map((w) => w + i).join("|")})\\(`);
+    assert.equal(regexMatcher(grouped(32).join("|")).alternativeLiterals?.length, 64);
+    assert.equal(regexMatcher(grouped(33).join("|")).alternativeLiterals, undefined);
   });
 
   const rows: Array<[pattern: string, literals: string[] | undefined, options?: MatcherOptions]> = [
