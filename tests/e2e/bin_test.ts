@@ -397,6 +397,29 @@ with open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "w") as f
   });
 });
 
+describe("the binary with a file name that starts with U+FEFF", () => {
+  test("it is a file of its own, beside the one named without it, for every tool", async () => {
+    const root = tempRoot();
+    writeFileSync(join(root.dir, "\ufeffname.txt"), "bom\n");
+    writeFileSync(join(root.dir, "name.txt"), "plain\n");
+    const client = await connect(["serve", "--root", root.dir]);
+    try {
+      const listed = text(await call(client, "list", { path: "." })).trimEnd().split("\n");
+      assert.equal(listed.length, 2, listed.join("\n"));
+      const grep = await call(client, "grep", { pattern: "bom|plain" });
+      const paths = (grep.structuredContent!.files as { path: string }[]).map((f) => f.path);
+      assert.equal(paths.length, 2, text(grep));
+      const bom = paths.find((path) => path !== "name.txt")!;
+      assert.match(bom, /\ufeff|\\ufeff|\\357\\273\\277/);
+      assert.equal(text(await call(client, "read", { path: bom })), "1\tbom\n");
+      assert.equal(text(await call(client, "read", { path: "name.txt" })), "1\tplain\n");
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+});
+
 describe("the binary with globs that would make a backtracking matcher stall", () => {
   /** A call, asserted to answer within 2 s (each took 13.6 s to over 60 s on backtracking). */
   async function fast(client: Client, name: string, args: Record<string, unknown>) {
