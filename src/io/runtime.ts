@@ -5,6 +5,7 @@
  * @module
  */
 import process from "node:process";
+import { fileURLToPath } from "node:url";
 
 /** The runtimes linewise runs on. */
 export type RuntimeName = "bun" | "deno" | "node";
@@ -65,7 +66,7 @@ export const WORKER_MODULES = {
  * runs itself instead, with an environment variable that sends it to the same code.
  */
 export const PROCESS_MODULES = {
-  /** Scans for patterns that may run without end, where killing it stops them (Bun, Node). */
+  /** Scans for patterns that may run without end, where killing it stops them. */
   patternHelper: "match/_pattern_helper_main.ts",
 } as const;
 
@@ -184,11 +185,33 @@ function oneLine(message: string): string {
 }
 
 /**
- * Whether a pattern that may run without end can be scanned on a worker that is stopped by
- * `Worker.terminate()`: V8 interrupts a running match (Deno), JavaScriptCore (Bun) lets it
- * run on, and Node has no web workers; there it goes to a process that can be killed.
+ * How a module of this project's is run in a process of its own (as `node file`, `bun file`,
+ * `deno run file`), or undefined where it cannot be: under Deno without the permission to run
+ * itself, or with the modules loaded from the network (a JSR import).
+ *
+ * @param pathBelowSrc the module's path below `src/`
+ * @returns the command and its arguments, the module's path last
  */
-export const TERMINATE_STOPS_REGEX: boolean = RUNTIME === "deno";
+export function moduleProcess(pathBelowSrc: string): [string, string[]] | undefined {
+  const url = moduleUrl(pathBelowSrc);
+  if (url.protocol !== "file:") return undefined;
+  const file = fileURLToPath(url);
+  if (RUNTIME !== "deno") return [process.execPath, [file]];
+  const deno = (globalThis as { Deno?: DenoPermissions }).Deno!;
+  try {
+    const command = deno.execPath();
+    if (deno.permissions.querySync({ name: "run", command }).state !== "granted") return undefined;
+    return [command, ["run", "--quiet", "--no-prompt", "--allow-ffi", file]];
+  } catch {
+    return undefined; // (Deno.execPath() needs the permission to read it)
+  }
+}
+
+/** The part of the Deno namespace that {@linkcode moduleProcess} asks. */
+interface DenoPermissions {
+  execPath(): string;
+  permissions: { querySync(descriptor: { name: "run"; command: string }): { state: string } };
+}
 
 /**
  * Collects garbage now, where the runtime lets a program ask (Bun); elsewhere does nothing.

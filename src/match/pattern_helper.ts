@@ -24,7 +24,8 @@ export const PATTERN_PARENT_ENV = "LINEWISE_PATTERN_PARENT";
  * @returns when stdin has ended, or at once when the parent is gone already
  */
 export async function runPatternHelper(): Promise<void> {
-  const parent = Number(process.env[PATTERN_PARENT_ENV]);
+  // (Run from source it is the last argument; the binary run as the helper has no arguments.)
+  const parent = Number(process.argv[2] ?? process.env[PATTERN_PARENT_ENV]);
   // (A parent that ended before the call was made sends no signal: it is asked after.)
   if (killWithParent() && Number.isInteger(parent) && process.ppid !== parent) return;
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });

@@ -1,24 +1,24 @@
 /**
  * Scans for a pattern that may run without end (lookarounds and backreferences have no
  * linear-time engine) where it can be stopped, so that it neither outlives its time budget
- * nor holds up the thread that answers requests: in a helper process under Bun, whose
- * workers cannot be stopped in the middle of a match, and in a worker where terminating one
- * stops it (Deno, Node). A helper whose scan runs past its deadline, or is cancelled, is
- * killed; an idle one is kept warm for the next scan for a while, and never keeps the
- * process alive.
+ * nor holds up the thread that answers requests: in a helper process, which can be killed.
+ * A worker cannot be stopped in the middle of a match, neither under Bun nor under Deno
+ * (whose `terminate()` leaves it matching, a core busy, until the process ends:
+ * denoland/deno#35657); a worker is used only under Deno without the permission to run
+ * itself, or with its modules from the network. A helper whose scan runs past its deadline,
+ * or is cancelled, is killed; an idle one is kept warm for the next scan for a while, and
+ * never keeps the process alive.
  *
  * @module
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import process from "node:process";
-import { fileURLToPath } from "node:url";
 import { PatternStoppedError, type StoppableScan } from "../core/mod.ts";
 import {
   isCompiledBinary,
-  moduleUrl,
+  moduleProcess,
   PROCESS_MODULES,
   startWorker,
-  TERMINATE_STOPS_REGEX,
   workerFailureReason,
 } from "../io/runtime.ts";
 import type { ScanReply, ScanRequest } from "./_pattern_scan.ts";
@@ -37,20 +37,25 @@ interface Helper {
   hold(held: boolean): void;
 }
 
-/** A helper process (this binary run again, or the helper script under Bun from source and under Node). */
+/**
+ * A helper process: this binary run again, or the helper module under the runtime that runs
+ * this one. It is told this process's id, and dies with it.
+ */
 class ProcessHelper implements Helper {
   readonly #child: ChildProcess;
   #buffer = "";
   #waiting: { resolve: (reply: ScanReply) => void; reject: (error: Error) => void } | undefined;
 
-  constructor() {
-    const compiled = isCompiledBinary();
-    const args = compiled ? [] : [fileURLToPath(moduleUrl(PROCESS_MODULES.patternHelper))];
-    const parent = { [PATTERN_PARENT_ENV]: String(process.pid) };
-    this.#child = spawn(process.execPath, args, {
-      env: { ...process.env, ...parent, ...(compiled ? { [PATTERN_HELPER_ENV]: "1" } : {}) },
-      stdio: ["pipe", "pipe", "inherit"],
-    });
+  constructor(command: string, args: string[]) {
+    const parent = String(process.pid);
+    // (The module gets it as its last argument: Deno lets a process read only the environment
+    // it was given the permission to read.)
+    this.#child = isCompiledBinary()
+      ? spawn(command, args, {
+        env: { ...process.env, [PATTERN_HELPER_ENV]: "1", [PATTERN_PARENT_ENV]: parent },
+        stdio: ["pipe", "pipe", "inherit"],
+      })
+      : spawn(command, [...args, parent], { stdio: ["pipe", "pipe", "inherit"] });
     this.#child.stdout!.setEncoding("utf8");
     this.#child.stdout!.on("data", (chunk: string) => this.#take(chunk));
     const ended = (why: string) => {
@@ -93,7 +98,7 @@ class ProcessHelper implements Helper {
   }
 }
 
-/** A helper worker, where terminating it stops a running match. */
+/** A helper worker: terminated, it stops a match only where the runtime does (see above). */
 class WorkerHelper implements Helper {
   readonly #worker: Worker;
 
@@ -135,7 +140,9 @@ function acquire(): Helper {
     warm.helper.hold(true);
     return warm.helper;
   }
-  return TERMINATE_STOPS_REGEX ? new WorkerHelper() : new ProcessHelper();
+  if (isCompiledBinary()) return new ProcessHelper(process.execPath, []);
+  const run = moduleProcess(PROCESS_MODULES.patternHelper);
+  return run === undefined ? new WorkerHelper() : new ProcessHelper(...run);
 }
 
 function release(helper: Helper): void {
