@@ -1,7 +1,8 @@
 // Shared by the tests of the npm packages: built and packed once per test process, and
 // installed into empty folders as a user installs them.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -90,9 +91,15 @@ export function packedPackages(): { main: string; binary: string } {
  * @param specs tarballs or package names
  * @returns the folder
  */
-export function installInto(dir: string, specs: string[]): string {
+export async function installInto(dir: string, specs: string[]): Promise<string> {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, "package.json"), '{"name":"user","private":true}\n');
-  run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", ...specs], dir);
+  const args = ["install", "--prefer-offline", "--no-audit", "--no-fund", ...specs];
+  try {
+    await promisify(execFile)("npm", args, { cwd: dir });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+    assert.fail(`npm ${args.join(" ")}:\n${stdout}${stderr}`);
+  }
   return dir;
 }

@@ -59,7 +59,7 @@ test("every host recipe starts a server that answers", { timeout: 180_000 }, asy
   ]);
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-hosts-"));
   try {
-    const project = installInto(path.join(work, "project"), [packedPackages().main]);
+    const project = await installInto(path.join(work, "project"), [packedPackages().main]);
     fs.writeFileSync(path.join(project, "hello.txt"), "hello\n");
     for (const recipe of list) {
       const args = recipe.args.map((arg) =>
