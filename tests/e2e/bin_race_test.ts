@@ -26,7 +26,7 @@ import { sdkSession } from "../_helpers/sdk.ts";
  */
 const WAYS: { name: string; command: () => string[]; tries: number }[] = [
   { name: "with openat2", command: () => [ensureBinary()], tries: 5000 },
-  { name: "without openat2", command: () => [withoutOpenat2(), ensureBinary()], tries: 2000 },
+  { name: "without openat2", command: () => [withoutOpenat2(), ensureBinary()], tries: 1000 },
 ];
 /** Calls in flight at once. */
 const LANES = 16;
