@@ -56,7 +56,7 @@ export const WORKER_MODULES = {
   search: "search/_search_worker.ts",
   /** The directory store's search thread (`disk/_search_thread.ts`). */
   searchThread: "disk/_search_thread_main.ts",
-  /** Scans for patterns that may run without end, where terminating stops them (Deno). */
+  /** Scans for patterns that may run without end where no process may (`moduleProcess`). */
   pattern: "match/_pattern_worker.ts",
 } as const;
 

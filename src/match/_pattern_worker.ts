@@ -1,5 +1,6 @@
-// The helper as a worker, where terminating a worker stops a running match (V8: Deno,
-// Node): the same scan as the helper process, over messages.
+// The helper as a worker, under Deno where it may not run a process (see stoppable_scan.ts):
+// the same scan as the helper process, over messages. Terminating it answers at the budget,
+// but Deno leaves the thread matching (denoland/deno#35657).
 import { answerScan, type ScanRequest } from "./_pattern_scan.ts";
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
