@@ -63,6 +63,47 @@ export function holdsAny(
 }
 
 /**
+ * The needles that occur in the bytes, with their folded literals when given; undefined when
+ * none does. The walks and backward searches that follow can then leave out those the bytes
+ * lack, each of which would go through all of the bytes again for nothing (for a
+ * case-insensitive literal, three of its four spellings are usually absent). The same
+ * arrays come back for the same needles present, so what is worked out per search for them
+ * is kept (see `plansOf`).
+ */
+export function presentNeedles(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  folded?: readonly Uint8Array[],
+): { needles: readonly Uint8Array[]; folded?: readonly Uint8Array[] } | undefined {
+  let key = "";
+  for (const needle of needles) key += buffer.indexOf(needle) === -1 ? "0" : "1";
+  if (!key.includes("1")) return undefined;
+  let subsets = presentSets.get(needles);
+  if (subsets === undefined || subsets.folded !== folded) {
+    subsets = { folded, sets: new Map() };
+    presentSets.set(needles, subsets);
+  }
+  let set = subsets.sets.get(key);
+  if (set === undefined) {
+    const kept = (_: unknown, i: number) => key[i] === "1";
+    set = key.includes("0")
+      ? { needles: needles.filter(kept), folded: folded?.filter(kept) }
+      : { needles, folded };
+    subsets.sets.set(key, set);
+  }
+  return set;
+}
+
+/** {@linkcode presentNeedles}' answers by the needles, for the folded literals they were for. */
+const presentSets = new WeakMap<
+  readonly Uint8Array[],
+  {
+    folded: readonly Uint8Array[] | undefined;
+    sets: Map<string, { needles: readonly Uint8Array[]; folded?: readonly Uint8Array[] }>;
+  }
+>();
+
+/**
  * Per needle, whether the bytes around an occurrence of it hold its folded literal, ASCII
  * letters compared without case (where the needle's part lies in the literal more than
  * once, at any of its places), compared outward from the occurrence. A `k` or an `s` of a

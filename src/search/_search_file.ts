@@ -8,7 +8,15 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "../io/_file_reader.ts";
-import { bytesOf, countLf, holdsAny, lowerAscii, occurrences, spansLines } from "./_byte_search.ts";
+import {
+  bytesOf,
+  countLf,
+  holdsAny,
+  lowerAscii,
+  occurrences,
+  presentNeedles,
+  spansLines,
+} from "./_byte_search.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
@@ -458,10 +466,13 @@ export function examineBytes(
   }
   if (anyOf === undefined) return whole(bytes);
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
-  if (!anyOf.some((needle) => buffer.indexOf(needle) !== -1)) return NONE;
-  const { folded, rowCut } = prefilter;
-  const first = occurrences(buffer, anyOf, folded)(0).at;
-  return first === -1 ? NONE : textOf(bytes, buffer, anyOf, first, context, folded, rowCut);
+  const present = presentNeedles(buffer, anyOf, prefilter.folded);
+  if (present === undefined) return NONE;
+  const { needles, folded } = present;
+  const first = occurrences(buffer, needles, folded)(0).at;
+  return first === -1
+    ? NONE
+    : textOf(bytes, buffer, needles, first, context, folded, prefilter.rowCut);
 }
 
 /**
@@ -474,7 +485,7 @@ function textOf(
   needles: readonly Uint8Array[],
   first: number,
   context: number,
-  folded?: Uint8Array[],
+  folded?: readonly Uint8Array[],
   rowCut?: number,
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
@@ -550,7 +561,7 @@ function keptLines(
     start: number;
     end: number;
     context: number;
-    folded: Uint8Array[] | undefined;
+    folded: readonly Uint8Array[] | undefined;
     /** See {@linkcode Examination.rowCut}. */
     rowCut?: number;
     /** Whether `bytes` starts where the file does (a BOM there is no part of line 1). */
