@@ -1,10 +1,9 @@
-// Shared by the tests of the npm packages: built and packed once per test process, and
+// Shared by the tests of the npm packages: built and packed once for all test processes, and
 // installed into empty folders as a user installs them.
 import assert from "node:assert/strict";
 import { execFile, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { ensureBinary, PROJECT } from "./binary.ts";
 
@@ -15,11 +14,12 @@ export function run(command: string, args: string[], cwd = PROJECT): string {
   return result.stdout + result.stderr;
 }
 
-let packed: { main: string; binary: string } | undefined;
-
 /** Where the npm build says it is complete (it is newer than everything it was built from). */
 const BUILT = path.join(PROJECT, "dist/npm/.built");
-/** Held while one test process builds dist/npm: test files run in parallel processes. */
+/** The tarballs `npm pack` made of the build, and where it says they are complete. */
+const PACKED_DIR = path.join(PROJECT, "dist/npm-packed");
+const PACKED = path.join(PACKED_DIR, ".packed");
+/** Held while one test process builds or packs: test files run in parallel processes. */
 const LOCK = path.join(PROJECT, "dist/.npm-build.lock");
 
 /** The newest modification time of the files below `dir` (ms). */
@@ -32,17 +32,13 @@ function newest(dir: string): number {
   return latest;
 }
 
-/**
- * Builds dist/npm with scripts/build_npm.ts unless a build newer than the sources and the
- * binary is there; one process at a time, so that no test packs a build another is making.
- */
-function buildOnce(): void {
-  const binary = ensureBinary();
-  const sources = Math.max(
-    newest(path.join(PROJECT, "src")),
-    fs.statSync(path.join(PROJECT, "scripts/build_npm.ts")).mtimeMs,
-    fs.statSync(binary).mtimeMs,
-  );
+/** Whether `marker` is there and newer than `since` (ms). */
+function newerThan(marker: string, since: number): boolean {
+  return fs.existsSync(marker) && fs.statSync(marker).mtimeMs > since;
+}
+
+/** Runs `make` holding the lock, one process at a time. */
+function locked(make: () => void): void {
   const wait = new Int32Array(new SharedArrayBuffer(4));
   for (;;) {
     try {
@@ -58,30 +54,51 @@ function buildOnce(): void {
     }
   }
   try {
-    if (fs.existsSync(BUILT) && fs.statSync(BUILT).mtimeMs > sources) return;
-    run(path.join(PROJECT, "node_modules/.bin/deno"), ["run", "-A", "scripts/build_npm.ts"]);
-    fs.writeFileSync(BUILT, "");
+    make();
   } finally {
     fs.rmSync(LOCK, { force: true, recursive: true });
   }
 }
 
 /**
+ * Builds dist/npm with scripts/build_npm.ts unless a build newer than the sources and the
+ * binary is there; one process at a time, so that no test packs a build another is making.
+ */
+export function buildOnce(): void {
+  const binary = ensureBinary();
+  const sources = Math.max(
+    newest(path.join(PROJECT, "src")),
+    fs.statSync(path.join(PROJECT, "scripts/build_npm.ts")).mtimeMs,
+    fs.statSync(binary).mtimeMs,
+  );
+  locked(() => {
+    if (newerThan(BUILT, sources)) return;
+    run(path.join(PROJECT, "node_modules/.bin/deno"), ["run", "-A", "scripts/build_npm.ts"]);
+    fs.writeFileSync(BUILT, "");
+  });
+}
+
+/**
  * The tarballs of @linewise/linewise and @linewise/linux-x64 (dist/linewise), built by
- * scripts/build_npm.ts (once for all test processes) and `npm pack` on first use.
+ * scripts/build_npm.ts and packed by `npm pack`, once for all test processes (packing the
+ * binary's package compresses 114 MB: 6 s of CPU for each file that packed it).
  */
 export function packedPackages(): { main: string; binary: string } {
-  if (packed !== undefined) return packed;
   buildOnce();
-  const out = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-packed-"));
-  for (const name of ["linewise", "linux-x64"]) {
-    run("npm", ["pack", path.join(PROJECT, "dist/npm", name), "--pack-destination", out], out);
-  }
-  packed = {
-    main: path.join(out, "linewise-linewise-0.1.0.tgz"),
-    binary: path.join(out, "linewise-linux-x64-0.1.0.tgz"),
+  locked(() => {
+    if (newerThan(PACKED, fs.statSync(BUILT).mtimeMs)) return;
+    fs.rmSync(PACKED_DIR, { recursive: true, force: true });
+    fs.mkdirSync(PACKED_DIR, { recursive: true });
+    for (const name of ["linewise", "linux-x64"]) {
+      const args = ["pack", path.join(PROJECT, "dist/npm", name), "--pack-destination", PACKED_DIR];
+      run("npm", args, PACKED_DIR);
+    }
+    fs.writeFileSync(PACKED, "");
+  });
+  return {
+    main: path.join(PACKED_DIR, "linewise-linewise-0.1.0.tgz"),
+    binary: path.join(PACKED_DIR, "linewise-linux-x64-0.1.0.tgz"),
   };
-  return packed;
 }
 
 /**

@@ -8,7 +8,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { PROJECT, unversioned } from "../_helpers/binary.ts";
-import { packedPackages, run } from "../_helpers/npm.ts";
+import { buildOnce, run } from "../_helpers/npm.ts";
 import { sdkSession } from "../_helpers/sdk.ts";
 
 test(
@@ -19,7 +19,7 @@ test(
   async () => {
     const work = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-mcpb-"));
     try {
-      packedPackages(); // (builds dist/npm/linewise, which the bundle holds)
+      buildOnce(); // (dist/npm/linewise, which the bundle holds)
       const { buildMcpb } = await import("../../scripts/build_mcpb.ts");
       const bundle = buildMcpb(work);
       const mcpb = path.join(PROJECT, "node_modules/.bin/mcpb");
