@@ -50,12 +50,13 @@ class ProcessHelper implements Helper {
     const parent = String(process.pid);
     // (The module gets it as its last argument: Deno lets a process read only the environment
     // it was given the permission to read.)
-    this.#child = isCompiledBinary()
-      ? spawn(command, args, {
-        env: { ...process.env, [PATTERN_HELPER_ENV]: "1", [PATTERN_PARENT_ENV]: parent },
-        stdio: ["pipe", "pipe", "inherit"],
-      })
-      : spawn(command, [...args, parent], { stdio: ["pipe", "pipe", "inherit"] });
+    const compiled = isCompiledBinary();
+    this.#child = spawn(command, compiled ? args : [...args, parent], {
+      env: compiled
+        ? { ...process.env, [PATTERN_HELPER_ENV]: "1", [PATTERN_PARENT_ENV]: parent }
+        : undefined,
+      stdio: ["pipe", "pipe", "inherit"],
+    });
     this.#child.stdout!.setEncoding("utf8");
     this.#child.stdout!.on("data", (chunk: string) => this.#take(chunk));
     const ended = (why: string) => {
