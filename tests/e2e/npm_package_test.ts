@@ -68,6 +68,20 @@ describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 },
     if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
   });
 
+  test("what is installed is this build (not a tarball packed before it)", async () => {
+    await install();
+    const built = path.join(PROJECT, "dist/npm/linewise");
+    const installed = path.join(installs.node, "node_modules/@linewise/linewise");
+    const modules = fs.readdirSync(built, { recursive: true, encoding: "utf8" })
+      .filter((file) => file.endsWith(".js"));
+    assert.ok(modules.length > 50, String(modules.length));
+    for (const file of modules) {
+      const same = fs.readFileSync(path.join(built, file))
+        .equals(fs.readFileSync(path.join(installed, file)));
+      assert.ok(same, `${file} differs from the build`);
+    }
+  });
+
   for (const nodeName of Object.keys(NODES)) {
     for (const kind of ["node", "binary"] as const) {
       test(
