@@ -68,7 +68,9 @@ describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 },
     if (work !== undefined) fs.rmSync(work, { recursive: true, force: true });
   });
 
-  test("what is installed is this build (not a tarball packed before it)", async () => {
+  test("what is installed is this build (not a tarball packed before it)", {
+    timeout: 180_000,
+  }, async () => {
     await install();
     const built = path.join(PROJECT, "dist/npm/linewise");
     const installed = path.join(installs.node, "node_modules/@linewise/linewise");
