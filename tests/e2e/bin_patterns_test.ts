@@ -87,11 +87,15 @@ test("slow greps at once take turns: reads and pings go on, each grep answers wi
     });
     const stopped = notes.filter((text) => /stopped by the time budget: the pattern/.test(text));
     const waited = notes.filter((text) => /before the search could start/.test(text));
-    // (One that got its turn just before its deadline may be stopped while it walks.)
+    // (One that got its turn just before its deadline may be stopped while it walks, or in its
+    // scan: the two that ran first end at their deadlines, and greps that arrived a few
+    // milliseconds after them start with those milliseconds left. Under CI's load the calls
+    // arrived far enough apart for three to be stopped in their scans. That two run at once
+    // and the others wait is tested on the search thread itself, _search_thread_test.ts.)
     const walking = notes.filter((text) =>
       /stopped by the time budget: .*the rest of the tree was not walked/.test(text)
     );
-    assert.ok(stopped.length >= 1 && stopped.length <= 2, notes.join("\n"));
+    assert.ok(stopped.length >= 1, notes.join("\n"));
     assert.equal(stopped.length + waited.length + walking.length, greps.length, notes.join("\n"));
     for (const { id } of reads) {
       const { message, ms } = answers.get(id)!;
