@@ -85,18 +85,14 @@ test("slow greps at once take turns: reads and pings go on, each grep answers wi
       assert.ok(ms < 1000 + 1000, `${id} answered in ${ms} ms`);
       return (message.result!.content as { text: string }[])[0].text;
     });
+    // Each is stopped by the time budget wherever its deadline finds it: waiting for its turn,
+    // walking, between files or in its scan (the two that run first end at their deadlines,
+    // and a grep that arrived a few milliseconds after them starts with those milliseconds
+    // left). At least one is stopped by the pattern. That two run at once and the others wait
+    // is tested on the search thread itself, _search_thread_test.ts.
     const stopped = notes.filter((text) => /stopped by the time budget: the pattern/.test(text));
-    const waited = notes.filter((text) => /before the search could start/.test(text));
-    // (One that got its turn just before its deadline may be stopped while it walks, or in its
-    // scan: the two that ran first end at their deadlines, and greps that arrived a few
-    // milliseconds after them start with those milliseconds left. Under CI's load the calls
-    // arrived far enough apart for three to be stopped in their scans. That two run at once
-    // and the others wait is tested on the search thread itself, _search_thread_test.ts.)
-    const walking = notes.filter((text) =>
-      /stopped by the time budget: .*the rest of the tree was not walked/.test(text)
-    );
     assert.ok(stopped.length >= 1, notes.join("\n"));
-    assert.equal(stopped.length + waited.length + walking.length, greps.length, notes.join("\n"));
+    assert.ok(notes.every((text) => /stopped by the time budget/.test(text)), notes.join("\n"));
     for (const { id } of reads) {
       const { message, ms } = answers.get(id)!;
       assert.match(
@@ -105,7 +101,9 @@ test("slow greps at once take turns: reads and pings go on, each grep answers wi
       );
       assert.ok(ms < 250, `${id} answered in ${ms} ms while the greps ran`);
     }
-    assert.ok(pings.length > 5 && Math.max(...pings) < 100, `pings: ${pings.join(" ")} ms`);
+    // (The first ping waits for the eleven calls sent before it to start: 15 ms here when idle,
+    // 45-91 ms with two other test files running. A loop held by a grep would wait a second.)
+    assert.ok(pings.length > 5 && Math.max(...pings) < 250, `pings: ${pings.join(" ")} ms`);
     assert.equal(await session.close(), 0);
   } finally {
     session.child.kill("SIGKILL");
