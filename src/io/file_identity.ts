@@ -146,3 +146,13 @@ export function identityText(stat: FileStat): string | undefined {
   }
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
 }
+
+/**
+ * The size an {@linkcode identityText} names.
+ *
+ * @param identity the identity's text
+ * @returns the file's size then, in bytes
+ */
+export function sizeOfIdentityText(identity: string): number {
+  return Number(identity.split(":")[2]);
+}

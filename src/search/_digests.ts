@@ -1,7 +1,8 @@
 /**
  * The digests a search's caller asks for (`SearchQuery.digests`): the first files it will
  * give versions, read again whole by the search's own reader (a reused buffer, blocking
- * calls: a few milliseconds for fifty files, where the tool's own reads took fifty). Each
+ * calls: a few milliseconds for fifty files, where the tool's own reads took fifty), unless
+ * the search gave it with its identity already (a large file read as indexed). Each
  * file's identity is taken from the open file before it is read, so that the digest belongs
  * to that identity; a file changed within the last second has none (`identityText`), and
  * gets no digest.
@@ -11,7 +12,7 @@
 import { createHash } from "node:crypto";
 import { rowsInBytes } from "../core/_rows_in_bytes.ts";
 import type { FileReader } from "../io/_file_reader.ts";
-import { identityText } from "../io/file_identity.ts";
+import { identityText, sizeOfIdentityText } from "../io/file_identity.ts";
 import type { FileMatches, SearchQuery } from "../store/file_store.ts";
 import type { WalkNode } from "../store/walk.ts";
 
@@ -41,6 +42,11 @@ export function digestFiles(
     }
     left = 0;
     taken++;
+    // (Read as indexed: its version came with it, unless it is too large.)
+    if (file.sha1 !== undefined && file.identity !== undefined) {
+      if (sizeOfIdentityText(file.identity) > maxBytes) delete file.identity;
+      continue;
+    }
     while (w < walked.length && walked[w].display !== file.path) w++;
     if (w === walked.length) return;
     if (!file.invalidUtf8) digest(file, walked[w].key, reader, maxBytes);

@@ -658,6 +658,7 @@ async function recordExamined(
         () => examined.invalid,
         examined.linesBefore,
         examined.sha1,
+        examined.identity,
       );
       return true;
     case "redo":

@@ -32,7 +32,7 @@ import type { FileStat } from "../io/file_stat.ts";
 import type { PassedLine } from "../store/_search_collector.ts";
 import { foldedMatch, windowedFromBytes, windowedLine } from "./_long_rows.ts";
 import { utf8BomLength } from "../core/mod.ts";
-import { IDENTITY_WORDS, identityOfStat } from "../io/file_identity.ts";
+import { IDENTITY_WORDS, identityOfStat, identityText } from "../io/file_identity.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
 export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
@@ -50,7 +50,9 @@ export type Examined =
   | { kind: "none"; linked?: FileStat }
   /**
    * The lines to scan, after `linesBefore` lines that cannot match or be context; `sha1` is
-   * the digest of the file's bytes when its plan knew it (it was read as indexed).
+   * the digest of the file's bytes when its plan knew it (it was read as indexed), and
+   * `identity` the identity it was read with (`identityText`; none for a file changed just
+   * now), which that digest belongs to.
    */
   | {
     kind: "text";
@@ -59,6 +61,7 @@ export type Examined =
     linesBefore: number;
     linked?: FileStat;
     sha1?: string;
+    identity?: string;
   }
   /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
   | { kind: "redo" };
@@ -343,17 +346,23 @@ function examinePlanned(
     scanning = false;
     return more;
   };
+  let read: FileStat | undefined; // (the file's fstat, as indexed, after the ranges were read)
+  const accept = (stat: FileStat) => {
+    if (!sameStamp(stat, plan.stamp)) return false;
+    read = stat;
+    return true;
+  };
   try {
-    if (!reader.readRanges(key, ranges, (stat) => sameStamp(stat, plan.stamp), visit)) {
-      return undefined;
-    }
+    if (!reader.readRanges(key, ranges, accept, visit)) return undefined;
   } catch (error) {
     if (scanning) throw error;
     return undefined;
   }
   if (!found) return NONE;
-  const sha1 = plan.sha1 === undefined ? {} : { sha1: plan.sha1 };
-  return { kind: "text", text: pieces, invalid, linesBefore: linesBefore[0], ...sha1 };
+  const { sha1 } = plan;
+  const identity = sha1 === undefined ? undefined : identityText(read!);
+  const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
+  return { kind: "text", text: pieces, invalid, linesBefore: linesBefore[0], ...version };
 }
 
 /**

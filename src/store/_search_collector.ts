@@ -129,6 +129,7 @@ export class SearchCollector {
    * @param linesBefore lines of the file before the first chunk that can neither match nor
    *   be context of a match
    * @param sha1 the digest of the file's bytes, when the caller knows it (see `FileMatches`)
+   * @param identity with `sha1`, the identity of the file whose bytes those were
    */
   async scanFile(
     path: string,
@@ -138,9 +139,11 @@ export class SearchCollector {
     isInvalid: () => boolean,
     linesBefore = 0,
     sha1?: string,
+    identity?: string,
   ): Promise<void> {
     const rows: ScanRow[] = [];
-    const found = () => ({ path, rows, invalidUtf8: isInvalid(), ...sha1 ? { sha1 } : {} });
+    const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
+    const found = () => ({ path, rows, invalidUtf8: isInvalid(), ...version });
     const context = this.#context;
     let before = linesBefore; // lines of the file before the current chunk
     // The last lines of the previous chunk; after lines passed over, an empty line stands for

@@ -12,6 +12,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
 import { memoryTools } from "../_helpers/tools.ts";
 import { sdkSession } from "../_helpers/sdk.ts";
+import { versionOf } from "../../src/versions/versions.ts";
 
 describe("the binary's repeated grep", () => {
   const root = tempRoot();
@@ -257,6 +258,8 @@ describe("the binary's grep of large files in a warm session", () => {
       const expected = [a, b].map((lines) =>
         lines.flatMap((line, i) => line.includes("needle(") ? [i + 1] : [])
       );
+      const digests = [a, b].map((lines) => versionOf(lines.join("")));
+      let versioned = 0;
       try {
         const seen = new Set<number>();
         // (A pause between greps keeps the test from taking a core from the tests that run
@@ -267,11 +270,19 @@ describe("the binary's grep of large files in a warm session", () => {
             name: "grep",
             arguments: { pattern: "needle\\(", path: "swapped.js", max_matches: 1_000 + i },
           });
-          const files = (result.structuredContent as { files: { lines: number[] }[] }).files;
+          const files = (result.structuredContent as {
+            files: { lines: number[]; version?: string }[];
+          }).files;
           const lines = files[0]?.lines ?? [];
           const version = expected.findIndex((want) => want.join() === lines.join());
           assert.notEqual(version, -1, `rows of neither version: ${lines.join()}`);
           seen.add(version);
+          // The version shown is that of the bytes the rows came from (none for a file
+          // changed within the last second).
+          if (files[0].version !== undefined) {
+            assert.equal(files[0].version, digests[version]);
+            versioned++;
+          }
           const rows = unversioned((result.content as { text: string }[])[0].text).split("\n");
           for (const line of lines) {
             const shown = rows.find((row) => row.startsWith(`${line}\t`));
@@ -279,6 +290,7 @@ describe("the binary's grep of large files in a warm session", () => {
           }
         }
         assert.equal(seen.size, 2, "both versions were seen");
+        assert.ok(versioned > 0, "some greps showed a version");
       } finally {
         child.kill();
         for (const file of [writer, ...versions]) fs.rmSync(file, { force: true });

@@ -110,4 +110,36 @@ describe("digestFiles()", () => {
     });
     assert.equal(files[2].sha1, undefined);
   });
+
+  test("leaves a file that came with its digest and identity as it came, unless too large", () => {
+    const { files, walked } = found();
+    // (As a search gives a large file read by its plan: the digest of the bytes it read, and
+    // the identity the file had then; 8 bytes long.)
+    const given = { sha1: "f".repeat(40), identity: "1:2:8:3:4" };
+    Object.assign(files[0], given);
+    Object.assign(files[1], given);
+    const reads: string[] = [];
+    const real = new FileReader(filesOf(dir), 1 << 20);
+    const counting: Pick<FileReader, "read"> = {
+      read(key: string) {
+        reads.push(path.basename(key));
+        return real.read(key);
+      },
+    };
+    digestFiles(files.slice(0, 1), walked, counting as FileReader, {
+      afterMatches: 0,
+      files: 50,
+      maxBytes: 8,
+    });
+    assert.deepEqual([files[0].sha1, files[0].identity], [given.sha1, given.identity]);
+    // Larger than the files that get versions: it keeps its digest, without the identity
+    // that would make it a version (as a file read whole gets none).
+    digestFiles(files.slice(1, 2), walked, counting as FileReader, {
+      afterMatches: 0,
+      files: 50,
+      maxBytes: 7,
+    });
+    assert.deepEqual([files[1].sha1, files[1].identity], [given.sha1, undefined]);
+    assert.deepEqual(reads, [], "neither was read again");
+  });
 });

@@ -33,7 +33,7 @@ export const BLOCKED_FROM_BYTES = 4 * BLOCK_BYTES;
  */
 export const RACY_MS = 2_000;
 const RACY_NS = BigInt(RACY_MS) * 1_000_000n;
-/** A plan that would read more than this share of the file reads it whole instead. */
+/** A plan that would read more than this share of the file reads it whole (one range) instead. */
 const MOST_OF_A_FILE = 0.75;
 const LF = 10;
 
@@ -211,9 +211,10 @@ function plannedFolded(literal: string): PlannedNeedle {
  * @param needles the needles (each of three bytes or more, none longer than a block)
  * @param wide whether to read a block more on either side, for context lines (the search
  *   then checks that they were enough)
- * @param most the share of the file beyond which it is read whole
- * @returns the plan; "none" when no block may hold a needle; undefined when the file is
- *   better read whole (the plan would read most of it, or a needle cannot be planned for)
+ * @param most the share of the file beyond which it is read whole, still as indexed (one
+ *   range): what the index knows of it (its digest, that it is text) is then used too
+ * @returns the plan; "none" when no block may hold a needle; undefined when a needle cannot
+ *   be planned for
  */
 export function readPlan(
   blocks: BlockFilters,
@@ -256,9 +257,12 @@ export function readPlan(
     }
   }
   if (ranges.length === 0) return "none";
-  if (planned > stamp.size * most) return undefined;
   const { invalid, sha1 } = blocks;
-  return { ranges, linesBefore, linesAfter, invalid, ...sha1 ? { sha1 } : {}, stamp };
+  const known = { invalid, ...sha1 ? { sha1 } : {}, stamp };
+  if (planned > stamp.size * most) {
+    return { ranges: [0, stamp.size], linesBefore: [0], linesAfter: [lfBefore[count]], ...known };
+  }
+  return { ranges, linesBefore, linesAfter, ...known };
 }
 
 /**

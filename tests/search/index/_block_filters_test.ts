@@ -72,6 +72,7 @@ describe("block filters", () => {
     let planned = 0;
     let ruledOut = 0;
     let withContext = 0; // searches with context lines that the plan served
+    let whole = 0; // plans of the whole file (one that would read most of it)
     await fc.assert(
       fc.asyncProperty(
         fc.array(needlePiece, { maxLength: 80 }),
@@ -92,7 +93,8 @@ describe("block filters", () => {
         fc.boolean(),
         fc.constantFrom(0, 0, 1, 2, 3),
         fc.boolean(),
-        async (parts, pattern, block, bad, ignoreCase, context, wide) => {
+        fc.constantFrom(1, 1, 0.75, 0),
+        async (parts, pattern, block, bad, ignoreCase, context, wide, most) => {
           const text = parts.join("");
           const bytes = bad
             ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
@@ -100,7 +102,7 @@ describe("block filters", () => {
           const matcher = regexMatcher(pattern, { ignoreCase });
           const query = { matcher, maxMatches: 1000, context };
           const want = await new MemoryStore({ f: bytes }).search(query);
-          const { plan, prefilter } = planFor(bytes, matcher, block, 1, wide);
+          const { plan, prefilter } = planFor(bytes, matcher, block, most, wide);
           if (plan === undefined) return; // (a needle too long for the block)
           if (plan === "none") {
             ruledOut++;
@@ -108,6 +110,7 @@ describe("block filters", () => {
             return;
           }
           planned++;
+          if (plan.ranges.length === 2 && plan.ranges[1] - plan.ranges[0] === bytes.length) whole++;
           const { outcome, result } = await searched(matcher, plan, prefilter, bad, context);
           if (context > 0 && "sha1" in outcome) withContext++; // (read as planned)
           assert.deepEqual(result.files.map(({ sha1: _, ...file }) => file), want.files);
@@ -117,8 +120,8 @@ describe("block filters", () => {
       { numRuns: 1500 },
     );
     assert.ok(
-      planned > 200 && ruledOut > 100 && withContext > 50,
-      `planned ${planned}, ruled out ${ruledOut}, with context ${withContext}`,
+      planned > 200 && ruledOut > 100 && withContext > 50 && whole > 100,
+      `planned ${planned}, ruled out ${ruledOut}, with context ${withContext}, whole ${whole}`,
     );
   });
 
@@ -153,9 +156,11 @@ describe("block filters", () => {
     }
   });
 
-  it("read a file whole when a plan would read most of it, or cannot be made", () => {
+  it("read a file whole when a plan would read most of it, as one range, or cannot be made", () => {
     const bytes = encoder.encode("needle\n".repeat(100));
-    assert.equal(planFor(bytes, regexMatcher("needle"), 64, 0.75).plan, undefined, "most of it");
+    const most = planFor(bytes, regexMatcher("needle"), 64, 0.75).plan;
+    assert.ok(most !== undefined && most !== "none");
+    assert.deepEqual([most.ranges, most.linesBefore, most.linesAfter], [[0, 700], [0], [100]]);
     assert.equal(planFor(bytes, regexMatcher("ne"), 64).plan, undefined, "under three bytes");
     const long = regexMatcher("needle\n".repeat(10).trimEnd().replaceAll("\n", " "));
     assert.equal(planFor(bytes, long, 16).plan, undefined, "a needle longer than a block");

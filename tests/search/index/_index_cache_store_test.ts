@@ -75,19 +75,24 @@ async function age(root: string): Promise<void> {
 
 /**
  * The store's answers to every query. A large file's digest, which only an index gives, must
- * be its bytes' SHA-1; it is then left out of the comparison.
+ * be its bytes' SHA-1, and the identity given with it the file's; both are then left out of
+ * the comparison.
  */
 async function answers(store: DirectoryStore, root?: string): Promise<unknown[]> {
   const out = [];
   for (const [, matcher, options] of QUERIES) {
     const result = await store.search({ matcher: matcher(), maxMatches: 10_000, ...options });
-    const files = result.files.map(({ sha1, ...file }) => {
+    const files = [];
+    for (const { sha1, identity, ...file } of result.files) {
       if (sha1 !== undefined && root !== undefined) {
         const bytes = fs.readFileSync(path.join(root, file.path));
         assert.equal(sha1, createHash("sha1").update(bytes).digest("hex"), file.path);
       }
-      return file;
-    });
+      if (identity !== undefined) {
+        assert.equal(identity, (await store.stat(file.path)).identity, file.path);
+      }
+      files.push(file);
+    }
     out.push({ ...result, files });
   }
   return out;

@@ -459,19 +459,23 @@ describe("the search index", () => {
           createHash("sha1").update(fs.readFileSync(path.join(tree, name))).digest("hex");
         for (const query of queries) {
           const found = await blocked.search(query());
-          // A file read as indexed comes with the digest of its bytes; the rest is the same.
+          // A file read as indexed comes with the digest of its bytes and the identity it was
+          // read with; the rest is the same.
           for (const file of found.files) {
-            if (file.sha1 !== undefined) assert.equal(file.sha1, digest(file.path), file.path);
+            if (file.sha1 === undefined) continue;
+            assert.equal(file.sha1, digest(file.path), file.path);
+            assert.equal(file.identity, (await whole.stat(file.path)).identity, file.path);
           }
-          const bare = found.files.map(({ sha1: _, ...file }) => file);
+          const bare = found.files.map(({ sha1: _, identity: _identity, ...file }) => file);
           assert.deepEqual({ ...found, files: bare }, await whole.search(query()));
         }
         const needles = await blocked.search(queries[0]());
-        // (big.js is read whole: its long line and matches make up most of it.)
+        // (big.js is read whole, as indexed: its long line and matches make up most of it.
+        // small.js is too small for block filters.)
         assert.deepEqual(
           needles.files.map((file) => [file.path, file.sha1 !== undefined]),
-          [["big.js", false], ["bundle.js", true], ["crlf.js", true], ["small.js", false]],
-          "read in part: the digest the index found",
+          [["big.js", true], ["bundle.js", true], ["crlf.js", true], ["small.js", false]],
+          "read as indexed: the digest the index found",
         );
         for (const cut of [100, 2000]) {
           const shown = (result: SearchResult) =>
