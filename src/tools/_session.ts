@@ -65,10 +65,11 @@ export class Session {
   ): string | undefined {
     if (text !== undefined) version ??= versionOf(text);
     const file = this.#touch(path);
-    // Shown again as it was last shown (a grep repeated): nothing to record but the use.
+    // Shown again as it was last shown (a grep repeated), of a known version or not: nothing
+    // to record but the use.
     const latest = file.shown.at(-1);
     if (
-      text === undefined && version !== undefined && latest?.version === version &&
+      text === undefined && latest !== undefined && latest.version === version &&
       latest.identity === known.identity && known.lines === undefined
     ) {
       return version;

@@ -21,6 +21,18 @@ describe("Session", () => {
     assert.deepEqual(s.latest("a.txt"), { version: undefined, text: undefined });
   });
 
+  test("rows of an unknown version shown again (a grep repeated) are used, and push out no version", () => {
+    const s = new Session(60);
+    s.showed("a.txt", "one\n");
+    s.showed("b.txt", "b".repeat(20)); // 40 bytes
+    for (let i = 0; i < 6; i++) assert.equal(s.showed("a.txt", undefined), undefined);
+    assert.deepEqual(s.latest("a.txt"), { version: undefined, text: undefined });
+    assert.equal(s.find("a.txt", versionOf("one\n"))?.text, "one\n", "the version shown before");
+    s.showed("c.txt", "c".repeat(10)); // 8 + 40 + 20 > 60: b, used least recently, goes
+    assert.equal(s.latest("b.txt"), undefined);
+    assert.ok(s.latest("a.txt"));
+  });
+
   test("keeps to its budget, least recently used files first, counting 2 bytes a unit", () => {
     const s = new Session(100);
     s.showed("a.txt", "a".repeat(20)); // 40 bytes
