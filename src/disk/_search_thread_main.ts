@@ -40,6 +40,8 @@ const threadId = thisThreadId();
 if (threadId !== undefined) scope.postMessage({ threadId });
 const searches = new Map<number, AbortController>();
 let store: DirectoryStore | undefined;
+/** The warm-up of a store that took its index from disk, until the first search comes. */
+let warming: { controller: AbortController; done: Promise<boolean> } | undefined;
 
 scope.onmessage = (event) => {
   const data = event.data;
@@ -48,6 +50,10 @@ scope.onmessage = (event) => {
       ...data.store,
       watchDir: data.watchDir,
     });
+    if (data.store.searchIndexCache !== undefined) {
+      const controller = new AbortController();
+      warming = { controller, done: store.warmUp(controller.signal) };
+    }
   } else if ("cancel" in data) {
     searches.get(data.cancel)?.abort();
   } else if ("ping" in data) {
@@ -63,6 +69,10 @@ async function search({ id, query, held, queued }: ThreadSearch): Promise<void> 
   searches.set(id, controller);
   let repeated = false;
   try {
+    // (Waited for: its searches hold the warm workers, which this one should have.)
+    warming?.controller.abort();
+    await warming?.done;
+    warming = undefined;
     const { recipe, progress, unreadable, ...rest } = query;
     const { matcher } = compilePattern(recipe.pattern, recipe);
     const result = await store!.search({

@@ -202,6 +202,8 @@ export class SearchIndex {
   readonly #cache: IndexCacheFile | undefined;
   /** The start from the cache on disk, while it runs: searches wait for it. */
   #warming: Promise<void> | undefined;
+  /** Whether files were taken from the cache on disk. */
+  #tookFromDisk = false;
   #savedMark = "";
   #savedAt = 0;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -255,6 +257,16 @@ export class SearchIndex {
       walks: this.#walks.size,
       loading: this.#warming !== undefined,
     };
+  }
+
+  /**
+   * Waits for the start from the cache on disk, if there is one.
+   *
+   * @returns whether files were taken from it
+   */
+  async fromDisk(): Promise<boolean> {
+    if (this.#warming !== undefined) await this.#warming;
+    return this.#tookFromDisk && !this.#closed;
   }
 
   /** A mark of the changes forgotten so far (it grows with every refresh that forgot one). */
@@ -532,6 +544,7 @@ export class SearchIndex {
       if (held[i] !== 1) continue;
       const identity = identities.subarray(i * IDENTITY_WORDS, (i + 1) * IDENTITY_WORDS);
       this.#filters.adopt(keys[i], filters[i], identity, blocks.get(i));
+      this.#tookFromDisk = true;
     }
     const check = new IdentityCheck(this.#files);
     try {

@@ -11,7 +11,10 @@ import * as path from "node:path";
 import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { literalMatcher, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
-import { DirectoryStore } from "../../../src/disk/directory_store.ts";
+import { DirectoryStore, type DirectoryStoreOptions } from "../../../src/disk/directory_store.ts";
+import { Sandbox } from "../../../src/disk/sandbox.ts";
+import { WARM_UP_SEARCHES } from "../../../src/disk/_warm_up.ts";
+import type { SearchQuery, SearchResult } from "../../../src/store/file_store.ts";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import { loadIndex, RACY_MS, saveIndex } from "../../../src/search/index/_index_cache.ts";
 import { trigramFilter } from "../../../src/search/index/_trigram_filter.ts";
@@ -427,6 +430,95 @@ describe("a store that starts from the cache", () => {
     fs.chownSync(file, 0, 0);
     assert.equal((await answersFromCache()).used, true, "used once it is ours again");
   });
+
+  /** A store that keeps the pattern of each search it is asked for, in order. */
+  class Counting extends DirectoryStore {
+    readonly patterns: string[] = [];
+    onSearch: (() => void) | undefined;
+    override search(query: SearchQuery): Promise<SearchResult> {
+      this.patterns.push(query.matcher.recipe?.pattern ?? "(no recipe)");
+      this.onSearch?.();
+      return super.search(query);
+    }
+  }
+  const counting = async (options: DirectoryStoreOptions) =>
+    new Counting(await Sandbox.create({ roots: [root] }), options);
+
+  test(
+    "warms up once it took the cache, then answers as a store without an index",
+    BUN_ONLY,
+    async () => {
+      await saveCache(root, cache);
+      const store = await counting({ searchIndex: true, searchIndexCache: cache });
+      try {
+        assert.equal(await store.warmUp(new AbortController().signal), true);
+        assert.deepEqual(store.patterns, WARM_UP_SEARCHES.map((search) => search.pattern));
+        assert.ok(store.searchIndexStats()!.walks > 0, "the cache was taken");
+        assert.deepEqual(await answers(store, root), await answers(plain));
+      } finally {
+        store.close();
+      }
+    },
+  );
+
+  test("warms up only from a cache taken, and stops when told", BUN_ONLY, async () => {
+    await saveCache(root, cache);
+    const cases: Array<[string, DirectoryStoreOptions, (store: Counting) => AbortSignal, number]> =
+      [
+        [
+          "aborted before",
+          { searchIndex: true, searchIndexCache: cache },
+          () => AbortSignal.abort(),
+          0,
+        ],
+        ["aborted in its first search", { searchIndex: true, searchIndexCache: cache }, (store) => {
+          const controller = new AbortController();
+          store.onSearch = () => controller.abort();
+          return controller.signal;
+        }, 1],
+        ["no index", {}, () => new AbortController().signal, 0],
+        ["an index, no cache", { searchIndex: true }, () => new AbortController().signal, 0],
+      ];
+    for (const [name, options, signal, searched] of cases) {
+      const store = await counting(options);
+      try {
+        assert.equal(await store.warmUp(signal(store)), false, name);
+        assert.equal(store.patterns.length, searched, name);
+      } finally {
+        store.close();
+      }
+    }
+    fs.rmSync(cache, { recursive: true, force: true });
+    const store = await counting({ searchIndex: true, searchIndexCache: cache });
+    try {
+      assert.equal(await store.warmUp(new AbortController().signal), false, "no cache file");
+      assert.equal(store.patterns.length, 0);
+    } finally {
+      store.close();
+    }
+  });
+
+  test(
+    "on the search thread, answers a search sent at once and one after the warm-up",
+    BUN_ONLY,
+    async () => {
+      await saveCache(root, cache);
+      const store = await DirectoryStore.create({
+        roots: [root],
+        searchThread: true,
+        searchIndex: true,
+        searchIndexCache: cache,
+      });
+      try {
+        const expected = await answers(plain);
+        assert.deepEqual(await answers(store, root), expected, "sent at once");
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+        assert.deepEqual(await answers(store, root), expected, "after the warm-up");
+      } finally {
+        store.close();
+      }
+    },
+  );
 
   test("hears what changes while it loads", BUN_ONLY, async () => {
     // Another process changes files (same-size rewrites with times put back, new files,
