@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { constants } from "node:fs";
 import { decodeName } from "./path_bytes.ts";
 import { cString } from "./path_bytes.ts";
@@ -56,10 +57,33 @@ class Scratch {
   second = new Uint8Array(4096 + 1);
   how = new Uint8Array(24);
   howView = new DataView(this.how.buffer);
+  /** The open flags `how` holds for {@linkcode openHow} (-1: none yet). */
+  howFlags = -1;
   statx = new Uint8Array(STATX_BYTES);
   statxWords = new Uint32Array(this.statx.buffer);
   link = new Uint8Array(4096);
   dirents = new Uint8Array(64 * 1024);
+  direntsView = new DataView(this.dirents.buffer);
+  /** The same bytes, for decoding names without a view per name. */
+  direntsText = Buffer.from(this.dirents.buffer);
+
+  /**
+   * `how` of an `openat2` beneath a root following no symlink, with these open flags (set
+   * only when they differ from the last call's: most opens of a search are alike).
+   */
+  openHow(flags: number): Uint8Array {
+    if (flags !== this.howFlags) {
+      this.howView.setBigUint64(0, BigInt(flags), true);
+      this.howView.setBigUint64(8, 0n, true);
+      this.howView.setBigUint64(
+        16,
+        BigInt(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
+        true,
+      );
+      this.howFlags = flags;
+    }
+    return this.how;
+  }
 }
 
 /** A root: its real path and its handle. */
@@ -68,13 +92,18 @@ interface Root {
   fd: number;
 }
 
+/** A root, with what the real paths beneath it start with. */
+interface Place extends Root {
+  prefix: string;
+}
+
 class AtFileSystem implements FileSystem {
   readonly raceFree = true;
   readonly racyBecause = undefined;
   readonly roots: readonly string[];
   readonly #c: Libc;
   /** Deepest first, so that a nested root wins. */
-  readonly #places: Root[];
+  readonly #places: Place[];
   readonly #openat2: boolean;
   readonly #s = new Scratch();
   /** Handles of roots opened for narrowing, kept for the process's life (shared by workers). */
@@ -83,7 +112,11 @@ class AtFileSystem implements FileSystem {
   constructor(c: Libc, roots: Root[], openat2: boolean, opened: Map<string, number>) {
     this.#c = c;
     this.roots = roots.map((root) => root.path);
-    this.#places = [...roots].sort((a, b) => b.path.length - a.path.length);
+    this.#places = roots.map((root) => ({
+      ...root,
+      prefix: root.path === "/" ? "/" : root.path + "/",
+    }))
+      .sort((a, b) => b.path.length - a.path.length);
     this.#openat2 = openat2;
     this.#opened = opened;
   }
@@ -247,8 +280,7 @@ class AtFileSystem implements FileSystem {
   #place(path: string): { root: Root; rel: string } {
     for (const root of this.#places) {
       if (path === root.path) return { root, rel: "." };
-      const prefix = root.path === "/" ? "/" : root.path + "/";
-      if (path.startsWith(prefix)) return { root, rel: path.slice(prefix.length) };
+      if (path.startsWith(root.prefix)) return { root, rel: path.slice(root.prefix.length) };
     }
     // The sandbox hands over only paths inside the roots: this is a bug, not a refusal.
     throw systemError(ERRNO.EXDEV, "open", path);
@@ -261,16 +293,10 @@ class AtFileSystem implements FileSystem {
     if (!this.#openat2) return this.#openEachComponent(root.fd, rel, all, path, syscall);
     const c = this.#c;
     const s = this.#s;
-    s.howView.setBigUint64(0, BigInt(all), true);
-    s.howView.setBigUint64(8, 0n, true);
-    s.howView.setBigUint64(
-      16,
-      BigInt(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS),
-      true,
-    );
+    const how = s.openHow(all);
     const name = cString(rel, s.path);
     for (let attempt = 0;; attempt++) {
-      const fd = c.openat2(root.fd, name, s.how);
+      const fd = c.openat2(root.fd, name, how);
       if (fd >= 0) return fd;
       const errno = c.errno();
       if ((errno === ERRNO.EAGAIN || errno === ERRNO.EINTR) && attempt < RETRIES) continue;
@@ -326,7 +352,7 @@ class AtDirHandle implements DirHandle {
   list(): RawDirEntry[] {
     const c = this.#c;
     const buffer = this.#s.dirents;
-    const view = new DataView(buffer.buffer);
+    const view = this.#s.direntsView;
     if (c.lseek(this.#fd, 0, 0) < 0) throw systemError(c.errno(), "lseek", this.path);
     const entries: RawDirEntry[] = [];
     for (;;) {
@@ -338,11 +364,19 @@ class AtDirHandle implements DirHandle {
         const length = view.getUint16(at + 16, true);
         const type = buffer[at + 18];
         const start = at + 19;
-        const end = buffer.indexOf(0, start);
-        at += length;
+        // (The name ends at a NUL within the record; a byte of 0x80 or more makes it more
+        // than ASCII.)
+        const limit = at + length;
+        let end = start;
+        let high = 0;
+        for (; end < limit && buffer[end] !== 0; end++) high |= buffer[end];
+        at = limit;
         if (end === start + 1 && buffer[start] === 0x2e) continue; // "."
         if (end === start + 2 && buffer[start] === 0x2e && buffer[start + 1] === 0x2e) continue;
-        entries.push({ name: decodeName(buffer.subarray(start, end)), kind: DT_KINDS[type] });
+        const name = high < 0x80
+          ? this.#s.direntsText.toString("latin1", start, end)
+          : decodeName(buffer.subarray(start, end));
+        entries.push({ name, kind: DT_KINDS[type] });
       }
     }
   }
@@ -511,10 +545,7 @@ export function sharedAtFileSystem(
 
 /** Whether `openat2` works here (a kernel before 5.6, or a seccomp filter, refuses it). */
 function hasOpenat2(c: Libc, rootFd: number, s: Scratch): boolean {
-  s.howView.setBigUint64(0, BigInt(O_PATH | O_CLOEXEC), true);
-  s.howView.setBigUint64(8, 0n, true);
-  s.howView.setBigUint64(16, BigInt(RESOLVE_BENEATH | RESOLVE_NO_SYMLINKS), true);
-  const fd = c.openat2(rootFd, cString(".", s.path), s.how);
+  const fd = c.openat2(rootFd, cString(".", s.path), s.openHow(O_PATH | O_CLOEXEC));
   if (fd >= 0) {
     c.close(fd);
     return true;

@@ -32,8 +32,9 @@ export function decodeName(bytes: Uint8Array): string {
  */
 export function cString(path: string, scratch: Uint8Array): Uint8Array {
   if (path.isWellFormed()) {
-    const { read, written } = encoder.encodeInto(path, scratch.subarray(0, scratch.length - 1));
-    if (read === path.length) {
+    const { read, written } = encoder.encodeInto(path, scratch);
+    // (The whole path, and room left for the NUL.)
+    if (read === path.length && written < scratch.length) {
       scratch[written] = 0;
       return scratch;
     }
