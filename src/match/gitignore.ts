@@ -67,8 +67,11 @@ class RuleIndex {
   readonly prefixes = new Map<number, Placed[]>();
   /** The other rules' places, last first. */
   readonly others: number[] = [];
+  /** Whether every rule is matched against the last segment alone. */
+  readonly namesOnly: boolean;
 
   constructor(rules: readonly Rule[]) {
+    this.namesOnly = rules.every((rule) => rule.name);
     rules.forEach((rule, at) => {
       const plain = rule.plain;
       if (plain === undefined) {
@@ -143,22 +146,35 @@ export class GitignoreRules {
   }
 
   /**
+   * Whether every rule looks at the last segment alone: {@linkcode test} then needs the
+   * name only (a walk need not make the path from the rules' directory).
+   */
+  get namesOnly(): boolean {
+    return this.#index.namesOnly;
+  }
+
+  /**
    * What the rules say of a path.
    *
    * @param path the path from the rules' directory, `/`-separated, without a trailing `/`
+   *   (the name alone will do when {@linkcode namesOnly})
    * @param isDirectory whether it names a directory
+   * @param name the path's last segment, when the caller has it
    * @returns the last matching rule's verdict
    */
-  test(path: string, isDirectory: boolean): IgnoreVerdict {
+  test(
+    path: string,
+    isDirectory: boolean,
+    name: string = path.slice(path.lastIndexOf("/") + 1),
+  ): IgnoreVerdict {
     const rules = this.#rules;
     const index = this.#index;
-    const name = path.slice(path.lastIndexOf("/") + 1);
     // The last rule that matches and applies (a rule for directories does not apply to a
     // file). (Plain loops: this runs for every entry of a walk, at every level.)
     let last = -1;
     const names = index.names.get(name);
     if (names !== undefined) last = lastApplying(rules, names, last, isDirectory);
-    const paths = index.paths.get(path);
+    const paths = index.paths.size === 0 ? undefined : index.paths.get(path);
     if (paths !== undefined) last = lastApplying(rules, paths, last, isDirectory);
     const suffixes = index.suffixes.get(name.charCodeAt(name.length - 1));
     for (let i = 0; suffixes !== undefined && i < suffixes.length; i++) {

@@ -170,13 +170,27 @@ class IgnoreRules {
     return new IgnoreRules([...this.#levels, { dir, rules }]);
   }
 
-  /** Whether the entry at display path `path` is ignored. */
-  ignores(path: string, isDirectory: boolean): boolean {
+  /**
+   * Whether the entry at display path `path` is ignored.
+   *
+   * @param path its display path
+   * @param isDirectory whether it is a directory
+   * @param name its name (the last segment of `path`), when the caller has it: it must then
+   *   lie below the directory of every level (as an entry a walk lists does)
+   */
+  ignores(path: string, isDirectory: boolean, name?: string): boolean {
     for (let i = this.#levels.length - 1; i >= 0; i--) {
       const { dir, rules } = this.#levels[i];
+      // (Most .gitignore files hold names alone: then no path from their directory is made.)
+      if (name !== undefined && rules.namesOnly) {
+        const result = rules.test(name, isDirectory, name);
+        if (result.ignored) return true;
+        if (result.unignored) return false;
+        continue;
+      }
       const relative = dir === "." ? path : path.slice(dir.length + 1);
       if (relative === "" || relative.startsWith("/")) continue;
-      const result = rules.test(relative, isDirectory);
+      const result = rules.test(relative, isDirectory, name);
       if (result.ignored) return true;
       if (result.unignored) return false;
     }
@@ -342,7 +356,7 @@ export async function* walkFileRuns(
     const node = childNode(source, frame.dir, entry);
     if (entry.kind === "directory") {
       if (entry.symlink) continue;
-      if (!gitignored && frame.rules.ignores(node.display, true)) {
+      if (!gitignored && frame.rules.ignores(node.display, true, entry.name)) {
         onSkipped?.(node.display, "ignored");
         continue;
       }
@@ -352,7 +366,7 @@ export async function* walkFileRuns(
       }
       stack.push(await open(node, frame.rules));
     } else if (entry.kind === "file") {
-      if (!gitignored && frame.rules.ignores(node.display, false)) {
+      if (!gitignored && frame.rules.ignores(node.display, false, entry.name)) {
         onSkipped?.(node.display, "ignored");
         continue;
       }
@@ -410,7 +424,7 @@ export async function* walkEntries(
       }
       const node = childNode(source, dir, entry);
       const isDirectory = entry.kind === "directory";
-      if (!includeIgnored && rules.ignores(node.display, isDirectory)) {
+      if (!includeIgnored && rules.ignores(node.display, isDirectory, entry.name)) {
         options.onSkipped?.(node.display, "ignored");
         continue;
       }

@@ -146,3 +146,57 @@ describe("walks over real files", () => {
     assert.ok(!(await store.glob({ glob: "*" })).includes("nested/x.gen"));
   });
 });
+
+describe("a walk under .gitignore files of names and of paths, at several levels", () => {
+  let root: string;
+  let store: DirectoryStore;
+  before(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ignores-")));
+    const files: Record<string, string> = {
+      // Paths (anchored, or with a slash inside) beside names, and a negation.
+      ".gitignore": "/top.log\nbuild/\ndocs/*.tmp\n!keep.tmp\n",
+      // Names only.
+      "nested/.gitignore": "*.gen\n!important.gen\n",
+      // An anchored path below a level of names.
+      "nested/deep/.gitignore": "/local.txt\n",
+      "a.txt": "",
+      "top.log": "",
+      "nested/top.log": "",
+      "build/x.txt": "",
+      "nested/build/y.txt": "",
+      "docs/a.tmp": "",
+      "docs/keep.tmp": "",
+      "docs/sub/b.tmp": "",
+      "nested/x.gen": "",
+      "nested/important.gen": "",
+      "nested/deep/z.gen": "",
+      "nested/deep/local.txt": "",
+      "nested/deep/more/local.txt": "",
+    };
+    for (const [name, content] of Object.entries(files)) {
+      await fs.mkdir(path.dirname(path.join(root, name)), { recursive: true });
+      await fs.writeFile(path.join(root, name), content);
+    }
+    store = await DirectoryStore.create({ roots: [root] });
+  });
+  after(async () => {
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  it("leaves out what git would, each rule at its own level", async () => {
+    // (As \`git status --ignored\` and ripgrep see this tree.)
+    assert.deepEqual(await store.glob({ glob: "**" }), [
+      "a.txt",
+      "docs/keep.tmp",
+      "docs/sub/b.tmp",
+      "nested/deep/more/local.txt",
+      "nested/important.gen",
+      "nested/top.log",
+    ]);
+    const entries = await store.list(".", { depth: 4 });
+    assert.deepEqual(
+      entries.filter((e) => e.kind === "file").map((e) => e.path).sort(),
+      [...await store.glob({ glob: "**" })].sort(),
+    );
+  });
+});
