@@ -182,15 +182,12 @@ class IgnoreRules {
     for (let i = this.#levels.length - 1; i >= 0; i--) {
       const { dir, rules } = this.#levels[i];
       // (Most .gitignore files hold names alone: then no path from their directory is made.)
-      if (name !== undefined && rules.namesOnly) {
-        const result = rules.test(name, isDirectory, name);
-        if (result.ignored) return true;
-        if (result.unignored) return false;
-        continue;
+      let subject = name;
+      if (subject === undefined || !rules.namesOnly) {
+        subject = dir === "." ? path : path.slice(dir.length + 1);
+        if (subject === "" || subject.startsWith("/")) continue;
       }
-      const relative = dir === "." ? path : path.slice(dir.length + 1);
-      if (relative === "" || relative.startsWith("/")) continue;
-      const result = rules.test(relative, isDirectory, name);
+      const result = rules.test(subject, isDirectory, name);
       if (result.ignored) return true;
       if (result.unignored) return false;
     }
