@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { workerFailureReason } from "../io/runtime.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
 
@@ -26,8 +27,8 @@ export const WARM_UP_BUDGET_MS = 300;
  *
  * @param search the store's search
  * @param signal aborts them (between two batches of files)
- * @returns whether they all ran to their end (a search that fails ends them: the session's
- *   own searches then meet the failure and say what it is)
+ * @returns whether they all ran to their end (a search that fails ends them, said once on
+ *   stderr: nothing else waits on them, and the session's own searches report what they meet)
  */
 export async function warmUpSearches(
   search: (query: SearchQuery) => Promise<SearchResult>,
@@ -38,7 +39,10 @@ export async function warmUpSearches(
     const { matcher } = compilePattern(pattern);
     try {
       await search({ matcher, maxMatches, signal, deadline: Date.now() + WARM_UP_BUDGET_MS });
-    } catch {
+    } catch (error) {
+      if (!signal.aborted) {
+        console.error(`linewise: the search warm-up failed (${workerFailureReason(error)})`);
+      }
       return false;
     }
   }
