@@ -14,6 +14,16 @@ import {
   type WalkSource,
 } from "../../src/store/walk.ts";
 
+/** A fresh temporary directory holding these files (their folders made on the way). */
+async function treeOf(name: string, files: Record<string, string>): Promise<string> {
+  const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), `linewise-${name}-`)));
+  for (const [file, content] of Object.entries(files)) {
+    await fs.mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await fs.writeFile(path.join(root, file), content);
+  }
+  return root;
+}
+
 describe("compileGlob()", () => {
   const cases: [string, string, boolean][] = [
     ["*.ts", "a.ts", true],
@@ -88,19 +98,14 @@ describe("walks over real files", () => {
   let root: string;
   let store: DirectoryStore;
   before(async () => {
-    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-walk-")));
-    const files: Record<string, string> = {
+    root = await treeOf("walk", {
       "a.txt": "needle\n",
       "dir/b.txt": "needle\n",
       "nested/.gitignore": "*.gen\n",
       "nested/x.gen": "needle\n",
       "nested/y.txt": "needle\n",
       ".git/HEAD": "needle\n",
-    };
-    for (const [name, content] of Object.entries(files)) {
-      await fs.mkdir(path.dirname(path.join(root, name)), { recursive: true });
-      await fs.writeFile(path.join(root, name), content);
-    }
+    });
     await fs.symlink("dir", path.join(root, "dir-link"));
     await fs.symlink("a.txt", path.join(root, "file-link.txt"));
     await fs.symlink("..", path.join(root, "dir/up"));
@@ -151,8 +156,7 @@ describe("a walk under .gitignore files of names and of paths, at several levels
   let root: string;
   let store: DirectoryStore;
   before(async () => {
-    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ignores-")));
-    const files: Record<string, string> = {
+    root = await treeOf("ignores", {
       // Paths (anchored, or with a slash inside) beside names, and a negation.
       ".gitignore": "/top.log\nbuild/\ndocs/*.tmp\n!keep.tmp\n",
       // Names only.
@@ -172,11 +176,7 @@ describe("a walk under .gitignore files of names and of paths, at several levels
       "nested/deep/z.gen": "",
       "nested/deep/local.txt": "",
       "nested/deep/more/local.txt": "",
-    };
-    for (const [name, content] of Object.entries(files)) {
-      await fs.mkdir(path.dirname(path.join(root, name)), { recursive: true });
-      await fs.writeFile(path.join(root, name), content);
-    }
+    });
     store = await DirectoryStore.create({ roots: [root] });
   });
   after(async () => {
