@@ -12,6 +12,7 @@ import { thisThreadId } from "../io/thread_cpu.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
 import { keptNumber, packResult } from "./_packed_result.ts";
+import { WarmUp } from "./_warm_up.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
   collectsAtOnce,
@@ -40,8 +41,8 @@ const threadId = thisThreadId();
 if (threadId !== undefined) scope.postMessage({ threadId });
 const searches = new Map<number, AbortController>();
 let store: DirectoryStore | undefined;
-/** The warm-up of a store that took its index from disk, until the first search comes. */
-let warming: { controller: AbortController; done: Promise<boolean> } | undefined;
+/** The store's warm-up (see `DirectoryStore.warmUp`), until the first search comes. */
+let warming: WarmUp | undefined;
 
 scope.onmessage = (event) => {
   const data = event.data;
@@ -50,10 +51,9 @@ scope.onmessage = (event) => {
       ...data.store,
       watchDir: data.watchDir,
     });
-    if (data.store.searchIndexCache !== undefined) {
-      const controller = new AbortController();
-      warming = { controller, done: store.warmUp(controller.signal) };
-    }
+    // (It does nothing unless the store took its index from disk.)
+    const warmed = store;
+    warming = new WarmUp((signal) => warmed.warmUp(signal));
   } else if ("cancel" in data) {
     searches.get(data.cancel)?.abort();
   } else if ("ping" in data) {
@@ -69,9 +69,7 @@ async function search({ id, query, held, queued }: ThreadSearch): Promise<void> 
   searches.set(id, controller);
   let repeated = false;
   try {
-    // (Waited for: its searches hold the warm workers, which this one should have.)
-    warming?.controller.abort();
-    await warming?.done;
+    await warming?.stop();
     warming = undefined;
     const { recipe, progress, unreadable, ...rest } = query;
     const { matcher } = compilePattern(recipe.pattern, recipe);

@@ -48,3 +48,23 @@ export async function warmUpSearches(
   }
   return true;
 }
+
+/** A warm-up under way, until the session's first search stops it. */
+export class WarmUp {
+  readonly #controller = new AbortController();
+  readonly #done: Promise<unknown>;
+
+  /** @param run the warm-up, given the signal that stops it (it must not reject) */
+  constructor(run: (signal: AbortSignal) => Promise<unknown>) {
+    this.#done = run(this.#controller.signal);
+  }
+
+  /**
+   * Stops it, and waits for the search it has under way to end: that search holds the warm
+   * workers, which the session's search should have.
+   */
+  async stop(): Promise<void> {
+    this.#controller.abort();
+    await this.#done;
+  }
+}

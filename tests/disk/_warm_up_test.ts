@@ -1,6 +1,11 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { WARM_UP_BUDGET_MS, WARM_UP_SEARCHES, warmUpSearches } from "../../src/disk/_warm_up.ts";
+import {
+  WARM_UP_BUDGET_MS,
+  WARM_UP_SEARCHES,
+  WarmUp,
+  warmUpSearches,
+} from "../../src/disk/_warm_up.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
 
 const EMPTY: SearchResult = {
@@ -63,4 +68,20 @@ test("warmUpSearches() stops quietly when aborted, and says once on stderr when 
   assert.equal(failed.value, false);
   assert.equal(calls, 1, "the failure ends the warm-up");
   assert.deepEqual(failed.lines, ["linewise: the search warm-up failed (x is undefined)"]);
+});
+
+test("WarmUp.stop() aborts the warm-up and waits for its search under way to end", async () => {
+  let ended = false;
+  const warmUp = new WarmUp(async (signal) => {
+    await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+    await new Promise((resolve) => setTimeout(resolve, 20)); // (the batch it was in)
+    ended = true;
+  });
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const stopped = await Promise.race([
+    warmUp.stop().then(() => "stopped"),
+    new Promise((resolve) => timer = setTimeout(() => resolve("not stopped in 2 s"), 2000)),
+  ]).finally(() => clearTimeout(timer));
+  assert.equal(stopped, "stopped");
+  assert.equal(ended, true, "its search ended before stop() did");
 });
