@@ -158,8 +158,8 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   } finally {
     batches.close();
   }
-  if (literal !== undefined && changesAtStart !== undefined) {
-    index?.recordAbsent(literal, read.without, changesAtStart);
+  if (changesAtStart !== undefined) {
+    index?.recordAbsent(literal, query.matcher, read.without, changesAtStart);
   }
   // (The index learns what was read also when it was not trusted to answer this search.)
   const learning = place.index;

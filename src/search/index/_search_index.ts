@@ -51,7 +51,7 @@ import { reportWorkerFailure, workerFailureReason } from "../../io/runtime.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
 export const MAX_WALKS = 8;
-/** Literals whose absence from files read is kept (the most recently searched). */
+/** Literals (or sets of alternatives) whose absence from files read is kept (the most recent). */
 export const MAX_LITERALS = 16;
 /** Results kept for identical searches. */
 export const MAX_RESULTS = 16;
@@ -187,7 +187,10 @@ export class SearchIndex {
   #closed = false;
   readonly #walks = new Map<string, KeptWalk>();
   readonly #walksToMake = new Map<string, WalkToMake["files"]>();
-  /** Per literal, files a search read and found without it (those its filter let through). */
+  /**
+   * Per literal (or set of alternative literals), files a search read and found without it
+   * (those its filter let through).
+   */
   readonly #absent = new Map<string, Set<string>>();
   /** Results of complete searches, by {@linkcode resultKey}. */
   readonly #results = new Map<string, { changes: number; result: SearchResult }>();
@@ -336,7 +339,7 @@ export class SearchIndex {
   /**
    * A test of what is known of a file without reading it, for a search with `matcher`:
    * binary, or certainly without one of the literals every match contains (by its filter,
-   * or because a search read it and found the literal absent).
+   * or because a search read it and found the literal, or every alternative, absent).
    *
    * @param matcher the search's matcher
    * @returns per real path, the outcome, or undefined when the file must be read
@@ -345,7 +348,8 @@ export class SearchIndex {
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
     const folded = foldedOf(matcher);
-    return (key) => judge(this.#filters.get(key), key, literals, alternatives, folded);
+    const without = this.#absentAny(matcher);
+    return (key) => judge(this.#filters.get(key), key, literals, alternatives, folded, without);
   }
 
   /**
@@ -379,9 +383,11 @@ export class SearchIndex {
       // Only files still to be read can be ruled out by the absences found since.
       // (A copy: a search still running may hold the old array.)
       const literals = this.#literals(matcher);
+      const without = this.#absentAny(matcher);
       const known = answer.known = answer.known.slice();
       answer.toRead = answer.toRead.filter((i) =>
-        (known[i] = judge(undefined, files[i].key, literals, undefined, undefined)) === undefined
+        (known[i] = judge(undefined, files[i].key, literals, undefined, undefined, without)) ===
+          undefined
       );
       answer.absentVersion = this.#absentVersion;
     }
@@ -389,20 +395,30 @@ export class SearchIndex {
   }
 
   /**
-   * Keeps the files a search read and found without its required literal; ignored when
-   * something changed since the search started (a file may have changed after it was read).
+   * Keeps the files a search read and found without what it looked for in their bytes: its
+   * required literal, or else every one of the matcher's alternative literals (for a
+   * case-insensitive matcher, those its folded literals confirm); ignored when something
+   * changed since the search started (a file may have changed after it was read).
    *
-   * @param literal the required literal
+   * @param literal the required literal looked for, if any
+   * @param matcher the search's matcher
    * @param keys the files read without it
    * @param since {@linkcode changes} when the search started
    */
-  recordAbsent(literal: string, keys: readonly string[], since: number): void {
+  recordAbsent(
+    literal: string | undefined,
+    matcher: Matcher,
+    keys: readonly string[],
+    since: number,
+  ): void {
     if (this.#closed || since !== this.#changes || keys.length === 0) return;
-    const known = this.#absent.get(literal) ?? new Set();
+    const absence = literal !== undefined ? literalKey(literal) : anyKey(matcher);
+    if (absence === undefined) return; // (nothing was looked for: no file was found without it)
+    const known = this.#absent.get(absence) ?? new Set();
     const before = known.size;
     for (const key of keys) known.add(key);
     if (known.size !== before) this.#absentVersion++;
-    keepRecent(this.#absent, literal, known, MAX_LITERALS);
+    keepRecent(this.#absent, absence, known, MAX_LITERALS);
   }
 
   /**
@@ -675,11 +691,12 @@ export class SearchIndex {
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
     const folded = foldedOf(matcher);
+    const without = this.#absentAny(matcher);
     const passed = literals.map(() => 0);
     const known: (Examined | undefined)[] = [];
     const toRead: number[] = [];
     for (let i = 0; i < files.length; i++) {
-      known.push(judge(filters[i], files[i].key, literals, alternatives, folded, passed));
+      known.push(judge(filters[i], files[i].key, literals, alternatives, folded, without, passed));
       if (known[i] === undefined) toRead.push(i);
     }
     let rarest = matcher.requiredLiteral;
@@ -727,11 +744,17 @@ export class SearchIndex {
     return plans;
   }
 
+  /** The files known to lack every one of the matcher's alternative literals. */
+  #absentAny(matcher: Matcher): Set<string> | undefined {
+    const absence = anyKey(matcher);
+    return absence === undefined ? undefined : this.#absent.get(absence);
+  }
+
   /** The matcher's usable literals, with the files known to lack each. */
   #literals(matcher: Matcher): Literal[] {
     return literalsOf(matcher).map((literal) => ({
       ...literal,
-      absent: this.#absent.get(literal.literal),
+      absent: this.#absent.get(literalKey(literal.literal)),
     }));
   }
 }
@@ -750,6 +773,7 @@ interface Literal {
  *
  * @param alternatives the trigrams of the matcher's alternative literals, when usable
  * @param folded per folded literal, its trigrams ({@linkcode foldedOf})
+ * @param without the files a search read and found without any alternative literal
  * @param passed when given, counts per literal the files it does not rule out (every
  *   literal is then tested)
  */
@@ -759,10 +783,11 @@ function judge(
   literals: Literal[],
   alternatives: Uint32Array[] | undefined,
   folded: FoldedTrigrams[] | undefined,
+  without: Set<string> | undefined,
   passed?: number[],
 ): Examined | undefined {
   if (filter === BINARY) return KNOWN_BINARY;
-  let none = false;
+  let none = without?.has(key) ?? false;
   for (let i = 0; i < literals.length && (passed !== undefined || !none); i++) {
     const { trigrams, absent } = literals[i];
     if (absent?.has(key) || (filter !== undefined && !mayContain(filter, trigrams))) none = true;
@@ -800,6 +825,23 @@ function literalsOf(matcher: Matcher): { literal: string; trigrams: Uint32Array 
       return trigrams === undefined ? [] : [{ literal, trigrams }];
     })
     .sort((a, b) => b.literal.length - a.literal.length);
+}
+
+/**
+ * Where the files found without a required literal are kept (a tag first: no literal's key is
+ * another's alternatives').
+ */
+function literalKey(literal: string): string {
+  return "=" + literal;
+}
+
+/**
+ * Where the files found without every one of the matcher's alternative literals (as its
+ * folded literals confirm them) are kept; undefined when it has none.
+ */
+function anyKey({ alternativeLiterals, foldedLiterals }: Matcher): string | undefined {
+  if (!alternativeLiterals?.length) return undefined;
+  return "|" + JSON.stringify([alternativeLiterals, foldedLiterals ?? null]);
 }
 
 /**

@@ -206,6 +206,69 @@ describe("the search index", () => {
   });
 
   test(
+    "rules out a file a search read and found without any alternative (a change it cannot see)",
+    BUN_ONLY,
+    async () => {
+      // Each file holds every trigram of a literal that every match holds one spelling of,
+      // but no match: the filters let it through, and a search reads it and finds nothing.
+      const cases: Array<[string, string, Matcher]> = [
+        ["alternatives", "createElement x; print(1)", regexMatcher("createElement\\(|walrus")],
+        [
+          "ignore case",
+          "CreateElement x; PRINT(1)",
+          regexMatcher("CREATEELEMENT\\(", { ignoreCase: true }),
+        ],
+      ];
+      for (const [name, text] of cases) {
+        fs.mkdirSync(at(`near/${name}`), { recursive: true });
+        fs.writeFileSync(at(`near/${name}/file.ts`), `${text}\n`);
+      }
+      await store.search({ matcher: literalMatcher("anything") }); // (the index learns)
+      await indexed(store);
+      // (Past the watcher's repeat window: the next sync reports the writes no more.)
+      await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 10));
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-outside-"));
+      try {
+        for (const [name, , matcher] of cases) {
+          const query = (maxMatches: number) => ({ matcher, maxMatches, path: `near/${name}` });
+          assert.equal((await store.search(query(50))).matchedLines, 0, name);
+          // A write through a hard link from outside the root reaches the file, not the
+          // watcher: a search that read the file again would find the new text.
+          const link = path.join(outside, `${name}.ts`);
+          fs.linkSync(at(`near/${name}/file.ts`), link);
+          fs.writeFileSync(link, "createElement(1)\n");
+          assert.equal((await plain.search(query(51))).matchedLines, 1, name);
+          const found = await store.search(query(51)); // (not the kept result: another cap)
+          assert.equal(found.matchedLines, 0, `${name}: the file found without it is not read`);
+          assert.equal(found.filesSearched, 1, name);
+        }
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+      fs.rmSync(at("near"), { recursive: true }); // (an event: the index forgets the files)
+    },
+  );
+
+  test(
+    "never takes a literal's absence for that of alternatives spelled alike",
+    BUN_ONLY,
+    async () => {
+      // The literal is how the alternatives of `zebra|walrus` could be written down as one
+      // string; the file holds each of its trigrams, and "zebra", but not the literal.
+      const literal = '[["zebra","walrus"],null]';
+      fs.mkdirSync(at("alike"));
+      fs.writeFileSync(at("alike/file.ts"), '[["zebra","walrus"],nul\n"],null]\n');
+      await store.search({ matcher: literalMatcher("anything") }); // (the index learns)
+      await indexed(store);
+      await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 10));
+      const search = (matcher: Matcher) => store.search({ matcher, path: "alike" });
+      assert.equal((await search(literalMatcher(literal))).matchedLines, 0);
+      assert.equal((await search(regexMatcher("zebra|walrus"))).matchedLines, 1);
+      fs.rmSync(at("alike"), { recursive: true });
+    },
+  );
+
+  test(
     "answers an identical search from its kept result until the watcher reports a change",
     BUN_ONLY,
     async () => {
