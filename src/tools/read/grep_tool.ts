@@ -1,4 +1,5 @@
 // The grep tool: matching lines across files, numbered exactly as read numbers them.
+import { setImmediate } from "node:timers";
 import { appendNote, formatRow, quotePath, type ScanRow } from "../../core/mod.ts";
 import type { FileStore, SearchResult } from "../../store/file_store.ts";
 import { ArgumentError, checkArgs } from "../_args.ts";
@@ -128,6 +129,21 @@ export function grepTool(store: FileStore, settings: Settings, session: Session)
   };
 }
 
+/** The last grep's turn to compile its pattern (see {@linkcode compilingTurn}). */
+let lastTurn: Promise<void> = Promise.resolve();
+
+/**
+ * Waits for this grep's turn to compile its pattern: one grep a turn of the event loop, after
+ * the requests that came with it. Compiling a regex takes up to a millisecond (one with
+ * unbounded repeats builds its linear-time engine too): 50 greps sent at once, compiled as
+ * they came, held back a small read sent after them by 20 ms.
+ */
+function compilingTurn(): Promise<void> {
+  const turn = lastTurn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
+  lastTurn = turn;
+  return turn;
+}
+
 /** Runs the search a grep asks for (without context when only counting). */
 async function search(
   store: FileStore,
@@ -136,6 +152,7 @@ async function search(
   context: CallContext,
   versioned = false,
 ): Promise<{ result: SearchResult; engine: string }> {
+  await compilingTurn();
   const { matcher, engine } = compilePattern(args.pattern, {
     literal: args.literal,
     ignoreCase: args.ignore_case,

@@ -1,3 +1,4 @@
+import { setImmediate } from "node:timers";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
@@ -713,5 +714,32 @@ describe("grep offset", () => {
       errorText(await h.call("grep", { pattern: "hit", output: "files", offset: 1 })),
       /^offset continues the rows of output "content"; "files" has no rows to skip$/,
     );
+  });
+});
+
+describe("grep beside other requests", () => {
+  test("compiles one pattern a turn, after the requests that came with it", async () => {
+    // A read sent right after greps is answered first, and each grep compiles in a turn of
+    // the event loop of its own, so that a request arriving meanwhile is handled between two.
+    const h = tools();
+    const order: string[] = [];
+    const patterns = ["fo+", "ba[rz]", "(?:foo|baz)\\b"];
+    const greps = patterns.map((pattern) =>
+      h.call("grep", { pattern }).then(() => order.push(`grep ${pattern}`))
+    );
+    const read = h.call("read", { path: "b.txt" }).then(() => order.push("read"));
+    // Turns of the event loop until every call is answered: greps compiled as they came, or
+    // all in one turn, are all answered within one.
+    let turns = 0;
+    const ticking = (async () => {
+      while (order.length < patterns.length + 1) {
+        await new Promise((resolve) => setImmediate(resolve));
+        turns++;
+      }
+    })();
+    await Promise.all([...greps, read, ticking]);
+    assert.equal(order[0], "read");
+    assert.deepEqual(order.slice(1), patterns.map((pattern) => `grep ${pattern}`));
+    assert.ok(turns >= patterns.length, `${patterns.length} greps took ${turns} turns`);
   });
 });
