@@ -25,9 +25,12 @@ export function checkQuery(query: SearchQuery): void {
   if (!(Number.isInteger(maxMatches) && maxMatches >= 1) && maxMatches !== Infinity) {
     throw new TypeError(`maxMatches must be a positive integer, got ${maxMatches}`);
   }
-  const { rowCut } = query;
+  const { rowCut, maxChars } = query;
   if (rowCut !== undefined && !(Number.isInteger(rowCut) && rowCut >= 1)) {
     throw new TypeError(`rowCut must be a positive integer, got ${rowCut}`);
+  }
+  if (maxChars !== undefined && !(Number.isInteger(maxChars) && maxChars >= 1)) {
+    throw new TypeError(`maxChars must be a positive integer, got ${maxChars}`);
   }
 }
 
@@ -35,9 +38,12 @@ export function checkQuery(query: SearchQuery): void {
 export class SearchCollector {
   readonly #query: SearchQuery;
   readonly #context: number;
-  readonly #maxMatches: number;
+  /** The matching lines to take: `maxMatches`, or fewer once `maxChars` is filled. */
+  #maxMatches: number;
   readonly #files: FileMatches[] = [];
   #matchedLines = 0;
+  /** Characters of the matching rows taken, each counted as at most the cut. */
+  #chars = 0;
   #filesSearched = 0;
   #binaryFilesSkipped = 0;
   #filesNotSearched = 0;
@@ -194,7 +200,9 @@ export class SearchCollector {
         lastMatch = line;
         const { from, codePoints, terminator } = chunk;
         const piece = { from, codePoints, terminator };
-        rows.push({ line, text: chunk.piece + chunk.terminator, match: chunk.match, piece });
+        const text = chunk.piece + chunk.terminator;
+        this.#shown(text);
+        rows.push({ line, text, match: chunk.match, piece });
         continue;
       }
       if (scanned !== undefined) {
@@ -215,6 +223,7 @@ export class SearchCollector {
           }
           this.#matchedLines++;
           lastMatch = line;
+          this.#shown(row.text);
         } else if (this.#matchedLines >= this.#maxMatches && line > lastMatch + context) {
           // Before-context of a match that will not be shown: skip, look for the match.
           return true;
@@ -272,6 +281,20 @@ export class SearchCollector {
     }
     for (const row of rows) if (!sink(row)) break;
     return true;
+  }
+
+  /**
+   * Counts a matching row's characters as an answer would show at least; once they fill
+   * `maxChars`, one matching line more is taken (no answer within the budget shows it, so it
+   * tells the answer that more exist) and then the search stops.
+   */
+  #shown(text: string): void {
+    const { maxChars, rowCut = Infinity } = this.#query;
+    if (maxChars === undefined || this.#chars > maxChars) return;
+    this.#chars += Math.min(text.length, rowCut);
+    if (this.#chars > maxChars) {
+      this.#maxMatches = Math.min(this.#maxMatches, this.#matchedLines + 1);
+    }
   }
 
   /** The result so far. */

@@ -153,6 +153,12 @@ export interface SearchQuery extends WalkOptions {
   context?: number;
   /** Stop after this many matching lines; default 200. */
   maxMatches?: number;
+  /**
+   * Characters of matching rows that an answer can show (a row counted as at most `rowCut`
+   * characters): once the rows found hold more, the search takes one matching line more,
+   * which no answer within that budget shows, and stops as at `maxMatches`. Omit to search on.
+   */
+  maxChars?: number;
   /** Stop with `stopped: "time"` at this `Date.now()` value. */
   deadline?: number;
   /**

@@ -289,6 +289,29 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("search() takes one matching line past maxChars of rows, then stops", async () => {
+        await withStore(tree, [], async (store) => {
+          // The first rows, in path order: "beta\r\n" (6 characters), "gamma beta\n" (11),
+          // "beta\n" (5).
+          const search = (maxChars: number, rowCut?: number) =>
+            store.search({ matcher: literalMatcher("beta"), maxChars, rowCut });
+          const lines = (result: SearchResult) =>
+            result.files.flatMap((f) => f.rows.filter((r) => r.match).map((r) => r.text));
+          const two = await search(6); // (6 fill it; 17 are more: one line more)
+          assert.deepEqual(lines(two), ["beta\r\n", "gamma beta\n", "beta\n"]);
+          assert.equal(two.stopped, "max_matches");
+          assert.ok(two.filesNotSearched >= 1);
+          // (Not the same search: a store that keeps results keeps them apart.)
+          assert.equal((await store.search({ matcher: literalMatcher("beta") })).matchedLines, 6);
+          assert.deepEqual(lines(await search(3)), ["beta\r\n", "gamma beta\n"]);
+          // (A row counts as at most the cut: 2 + 2 are more than 3.)
+          assert.equal((await search(3, 2)).matchedLines, 3);
+          const all = await search(1000);
+          assert.equal(all.matchedLines, 6);
+          assert.equal(all.stopped, undefined);
+        });
+      });
+
       it("search() skips binary files and counts them", async () => {
         await withStore(
           { "bin.dat": new Uint8Array([0x62, 0x65, 0x74, 0x61, 0, 0x0a]), "t.txt": "beta\n" },

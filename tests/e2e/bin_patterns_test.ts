@@ -132,8 +132,10 @@ test("a 60,000-word alternation keeps the time budget and searches every file", 
     writeFileSync(join(root.dir, `f${f}.txt`), lines.join("\n") + "\n");
   }
   // (It went to a helper that compiled it, which took seconds on a loaded machine before the
-  // first file was searched; a list of fixed strings is now looked up.)
-  const session = await initialized(["serve", "--root", root.dir, "--timeout", "5"]);
+  // first file was searched; a list of fixed strings is now looked up. An output budget that
+  // holds every line, so that the search does not stop at what the default one shows.)
+  const budgets = ["--max-lines", "100000", "--max-chars", "10000000"];
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "5", ...budgets]);
   try {
     const started = Date.now();
     session.sendJson({

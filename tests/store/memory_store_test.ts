@@ -33,4 +33,14 @@ describe("MemoryStore.search() query checks", () => {
     }
     assert.equal((await store.search({ matcher: literalMatcher("x"), rowCut: 5 })).matchedLines, 1);
   });
+
+  it("refuses a maxChars that is not a positive integer", async () => {
+    const store = new MemoryStore({ "a.txt": "x\n" });
+    for (const maxChars of [0, -1, 1.5, NaN]) {
+      await assert.rejects(
+        store.search({ matcher: literalMatcher("x"), maxChars }),
+        /maxChars must be a positive integer/,
+      );
+    }
+  });
 });

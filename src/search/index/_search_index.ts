@@ -864,7 +864,7 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  * @returns the key, or undefined
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, context, maxMatches, rowCut } = query;
+  const { matcher, glob, context, maxMatches, maxChars, rowCut } = query;
   if (matcher.key === undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
@@ -876,6 +876,7 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     gitignored,
     context,
     maxMatches,
+    maxChars,
     rowCut,
   ]);
 }

@@ -144,13 +144,16 @@ function compilingTurn(): Promise<void> {
   return turn;
 }
 
-/** Runs the search a grep asks for (without context when only counting). */
+/**
+ * Runs the search a grep asks for (without context when only counting; `laidOut` for a grep
+ * whose rows are shown).
+ */
 async function search(
   store: FileStore,
   settings: Settings,
   args: GrepArgs,
   context: CallContext,
-  versioned = false,
+  laidOut = false,
 ): Promise<{ result: SearchResult; engine: string }> {
   await compilingTurn();
   const { matcher, engine } = compilePattern(args.pattern, {
@@ -168,14 +171,16 @@ async function search(
     deadline: Date.now() + settings.timeBudgetMs,
     rowCut: settings.cut,
     // (The files that get versions: a store that reads them as it searches saves reading
-    // them again here.)
-    ...versioned
+    // them again here. The search stops past the rows the output budget can show, unless an
+    // offset skips rows first.)
+    ...laidOut
       ? {
         digests: {
           afterMatches: args.offset,
           files: VERSIONED_FILES,
           maxBytes: settings.maxEditBytes,
         },
+        ...args.offset === 0 ? { maxChars: rowChars(settings) } : {},
       }
       : {},
     signal: context.signal,

@@ -296,6 +296,34 @@ describe("grep options", () => {
     );
   });
 
+  test("grep stops searching past what its character budget shows; an offset searches on", async () => {
+    const files: Files = {};
+    for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "foo\nbar\nfoo\n";
+    const h = tools(files, { maxChars: 500 });
+    const first = await h.call("grep", { pattern: "foo" });
+    assert.match(
+      grepText(first),
+      /\n\[output budget reached: showing \d+ matching lines in \d+ files; more matches exist: continue with offset=\d+/,
+    );
+    const searched = first.structuredContent?.files_searched as number;
+    assert.ok(searched < 40, `${searched} files searched`);
+    assert.equal(first.structuredContent?.files_not_searched, 40 - searched);
+    const next = await h.call("grep", { pattern: "foo", offset: 2 });
+    assert.equal(next.structuredContent?.files_searched, 40);
+    // A first row over the budget alone is shown, and the next match is known to exist.
+    const long = "x".repeat(300) + "foo\n";
+    // (The third match, in c.txt, stops the search: d.txt is not searched.)
+    const over = await tools({ "a.txt": long, "b.txt": long, "c.txt": long, "d.txt": long }, {
+      maxChars: 200,
+      cut: 400,
+    }).call("grep", { pattern: "foo" });
+    assert.match(
+      grepText(over),
+      /^a\.txt\n1\tx{300}foo\n\[output budget reached: showing 1 matching line in 1 file; more matches exist/,
+    );
+    assert.equal(over.structuredContent?.files_not_searched, 1);
+  });
+
   test("grep with the CLI's smallest budget (200) still shows rows", async () => {
     const files: Files = {};
     for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "foo\n";
