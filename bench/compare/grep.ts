@@ -52,6 +52,7 @@ export async function grepBench(): Promise<void> {
   const rgTimes = await firstAndRepeatedRows(TREE, GREP_CASES, "");
   await knownTreeRows("", (cache) => linewise(TREE, [], cache), TREE, GREP_CASES, rgTimes);
   await newPatternsRow(TREE, "");
+  await newPatternsRow(TREE, "", true);
 }
 
 /** A tree's size and files, as the notes give them: "261 MB in 26993 files". */
@@ -137,14 +138,17 @@ export async function firstAndRepeatedRows(
 /**
  * New patterns in a warm session, against ripgrep: the index must not depend on the pattern.
  * Each pattern is grepped once per session, in {@linkcode NEW_PATTERN_SESSIONS} sessions: one
- * session's median of five swung by a third from one session to the next.
+ * session's median of five swung by a third from one session to the next. With `defaults`,
+ * the server keeps its default output budget (as an agent's host starts it): an answer then
+ * shows what fits, and agrees when every line it shows is one of ripgrep's.
  */
-export async function newPatternsRow(root: string, label: string): Promise<void> {
+export async function newPatternsRow(root: string, label: string, defaults = false): Promise<void> {
   const ours: number[] = [];
   const theirs: number[] = [];
   let agree = 0;
   for (let session = 0; session < NEW_PATTERN_SESSIONS; session++) {
-    const { client } = await linewise(root);
+    const budgets = defaults ? ["--max-lines", "2000", "--max-chars", "60000"] : [];
+    const { client } = await linewise(root, budgets);
     await client.call("grep", { pattern: "warm-up: a pattern nothing matches", literal: true });
     await client.idle(); // the index is built in the background
     for (const pattern of NEW_PATTERNS) {
@@ -152,16 +156,22 @@ export async function newPatternsRow(root: string, label: string): Promise<void>
       const { result, ms } = await client.call("grep", { pattern, max_matches: 1_000_000 });
       ours.push(ms);
       theirs.push(rg.ms);
-      const keys = compareKeys(linewiseKeys(result.structuredContent), rgKeys(rg.stdout));
-      if (session === 0 && keys.startsWith("same")) agree++;
+      const shown = linewiseKeys(result.structuredContent);
+      const all = rgKeys(rg.stdout);
+      const agrees = defaults
+        ? shown.size > 0 && [...shown].every((key) => all.has(key))
+        : compareKeys(shown, all).startsWith("same");
+      if (session === 0 && agrees) agree++;
     }
     await client.close();
   }
   const m = median(ours);
   const r = median(theirs);
   rows.push({
-    target: `${label}repeated grep ≥ 5× faster than rg`,
-    what: `${NEW_PATTERNS.length} new regexes in a warm session, index built (${
+    target: `${label}repeated grep ≥ 5× faster than rg${defaults ? ", default budgets" : ""}`,
+    what: `${NEW_PATTERNS.length} new regexes in a warm session, index built${
+      defaults ? ", answers within the default 60,000 characters (rg prints every line)" : ""
+    } (${
       NEW_PATTERNS.map((p) => "`" + p + "`").join(", ")
     }); median of ${ours.length} greps in ${NEW_PATTERN_SESSIONS} sessions (per session: ${
       Array.from(
@@ -174,7 +184,7 @@ export async function newPatternsRow(root: string, label: string): Promise<void>
     ratio: `${(r / m).toFixed(2)}× faster`,
     goal: "≥ 5× faster",
     met: r / m >= 5,
-    agree: `${agree} of ${NEW_PATTERNS.length} same as rg`,
+    agree: `${agree} of ${NEW_PATTERNS.length} ${defaults ? "show only rg's lines" : "same as rg"}`,
   });
 }
 
