@@ -60,4 +60,5 @@ export async function modulesBench(): Promise<void> {
     });
   }
   await newPatternsRow(MODULES, "node_modules: ");
+  await newPatternsRow(MODULES, "node_modules: ", true);
 }
