@@ -52,7 +52,7 @@ const EMPTY = new Uint8Array(1); // "" for the calls on a descriptor itself
 const RETRIES = 8;
 
 /** Buffers reused by the calls of one thread (every call here is synchronous). */
-class Scratch {
+export class Scratch {
   path = new Uint8Array(4096 + 1);
   second = new Uint8Array(4096 + 1);
   how = new Uint8Array(24);
@@ -83,6 +83,37 @@ class Scratch {
       this.howFlags = flags;
     }
     return this.how;
+  }
+}
+
+/**
+ * The entries of the first `n` bytes of `s.dirents`, records as `getdents64` fills them, but
+ * for "." and "..", added to `entries`.
+ *
+ * @param s the buffers (`dirents` and its views)
+ * @param n how many bytes of records there are
+ * @param entries where the entries go
+ */
+export function direntEntries(s: Scratch, n: number, entries: RawDirEntry[]): void {
+  const { dirents: buffer, direntsView: view, direntsText: text } = s;
+  // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, char name[].
+  for (let at = 0; at < n;) {
+    const length = view.getUint16(at + 16, true);
+    const type = buffer[at + 18];
+    const start = at + 19;
+    // (The name ends at a NUL within the record; a byte of 0x80 or more makes it more than
+    // ASCII.)
+    const limit = at + length;
+    let end = start;
+    let high = 0;
+    for (; end < limit && buffer[end] !== 0; end++) high |= buffer[end];
+    at = limit;
+    if (end === start + 1 && buffer[start] === 0x2e) continue; // "."
+    if (end === start + 2 && buffer[start] === 0x2e && buffer[start + 1] === 0x2e) continue;
+    const name = high < 0x80
+      ? text.toString("latin1", start, end)
+      : decodeName(buffer.subarray(start, end));
+    entries.push({ name, kind: DT_KINDS[type] });
   }
 }
 
@@ -351,33 +382,14 @@ class AtDirHandle implements DirHandle {
 
   list(): RawDirEntry[] {
     const c = this.#c;
-    const buffer = this.#s.dirents;
-    const view = this.#s.direntsView;
+    const s = this.#s;
     if (c.lseek(this.#fd, 0, 0) < 0) throw systemError(c.errno(), "lseek", this.path);
     const entries: RawDirEntry[] = [];
     for (;;) {
-      const n = c.getdents64(this.#fd, buffer, buffer.length);
+      const n = c.getdents64(this.#fd, s.dirents, s.dirents.length);
       if (n < 0) throw systemError(c.errno(), "scandir", this.path);
       if (n === 0) return entries;
-      // struct linux_dirent64: u64 ino, s64 off, u16 reclen, u8 type, char name[].
-      for (let at = 0; at < n;) {
-        const length = view.getUint16(at + 16, true);
-        const type = buffer[at + 18];
-        const start = at + 19;
-        // (The name ends at a NUL within the record; a byte of 0x80 or more makes it more
-        // than ASCII.)
-        const limit = at + length;
-        let end = start;
-        let high = 0;
-        for (; end < limit && buffer[end] !== 0; end++) high |= buffer[end];
-        at = limit;
-        if (end === start + 1 && buffer[start] === 0x2e) continue; // "."
-        if (end === start + 2 && buffer[start] === 0x2e && buffer[start + 1] === 0x2e) continue;
-        const name = high < 0x80
-          ? this.#s.direntsText.toString("latin1", start, end)
-          : decodeName(buffer.subarray(start, end));
-        entries.push({ name, kind: DT_KINDS[type] });
-      }
+      direntEntries(s, n, entries);
     }
   }
 

@@ -1,0 +1,42 @@
+// The parsing of getdents64's records, fed records made here: the names the kernel gives
+// always end with a NUL, so a record without one is never met on a real directory.
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { direntEntries, Scratch } from "../../src/io/_at_file_system.ts";
+import type { RawDirEntry } from "../../src/io/_file_system_types.ts";
+
+/** Writes linux_dirent64 records (u64 ino, s64 off, u16 reclen, u8 type, name) from 0. */
+function records(s: Scratch, names: { name: Uint8Array; type: number; nul: boolean }[]): number {
+  let at = 0;
+  for (const { name, type, nul } of names) {
+    const length = 19 + name.length + (nul ? 1 : 0);
+    s.direntsView.setBigUint64(at, 1n, true);
+    s.direntsView.setBigInt64(at + 8, BigInt(at + length), true);
+    s.direntsView.setUint16(at + 16, length, true);
+    s.dirents[at + 18] = type;
+    s.dirents.set(name, at + 19);
+    if (nul) s.dirents[at + 19 + name.length] = 0;
+    at += length;
+  }
+  return at;
+}
+
+test("direntEntries() ends each name at its NUL or its record, and leaves out . and ..", () => {
+  const s = new Scratch();
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  const n = records(s, [
+    { name: bytes("."), type: 4, nul: true },
+    { name: bytes(".."), type: 4, nul: true },
+    { name: bytes("abc"), type: 8, nul: true },
+    // (Filling its record to the end: the next record's header must not become its name.)
+    { name: bytes("hello"), type: 4, nul: false },
+    { name: bytes("naïve"), type: 10, nul: true },
+  ]);
+  const entries: RawDirEntry[] = [];
+  direntEntries(s, n, entries);
+  assert.deepEqual(entries, [
+    { name: "abc", kind: "file" },
+    { name: "hello", kind: "directory" },
+    { name: "naïve", kind: "symlink" },
+  ]);
+});
