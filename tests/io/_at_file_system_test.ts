@@ -1,9 +1,14 @@
 // The parsing of getdents64's records, fed records made here: the names the kernel gives
-// always end with a NUL, so a record without one is never met on a real directory.
+// always end with a NUL, so a record without one is never met on a real directory; and a
+// handle listed more than once, on a real directory.
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
 import { test } from "node:test";
 import { direntEntries, Scratch } from "../../src/io/_at_file_system.ts";
 import type { RawDirEntry } from "../../src/io/_file_system_types.ts";
+import { openFileSystem } from "../../src/io/file_system.ts";
 
 /** Writes linux_dirent64 records (u64 ino, s64 off, u16 reclen, u8 type, name) from 0. */
 function records(s: Scratch, names: { name: Uint8Array; type: number; nul: boolean }[]): number {
@@ -39,4 +44,23 @@ test("direntEntries() ends each name at its NUL or its record, and leaves out . 
     { name: "hello", kind: "directory" },
     { name: "naïve", kind: "symlink" },
   ]);
+});
+
+test("a directory handle listed again lists every entry again, new ones too", (t) => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-list-")));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  for (let i = 0; i < 300; i++) fs.writeFileSync(path.join(root, `file-${i}.txt`), "");
+  const files = openFileSystem([root]);
+  if (!files.raceFree) return t.skip("no system calls beyond node:fs here");
+  const dir = files.openDir(root);
+  try {
+    const names = () => dir.list().map((entry) => entry.name).sort();
+    const first = names();
+    assert.equal(first.length, 300);
+    assert.deepEqual(names(), first);
+    fs.writeFileSync(path.join(root, "later.txt"), "");
+    assert.deepEqual(names(), [...first, "later.txt"].sort());
+  } finally {
+    dir.close();
+  }
 });
