@@ -36,7 +36,8 @@ import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
 import { type BlockFilters, RACY_MS } from "./_block_filters.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
-const FORMAT = 7; // (7: filters mark a Kelvin sign or a long s)
+/** The layout of the file and of the filters in it (8: two bits per trigram). */
+export const FORMAT = 8;
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import {
@@ -8,6 +9,7 @@ import {
   needleTrigrams,
   trigramFilter,
 } from "../../../src/search/index/_trigram_filter.ts";
+import { FORMAT } from "../../../src/search/index/_index_cache.ts";
 
 const bytes = (text: string) => new TextEncoder().encode(text);
 
@@ -98,6 +100,39 @@ describe("trigram filters", () => {
     assert.ok(passing(3) < fill + 0.05, `one trigram: ${passing(3)} pass, fill ${fill}`);
     assert.ok(passing(12) < 0.01, `ten trigrams: ${passing(12)} pass`);
   });
+
+  test("a trigram not in the text passes only where both of its bits are set", () => {
+    // Lowercase words again (their folded trigrams are the same), sized so that the filter
+    // has about three bits per distinct trigram: the fullest a filter gets.
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const word = (letters: string, length: number) =>
+      Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join("");
+    let text = "";
+    const distinct = new Set<string>();
+    while (distinct.size < 2700) {
+      text += word("abcdefghijklmnopqrstuvwxyz", 7) + " ";
+      for (let i = Math.max(0, text.length - 10); i + 3 <= text.length; i++) {
+        distinct.add(text.slice(i, i + 3));
+      }
+    }
+    const filter = trigramFilter(bytes(text));
+    const bits = filter.length * 8;
+    assert.equal(bits, 8192);
+    let set = 0;
+    for (const byte of filter) for (let bit = 0; bit < 8; bit++) set += (byte >> bit) & 1;
+    const fill = set / bits;
+    let passed = 0;
+    const tries = 20_000;
+    for (let i = 0; i < tries; i++) {
+      if (mayContain(filter, needleTrigrams(bytes(word("0123456789#$%&@!?~^", 3))))) passed++;
+    }
+    const rate = passed / tries;
+    // One bit per trigram would set 1 - e^(-n/m) of the bits and let that many through.
+    const oneBit = 1 - Math.exp(-distinct.size / bits);
+    assert.ok(rate < fill * fill + 0.03, `${rate} pass, ${fill} of the bits set`);
+    assert.ok(rate < oneBit - 0.02, `${rate} pass, where one bit per trigram lets ${oneBit}`);
+  });
 });
 
 test("filters fold ASCII case, and mark a Kelvin sign or a long s for folded literals", () => {
@@ -142,4 +177,11 @@ test("filters fold ASCII case, and mark a Kelvin sign or a long s for folded lit
       if (odd) assert.equal(kept, true, `${from}-${to}`);
     }
   }
+});
+
+test("the filters are made as the cache's format says", () => {
+  // Filters are kept on disk: made another way, those of an older file would say "absent" of
+  // trigrams their files hold. Whoever changes how they are made bumps FORMAT with this.
+  const filter = trigramFilter(bytes("const answer = 42;\n"));
+  assert.deepEqual([FORMAT, Buffer.from(filter).toString("hex")], [8, "401e79a86b11eac0"]);
 });
