@@ -266,9 +266,9 @@ export function readPlan(
 }
 
 /**
- * Whether a needle may start in block `b`: each of its trigrams may be in that block or the
- * next (for one compared without case, or those without `k` and `s`, with a Kelvin sign or
- * a long s).
+ * Whether a needle may start in block `b`: its trigrams may be those of an occurrence that
+ * starts there (for one compared without case, or those without `k` and `s`, with a Kelvin
+ * sign or a long s).
  */
 function mayStartIn(filters: Uint8Array[], b: number, needle: PlannedNeedle): boolean {
   if (holdsEach(filters, b, needle.trigrams)) return true;
@@ -278,14 +278,21 @@ function mayStartIn(filters: Uint8Array[], b: number, needle: PlannedNeedle): bo
 
 const ODD_ONLY = Uint32Array.of(ODD_LETTER);
 
-/** Whether each of the trigrams may be in block `b` or the next. */
+/**
+ * Whether the trigrams, in the order they start in a needle, may be those of an occurrence
+ * that starts in block `b`: a block's filter holds the trigrams that start in it, and a
+ * needle is no longer than a block, so the first of them start in `b` and the others in the
+ * next block. The longest run of them from the first that `b` may hold is taken, and the
+ * rest must be in the next block (any shorter run leaves the next block more to hold).
+ */
 function holdsEach(filters: Uint8Array[], b: number, trigrams: Uint32Array): boolean {
   const here = filters[b];
+  let inHere = 0;
+  while (inHere < trigrams.length && mayHold(here, trigrams[inHere])) inHere++;
+  if (inHere === trigrams.length) return true;
   const next = filters[b + 1];
-  for (let i = 0; i < trigrams.length; i++) {
-    const trigram = trigrams[i];
-    if (!mayHold(here, trigram) && (next === undefined || !mayHold(next, trigram))) return false;
-  }
+  if (next === undefined) return false;
+  for (let i = inHere; i < trigrams.length; i++) if (!mayHold(next, trigrams[i])) return false;
   return true;
 }
 

@@ -156,6 +156,19 @@ describe("block filters", () => {
     }
   });
 
+  it("leave out a block that holds a needle's last trigrams before one holding its first", () => {
+    // Every trigram of "walrus" is in block 0 or block 1, but no occurrence can start in
+    // either: block 0 holds the trigrams of its end ("lrus"), block 1 of its start ("walr").
+    const block = 32;
+    const bytes = encoder.encode(
+      "lrus\n".padStart(block, "-") + "walr\n".padStart(block, "-") + "\n".padStart(block, "-"),
+    );
+    assert.equal(planFor(bytes, regexMatcher("walrus"), block).plan, "none");
+    const crossing = encoder.encode("walr".padStart(block, "-") + "us\n".padEnd(block, "-"));
+    const { plan } = planFor(crossing, regexMatcher("walrus"), block);
+    assert.ok(plan !== undefined && plan !== "none", "one that crosses into the next block");
+  });
+
   it("read a file whole when a plan would read most of it, as one range, or cannot be made", () => {
     const bytes = encoder.encode("needle\n".repeat(100));
     const most = planFor(bytes, regexMatcher("needle"), 64, 0.75).plan;
