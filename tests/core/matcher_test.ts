@@ -526,6 +526,88 @@ describe("regexMatcher() alternativeLiterals", () => {
   });
 });
 
+describe("the literals a prefilter looks for, of drawn patterns", () => {
+  // Patterns of words, classes and groups, nested and repeated (`(?:(?:ab)+c|x)*cd`), which
+  // the fixed lists above do not reach; lines short enough for JavaScript's backtracking.
+  const word = fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "\\(", "\\.", "\\w", "[ab]", ".");
+  const pattern: fc.Arbitrary<string> = fc.letrec((tie) => ({
+    term: fc.oneof(
+      {
+        weight: 4,
+        arbitrary: fc
+          .tuple(word, fc.constantFrom("", "", "", "?", "*", "+", "{2}"))
+          .map(([w, q]) => w + q),
+      },
+      {
+        weight: 2,
+        arbitrary: fc
+          .tuple(
+            tie("alternation") as fc.Arbitrary<string>,
+            fc.constantFrom("", "", "?", "*", "+", "{2}", "{0,2}"),
+          )
+          .map(([inner, q]) => `(?:${inner})${q}`),
+      },
+      { weight: 1, arbitrary: fc.constantFrom("\\b", "^", "$") },
+    ),
+    sequence: fc
+      .array(tie("term") as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 })
+      .map((terms) => terms.join("")),
+    alternation: fc
+      .array(tie("sequence") as fc.Arbitrary<string>, {
+        minLength: 1,
+        maxLength: 3,
+        depthIdentifier: "p",
+      })
+      .map((sequences) => sequences.join("|")),
+  })).alternation as fc.Arbitrary<string>;
+  const line = fc
+    .array(fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "(", ".", " ", "AB", "Cd"), {
+      maxLength: 6,
+    })
+    .map((pieces) => pieces.join(""));
+
+  test("a line a pattern matches holds every required literal, and one of its alternatives", () => {
+    let alternatives = 0;
+    let required = 0;
+    fc.assert(
+      fc.property(
+        pattern,
+        fc.array(line, { minLength: 1, maxLength: 8 }),
+        fc.boolean(),
+        (source, lines, ignoreCase) => {
+          const matcher = regexMatcher(source, { ignoreCase });
+          if (matcher.requiredLiterals !== undefined) required++;
+          if (matcher.alternativeLiterals !== undefined) alternatives++;
+          for (const one of lines) {
+            if (matcher.matchLine(one) === null) continue;
+            for (const literal of matcher.requiredLiterals ?? []) {
+              assert.ok(one.includes(literal), `${source} on ${one} lacks ${literal}`);
+            }
+            const spellings = matcher.alternativeLiterals;
+            if (spellings === undefined) continue;
+            assert.ok(
+              spellings.some((spelling) => one.includes(spelling)),
+              `${source} on ${one} lacks all of ${spellings}`,
+            );
+            const folded = matcher.foldedLiterals;
+            if (folded === undefined) continue;
+            const lower = one.toLowerCase();
+            assert.ok(
+              spellings.some((spelling, i) => one.includes(spelling) && lower.includes(folded[i])),
+              `${source} on ${one}: no spelling with its folded literal ${folded}`,
+            );
+          }
+        },
+      ),
+      { numRuns: 3000 },
+    );
+    assert.ok(
+      required > 150 && alternatives > 150,
+      `${required} required, ${alternatives} alternatives`,
+    );
+  });
+});
+
 describe("matcher keys", () => {
   test("name what is matched: equal for equal matchers, different otherwise", () => {
     assert.equal(regexMatcher("a.b").key, regexMatcher("a.b").key);
