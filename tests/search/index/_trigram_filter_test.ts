@@ -77,41 +77,26 @@ describe("trigram filters", () => {
     // 20 KB of random lowercase words: nearly one distinct trigram per byte, the densest
     // case. Needles of digits and signs share no trigram with it, so whatever passes is a
     // collision.
-    let seed = 7;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const word = (letters: string, length: number) =>
-      Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join("");
-    const lower = "abcdefghijklmnopqrstuvwxyz";
+    const word = seededWords(7);
     let text = "";
-    while (text.length < 20_000) text += `${word(lower, 6)} = ${word(lower, 8)};\n`;
+    while (text.length < 20_000) text += `${word(LOWER, 6)} = ${word(LOWER, 8)};\n`;
     const filter = trigramFilter(bytes(text));
-    let set = 0;
-    for (const byte of filter) for (let bit = 0; bit < 8; bit++) set += (byte >> bit) & 1;
-    const fill = set / (filter.length * 8);
+    const fill = bitsSet(filter) / (filter.length * 8);
     assert.ok(fill < 0.63, `fill ${fill}`);
-    const passing = (length: number) => {
-      let passed = 0;
-      for (let i = 0; i < 2000; i++) {
-        const needle = bytes(word("0123456789#$%&@!?~^", length));
-        if (mayContain(filter, needleTrigrams(needle))) passed++;
-      }
-      return passed / 2000;
-    };
-    assert.ok(passing(3) < fill + 0.05, `one trigram: ${passing(3)} pass, fill ${fill}`);
-    assert.ok(passing(12) < 0.01, `ten trigrams: ${passing(12)} pass`);
+    const one = passing(filter, word, 3, 2000);
+    assert.ok(one < fill + 0.05, `one trigram: ${one} pass, fill ${fill}`);
+    const ten = passing(filter, word, 12, 2000);
+    assert.ok(ten < 0.01, `ten trigrams: ${ten} pass`);
   });
 
   test("a trigram not in the text passes only where both of its bits are set", () => {
     // Lowercase words again (their folded trigrams are the same), sized so that the filter
     // has about three bits per distinct trigram: the fullest a filter gets.
-    let seed = 11;
-    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
-    const word = (letters: string, length: number) =>
-      Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join("");
+    const word = seededWords(11);
     let text = "";
     const distinct = new Set<string>();
     while (distinct.size < 2700) {
-      text += word("abcdefghijklmnopqrstuvwxyz", 7) + " ";
+      text += word(LOWER, 7) + " ";
       for (let i = Math.max(0, text.length - 10); i + 3 <= text.length; i++) {
         distinct.add(text.slice(i, i + 3));
       }
@@ -119,21 +104,47 @@ describe("trigram filters", () => {
     const filter = trigramFilter(bytes(text));
     const bits = filter.length * 8;
     assert.equal(bits, 8192);
-    let set = 0;
-    for (const byte of filter) for (let bit = 0; bit < 8; bit++) set += (byte >> bit) & 1;
-    const fill = set / bits;
-    let passed = 0;
-    const tries = 20_000;
-    for (let i = 0; i < tries; i++) {
-      if (mayContain(filter, needleTrigrams(bytes(word("0123456789#$%&@!?~^", 3))))) passed++;
-    }
-    const rate = passed / tries;
+    const fill = bitsSet(filter) / bits;
+    const rate = passing(filter, word, 3, 20_000);
     // One bit per trigram would set 1 - e^(-n/m) of the bits and let that many through.
     const oneBit = 1 - Math.exp(-distinct.size / bits);
     assert.ok(rate < fill * fill + 0.03, `${rate} pass, ${fill} of the bits set`);
     assert.ok(rate < oneBit - 0.02, `${rate} pass, where one bit per trigram lets ${oneBit}`);
   });
 });
+
+const LOWER = "abcdefghijklmnopqrstuvwxyz";
+
+/** Random words from a seed: the same for the same seed. */
+function seededWords(seed: number): (letters: string, length: number) => string {
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  return (letters, length) =>
+    Array.from({ length }, () => letters[Math.floor(random() * letters.length)]).join("");
+}
+
+/** How many bits of a filter are set. */
+function bitsSet(filter: Uint8Array): number {
+  let set = 0;
+  for (const byte of filter) for (let bit = 0; bit < 8; bit++) set += (byte >> bit) & 1;
+  return set;
+}
+
+/**
+ * The share of needles of digits and signs (no trigram of lowercase words) of a length that
+ * the filter lets through.
+ */
+function passing(
+  filter: Uint8Array,
+  word: (letters: string, length: number) => string,
+  length: number,
+  tries: number,
+): number {
+  let passed = 0;
+  for (let i = 0; i < tries; i++) {
+    if (mayContain(filter, needleTrigrams(bytes(word("0123456789#$%&@!?~^", length))))) passed++;
+  }
+  return passed / tries;
+}
 
 test("filters fold ASCII case, and mark a Kelvin sign or a long s for folded literals", () => {
   const hashes = (...trigrams: string[]) =>
