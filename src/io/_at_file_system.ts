@@ -385,7 +385,7 @@ class AtDirHandle implements DirHandle {
     const c = this.#c;
     const s = this.#s;
     // (A listing reads the handle to its end: listed again, it starts over. A walk lists
-    // each handle once, and the lseek cost 4 ms of a walk of the Linux tree.)
+    // each handle once, and needs no seek.)
     if (this.#listed && c.lseek(this.#fd, 0, 0) < 0) {
       throw systemError(c.errno(), "lseek", this.path);
     }
