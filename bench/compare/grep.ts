@@ -5,6 +5,10 @@ import { linewise } from "./client.ts";
 import { fmt, log, median, notes, rows, RUNS, timeCommand } from "./support.ts";
 import { knownTreeRows } from "./known.ts";
 import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./agree.ts";
+import { settings } from "../../src/tools/options.ts";
+
+/** The output budget a server starts with when its host sets none. */
+const DEFAULTS = settings({});
 
 // ---------------------------------------------------------------------------------------
 // Measurements
@@ -147,7 +151,9 @@ export async function newPatternsRow(root: string, label: string, defaults = fal
   const theirs: number[] = [];
   let agree = 0;
   for (let session = 0; session < NEW_PATTERN_SESSIONS; session++) {
-    const budgets = defaults ? ["--max-lines", "2000", "--max-chars", "60000"] : [];
+    const budgets = defaults
+      ? ["--max-lines", String(DEFAULTS.maxLines), "--max-chars", String(DEFAULTS.maxChars)]
+      : [];
     const { client } = await linewise(root, budgets);
     await client.call("grep", { pattern: "warm-up: a pattern nothing matches", literal: true });
     await client.idle(); // the index is built in the background
@@ -170,7 +176,10 @@ export async function newPatternsRow(root: string, label: string, defaults = fal
   rows.push({
     target: `${label}repeated grep ≥ 5× faster than rg${defaults ? ", default budgets" : ""}`,
     what: `${NEW_PATTERNS.length} new regexes in a warm session, index built${
-      defaults ? ", answers within the default 60,000 characters (rg prints every line)" : ""
+      defaults
+        ? `, answers within the default ${DEFAULTS.maxChars.toLocaleString("en")} characters ` +
+          "(rg prints every line)"
+        : ""
     } (${
       NEW_PATTERNS.map((p) => "`" + p + "`").join(", ")
     }); median of ${ours.length} greps in ${NEW_PATTERN_SESSIONS} sessions (per session: ${
