@@ -118,34 +118,53 @@ const repeatedGroup: fc.Arbitrary<string> = fc
  * the runtime's backtracking engine minutes on a 40-character text (one drawn pattern of that
  * kind took 108 s in CI), so nested groups are at most optional.
  */
-export const regexSource: fc.Arbitrary<string> = fc.letrec((tie) => ({
-  term: fc.oneof(
-    {
-      weight: 20,
-      arbitrary: fc
-        .tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTIFIERS))
-        .map(([a, q]) => a + q),
-    },
-    {
-      weight: 5,
-      arbitrary: fc
-        .tuple(tie("alternation") as fc.Arbitrary<string>, fc.constantFrom("", "", "?"))
-        .map(([s, q]) => `(?:${s})${q}`),
-    },
-    { weight: 2, arbitrary: repeatedGroup },
-    { weight: 8, arbitrary: fc.constantFrom(...ASSERTIONS) },
-  ),
-  sequence: fc
-    .array(tie("term") as fc.Arbitrary<string>, { minLength: 1, maxLength: 4 })
-    .map((t) => t.join("")),
-  alternation: fc
-    .array(tie("sequence") as fc.Arbitrary<string>, {
-      minLength: 1,
-      maxLength: 3,
-      depthIdentifier: "re",
-    })
-    .map((s) => s.join("|")),
-})).alternation as fc.Arbitrary<string>;
+export const regexSource: fc.Arbitrary<string> = alternations(
+  (alternation) =>
+    fc.oneof(
+      {
+        weight: 20,
+        arbitrary: fc
+          .tuple(fc.constantFrom(...ATOMS), fc.constantFrom(...QUANTIFIERS))
+          .map(([a, q]) => a + q),
+      },
+      {
+        weight: 5,
+        arbitrary: fc
+          .tuple(alternation, fc.constantFrom("", "", "?"))
+          .map(([s, q]) => `(?:${s})${q}`),
+      },
+      { weight: 2, arbitrary: repeatedGroup },
+      { weight: 8, arbitrary: fc.constantFrom(...ASSERTIONS) },
+    ),
+  4,
+);
+
+/**
+ * Patterns of up to three alternatives, each a sequence of up to `maxTerms` terms; a term
+ * may hold a whole pattern again (given to `term`, for groups).
+ *
+ * @param term the terms, given the patterns they may nest
+ * @param maxTerms the most terms in a sequence
+ * @returns the patterns
+ */
+export function alternations(
+  term: (alternation: fc.Arbitrary<string>) => fc.Arbitrary<string>,
+  maxTerms: number,
+): fc.Arbitrary<string> {
+  return fc.letrec((tie) => ({
+    term: term(tie("alternation") as fc.Arbitrary<string>),
+    sequence: fc
+      .array(tie("term") as fc.Arbitrary<string>, { minLength: 1, maxLength: maxTerms })
+      .map((t) => t.join("")),
+    alternation: fc
+      .array(tie("sequence") as fc.Arbitrary<string>, {
+        minLength: 1,
+        maxLength: 3,
+        depthIdentifier: "re",
+      })
+      .map((s) => s.join("|")),
+  })).alternation as fc.Arbitrary<string>;
+}
 
 /** Like {@linkcode regexSource}, sometimes with a lookahead or lookbehind around it. */
 export const regexWithLookarounds: fc.Arbitrary<string> = fc.oneof(

@@ -10,7 +10,7 @@ import {
   regexMatcher,
 } from "../../src/core/matcher.ts";
 import { lineSpanAt } from "../../src/core/split_lines.ts";
-import { regexWithLookarounds, RUNS, text } from "../_helpers/arbitraries.ts";
+import { alternations, regexWithLookarounds, RUNS, text } from "../_helpers/arbitraries.ts";
 
 type Row = [
   name: string,
@@ -530,36 +530,25 @@ describe("the literals a prefilter looks for, of drawn patterns", () => {
   // Patterns of words, classes and groups, nested and repeated (`(?:(?:ab)+c|x)*cd`), which
   // the fixed lists above do not reach; lines short enough for JavaScript's backtracking.
   const word = fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "\\(", "\\.", "\\w", "[ab]", ".");
-  const pattern: fc.Arbitrary<string> = fc.letrec((tie) => ({
-    term: fc.oneof(
-      {
-        weight: 4,
-        arbitrary: fc
-          .tuple(word, fc.constantFrom("", "", "", "?", "*", "+", "{2}"))
-          .map(([w, q]) => w + q),
-      },
-      {
-        weight: 2,
-        arbitrary: fc
-          .tuple(
-            tie("alternation") as fc.Arbitrary<string>,
-            fc.constantFrom("", "", "?", "*", "+", "{2}", "{0,2}"),
-          )
-          .map(([inner, q]) => `(?:${inner})${q}`),
-      },
-      { weight: 1, arbitrary: fc.constantFrom("\\b", "^", "$") },
-    ),
-    sequence: fc
-      .array(tie("term") as fc.Arbitrary<string>, { minLength: 1, maxLength: 3 })
-      .map((terms) => terms.join("")),
-    alternation: fc
-      .array(tie("sequence") as fc.Arbitrary<string>, {
-        minLength: 1,
-        maxLength: 3,
-        depthIdentifier: "p",
-      })
-      .map((sequences) => sequences.join("|")),
-  })).alternation as fc.Arbitrary<string>;
+  const pattern = alternations(
+    (alternation) =>
+      fc.oneof(
+        {
+          weight: 4,
+          arbitrary: fc
+            .tuple(word, fc.constantFrom("", "", "", "?", "*", "+", "{2}"))
+            .map(([w, q]) => w + q),
+        },
+        {
+          weight: 2,
+          arbitrary: fc
+            .tuple(alternation, fc.constantFrom("", "", "?", "*", "+", "{2}", "{0,2}"))
+            .map(([inner, q]) => `(?:${inner})${q}`),
+        },
+        { weight: 1, arbitrary: fc.constantFrom("\\b", "^", "$") },
+      ),
+    3,
+  );
   const line = fc
     .array(fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "(", ".", " ", "AB", "Cd"), {
       maxLength: 6,
