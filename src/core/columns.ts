@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { hasSurrogates } from "./_surrogates.ts";
 
 /**
  * Counts the code points in `text[from, to)`.
@@ -20,8 +21,7 @@
  * ```
  */
 export function codePointCount(text: string, from = 0, to: number = text.length): number {
-  // Most lines hold no surrogates; a native scan settles that faster than a loop counts.
-  if (!SURROGATE.test(text)) return Math.max(0, to - from);
+  if (!hasSurrogates(text)) return Math.max(0, to - from);
   let count = 0;
   for (let at = from; at < to; at++) {
     const unit = text.charCodeAt(at);
@@ -66,7 +66,7 @@ export function columnAt(text: string, offset: number): number {
  * ```
  */
 export function offsetOfColumn(text: string, column: number, from = 0): number {
-  if (!SURROGATE.test(text)) return Math.min(text.length, from + Math.max(0, column - 1));
+  if (!hasSurrogates(text)) return Math.min(text.length, from + Math.max(0, column - 1));
   let at = from;
   for (let col = 1; col < column && at < text.length; col++) {
     const unit = text.charCodeAt(at);
@@ -78,5 +78,3 @@ export function offsetOfColumn(text: string, column: number, from = 0): number {
 function isLowSurrogate(unit: number): boolean {
   return unit >= 0xdc00 && unit <= 0xdfff;
 }
-
-const SURROGATE = /[\uD800-\uDFFF]/;

@@ -5,6 +5,7 @@
  * @module
  */
 import { codePointCount, columnAt, offsetOfColumn } from "./columns.ts";
+import { hasSurrogates } from "./_surrogates.ts";
 import type { MatchSpan } from "./matcher.ts";
 import { lineSpanAt } from "./split_lines.ts";
 
@@ -157,7 +158,7 @@ function windowOf(row: Row, cut: number, column: number): Window | undefined {
   const text = row.text.slice(0, end);
   // Without surrogates (most lines) a column is an offset + 1: a long line is scanned for
   // them once, not by every conversion.
-  const units = !SURROGATE.test(text);
+  const units = !hasSurrogates(text);
   const length = units ? text.length : codePointCount(text);
   if (column === 1 && length <= cut) return undefined;
   const columnOf = (offset: number) => units ? offset + 1 : columnAt(text, offset);
@@ -173,9 +174,6 @@ function windowOf(row: Row, cut: number, column: number): Window | undefined {
   const to = offsetOf(cut + 1, from);
   return { text, terminator: row.text.slice(end), first, from, to, length, columnOf };
 }
-
-/** Any UTF-16 surrogate. */
-const SURROGATE = /[\uD800-\uDFFF]/;
 
 /** A row holding part of a long line: shown from where it starts, as a cut line is. */
 function formatPiece(row: Row, piece: LinePiece, prefix: string, cut: number): FormattedRow {
