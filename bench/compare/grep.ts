@@ -1,8 +1,19 @@
 // First and repeated greps against ripgrep over the npm tree.
+import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
 import { NPM_PACKAGES, TREE } from "./corpus.ts";
 import { linewise } from "./client.ts";
-import { fmt, log, median, notes, rows, RUNS, timeCommand } from "./support.ts";
+import {
+  fmt,
+  inTurns,
+  log,
+  median,
+  notes,
+  rows,
+  run as runCommand,
+  RUNS,
+  timeCommand,
+} from "./support.ts";
 import { knownTreeRows } from "./known.ts";
 import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./agree.ts";
 import { settings } from "../../src/tools/options.ts";
@@ -80,38 +91,45 @@ export async function firstAndRepeatedRows(
 ): Promise<Array<ReturnType<typeof timeCommand>>> {
   const rgTimes: Array<ReturnType<typeof timeCommand>> = [];
   for (const grepCase of cases) {
-    const rg = timeCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], root);
-    rgTimes.push(rg);
     const rg1 = timeCommand("rg", [...RG_ARGS, "-j1", ...grepCase.rg, "."], root);
-    const expected = rgKeys(rg.stdout);
     const args = { ...grepCase.args, max_matches: 1_000_000 };
     const run = { root, rg: grepCase.rg };
-    // First search: a fresh server each time.
-    const first: number[] = [];
+    // First search: a fresh server each time, in turns with ripgrep.
+    let stdout: Buffer = Buffer.alloc(0);
+    let found: Record<string, unknown> | undefined;
+    const timed = await inTurns({
+      rg: () => {
+        const ran = runCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], { cwd: root });
+        stdout = ran.stdout;
+        return ran.ms;
+      },
+      first: async () => {
+        const { client } = await linewise(root);
+        const { result, ms } = await client.call("grep", args);
+        found = result.structuredContent;
+        await client.close();
+        return ms;
+      },
+    });
+    const rg = { ms: timed.rg, stdout };
+    rgTimes.push(rg);
+    const expected = rgKeys(stdout);
+    const agree = compareKeys(linewiseKeys(found), expected, run);
+    // The same grep repeated in one session, once the index is built in the background.
+    const { client } = await linewise(root);
+    await client.call("grep", args);
+    const indexing = await client.idle();
     const repeated: number[] = [];
-    let agree = "";
-    let agreeRepeated = "";
-    let memory = { peak: 0, now: 0 };
-    let indexing = 0;
-    for (let i = 0; i <= RUNS; i++) {
-      const { client } = await linewise(root);
-      const { result, ms } = await client.call("grep", args);
-      if (i > 0) first.push(ms); // the first session only warms the cache
-      if (i === RUNS) {
-        agree = compareKeys(linewiseKeys(result.structuredContent), expected, run);
-        indexing = await client.idle(); // the index is built in the background
-        let last = result;
-        for (let j = 0; j < RUNS; j++) {
-          const call = await client.call("grep", args);
-          repeated.push(call.ms);
-          last = call.result;
-        }
-        agreeRepeated = compareKeys(linewiseKeys(last.structuredContent), expected, run);
-        memory = client.memory() ?? memory;
-      }
-      await client.close();
+    let last = found;
+    for (let j = 0; j < RUNS; j++) {
+      const call = await client.call("grep", args);
+      repeated.push(call.ms);
+      last = call.result.structuredContent;
     }
-    const f = median(first);
+    const agreeRepeated = compareKeys(linewiseKeys(last), expected, run);
+    const memory = client.memory() ?? { peak: 0, now: 0 };
+    await client.close();
+    const f = timed.first;
     const r = median(repeated);
     rows.push({
       target: `${label}first grep ≤ 1.5× rg`,

@@ -2,11 +2,23 @@
 // the first grep of a fresh server, the same grep again once the index is built, a small
 // read's wait while a long grep runs in the same server, and how both scale from one core
 // (taskset -c 0) to all of this machine's.
+import type { Buffer } from "node:buffer";
 import { availableParallelism } from "node:os";
 import { McpClient } from "./client.ts";
 import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./agree.ts";
 import { ensureKernel, KERNEL } from "./load.ts";
-import { BINARY, fmt, log, median, percentile, rows, RUNS, timeCommand } from "./support.ts";
+import {
+  BINARY,
+  fmt,
+  inTurns,
+  log,
+  median,
+  percentile,
+  rows,
+  run,
+  RUNS,
+  type timeCommand,
+} from "./support.ts";
 import { knownTreeRows } from "./known.ts";
 
 const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
@@ -42,18 +54,37 @@ function serve(prefix: string[] = [], cache = false) {
     : McpClient.start(prefix[0], [...prefix.slice(1), BINARY, ...args], { cache });
 }
 
-/** Median first grep of fresh servers (after one that warms the cache). */
-async function firstGreps(args: Record<string, unknown>, prefix: string[] = []) {
-  const times: number[] = [];
-  let last: Awaited<ReturnType<McpClient["call"]>> | undefined;
-  for (let i = 0; i <= RUNS; i++) {
-    const { client } = await serve(prefix);
-    const call = await client.call("grep", args);
-    if (i > 0) times.push(call.ms);
-    last = call;
-    await client.close();
-  }
-  return { ms: median(times), result: last!.result };
+/** What a first grep of a fresh server found, and what ripgrep printed, in the last turn. */
+interface FirstGreps {
+  result: Awaited<ReturnType<McpClient["call"]>>["result"];
+  stdout: Buffer;
+}
+
+/**
+ * The two series {@linkcode inTurns} times for a first grep: ripgrep's and a fresh server's,
+ * both under `prefix` (taskset), keeping the last outputs in `seen`.
+ */
+function firstGrepSeries(
+  grepCase: (typeof CASES)[number],
+  seen: Partial<FirstGreps>,
+  prefix: string[] = [],
+) {
+  const args = { ...grepCase.args, max_matches: 1_000_000 };
+  const rg = [...prefix, "rg", ...RG_ARGS, ...grepCase.rg, "."];
+  return {
+    rg: () => {
+      const ran = run(rg[0], rg.slice(1), { cwd: KERNEL });
+      seen.stdout = ran.stdout;
+      return ran.ms;
+    },
+    ours: async () => {
+      const { client } = await serve(prefix);
+      const call = await client.call("grep", args);
+      seen.result = call.result;
+      await client.close();
+      return call.ms;
+    },
+  };
 }
 
 export async function kernelBench(): Promise<void> {
@@ -62,11 +93,13 @@ export async function kernelBench(): Promise<void> {
   const rgTimes: Array<ReturnType<typeof timeCommand>> = [];
   for (const grepCase of CASES) {
     const args = { ...grepCase.args, max_matches: 1_000_000 };
-    const rg = timeCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], KERNEL);
+    const seen: Partial<FirstGreps> = {};
+    const timed = await inTurns(firstGrepSeries(grepCase, seen));
+    const rg = { ms: timed.rg, stdout: seen.stdout! };
     rgTimes.push(rg);
     const expected = rgKeys(rg.stdout);
     const run = { root: KERNEL, rg: grepCase.rg };
-    const first = await firstGreps(args);
+    const first = { ms: timed.ours, result: seen.result! };
     const { client } = await serve();
     await client.call("grep", args);
     const indexing = await client.idle();
@@ -143,14 +176,16 @@ async function readsBesideAGrep(): Promise<void> {
 /** The same first grep on one core and on all, for linewise and ripgrep. */
 async function scaling(grepCase: (typeof CASES)[number]): Promise<void> {
   const cores = availableParallelism();
-  const args = { ...grepCase.args, max_matches: 1_000_000 };
   const one = ["taskset", "-c", "0"];
-  const rgAll = timeCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], KERNEL).ms;
-  const rgOne =
-    timeCommand(one[0], [...one.slice(1), "rg", ...RG_ARGS, ...grepCase.rg, "."], KERNEL)
-      .ms;
-  const oursAll = (await firstGreps(args)).ms;
-  const oursOne = (await firstGreps(args, one)).ms;
+  const all = firstGrepSeries(grepCase, {});
+  const single = firstGrepSeries(grepCase, {}, one);
+  // (All four in turns: a speed-up is a ratio of two of them.)
+  const { rgAll, rgOne, oursAll, oursOne } = await inTurns({
+    rgAll: all.rg,
+    rgOne: single.rg,
+    oursAll: all.ours,
+    oursOne: single.ours,
+  });
   const ours = oursOne / oursAll;
   const theirs = rgOne / rgAll;
   rows.push({

@@ -38,6 +38,31 @@ export function run(command: string, args: string[], options: { cwd?: string } =
   return { ms, stdout: result.stdout as Buffer, status: result.status };
 }
 
+/**
+ * Times several things in turns: a turn runs each once, the first turn untimed (warm cache),
+ * then {@linkcode RUNS} timed turns. On a shared machine the speed drifts over minutes:
+ * medians taken one after the other compare different minutes, taken in turns the same.
+ *
+ * @param series what to time: each call runs it once and gives its milliseconds
+ * @returns each one's median
+ */
+export async function inTurns<K extends string>(
+  series: Record<K, () => number | Promise<number>>,
+): Promise<Record<K, number>> {
+  const names = Object.keys(series) as K[];
+  const times = new Map<K, number[]>(names.map((name) => [name, []]));
+  for (let turn = 0; turn <= RUNS; turn++) {
+    for (const name of names) {
+      const ms = await series[name]();
+      if (turn > 0) times.get(name)!.push(ms);
+    }
+  }
+  return Object.fromEntries(names.map((name) => [name, median(times.get(name)!)])) as Record<
+    K,
+    number
+  >;
+}
+
 /** Runs a command once untimed (warm cache), then `runs` times; returns the median and last output. */
 export function timeCommand(command: string, args: string[], cwd?: string) {
   run(command, args, { cwd });
