@@ -6,8 +6,8 @@
 import { Buffer } from "node:buffer";
 
 /**
- * Whether a text holds a UTF-16 surrogate, where a column is not an offset + 1. Most lines
- * hold none, and a native scan settles that faster than a loop. A text whose UTF-8 length is
+ * Whether a text holds a UTF-16 surrogate. Most lines hold none, and a native scan settles
+ * that faster than a loop. A text whose UTF-8 length is
  * its length is ASCII: JavaScriptCore's regex engine scans even such a text for a surrogate
  * (V8's does not), and a minified line of megabytes took milliseconds per row shown.
  *
