@@ -1,8 +1,8 @@
 // First and repeated greps against ripgrep over the npm tree.
-import { Buffer } from "node:buffer";
+import type { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
 import { NPM_PACKAGES, TREE } from "./corpus.ts";
-import { linewise } from "./client.ts";
+import { linewise, type McpClient } from "./client.ts";
 import {
   fmt,
   inTurns,
@@ -78,6 +78,39 @@ export function sizeOf(root: string): string {
   return `${megabytes} MB in ${files} files`;
 }
 
+/** What a first grep of a fresh server found, and what ripgrep printed, in the last turn. */
+export interface FirstGreps {
+  result: Awaited<ReturnType<McpClient["call"]>>["result"];
+  stdout: Buffer;
+}
+
+/**
+ * The two series {@linkcode inTurns} times for a first grep: ripgrep's (`rg`, its whole
+ * command line) and a fresh server's, keeping the last outputs in `seen`.
+ */
+export function firstGrepSeries(
+  start: () => Promise<{ client: McpClient }>,
+  rg: string[],
+  cwd: string,
+  args: Record<string, unknown>,
+  seen: Partial<FirstGreps>,
+): { rg: () => number; ours: () => Promise<number> } {
+  return {
+    rg: () => {
+      const ran = runCommand(rg[0], rg.slice(1), { cwd });
+      seen.stdout = ran.stdout;
+      return ran.ms;
+    },
+    ours: async () => {
+      const { client } = await start();
+      const call = await client.call("grep", args);
+      seen.result = call.result;
+      await client.close();
+      return call.ms;
+    },
+  };
+}
+
 /**
  * The first grep of fresh servers and the same grep repeated once the index is built, each
  * case against ripgrep, as rows (their targets after `label`).
@@ -95,22 +128,11 @@ export async function firstAndRepeatedRows(
     const args = { ...grepCase.args, max_matches: 1_000_000 };
     const run = { root, rg: grepCase.rg };
     // First search: a fresh server each time, in turns with ripgrep.
-    let stdout: Buffer = Buffer.alloc(0);
-    let found: Record<string, unknown> | undefined;
-    const timed = await inTurns({
-      rg: () => {
-        const ran = runCommand("rg", [...RG_ARGS, ...grepCase.rg, "."], { cwd: root });
-        stdout = ran.stdout;
-        return ran.ms;
-      },
-      first: async () => {
-        const { client } = await linewise(root);
-        const { result, ms } = await client.call("grep", args);
-        found = result.structuredContent;
-        await client.close();
-        return ms;
-      },
-    });
+    const seen: Partial<FirstGreps> = {};
+    const rgArgv = ["rg", ...RG_ARGS, ...grepCase.rg, "."];
+    const timed = await inTurns(firstGrepSeries(() => linewise(root), rgArgv, root, args, seen));
+    const stdout = seen.stdout!;
+    const found = seen.result!.structuredContent;
     const rg = { ms: timed.rg, stdout };
     rgTimes.push(rg);
     const expected = rgKeys(stdout);
@@ -129,7 +151,7 @@ export async function firstAndRepeatedRows(
     const agreeRepeated = compareKeys(linewiseKeys(last), expected, run);
     const memory = client.memory() ?? { peak: 0, now: 0 };
     await client.close();
-    const f = timed.first;
+    const f = timed.ours;
     const r = median(repeated);
     rows.push({
       target: `${label}first grep ≤ 1.5× rg`,

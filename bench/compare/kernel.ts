@@ -2,7 +2,6 @@
 // the first grep of a fresh server, the same grep again once the index is built, a small
 // read's wait while a long grep runs in the same server, and how both scale from one core
 // (taskset -c 0) to all of this machine's.
-import type { Buffer } from "node:buffer";
 import { availableParallelism } from "node:os";
 import { McpClient } from "./client.ts";
 import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./agree.ts";
@@ -15,11 +14,11 @@ import {
   median,
   percentile,
   rows,
-  run,
   RUNS,
   type timeCommand,
 } from "./support.ts";
 import { knownTreeRows } from "./known.ts";
+import { type FirstGreps, firstGrepSeries } from "./grep.ts";
 
 const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
   {
@@ -54,37 +53,15 @@ function serve(prefix: string[] = [], cache = false) {
     : McpClient.start(prefix[0], [...prefix.slice(1), BINARY, ...args], { cache });
 }
 
-/** What a first grep of a fresh server found, and what ripgrep printed, in the last turn. */
-interface FirstGreps {
-  result: Awaited<ReturnType<McpClient["call"]>>["result"];
-  stdout: Buffer;
-}
-
-/**
- * The two series {@linkcode inTurns} times for a first grep: ripgrep's and a fresh server's,
- * both under `prefix` (taskset), keeping the last outputs in `seen`.
- */
-function firstGrepSeries(
+/** The first-grep series of a kernel case (under `prefix`: taskset). */
+function kernelSeries(
   grepCase: (typeof CASES)[number],
   seen: Partial<FirstGreps>,
   prefix: string[] = [],
 ) {
-  const args = { ...grepCase.args, max_matches: 1_000_000 };
   const rg = [...prefix, "rg", ...RG_ARGS, ...grepCase.rg, "."];
-  return {
-    rg: () => {
-      const ran = run(rg[0], rg.slice(1), { cwd: KERNEL });
-      seen.stdout = ran.stdout;
-      return ran.ms;
-    },
-    ours: async () => {
-      const { client } = await serve(prefix);
-      const call = await client.call("grep", args);
-      seen.result = call.result;
-      await client.close();
-      return call.ms;
-    },
-  };
+  const args = { ...grepCase.args, max_matches: 1_000_000 };
+  return firstGrepSeries(() => serve(prefix), rg, KERNEL, args, seen);
 }
 
 export async function kernelBench(): Promise<void> {
@@ -94,7 +71,7 @@ export async function kernelBench(): Promise<void> {
   for (const grepCase of CASES) {
     const args = { ...grepCase.args, max_matches: 1_000_000 };
     const seen: Partial<FirstGreps> = {};
-    const timed = await inTurns(firstGrepSeries(grepCase, seen));
+    const timed = await inTurns(kernelSeries(grepCase, seen));
     const rg = { ms: timed.rg, stdout: seen.stdout! };
     rgTimes.push(rg);
     const expected = rgKeys(rg.stdout);
@@ -177,8 +154,8 @@ async function readsBesideAGrep(): Promise<void> {
 async function scaling(grepCase: (typeof CASES)[number]): Promise<void> {
   const cores = availableParallelism();
   const one = ["taskset", "-c", "0"];
-  const all = firstGrepSeries(grepCase, {});
-  const single = firstGrepSeries(grepCase, {}, one);
+  const all = kernelSeries(grepCase, {});
+  const single = kernelSeries(grepCase, {}, one);
   // (All four in turns: a speed-up is a ratio of two of them.)
   const { rgAll, rgOne, oursAll, oursOne } = await inTurns({
     rgAll: all.rg,
