@@ -10,14 +10,28 @@ import { workerFailureReason } from "../io/runtime.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
 
+/** Where each warm-up search that finds lines stops. */
+export const WARM_UP_MATCHES = 2_000;
+
+/** A warm-up search: its pattern (a regex), whether it ignores case, and where it stops. */
+export interface WarmUpSearch {
+  pattern: string;
+  ignoreCase: boolean;
+  maxMatches: number;
+}
+
 /**
  * The warm-up searches: a literal no file is expected to hold (the index's filters and
- * walk), then a regex that most code files match, stopped after a few hundred lines
- * (reading, scanning and rows); each within {@linkcode WARM_UP_BUDGET_MS}.
+ * walk), then patterns that most code files match, one for each way a search looks for its
+ * literals (a regex's literal, alternatives, a literal ignoring case), each stopped after
+ * {@linkcode WARM_UP_MATCHES} lines: reading, scanning and rows run often enough to be
+ * compiled at the tiers a grep's would reach. Each runs within {@linkcode WARM_UP_BUDGET_MS}.
  */
-export const WARM_UP_SEARCHES: readonly { pattern: string; maxMatches: number }[] = [
-  { pattern: "linewise warm-up: a literal no file holds", maxMatches: 10 },
-  { pattern: "[a-z]+\\(", maxMatches: 200 },
+export const WARM_UP_SEARCHES: readonly WarmUpSearch[] = [
+  { pattern: "linewise warm-up: a literal no file holds", ignoreCase: false, maxMatches: 10 },
+  { pattern: "[a-z]+\\(", ignoreCase: false, maxMatches: WARM_UP_MATCHES },
+  { pattern: "return|function", ignoreCase: false, maxMatches: WARM_UP_MATCHES },
+  { pattern: "Function\\(", ignoreCase: true, maxMatches: WARM_UP_MATCHES },
 ];
 /** The time budget of each warm-up search. */
 export const WARM_UP_BUDGET_MS = 300;
@@ -34,9 +48,9 @@ export async function warmUpSearches(
   search: (query: SearchQuery) => Promise<SearchResult>,
   signal: AbortSignal,
 ): Promise<boolean> {
-  for (const { pattern, maxMatches } of WARM_UP_SEARCHES) {
+  for (const { pattern, ignoreCase, maxMatches } of WARM_UP_SEARCHES) {
     if (signal.aborted) return false;
-    const { matcher } = compilePattern(pattern);
+    const { matcher } = compilePattern(pattern, { ignoreCase });
     try {
       await search({ matcher, maxMatches, signal, deadline: Date.now() + WARM_UP_BUDGET_MS });
     } catch (error) {

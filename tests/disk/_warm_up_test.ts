@@ -37,8 +37,8 @@ test("warmUpSearches() runs each warm-up search in order, bounded, and says noth
   assert.equal(value, true);
   assert.deepEqual(lines, []);
   assert.deepEqual(
-    queries.map((q) => q.matcher.recipe?.pattern),
-    WARM_UP_SEARCHES.map((s) => s.pattern),
+    queries.map((q) => [q.matcher.recipe?.pattern, q.matcher.recipe?.ignoreCase]),
+    WARM_UP_SEARCHES.map((s) => [s.pattern, s.ignoreCase]),
   );
   for (const [i, query] of queries.entries()) {
     assert.equal(query.maxMatches, WARM_UP_SEARCHES[i].maxMatches);
