@@ -58,6 +58,8 @@ export const WORKER_MODULES = {
   searchThread: "disk/_search_thread_main.ts",
   /** Scans for patterns that may run without end where no process may (`moduleProcess`). */
   pattern: "match/_pattern_worker.ts",
+  /** Watches the roots for the search index (`search/index/_tree_watcher.ts`). */
+  watch: "search/index/_watch_thread.ts",
 } as const;
 
 /**

@@ -463,7 +463,7 @@ export class SearchIndex {
     this.#filters.learn(keys);
     if (this.#watcher === undefined && !this.#starting) {
       this.#starting = true;
-      setTimeout(() => this.#startWatching(), 0);
+      setTimeout(() => void this.#startWatching(), 0);
     }
   }
 
@@ -502,11 +502,24 @@ export class SearchIndex {
     this.#results.clear();
   }
 
-  #startWatching(): void {
-    if (this.#closed) return;
-    this.#watcher = TreeWatcher.start(this.#roots, undefined, this.#watchDir);
-    if (this.#watcher === undefined) this.close();
-    else this.#filters.start();
+  /**
+   * Starts the watcher, then learning: what is learned from then on is heard of when it
+   * changes. Until the watcher runs (its watches are set on a thread of its own, which takes
+   * a while on a large tree), searches go on without the index.
+   *
+   * @returns whether it runs
+   */
+  async #startWatching(): Promise<boolean> {
+    if (this.#closed) return false;
+    const watcher = await TreeWatcher.start(this.#roots, undefined, this.#watchDir);
+    if (this.#closed) watcher?.close();
+    else if (watcher === undefined) this.close();
+    else {
+      this.#watcher = watcher;
+      this.#filters.start();
+      return true;
+    }
+    return false;
   }
 
   /**
@@ -551,8 +564,7 @@ export class SearchIndex {
     const loaded = loadIndex(cache.file, cache.scope);
     if (loaded === undefined || this.#closed) return;
     this.#starting = true;
-    this.#startWatching();
-    if (this.#watcher === undefined) return;
+    if (!(await this.#startWatching())) return;
     const { keys, identities, filters, blocks } = loaded;
     const held = await this.#filesHeld(keys, identities);
     if (this.#closed) return;

@@ -11,7 +11,9 @@
  * load, one read can hold a change and the first sentinel, and a sentinel watcher made
  * first would hand its event over first: the test suite saw that happen with two busy
  * processes on the machine.) Runtimes without such an order (`WATCH_ORDER_KEPT` in `io/runtime.ts`)
- * must not use it, and their searches read everything.
+ * must not use it, and their searches read everything. The watches live on a thread of their
+ * own (`_watch_thread.ts`), whose events come over one channel in the order Bun handed them
+ * over: setting them on a large tree takes long, and would hold the thread that searches.
  *
  * Bun drops an event that repeats the path and kind of the watcher's previous one within
  * about a millisecond. A change made just after a sync that reported the same path could
@@ -28,6 +30,9 @@
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { createBarrierDir } from "../../files/_barrier_dir.ts";
+import { reportWorkerFailure, startWorker } from "../../io/runtime.ts";
+import { unref } from "../_search_pool.ts";
+import type { WatchJob, WatchReply } from "./_watch_thread.ts";
 
 /** What changed since the last {@linkcode TreeWatcher.sync}. */
 export interface TreeChanges {
@@ -53,7 +58,9 @@ const SYNC_TIMEOUT_MS = 2000;
 
 /** Watches roots recursively and tells what changed since the last sync. */
 export class TreeWatcher {
-  readonly #watchers: fs.FSWatcher[] = [];
+  /** The thread that watches, until closed. */
+  #thread: Worker | undefined;
+  readonly #roots: readonly string[];
   readonly #barrierDir: string;
   readonly #maxPending: number;
   #changes: TreeChanges = { paths: new Set(), structural: false, lost: false };
@@ -67,41 +74,72 @@ export class TreeWatcher {
   /** The sentinels of the syncs under way (concurrent searches sync at once). */
   readonly #waiting = new Map<string, () => void>();
 
-  private constructor(barrierDir: string, maxPending: number) {
+  private constructor(roots: readonly string[], barrierDir: string, maxPending: number) {
+    this.#roots = roots;
     this.#barrierDir = barrierDir;
     this.#maxPending = maxPending;
   }
 
   /**
-   * Starts watching (trust it only where `WATCH_ORDER_KEPT`); undefined when the
-   * watches cannot be set (no inotify, or too few watches left for a large tree).
+   * Starts watching (trust it only where `WATCH_ORDER_KEPT`), on a thread of its own; the
+   * calling thread goes on meanwhile.
    *
    * @param roots the real paths of the roots
    * @param maxPending changed paths held between syncs at the most (see
    *   {@linkcode MAX_PENDING_PATHS})
    * @param barrierDir the private directory to use (made empty by the caller, removed by
    *   {@linkcode TreeWatcher.close}); by default a new one in the system's temporary folder
-   * @returns the watcher, or undefined
+   * @returns the watcher once every watch is set; undefined when they cannot be (no inotify,
+   *   too few watches left for a large tree, a root gone, no thread to watch from)
    */
   static start(
     roots: readonly string[],
     maxPending: number = MAX_PENDING_PATHS,
     barrierDir?: string,
-  ): TreeWatcher | undefined {
-    let watcher: TreeWatcher | undefined;
+  ): Promise<TreeWatcher | undefined> {
+    let watcher: TreeWatcher;
     try {
-      watcher = new TreeWatcher(barrierDir ?? createBarrierDir(), maxPending);
-      for (const root of roots) {
-        watcher.#watch(root, true, (name, structural) => watcher!.#changed(root, name, structural));
-      }
-      // Last: of the events Bun reads at once, it hands each watcher's over in the order the
-      // watchers were made, so the roots' events come before the sentinel's.
-      watcher.#watch(watcher.#barrierDir, false, (name) => watcher!.#sentinelSeen(name));
-      return watcher;
+      watcher = new TreeWatcher(roots, barrierDir ?? createBarrierDir(), maxPending);
     } catch {
-      watcher?.close();
-      return undefined;
+      return Promise.resolve(undefined);
     }
+    const thread = unref(startWorker("watch"));
+    if (thread === undefined) {
+      watcher.close();
+      return Promise.resolve(undefined);
+    }
+    watcher.#thread = thread;
+    return new Promise((resolve) => {
+      const given = (ready: boolean) => {
+        if (!ready) watcher.close();
+        resolve(ready ? watcher : undefined);
+      };
+      let started = false;
+      thread.onmessage = (event: MessageEvent<WatchReply>) => {
+        const reply = event.data;
+        if ("events" in reply) watcher.#heard(reply.events);
+        else if ("ready" in reply) given(started = true);
+        else if (started) watcher.#fail();
+        else given(false);
+      };
+      const failed = (event: Event) => {
+        event.preventDefault(); // (Deno would otherwise end the process)
+        reportWorkerFailure("watch", event);
+        if (started) watcher.#fail();
+        else given(false);
+      };
+      thread.onerror = failed;
+      thread.onmessageerror = failed;
+      // Last: of the events Bun reads at once, it hands each watch's over in the order the
+      // watches were made, so the roots' events come before the sentinel's.
+      const job: WatchJob = {
+        watch: [
+          ...roots.map((path) => ({ path, recursive: true })),
+          { path: watcher.#barrierDir, recursive: false },
+        ],
+      };
+      thread.postMessage(job);
+    });
   }
 
   /** False once the watcher failed; its changes can no longer be trusted. */
@@ -139,23 +177,24 @@ export class TreeWatcher {
 
   /** Stops watching and removes the private directory. */
   close(): void {
-    for (const watcher of this.#watchers) watcher.close();
-    this.#watchers.length = 0;
+    this.#stopThread();
     this.#broken = true;
     for (const resolve of this.#waiting.values()) resolve();
     fs.rmSync(this.#barrierDir, { recursive: true, force: true });
   }
 
-  #watch(
-    path: string,
-    recursive: boolean,
-    onEvent: (name: string | undefined, structural: boolean) => void,
-  ): void {
-    const watcher = fs.watch(path, { recursive, persistent: false }, (event, name) => {
-      onEvent(name ?? undefined, event === "rename");
-    });
-    watcher.on("error", () => this.#fail());
-    this.#watchers.push(watcher);
+  /** Events from the thread, in order: a root's changes, or a sentinel of the barrier. */
+  #heard(events: [watch: number, name: string | null, rename: boolean][]): void {
+    for (const [watch, name, rename] of events) {
+      if (this.#broken) return;
+      if (watch < this.#roots.length) this.#changed(this.#roots[watch], name ?? undefined, rename);
+      else this.#sentinelSeen(name ?? undefined);
+    }
+  }
+
+  #stopThread(): void {
+    this.#thread?.terminate();
+    this.#thread = undefined;
   }
 
   #changed(root: string, name: string | undefined, structural: boolean): void {
@@ -218,8 +257,7 @@ export class TreeWatcher {
     this.#broken = true;
     this.#changes.lost = true;
     // No more events: nothing they could tell is trusted any more.
-    for (const watcher of this.#watchers) watcher.close();
-    this.#watchers.length = 0;
+    this.#stopThread();
     for (const resolve of this.#waiting.values()) resolve();
   }
 }

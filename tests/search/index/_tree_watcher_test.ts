@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
+import { setImmediate } from "node:timers";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import { REPEAT_WINDOW_MS, TreeWatcher } from "../../../src/search/index/_tree_watcher.ts";
 
@@ -16,11 +17,11 @@ describe("TreeWatcher", () => {
   let root: string;
   let watcher: TreeWatcher;
   const at = (name: string) => path.join(root, name);
-  before(() => {
+  before(async () => {
     root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-watch-test-")));
     fs.mkdirSync(at("src"));
     fs.writeFileSync(at("src/a.ts"), "a\n");
-    if (WATCH_ORDER_KEPT) watcher = TreeWatcher.start([root])!;
+    if (WATCH_ORDER_KEPT) watcher = (await TreeWatcher.start([root]))!;
   });
   after(() => {
     watcher?.close();
@@ -146,7 +147,7 @@ describe("TreeWatcher", () => {
   });
 
   test("a closed watcher reports that changes may be lost", BUN_ONLY, async () => {
-    const other = TreeWatcher.start([root])!;
+    const other = (await TreeWatcher.start([root]))!;
     other.close();
     assert.equal(other.healthy, false);
     const changes = await other.sync();
@@ -154,7 +155,7 @@ describe("TreeWatcher", () => {
   });
 
   test("more changes between two syncs than it holds count as lost", BUN_ONLY, async () => {
-    const small = TreeWatcher.start([root], 10)!;
+    const small = (await TreeWatcher.start([root], 10))!;
     try {
       await small.sync();
       for (let i = 0; i < 20; i++) fs.writeFileSync(at(`many-${i}.txt`), "x\n");
@@ -170,7 +171,7 @@ describe("TreeWatcher", () => {
     "a flood of events on a few paths gives the watcher up, and it stops listening",
     BUN_ONLY,
     async () => {
-      const small = TreeWatcher.start([root], 10)!;
+      const small = (await TreeWatcher.start([root], 10))!;
       try {
         await small.sync();
         // Two paths written in turn (Bun drops a repeat of the previous event): few paths,
@@ -188,7 +189,35 @@ describe("TreeWatcher", () => {
     },
   );
 
-  test("a root that does not exist gives no watcher", BUN_ONLY, () => {
-    assert.equal(TreeWatcher.start([at("missing")]), undefined);
+  test("a root that does not exist gives no watcher", BUN_ONLY, async () => {
+    assert.equal(await TreeWatcher.start([at("missing")]), undefined);
   });
+
+  test(
+    "sets its watches on a thread of its own: the calling thread turns meanwhile",
+    BUN_ONLY,
+    async () => {
+      // (A recursive watch sets one per directory before it returns: on a large tree that
+      // held the thread that searches. Set here, the watcher would be ready before this
+      // thread's next turn.)
+      let turns = 0;
+      let turning = true;
+      const turn = () => {
+        turns++;
+        if (turning) setImmediate(turn);
+      };
+      setImmediate(turn);
+      const other = await TreeWatcher.start([root]);
+      turning = false;
+      try {
+        assert.ok(other !== undefined, "it watches");
+        assert.ok(turns > 0, "this thread turned while the watches were set");
+        await other.sync();
+        fs.writeFileSync(at("src/thread.ts"), "t\n");
+        assert.deepEqual([...(await other.sync()).paths], [at("src/thread.ts")]);
+      } finally {
+        other?.close();
+      }
+    },
+  );
 });

@@ -1,0 +1,59 @@
+/**
+ * The thread a `TreeWatcher` (`_tree_watcher.ts`) watches from. Bun's recursive `fs.watch` sets a watch
+ * on every directory of the tree before it returns: on a tree of 12,000 directories that
+ * held the search thread for a quarter of a second, and a grep sent meanwhile waited for it.
+ * Here it holds only this thread. The watches are set in the order the watcher made them
+ * (the roots, then the private directory of the barrier), and each batch of events is
+ * posted in the order Bun handed them over, so the order `TreeWatcher.sync` relies on holds
+ * across the thread: one channel, first in, first out.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import { setImmediate } from "node:timers";
+
+/** What the watcher asks: the paths to watch, in order, and which of them recursively. */
+export interface WatchJob {
+  watch: { path: string; recursive: boolean }[];
+}
+
+/**
+ * What this thread tells: every watch set (`ready`), events (per event: the watch's position
+ * in the job, the name below it or null when the runtime gave none, and whether it was a
+ * rename), or that a watch failed (before or after `ready`).
+ */
+export type WatchReply =
+  | { ready: true }
+  | { events: [watch: number, name: string | null, rename: boolean][] }
+  | { failed: string };
+
+/** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
+interface WorkerScope {
+  onmessage: ((event: MessageEvent<WatchJob>) => void) | null;
+  postMessage(message: WatchReply): void;
+}
+
+const scope = globalThis as unknown as WorkerScope;
+let pending: [number, string | null, boolean][] = [];
+
+/** Posts the events heard since the last post, once Bun has handed over all of one read. */
+function flush(): void {
+  const events = pending;
+  pending = [];
+  scope.postMessage({ events });
+}
+
+scope.onmessage = (event) => {
+  try {
+    event.data.watch.forEach(({ path, recursive }, at) => {
+      const watcher = fs.watch(path, { recursive, persistent: false }, (kind, name) => {
+        if (pending.length === 0) setImmediate(flush);
+        pending.push([at, name ?? null, kind === "rename"]);
+      });
+      watcher.on("error", (error) => scope.postMessage({ failed: String(error) }));
+    });
+    scope.postMessage({ ready: true });
+  } catch (error) {
+    scope.postMessage({ failed: String(error) });
+  }
+};
