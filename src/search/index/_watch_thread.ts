@@ -1,11 +1,11 @@
 /**
- * The thread a `TreeWatcher` (`_tree_watcher.ts`) watches from. Bun's recursive `fs.watch` sets a watch
- * on every directory of the tree before it returns: on a tree of 12,000 directories that
- * held the search thread for a quarter of a second, and a grep sent meanwhile waited for it.
- * Here it holds only this thread. The watches are set in the order the watcher made them
- * (the roots, then the private directory of the barrier), and each batch of events is
- * posted in the order Bun handed them over, so the order `TreeWatcher.sync` relies on holds
- * across the thread: one channel, first in, first out.
+ * The thread a `TreeWatcher` (`_tree_watcher.ts`) watches from. Bun's recursive `fs.watch`
+ * sets a watch on every directory of the tree before it returns: on a tree of 12,000
+ * directories that held the search thread for a quarter of a second, and a grep sent
+ * meanwhile waited for it. Here it holds only this thread. The watches are set in the order
+ * the watcher made them (the roots, then the private directory of the barrier), and each
+ * batch of events is posted in the order Bun handed them over, so the order
+ * `TreeWatcher.sync` relies on holds across the thread: one channel, first in, first out.
  *
  * @module
  */
