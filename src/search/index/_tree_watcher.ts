@@ -32,7 +32,7 @@ import { join } from "node:path";
 import { createBarrierDir } from "../../files/_barrier_dir.ts";
 import { reportWorkerFailure, startWorker } from "../../io/runtime.ts";
 import { unref } from "../_search_pool.ts";
-import type { WatchJob, WatchReply } from "./_watch_thread.ts";
+import type { WatchEvent, WatchJob, WatchReply } from "./_watch_thread.ts";
 
 /** What changed since the last {@linkcode TreeWatcher.sync}. */
 export interface TreeChanges {
@@ -184,7 +184,7 @@ export class TreeWatcher {
   }
 
   /** Events from the thread, in order: a root's changes, or a sentinel of the barrier. */
-  #heard(events: [watch: number, name: string | null, rename: boolean][]): void {
+  #heard(events: WatchEvent[]): void {
     for (const [watch, name, rename] of events) {
       if (this.#broken) return;
       if (watch < this.#roots.length) this.#changed(this.#roots[watch], name ?? undefined, rename);

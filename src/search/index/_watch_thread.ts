@@ -18,14 +18,13 @@ export interface WatchJob {
 }
 
 /**
- * What this thread tells: every watch set (`ready`), events (per event: the watch's position
- * in the job, the name below it or null when the runtime gave none, and whether it was a
- * rename), or that a watch failed (before or after `ready`).
+ * One event: the watch's position in the job, the name below it or null when the runtime
+ * gave none, and whether it was a rename.
  */
-export type WatchReply =
-  | { ready: true }
-  | { events: [watch: number, name: string | null, rename: boolean][] }
-  | { failed: string };
+export type WatchEvent = [watch: number, name: string | null, rename: boolean];
+
+/** What this thread tells: every watch set, events, or that a watch failed (before or after). */
+export type WatchReply = { ready: true } | { events: WatchEvent[] } | { failed: true };
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
@@ -34,7 +33,7 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-let pending: [number, string | null, boolean][] = [];
+let pending: WatchEvent[] = [];
 
 /** Posts the events heard since the last post, once Bun has handed over all of one read. */
 function flush(): void {
@@ -50,10 +49,10 @@ scope.onmessage = (event) => {
         if (pending.length === 0) setImmediate(flush);
         pending.push([at, name ?? null, kind === "rename"]);
       });
-      watcher.on("error", (error) => scope.postMessage({ failed: String(error) }));
+      watcher.on("error", () => scope.postMessage({ failed: true }));
     });
     scope.postMessage({ ready: true });
-  } catch (error) {
-    scope.postMessage({ failed: String(error) });
+  } catch {
+    scope.postMessage({ failed: true });
   }
 };
