@@ -12,7 +12,7 @@ import { thisThreadId } from "../io/thread_cpu.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
 import { keptNumber, packResult } from "./_packed_result.ts";
-import { WarmUp } from "./_warm_up.ts";
+import { IdleWarmUp } from "./_warm_up.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
   collectsAtOnce,
@@ -41,8 +41,8 @@ const threadId = thisThreadId();
 if (threadId !== undefined) scope.postMessage({ threadId });
 const searches = new Map<number, AbortController>();
 let store: DirectoryStore | undefined;
-/** The store's warm-up (see `DirectoryStore.warmUp`), until the first search comes. */
-let warming: WarmUp | undefined;
+/** The store's warm-up (see `DirectoryStore.warmUp`). */
+let warmUp: IdleWarmUp | undefined;
 
 scope.onmessage = (event) => {
   const data = event.data;
@@ -51,9 +51,13 @@ scope.onmessage = (event) => {
       ...data.store,
       watchDir: data.watchDir,
     });
-    // (It does nothing unless the store took its index from disk.)
+    // (Its index is ready once taken from disk, or built after the first search.)
     const warmed = store;
-    warming = new WarmUp((signal) => warmed.warmUp(signal));
+    warmUp = new IdleWarmUp(
+      store.searchIndexReady(),
+      (signal) => warmed.warmUp(signal),
+      () => searches.size > 0,
+    );
   } else if ("cancel" in data) {
     searches.get(data.cancel)?.abort();
   } else if ("ping" in data) {
@@ -69,8 +73,7 @@ async function search({ id, query, held, queued }: ThreadSearch): Promise<void> 
   searches.set(id, controller);
   let repeated = false;
   try {
-    await warming?.stop();
-    warming = undefined;
+    await warmUp?.stop();
     const { recipe, progress, unreadable, ...rest } = query;
     const { matcher } = compilePattern(recipe.pattern, recipe);
     const result = await store!.search({
@@ -97,6 +100,7 @@ async function search({ id, query, held, queued }: ThreadSearch): Promise<void> 
     searches.delete(id);
     // (The last search to end collects: a collection set up meanwhile would stop the others.)
     if (searches.size === 0) collectAfter(repeated, queued);
+    warmUp?.idle();
   }
 }
 

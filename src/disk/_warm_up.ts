@@ -1,8 +1,9 @@
 /**
- * The searches a store with an index kept on disk runs before the session's first search
- * (see `DirectoryStore.warmUp`): the code of a search (the index's filters, reading,
- * scanning, rows) is compiled by its first runs, and a new server's first grep on a tree it
- * knows took 30-50 ms longer than its second (docs/search-index.md).
+ * The searches a search thread runs once its store's index is ready and no search runs (see
+ * `DirectoryStore.warmUp`): the code of a search (the index's filters, reading, scanning,
+ * rows) is compiled by its first runs, and a new server's first grep on a tree it knows took
+ * 30-50 ms longer than its second; a session's first greps after its first, on paths the
+ * first did not take (its lines, a regex ignoring case), were slower too (docs/search-index.md).
  *
  * @module
  */
@@ -63,22 +64,47 @@ export async function warmUpSearches(
   return true;
 }
 
-/** A warm-up under way, until the session's first search stops it. */
-export class WarmUp {
-  readonly #controller = new AbortController();
-  readonly #done: Promise<unknown>;
-
-  /** @param run the warm-up, given the signal that stops it (it must not reject) */
-  constructor(run: (signal: AbortSignal) => Promise<unknown>) {
-    this.#done = run(this.#controller.signal);
-  }
+/**
+ * A search thread's warm-up: due once its store's index is ready, started when no search
+ * runs, and stopped by the next search, which waits for the warm-up's search under way to
+ * end (it holds the warm workers, which the session's search should have). It runs once.
+ */
+export class IdleWarmUp {
+  readonly #run: (signal: AbortSignal) => Promise<unknown>;
+  readonly #busy: () => boolean;
+  #due = false;
+  #controller: AbortController | undefined;
+  #done: Promise<unknown> = Promise.resolve();
 
   /**
-   * Stops it, and waits for the search it has under way to end: that search holds the warm
-   * workers, which the session's search should have.
+   * @param ready resolves true once the warm-up may run (see `DirectoryStore.searchIndexReady`)
+   * @param run the warm-up, given the signal that stops it (it must not reject)
+   * @param busy whether a search runs
    */
+  constructor(
+    ready: Promise<boolean>,
+    run: (signal: AbortSignal) => Promise<unknown>,
+    busy: () => boolean,
+  ) {
+    this.#run = run;
+    this.#busy = busy;
+    void ready.then((due) => {
+      this.#due = due;
+      this.idle();
+    });
+  }
+
+  /** No search runs now, or one just ended: starts the warm-up if it is due. */
+  idle(): void {
+    if (!this.#due || this.#busy()) return;
+    this.#due = false;
+    this.#controller = new AbortController();
+    this.#done = this.#run(this.#controller.signal);
+  }
+
+  /** A search comes: stops the warm-up under way, and waits for its search to end. */
   async stop(): Promise<void> {
-    this.#controller.abort();
+    this.#controller?.abort();
     await this.#done;
   }
 }

@@ -850,18 +850,28 @@ export class DirectoryStore extends BaseFileStore {
   }
 
   /**
-   * Once the search index kept on disk is taken, runs two small searches (see
-   * `_warm_up.ts`), so that the first search of the session finds the search code
-   * compiled: a new server's first grep on a tree it knows is that much faster. Nothing
-   * happens when no index was taken from disk, or when searches run on the search thread
-   * (it warms up itself).
+   * Once the search index is ready (see {@linkcode searchIndexReady}), runs small searches
+   * (see `_warm_up.ts`), so that the session's next search finds the search code compiled:
+   * a new server's first grep on a tree it knows, and a session's first greps after its
+   * first, are that much faster.
    *
    * @param signal aborts it: abort it when a search comes, and wait for it to end
-   * @returns whether it ran to its end
+   * @returns whether it ran to its end (false at once without an index, or when the index
+   *   is closed before it is ready)
    */
   async warmUp(signal: AbortSignal): Promise<boolean> {
-    if (this.#searchIndex === undefined || !(await this.#searchIndex.fromDisk())) return false;
+    if (!(await this.searchIndexReady())) return false;
     return await warmUpSearches((query) => this.search(query), signal);
+  }
+
+  /**
+   * Waits until the search index first holds what a search uses: what it took from the
+   * cache on disk, or else what it learned from the first search, once that is indexed.
+   *
+   * @returns true then; false at once without an index, or when it is closed before
+   */
+  searchIndexReady(): Promise<boolean> {
+    return this.#searchIndex?.ready() ?? Promise.resolve(false);
   }
 
   /**

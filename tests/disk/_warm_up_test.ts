@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import {
+  IdleWarmUp,
   WARM_UP_BUDGET_MS,
   WARM_UP_SEARCHES,
-  WarmUp,
   warmUpSearches,
 } from "../../src/disk/_warm_up.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
@@ -70,18 +70,63 @@ test("warmUpSearches() stops quietly when aborted, and says once on stderr when 
   assert.deepEqual(failed.lines, ["linewise: the search warm-up failed (x is undefined)"]);
 });
 
-test("WarmUp.stop() aborts the warm-up and waits for its search under way to end", async () => {
-  let ended = false;
-  const warmUp = new WarmUp(async (signal) => {
+/** A warm-up that records its runs and ends once aborted, a batch later. */
+function recordedRun() {
+  const runs: AbortSignal[] = [];
+  let ended = 0;
+  const run = async (signal: AbortSignal) => {
+    runs.push(signal);
     await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
     await new Promise((resolve) => setTimeout(resolve, 20)); // (the batch it was in)
-    ended = true;
-  });
+    ended++;
+  };
+  return { runs, ended: () => ended, run };
+}
+
+const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+
+test("IdleWarmUp starts once ready and no search runs, once, and a search stops it", async () => {
+  let ready!: (ready: boolean) => void;
+  let busy = true;
+  const recorded = recordedRun();
+  const warmUp = new IdleWarmUp(
+    new Promise((resolve) => ready = resolve),
+    recorded.run,
+    () => busy,
+  );
+  warmUp.idle();
+  assert.equal(recorded.runs.length, 0, "not before the index is ready");
+  ready(true);
+  await turn();
+  assert.equal(recorded.runs.length, 0, "not while a search runs");
+  busy = false;
+  warmUp.idle();
+  assert.equal(recorded.runs.length, 1, "once the search ended");
+  warmUp.idle();
+  assert.equal(recorded.runs.length, 1, "once only");
   let timer: ReturnType<typeof setTimeout> | undefined;
   const stopped = await Promise.race([
     warmUp.stop().then(() => "stopped"),
     new Promise((resolve) => timer = setTimeout(() => resolve("not stopped in 2 s"), 2000)),
   ]).finally(() => clearTimeout(timer));
   assert.equal(stopped, "stopped");
-  assert.equal(ended, true, "its search ended before stop() did");
+  assert.equal(recorded.runs[0].aborted, true);
+  assert.equal(recorded.ended(), 1, "its search ended before stop() did");
+  warmUp.idle();
+  assert.equal(recorded.runs.length, 1, "not again after it was stopped");
+});
+
+test("IdleWarmUp starts at once when ready and idle, and never when the index is not", async () => {
+  const idle = recordedRun();
+  const first = new IdleWarmUp(Promise.resolve(true), idle.run, () => false);
+  await turn();
+  assert.equal(idle.runs.length, 1);
+  const never = recordedRun();
+  const warmUp = new IdleWarmUp(Promise.resolve(false), never.run, () => false);
+  await turn();
+  warmUp.idle();
+  assert.equal(never.runs.length, 0);
+  await warmUp.stop(); // (nothing under way: returns at once)
+  await first.stop();
+  assert.equal(idle.ended(), 1);
 });

@@ -207,6 +207,9 @@ export class SearchIndex {
   #warming: Promise<void> | undefined;
   /** Whether files were taken from the cache on disk. */
   #tookFromDisk = false;
+  /** Settles {@linkcode ready}. */
+  #settleReady!: (ready: boolean) => void;
+  readonly #ready = new Promise<boolean>((resolve) => this.#settleReady = resolve);
   #savedMark = "";
   #savedAt = 0;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
@@ -263,13 +266,13 @@ export class SearchIndex {
   }
 
   /**
-   * Waits for the start from the cache on disk, if there is one.
+   * Waits until the index first holds what a search uses: what it took from the cache on
+   * disk, or else what it learned from the first search, once that is indexed.
    *
-   * @returns whether files were taken from it
+   * @returns true then, false when it was closed before
    */
-  async fromDisk(): Promise<boolean> {
-    if (this.#warming !== undefined) await this.#warming;
-    return this.#tookFromDisk && !this.#closed;
+  ready(): Promise<boolean> {
+    return this.#ready;
   }
 
   /** A mark of the changes forgotten so far (it grows with every refresh that forgot one). */
@@ -500,6 +503,7 @@ export class SearchIndex {
     this.#workers.close();
     for (const table of [this.#walks, this.#walksToMake, this.#absent, this.#known]) table.clear();
     this.#results.clear();
+    this.#settleReady(false);
   }
 
   /**
@@ -542,6 +546,7 @@ export class SearchIndex {
     }
     for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
     this.#saveSoon();
+    this.#settleReady(!this.#closed);
   }
 
   /**
@@ -558,6 +563,7 @@ export class SearchIndex {
       cacheFailed("the search index's cache file could not be used", error);
     }
     this.#savedMark = this.#saveMark();
+    if (this.#tookFromDisk) this.#settleReady(!this.#closed);
   }
 
   async #takeFromCache(cache: IndexCacheFile): Promise<void> {

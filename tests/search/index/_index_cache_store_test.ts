@@ -461,7 +461,7 @@ describe("a store that starts from the cache", () => {
     },
   );
 
-  test("warms up only from a cache taken, and stops when told", BUN_ONLY, async () => {
+  test("warms up once its index is ready, and stops when told", BUN_ONLY, async () => {
     await saveCache(root, cache);
     const cases: Array<[string, DirectoryStoreOptions, (store: Counting) => AbortSignal, number]> =
       [
@@ -477,7 +477,6 @@ describe("a store that starts from the cache", () => {
           return controller.signal;
         }, 1],
         ["no index", {}, () => new AbortController().signal, 0],
-        ["an index, no cache", { searchIndex: true }, () => new AbortController().signal, 0],
       ];
     for (const [name, options, signal, searched] of cases) {
       const store = await counting(options);
@@ -489,13 +488,27 @@ describe("a store that starts from the cache", () => {
       }
     }
     fs.rmSync(cache, { recursive: true, force: true });
+    // Without a cache file, the index is ready once the first search's files are indexed.
     const store = await counting({ searchIndex: true, searchIndexCache: cache });
     try {
-      assert.equal(await store.warmUp(new AbortController().signal), false, "no cache file");
-      assert.equal(store.patterns.length, 0);
+      let settled = false;
+      const warmed = store.warmUp(new AbortController().signal).finally(() => settled = true);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual([settled, store.patterns], [false, []], "it waits for a first search");
+      await answers(store, root);
+      assert.equal(await warmed, true);
+      assert.deepEqual(
+        store.patterns.slice(-WARM_UP_SEARCHES.length),
+        WARM_UP_SEARCHES.map((s) => s.pattern),
+      );
     } finally {
       store.close();
     }
+    const closed = await counting({ searchIndex: true, searchIndexCache: cache });
+    const warmed = closed.warmUp(new AbortController().signal);
+    closed.close();
+    assert.equal(await warmed, false, "closed before its index was ready");
+    assert.deepEqual(closed.patterns, []);
   });
 
   test(
@@ -514,6 +527,28 @@ describe("a store that starts from the cache", () => {
         assert.deepEqual(await answers(store, root), expected, "sent at once");
         await new Promise((resolve) => setTimeout(resolve, 1000));
         assert.deepEqual(await answers(store, root), expected, "after the warm-up");
+      } finally {
+        store.close();
+      }
+    },
+  );
+
+  test(
+    "on the search thread without a cache, answers alike before, during and after the warm-up",
+    BUN_ONLY,
+    async () => {
+      const store = await DirectoryStore.create({
+        roots: [root],
+        searchThread: true,
+        searchIndex: true,
+      });
+      try {
+        const expected = await answers(plain);
+        // (The index is built, then warmed up, within a second or two of the first search.)
+        for (let i = 0; i < 12; i++) {
+          assert.deepEqual(await answers(store, root), expected, `round ${i}`);
+          await new Promise((resolve) => setTimeout(resolve, 50 * i));
+        }
       } finally {
         store.close();
       }
