@@ -55,7 +55,11 @@ scope.onmessage = (event) => {
     const warmed = store;
     warmUp = new IdleWarmUp(
       store.searchIndexReady(),
-      (signal) => warmed.warmUp(signal),
+      async (signal) => {
+        await warmed.warmUp(signal);
+        // (What it left is collected as what a search leaves, unless a search runs now.)
+        if (searches.size === 0) collectAfter(false, false);
+      },
       () => searches.size > 0,
     );
   } else if ("cancel" in data) {
