@@ -983,8 +983,4 @@ function lstatOrUndefined(files: Sandbox["files"], path: string): FileStat | und
   }
 }
 
-keepOffTopTier(
-  DirectoryStore.prototype["childPath"],
-  DirectoryStore.prototype["listDirectory"],
-  ...WALK_HOT_PATH,
-);
+keepOffTopTier(DirectoryStore.prototype["childPath"], ...WALK_HOT_PATH);

@@ -285,9 +285,12 @@ const jsc = RUNTIME === "bun"
  * more CPU than it can save there (the time is the kernel's), and on few cores competes
  * with the search itself (measured in bench/: the first greps were faster without it). The
  * lower tiers still compile these functions. Only Bun runs JavaScriptCore; elsewhere this
- * does nothing.
+ * does nothing. Plain functions only: the body of an async function or generator is compiled
+ * apart from the function object, out of reach (such a hot body still reached the top tier),
+ * so one is refused rather than seem kept off.
  *
  * @param functions the functions (methods are taken from their prototype)
+ * @throws TypeError for an async function or a generator
  * @example
  * ```ts
  * import { keepOffTopTier } from "./runtime.ts";
@@ -295,6 +298,12 @@ const jsc = RUNTIME === "bun"
  * ```
  */
 export function keepOffTopTier(...functions: unknown[]): void {
+  for (const fn of functions) {
+    const kind = (fn as { constructor?: { name?: string } })?.constructor?.name;
+    if (kind !== "Function") {
+      throw new TypeError(`keepOffTopTier() takes plain functions, not ${kind ?? typeof fn}`);
+    }
+  }
   if (jsc === undefined) return;
   for (const fn of functions) jsc.noFTL(fn);
 }

@@ -671,4 +671,4 @@ function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-keepOffTopTier(walkAndQueue, collectInOrder, ReadingQueue.prototype.add);
+keepOffTopTier(ReadingQueue.prototype.add);

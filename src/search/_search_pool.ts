@@ -432,4 +432,4 @@ export class ExaminedBatches {
   }
 }
 
-keepOffTopTier(ExaminedBatches.prototype.add, ExaminedBatches.prototype.get);
+keepOffTopTier(ExaminedBatches.prototype.add);

@@ -488,10 +488,12 @@ export async function createWalkFilter(
 
 /**
  * The functions a walk of a large tree calls most: for a store that tunes how the runtime
- * compiles them (the directory store keeps them off JavaScriptCore's top tier).
+ * compiles them (the directory store keeps them off JavaScriptCore's top tier). Only plain
+ * functions: the body of an async function or generator is compiled apart from the function
+ * object, out of such a tuning's reach (`walkFileRuns` was compiled in the top tier all the
+ * same).
  */
 export const WALK_HOT_PATH: readonly unknown[] = [
-  walkFileRuns,
   childNode,
   skipped,
   byName,

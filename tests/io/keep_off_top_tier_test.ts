@@ -16,6 +16,13 @@ describe("keepOffTopTier()", () => {
     assert.equal(f(1), 2);
   });
 
+  it("refuses what it cannot keep off: async functions and generators", () => {
+    for (const fn of [async () => {}, function* () {}, async function* () {}, 1]) {
+      assert.throws(() => keepOffTopTier(fn), TypeError, String(fn));
+    }
+    keepOffTopTier(function plain() {}, { method() {} }.method);
+  });
+
   it("keeps a hot function out of the top tier that an unmarked twin reaches", {
     skip: !ON_BUN,
     timeout: 60_000,
