@@ -48,8 +48,9 @@ export interface TreeChanges {
 export const REPEAT_WINDOW_MS = 20;
 
 /**
- * Changed paths held between two syncs at the most; more (a build writing a whole tree while
- * nobody searches) count as lost changes, and the index gives up instead of growing.
+ * Events heard between two syncs at the most, so changed paths held too (each took one); more
+ * (a build writing a whole tree while nobody searches) count as lost changes, and the index
+ * gives up instead of growing.
  */
 export const MAX_PENDING_PATHS = 100_000;
 
@@ -85,7 +86,7 @@ export class TreeWatcher {
    * calling thread goes on meanwhile.
    *
    * @param roots the real paths of the roots
-   * @param maxPending changed paths held between syncs at the most (see
+   * @param maxPending events heard between syncs at the most (see
    *   {@linkcode MAX_PENDING_PATHS})
    * @param barrierDir the private directory to use (made empty by the caller, removed by
    *   {@linkcode TreeWatcher.close}); by default a new one in the system's temporary folder
@@ -119,13 +120,16 @@ export class TreeWatcher {
         const reply = event.data;
         if ("events" in reply) watcher.#heard(reply.events);
         else if ("ready" in reply) given(started = true);
-        else if (started) watcher.#fail();
-        else given(false);
+        else if (started) watcher.#fail(reply.failed);
+        else {
+          say("the roots cannot be watched for changes", reply.failed);
+          given(false);
+        }
       };
       const failed = (event: Event) => {
         event.preventDefault(); // (Deno would otherwise end the process)
         reportWorkerFailure("watch", event);
-        if (started) watcher.#fail();
+        if (started) watcher.#fail("its thread failed");
         else given(false);
       };
       thread.onerror = failed;
@@ -202,7 +206,7 @@ export class TreeWatcher {
     // rescans the directories a symlink swapped in points to) would keep this thread busy
     // with nothing but events; past the cap the watcher gives up instead.
     if (++this.#events > this.#maxPending) {
-      this.#fail();
+      this.#fail(`more than ${this.#maxPending} events between two searches`);
       return;
     }
     if (name === undefined) {
@@ -211,10 +215,6 @@ export class TreeWatcher {
     }
     // Walks never enter .git, so what git does there changes no search.
     if (name.split("/").includes(".git")) return;
-    if (this.#changes.paths.size >= this.#maxPending) {
-      this.#fail();
-      return;
-    }
     const path = join(root, name);
     const walkChanged = structural || name === ".gitignore" || name.endsWith("/.gitignore");
     this.#changes.paths.add(path);
@@ -238,9 +238,9 @@ export class TreeWatcher {
     try {
       fs.writeFileSync(join(this.#barrierDir, name), "");
       if (await Promise.race([seen, timeout])) return true;
-      this.#fail();
-    } catch {
-      this.#fail();
+      this.#fail(`a change went unreported for ${SYNC_TIMEOUT_MS / 1000} s`);
+    } catch (error) {
+      this.#fail(`its check file could not be written (${(error as Error).message})`);
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(name);
@@ -253,11 +253,23 @@ export class TreeWatcher {
     if (name !== undefined) this.#waiting.get(name)?.();
   }
 
-  #fail(): void {
+  /** Gives the watcher up, and says why on stderr (searches then read every file). */
+  #fail(why: string): void {
+    if (this.#broken) return;
+    say("the file watcher stopped", why);
     this.#broken = true;
     this.#changes.lost = true;
     // No more events: nothing they could tell is trusted any more.
     this.#stopThread();
     for (const resolve of this.#waiting.values()) resolve();
   }
+}
+
+/**
+ * Says on stderr that watching failed, why, and what it means for searches; when inotify
+ * watches ran out (ENOSPC), what a user can do about it.
+ */
+function say(what: string, why: string): void {
+  const hint = why.includes("ENOSPC") ? " (raise fs.inotify.max_user_watches)" : "";
+  console.error(`linewise: ${what} (${why}); searches read every file from now on${hint}`);
 }

@@ -23,8 +23,8 @@ export interface WatchJob {
  */
 export type WatchEvent = [watch: number, name: string | null, rename: boolean];
 
-/** What this thread tells: every watch set, events, or that a watch failed (before or after). */
-export type WatchReply = { ready: true } | { events: WatchEvent[] } | { failed: true };
+/** What this thread tells: every watch set, events, or why a watch failed (before or after). */
+export type WatchReply = { ready: true } | { events: WatchEvent[] } | { failed: string };
 
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
@@ -49,10 +49,15 @@ scope.onmessage = (event) => {
         if (pending.length === 0) setImmediate(flush);
         pending.push([at, name ?? null, kind === "rename"]);
       });
-      watcher.on("error", () => scope.postMessage({ failed: true }));
+      watcher.on("error", (error) => scope.postMessage({ failed: messageOf(error) }));
     });
     scope.postMessage({ ready: true });
-  } catch {
-    scope.postMessage({ failed: true });
+  } catch (error) {
+    scope.postMessage({ failed: messageOf(error) });
   }
 };
+
+/** An error's message alone (`ENOSPC: no space left on device, watch '…'`). */
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -2,12 +2,25 @@ import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
+import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { setImmediate } from "node:timers";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import { REPEAT_WINDOW_MS, TreeWatcher } from "../../../src/search/index/_tree_watcher.ts";
 
 const isBun = "Bun" in globalThis;
+
+/** console.error's lines while `run` runs. */
+async function stderrOf<T>(run: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
+  const lines: string[] = [];
+  const original = console.error;
+  console.error = (...args: unknown[]) => void lines.push(args.join(" "));
+  try {
+    return { value: await run(), lines };
+  } finally {
+    console.error = original;
+  }
+}
 const BUN_ONLY = {
   skip: WATCH_ORDER_KEPT ? false : "the watcher is trusted only on Bun",
   timeout: 60_000,
@@ -159,9 +172,13 @@ describe("TreeWatcher", () => {
     try {
       await small.sync();
       for (let i = 0; i < 20; i++) fs.writeFileSync(at(`many-${i}.txt`), "x\n");
-      const changes = await small.sync();
+      const { value: changes, lines } = await stderrOf(() => small.sync());
       assert.equal(changes.lost, true);
       assert.equal(small.healthy, false);
+      assert.deepEqual(lines, [
+        "linewise: the file watcher stopped (more than 10 events between two searches); " +
+        "searches read every file from now on",
+      ]);
     } finally {
       small.close();
     }
@@ -177,8 +194,9 @@ describe("TreeWatcher", () => {
         // Two paths written in turn (Bun drops a repeat of the previous event): few paths,
         // but more events than the cap.
         for (let i = 0; i < 40; i++) fs.writeFileSync(at(`busy-${i % 2}.txt`), `${i}\n`);
-        const changes = await small.sync();
+        const { value: changes, lines } = await stderrOf(() => small.sync());
         assert.equal(changes.lost, true);
+        assert.equal(lines.length, 1);
         assert.equal(small.healthy, false);
         const started = Date.now();
         await small.sync();
@@ -190,7 +208,10 @@ describe("TreeWatcher", () => {
   );
 
   test("a root that does not exist gives no watcher", BUN_ONLY, async () => {
-    assert.equal(await TreeWatcher.start([at("missing")]), undefined);
+    const { value, lines } = await stderrOf(() => TreeWatcher.start([at("missing")]));
+    assert.equal(value, undefined);
+    assert.equal(lines.length, 1);
+    assert.match(lines[0], /^linewise: the roots cannot be watched for changes \(.*ENOENT.*\); /);
   });
 
   test(
@@ -220,4 +241,42 @@ describe("TreeWatcher", () => {
       }
     },
   );
+
+  test("runs out of watches after it started: it fails, and says changes may be lost", {
+    ...BUN_ONLY,
+    skip: BUN_ONLY.skip ||
+      (process.getuid?.() !== 0 && "needs root: it lowers the inotify watch limit for a moment"),
+  }, async () => {
+    // (Its own root: a directory made under the shared one would fail the shared watcher.)
+    const own = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-watch-limit-")));
+    const other = (await TreeWatcher.start([own]))!;
+    const limit = "/proc/sys/fs/inotify/max_user_watches";
+    const before = fs.readFileSync(limit, "utf8");
+    try {
+      await other.sync();
+      assert.equal(other.healthy, true);
+      // A new directory needs a watch of its own, and none is left.
+      fs.writeFileSync(limit, "1");
+      const { lines } = await stderrOf(async () => {
+        try {
+          fs.mkdirSync(path.join(own, "unwatched"));
+          for (let i = 0; i < 200 && other.healthy; i++) {
+            await new Promise((resolve) => setTimeout(resolve, 10));
+          }
+        } finally {
+          fs.writeFileSync(limit, before);
+        }
+      });
+      assert.equal(other.healthy, false, "the failure was heard");
+      assert.equal(lines.length, 1, "said once");
+      assert.ok(lines[0].startsWith("linewise: the file watcher stopped ("), lines[0]);
+      assert.ok(lines[0].includes("ENOSPC"), lines[0]);
+      const end = "; searches read every file from now on (raise fs.inotify.max_user_watches)";
+      assert.ok(lines[0].endsWith(end), lines[0]);
+      assert.equal((await other.sync()).lost, true);
+    } finally {
+      other.close();
+      fs.rmSync(own, { recursive: true, force: true });
+    }
+  });
 });
