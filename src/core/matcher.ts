@@ -458,8 +458,9 @@ function groupedInstead(
   depth = 0,
 ): string[] | undefined {
   if (topLevelBranches(source) !== undefined) return undefined; // (alternatives of its own)
+  const joined = joinedAlternativesOf(source);
+  if (joined !== undefined && shortest(joined) >= TRIGRAM) return joined;
   let best: string[] | undefined;
-  const shortest = (literals: string[]) => Math.min(...literals.map((one) => one.length));
   for (const group of mandatoryGroups(source)) {
     const literals = alternativeLiteralsOf(group, depth + 1);
     if (literals !== undefined && (best === undefined || shortest(literals) > shortest(best))) {
@@ -469,6 +470,60 @@ function groupedInstead(
   if (best === undefined || required === undefined) return best;
   const weak = required.every((literal) => literal.length < TRIGRAM);
   return weak && shortest(best) >= TRIGRAM ? best : undefined;
+}
+
+/** The length of the shortest of some literals. */
+function shortest(literals: string[]): number {
+  return Math.min(...literals.map((one) => one.length));
+}
+
+/**
+ * Groups of alternatives a pattern's joined literals are looked for around, at the most: each
+ * reads the whole pattern again (5,000 groups took 8 s).
+ */
+const MAX_JOINED_GROUPS = 4;
+
+/** Stands for a group while the literals around it are read (a character no pattern holds). */
+const PLACE = "\uE000";
+
+/**
+ * The strings every match holds one of when its only required literal is made of a group of
+ * alternatives that each spell a string and the plain characters right around it: the
+ * alternatives with those characters (`(get|set)Value`: `getValue`, `setValue`;
+ * `\b(?:kmalloc|kzalloc)\(`: `kmalloc(`, `kzalloc(`). Each holds the pattern's required
+ * literal, so they filter better. A group repeated joins only what stands before it (its
+ * first time is next to that); an optional one joins nothing. Of the first
+ * {@linkcode MAX_JOINED_GROUPS} such groups, the one whose shortest string is the longest.
+ */
+function joinedAlternativesOf(source: string): string[] | undefined {
+  if (source.includes(PLACE)) return undefined;
+  let best: string[] | undefined;
+  let tried = 0;
+  for (let at = 0; at < source.length && tried < MAX_JOINED_GROUPS; at++) {
+    const char = source[at];
+    if (char === "\\") at++;
+    else if (char === "[") {
+      at = skipClass(source, at + 1) - 1;
+      if (at < 0) return best;
+    } else if (char === "(") {
+      const end = skipGroup(source, at + 1);
+      if (end === -1) return best;
+      const open = groupOpening(source, at);
+      const branches = open === 0
+        ? undefined
+        : spelledBranchesOf(source.slice(at + open, end - 1), MAX_ALTERNATIVE_LITERALS);
+      // (Read with the group as one character: what stays next to it is what joins it.)
+      if (branches !== undefined) tried++;
+      const runs = branches && requiredLiteralsOf(source.slice(0, at) + PLACE + source.slice(end));
+      if (runs?.length === 1 && runs[0].includes(PLACE)) {
+        const [before, after] = runs[0].split(PLACE);
+        const joined = [...new Set(branches!.map((branch) => before + branch + after))];
+        if (best === undefined || shortest(joined) > shortest(best)) best = joined;
+      }
+      at = end - 1;
+    }
+  }
+  return best;
 }
 
 /** What the plain groups of a pattern's top level that are not optional hold. */

@@ -368,7 +368,7 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["TODO|FIXME", ["TODO", "FIXME"]],
     ["foo|bar\\(", ["foo", "bar("]],
     ["TODO|fix\\w+ME", ["TODO", "ME"]], // each alternative's rarest
-    ["foo(bar|baz)|qux", ["foo", "qux"]],
+    ["foo(bar|baz)|qux", ["foobar", "foobaz", "qux"]], // the group joins "foo"
     ["Ab|aB|Ab", ["Ab", "aB"]],
     ["x+|yy", ["x", "yy"]],
     ["a|", undefined], // an empty alternative matches every line
@@ -379,16 +379,24 @@ describe("regexMatcher() alternativeLiterals", () => {
     // when the literals outside it are too short for an index (or there are none).
     ["(TODO|FIXME)", ["TODO", "FIXME"]],
     ["(?:TODO|FIXME)", ["TODO", "FIXME"]],
-    ["(?<tag>TODO|FIXME):", ["TODO", "FIXME"]],
-    ["\\b(?:kmalloc|kzalloc)\\(", ["kmalloc", "kzalloc"]],
-    ["(?:ab|cd)(?:efg|hijk)\\.", ["efg", "hijk"]],
+    ["(?<tag>TODO|FIXME):", ["TODO:", "FIXME:"]],
+    ["\\b(?:kmalloc|kzalloc)\\(", ["kmalloc(", "kzalloc("]],
+    ["(?:ab|cd)(?:efg|hijk)\\.", ["efg.", "hijk."]],
     ["\\b(?:foo|bar)\\b", ["foo", "bar"]],
     ["(?:foo|bar)?\\(", undefined], // optional
-    ["(?:foo|bar)baz", undefined], // "baz" is required
+    // The plain characters right around such a group join its alternatives.
+    ["(?:foo|bar)baz", ["foobaz", "barbaz"]],
+    ["(get|set)Value", ["getValue", "setValue"]],
+    ["x(ab|cd)+", ["xab", "xcd"]], // repeated: only what stands before it joins
+    ["x(ab|cd)+y", undefined], // "y" would be left out: "x" and "y" are required
+    ["xy(ab|cd)?z", undefined], // optional: "xy" and "z" are required
+    ["(ab|c)d", undefined], // "cd" is too short for an index: "d" is required
+    ["q.*(ab|cd)ef", undefined], // "q" would be left out
+    ["(a\\.|b\\()\\)", ["a.)", "b()"]],
     // An alternative whose literals are too short, or that has none, gives its group's.
-    ["(?:kmalloc|kzalloc)\\(|vmalloc\\(", ["kmalloc", "kzalloc", "vmalloc("]],
+    ["(?:kmalloc|kzalloc)\\(|vmalloc\\(", ["kmalloc(", "kzalloc(", "vmalloc("]],
     ["(?:foo|bar)|qux", ["foo", "bar", "qux"]],
-    ["x(?:ab|cd)|qux", ["x", "qux"]], // "ab" and "cd" are too short as well
+    ["x(?:ab|cd)|qux", ["xab", "xcd", "qux"]],
     ["(?:foo|bar)?x|qux", ["x", "qux"]], // optional
     // Four groups down, and one more than that.
     ["(?:(?:(?:(?:abc|def)|ghi)|jkl)|mno)|stu", ["abc", "def", "ghi", "jkl", "mno", "stu"]],
@@ -412,6 +420,14 @@ describe("regexMatcher() alternativeLiterals", () => {
       assert.deepEqual(regexMatcher(pattern, options).alternativeLiterals, literals);
     });
   }
+
+  test("joins around the first four groups of alternatives only (each reads the pattern again)", () => {
+    const joined = (groups: number) =>
+      regexMatcher("(ab|cd)".repeat(groups) + "(qr|st)uvw").alternativeLiterals;
+    assert.deepEqual(joined(3), ["qruvw", "stuvw"]);
+    assert.equal(joined(4), undefined);
+    assert.deepEqual(regexMatcher("(ab|cd)".repeat(4) + "(qr|st)uvw").requiredLiterals, ["uvw"]);
+  });
 
   test("a case-insensitive pattern of alternatives spells a stretch of each", () => {
     const spellings = regexMatcher("TODO|FIXME", { ignoreCase: true }).alternativeLiterals;
@@ -511,6 +527,14 @@ describe("regexMatcher() alternativeLiterals", () => {
       "(?:abc|de+f)\\(|gh\\(",
       "(?:ab|(?:cde|f+gh)\\.)x|yz",
       "(?:abc|def)|g",
+      "(a|b)cd",
+      "x(ab|cd)+y",
+      "xy(ab|cd)?z",
+      "(?:ab|cd)e\\.|q",
+      "q(ab|c)ef|x",
+      "(abc|d)(e|f)g",
+      "(a|b)+cd",
+      "cd(a|b){2}e",
     ];
     forMatchedLines(patterns, (pattern, matcher, line) => {
       // (Where a group's literals are too short for the index, `\b(?:ab|cd)\.`, the pattern
@@ -524,6 +548,43 @@ describe("regexMatcher() alternativeLiterals", () => {
       assert.ok(found, `${pattern} on ${line} lacks ${literals}`);
     });
   });
+});
+
+test("every line drawn from a pattern of joined alternatives holds one of them", () => {
+  // (Lines the pattern matches, drawn by fast-check from the pattern itself: random lines
+  // seldom hit "xyz" for `xy(ab|cd)?z`.)
+  const patterns = [
+    "xy(ab|cd)?z",
+    "(?:ab|cd)*abc",
+    "(?:ab|cd){0,2}\\(",
+    "x(ab|cd)+y",
+    "(a|b)+cd",
+    "cd(a|b){2}e",
+    "(get|set)Value",
+    "foo(bar|baz)qux",
+    "(?:foo|bar)baz|q",
+    "(?<t>ab|cd):",
+    "q.*(ab|cd)ef",
+  ];
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...patterns).chain((pattern) =>
+        fc.tuple(fc.constant(pattern), fc.stringMatching(new RegExp(pattern)))
+      ),
+      ([pattern, line]) => {
+        const matcher = regexMatcher(pattern);
+        assert.ok(matcher.matchLine(line) !== null, `${pattern} on ${line}`);
+        const alternatives = matcher.alternativeLiterals;
+        if (alternatives !== undefined) {
+          assert.ok(alternatives.some((one) => line.includes(one)), `${pattern} on ${line}`);
+        }
+        for (const literal of matcher.requiredLiterals ?? []) {
+          assert.ok(line.includes(literal), `${pattern} on ${line} lacks ${literal}`);
+        }
+      },
+    ),
+    RUNS,
+  );
 });
 
 describe("the literals a prefilter looks for, of drawn patterns", () => {
