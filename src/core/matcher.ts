@@ -499,51 +499,46 @@ function joinedAlternativesOf(source: string): string[] | undefined {
   if (source.includes(PLACE)) return undefined;
   let best: string[] | undefined;
   let tried = 0;
-  for (let at = 0; at < source.length && tried < MAX_JOINED_GROUPS; at++) {
-    const char = source[at];
-    if (char === "\\") at++;
-    else if (char === "[") {
-      at = skipClass(source, at + 1) - 1;
-      if (at < 0) return best;
-    } else if (char === "(") {
-      const end = skipGroup(source, at + 1);
-      if (end === -1) return best;
-      const open = groupOpening(source, at);
-      const branches = open === 0
-        ? undefined
-        : spelledBranchesOf(source.slice(at + open, end - 1), MAX_ALTERNATIVE_LITERALS);
-      // (Read with the group as one character: what stays next to it is what joins it.)
-      if (branches !== undefined) tried++;
-      const runs = branches && requiredLiteralsOf(source.slice(0, at) + PLACE + source.slice(end));
-      if (runs?.length === 1 && runs[0].includes(PLACE)) {
-        const [before, after] = runs[0].split(PLACE);
-        const joined = [...new Set(branches!.map((branch) => before + branch + after))];
-        if (best === undefined || shortest(joined) > shortest(best)) best = joined;
-      }
-      at = end - 1;
-    }
+  for (const { at, open, end } of plainGroups(source)) {
+    const branches = spelledBranchesOf(source.slice(at + open, end - 1), MAX_ALTERNATIVE_LITERALS);
+    if (branches === undefined) continue;
+    if (++tried > MAX_JOINED_GROUPS) break;
+    // (Read with the group as one character: what stays next to it is what joins it.)
+    const runs = requiredLiteralsOf(source.slice(0, at) + PLACE + source.slice(end));
+    if (runs?.length !== 1 || !runs[0].includes(PLACE)) continue;
+    const [before, after] = runs[0].split(PLACE);
+    const joined = [...new Set(branches.map((branch) => before + branch + after))];
+    if (best === undefined || shortest(joined) > shortest(best)) best = joined;
   }
   return best;
 }
 
 /** What the plain groups of a pattern's top level that are not optional hold. */
 function mandatoryGroups(source: string): string[] {
-  const groups: string[] = [];
+  return [...plainGroups(source)]
+    .filter(({ end }) => !optionalAt(source, end))
+    .map(({ at, open, end }) => source.slice(at + open, end - 1));
+}
+
+/**
+ * The plain groups of a pattern's top level (see `groupOpening`), in order: where each opens,
+ * the length of its opening, and the offset after its `)`.
+ */
+function* plainGroups(source: string): Generator<{ at: number; open: number; end: number }> {
   for (let at = 0; at < source.length; at++) {
     const char = source[at];
     if (char === "\\") at++;
     else if (char === "[") {
       at = skipClass(source, at + 1) - 1;
-      if (at < 0) return groups;
+      if (at < 0) return;
     } else if (char === "(") {
       const end = skipGroup(source, at + 1);
-      if (end === -1) return groups;
+      if (end === -1) return;
       const open = groupOpening(source, at);
-      if (open !== 0 && !optionalAt(source, end)) groups.push(source.slice(at + open, end - 1));
+      if (open !== 0) yield { at, open, end };
       at = end - 1;
     }
   }
-  return groups;
 }
 
 /**

@@ -7,6 +7,7 @@ import {
   warmUpSearches,
 } from "../../src/disk/_warm_up.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
+import { stderrOf } from "../_helpers/stderr.ts";
 
 const EMPTY: SearchResult = {
   files: [],
@@ -15,18 +16,6 @@ const EMPTY: SearchResult = {
   binaryFilesSkipped: 0,
   filesNotSearched: 0,
 };
-
-/** console.error's lines while `run` runs. */
-async function stderrOf<T>(run: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
-  const lines: string[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => void lines.push(args.join(" "));
-  try {
-    return { value: await run(), lines };
-  } finally {
-    console.error = original;
-  }
-}
 
 test("warmUpSearches() runs each warm-up search in order, bounded, and says nothing", async () => {
   const queries: SearchQuery[] = [];

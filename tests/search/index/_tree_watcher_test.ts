@@ -7,20 +7,9 @@ import { after, before, describe, test } from "node:test";
 import { setImmediate } from "node:timers";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import { REPEAT_WINDOW_MS, TreeWatcher } from "../../../src/search/index/_tree_watcher.ts";
+import { stderrOf } from "../../_helpers/stderr.ts";
 
 const isBun = "Bun" in globalThis;
-
-/** console.error's lines while `run` runs. */
-async function stderrOf<T>(run: () => Promise<T>): Promise<{ value: T; lines: string[] }> {
-  const lines: string[] = [];
-  const original = console.error;
-  console.error = (...args: unknown[]) => void lines.push(args.join(" "));
-  try {
-    return { value: await run(), lines };
-  } finally {
-    console.error = original;
-  }
-}
 const BUN_ONLY = {
   skip: WATCH_ORDER_KEPT ? false : "the watcher is trusted only on Bun",
   timeout: 60_000,
@@ -255,7 +244,9 @@ describe("TreeWatcher", () => {
     try {
       await other.sync();
       assert.equal(other.healthy, true);
-      // A new directory needs a watch of its own, and none is left.
+      // A new directory needs a watch of its own, and none is left. (The limit is the
+      // machine's: for these few milliseconds, another process of this user that sets a new
+      // watch fails too. The suite runs its files one after the other.)
       fs.writeFileSync(limit, "1");
       const { lines } = await stderrOf(async () => {
         try {
