@@ -196,6 +196,21 @@ describe("TreeWatcher", () => {
     },
   );
 
+  test("a check file that cannot be written fails the watcher, said once", BUN_ONLY, async () => {
+    const barrier = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-watch-barrier-"));
+    const other = (await TreeWatcher.start([root], undefined, barrier))!;
+    try {
+      fs.rmSync(barrier, { recursive: true }); // (no check file can be written now)
+      const { value, lines } = await stderrOf(() => Promise.all([other.sync(), other.sync()]));
+      assert.deepEqual(value.map((changes) => changes.lost), [true, true]);
+      assert.equal(other.healthy, false);
+      assert.equal(lines.length, 1, lines.join("\n"));
+      assert.match(lines[0], /^linewise: the file watcher stopped \(its check file could not/);
+    } finally {
+      other.close();
+    }
+  });
+
   test("a root that does not exist gives no watcher", BUN_ONLY, async () => {
     const { value, lines } = await stderrOf(() => TreeWatcher.start([at("missing")]));
     assert.equal(value, undefined);
