@@ -353,6 +353,9 @@ describe("DirectoryStore with real files", () => {
         `import { DirectoryStore } from ${JSON.stringify(storeModule)};
 const [root, name] = process.argv.slice(-2);
 const store = await DirectoryStore.create({ roots: [root] });
+// The test holds this pipe open; a runner killed mid-test closes it and the writer ends.
+process.stdin.on("end", () => process.exit(0));
+process.stdin.resume();
 ${versionSource}
 for (let i = 1; ; i++) {
   await store.write(name, version(i), { overwrite: true });
@@ -380,7 +383,7 @@ for (let i = 1; ; i++) {
           `--allow-read=${data}`,
           `--allow-write=${data}`,
         ]);
-        const child = spawn(command, [...args, data, name], { stdio: ["ignore", "pipe", "pipe"] });
+        const child = spawn(command, [...args, data, name], { stdio: ["pipe", "pipe", "pipe"] });
         let stderr = "";
         child.stderr.on("data", (chunk) => (stderr += chunk));
         const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
