@@ -1,12 +1,11 @@
 /**
  * Finding literals in bytes, for search's prefilters: views for `Buffer`'s fast `indexOf`,
  * the occurrences of several literals in order (each confirmed, for a case-insensitive
- * search, by the bytes around it), and newline counting.
+ * search, by the bytes around it).
  *
  * @module
  */
 import { Buffer } from "node:buffer";
-import { keepOffTopTier } from "../io/runtime.ts";
 
 const LF = 10;
 const CR = 13;
@@ -189,36 +188,3 @@ export function lowerAscii(byte: number): number {
 export function spansLines(needles: readonly Uint8Array[]): boolean {
   return needles.some((needle) => needle.includes(LF) || needle.includes(CR));
 }
-
-/**
- * The `\n` bytes in `[from, to)`, four at a time where the bytes are aligned (faster than a
- * byte loop, which matters since the window of a large bundle can span megabytes).
- *
- * @param bytes the bytes
- * @param from the first offset
- * @param to the offset after the last
- * @returns how many `\n` bytes lie between them
- */
-export function countLf(bytes: Uint8Array, from: number, to: number): number {
-  let count = 0;
-  let i = from;
-  const aligned = ((bytes.byteOffset + from + 3) & ~3) - bytes.byteOffset;
-  for (; i < aligned && i < to; i++) if (bytes[i] === LF) count++;
-  if (i === to) return count;
-  const words = new Uint32Array(bytes.buffer, bytes.byteOffset + i, (to - i) >>> 2);
-  for (let w = 0; w < words.length;) {
-    // Each byte of `lanes` counts the \n bytes in its lane, up to 255 words, then is summed.
-    const stop = Math.min(words.length, w + 255);
-    let lanes = 0;
-    for (; w < stop; w++) {
-      // 0x80 in each byte that was \n, nothing elsewhere.
-      const x = words[w] ^ 0x0a0a0a0a;
-      lanes += (~(((x & 0x7f7f7f7f) + 0x7f7f7f7f) | x | 0x7f7f7f7f) >>> 7) & 0x01010101;
-    }
-    count += (lanes & 0xff) + ((lanes >>> 8) & 0xff) + ((lanes >>> 16) & 0xff) + (lanes >>> 24);
-  }
-  for (i += words.length * 4; i < to; i++) if (bytes[i] === LF) count++;
-  return count;
-}
-
-keepOffTopTier(countLf);

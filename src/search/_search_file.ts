@@ -10,13 +10,13 @@ import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "../io/_file_reader.ts";
 import {
   bytesOf,
-  countLf,
   holdsAny,
   lowerAscii,
   occurrences,
   presentNeedles,
   spansLines,
 } from "./_byte_search.ts";
+import { countLf } from "./_count_lf.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";

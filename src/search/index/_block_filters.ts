@@ -13,7 +13,7 @@
  */
 import { createHash } from "node:crypto";
 import type { FileStat } from "../../io/file_stat.ts";
-import { countLf } from "../_byte_search.ts";
+import { countLf } from "../_count_lf.ts";
 import {
   foldedTrigrams,
   mayHold,
