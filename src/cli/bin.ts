@@ -3,7 +3,11 @@
 import process from "node:process";
 import { PATTERN_HELPER_ENV, runPatternHelper } from "../match/pattern_helper.ts";
 import { main } from "./main.ts";
-import { isCompiledBinary } from "../io/runtime.ts";
+import { isCompiledBinary, relaunchForSearch } from "../io/runtime.ts";
+
+// A server or a grep runs with the JIT settings of a search (the binary runs again at once).
+const args = process.argv.slice(2);
+if (args.includes("serve") || args.includes("grep")) relaunchForSearch(args);
 
 // The binary run again as the helper that scans for patterns that may run without end.
 // (Only the binary is run so; asking the environment elsewhere would need Deno's --allow-env.)
