@@ -52,7 +52,7 @@ export const REPEAT_WINDOW_MS = 20;
  * (a build writing a whole tree while nobody searches) count as lost changes, and the index
  * gives up instead of growing.
  */
-export const MAX_PENDING_PATHS = 100_000;
+export const MAX_PENDING_EVENTS = 100_000;
 
 /** How long a sync waits for its sentinel before it gives the watcher up. */
 const SYNC_TIMEOUT_MS = 2000;
@@ -87,7 +87,7 @@ export class TreeWatcher {
    *
    * @param roots the real paths of the roots
    * @param maxPending events heard between syncs at the most (see
-   *   {@linkcode MAX_PENDING_PATHS})
+   *   {@linkcode MAX_PENDING_EVENTS})
    * @param barrierDir the private directory to use (made empty by the caller, removed by
    *   {@linkcode TreeWatcher.close}); by default a new one in the system's temporary folder
    * @returns the watcher once every watch is set; undefined when they cannot be (no inotify,
@@ -95,7 +95,7 @@ export class TreeWatcher {
    */
   static start(
     roots: readonly string[],
-    maxPending: number = MAX_PENDING_PATHS,
+    maxPending: number = MAX_PENDING_EVENTS,
     barrierDir?: string,
   ): Promise<TreeWatcher | undefined> {
     let watcher: TreeWatcher;
