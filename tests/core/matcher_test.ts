@@ -588,8 +588,10 @@ test("every line drawn from a pattern of joined alternatives holds one of them",
 });
 
 describe("the literals a prefilter looks for, of drawn patterns", () => {
-  // Patterns of words, classes and groups, nested and repeated (`(?:(?:ab)+c|x)*cd`), which
-  // the fixed lists above do not reach; lines short enough for JavaScript's backtracking.
+  // Patterns of words, classes and groups, nested and repeated (`(?:(?:ab){2}c|x)?cd`), which
+  // the fixed lists above do not reach. A group is not repeated without bound: a group of
+  // repeated words repeated (`(?:(?:a*)*)*`) backtracks exponentially in V8, and one drawn
+  // seed kept Deno's suite in this test for 80 minutes.
   const word = fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "\\(", "\\.", "\\w", "[ab]", ".");
   const pattern = alternations(
     (alternation) =>
@@ -603,7 +605,7 @@ describe("the literals a prefilter looks for, of drawn patterns", () => {
         {
           weight: 2,
           arbitrary: fc
-            .tuple(alternation, fc.constantFrom("", "", "?", "*", "+", "{2}", "{0,2}"))
+            .tuple(alternation, fc.constantFrom("", "", "?", "{2}", "{0,2}"))
             .map(([inner, q]) => `(?:${inner})${q}`),
         },
         { weight: 1, arbitrary: fc.constantFrom("\\b", "^", "$") },
