@@ -187,9 +187,12 @@ export async function callsWhilePinging(
   return { answers, pings };
 }
 
-/** Starts a 2025-06-18 session with the binary. */
-export async function initialized(args: string[]): Promise<RawSession> {
-  const session = new RawSession(args);
+/** Starts a 2025-06-18 session with the binary (with `env` added to this process's). */
+export async function initialized(
+  args: string[],
+  env?: Record<string, string>,
+): Promise<RawSession> {
+  const session = new RawSession(args, env);
   session.sendJson({
     jsonrpc: "2.0",
     id: 0,

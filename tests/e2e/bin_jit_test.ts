@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { SEARCH_JIT_ENV } from "../../src/io/runtime.ts";
-import { initialized, RawSession, runCli, tempRoot } from "../_helpers/binary.ts";
+import { initialized, type RawSession, runCli, tempRoot } from "../_helpers/binary.ts";
 
 const [[NAME, VALUE]] = Object.entries(SEARCH_JIT_ENV);
 
@@ -53,19 +53,8 @@ describe("the binary's JIT settings", () => {
   test("a value the user set is kept", { timeout: 60_000 }, async () => {
     const { dir, remove } = tempRoot();
     fs.writeFileSync(join(dir, "a.txt"), "the needle\n");
-    const session = new RawSession(["serve", "--root", dir], { [NAME]: "200000" });
+    const session = await initialized(["serve", "--root", dir], { [NAME]: "200000" });
     try {
-      session.sendJson({
-        jsonrpc: "2.0",
-        id: 0,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-06-18",
-          capabilities: {},
-          clientInfo: { name: "c", version: "1" },
-        },
-      });
-      await session.received(1);
       assert.equal(environmentOf(session.child.pid!).get(NAME), "200000");
       assert.match(await grepText(session), /the needle/);
     } finally {
