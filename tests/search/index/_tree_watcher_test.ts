@@ -211,6 +211,32 @@ describe("TreeWatcher", () => {
     }
   });
 
+  test(
+    "a check file unheard for 2 s fails the watcher; both syncs waiting lose changes",
+    BUN_ONLY,
+    async () => {
+      const barrier = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-watch-barrier-"));
+      const other = (await TreeWatcher.start([root], undefined, barrier))!;
+      try {
+        // The watched directory moves away and another takes its name: check files are
+        // written, and no event comes. The first sync to time out gives the watcher up, which
+        // ends the other one's wait.
+        fs.renameSync(barrier, `${barrier}-watched`);
+        fs.mkdirSync(barrier);
+        const { value, lines } = await stderrOf(() => Promise.all([other.sync(), other.sync()]));
+        assert.deepEqual(value.map((changes) => changes.lost), [true, true]);
+        assert.equal(other.healthy, false);
+        assert.deepEqual(lines, [
+          "linewise: the file watcher stopped (a change went unreported for 2 s); " +
+          "searches read every file from now on",
+        ]);
+      } finally {
+        other.close();
+        fs.rmSync(`${barrier}-watched`, { recursive: true, force: true });
+      }
+    },
+  );
+
   test("a root that does not exist gives no watcher", BUN_ONLY, async () => {
     const { value, lines } = await stderrOf(() => TreeWatcher.start([at("missing")]));
     assert.equal(value, undefined);
