@@ -38,7 +38,7 @@ import {
   type SearchIndex,
   type WalkToMake,
 } from "./index/_search_index.ts";
-import type { ReadPlan } from "./index/_block_filters.ts";
+import type { PlanShape, ReadPlan } from "./index/_block_filters.ts";
 import { spansLines } from "./_byte_search.ts";
 import { digestFiles } from "./_digests.ts";
 import {
@@ -197,6 +197,18 @@ interface Listing {
  * function of its own: the JIT compiles a hot loop with the function around it, and one
  * function holding them all made a first search measurably slower.
  */
+/**
+ * How the index plans what to read of large files for a search: a block more around each
+ * for context lines; of a long line only the bytes around the blocks when its row is a
+ * window around an exact needle (not one compared without case).
+ */
+function planShape({ matcher, rowCut, context = 0 }: SearchQuery): PlanShape {
+  if (context > 0) return { wide: true };
+  const exact = matcher.exactLiteral ?? matcher.exactAlternatives;
+  const windows = exact !== undefined && rowCut !== undefined && matcher.stoppable === undefined;
+  return windows ? { cut: rowCut } : {};
+}
+
 async function listFiles(
   query: SearchQuery,
   place: SearchPlace,
@@ -216,7 +228,7 @@ async function listFiles(
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
     const { files } = walked;
-    const answer = index.knownFiles(walkKey, files, query.matcher, (query.context ?? 0) > 0);
+    const answer = index.knownFiles(walkKey, files, query.matcher, planShape(query));
     if (answer.rarest !== undefined) reading.literal = answer.rarest;
     for (let i = 0; i < files.length; i++) {
       if (answer.known[i] === undefined) reading.add(files[i].key, answer.plans.get(i));

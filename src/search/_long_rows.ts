@@ -61,24 +61,65 @@ export function windowedLine(
 ): PassedLine | undefined {
   let end = next;
   if (end > start && bytes[end - 1] === LF) end -= end - 1 > start && bytes[end - 2] === CR ? 2 : 1;
-  const line = bytes.subarray(start, end);
-  if (!isUtf8(line)) return undefined;
-  const column = codePointsIn(bytes, start, match) + 1;
-  const codePoints = column - 1 + codePointsIn(bytes, match, end);
+  if (!isUtf8(bytes.subarray(start, end))) return undefined;
+  const terminator = end === next ? "" : end === next - 1 ? "\n" : "\r\n";
+  return windowedPart(bytes, start, end, match, length, cut, { before: 0, after: 0, terminator });
+}
+
+/** Of a long line only a part is at hand: the code points of its text around that part. */
+export interface LineAround {
+  /** The code points of the line's text before the part. */
+  before: number;
+  /** The code points of the line's text after the part. */
+  after: number;
+  /** The line's terminator. */
+  terminator: string;
+}
+
+/**
+ * {@linkcode windowedLine} of the part of a line that `[start, end)` holds, valid UTF-8,
+ * with the code points of the rest of its text: undefined when the window reaches past the
+ * part (only where there is more of the line).
+ *
+ * @param bytes the bytes holding the part
+ * @param start where the part starts
+ * @param end where it ends (the line's text goes on for `around.after` code points)
+ * @param match where the first occurrence of the literal in the line starts
+ * @param length the literal's length in bytes
+ * @param cut the code points the row is shown with
+ * @param around the rest of the line
+ * @returns the piece of the line that is shown, or undefined
+ */
+export function windowedPart(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  match: number,
+  length: number,
+  cut: number,
+  { before, after, terminator }: LineAround,
+): PassedLine | undefined {
+  const column = before + codePointsIn(bytes, start, match) + 1;
+  const rest = codePointsIn(bytes, match, end);
+  const codePoints = column - 1 + rest + after;
   // As windowRow: the match with some text before it, and no window past the line's end.
   const lead = Math.min(Math.floor(cut / 10), 200);
   const first = Math.max(1, Math.min(column - lead, codePoints - cut + 1));
-  const from = backByCodePoints(bytes, match, column - first);
+  const back = column - first;
+  if (back > column - 1 - before || back + rest < Math.min(cut, codePoints - first + 1)) {
+    return undefined;
+  }
+  const from = backByCodePoints(bytes, match, back);
   const to = forwardByCodePoints(bytes, from, cut, end);
   const piece = decodeUtf8(bytes.subarray(from, to)).text;
-  const before = decodeUtf8(bytes.subarray(from, match)).text.length;
+  const shown = decodeUtf8(bytes.subarray(from, match)).text.length;
   const matched = decodeUtf8(bytes.subarray(match, Math.min(match + length, to))).text.length;
   return {
     piece,
     from: first,
     codePoints,
-    terminator: end === next ? "" : end === next - 1 ? "\n" : "\r\n",
-    match: { start: before, end: before + matched },
+    terminator,
+    match: { start: shown, end: shown + matched },
   };
 }
 

@@ -30,7 +30,13 @@ import {
 } from "./index/_block_filters.ts";
 import type { FileStat } from "../io/file_stat.ts";
 import type { PassedLine } from "../store/_search_collector.ts";
-import { foldedMatch, windowedFromBytes, windowedLine } from "./_long_rows.ts";
+import {
+  foldedMatch,
+  type LineAround,
+  windowedFromBytes,
+  windowedLine,
+  windowedPart,
+} from "./_long_rows.ts";
 import { utf8BomLength } from "../core/mod.ts";
 import { IDENTITY_WORDS, identityOfStat, identityText } from "../io/file_identity.ts";
 
@@ -77,6 +83,7 @@ const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
 const REDO: Examined = { kind: "redo" };
 const LF = 10;
+const CR = 13;
 
 /** What the examination looks for in a file's bytes (plain data: it crosses threads). */
 export interface Prefilter {
@@ -296,11 +303,14 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
  * {@linkcode examineFile} of the ranges a plan names: the lines of the blocks that may hold
  * the needle, with the `\n`s of the lines between them, so that every line keeps its number.
  * Whether the file is valid UTF-8 is the plan's (the file was read whole to index it). With
- * context lines, every range must hold them around its occurrences.
+ * context lines, every range must hold them around its occurrences. A range the plan cut
+ * within a long line (see `ReadPlan.cuts`) shows that line's row from its window, with the
+ * code points of the rest of it from the plan.
  *
  * @returns what to scan, or undefined when the file is to be examined whole: it is not as
  *   it was indexed, the examination is one a plan cannot serve (a needle with a line break,
- *   no needle), or a range lacks context lines
+ *   no needle, cut ranges without an exact needle's windows), a range lacks context lines,
+ *   or a window reaches past its range
  */
 function examinePlanned(
   reader: FileReader,
@@ -311,30 +321,82 @@ function examinePlanned(
   const needles = needle !== undefined ? [needle] : anyOf;
   if (needles === undefined) return undefined;
   if (spansLines(needles)) return undefined;
-  const { ranges, linesBefore, linesAfter } = plan;
+  const { ranges, linesBefore, linesAfter, cuts } = plan;
+  if (cuts !== undefined && (rowCut === undefined || folded !== undefined || context > 0)) {
+    return undefined;
+  }
   const pieces: (string | number | PassedLine)[] = [];
   let invalid = plan.invalid;
   let found = false;
+  let line = linesBefore[0]; // the `\n`s the pieces stand for, from the file's start
+  let shown = -1; // the long line whose row is in the pieces
+  const advance = (to: number) => {
+    if (to > line) pieces.push(to - line);
+    line = Math.max(line, to);
+  };
+  // The row of the long line `at` (its text, or part of it, in `[start, end)`), if an
+  // occurrence is there; false when its window reaches past the part.
+  const rowOf = (buffer: Buffer, start: number, end: number, at: number, around: LineAround) => {
+    const match = at === shown ? undefined : occurrences(buffer, needles)(start);
+    if (match === undefined || match.at === -1 || match.at + match.length > end) return true;
+    const row = windowedPart(buffer, start, end, match.at, match.length, rowCut!, around);
+    if (row === undefined) return false;
+    advance(at);
+    pieces.push(row);
+    line = at + 1;
+    shown = at;
+    found = true;
+    return true;
+  };
   // (Each range is scanned as it is read: its bytes are gone once the next one is read.)
   const scan = (range: Uint8Array, r: number): boolean => {
-    if (r > 0) pieces.push(linesBefore[r] - linesAfter[r - 1]);
+    advance(linesBefore[r]);
     const buffer = bytesOf(range);
     const edges = { start: ranges[2 * r] === 0, end: ranges[2 * r + 1] === plan.stamp.size };
     if (context > 0 && !holdsContext(range, buffer, needles, folded, context, edges)) {
       return false;
     }
-    const kept = keptLines(range, buffer, needles, {
-      start: 0,
-      end: range.length,
-      context,
-      folded,
-      rowCut,
-      fileStart: edges.start,
-    });
-    if (kept.invalid) invalid = true;
-    if (typeof kept.text === "string") pieces.push(kept.text);
-    else pieces.push(...kept.text);
-    found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part !== "number");
+    const head = cuts?.heads[r] ?? -1;
+    const tail = cuts?.tails[r] ?? -1;
+    let from = 0; // the range's whole lines: [from, to)
+    let to = range.length;
+    if (head !== -1) {
+      // The rest of the long line it starts in, and then whole lines.
+      const lf = buffer.indexOf(LF);
+      if (lf === -1) {
+        // (Without a cut end, it ends the file.)
+        const [after, terminator] = tail === -1 ? [0, ""] : [tail, cuts!.terminators[r]];
+        return rowOf(buffer, 0, range.length, linesBefore[r], { before: head, after, terminator });
+      }
+      const end = buffer[lf - 1] === CR ? lf - 1 : lf;
+      const around = { before: head, after: 0, terminator: end === lf ? "\n" : "\r\n" };
+      if (!rowOf(buffer, 0, end, linesBefore[r], around)) return false;
+      from = lf + 1;
+    }
+    if (tail !== -1) to = Math.max(from, buffer.lastIndexOf(LF) + 1);
+    if (from < to) {
+      advance(linesBefore[r] + (head === -1 ? 0 : 1));
+      const kept = keptLines(range, buffer, needles, {
+        start: from,
+        end: to,
+        context,
+        folded,
+        rowCut,
+        fileStart: edges.start,
+      });
+      if (kept.invalid) invalid = true;
+      if (typeof kept.text === "string") pieces.push(kept.text);
+      else pieces.push(...kept.text);
+      found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part !== "number");
+      line = linesAfter[r];
+    }
+    if (tail !== -1) {
+      // The start of the long line it ends in.
+      const start = to === 0 && edges.start ? utf8BomLength(range) : to;
+      const around = { before: 0, after: tail, terminator: cuts!.terminators[r] };
+      if (!rowOf(buffer, start, range.length, linesAfter[r], around)) return false;
+    }
+    advance(linesAfter[r]);
     return true;
   };
   // (A read that fails is the file's: it is then read whole, and the error told as search

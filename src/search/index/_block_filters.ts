@@ -14,6 +14,8 @@
 import { createHash } from "node:crypto";
 import type { FileStat } from "../../io/file_stat.ts";
 import { countLf } from "../_count_lf.ts";
+import { windowedFromBytes } from "../_long_rows.ts";
+import { codePointBytes, type CodePoints, codePointsBefore, codePointsOf } from "./_code_points.ts";
 import {
   foldedTrigrams,
   mayHold,
@@ -61,6 +63,8 @@ export interface BlockFilters {
   invalid: boolean;
   /** The SHA-1 (hex) of its bytes, for a file that is valid UTF-8. */
   sha1?: string;
+  /** Where its code points are, for a file that is valid UTF-8. */
+  points?: CodePoints;
   stamp: FileStamp;
 }
 
@@ -71,6 +75,13 @@ export interface ReadPlan {
   /** Per range, the `\n`s before its start, and before its end. */
   linesBefore: number[];
   linesAfter: number[];
+  /**
+   * For a plan with ranges that start or end within a long line (see `window` of
+   * {@linkcode readPlan}): per range, the code points of that line's text before its start
+   * (-1: it starts a line), and after its end (-1: it ends a line), with the line's
+   * terminator.
+   */
+  cuts?: { heads: number[]; tails: number[]; terminators: string[] };
   /** Whether the file is not valid UTF-8. */
   invalid: boolean;
   /** The SHA-1 (hex) of its bytes, for a file that is valid UTF-8. */
@@ -138,6 +149,7 @@ export function blockFilters(
   }
   const { size, dev, ino, mtimeNs, ctimeNs } = stat;
   const sha1 = invalid ? undefined : createHash("sha1").update(bytes).digest("hex");
+  const points = invalid ? undefined : codePointsOf(bytes, block, firstLf, lastLf);
   return {
     block,
     filters,
@@ -146,6 +158,7 @@ export function blockFilters(
     lastLf,
     invalid,
     ...sha1 ? { sha1 } : {},
+    ...points ? { points } : {},
     stamp: { size, dev, ino, mtimeNs, ctimeNs },
   };
 }
@@ -159,7 +172,7 @@ export function blockFilters(
 export function blockBytes(blocks: BlockFilters): number {
   let bytes = blocks.lfBefore.byteLength + blocks.firstLf.byteLength + blocks.lastLf.byteLength;
   for (const filter of blocks.filters) bytes += filter.length;
-  return bytes;
+  return bytes + (blocks.points === undefined ? 0 : codePointBytes(blocks.points));
 }
 
 /**
@@ -203,56 +216,105 @@ function plannedFolded(literal: string): PlannedNeedle {
   return { length: 3 * literal.length, trigrams: all, plain };
 }
 
+/** How {@linkcode readPlan} plans. */
+export interface PlanShape {
+  /**
+   * Whether to read a block more on either side, for context lines (the search then checks
+   * that they were enough).
+   */
+  wide?: boolean;
+  /**
+   * For a search that shows a long line holding an exact needle as a window of `cut` code
+   * points around its first occurrence (see `windowedLine`), in a file whose code points
+   * the filters hold: a line long enough to be windowed is read only around the blocks where
+   * a needle may start, and its other code points are counted from the filters.
+   */
+  cut?: number;
+  /**
+   * The share of the file beyond which it is read whole, still as indexed (one range): what
+   * the index knows of it (its digest, that it is text) is then used too.
+   */
+  most?: number;
+}
+
 /**
  * What to read of a file for a search whose every match holds one of `needles`: the lines
- * of every block where one may start.
+ * of every block where one may start (with `cut`, of a long line only the bytes around
+ * the block).
  *
  * @param blocks the file's block filters
  * @param needles the needles (each of three bytes or more, none longer than a block)
- * @param wide whether to read a block more on either side, for context lines (the search
- *   then checks that they were enough)
- * @param most the share of the file beyond which it is read whole, still as indexed (one
- *   range): what the index knows of it (its digest, that it is text) is then used too
+ * @param shape how to plan
  * @returns the plan; "none" when no block may hold a needle; undefined when a needle cannot
  *   be planned for
  */
 export function readPlan(
   blocks: BlockFilters,
   needles: readonly PlannedNeedle[],
-  wide = false,
-  most: number = MOST_OF_A_FILE,
+  { wide = false, cut, most = MOST_OF_A_FILE }: PlanShape = {},
 ): ReadPlan | "none" | undefined {
   if (needles.length === 0) return undefined;
   for (const { length, trigrams } of needles) {
     if (trigrams.length === 0 || length > blocks.block) return undefined;
   }
-  const { filters, lfBefore, firstLf, lastLf, stamp } = blocks;
+  const { filters, lfBefore, firstLf, lastLf, stamp, block } = blocks;
   const count = filters.length;
   const ranges: number[] = [];
   const linesBefore: number[] = [];
   const linesAfter: number[] = [];
+  const cuts = { heads: [] as number[], tails: [] as number[], terminators: [] as string[] };
+  const points = wide || cut === undefined ? undefined : blocks.points;
+  // (A window of `cut` code points takes at most 4 bytes each, on either side of a match.)
+  const margin = 4 * (cut ?? 0) + Math.max(...needles.map(({ length }) => length));
+  const long = cut === undefined ? Infinity : windowedFromBytes(cut);
   const extra = wide ? 1 : 0;
   let planned = 0;
   for (let b = 0; b < count; b++) {
     if (!needles.some((needle) => mayStartIn(filters, b, needle))) continue;
     // From the start of the line the block (or the one before) begins in to the end of the
     // line its successor (or the one after) begins in.
-    let before = b - 1 - extra;
-    while (before >= 0 && lastLf[before] === -1) before--;
-    const start = before < 0 ? 0 : lastLf[before] + 1;
-    let after = b + 1 + extra;
-    while (after < count && firstLf[after] === -1) after++;
-    const end = after >= count ? stamp.size : firstLf[after] + 1;
-    const lines = after >= count ? lfBefore[count] : lfBefore[after] + 1;
-    const last = ranges.length - 1;
-    if (ranges.length > 0 && start <= ranges[last]) {
-      planned += end - ranges[last];
-      ranges[last] = end;
-      linesAfter[linesAfter.length - 1] = lines;
+    const before = lastWithLf(lastLf, b - 1 - extra);
+    let start = lineStart(blocks, before);
+    const after = firstWithLf(firstLf, b + 1 + extra);
+    let end = lineEnd(blocks, after);
+    let lines = after >= count ? lfBefore[count] : lfBefore[after] + 1;
+    let head = -1;
+    let tail = -1;
+    let terminator = "";
+    if (points !== undefined) {
+      const { granule } = points;
+      // Of a long line around the block, only the bytes a window may show, from a granule.
+      const from = Math.floor(Math.max(0, b * block - margin) / granule) * granule;
+      const headEnd = lineEnd(blocks, firstWithLf(firstLf, b));
+      if (start < from && headEnd - start > long) {
+        const text = before < 0 ? points.bom : points.lineStarts[before];
+        head = codePointsBefore(points, from) - text;
+        start = from;
+      }
+      const to = Math.min(stamp.size, Math.ceil(((b + 1) * block + margin) / granule) * granule);
+      const tailStart = lineStart(blocks, lastWithLf(lastLf, b));
+      if (end > to && end - tailStart > long) {
+        const text = after >= count ? codePointsBefore(points, stamp.size) : points.lineEnds[after];
+        tail = text - codePointsBefore(points, to);
+        terminator = after >= count ? "" : points.crlf[after] === 1 ? "\r\n" : "\n";
+        end = to;
+        lines = after >= count ? lfBefore[count] : lfBefore[after];
+      }
+    }
+    const last = ranges.length / 2 - 1;
+    if (last >= 0 && start <= ranges[2 * last + 1]) {
+      planned += end - ranges[2 * last + 1];
+      ranges[2 * last + 1] = end;
+      linesAfter[last] = lines;
+      cuts.tails[last] = tail;
+      cuts.terminators[last] = terminator;
     } else {
       ranges.push(start, end);
       linesBefore.push(before < 0 ? 0 : lfBefore[before + 1]);
       linesAfter.push(lines);
+      cuts.heads.push(head);
+      cuts.tails.push(tail);
+      cuts.terminators.push(terminator);
       planned += end - start;
     }
   }
@@ -262,7 +324,30 @@ export function readPlan(
   if (planned > stamp.size * most) {
     return { ranges: [0, stamp.size], linesBefore: [0], linesAfter: [lfBefore[count]], ...known };
   }
-  return { ranges, linesBefore, linesAfter, ...known };
+  const within = [...cuts.heads, ...cuts.tails].some((count) => count !== -1);
+  return { ranges, linesBefore, linesAfter, ...within ? { cuts } : {}, ...known };
+}
+
+/** The last block from `b` back that holds a `\n` (-1: none). */
+function lastWithLf(lastLf: Int32Array, b: number): number {
+  while (b >= 0 && lastLf[b] === -1) b--;
+  return b;
+}
+
+/** The first block from `b` on that holds a `\n` (the block count: none). */
+function firstWithLf(firstLf: Int32Array, b: number): number {
+  while (b < firstLf.length && firstLf[b] === -1) b++;
+  return b;
+}
+
+/** Where the line after the last `\n` of block `b` starts (`b` -1: the file's start). */
+function lineStart({ lastLf }: BlockFilters, b: number): number {
+  return b < 0 ? 0 : lastLf[b] + 1;
+}
+
+/** Where the line the first `\n` of block `b` ends ends (`b` past the last: the file's end). */
+function lineEnd({ firstLf, stamp }: BlockFilters, b: number): number {
+  return b >= firstLf.length ? stamp.size : firstLf[b] + 1;
 }
 
 /**

@@ -34,10 +34,14 @@ import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { adviseHugePages } from "../../io/libc.ts";
 import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
 import { type BlockFilters, RACY_MS } from "./_block_filters.ts";
+import { type CodePoints, granuleOf } from "./_code_points.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
-/** The layout of the file and of the filters in it (8: two bits per trigram). */
-export const FORMAT = 8;
+/**
+ * The layout of the file and of the filters in it (8: two bits per trigram; 9: a large
+ * file's code points).
+ */
+export const FORMAT = 9;
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
@@ -269,7 +273,7 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
 
 /** A file's block filters: which entry, the block size and count, then their parts. */
 function writeBlocks(out: Writer, at: number, blocks: BlockFilters): void {
-  const { block, filters, lfBefore, firstLf, lastLf, invalid, sha1, stamp } = blocks;
+  const { block, filters, lfBefore, firstLf, lastLf, invalid, sha1, points, stamp } = blocks;
   out.words([at, block, filters.length]);
   out.words(filters.map((filter) => filter.length));
   for (const filter of filters) out.bytes(filter);
@@ -278,8 +282,24 @@ function writeBlocks(out: Writer, at: number, blocks: BlockFilters): void {
   out.words(new Uint32Array(lastLf.buffer, lastLf.byteOffset, lastLf.length));
   out.words([invalid ? 1 : 0]);
   out.text(sha1 ?? "");
+  if (points !== undefined) {
+    out.words([points.before.length, points.bom]);
+    for (const part of [points.before, points.lineStarts, points.lineEnds, points.crlf]) {
+      out.words(part);
+    }
+  }
   const { size, dev, ino, mtimeNs, ctimeNs } = stamp;
   out.text(JSON.stringify([size, `${dev}`, `${ino}`, `${mtimeNs}`, `${ctimeNs}`]));
+}
+
+/** A valid file's code points (see `CodePoints`), as {@linkcode writeBlocks} wrote them. */
+function readCodePoints(input: Reader, block: number, count: number): CodePoints {
+  const [granules, bom] = input.words(2);
+  const before = input.words(granules);
+  const [lineStarts, lineEnds, crlf] = [input.words(count), input.words(count), input.words(count)];
+  const granule = granuleOf(block);
+  if (bom > 1 || crlf.some((one) => one > 1)) throw new RangeError("malformed");
+  return { granule, before, lineStarts, lineEnds, crlf, bom };
 }
 
 function readBlocks(input: Reader, block: number, count: number): BlockFilters {
@@ -290,8 +310,12 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
   const lastLf = new Int32Array(input.words(count).buffer);
   const [invalid] = input.words(1);
   const sha1 = input.text();
+  const points = invalid === 0 ? readCodePoints(input, block, count) : undefined;
   const [size, dev, ino, mtimeNs, ctimeNs] = JSON.parse(input.text());
   if (typeof size !== "number" || invalid > 1) throw new RangeError("malformed");
+  if (points !== undefined && points.before.length !== Math.ceil(size / points.granule) + 1) {
+    throw new RangeError("malformed");
+  }
   return {
     block,
     filters,
@@ -300,6 +324,7 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
     lastLf,
     invalid: invalid === 1,
     ...sha1 === "" ? {} : { sha1 },
+    ...points ? { points } : {},
     stamp: {
       size,
       dev: BigInt(dev),

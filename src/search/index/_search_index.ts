@@ -34,7 +34,7 @@ import {
   mayContainFolded,
   needleTrigrams,
 } from "./_trigram_filter.ts";
-import { plannedNeedles, type ReadPlan, readPlan } from "./_block_filters.ts";
+import { plannedNeedles, type PlanShape, type ReadPlan, readPlan } from "./_block_filters.ts";
 import { type WalkNode, walkShows } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
@@ -365,10 +365,16 @@ export class SearchIndex {
    * @param walkKey the walk's key
    * @param files the walk's files (from {@linkcode walk})
    * @param matcher the search's matcher
-   * @param wide whether the plans of large files are for a search with context lines
+   * @param shape how the plans of large files are made (for a search with context lines,
+   *   or one whose long rows are windows)
    * @returns per file, the outcome (undefined: it must be read), and the rarest literal
    */
-  knownFiles(walkKey: string, files: WalkNode[], matcher: Matcher, wide = false): KnownFiles {
+  knownFiles(
+    walkKey: string,
+    files: WalkNode[],
+    matcher: Matcher,
+    shape: PlanShape = {},
+  ): KnownFiles {
     const { requiredLiteral, requiredLiterals, alternativeLiterals } = matcher;
     const key = JSON.stringify([
       walkKey,
@@ -376,11 +382,12 @@ export class SearchIndex {
       requiredLiterals,
       alternativeLiterals,
       matcher.foldedLiterals,
-      wide,
+      shape.wide,
+      shape.cut,
     ]);
     let answer = this.#known.get(key);
     if (answer?.files !== files || answer.version !== this.#filters.version) {
-      answer = this.#judgeAll(files, matcher, wide);
+      answer = this.#judgeAll(files, matcher, shape);
       keepRecent(this.#known, key, answer, MAX_WALKS);
     } else if (answer.absentVersion !== this.#absentVersion) {
       // Only files still to be read can be ruled out by the absences found since.
@@ -704,7 +711,7 @@ export class SearchIndex {
     return aligned.filters;
   }
 
-  #judgeAll(files: WalkNode[], matcher: Matcher, wide: boolean): KnownFiles {
+  #judgeAll(files: WalkNode[], matcher: Matcher, shape: PlanShape): KnownFiles {
     const filters = this.#alignedFilters(files);
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
@@ -722,7 +729,7 @@ export class SearchIndex {
     literals.forEach(({ literal }, i) => {
       if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
     });
-    const plans = this.#plans(files, known, toRead, rarest, matcher, wide);
+    const plans = this.#plans(files, known, toRead, rarest, matcher, shape);
     const version = this.#filters.version;
     return {
       files,
@@ -746,7 +753,7 @@ export class SearchIndex {
     toRead: number[],
     rarest: string | undefined,
     matcher: Matcher,
-    wide: boolean,
+    shape: PlanShape,
   ): Map<number, ReadPlan> {
     const plans = new Map<number, ReadPlan>();
     const { alternativeLiterals, foldedLiterals } = matcher;
@@ -755,7 +762,7 @@ export class SearchIndex {
     if (needles === undefined) return plans;
     for (const i of toRead) {
       const blocks = this.#filters.blocks(files[i].key);
-      const plan = blocks === undefined ? undefined : readPlan(blocks, needles, wide);
+      const plan = blocks === undefined ? undefined : readPlan(blocks, needles, shape);
       if (plan === "none") known[i] = KNOWN_NONE;
       else if (plan !== undefined) plans.set(i, plan);
     }

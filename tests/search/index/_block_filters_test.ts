@@ -1,6 +1,7 @@
 // Block filters and the plans made from them, through real files: a search that reads only
 // what a plan names must show what a search of the whole file shows.
 import assert from "node:assert/strict";
+import { isUtf8 } from "node:buffer";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -12,6 +13,7 @@ import { examineFile, prefilterOf } from "../../../src/search/_search_file.ts";
 import {
   blockFilters,
   plannedNeedles,
+  type PlanShape,
   type ReadPlan,
   readPlan,
 } from "../../../src/search/index/_block_filters.ts";
@@ -33,34 +35,40 @@ describe("block filters", () => {
   after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
   /** Writes the bytes, and makes the file's block filters and its plan for the matcher. */
-  function planFor(bytes: Uint8Array, matcher: Matcher, block: number, most = 1, wide = false) {
+  function planFor(bytes: Uint8Array, matcher: Matcher, block: number, shape: PlanShape = {}) {
     fs.writeFileSync(file, bytes);
     const stat = filesOf(dir).lstat(file);
-    const blocks = blockFilters(bytes, stat, false, stat.ctimeNs + LATER, block)!;
+    const blocks = blockFilters(bytes, stat, !isUtf8(bytes), stat.ctimeNs + LATER, block)!;
     const prefilter = prefilterOf(
       matcher.requiredLiteral,
       matcher.alternativeLiterals,
       matcher.foldedLiterals,
     );
     const needles = plannedNeedles(prefilter, matcher.foldedLiterals);
-    const plan = needles === undefined ? undefined : readPlan(blocks, needles, wide, most);
+    const plan = needles === undefined
+      ? undefined
+      : readPlan(blocks, needles, { most: 1, ...shape });
     return { plan, prefilter };
   }
 
   /** What a search of the file shows when it reads what the plan names. */
   async function searched(
     matcher: Matcher,
-    plan: ReadPlan,
+    plan: ReadPlan | undefined,
     prefilter: object,
     invalid = false,
     context = 0,
+    rowCut?: number,
   ) {
-    const collector = new SearchCollector({ matcher, maxMatches: 1000, context });
+    const collector = new SearchCollector({ matcher, maxMatches: 1000, context, rowCut });
     const reader = new FileReader(filesOf(dir), 1 << 20, 64);
-    const outcome = examineFile(reader, file, { ...prefilter, context, links: false }, {
-      ...plan,
-      invalid,
-    });
+    const examination = { ...prefilter, context, links: false, rowCut };
+    const outcome = examineFile(
+      reader,
+      file,
+      examination,
+      plan === undefined ? undefined : { ...plan, invalid },
+    );
     if (outcome.kind === "text") {
       const chunks = typeof outcome.text === "string" ? [outcome.text] : outcome.text;
       await collector.scanFile("f", chunks, () => outcome.invalid, outcome.linesBefore);
@@ -102,7 +110,7 @@ describe("block filters", () => {
           const matcher = regexMatcher(pattern, { ignoreCase });
           const query = { matcher, maxMatches: 1000, context };
           const want = await new MemoryStore({ f: bytes }).search(query);
-          const { plan, prefilter } = planFor(bytes, matcher, block, most, wide);
+          const { plan, prefilter } = planFor(bytes, matcher, block, { most, wide });
           if (plan === undefined) return; // (a needle too long for the block)
           if (plan === "none") {
             ruledOut++;
@@ -123,6 +131,70 @@ describe("block filters", () => {
       planned > 200 && ruledOut > 100 && withContext > 50 && whole > 100,
       `planned ${planned}, ruled out ${ruledOut}, with context ${withContext}, whole ${whole}`,
     );
+  });
+
+  it("show a long line's row from the blocks around its match, as a whole read does", async () => {
+    let cut = 0; // plans that read part of a long line
+    let served = 0; // searches such a plan served (without reading the file whole)
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom("a", "é", "日", "😀", "x\r"),
+            fc.constantFrom(0, 1, 50, 5000, 20000),
+            needlePiece,
+          ),
+          { minLength: 1, maxLength: 10 },
+        ),
+        fc.boolean(),
+        fc.constantFrom("needle", "needle|NEEDLE", "le 7"),
+        fc.constantFrom(1024, 4096, 16384),
+        fc.constantFrom(1, 3, 50, 2000),
+        async (segments, bom, pattern, block, rowCut) => {
+          const text = (bom ? "\uFEFF" : "") +
+            segments.map(([unit, count, piece]) => unit.repeat(count) + piece).join("");
+          const bytes = encoder.encode(text);
+          const matcher = regexMatcher(pattern);
+          const { plan, prefilter } = planFor(bytes, matcher, block, { cut: rowCut });
+          const want = (await searched(matcher, undefined, prefilter, false, 0, rowCut)).result;
+          if (plan === undefined) return;
+          if (plan === "none") {
+            assert.equal(want.matchedLines, 0, "no block may hold it, and no line does");
+            return;
+          }
+          if (plan.cuts !== undefined) cut++;
+          const { outcome, result } = await searched(matcher, plan, prefilter, false, 0, rowCut);
+          if (plan.cuts !== undefined && "sha1" in outcome) served++;
+          assert.deepEqual(result.files.map(({ sha1: _, ...file }) => file), want.files);
+          assert.equal(result.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 400 },
+    );
+    assert.ok(cut > 50 && served > 40, `cut ${cut}, served ${served}`);
+  });
+
+  it("read of a long line only the blocks around its match, and count the rest", async () => {
+    // A source map's one line of 2 MB, a needle in one place: the row is shown from
+    // the blocks around it, with the column and length of the whole line.
+    const head = "é".repeat(600_000) + "x".repeat(123);
+    const text = head + "needle" + "日".repeat(300_000) + "\r\n";
+    const bytes = encoder.encode(text);
+    const matcher = regexMatcher("needle");
+    const { plan, prefilter } = planFor(bytes, matcher, 64 * 1024, { cut: 2000, most: 0.75 });
+    assert.ok(plan !== undefined && plan !== "none" && plan.cuts !== undefined);
+    const read = plan.ranges.reduce((sum, at, i) => sum + (i % 2 === 0 ? -at : at), 0);
+    assert.ok(read <= 3 * 64 * 1024, `${read} bytes of ${bytes.length}`);
+    const { outcome, result } = await searched(matcher, plan, prefilter, false, 0, 2000);
+    assert.ok("sha1" in outcome, "read as planned");
+    const [row] = result.files[0].rows;
+    assert.equal(row.line, 1);
+    assert.ok(row.piece !== undefined);
+    assert.equal(row.piece.from, [...head].length + 1 - 200);
+    assert.equal(row.piece.codePoints, [...text].length - 2);
+    assert.equal(row.piece.terminator, "\r\n");
+    const shown = "x".repeat(123).padStart(200, "é") + "needle" + "日".repeat(1794);
+    assert.equal(row.text, shown + "\r\n");
   });
 
   it("name whole lines, and leave out the blocks that cannot hold the needle", () => {
@@ -171,7 +243,7 @@ describe("block filters", () => {
 
   it("read a file whole when a plan would read most of it, as one range, or cannot be made", () => {
     const bytes = encoder.encode("needle\n".repeat(100));
-    const most = planFor(bytes, regexMatcher("needle"), 64, 0.75).plan;
+    const most = planFor(bytes, regexMatcher("needle"), 64, { most: 0.75 }).plan;
     assert.ok(most !== undefined && most !== "none");
     assert.deepEqual([most.ranges, most.linesBefore, most.linesAfter], [[0, 700], [0], [100]]);
     assert.equal(planFor(bytes, regexMatcher("ne"), 64).plan, undefined, "under three bytes");
