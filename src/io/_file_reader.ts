@@ -110,12 +110,15 @@ export class FileReader {
    * @param path the real path
    * @param visit takes each chunk (valid until the next), and says whether to go on
    * @param anySize whether a file larger than `maxBytes` is read too
+   * @param first the bytes of the first chunk, when fewer (what tells a binary file: its
+   *   head is then all that is read of it)
    * @returns "read" (to the end, or until `visit` stopped), or why nothing was read
    */
   readInChunks(
     path: string,
     visit: (chunk: Uint8Array) => boolean,
     anySize = false,
+    first = Infinity,
   ): "read" | "large" | "not_file" {
     const files = this.files;
     const fd = files.openRead(path);
@@ -126,7 +129,8 @@ export class FileReader {
       if (size > this.#maxBytes && !anySize) return "large";
       const buffer = this.#buffer;
       for (let at = 0; at < size;) {
-        const got = files.read(fd, buffer, 0, Math.min(buffer.length, size - at), at);
+        const most = at === 0 ? Math.min(first, buffer.length) : buffer.length;
+        const got = files.read(fd, buffer, 0, Math.min(most, size - at), at);
         if (got === 0 || !visit(buffer.subarray(0, got))) break;
         at += got;
       }

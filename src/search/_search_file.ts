@@ -230,7 +230,8 @@ export const LOOK_THROUGH_BYTES = 256 * 1024 * 1024;
 
 /**
  * Whether a file holds one of `needles` (an occurrence across two chunks too), or is binary
- * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}), reading it in the reader's chunks. A
+ * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}, read alone first: of a binary file
+ * nothing more is read), reading it in the reader's chunks. A
  * file larger than the reader reads whole is read only with `until`, when the look also
  * stops as "found" once its deadline has passed or its signal aborted. With `folded` (a
  * search ignoring case), an occurrence counts only where its folded literal confirms it, as
@@ -255,7 +256,7 @@ function findInChunks(
   let found: "found" | "absent" | "binary" = "absent";
   let probed = 0; // bytes checked for a NUL
   let tail: Uint8Array = new Uint8Array(0); // the last `overlap` bytes before this chunk
-  const read = reader.readInChunks(key, (chunk) => {
+  const visit = (chunk: Uint8Array) => {
     if (probed < BINARY_PROBE_BYTES) {
       if (chunk.subarray(0, BINARY_PROBE_BYTES - probed).includes(0)) found = "binary";
       probed += chunk.length;
@@ -270,7 +271,8 @@ function findInChunks(
     if (found === "absent" && until !== undefined && stopped(until)) found = "found";
     // (Once found, on only to finish looking for a NUL.)
     return found === "absent" || (found === "found" && probed < BINARY_PROBE_BYTES);
-  }, until !== undefined);
+  };
+  const read = reader.readInChunks(key, visit, until !== undefined, BINARY_PROBE_BYTES);
   return read === "read" ? found : "redo";
 }
 

@@ -144,6 +144,24 @@ describe("FileReader", () => {
         assert.equal(reader.readUnstated(path.join(dir, "f")), undefined);
       }));
 
+    it("reads a first chunk of the size asked for, then of the buffer's", () =>
+      withDir(async (dir) => {
+        const reader = new FileReader(filesOf(dir), 1024, 16);
+        await fs.writeFile(path.join(dir, "f"), "z".repeat(50));
+        const sizes: number[] = [];
+        const read = reader.readInChunks(
+          path.join(dir, "f"),
+          (chunk) => {
+            sizes.push(chunk.length);
+            return true;
+          },
+          false,
+          4,
+        );
+        assert.equal(read, "read");
+        assert.deepEqual(sizes, [4, 16, 16, 14]);
+      }));
+
     it("stops when the visitor says so, and reads an empty file as no chunk", () =>
       withDir(async (dir) => {
         const reader = new FileReader(filesOf(dir), 1024, 16);
