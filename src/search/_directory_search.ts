@@ -192,12 +192,6 @@ interface Listing {
 }
 
 /**
- * Lists the files of the search (the index's walk, a new walk, or the one file asked for)
- * and queues those the index does not rule out for reading. Each part of the search is a
- * function of its own: the JIT compiles a hot loop with the function around it, and one
- * function holding them all made a first search measurably slower.
- */
-/**
  * How the index plans what to read of large files for a search: a block more around each
  * for context lines; of a long line only the bytes around the blocks when its row is a
  * window around an exact needle (not one compared without case).
@@ -209,6 +203,12 @@ function planShape({ matcher, rowCut, context = 0 }: SearchQuery): PlanShape {
   return windows ? { cut: rowCut } : {};
 }
 
+/**
+ * Lists the files of the search (the index's walk, a new walk, or the one file asked for)
+ * and queues those the index does not rule out for reading. Each part of the search is a
+ * function of its own: the JIT compiles a hot loop with the function around it, and one
+ * function holding them all made a first search measurably slower.
+ */
 async function listFiles(
   query: SearchQuery,
   place: SearchPlace,

@@ -271,7 +271,10 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
   return { keys, identities, filters, blocks, walks };
 }
 
-/** A file's block filters: which entry, the block size and count, then their parts. */
+/**
+ * A file's block filters: which entry, the block size and count, then their parts (its code
+ * points after a word that says whether it has them).
+ */
 function writeBlocks(out: Writer, at: number, blocks: BlockFilters): void {
   const { block, filters, lfBefore, firstLf, lastLf, invalid, sha1, points, stamp } = blocks;
   out.words([at, block, filters.length]);
@@ -282,6 +285,7 @@ function writeBlocks(out: Writer, at: number, blocks: BlockFilters): void {
   out.words(new Uint32Array(lastLf.buffer, lastLf.byteOffset, lastLf.length));
   out.words([invalid ? 1 : 0]);
   out.text(sha1 ?? "");
+  out.words([points === undefined ? 0 : 1]);
   if (points !== undefined) {
     out.words([points.before.length, points.bom]);
     for (const part of [points.before, points.lineStarts, points.lineEnds, points.crlf]) {
@@ -310,9 +314,10 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
   const lastLf = new Int32Array(input.words(count).buffer);
   const [invalid] = input.words(1);
   const sha1 = input.text();
-  const points = invalid === 0 ? readCodePoints(input, block, count) : undefined;
+  const [counted] = input.words(1);
+  const points = counted === 1 ? readCodePoints(input, block, count) : undefined;
   const [size, dev, ino, mtimeNs, ctimeNs] = JSON.parse(input.text());
-  if (typeof size !== "number" || invalid > 1) throw new RangeError("malformed");
+  if (typeof size !== "number" || invalid > 1 || counted > 1) throw new RangeError("malformed");
   if (points !== undefined && points.before.length !== Math.ceil(size / points.granule) + 1) {
     throw new RangeError("malformed");
   }

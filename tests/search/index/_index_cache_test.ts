@@ -67,11 +67,15 @@ describe("the search index's cache file", () => {
     const times = { mtimeNs: 1_000_000_000_123n, ctimeNs: 1_000_000_000_456n };
     const blocks = blockFilters(text, { ...stat, ...times } as FileStat, false, 10n ** 19n, 64)!;
     assert.ok(blocks.filters.length > 5 && blocks.points?.bom === 1);
+    // (A file not valid UTF-8 has no code points counted.)
+    const invalid = blockFilters(text, { ...stat, ...times } as FileStat, true, 10n ** 19n, 64)!;
+    assert.equal(invalid.points, undefined);
     const filters: SavedFilter[] = [
       ["/some/root/a.ts", filterOf("const a = 1;"), identity(2), undefined],
       ["/some/root/b.bin", "binary", identity(3), undefined],
       ["/some/root/c.ts", filterOf(""), identity(4), undefined],
       ["/some/root/large.txt", filterOf("line"), identity(6), blocks],
+      ["/some/root/bad.txt", filterOf("line"), identity(7), invalid],
       ["/some/root/racy.ts", filterOf("racy"), identity(5, Math.floor(Date.now() / 1000)), blocks],
     ];
     assert.equal(
@@ -81,11 +85,11 @@ describe("the search index's cache file", () => {
     assert.equal(fs.statSync(file).mode & 0o777, 0o600);
     assert.equal(fs.statSync(path.join(dir, "sub")).mode & 0o777, 0o700);
     const loaded = loadIndex(file, scope)!;
-    const kept = filters.slice(0, 4); // (all but the one changed just now)
+    const kept = filters.slice(0, 5); // (all but the one changed just now)
     assert.deepEqual(loaded.keys, kept.map(([key]) => key));
     assert.deepEqual(loaded.filters, kept.map(([, filter]) => filter));
     assert.deepEqual([...loaded.identities], kept.flatMap(([, , words]) => [...words]));
-    assert.deepEqual([...loaded.blocks], [[3, blocks]], "the large file's block filters");
+    assert.deepEqual([...loaded.blocks], [[3, blocks], [4, invalid]], "the large files' blocks");
     assert.deepEqual(loaded.walks, [walk, { ...walk, key: "other", files: [] }]);
     assert.equal(loadIndex(file, scope.replace("some", "other")), undefined, "another scope");
   });
