@@ -76,10 +76,9 @@ export interface ReadPlan {
   linesBefore: number[];
   linesAfter: number[];
   /**
-   * For a plan with ranges that start or end within a long line (see `window` of
-   * {@linkcode readPlan}): per range, the code points of that line's text before its start
-   * (-1: it starts a line), and after its end (-1: it ends a line), with the line's
-   * terminator.
+   * For a plan with ranges that start or end within a long line (see `PlanShape.cut`): per
+   * range, the code points of that line's text before its start (-1: it starts a line), and
+   * after its end (-1: it ends a line), with the line's terminator.
    */
   cuts?: { heads: number[]; tails: number[]; terminators: string[] };
   /** Whether the file is not valid UTF-8. */
@@ -345,7 +344,7 @@ function lineStart({ lastLf }: BlockFilters, b: number): number {
   return b < 0 ? 0 : lastLf[b] + 1;
 }
 
-/** Where the line the first `\n` of block `b` ends ends (`b` past the last: the file's end). */
+/** Where the line ended by block `b`'s first `\n` ends (`b` past the last: the file's end). */
 function lineEnd({ firstLf, stamp }: BlockFilters, b: number): number {
   return b >= firstLf.length ? stamp.size : firstLf[b] + 1;
 }
