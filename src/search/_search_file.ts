@@ -324,9 +324,9 @@ function examinePlanned(
   if (needles === undefined) return undefined;
   if (spansLines(needles)) return undefined;
   const { ranges, linesBefore, linesAfter, cuts } = plan;
-  if (cuts !== undefined && (rowCut === undefined || folded !== undefined || context > 0)) {
-    return undefined;
-  }
+  // (With context lines, a range cut within a line lacks them: holdsContext sends the file
+  // to be read whole.)
+  if (cuts !== undefined && (rowCut === undefined || folded !== undefined)) return undefined;
   const pieces: (string | number | PassedLine)[] = [];
   let invalid = plan.invalid;
   let found = false;

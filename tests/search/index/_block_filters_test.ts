@@ -195,6 +195,22 @@ describe("block filters", () => {
     assert.equal(row.piece.terminator, "\r\n");
     const shown = "x".repeat(123).padStart(200, "é") + "needle" + "日".repeat(1794);
     assert.equal(row.text, shown + "\r\n");
+    // A search that shows rows whole (no cut) reads the file whole instead.
+    const whole = await searched(matcher, plan, prefilter, false, 0, undefined);
+    assert.ok(!("sha1" in whole.outcome), "not read as planned");
+    assert.deepEqual(whole.result, (await searched(matcher, undefined, prefilter)).result);
+    // So does one with context lines, or one ignoring case (their rows are not windows).
+    const near = await searched(matcher, plan, prefilter, false, 1, 2000);
+    assert.ok(!("sha1" in near.outcome), "with context: not read as planned");
+    const wanted = await searched(matcher, undefined, prefilter, false, 1, 2000);
+    assert.deepEqual(near.result, wanted.result);
+    const caseless = regexMatcher("needle", { ignoreCase: true });
+    const folded = planFor(bytes, caseless, 64 * 1024, { cut: 2000, most: 0.75 });
+    assert.ok(folded.plan !== undefined && folded.plan !== "none" && folded.plan.cuts);
+    const any = await searched(caseless, folded.plan, folded.prefilter, false, 0, 2000);
+    assert.ok(!("sha1" in any.outcome), "ignoring case: not read as planned");
+    const anyWhole = await searched(caseless, undefined, folded.prefilter, false, 0, 2000);
+    assert.deepEqual(any.result, anyWhole.result);
   });
 
   it("name whole lines, and leave out the blocks that cannot hold the needle", () => {

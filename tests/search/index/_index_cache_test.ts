@@ -94,6 +94,25 @@ describe("the search index's cache file", () => {
     assert.equal(loadIndex(file, scope.replace("some", "other")), undefined, "another scope");
   });
 
+  test("is refused when a file's code points do not fit it", () => {
+    // (Only a writer that disagrees with this reader could make them: the CRC holds.)
+    const file = cacheFileOf(dir, scope);
+    const text = new TextEncoder().encode("line one\r\nline two\n".repeat(40));
+    const stat = { kind: "file", nlink: 1, size: text.length, dev: 2049n, ino: 77n } as const;
+    const times = { mtimeNs: 1_000_000_000_123n, ctimeNs: 1_000_000_000_456n };
+    const blocks = blockFilters(text, { ...stat, ...times } as FileStat, false, 10n ** 19n, 64)!;
+    const points = blocks.points!;
+    const saved = (changed: Partial<typeof points>) => {
+      const large = { ...blocks, points: { ...points, ...changed } };
+      saveIndex(file, scope, [["/some/root/large.txt", filterOf("line"), identity(6), large]], []);
+      return loadIndex(file, scope);
+    };
+    assert.ok(saved({}), "as made");
+    assert.equal(saved({ before: points.before.subarray(1) }), undefined, "a granule short");
+    assert.equal(saved({ bom: 2 }), undefined, "a BOM of 2 code points");
+    assert.equal(saved({ crlf: points.crlf.map(() => 2) }), undefined, "a \\r of 2");
+  });
+
   test("is refused when open to others, or another user's", () => {
     const file = cacheFileOf(dir, scope);
     saveIndex(file, scope, [["/some/root/a.ts", filterOf("x"), identity(2), undefined]], []);
