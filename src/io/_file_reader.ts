@@ -30,9 +30,9 @@ export type ReadOutcome =
   | { kind: "bytes"; bytes: Uint8Array; stat: FileStat }
   /**
    * A regular file larger than the reader reads whole, or than its buffer when it may not
-   * grow (nothing read).
+   * grow (nothing read but the head asked for, a view of the reader's buffer).
    */
-  | { kind: "large"; stat: FileStat }
+  | { kind: "large"; stat: FileStat; head?: Uint8Array }
   /** Not a regular file (nothing read). */
   | { kind: "not_file"; stat: FileStat };
 
@@ -64,12 +64,13 @@ export class FileReader {
    * @param grow whether the buffer may grow to the file; if not, a file larger than the
    *   buffer is reported as `large` too (growing touches fresh memory, see
    *   {@linkcode readInChunks})
+   * @param head how many of a large file's first bytes to read (what tells a binary file)
    * @returns the bytes, or why they were not read
    */
-  read(path: string, grow = true): ReadOutcome {
+  read(path: string, grow = true, head = 0): ReadOutcome {
     const fd = this.files.openRead(path);
     try {
-      return this.#readOpen(fd, grow);
+      return this.#readOpen(fd, grow, head);
     } finally {
       this.files.close(fd);
     }
@@ -189,19 +190,27 @@ export class FileReader {
   }
 
   /** {@linkcode read} of an open file. */
-  #readOpen(fd: number, grow: boolean): ReadOutcome {
+  #readOpen(fd: number, grow: boolean, head: number): ReadOutcome {
     const stat = this.files.fstat(fd);
     if (stat.kind !== "file") return { kind: "not_file", stat };
     const size = stat.size;
-    if (size > (grow ? this.#maxBytes : this.#buffer.length)) return { kind: "large", stat };
-    const buffer = this.#room(size);
+    if (size <= (grow ? this.#maxBytes : this.#buffer.length)) {
+      return { kind: "bytes", bytes: this.#readStart(fd, size), stat };
+    }
+    if (head === 0) return { kind: "large", stat };
+    return { kind: "large", stat, head: this.#readStart(fd, Math.min(head, this.#buffer.length)) };
+  }
+
+  /** The first `count` bytes of an open file (fewer if it ends first), in the buffer. */
+  #readStart(fd: number, count: number): Uint8Array {
+    const buffer = this.#room(count);
     let filled = 0;
-    while (filled < size) {
-      const got = this.files.read(fd, buffer, filled, size - filled, filled);
+    while (filled < count) {
+      const got = this.files.read(fd, buffer, filled, count - filled, filled);
       if (got === 0) break;
       filled += got;
     }
-    return { kind: "bytes", bytes: buffer.subarray(0, filled), stat };
+    return buffer.subarray(0, filled);
   }
 
   /** The buffer, grown to hold `size` bytes (at most `maxBytes`). */

@@ -479,9 +479,10 @@ function identityOf(stat: FileStat): Uint32Array | undefined {
 }
 
 /**
- * Reads a file whole for the search index: binary, a trigram filter (and block filters for
- * a large file), or neither (too large for a filter, not a regular file, unreadable, or with
- * other names: a write through a hard link elsewhere may go unheard by the index's watcher).
+ * Reads a file whole for the search index: binary (a file too large to read whole by its
+ * head alone), a trigram filter (and block filters for a large file), or neither (too large
+ * for a filter, not a regular file, unreadable, or with other names: a write through a hard
+ * link elsewhere may go unheard by the index's watcher).
  *
  * @param reader the reader (its buffer is reused)
  * @param key the real path
@@ -490,13 +491,14 @@ function identityOf(stat: FileStat): Uint32Array | undefined {
 export function indexFile(reader: FileReader, key: string): IndexedFile {
   try {
     const now = BigInt(Date.now()) * 1_000_000n; // (before the read: the racy rule's moment)
-    const outcome = reader.read(key);
-    if (outcome.kind !== "bytes" || outcome.stat.nlink > 1) return { key };
-    const { bytes, stat } = outcome;
+    const outcome = reader.read(key, true, BINARY_PROBE_BYTES);
+    if (outcome.kind === "not_file" || outcome.stat.nlink > 1) return { key };
+    const { stat } = outcome;
+    const bytes = outcome.kind === "bytes" ? outcome.bytes : outcome.head!;
     const recent = tooRecent(stat, now);
     const identity = recent ? undefined : identityOf(stat);
     if (isBinary(bytes)) return { key, binary: true, identity };
-    if (bytes.length > MAX_FILTERED_BYTES) return { key };
+    if (outcome.kind === "large" || bytes.length > MAX_FILTERED_BYTES) return { key };
     const filter = trigramFilter(bytes);
     if (bytes.length <= BLOCKED_FROM_BYTES) return { key, filter, identity };
     if (recent) return { key, filter, recent: true };

@@ -9,6 +9,7 @@ import { FileReader } from "../../src/io/_file_reader.ts";
 import {
   examineBytes,
   examineFile,
+  indexFile,
   type KeptText,
   LOOK_THROUGH_BYTES,
   lookThrough,
@@ -231,6 +232,33 @@ describe("examineFile()", () => {
       const size = fs.statSync(file).size;
       assert.equal(lookThrough(reader, file, { needle }, {}, size), "binary");
       assert.equal(bytes, 8192, "the bytes that tell a binary file");
+    });
+  });
+  it("indexes a file too large to read whole as binary from its head alone", () => {
+    inTempDir((dir) => {
+      const file = path.join(dir, "tsc");
+      const files = filesOf(dir);
+      let bytes = 0;
+      const read = files.read.bind(files);
+      files.read = (...args) => {
+        const got = read(...args);
+        bytes += got;
+        return got;
+      };
+      const reader = new FileReader(files, 64 << 10); // (whole up to 64 KiB)
+      const learn = (text: string) => {
+        fs.writeFileSync(file, text);
+        const past = new Date(Date.now() - 60_000); // (not too recent to be trusted)
+        fs.utimesSync(file, past, past);
+        bytes = 0;
+        return indexFile(reader, file);
+      };
+      const binary = learn("\x7fELF\0" + "needle".repeat(100_000));
+      assert.equal(binary.binary, true);
+      assert.equal(bytes, 8192, "the bytes that tell a binary file");
+      const text = learn("needle".repeat(100_000) + "\0");
+      assert.deepEqual(text, { key: file }, "a NUL after its head: neither binary nor filtered");
+      assert.equal(learn("\0needle").binary, true, "a small file, read whole");
     });
   });
   it("looks through a large file ignoring case for its literal, not a spelling of part of it", () => {

@@ -206,6 +206,36 @@ describe("the search index", () => {
   });
 
   test(
+    "knows a file too large to read whole is binary (a change it cannot see)",
+    BUN_ONLY,
+    async () => {
+      // (A 24 MB executable in node_modules was opened and probed by every search.)
+      const large = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-large-")));
+      const big = new Uint8Array(17 << 20).fill(120);
+      big[0] = 0;
+      fs.writeFileSync(path.join(large, "tsc"), big);
+      const indexing = await DirectoryStore.create({ roots: [large], searchIndex: true });
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-outside-"));
+      try {
+        await indexing.search({ matcher: literalMatcher("anything") }); // (it learns)
+        await indexed(indexing);
+        await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 10));
+        // A write through a hard link from outside the root reaches the file, not the watcher:
+        // a search that probed the file again would find the new text.
+        fs.linkSync(path.join(large, "tsc"), path.join(outside, "tsc"));
+        fs.writeFileSync(path.join(outside, "tsc"), "zebra\n".repeat(3 << 20));
+        const found = await indexing.search({ matcher: literalMatcher("zebra") });
+        assert.equal(found.matchedLines, 0, "the index knew the file binary without opening it");
+        assert.equal(found.binaryFilesSkipped, 1);
+      } finally {
+        indexing.close();
+        fs.rmSync(outside, { recursive: true, force: true });
+        fs.rmSync(large, { recursive: true, force: true });
+      }
+    },
+  );
+
+  test(
     "rules out a file a search read and found without any alternative (a change it cannot see)",
     BUN_ONLY,
     async () => {
