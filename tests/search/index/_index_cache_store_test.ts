@@ -283,6 +283,29 @@ describe("a store that starts from the cache", () => {
     await age(root);
   });
 
+  test(
+    "takes every file and walk that still holds, its checks shared by threads",
+    BUN_ONLY,
+    async () => {
+      const saved = loaded(await saveCache(root, cache));
+      const store = await loading();
+      try {
+        for (let i = 0; i < 1000 && store.searchIndexStats()!.loading; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+        const stats = store.searchIndexStats()!;
+        assert.equal(
+          stats.files,
+          saved.keys.length,
+          "every file checked, by one thread or another",
+        );
+        assert.equal(stats.walks, saved.walks.length);
+      } finally {
+        store.close();
+      }
+    },
+  );
+
   test("trusts none of the files a search worker failed to check", BUN_ONLY, async () => {
     const file = await saveCache(root, cache);
     const saved = loaded(file).keys.length;
