@@ -867,6 +867,9 @@ export class DirectoryStore extends BaseFileStore {
   /**
    * Waits until the search index first holds what a search uses: what it took from the
    * cache on disk, or else what it learned from the first search, once that is indexed.
+   * Without a cache file it settles only after a search: a Bun process that awaits it with
+   * nothing else to keep it alive spins at 100% CPU (Bun 1.4.5, with the index's workers
+   * unref'd) rather than exit.
    *
    * @returns true then; false at once without an index, or when it is closed before
    */
