@@ -32,6 +32,18 @@ function prefilterOf(matcher: Matcher): Prefilter {
   };
 }
 
+/** The file system of `dir`, counting the bytes its reads return. */
+function countingReads(dir: string) {
+  const counted = { files: filesOf(dir), bytes: 0 };
+  const read = counted.files.read.bind(counted.files);
+  counted.files.read = (...args) => {
+    const got = read(...args);
+    counted.bytes += got;
+    return got;
+  };
+  return counted;
+}
+
 /** What a search of one file shows when it goes through examineBytes. */
 async function examined(bytes: Uint8Array, matcher: Matcher, context: number, maxMatches: number) {
   const query = { matcher, context, maxMatches };
@@ -219,43 +231,26 @@ describe("examineFile()", () => {
       // (A 24 MB executable in node_modules was read 4 MiB at a time, by every search.)
       const file = path.join(dir, "tsc");
       fs.writeFileSync(file, "\x7fELF\0" + "needle".repeat(400_000));
-      const files = filesOf(dir);
-      let bytes = 0;
-      const read = files.read.bind(files);
-      files.read = (...args) => {
-        const got = read(...args);
-        bytes += got;
-        return got;
-      };
-      const reader = new FileReader(files, 4 << 20, 1 << 20); // (chunks of 1 MiB)
+      const counted = countingReads(dir);
+      const reader = new FileReader(counted.files, 4 << 20, 1 << 20); // (chunks of 1 MiB)
       const needle = encoder.encode("needle");
       const size = fs.statSync(file).size;
       assert.equal(lookThrough(reader, file, { needle }, {}, size), "binary");
-      assert.equal(bytes, 8192, "the bytes that tell a binary file");
+      assert.equal(counted.bytes, 8192, "the bytes that tell a binary file");
     });
   });
   it("indexes a file too large to read whole as binary from its head alone", () => {
     inTempDir((dir) => {
       const file = path.join(dir, "tsc");
-      const files = filesOf(dir);
-      let bytes = 0;
-      const read = files.read.bind(files);
-      files.read = (...args) => {
-        const got = read(...args);
-        bytes += got;
-        return got;
-      };
-      const reader = new FileReader(files, 64 << 10); // (whole up to 64 KiB)
+      const counted = countingReads(dir);
+      const reader = new FileReader(counted.files, 64 << 10); // (whole up to 64 KiB)
       const learn = (text: string) => {
         fs.writeFileSync(file, text);
-        const past = new Date(Date.now() - 60_000); // (not too recent to be trusted)
-        fs.utimesSync(file, past, past);
-        bytes = 0;
+        counted.bytes = 0;
         return indexFile(reader, file);
       };
-      const binary = learn("\x7fELF\0" + "needle".repeat(100_000));
-      assert.equal(binary.binary, true);
-      assert.equal(bytes, 8192, "the bytes that tell a binary file");
+      assert.equal(learn("\x7fELF\0" + "needle".repeat(100_000)).binary, true);
+      assert.equal(counted.bytes, 8192, "the bytes that tell a binary file");
       const text = learn("needle".repeat(100_000) + "\0");
       assert.deepEqual(text, { key: file }, "a NUL after its head: neither binary nor filtered");
       assert.equal(learn("\0needle").binary, true, "a small file, read whole");
