@@ -21,6 +21,7 @@ import { trigramFilter } from "../../../src/search/index/_trigram_filter.ts";
 import { IDENTITY_WORDS } from "../../../src/io/file_identity.ts";
 import { openFileSystem } from "../../../src/io/file_system.ts";
 import { defaultSearchThreads } from "../../../src/search/_search_pool.ts";
+import { IdentityCheck } from "../../../src/search/index/_cache_checks.ts";
 
 const BUN_ONLY = {
   skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
@@ -305,6 +306,40 @@ describe("a store that starts from the cache", () => {
       }
     },
   );
+
+  test("gives its workers back when a check throws while it loads", BUN_ONLY, async () => {
+    await saveCache(root, cache);
+    const sameDirectory = IdentityCheck.prototype.sameDirectory;
+    IdentityCheck.prototype.sameDirectory = () => {
+      throw new Error("a check that throws");
+    };
+    const store = await DirectoryStore.create({
+      roots: [root],
+      searchIndex: true,
+      searchIndexCache: cache,
+      parallelSearchFrom: 1,
+    });
+    const post = Worker.prototype.postMessage;
+    let posted = 0;
+    try {
+      for (let i = 0; i < 1000 && store.searchIndexStats()!.loading; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      IdentityCheck.prototype.sameDirectory = sameDirectory;
+      // (With an index, a search reads beside its own thread only with the index's workers.)
+      Worker.prototype.postMessage = function (this: Worker, ...args: [unknown]) {
+        posted++;
+        return post.apply(this, args);
+      };
+      const query = { matcher: literalMatcher("createElement"), maxMatches: 10_000 };
+      assert.deepEqual(await store.search(query), await plain.search(query));
+      if (defaultSearchThreads() > 1) assert.ok(posted > 0, "the search had the warm workers");
+    } finally {
+      IdentityCheck.prototype.sameDirectory = sameDirectory;
+      Worker.prototype.postMessage = post;
+      store.close();
+    }
+  });
 
   test("trusts none of the files a search worker failed to check", BUN_ONLY, async () => {
     const file = await saveCache(root, cache);
