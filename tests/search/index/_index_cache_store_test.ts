@@ -307,6 +307,35 @@ describe("a store that starts from the cache", () => {
     },
   );
 
+  test("starts watching a tree it has no cache file of only after a search", BUN_ONLY, async () => {
+    const Real = globalThis.Worker;
+    const started: string[] = [];
+    globalThis.Worker = class extends Real {
+      constructor(...args: ConstructorParameters<typeof Worker>) {
+        super(...args);
+        started.push(String(args[0]));
+      }
+    };
+    const none = path.join(tempDir("none"), "linewise");
+    const store = await DirectoryStore.create({
+      roots: [root],
+      searchIndex: true,
+      searchIndexCache: none,
+    });
+    try {
+      const warm = started.length; // (the warm search workers)
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.deepEqual(started.slice(warm), [], "no watcher before the first search");
+      await store.search({ matcher: literalMatcher("createElement") });
+      await store.searchIndexReady();
+      assert.ok(started.length > warm, "a watcher (and learning) after it");
+    } finally {
+      globalThis.Worker = Real;
+      store.close();
+      fs.rmSync(path.dirname(none), { recursive: true, force: true });
+    }
+  });
+
   test("gives its workers back when a check throws while it loads", BUN_ONLY, async () => {
     await saveCache(root, cache);
     const sameDirectory = IdentityCheck.prototype.sameDirectory;
