@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { barriersOf } from "./_barriers.ts";
 import {
   exactIn,
   groupOpening,
@@ -90,6 +91,19 @@ export interface Matcher {
    * without decoding the line.
    */
   readonly exactFolded?: string;
+  /**
+   * For a case-sensitive regex that is more than its `requiredLiteral` (`new Promise\(\s*`):
+   * its source (flags `us`), and the ASCII characters none of its matches holds. Each match
+   * then lies in the stretch around an occurrence of the literal that holds none of them,
+   * and does not look past the characters either side of it (no `^`, `$` or lookaround), so
+   * a search may decode and match only that stretch of a long line, if it is at most `most`
+   * UTF-16 units long (a longer one is matched as its line is). Undefined when unknown.
+   */
+  readonly stretch?: {
+    readonly source: string;
+    readonly barriers: string;
+    readonly most?: number;
+  };
   /**
    * Names what the matcher matches: two matchers with the same key match the same lines,
    * so results may be kept under it (a search cache). Undefined when unknown.
@@ -231,6 +245,9 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     ? undefined
     : spelledAlternativesOf(inner, alternativeLiterals);
   const exactFolded = options.ignoreCase ? foldedLiteralOf(inner, spelled) : undefined;
+  const barriers = requiredLiteral === undefined || exactLiteral !== undefined
+    ? undefined
+    : barriersOf(source);
   const literals = {
     requiredLiteral,
     requiredLiterals,
@@ -239,6 +256,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     ...(exactLiteral === undefined ? {} : { exactLiteral }),
     ...(exactAlternatives === undefined ? {} : { exactAlternatives }),
     ...(exactFolded === undefined ? {} : { exactFolded }),
+    ...(barriers === undefined ? {} : { stretch: { source, barriers } }),
   };
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { key, matchLine, ...literals };

@@ -25,7 +25,15 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
     text.length > limit ? linear.matchLine(text) : native.matchLine(text);
   const findCandidate = native.findCandidate;
   const { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiterals } = native;
-  const literals = { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiterals };
+  // (A stretch of a long line is matched natively only as long as a line may be.)
+  const stretched = native.stretch && { stretch: { ...native.stretch, most: limit } };
+  const literals = {
+    requiredLiteral,
+    requiredLiterals,
+    alternativeLiterals,
+    foldedLiterals,
+    ...stretched,
+  };
   const key = native.key && linear.key && `${native.key}|${linear.key}|${limit}`;
   if (findCandidate === undefined) return { key, matchLine, ...literals };
   let seen: string | undefined;
