@@ -257,7 +257,7 @@ const NEW_PATTERNS = [
 
 /**
  * Regexes as agents write them, around the literals of {@linkcode NEW_PATTERNS}: a match is
- * more than its literal, so a long line that holds the literal is decoded whole and scanned,
+ * more than its literal, so a long line's match is found in the stretch around the literal,
  * where a literal's row is cut from the bytes around it (docs/benchmarks.md).
  */
 const NEW_REGEXES = [

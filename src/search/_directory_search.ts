@@ -32,6 +32,7 @@ import {
   prefilterOf,
   WHOLE_FILE_BYTES,
 } from "./_search_file.ts";
+import type { Stretch } from "./_long_rows.ts";
 import {
   directoryRecorder,
   resultKey,
@@ -407,6 +408,8 @@ class ReadingQueue {
    * their folded literal), with the cut rows are shown with.
    */
   readonly #exact: { literal: string | undefined; rowCut: number } | undefined;
+  /** A regex more than its required literal, with the cut rows are shown with (or undefined). */
+  readonly #stretch: Stretch | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   readonly #lease: WorkerLease | undefined;
@@ -426,6 +429,10 @@ class ReadingQueue {
         matcher.stoppable === undefined
       ? { literal: matcher.exactLiteral, rowCut }
       : undefined;
+    this.#stretch = matcher.stretch !== undefined && rowCut !== undefined && context === 0 &&
+        matcher.stoppable === undefined
+      ? { ...matcher.stretch, cut: rowCut }
+      : undefined;
     this.#options = { context, reader };
     this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
   }
@@ -435,11 +442,16 @@ class ReadingQueue {
    * with the cut of rows when the literal, or one of the alternatives, is the whole of every
    * match.
    */
-  prefilter(): Prefilter & Pick<Examination, "rowCut"> {
+  prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch"> {
     const prefilter = prefilterOf(this.literal, this.#alternatives, this.#folded);
     const exact = this.#exact;
-    return exact !== undefined && exact.literal === this.literal
-      ? { ...prefilter, rowCut: exact.rowCut }
+    if (exact !== undefined && exact.literal === this.literal) {
+      return { ...prefilter, rowCut: exact.rowCut };
+    }
+    // (Each required literal is in every match: the needle may be any of them.)
+    const stretch = this.#stretch;
+    return stretch !== undefined && prefilter.needle !== undefined
+      ? { ...prefilter, stretch }
       : prefilter;
   }
 

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { type Buffer, isAscii, isUtf8 } from "node:buffer";
+import { Buffer, isAscii, isUtf8 } from "node:buffer";
 import type { PassedLine } from "../store/_search_collector.ts";
 import { decodeUtf8 } from "../store/_text.ts";
 import { lowerAscii } from "./_byte_search.ts";
@@ -150,6 +150,90 @@ export function foldedMatch(
     if (lowerAscii(buffer[at + i]) !== literal[i]) return undefined;
   }
   return { at, length: literal.length };
+}
+
+/**
+ * A regex that is more than its needle, for rows of long lines (see `Matcher.stretch`): its
+ * source, the ASCII characters none of its matches holds, and the cut rows are shown with.
+ */
+export interface Stretch {
+  source: string;
+  barriers: string;
+  /** The longest text the regex may run on, in UTF-16 units (see `Matcher.stretch`). */
+  most?: number;
+  cut: number;
+}
+
+/**
+ * The longest stretch around an occurrence that is decoded and matched alone: a longer one
+ * (a base64 blob for `\w+`) has its line decoded whole, as it would be without a stretch.
+ */
+export const MAX_STRETCH_BYTES = 4096;
+
+/** The last stretch's compiled regex and barriers (a search asks for the same one each time). */
+let compiled: { source: string; regex: RegExp; barrier: Uint8Array } | undefined;
+
+function compiledStretch({ source, barriers }: Stretch): { regex: RegExp; barrier: Uint8Array } {
+  if (compiled?.source === source) return compiled;
+  const barrier = new Uint8Array(128);
+  for (let i = 0; i < barriers.length; i++) barrier[barriers.charCodeAt(i)] = 1;
+  compiled = { source, regex: new RegExp(source, "us"), barrier };
+  return compiled;
+}
+
+/**
+ * The row of a long line holding the needle of a regex that is more than it, from the
+ * stretches around the needle's occurrences that hold none of the regex's barriers: every
+ * match lies in one, and the first stretch (in the line's order) that holds a match holds the
+ * line's first match. Each stretch is decoded with the character either side of it (a barrier,
+ * which `\b` may look at), and matched alone; of the line, only the part shown is decoded.
+ *
+ * @param bytes the bytes holding the line
+ * @param start where the line's text starts (after a BOM that starts the file)
+ * @param next where the next line starts
+ * @param needle the regex's required literal
+ * @param at where the needle's first occurrence in the line starts
+ * @param stretch the regex and the cut
+ * @returns the row; null when the line holds no match; undefined when the line is to be
+ *   decoded whole (not valid UTF-8, or a stretch longer than {@linkcode MAX_STRETCH_BYTES} or
+ *   than the regex may run on)
+ */
+export function stretchedLine(
+  bytes: Uint8Array,
+  start: number,
+  next: number,
+  needle: Uint8Array,
+  at: number,
+  stretch: Stretch,
+): PassedLine | null | undefined {
+  let end = next;
+  if (end > start && bytes[end - 1] === LF) end -= end - 1 > start && bytes[end - 2] === CR ? 2 : 1;
+  if (at < start || !isUtf8(bytes.subarray(start, end))) return undefined;
+  const { regex, barrier } = compiledStretch(stretch);
+  // (A byte beyond ASCII is never a barrier: it is no character of its own.)
+  const open = (byte: number) => byte >= 128 || barrier[byte] === 0;
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  // (A text has at most as many UTF-16 units as UTF-8 bytes; the stretch's text has two more.)
+  const longest = Math.min(MAX_STRETCH_BYTES, (stretch.most ?? Infinity) - 2);
+  while (at !== -1 && at + needle.length <= end) {
+    let from = at;
+    const least = Math.max(start, at - longest);
+    while (from > least && open(bytes[from - 1])) from--;
+    let to = at + needle.length;
+    const most = Math.min(end, from + longest);
+    while (to < most && open(bytes[to])) to++;
+    const cut = (from === least && from > start) || (to === most && to < end);
+    if (cut || to - from > longest) return undefined;
+    const left = from > start ? from - 1 : from;
+    const text = decodeUtf8(bytes.subarray(left, to < end ? to + 1 : to)).text;
+    const found = regex.exec(text);
+    if (found !== null) {
+      const match = left + Buffer.byteLength(text.slice(0, found.index));
+      return windowedLine(bytes, start, next, match, Buffer.byteLength(found[0]), stretch.cut);
+    }
+    at = buffer.indexOf(needle, to);
+  }
+  return null;
 }
 
 /**

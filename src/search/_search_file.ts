@@ -33,6 +33,8 @@ import type { PassedLine } from "../store/_search_collector.ts";
 import {
   foldedMatch,
   type LineAround,
+  type Stretch,
+  stretchedLine,
   windowedFromBytes,
   windowedLine,
   windowedPart,
@@ -148,6 +150,13 @@ export interface Examination extends Prefilter {
    * part shown, from its bytes.
    */
   rowCut?: number;
+  /**
+   * Set when the needle is the required literal of a regex that is more than it
+   * (`Matcher.stretch`), there are no context lines, and rows are cut: a line holding the
+   * needle that is much longer than the cut is then given as the part shown of its first
+   * match, found in the stretches around the needle (see `stretchedLine`).
+   */
+  stretch?: Stretch;
 }
 
 /**
@@ -317,7 +326,7 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
 function examinePlanned(
   reader: FileReader,
   key: string,
-  { needle, anyOf, folded, context, rowCut }: Examination,
+  { needle, anyOf, folded, context, rowCut, stretch }: Examination,
   plan: ReadPlan,
 ): Examined | undefined {
   const needles = needle !== undefined ? [needle] : anyOf;
@@ -384,6 +393,7 @@ function examinePlanned(
         context,
         folded,
         rowCut,
+        stretch,
         fileStart: edges.start,
       });
       if (kept.invalid) invalid = true;
@@ -525,7 +535,7 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  */
 export function examineBytes(
   bytes: Uint8Array,
-  prefilter: Prefilter & Pick<Examination, "rowCut">,
+  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch">,
   context: number,
 ): Examined {
   // (The path most files take is kept short: a hot function is compiled with all that it
@@ -537,7 +547,7 @@ export function examineBytes(
     const first = buffer.indexOf(needle);
     return first === -1
       ? NONE
-      : textOf(bytes, buffer, [needle], first, context, undefined, prefilter.rowCut);
+      : textOf(bytes, buffer, [needle], first, context, undefined, prefilter);
   }
   if (anyOf === undefined) return whole(bytes);
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
@@ -547,7 +557,7 @@ export function examineBytes(
   const first = occurrences(buffer, needles, folded)(0).at;
   return first === -1
     ? NONE
-    : textOf(bytes, buffer, needles, first, context, folded, prefilter.rowCut);
+    : textOf(bytes, buffer, needles, first, context, folded, { rowCut: prefilter.rowCut });
 }
 
 /**
@@ -560,8 +570,8 @@ function textOf(
   needles: readonly Uint8Array[],
   first: number,
   context: number,
-  folded?: readonly Uint8Array[],
-  rowCut?: number,
+  folded: readonly Uint8Array[] | undefined,
+  { rowCut, stretch }: Pick<Examination, "rowCut" | "stretch">,
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
   // Where the last occurrence of any of them ends.
@@ -586,6 +596,7 @@ function textOf(
     context,
     folded,
     rowCut,
+    stretch,
     fileStart: true,
   });
   return {
@@ -632,13 +643,15 @@ function keptLines(
   bytes: Uint8Array,
   buffer: Buffer,
   needles: readonly Uint8Array[],
-  { start, end, context, folded, rowCut, fileStart }: {
+  { start, end, context, folded, rowCut, stretch, fileStart }: {
     start: number;
     end: number;
     context: number;
     folded: readonly Uint8Array[] | undefined;
     /** See {@linkcode Examination.rowCut}. */
     rowCut?: number;
+    /** See {@linkcode Examination.stretch}. */
+    stretch?: Stretch;
     /** Whether `bytes` starts where the file does (a BOM there is no part of line 1). */
     fileStart?: boolean;
   },
@@ -660,6 +673,9 @@ function keptLines(
   // literal: no context. Of several, the leftmost occurrence is the match, the earlier needle
   // first; a folded one is checked in the line's bytes.)
   const longerThan = rowCut !== undefined && context === 0 ? windowedFromBytes(rowCut) : Infinity;
+  const stretchedThan = stretch !== undefined && context === 0 && needles.length === 1
+    ? windowedFromBytes(stretch.cut)
+    : Infinity;
   const place = folded === undefined || longerThan === Infinity
     ? 0
     : bytesOf(folded[0]).indexOf(needles[0].map(lowerAscii));
@@ -680,8 +696,15 @@ function keptLines(
       ? found
       : foldedMatch(buffer, from, lineEnd, found.at - place, folded[0]);
     const windowed = match === undefined
-      ? undefined
+      ? lineEnd - from > stretchedThan
+        ? stretchedOccurrence(bytes, from, lineEnd, needles[0], at, stretch!, fileStart)
+        : undefined
       : windowedOccurrence(bytes, from, lineEnd, match, rowCut!, fileStart);
+    if (windowed === null) {
+      // (No match in the line: it is left out, as a line without an occurrence.)
+      found = lineEnd < end ? nextOccurrence(lineEnd) : { at: -1, length: 0 };
+      continue;
+    }
     if (windowed !== undefined) {
       if (keepTo !== -1) flush();
       if (from > done) pieces.push(countLf(bytes, done, from));
@@ -726,6 +749,23 @@ function windowedOccurrence(
   return found.at < start
     ? undefined
     : windowedLine(bytes, start, next, found.at, found.length, cut);
+}
+
+/**
+ * {@linkcode stretchedLine} of the line from `from` to `next` at an occurrence, its text
+ * starting after the BOM that starts a file.
+ */
+function stretchedOccurrence(
+  bytes: Uint8Array,
+  from: number,
+  next: number,
+  needle: Uint8Array,
+  at: number,
+  stretch: Stretch,
+  fileStart: boolean | undefined,
+): PassedLine | null | undefined {
+  const start = fileStart && from === 0 ? utf8BomLength(bytes) : from;
+  return stretchedLine(bytes, start, next, needle, at, stretch);
 }
 
 function whole(bytes: Uint8Array): Examined {

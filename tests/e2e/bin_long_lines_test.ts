@@ -1,5 +1,6 @@
-// End to end: a grep for a fixed string (or alternatives of them) finds long lines (bundles,
-// source maps) in their bytes and decodes only the part it shows (src/search/_long_rows.ts).
+// End to end: a grep for a fixed string (or alternatives of them, or a regex more than its
+// literal) finds long lines (bundles, source maps) in their bytes and decodes only the part it
+// shows, and the stretch around the literal (src/search/_long_rows.ts).
 // Driven by the official MCP SDK client, its answers must be those of a pattern that matches
 // the same lines but is not a fixed string (so the lines are decoded whole and cut), first
 // and repeated, whatever the lines hold: characters beyond ASCII, CRLF, a BOM, invalid UTF-8.
@@ -75,7 +76,8 @@ describe("the binary's grep of long lines", () => {
     "show what a pattern of the same lines shows, first and repeated",
     { timeout: 60_000 },
     async () => {
-      const decoded = await grep({ pattern: "kiwi[(]" });
+      // (`\x28` is read by no prefilter: the lines are decoded whole.)
+      const decoded = await grep({ pattern: "kiwi\\x28" });
       assert.match(decoded.text, /line cut: \d+ code points/);
       // (Each file of valid UTF-8 has its version: its rows were found in its bytes again.)
       for (const name of ["app\\.js\\.map", "bom\\.js", "bundle\\.js", "end\\.js", "short\\.js"]) {
@@ -91,6 +93,9 @@ describe("the binary's grep of long lines", () => {
         // (And a fixed string without case, checked in the bytes.)
         { pattern: "KIWI(", literal: true, ignore_case: true },
         { pattern: "Kiwi\\(", ignore_case: true },
+        // (And a regex more than its literal, matched in the stretches around it.)
+        { pattern: "kiwi[(]" },
+        { pattern: "kiwi\\(\\s*" },
       ];
       for (const args of fixed) {
         for (let round = 0; round < 3; round++) {
@@ -99,6 +104,11 @@ describe("the binary's grep of long lines", () => {
           assertSameStructure(windowed.structured, decoded.structured);
         }
       }
+      // A regex whose match reaches past the literal shows as the same regex decoded whole.
+      const before = await grep({ pattern: "\\w*i\\x28" });
+      const stretched = await grep({ pattern: "\\w*i\\(" });
+      assert.equal(stretched.text, before.text);
+      assert.match(stretched.text, /^1\taaaaaaaaaa/m, "the match starts at the line's start");
       // New patterns once the index knows the large files' blocks (past the racy rule's 2 s):
       // of a long line, only the bytes around the blocks that may hold the match are read.
       await new Promise((resolve) => setTimeout(resolve, 3000));

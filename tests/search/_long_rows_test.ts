@@ -29,12 +29,18 @@ function shown(result: SearchResult, cut: number) {
   }));
 }
 
-/** A search of one file through examineBytes, with long lines windowed for `rowCut`. */
+/**
+ * A search of one file through examineBytes, with long lines windowed for `rowCut` (from the
+ * stretches around the needle for a regex that is more than its literal).
+ */
 async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number, rowCut: number) {
   const collector = new SearchCollector({ matcher, maxMatches, rowCut });
   const { requiredLiteral, alternativeLiterals, foldedLiterals } = matcher;
   const prefilter = prefilterOf(requiredLiteral, alternativeLiterals, foldedLiterals);
-  const outcome = examineBytes(bytes, { ...prefilter, rowCut }, 0);
+  const examination = matcher.exactLiteral !== undefined || matcher.stretch === undefined
+    ? { ...prefilter, rowCut }
+    : { ...prefilter, stretch: { ...matcher.stretch, cut: rowCut } };
+  const outcome = examineBytes(bytes, examination, 0);
   if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
     await collector.scanFile(
@@ -160,6 +166,62 @@ describe("long lines windowed from their bytes", () => {
       ),
       { numRuns: 200 },
     );
+  });
+
+  it("show as the same lines decoded whole and cut, for a regex more than its literal", {
+    timeout: 60_000,
+  }, async () => {
+    // (Characters the patterns match around the literal, and barriers they do not.)
+    const around = fc.constantFrom(" ", "  ", "7", "77", ";", "(", ")", "e", "le", "x_", ",", "\t");
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(part, around), { maxLength: 16 }),
+        fc.constantFrom(
+          "needle\\s*7",
+          "\\bneedle\\b",
+          "ne+dle",
+          "(?:x|é)?need(?:le)? ?7*",
+          "\\w*needle\\s*[(;7]",
+          "needle[ 7x]*\\)",
+          "le\\s?\\d{1,3}",
+          "(?<word>\\w+)needle",
+          "x{2,}needle",
+        ),
+        fc.constantFrom(1, 7, 100, 2000, 6000),
+        fc.constantFrom(1, 3, 200),
+        async (parts, pattern, cut, maxMatches) => {
+          const bytes = encoder.encode(parts.join(""));
+          const matcher = regexMatcher(pattern);
+          assert.ok(matcher.stretch, pattern);
+          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
+          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
+          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.equal(got.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("decode only the stretch and the part shown of a regex's long line", async () => {
+    const line = "é;".repeat(30_000) + "a(needle  7) needle  8;" + "😀x".repeat(30_000);
+    const bytes = encoder.encode(`a needle 7\n${line}\r\nb needle\n${line.replace("7", "9")}\n`);
+    const { result, text } = await examined(bytes, regexMatcher("needle\\s*8"), 200, 2000);
+    assert.ok(longestDecoded(text) <= 2 * 2000, `decoded ${longestDecoded(text)} units`);
+    // The first line holds no match, nor the third: the second's is in its second stretch.
+    const rows = result.files[0].rows;
+    assert.deepEqual(rows.map((row) => row.line), [2, 4]);
+    assert.equal(rows[0].text.slice(rows[0].match!.start, rows[0].match!.end), "needle  8");
+    assert.deepEqual(rows[0].piece, {
+      from: 60_014 - 200,
+      codePoints: 60_023 + 60_000,
+      terminator: "\r\n",
+    });
+    // A stretch too long to decode alone has its line decoded whole, as before.
+    const blob = encoder.encode("x".repeat(70_000) + "needle 8\n");
+    const long = await examined(blob, regexMatcher("\\w*needle\\s*8"), 9, 2000);
+    assert.equal(longestDecoded(long.text), 70_009);
+    assert.equal(long.result.matchedLines, 1);
   });
 
   it("decode only the part shown of a line over the threshold", async () => {

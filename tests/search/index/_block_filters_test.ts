@@ -7,7 +7,9 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { type Matcher, regexMatcher } from "../../../src/core/mod.ts";
+import { formatRow, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
+import { windowRow } from "../../../src/core/format_rows.ts";
+import type { SearchResult } from "../../../src/store/file_store.ts";
 import { FileReader } from "../../../src/io/_file_reader.ts";
 import { examineFile, prefilterOf } from "../../../src/search/_search_file.ts";
 import {
@@ -23,6 +25,17 @@ import { filesOf } from "../../_helpers/files.ts";
 import { needlePiece } from "../../_helpers/arbitraries.ts";
 
 const encoder = new TextEncoder();
+
+/** What grep shows of a result's rows with `cut`: each row formatted, and its match. */
+function shown(result: SearchResult, cut: number) {
+  return result.files.map((file) => ({
+    path: file.path,
+    rows: file.rows.map((row) => {
+      const windowed = windowRow(row, cut);
+      return { line: row.line, text: formatRow(row, { cut }).text, match: windowed.match };
+    }),
+  }));
+}
 const LATER = 10_000_000_000n; // (indexed 10 s after the last change: past the racy rule)
 
 describe("block filters", () => {
@@ -173,6 +186,43 @@ describe("block filters", () => {
       { numRuns: 400 },
     );
     assert.ok(cut > 25 && served > 20, `cut ${cut}, served ${served}`);
+  });
+
+  it("show a regex's long line from its stretches when a plan names it, as grep shows it", async () => {
+    let served = 0; // searches a plan served with a long line's row from its stretches
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(
+          fc.tuple(
+            fc.constantFrom("a", "é;", "日 ", "😀", "x\r", "7("),
+            fc.constantFrom(0, 1, 50, 20000),
+            fc.oneof(needlePiece, fc.constantFrom("needle 7", "(needle  7)", " needle;")),
+          ),
+          { minLength: 1, maxLength: 8 },
+        ),
+        fc.constantFrom("needle\\s*7", "\\bneedle\\b", "ne+dle \\d", "\\w*needle"),
+        fc.constantFrom(1024, 16384),
+        fc.constantFrom(3, 2000),
+        async (segments, pattern, block, cut) => {
+          const text = segments.map(([unit, count, piece]) => unit.repeat(count) + piece).join("");
+          const bytes = encoder.encode(text);
+          const matcher = regexMatcher(pattern);
+          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 1000 });
+          const { plan, prefilter } = planFor(bytes, matcher, block);
+          if (plan === undefined || plan === "none") return;
+          const stretch = { ...matcher.stretch!, cut };
+          const { outcome, result } = await searched(matcher, plan, { ...prefilter, stretch });
+          // (Read as planned, with a long line's row made from its stretches.)
+          const passed = outcome.kind === "text" && typeof outcome.text === "object" &&
+            outcome.text.some((part) => typeof part === "object");
+          if ("sha1" in outcome && passed) served++;
+          assert.deepEqual(shown(result, cut), shown(want, cut));
+          assert.equal(result.matchedLines, want.matchedLines);
+        },
+      ),
+      { numRuns: 200 },
+    );
+    assert.ok(served > 10, `served ${served}`);
   });
 
   it("read of a long line only the blocks around its match, and count the rest", async () => {
