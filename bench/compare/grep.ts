@@ -260,7 +260,7 @@ const NEW_PATTERNS = [
  * more than its literal, so a long line's match is found in the stretch around the literal,
  * where a literal's row is cut from the bytes around it (docs/benchmarks.md).
  */
-const NEW_REGEXES = [
+export const NEW_REGEXES = [
   "Symbol\\.async\\w*",
   "new Promise\\(\\s*",
   "Object\\.defineProperty\\(\\s*exports",

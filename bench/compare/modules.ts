@@ -3,7 +3,13 @@
 // users' own measure, the same grep six times in one new server, 1.5 s apart.
 import { MODULES, MODULES_PACKAGES } from "./corpus.ts";
 import { linewise } from "./client.ts";
-import { firstAndRepeatedRows, type GrepCase, newPatternsRow, sizeOf } from "./grep.ts";
+import {
+  firstAndRepeatedRows,
+  type GrepCase,
+  NEW_REGEXES,
+  newPatternsRow,
+  sizeOf,
+} from "./grep.ts";
 import { agreeWithRg } from "./agree.ts";
 import { fmt, log, median, notes, rows } from "./support.ts";
 
@@ -61,4 +67,5 @@ export async function modulesBench(): Promise<void> {
   }
   await newPatternsRow(MODULES, "node_modules: ");
   await newPatternsRow(MODULES, "node_modules: ", true);
+  await newPatternsRow(MODULES, "node_modules: regexes around the literals: ", false, NEW_REGEXES);
 }
