@@ -3,8 +3,7 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { formatRow, literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
-import { windowRow } from "../../src/core/format_rows.ts";
+import { literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
 import { examineBytes, type KeptText, prefilterOf } from "../../src/search/_search_file.ts";
 import {
   codePointsIn,
@@ -13,21 +12,9 @@ import {
 } from "../../src/search/_long_rows.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
-import type { SearchResult } from "../../src/store/file_store.ts";
+import { shownRows } from "../_helpers/rows.ts";
 
 const encoder = new TextEncoder();
-
-/** What grep shows of a result's rows with `cut`: each row formatted, and its match. */
-function shown(result: SearchResult, cut: number) {
-  return result.files.map((file) => ({
-    path: file.path,
-    invalid: file.invalidUtf8,
-    rows: file.rows.map((row) => {
-      const windowed = windowRow(row, cut);
-      return { line: row.line, text: formatRow(row, { cut }).text, match: windowed.match };
-    }),
-  }));
-}
 
 /**
  * A search of one file through examineBytes, with long lines windowed for `rowCut` (from the
@@ -88,7 +75,7 @@ describe("long lines windowed from their bytes", () => {
             : literalMatcher(literal);
           const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
           const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
           assert.equal(got.matchedLines, want.matchedLines);
           assert.equal(got.filesSearched, want.filesSearched);
         },
@@ -124,7 +111,7 @@ describe("long lines windowed from their bytes", () => {
           assert.ok(matcher.exactAlternatives, pattern);
           const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
           const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
           assert.equal(got.matchedLines, want.matchedLines);
         },
       ),
@@ -160,7 +147,7 @@ describe("long lines windowed from their bytes", () => {
           assert.equal(matcher.exactFolded !== undefined, literal !== "le", literal);
           const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
           const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
           assert.equal(got.matchedLines, want.matchedLines);
         },
       ),
@@ -195,7 +182,7 @@ describe("long lines windowed from their bytes", () => {
           assert.ok(matcher.stretch, pattern);
           const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
           const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shown(got, cut), shown(want, cut));
+          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
           assert.equal(got.matchedLines, want.matchedLines);
         },
       ),
@@ -280,7 +267,7 @@ describe("long lines windowed from their bytes", () => {
       const matcher = literalMatcher(literal);
       const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 9 });
       const got = (await examined(bytes, matcher, 9, 100)).result;
-      assert.deepEqual(shown(got, 100), shown(want, 100), literal);
+      assert.deepEqual(shownRows(got, 100), shownRows(want, 100), literal);
       // (An occurrence in the BOM is in no line's text: that line is decoded whole.)
       assert.equal(got.files[0].rows[0].piece?.from, literal === "needle" ? 1 : undefined);
     }
@@ -292,7 +279,7 @@ describe("long lines windowed from their bytes", () => {
     const { result } = await examined(bytes, matcher, 9, 100);
     assert.equal(result.files[0].rows[1].text, "\uFEFFneedle\n");
     const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 9 });
-    assert.deepEqual(shown(result, 100), shown(want, 100));
+    assert.deepEqual(shownRows(result, 100), shownRows(want, 100));
   });
 
   it("are at least 12 cuts long, so that windowRow cuts them too", () => {

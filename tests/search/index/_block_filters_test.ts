@@ -7,9 +7,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
-import { formatRow, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
-import { windowRow } from "../../../src/core/format_rows.ts";
-import type { SearchResult } from "../../../src/store/file_store.ts";
+import { type Matcher, regexMatcher } from "../../../src/core/mod.ts";
 import { FileReader } from "../../../src/io/_file_reader.ts";
 import { examineFile, prefilterOf } from "../../../src/search/_search_file.ts";
 import {
@@ -23,19 +21,10 @@ import { SearchCollector } from "../../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../../src/store/memory_store.ts";
 import { filesOf } from "../../_helpers/files.ts";
 import { needlePiece } from "../../_helpers/arbitraries.ts";
+import { shownRows } from "../../_helpers/rows.ts";
 
 const encoder = new TextEncoder();
 
-/** What grep shows of a result's rows with `cut`: each row formatted, and its match. */
-function shown(result: SearchResult, cut: number) {
-  return result.files.map((file) => ({
-    path: file.path,
-    rows: file.rows.map((row) => {
-      const windowed = windowRow(row, cut);
-      return { line: row.line, text: formatRow(row, { cut }).text, match: windowed.match };
-    }),
-  }));
-}
 const LATER = 10_000_000_000n; // (indexed 10 s after the last change: past the racy rule)
 
 describe("block filters", () => {
@@ -216,7 +205,7 @@ describe("block filters", () => {
           const passed = outcome.kind === "text" && typeof outcome.text === "object" &&
             outcome.text.some((part) => typeof part === "object");
           if ("sha1" in outcome && passed) served++;
-          assert.deepEqual(shown(result, cut), shown(want, cut));
+          assert.deepEqual(shownRows(result, cut), shownRows(want, cut));
           assert.equal(result.matchedLines, want.matchedLines);
         },
       ),
