@@ -1,6 +1,6 @@
 /**
  * The ASCII characters no match of a pattern can hold, read from its source (flags `u`, `s`,
- * case-sensitive) without compiling it. Where a long line holds the pattern's required literal,
+ * and `i` when case is ignored) without compiling it. Where a long line holds the pattern's required literal,
  * every match lies in the stretch around an occurrence that holds none of them, so only that
  * stretch need be decoded and matched (`Matcher.stretch`).
  *
@@ -24,8 +24,12 @@ const SYNTAX = "\\^$.*+?()[]{}|/-";
  * match any character (`.`, `\S`, a negated class), look at characters outside its match (`^`,
  * `$`, lookarounds) or that is not read here (backreferences, `\p{…}`, `\x41`) gives undefined.
  * `\b` and `\B` look one character outside the match: the stretch keeps one either side.
+ * Ignoring case, a letter stands for both of its cases, and a pattern with a character beyond
+ * ASCII gives undefined (Unicode case folding matches `k` with the Kelvin sign, `s` with the
+ * long s, and so on).
  *
- * @param source the pattern (compiled with flags `us`, case-sensitive)
+ * @param source the pattern (compiled with flags `us`, and `i` when `ignoreCase`)
+ * @param ignoreCase whether case is ignored
  * @returns the characters, or undefined when unknown or none
  * @example
  * ```ts
@@ -35,10 +39,11 @@ const SYNTAX = "\\^$.*+?()[]{}|/-";
  * assert.equal(barriersOf("import .* from"), undefined);
  * ```
  */
-export function barriersOf(source: string): string | undefined {
+export function barriersOf(source: string, ignoreCase = false): string | undefined {
+  if (ignoreCase && /[^\0-\x7f]/.test(source)) return undefined;
   const held = new Uint8Array(ASCII);
   const hold = (chars: string) => {
-    for (const char of chars) {
+    for (const char of ignoreCase ? chars.toLowerCase() + chars.toUpperCase() : chars) {
       const code = char.charCodeAt(0);
       if (code < ASCII) held[code] = 1;
     }

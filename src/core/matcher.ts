@@ -92,15 +92,17 @@ export interface Matcher {
    */
   readonly exactFolded?: string;
   /**
-   * For a case-sensitive regex that is more than its `requiredLiteral` (`new Promise\(\s*`):
-   * its source (flags `us`), and the ASCII characters none of its matches holds. Each match
-   * then lies in the stretch around an occurrence of the literal that holds none of them,
-   * and does not look past the characters either side of it (no `^`, `$` or lookaround), so
-   * a search may decode and match only that stretch of a long line, if it is at most `most`
-   * UTF-16 units long (a longer one is matched as its line is). Undefined when unknown.
+   * For a regex that is more than its `requiredLiteral` (`new Promise\(\s*`), or than its
+   * `alternativeLiterals` one of which each match holds: its source and flags, and the ASCII
+   * characters none of its matches holds. Each match then lies in the stretch around an
+   * occurrence of such a literal that holds none of them, and does not look past the
+   * characters either side of it (no `^`, `$` or lookaround), so a search may decode and
+   * match only that stretch of a long line, if it is at most `most` UTF-16 units long (a
+   * longer one is matched as its line is). Undefined when unknown.
    */
   readonly stretch?: {
     readonly source: string;
+    readonly flags: string;
     readonly barriers: string;
     readonly most?: number;
   };
@@ -245,9 +247,11 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     ? undefined
     : spelledAlternativesOf(inner, alternativeLiterals);
   const exactFolded = options.ignoreCase ? foldedLiteralOf(inner, spelled) : undefined;
-  const barriers = requiredLiteral === undefined || exactLiteral !== undefined
-    ? undefined
-    : barriersOf(source);
+  // (A regex that is its literals is found in the bytes; one with none needs no stretch.)
+  const exact = exactLiteral ?? exactAlternatives ?? exactFolded;
+  const barriers = exact === undefined && (requiredLiteral ?? alternativeLiterals?.[0])
+    ? barriersOf(source, options.ignoreCase)
+    : undefined;
   const literals = {
     requiredLiteral,
     requiredLiterals,
@@ -256,7 +260,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     ...(exactLiteral === undefined ? {} : { exactLiteral }),
     ...(exactAlternatives === undefined ? {} : { exactAlternatives }),
     ...(exactFolded === undefined ? {} : { exactFolded }),
-    ...(barriers === undefined ? {} : { stretch: { source, barriers } }),
+    ...(barriers === undefined ? {} : { stretch: { source, flags, barriers } }),
   };
   const confined = lineConfinedSource(source);
   if (confined === undefined) return { key, matchLine, ...literals };

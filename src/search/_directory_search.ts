@@ -450,7 +450,7 @@ class ReadingQueue {
     }
     // (Each required literal is in every match: the needle may be any of them.)
     const stretch = this.#stretch;
-    return stretch !== undefined && prefilter.needle !== undefined
+    return stretch !== undefined && (prefilter.needle ?? prefilter.anyOf) !== undefined
       ? { ...prefilter, stretch }
       : prefilter;
   }

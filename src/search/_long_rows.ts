@@ -158,6 +158,7 @@ export function foldedMatch(
  */
 export interface Stretch {
   source: string;
+  flags: string;
   barriers: string;
   /** The longest text the regex may run on, in UTF-16 units (see `Matcher.stretch`). */
   most?: number;
@@ -170,29 +171,36 @@ export interface Stretch {
  */
 export const MAX_STRETCH_BYTES = 4096;
 
-/** The last stretch's compiled regex and barriers (a search asks for the same one each time). */
-let compiled: { source: string; regex: RegExp; barrier: Uint8Array } | undefined;
+/** Where a needle occurs, and its length (-1 and 0: nowhere). */
+type Occurrence = { at: number; length: number };
 
-function compiledStretch({ source, barriers }: Stretch): { regex: RegExp; barrier: Uint8Array } {
-  if (compiled?.source === source) return compiled;
+/** The last stretch's compiled regex and barriers (a search asks for the same one each time). */
+let compiled: { stretch: Stretch; regex: RegExp; barrier: Uint8Array } | undefined;
+
+function compiledStretch(stretch: Stretch): { regex: RegExp; barrier: Uint8Array } {
+  const { source, flags, barriers } = stretch;
+  const last = compiled?.stretch;
+  if (last?.source === source && last.flags === flags && last.barriers === barriers) {
+    return compiled!;
+  }
   const barrier = new Uint8Array(128);
   for (let i = 0; i < barriers.length; i++) barrier[barriers.charCodeAt(i)] = 1;
-  compiled = { source, regex: new RegExp(source, "us"), barrier };
+  compiled = { stretch, regex: new RegExp(source, flags), barrier };
   return compiled;
 }
 
 /**
- * The row of a long line holding the needle of a regex that is more than it, from the
- * stretches around the needle's occurrences that hold none of the regex's barriers: every
- * match lies in one, and the first stretch (in the line's order) that holds a match holds the
- * line's first match. Each stretch is decoded with the character either side of it (a barrier,
+ * The row of a long line holding a needle of a regex that is more than its needles, from the
+ * stretches around their occurrences that hold none of the regex's barriers: every match lies
+ * in one, and the first stretch (in the line's order) that holds a match holds the line's first
+ * match. Each stretch is decoded with the character either side of it (a barrier,
  * which `\b` may look at), and matched alone; of the line, only the part shown is decoded.
  *
  * @param bytes the bytes holding the line
  * @param start where the line's text starts (after a BOM that starts the file)
  * @param next where the next line starts
- * @param needle the regex's required literal
- * @param at where the needle's first occurrence in the line starts
+ * @param first the first occurrence of a needle in the line
+ * @param next the occurrences from an offset on (see `occurrences`: offsets never decrease)
  * @param stretch the regex and the cut
  * @returns the row; null when the line holds no match; undefined when the line is to be
  *   decoded whole (not valid UTF-8, or a stretch longer than {@linkcode MAX_STRETCH_BYTES} or
@@ -201,25 +209,26 @@ function compiledStretch({ source, barriers }: Stretch): { regex: RegExp; barrie
 export function stretchedLine(
   bytes: Uint8Array,
   start: number,
-  next: number,
-  needle: Uint8Array,
-  at: number,
+  lineEnd: number,
+  first: Occurrence,
+  next: (from: number) => Occurrence,
   stretch: Stretch,
 ): PassedLine | null | undefined {
-  let end = next;
+  let end = lineEnd;
   if (end > start && bytes[end - 1] === LF) end -= end - 1 > start && bytes[end - 2] === CR ? 2 : 1;
-  if (at < start || !isUtf8(bytes.subarray(start, end))) return undefined;
+  if (first.at < start || !isUtf8(bytes.subarray(start, end))) return undefined;
   const { regex, barrier } = compiledStretch(stretch);
   // (A byte beyond ASCII is never a barrier: it is no character of its own.)
   const open = (byte: number) => byte >= 128 || barrier[byte] === 0;
-  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   // (A text has at most as many UTF-16 units as UTF-8 bytes; the stretch's text has two more.)
   const longest = Math.min(MAX_STRETCH_BYTES, (stretch.most ?? Infinity) - 2);
-  while (at !== -1 && at + needle.length <= end) {
+  for (let occurrence = first; occurrence.at !== -1;) {
+    const { at, length } = occurrence;
+    if (at + length > end) break;
     let from = at;
     const least = Math.max(start, at - longest);
     while (from > least && open(bytes[from - 1])) from--;
-    let to = at + needle.length;
+    let to = at + length;
     const most = Math.min(end, from + longest);
     while (to < most && open(bytes[to])) to++;
     const cut = (from === least && from > start) || (to === most && to < end);
@@ -229,9 +238,9 @@ export function stretchedLine(
     const found = regex.exec(text);
     if (found !== null) {
       const match = left + Buffer.byteLength(text.slice(0, found.index));
-      return windowedLine(bytes, start, next, match, Buffer.byteLength(found[0]), stretch.cut);
+      return windowedLine(bytes, start, lineEnd, match, Buffer.byteLength(found[0]), stretch.cut);
     }
-    at = buffer.indexOf(needle, to);
+    occurrence = next(to);
   }
   return null;
 }

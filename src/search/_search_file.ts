@@ -673,7 +673,7 @@ function keptLines(
   // literal: no context. Of several, the leftmost occurrence is the match, the earlier needle
   // first; a folded one is checked in the line's bytes.)
   const longerThan = rowCut !== undefined && context === 0 ? windowedFromBytes(rowCut) : Infinity;
-  const stretchedThan = stretch !== undefined && context === 0 && needles.length === 1
+  const stretchedThan = stretch !== undefined && context === 0
     ? windowedFromBytes(stretch.cut)
     : Infinity;
   const place = folded === undefined || longerThan === Infinity
@@ -697,7 +697,7 @@ function keptLines(
       : foldedMatch(buffer, from, lineEnd, found.at - place, folded[0]);
     const windowed = match === undefined
       ? lineEnd - from > stretchedThan
-        ? stretchedOccurrence(bytes, from, lineEnd, needles[0], at, stretch!, fileStart)
+        ? stretchedOccurrence(bytes, from, lineEnd, found, nextOccurrence, stretch!, fileStart)
         : undefined
       : windowedOccurrence(bytes, from, lineEnd, match, rowCut!, fileStart);
     if (windowed === null) {
@@ -759,13 +759,13 @@ function stretchedOccurrence(
   bytes: Uint8Array,
   from: number,
   next: number,
-  needle: Uint8Array,
-  at: number,
+  found: { at: number; length: number },
+  nextOccurrence: (from: number) => { at: number; length: number },
   stretch: Stretch,
   fileStart: boolean | undefined,
 ): PassedLine | null | undefined {
   const start = fileStart && from === 0 ? utf8BomLength(bytes) : from;
-  return stretchedLine(bytes, start, next, needle, at, stretch);
+  return stretchedLine(bytes, start, next, found, nextOccurrence, stretch);
 }
 
 function whole(bytes: Uint8Array): Examined {

@@ -33,6 +33,8 @@ const pattern: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
       "[a\\-z]",
       "[ -\\/]",
       "[x-é]",
+      "[x-\u017F]",
+      "\u212A",
     ),
     fc.tuple(tie("node"), tie("node")).map(([a, b]) => a + b),
     fc.tuple(tie("node"), tie("node")).map(([a, b]) => `(?:${a}|${b})`),
@@ -44,17 +46,21 @@ const pattern: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
 
 /** Texts of the characters the patterns use, and others around them. */
 const text = fc.array(
-  fc.constantFrom("a", "b", "c", "z", "_", " ", "\t", ";", "(", ")", "7", "-", ".", "/", "é", "x"),
+  fc.constantFrom(
+    ..."abckszABCKSZ_ \t;()7-./éx",
+    "\u017F", // (the long s, which matches s ignoring case)
+    "\u212A", // (the Kelvin sign, which matches k)
+  ),
   { maxLength: 30 },
 ).map((chars) => chars.join(""));
 
 describe("barriersOf()", () => {
   test("names no character that a match of the pattern holds, from any start", () => {
     fc.assert(
-      fc.property(pattern, text, (source, text) => {
-        const barriers = barriersOf(source);
+      fc.property(pattern, text, fc.boolean(), (source, text, ignoreCase) => {
+        const barriers = barriersOf(source, ignoreCase);
         if (barriers === undefined) return;
-        const regex = new RegExp(source, "usy");
+        const regex = new RegExp(source, ignoreCase ? "usyi" : "usy");
         for (let at = 0; at <= text.length; at++) {
           regex.lastIndex = at;
           const found = regex.exec(text);
@@ -78,6 +84,15 @@ describe("barriersOf()", () => {
     assert.ok(!barriersOf("[a-é]x")!.includes("{"), "a range past ASCII holds its ASCII part");
     assert.ok(barriersOf("[a-é]x")!.includes("A"));
     assert.ok(barriersOf("(?<name>ab)c")!.includes("n"), "a group's name is no part of a match");
+  });
+
+  test("ignoring case, holds both cases of a letter, and reads no character beyond ASCII", () => {
+    assert.ok(!barriersOf("[a-c]x", true)!.includes("B"));
+    assert.ok(!barriersOf("Q\\w", true)!.includes("q"));
+    assert.ok(barriersOf("Q\\d", true)!.includes("r"));
+    assert.ok(barriersOf("[a-c]x", false)!.includes("B"));
+    assert.equal(barriersOf("\u212Ax", true), undefined, "the Kelvin sign matches k");
+    assert.equal(barriersOf("[x-\u017F]", true), undefined, "the long s matches s");
   });
 
   test("is undefined where a match may hold any character or look past its ends", () => {
@@ -105,10 +120,12 @@ describe("barriersOf()", () => {
     }
   });
 
-  test("makes a matcher's stretch only for a case-sensitive regex more than its literal", () => {
+  test("makes a matcher's stretch only for a regex more than its literals", () => {
     assert.deepEqual(regexMatcher("new Promise\\(\\s*").stretch?.source, "new Promise\\(\\s*");
     assert.equal(regexMatcher("new Promise\\(").stretch, undefined, "an exact literal");
-    assert.equal(regexMatcher("new Promise\\(\\s*", { ignoreCase: true }).stretch, undefined);
+    assert.equal(regexMatcher("new Promise\\(", { ignoreCase: true }).stretch, undefined);
+    assert.equal(regexMatcher("new Promise\\(\\s*", { ignoreCase: true }).stretch?.flags, "usi");
+    assert.ok(regexMatcher("foo\\s*|bar").stretch, "alternatives one of which each match holds");
     assert.equal(regexMatcher("import .* from").stretch, undefined);
     assert.equal(regexMatcher("\\w+").stretch, undefined, "no required literal");
   });

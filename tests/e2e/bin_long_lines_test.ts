@@ -93,9 +93,11 @@ describe("the binary's grep of long lines", () => {
         // (And a fixed string without case, checked in the bytes.)
         { pattern: "KIWI(", literal: true, ignore_case: true },
         { pattern: "Kiwi\\(", ignore_case: true },
-        // (And a regex more than its literal, matched in the stretches around it.)
+        // (And regexes more than their literals, matched in the stretches around them.)
         { pattern: "kiwi[(]" },
         { pattern: "kiwi\\(\\s*" },
+        { pattern: "KIWI\\(\\s*", ignore_case: true },
+        { pattern: "zebra\\(\\s*|kiwi\\(\\s*" },
       ];
       for (const args of fixed) {
         for (let round = 0; round < 3; round++) {

@@ -190,6 +190,56 @@ describe("long lines windowed from their bytes", () => {
     );
   });
 
+  it(
+    "show as the same lines decoded whole and cut, for such a regex of alternatives or without case",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      // (Other cases, and a Kelvin sign or long s, which Unicode case folding matches with k, s.)
+      const around = fc.constantFrom(
+        " ",
+        "7",
+        ";",
+        ")",
+        "x_1",
+        "NEEDLE",
+        "NeEdLe 7",
+        "Needle  7",
+        "maſkable",
+        "mas\u212Aable",
+        "MASKABLE;",
+        "Ble",
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.oneof(part, around), { maxLength: 16 }),
+          fc.constantFrom<[string, boolean]>(
+            ["needle\\s*7", true],
+            ["NEED(?:le)?\\s?7", true],
+            ["\\bnEEdle\\b", true],
+            ["[a-z]*dle\\s*7", true],
+            ["ma[a-z]*ble", true],
+            ["needle\\s*7|x_\\d", false],
+            ["ne+dle;|le\\s*\\)", false],
+          ),
+          fc.constantFrom(1, 7, 100, 2000, 6000),
+          fc.constantFrom(1, 3, 200),
+          async (parts, [pattern, ignoreCase], cut, maxMatches) => {
+            const bytes = encoder.encode(parts.join(""));
+            const matcher = regexMatcher(pattern, { ignoreCase });
+            assert.ok(matcher.stretch, pattern);
+            const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
+            const got = (await examined(bytes, matcher, maxMatches, cut)).result;
+            assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
+            assert.equal(got.matchedLines, want.matchedLines);
+          },
+        ),
+        { numRuns: 300 },
+      );
+    },
+  );
+
   it("decode only the stretch and the part shown of a regex's long line", async () => {
     const line = "é;".repeat(30_000) + "a(needle  7) needle  8;" + "😀x".repeat(30_000);
     const bytes = encoder.encode(`a needle 7\n${line}\r\nb needle\n${line.replace("7", "9")}\n`);

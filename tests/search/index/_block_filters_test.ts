@@ -185,17 +185,28 @@ describe("block filters", () => {
           fc.tuple(
             fc.constantFrom("a", "é;", "日 ", "😀", "x\r", "7("),
             fc.constantFrom(0, 1, 50, 20000),
-            fc.oneof(needlePiece, fc.constantFrom("needle 7", "(needle  7)", " needle;")),
+            fc.oneof(
+              needlePiece,
+              fc.constantFrom("needle 7", "(needle  7)", " needle;", "NeeDLE 7", "x_1"),
+            ),
           ),
           { minLength: 1, maxLength: 8 },
         ),
-        fc.constantFrom("needle\\s*7", "\\bneedle\\b", "ne+dle \\d", "\\w*needle"),
+        fc.constantFrom<[string, boolean]>(
+          ["needle\\s*7", false],
+          ["\\bneedle\\b", false],
+          ["ne+dle \\d", false],
+          ["\\w*needle", false],
+          ["needle\\s*7|x_\\d", false],
+          ["NEEDLE\\s*7", true],
+          ["\\bneeDle\\b", true],
+        ),
         fc.constantFrom(1024, 16384),
         fc.constantFrom(3, 2000),
-        async (segments, pattern, block, cut) => {
+        async (segments, [pattern, ignoreCase], block, cut) => {
           const text = segments.map(([unit, count, piece]) => unit.repeat(count) + piece).join("");
           const bytes = encoder.encode(text);
-          const matcher = regexMatcher(pattern);
+          const matcher = regexMatcher(pattern, { ignoreCase });
           const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 1000 });
           const { plan, prefilter } = planFor(bytes, matcher, block);
           if (plan === undefined || plan === "none") return;
