@@ -555,9 +555,7 @@ export function examineBytes(
   if (present === undefined) return NONE;
   const { needles, folded } = present;
   const first = occurrences(buffer, needles, folded)(0).at;
-  return first === -1
-    ? NONE
-    : textOf(bytes, buffer, needles, first, context, folded, { rowCut: prefilter.rowCut });
+  return first === -1 ? NONE : textOf(bytes, buffer, needles, first, context, folded, prefilter);
 }
 
 /**
