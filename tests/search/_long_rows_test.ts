@@ -40,6 +40,23 @@ async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number,
   return { result: collector.result(), text: outcome.kind === "text" ? outcome.text : undefined };
 }
 
+/**
+ * Checks that a search through examineBytes shows the rows and counts a search of the whole
+ * decoded file shows.
+ */
+async function assertShownAlike(
+  bytes: Uint8Array,
+  matcher: Matcher,
+  maxMatches: number,
+  cut: number,
+): Promise<void> {
+  const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
+  const got = (await examined(bytes, matcher, maxMatches, cut)).result;
+  assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
+  assert.equal(got.matchedLines, want.matchedLines);
+  assert.equal(got.filesSearched, want.filesSearched);
+}
+
 /** The longest decoded text an examination handed over. */
 function longestDecoded(text: KeptText | undefined): number {
   if (text === undefined) return 0;
@@ -73,11 +90,7 @@ describe("long lines windowed from their bytes", () => {
           const matcher = regex
             ? regexMatcher(literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"))
             : literalMatcher(literal);
-          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
-          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
-          assert.equal(got.matchedLines, want.matchedLines);
-          assert.equal(got.filesSearched, want.filesSearched);
+          await assertShownAlike(bytes, matcher, maxMatches, cut);
         },
       ),
       {
@@ -109,10 +122,7 @@ describe("long lines windowed from their bytes", () => {
           const bytes = encoder.encode(parts.join(""));
           const matcher = regexMatcher(pattern);
           assert.ok(matcher.exactAlternatives, pattern);
-          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
-          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
-          assert.equal(got.matchedLines, want.matchedLines);
+          await assertShownAlike(bytes, matcher, maxMatches, cut);
         },
       ),
       { numRuns: 150 },
@@ -145,10 +155,7 @@ describe("long lines windowed from their bytes", () => {
           const bytes = encoder.encode(parts.join(""));
           const matcher = literalMatcher(literal, { ignoreCase: true });
           assert.equal(matcher.exactFolded !== undefined, literal !== "le", literal);
-          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
-          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
-          assert.equal(got.matchedLines, want.matchedLines);
+          await assertShownAlike(bytes, matcher, maxMatches, cut);
         },
       ),
       { numRuns: 200 },
@@ -180,10 +187,7 @@ describe("long lines windowed from their bytes", () => {
           const bytes = encoder.encode(parts.join(""));
           const matcher = regexMatcher(pattern);
           assert.ok(matcher.stretch, pattern);
-          const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
-          const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-          assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
-          assert.equal(got.matchedLines, want.matchedLines);
+          await assertShownAlike(bytes, matcher, maxMatches, cut);
         },
       ),
       {
@@ -233,10 +237,7 @@ describe("long lines windowed from their bytes", () => {
             const bytes = encoder.encode(parts.join(""));
             const matcher = regexMatcher(pattern, { ignoreCase });
             assert.ok(matcher.stretch, pattern);
-            const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches });
-            const got = (await examined(bytes, matcher, maxMatches, cut)).result;
-            assert.deepEqual(shownRows(got, cut), shownRows(want, cut));
-            assert.equal(got.matchedLines, want.matchedLines);
+            await assertShownAlike(bytes, matcher, maxMatches, cut);
           },
         ),
         {
