@@ -198,7 +198,7 @@ function compiledStretch(stretch: Stretch): { regex: RegExp; barrier: Uint8Array
  *
  * @param bytes the bytes holding the line
  * @param start where the line's text starts (after a BOM that starts the file)
- * @param next where the next line starts
+ * @param lineEnd where the next line starts
  * @param first the first occurrence of a needle in the line
  * @param next the occurrences from an offset on (see `occurrences`: offsets never decrease)
  * @param stretch the regex and the cut
