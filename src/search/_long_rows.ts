@@ -59,11 +59,25 @@ export function windowedLine(
   length: number,
   cut: number,
 ): PassedLine | undefined {
+  const text = lineText(bytes, start, next);
+  return text && windowedPart(bytes, start, text.end, match, length, cut, text.around);
+}
+
+/**
+ * Where a whole line's text ends, and its terminator, when the text is valid UTF-8.
+ *
+ * @returns the end and the line around its text, or undefined for invalid UTF-8
+ */
+function lineText(
+  bytes: Uint8Array,
+  start: number,
+  next: number,
+): { end: number; around: LineAround } | undefined {
   let end = next;
   if (end > start && bytes[end - 1] === LF) end -= end - 1 > start && bytes[end - 2] === CR ? 2 : 1;
   if (!isUtf8(bytes.subarray(start, end))) return undefined;
   const terminator = end === next ? "" : end === next - 1 ? "\n" : "\r\n";
-  return windowedPart(bytes, start, end, match, length, cut, { before: 0, after: 0, terminator });
+  return { end, around: { before: 0, after: 0, terminator } };
 }
 
 /** Of a long line only a part is at hand: the code points of its text around that part. */
@@ -214,9 +228,9 @@ export function stretchedLine(
   next: (from: number) => Occurrence,
   stretch: Stretch,
 ): PassedLine | null | undefined {
-  let end = lineEnd;
-  if (end > start && bytes[end - 1] === LF) end -= end - 1 > start && bytes[end - 2] === CR ? 2 : 1;
-  if (first.at < start || !isUtf8(bytes.subarray(start, end))) return undefined;
+  const line = first.at < start ? undefined : lineText(bytes, start, lineEnd);
+  if (line === undefined) return undefined;
+  const { end, around } = line;
   const { regex, barrier } = compiledStretch(stretch);
   // (A byte beyond ASCII is never a barrier: it is no character of its own.)
   const open = (byte: number) => byte >= 128 || barrier[byte] === 0;
@@ -238,7 +252,8 @@ export function stretchedLine(
     const found = regex.exec(text);
     if (found !== null) {
       const match = left + Buffer.byteLength(text.slice(0, found.index));
-      return windowedLine(bytes, start, lineEnd, match, Buffer.byteLength(found[0]), stretch.cut);
+      const length = Buffer.byteLength(found[0]);
+      return windowedPart(bytes, start, end, match, length, stretch.cut, around);
     }
     occurrence = next(to);
   }

@@ -404,7 +404,7 @@ function examinePlanned(
     }
     if (tail !== -1) {
       // The start of the long line it ends in.
-      const start = to === 0 && edges.start ? utf8BomLength(range) : to;
+      const start = textStart(range, to, edges.start);
       const around = { before: 0, after: tail, terminator: cuts!.terminators[r] };
       if (!rowOf(buffer, start, range.length, linesAfter[r], around)) return false;
     }
@@ -695,7 +695,14 @@ function keptLines(
       : foldedMatch(buffer, from, lineEnd, found.at - place, folded[0]);
     const windowed = match === undefined
       ? lineEnd - from > stretchedThan
-        ? stretchedOccurrence(bytes, from, lineEnd, found, nextOccurrence, stretch!, fileStart)
+        ? stretchedLine(
+          bytes,
+          textStart(bytes, from, fileStart),
+          lineEnd,
+          found,
+          nextOccurrence,
+          stretch!,
+        )
         : undefined
       : windowedOccurrence(bytes, from, lineEnd, match, rowCut!, fileStart);
     if (windowed === null) {
@@ -743,27 +750,15 @@ function windowedOccurrence(
   cut: number,
   fileStart: boolean | undefined,
 ): PassedLine | undefined {
-  const start = fileStart && from === 0 ? utf8BomLength(bytes) : from;
+  const start = textStart(bytes, from, fileStart);
   return found.at < start
     ? undefined
     : windowedLine(bytes, start, next, found.at, found.length, cut);
 }
 
-/**
- * {@linkcode stretchedLine} of the line from `from` to `next` at an occurrence, its text
- * starting after the BOM that starts a file.
- */
-function stretchedOccurrence(
-  bytes: Uint8Array,
-  from: number,
-  next: number,
-  found: { at: number; length: number },
-  nextOccurrence: (from: number) => { at: number; length: number },
-  stretch: Stretch,
-  fileStart: boolean | undefined,
-): PassedLine | null | undefined {
-  const start = fileStart && from === 0 ? utf8BomLength(bytes) : from;
-  return stretchedLine(bytes, start, next, found, nextOccurrence, stretch);
+/** Where the text of the line starting at `from` starts: after the BOM that starts a file. */
+function textStart(bytes: Uint8Array, from: number, fileStart: boolean | undefined): number {
+  return fileStart && from === 0 ? utf8BomLength(bytes) : from;
 }
 
 function whole(bytes: Uint8Array): Examined {
