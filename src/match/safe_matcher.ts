@@ -103,8 +103,7 @@ function compile(pattern: string, options: PatternOptions): CompiledPattern {
   if (pattern.length > LARGE_PATTERN) {
     const words = options.ignoreCase ? undefined : wordListMatcher(pattern, native);
     if (words !== undefined) return { matcher: words, engine: "literal" };
-    const stoppable = stoppableScan(pattern, options.ignoreCase ?? false);
-    return { matcher: { ...native, stoppable }, engine: "stoppable" };
+    return { matcher: stoppableOf(native, pattern, options), engine: "stoppable" };
   }
   const risk = backtrackingRisk(pattern);
   if (risk !== undefined) {
@@ -118,13 +117,21 @@ function compile(pattern: string, options: PatternOptions): CompiledPattern {
   } catch {
     // Backreferences and lookarounds have no linear-time form: such a pattern is scanned
     // natively, but where it can be stopped at the time budget.
-    const stoppable = stoppableScan(pattern, options.ignoreCase ?? false);
-    return { matcher: { ...native, stoppable }, engine: "stoppable" };
+    return { matcher: stoppableOf(native, pattern, options), engine: "stoppable" };
   }
   return {
     matcher: guardLongLines(native, linear, nativeLineLimit(quantifiers)),
     engine: "native",
   };
+}
+
+/**
+ * The native matcher, scanned where it can be stopped: without its stretch, which a search
+ * would match on the native engine where it cannot be stopped.
+ */
+function stoppableOf(native: Matcher, pattern: string, options: PatternOptions): Matcher {
+  const { stretch: _, ...rest } = native;
+  return { ...rest, stoppable: stoppableScan(pattern, options.ignoreCase ?? false) };
 }
 
 function refusedOrLinear(pattern: string, options: PatternOptions, risk: string): Matcher {

@@ -429,8 +429,7 @@ class ReadingQueue {
         matcher.stoppable === undefined
       ? { literal: matcher.exactLiteral, rowCut }
       : undefined;
-    this.#stretch = matcher.stretch !== undefined && rowCut !== undefined && context === 0 &&
-        matcher.stoppable === undefined
+    this.#stretch = matcher.stretch !== undefined && rowCut !== undefined && context === 0
       ? { ...matcher.stretch, cut: rowCut }
       : undefined;
     this.#options = { context, reader };

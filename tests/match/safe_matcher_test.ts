@@ -61,6 +61,15 @@ describe("compilePattern()", () => {
     });
   }
 
+  test("compilePattern() keeps no stretch on a pattern scanned where it can be stopped", () => {
+    // (A stretch is matched on the native engine, where nothing stops it.)
+    const words = (count: number) => Array.from({ length: count }, (_, i) => `w${i}`).join("|");
+    const large = compilePattern(`needle\\s*(?:${words(3000)})`);
+    assert.equal(large.engine, "stoppable");
+    assert.equal(large.matcher.stretch, undefined);
+    assert.ok(compilePattern(`needle\\s*(?:${words(10)})`).matcher.stretch, "a short one has one");
+  });
+
   test("compilePattern() answers (a+)+$ on a catastrophic line, and finds a real match", () => {
     const { matcher } = compilePattern("(a+)+$");
     assert.equal(matcher.matchLine("a".repeat(5000) + "!"), null);

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
+import { compilePattern } from "../../src/match/safe_matcher.ts";
 import { examineBytes, type KeptText, prefilterOf } from "../../src/search/_search_file.ts";
 import {
   codePointsIn,
@@ -272,6 +273,24 @@ describe("long lines windowed from their bytes", () => {
     const long = await examined(blob, regexMatcher("\\w*needle\\s*8"), 9, 2000);
     assert.equal(longestDecoded(long.text), 70_009);
     assert.equal(long.result.matchedLines, 1);
+    // So does a line that is not valid UTF-8 (its bytes would count other code points).
+    const invalid = new Uint8Array([
+      ...encoder.encode(";needle  8;" + "é".repeat(40_000)),
+      0xff,
+      10,
+    ]);
+    const bad = await examined(invalid, regexMatcher("needle\\s*8"), 9, 100);
+    assert.equal(longestDecoded(bad.text), 40_013);
+    await assertShownAlike(invalid, regexMatcher("needle\\s*8"), 9, 100);
+    // And a stretch longer than the native engine is trusted with for the pattern: two
+    // unbounded quantifiers run natively on 464 UTF-16 units at most (as a line would).
+    const guarded = compilePattern("\\w*needle\\s*8").matcher;
+    for (const [word, whole] of [[100, false], [600, true]] as const) {
+      const line = encoder.encode(`;${"x".repeat(word)}needle 8;${"é".repeat(40_000)}\n`);
+      const { text } = await examined(line, guarded, 9, 100);
+      assert.equal(longestDecoded(text) > 40_000, whole, `a word of ${word}`);
+      await assertShownAlike(line, guarded, 9, 100);
+    }
   });
 
   it("decode only the part shown of a line over the threshold", async () => {
