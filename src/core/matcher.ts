@@ -678,9 +678,12 @@ function commonness(char: string): number {
 
 /**
  * Whether literal `a` is likely rarer than `b` (a prefilter that looks for it rules out
- * more): the one holding the rarer character, then the longer, as ripgrep picks its literal.
+ * more): one long enough for a trigram over one that is not (`k` of `\bk[mz]alloc\(` is
+ * in nearly every line, `alloc(` is not), then the one holding the rarer character, then
+ * the longer, as ripgrep picks its literal.
  */
 function rarer(a: string, b: string): boolean {
+  if ((a.length >= TRIGRAM) !== (b.length >= TRIGRAM)) return a.length > b.length;
   const rarest = (text: string) => Math.max(...[...text].map(commonness));
   return rarest(a) !== rarest(b) ? rarest(a) > rarest(b) : a.length > b.length;
 }

@@ -284,9 +284,9 @@ describe("exactLiteral", () => {
 });
 
 describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
-  // The single literal (for one-literal prefilters) is the one holding the rarest kind of
-  // character (capitals over lowercase over the most common), then the longest, then the
-  // first.
+  // The single literal (for one-literal prefilters) is one long enough for a trigram, then
+  // the one holding the rarest kind of character (capitals over lowercase over the most
+  // common), then the longest, then the first.
   const rows: Array<
     [pattern: string, literals: string[] | undefined, single?: string, options?: MatcherOptions]
   > = [
@@ -298,6 +298,10 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
     ["x{0,3}yz", ["yz"], "yz"],
     ["x{2}yz", ["x", "yz"], "yz"],
     ["[abc]def\\.g", ["def.g"], "def.g"],
+    // A character alone is in nearly every line, however rare its kind.
+    ["\\bk[mz]alloc\\(", ["k", "alloc("], "alloc("],
+    ["Q\\w+abc", ["Q", "abc"], "abc"],
+    ["Q\\w+ab", ["Q", "ab"], "Q"],
     // A group every match goes through, without alternatives, requires what it holds.
     ["(foo)bar+baz", ["foo", "bar", "baz"], "foo"],
     ["(?:abc)+de", ["abc", "de"], "abc"],
@@ -367,7 +371,7 @@ describe("regexMatcher() alternativeLiterals", () => {
   const rows: Array<[pattern: string, literals: string[] | undefined, options?: MatcherOptions]> = [
     ["TODO|FIXME", ["TODO", "FIXME"]],
     ["foo|bar\\(", ["foo", "bar("]],
-    ["TODO|fix\\w+ME", ["TODO", "ME"]], // each alternative's rarest
+    ["TODO|fix\\w+ME", ["TODO", "fix"]], // each alternative's rarest (a trigram at least)
     ["foo(bar|baz)|qux", ["foobar", "foobaz", "qux"]], // the group joins "foo"
     ["Ab|aB|Ab", ["Ab", "aB"]],
     ["x+|yy", ["x", "yy"]],
