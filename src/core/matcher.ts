@@ -469,8 +469,9 @@ const TRIGRAM = 3;
  * The alternative literals of a group of alternatives that every match goes through
  * (`\b(?:kmalloc|kzalloc)\(`), when they filter better than the pattern's required
  * literals: it has none, or each is too short for a trigram (`(`) while every alternative's
- * literal is long enough. Of several such groups, the one whose shortest literal is the
- * longest.
+ * literal is long enough, or longer than each (`\bu(8|16|32|64)\b`: `u8`, …, rather than
+ * `u`, which is in nearly every line). Of several such groups, the one whose shortest
+ * literal is the longest.
  *
  * @param depth how many groups down `source` lies
  */
@@ -480,9 +481,8 @@ function groupedInstead(
   depth = 0,
 ): string[] | undefined {
   if (topLevelBranches(source) !== undefined) return undefined; // (alternatives of its own)
-  const joined = joinedAlternativesOf(source);
-  if (joined !== undefined && shortest(joined) >= TRIGRAM) return joined;
-  let best: string[] | undefined;
+  let best = joinedAlternativesOf(source);
+  if (best !== undefined && shortest(best) >= TRIGRAM) return best;
   for (const group of mandatoryGroups(source)) {
     const literals = alternativeLiteralsOf(group, depth + 1);
     if (literals !== undefined && (best === undefined || shortest(literals) > shortest(best))) {
@@ -490,8 +490,8 @@ function groupedInstead(
     }
   }
   if (best === undefined || required === undefined) return best;
-  const weak = required.every((literal) => literal.length < TRIGRAM);
-  return weak && shortest(best) >= TRIGRAM ? best : undefined;
+  const longest = Math.max(...required.map((literal) => literal.length));
+  return longest < TRIGRAM && shortest(best) > longest ? best : undefined;
 }
 
 /** The length of the shortest of some literals. */

@@ -378,7 +378,7 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["a|", undefined], // an empty alternative matches every line
     ["a|b*", undefined],
     ["[|]|ab", undefined],
-    ["(x|y)z", undefined], // one required literal instead
+    ["(x|y)z", ["xz", "yz"]], // longer than the one required literal, "z"
     // A group wrapping the whole pattern; a group of alternatives every match goes through,
     // when the literals outside it are too short for an index (or there are none).
     ["(TODO|FIXME)", ["TODO", "FIXME"]],
@@ -392,9 +392,11 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["(?:foo|bar)baz", ["foobaz", "barbaz"]],
     ["(get|set)Value", ["getValue", "setValue"]],
     ["x(ab|cd)+", ["xab", "xcd"]], // repeated: only what stands before it joins
-    ["x(ab|cd)+y", undefined], // "y" would be left out: "x" and "y" are required
+    ["x(ab|cd)+y", ["ab", "cd"]], // longer than each required literal, "x" and "y"
     ["xy(ab|cd)?z", undefined], // optional: "xy" and "z" are required
-    ["(ab|c)d", undefined], // "cd" is too short for an index: "d" is required
+    ["(ab|c)d", ["abd", "cd"]], // "cd" is too short for an index, but longer than "d"
+    ["(abc|de)x+fgh", undefined], // "fgh" is required, and long enough for an index
+    ["\\bu(8|16|32|64)\\b", ["u8", "u16", "u32", "u64"]], // not "u", in nearly every line
     ["q.*(ab|cd)ef", undefined], // "q" would be left out
     ["(a\\.|b\\()\\)", ["a.)", "b()"]],
     // An alternative whose literals are too short, or that has none, gives its group's.
