@@ -630,11 +630,20 @@ export function keptRun(
 }
 
 /**
+ * The most bytes of lines without a needle kept between two kept runs of lines: a blank
+ * line or a `}` costs less decoded and scanned with them than as a piece of its own (two
+ * pieces more, each decoded and scanned apart). Where a needle is in most lines (`_` of
+ * `[a-z]+_[a-z]+_[a-z]+\(` in C), runs were split by almost every such line.
+ */
+const KEPT_GAP_BYTES = 64;
+
+/**
  * The text of the window `[start, end)` with every line that holds no occurrence of a
  * needle and lies more than `context` lines from one that does left empty (its `\n`
  * alone): such a line can neither match nor be shown as context, and emptying it keeps
  * every other line's number. Only the kept lines are decoded (each run ends at a `\n`, so
- * no character is split); the window's first line is never kept unless it has a needle
+ * no character is split), and the lines between two kept runs when they take at most
+ * {@linkcode KEPT_GAP_BYTES}. The window's first line is never kept unless it has a needle
  * or is context, so a U+FEFF starting it is not taken for a BOM unless it starts the file.
  */
 function keptLines(
@@ -723,7 +732,7 @@ function keptLines(
       const next = buffer.indexOf(LF, to);
       to = next === -1 ? end : Math.min(next + 1, end);
     }
-    if (keepTo !== -1 && from <= keepTo) keepTo = Math.max(keepTo, to);
+    if (keepTo !== -1 && from <= keepTo + KEPT_GAP_BYTES) keepTo = Math.max(keepTo, to);
     else {
       if (keepTo !== -1) flush();
       keepFrom = from;

@@ -115,6 +115,17 @@ describe("examineBytes()", () => {
     );
   });
 
+  it("decodes a short line between two holding the needle with them, and empties a long one", () => {
+    const needle = encoder.encode("_");
+    const textOf = (text: string) => {
+      const outcome = examineBytes(encoder.encode(text), { needle }, 0);
+      return outcome.kind === "text" ? outcome.text : outcome.kind;
+    };
+    // (One piece costs less than three: each is decoded and scanned apart.)
+    assert.deepEqual(textOf("a_1\n}\n\nb_2\n"), "a_1\n}\n\nb_2\n");
+    assert.deepEqual(textOf(`a_1\n${"x".repeat(70)}\nb_2\n`), ["a_1\n", 1, "b_2\n"]);
+  });
+
   it("ignoring case, confirms each alternative's spelling by its own literal", () => {
     const matcher = regexMatcher("need|dle 7", { ignoreCase: true });
     for (const line of ["a NeEd", "a dLE 7"]) {
