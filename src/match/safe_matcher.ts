@@ -85,16 +85,26 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): C
   return { matcher: { ...matcher, recipe }, engine };
 }
 
+/** Flags set inline at a pattern's start, as ripgrep reads them (`(?i)`, `(?is)`). */
+const INLINE_FLAGS = /^\(\?[imsxuU]+\)/;
+
 function compile(pattern: string, options: PatternOptions): CompiledPattern {
   if (options.literal) return { matcher: literalMatcher(pattern, options), engine: "literal" };
   let native: Matcher;
   try {
     native = regexMatcher(pattern, options);
   } catch (error) {
+    const flags = INLINE_FLAGS.exec(pattern)?.[0];
     throw new PatternError(
       `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${
         (error as Error).message
-      }); fix it, or pass literal=true to search for the text as it is`,
+      }); ${
+        flags === undefined
+          ? "fix it, or pass literal=true to search for the text as it is"
+          : `${flags} is ripgrep's syntax, not JavaScript's: leave it out${
+            flags.includes("i") ? ", and pass ignore_case=true" : ""
+          }`
+      }`,
     );
   }
   // A very large pattern (a list of thousands of words) is linear on the native engine but

@@ -113,6 +113,17 @@ describe("compilePattern()", () => {
     );
   });
 
+  test("compilePattern() says that ripgrep's inline flags are not JavaScript's, and what to pass", () => {
+    assert.throws(
+      () => compilePattern("(?i)kmalloc"),
+      /\); \(\?i\) is ripgrep's syntax, not JavaScript's: leave it out, and pass ignore_case=true$/,
+    );
+    assert.throws(
+      () => compilePattern("(?s)a.b"),
+      /\); \(\?s\) is ripgrep's syntax.*: leave it out$/,
+    );
+  });
+
   const SEMANTICS: Array<
     {
       name: string;
