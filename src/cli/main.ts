@@ -115,6 +115,32 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
   }
 }
 
+/**
+ * The words with each option that takes a value joined to the next word when that starts
+ * with `-` (`-e ->next` as `--regexp=->next`): it takes it, as in ripgrep, where `-e` is how
+ * a pattern starting with `-` is given; `parseArgs` would refuse it as ambiguous.
+ */
+function withValuesJoined(words: string[]): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    const word = words[i];
+    if (word === "--") return [...joined, ...words.slice(i)];
+    const name = word.startsWith("--") ? word.slice(2) : SHORT_NAMES.get(word);
+    const takesValue = name !== undefined &&
+      OPTIONS[name as keyof typeof OPTIONS]?.type === "string";
+    if (takesValue && words[i + 1]?.startsWith("-")) joined.push(`--${name}=${words[++i]}`);
+    else joined.push(word);
+  }
+  return joined;
+}
+
+/** Each short option (`-e`) by the name of its long one. */
+const SHORT_NAMES = new Map<string, string>(
+  Object.entries(OPTIONS).flatMap(([name, option]) =>
+    "short" in option ? [[`-${option.short}`, name] as const] : []
+  ),
+);
+
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
@@ -123,7 +149,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   // (`deno task start -- grep X` passes the "--" on: it separates nothing here.)
   const words = argv[0] === "--" ? argv.slice(1) : argv;
   const { values, positionals } = parseArgs({
-    args: words,
+    args: withValuesJoined(words),
     options: OPTIONS,
     allowPositionals: true,
     strict: true,

@@ -21,6 +21,7 @@ const FILES: Record<string, string> = {
   ".gitignore": "ignored.txt\n",
   "ignored.txt": "foo ignored\n",
   "bin.dat": "foo\0binary\n",
+  "src/dash.c": "x->next = y;\nreturn -EINVAL;\n",
 };
 
 const CASES = [
@@ -34,6 +35,11 @@ const CASES = [
   ["-A1", "foo"],
   ["-B2", "foo"],
   ["-e", "foo", "-e", "beta"],
+  // A pattern starting with "-" is given with -e (or after --).
+  ["-e", "->next"],
+  ["--regexp", "-EINVAL", "-e", "beta"],
+  ["-F", "-e", "->"],
+  ["--", "-EINVAL"],
   ["-g", "*.md", "foo"],
   ["-g", "!*.md", "foo"],
   ["-g", "*.ts", "-g", "*.md", "foo"],
