@@ -174,3 +174,42 @@ export function skipGroup(source: string, at: number): number {
   }
   return -1;
 }
+
+/** The most characters of a class that {@linkcode classesAsGroups} writes as alternatives. */
+const MOST_CLASS_CHARACTERS = 4;
+
+/**
+ * The pattern with each small class of plain characters written as a group of alternatives,
+ * which matches the same (`[Uu]se` as `(?:U|u)se`, `[.]` as `\\.`), for reading its literals: the characters
+ * around the class then join each of its own (`Use`, `use`, where `se` alone is in most
+ * files). A class with an escape, a range or a negation is left as it is.
+ *
+ * @param source the pattern
+ * @returns the pattern to read literals from (not to compile)
+ */
+export function classesAsGroups(source: string): string {
+  let written = "";
+  for (let at = 0; at < source.length; at++) {
+    const char = source[at];
+    if (char === "\\") {
+      written += source.slice(at, at + 2);
+      at++;
+    } else if (char !== "[") written += char;
+    else {
+      const end = skipClass(source, at + 1);
+      if (end === -1) return source;
+      const inner = source.slice(at + 1, end - 1);
+      const chars = [...new Set(inner)];
+      const plain = inner !== "" && !/[\\\]\[^-]/.test(inner) &&
+        chars.length <= MOST_CLASS_CHARACTERS;
+      const escaped = chars.map((one) => SYNTAX_CHARACTERS.includes(one) ? `\\${one}` : one);
+      written += !plain
+        ? source.slice(at, end)
+        : escaped.length === 1
+        ? escaped[0]
+        : `(?:${escaped.join("|")})`;
+      at = end - 1;
+    }
+  }
+  return written;
+}

@@ -7,6 +7,7 @@
  */
 import { barriersOf } from "./_barriers.ts";
 import {
+  classesAsGroups,
   exactIn,
   groupOpening,
   MAX_GROUP_DEPTH,
@@ -232,15 +233,17 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   };
   // (The literals are read inside groups that wrap the whole pattern: it matches as they do.)
   const inner = unwrappedGroups(source);
-  const read = options.ignoreCase ? undefined : requiredLiteralsOf(inner);
-  const grouped = options.ignoreCase ? undefined : groupedInstead(read, inner);
+  // (Case-sensitive literals are read with small classes as groups: `[Uu]se`, `Use` or `use`.)
+  const parts = options.ignoreCase ? inner : classesAsGroups(inner);
+  const read = options.ignoreCase ? undefined : requiredLiteralsOf(parts);
+  const grouped = options.ignoreCase ? undefined : groupedInstead(read, parts);
   const requiredLiterals = grouped === undefined ? read : undefined;
   const requiredLiteral = requiredLiterals?.reduce(rarest);
   const spelled = options.ignoreCase
     ? caseVariantsOf(requiredLiteralsOf(inner)) ?? alternativeSpellingsOf(inner)
     : undefined;
   const alternativeLiterals = spelled?.variants ?? grouped ??
-    (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(inner));
+    (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(parts));
   const key = `regex:${flags}:${source}`;
   const exactLiteral = options.ignoreCase ? undefined : spelledLiteralOf(inner);
   const exactAlternatives = options.ignoreCase || alternativeLiterals === undefined

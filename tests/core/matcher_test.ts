@@ -297,9 +297,11 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
     ["ab+", ["ab"], "ab"],
     ["x{0,3}yz", ["yz"], "yz"],
     ["x{2}yz", ["x", "yz"], "yz"],
-    ["[abc]def\\.g", ["def.g"], "def.g"],
+    ["[a-c]def\\.g", ["def.g"], "def.g"], // (a range is not read as alternatives)
+    ["x[^ab]yz", ["x", "yz"], "yz"],
+    ["[.]foo", [".foo"], ".foo"], // a class of one character is that character
     // A character alone is in nearly every line, however rare its kind.
-    ["\\bk[mz]alloc\\(", ["k", "alloc("], "alloc("],
+    ["\\bk[m-z]alloc\\(", ["k", "alloc("], "alloc("],
     ["Q\\w+abc", ["Q", "abc"], "abc"],
     ["Q\\w+ab", ["Q", "ab"], "Q"],
     // A group every match goes through, without alternatives, requires what it holds.
@@ -377,7 +379,12 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["x+|yy", ["x", "yy"]],
     ["a|", undefined], // an empty alternative matches every line
     ["a|b*", undefined],
-    ["[|]|ab", undefined],
+    ["[|]|ab", ["|", "ab"]],
+    // A small class is a group of alternatives.
+    ["[abc]def\\.g", ["adef.g", "bdef.g", "cdef.g"]],
+    ["\\bk[mz]alloc\\(", ["kmalloc(", "kzalloc("]],
+    ["[Uu]se[A-Z]\\w+", ["Use", "use"]], // not "se", in most files
+    ["[Tt]odo|FIXME", ["Todo", "todo", "FIXME"]],
     ["(x|y)z", ["xz", "yz"]], // longer than the one required literal, "z"
     // A group wrapping the whole pattern; a group of alternatives every match goes through,
     // when the literals outside it are too short for an index (or there are none).
@@ -571,6 +578,11 @@ test("every line drawn from a pattern of joined alternatives holds one of them",
     "(?:foo|bar)baz|q",
     "(?<t>ab|cd):",
     "q.*(ab|cd)ef",
+    // Small classes, read as groups.
+    "[Uu]se[A-Z]x",
+    "k[mz]alloc\\(",
+    "a[.|]b[c]",
+    "[ab]+cd[ef]",
   ];
   fc.assert(
     fc.property(
@@ -598,7 +610,9 @@ describe("the literals a prefilter looks for, of drawn patterns", () => {
   // the fixed lists above do not reach. A group is not repeated without bound: a group of
   // repeated words repeated (`(?:(?:a*)*)*`) backtracks exponentially in V8, and one drawn
   // seed kept Deno's suite in this test for 80 minutes.
-  const word = fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "\\(", "\\.", "\\w", "[ab]", ".");
+  const word = fc.constantFrom(
+    ...["ab", "cd", "abc", "x", "a", "c", "\\(", "\\.", "\\w", "[ab]", "[.(]", "[c]", "[^a]", "."],
+  );
   const pattern = alternations(
     (alternation) =>
       fc.oneof(
