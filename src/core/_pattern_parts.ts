@@ -213,3 +213,22 @@ export function classesAsGroups(source: string): string {
   }
   return written;
 }
+
+/**
+ * How many characters after a `\\` an escape that stands for one atom takes (`x41`: 3,
+ * `u{1F600}`: 8, `p{Lu}`: 5, `cJ`: 2, `k<name>`: 7, a backreference `12`: 2, `n`: 1), or
+ * undefined for one not read here.
+ *
+ * @param source the pattern
+ * @param at the offset just after the `\\`
+ */
+export function escapeLength(source: string, at: number): number | undefined {
+  const found = ESCAPES.exec(source.slice(at, at + MOST_ESCAPE));
+  return found === null ? undefined : found[0].length;
+}
+
+/** The escapes {@linkcode escapeLength} reads, each whole (with the `u` flag). */
+const ESCAPES =
+  /^(?:x[0-9a-fA-F]{2}|u[0-9a-fA-F]{4}|u\{[0-9a-fA-F]{1,6}\}|[pP]\{[\w=]+\}|c[a-zA-Z]|k<[^>]+>|[1-9]\d*|0(?!\d)|[nrfv])/;
+/** The longest escape {@linkcode ESCAPES} reads, about (`p{Script_Extensions=…}`). */
+const MOST_ESCAPE = 64;

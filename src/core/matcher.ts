@@ -8,6 +8,7 @@
 import { barriersOf } from "./_barriers.ts";
 import {
   classesAsGroups,
+  escapeLength,
   exactIn,
   groupOpening,
   MAX_GROUP_DEPTH,
@@ -362,7 +363,11 @@ function requiredLiteralsOf(source: string, depth = 0): string[] | undefined {
       } else if (next !== undefined && "dDwWsSbB".includes(next)) {
         flush();
       } else {
-        return undefined; // \u, \x, \p, backreferences…: not read here
+        // (`\x41`, `\u{1F600}`, `\p{Lu}`, a backreference…: one atom, not read, ends the run.)
+        const length = escapeLength(source, at - 1);
+        if (length === undefined) return undefined;
+        flush();
+        at += length - 1;
       }
     } else if (char === "[") {
       flush();

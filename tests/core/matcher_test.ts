@@ -321,8 +321,12 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
     ["😀?ab", ["ab"], "ab"],
     ["a\\tb", ["a\tb"], "a\tb"],
     ["a|b", undefined],
-    ["\\u0041bc", undefined],
-    ["(a)\\1", undefined],
+    // An escape not read (a code, a property, a backreference) is one atom: it ends a run.
+    ["\\u0041bc", ["bc"], "bc"],
+    ["(a)\\1", ["a"], "a"],
+    ["\\p{Lu}\\w+Error", ["Error"], "Error"],
+    ["x\\x41?yz\\u{1F600}", ["x", "yz"], "yz"],
+    ["(?<n>a)\\k<n>bcd\\cJ", ["a", "bcd"], "bcd"],
     ["[a-z]+", undefined],
     ["foo", undefined, undefined, { ignoreCase: true }],
   ];
@@ -612,6 +616,7 @@ describe("the literals a prefilter looks for, of drawn patterns", () => {
   // seed kept Deno's suite in this test for 80 minutes.
   const word = fc.constantFrom(
     ...["ab", "cd", "abc", "x", "a", "c", "\\(", "\\.", "\\w", "[ab]", "[.(]", "[c]", "[^a]", "."],
+    ...["\\x61", "\\u{63}", "\\p{Ll}"],
   );
   const pattern = alternations(
     (alternation) =>
