@@ -44,6 +44,29 @@ const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
   },
 ];
 
+/**
+ * Shapes of pattern whose literal is easy to misread, each timed as a first grep only: a small
+ * class (`k[mz]alloc`: `kmalloc(` or `kzalloc(`, not `k`), and a required literal shorter
+ * than the alternatives beside it (`u` of `\bu(8|16|32|64)\b`).
+ */
+const SHAPES: typeof CASES = [
+  {
+    name: "regex `\bk[mz]alloc\(` (a class)",
+    args: { pattern: "\bk[mz]alloc\(" },
+    rg: ["\bk[mz]alloc\("],
+  },
+  {
+    name: "regex `[Ss]pin_lock_irqsave\(` (a class)",
+    args: { pattern: "[Ss]pin_lock_irqsave\(" },
+    rg: ["[Ss]pin_lock_irqsave\("],
+  },
+  {
+    name: "regex `\bu(8|16|32|64)\b` (584,165 lines)",
+    args: { pattern: "\bu(8|16|32|64)\b" },
+    rg: ["\bu(8|16|32|64)\b"],
+  },
+];
+
 /** A server on the kernel tree, with budgets large enough for any of these answers. */
 function serve(prefix: string[] = [], cache = false) {
   const args = ["serve", "--root", KERNEL, "--timeout", "60"];
@@ -113,9 +136,32 @@ export async function kernelBench(): Promise<void> {
       agree: compareKeys(linewiseKeys(last.structuredContent), expected, run),
     });
   }
+  await shapeRows();
   await knownTreeRows("kernel: ", (cache) => serve([], cache), KERNEL, CASES, rgTimes);
   await readsBesideAGrep();
   await scaling(CASES[1]);
+}
+
+/** The first grep of each of {@linkcode SHAPES}, in turns with ripgrep. */
+async function shapeRows(): Promise<void> {
+  for (const grepCase of SHAPES) {
+    const seen: Partial<FirstGreps> = {};
+    const timed = await inTurns(kernelSeries(grepCase, seen));
+    rows.push({
+      target: "kernel: first grep ≤ 1.3× rg, pattern shapes",
+      what: `${grepCase.name}, fresh server`,
+      linewise: fmt(timed.ours),
+      other: `rg ${fmt(timed.rg)}`,
+      ratio: `${(timed.ours / timed.rg).toFixed(2)}×`,
+      goal: "≤ 1.3×",
+      met: timed.ours / timed.rg <= 1.3,
+      agree: compareKeys(
+        linewiseKeys(seen.result!.structuredContent),
+        rgKeys(seen.stdout!),
+        { root: KERNEL, rg: grepCase.rg },
+      ),
+    });
+  }
 }
 
 /** Small reads, one at a time, while one long grep runs in the same server. */
