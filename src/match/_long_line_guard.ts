@@ -63,14 +63,23 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
   };
 }
 
-/** Start and next-line offsets of every line longer than `limit`, as a flat list of pairs. */
-function longLines(text: string, limit: number): number[] {
+/**
+ * Start and next-line offsets of every line longer than `limit`, as a flat list of pairs.
+ * The text is crossed `limit` units at a time: a `\n` within the next `limit` ends every line
+ * before it short, so lines are not looked at one by one (a register header of the kernel has
+ * three million short lines).
+ */
+export function longLines(text: string, limit: number): number[] {
   const spans: number[] = [];
-  if (text.length <= limit) return spans;
-  for (let at = 0; at < text.length;) {
-    const lf = text.indexOf("\n", at);
-    const next = lf === -1 ? text.length : lf + 1;
-    if (next - at > limit) spans.push(at, next);
+  for (let at = 0; text.length - at > limit;) {
+    const lf = text.lastIndexOf("\n", at + limit - 1);
+    if (lf >= at) {
+      at = lf + 1;
+      continue;
+    }
+    const end = text.indexOf("\n", at + limit);
+    const next = end === -1 ? text.length : end + 1;
+    spans.push(at, next);
     at = next;
   }
   return spans;

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { type Matcher, regexMatcher, scanText } from "../../src/core/mod.ts";
-import { guardLongLines, nativeLineLimit } from "../../src/match/_long_line_guard.ts";
+import { guardLongLines, longLines, nativeLineLimit } from "../../src/match/_long_line_guard.ts";
 import { linearMatcher } from "../../src/match/_linear_matcher.ts";
 import { body, referenceLines, regexSource, RUNS } from "../_helpers/arbitraries.ts";
 
@@ -62,6 +62,28 @@ describe("guardLongLines()", () => {
         assert.deepEqual(scannedLines(text, guarded), referenceLines(text, (l) => line.test(l)));
       }),
       RUNS,
+    );
+  });
+
+  test("longLines() finds every line longer than the limit, and only those", () => {
+    // (It crosses the text `limit` units at a time; a line by line walk is the reference.)
+    const lines = fc.array(
+      fc.tuple(fc.nat({ max: 24 }), fc.constantFrom("\n", "\r\n", "")),
+      { maxLength: 30 },
+    );
+    fc.assert(
+      fc.property(lines, fc.integer({ min: 1, max: 12 }), (parts, limit) => {
+        const text = parts.map(([length, end]) => "x".repeat(length) + end).join("");
+        const want: number[] = [];
+        for (let at = 0; at < text.length;) {
+          const lf = text.indexOf("\n", at);
+          const next = lf === -1 ? text.length : lf + 1;
+          if (next - at > limit) want.push(at, next);
+          at = next;
+        }
+        assert.deepEqual(longLines(text, limit), want, JSON.stringify({ text, limit }));
+      }),
+      { numRuns: 2000 },
     );
   });
 });
