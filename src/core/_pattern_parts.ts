@@ -180,9 +180,9 @@ const MOST_CLASS_CHARACTERS = 4;
 
 /**
  * The pattern with each small class of plain characters written as a group of alternatives,
- * which matches the same (`[Uu]se` as `(?:U|u)se`, `[.]` as `\\.`), for reading its literals: the characters
- * around the class then join each of its own (`Use`, `use`, where `se` alone is in most
- * files). A class with an escape, a range or a negation is left as it is.
+ * which matches the same (`[Uu]se` as `(?:U|u)se`; `[.]` as `\.`), for reading its literals:
+ * the characters around the class then join each of its own (`Use`, `use`, where `se` alone
+ * is in most files). A class with an escape, a range or a negation is left as it is.
  *
  * @param source the pattern
  * @returns the pattern to read literals from (not to compile)
@@ -215,12 +215,12 @@ export function classesAsGroups(source: string): string {
 }
 
 /**
- * How many characters after a `\\` an escape that stands for one atom takes (`x41`: 3,
+ * How many characters after a `\` an escape that stands for one atom takes (`x41`: 3,
  * `u{1F600}`: 8, `p{Lu}`: 5, `cJ`: 2, `k<name>`: 7, a backreference `12`: 2, `n`: 1), or
  * undefined for one not read here.
  *
  * @param source the pattern
- * @param at the offset just after the `\\`
+ * @param at the offset just after the `\`
  */
 export function escapeLength(source: string, at: number): number | undefined {
   const found = ESCAPES.exec(source.slice(at, at + MOST_ESCAPE));
