@@ -403,6 +403,7 @@ class ReadingQueue {
   literal: string | undefined;
   readonly #alternatives: readonly string[] | undefined;
   readonly #folded: readonly string[] | undefined;
+  readonly #required: readonly string[] | undefined;
   /**
    * The literal that is the whole of every match (undefined: one of the alternatives is, or
    * their folded literal), with the cut rows are shown with.
@@ -423,6 +424,7 @@ class ReadingQueue {
     this.literal = matcher.requiredLiteral;
     this.#alternatives = matcher.alternativeLiterals;
     this.#folded = matcher.foldedLiterals;
+    this.#required = matcher.requiredLiterals;
     // (A stoppable pattern's scan is where it can be stopped; it is left to that.)
     const exact = matcher.exactLiteral ?? matcher.exactAlternatives ?? matcher.exactFolded;
     this.#exact = exact !== undefined && rowCut !== undefined && context === 0 &&
@@ -442,7 +444,7 @@ class ReadingQueue {
    * match.
    */
   prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch"> {
-    const prefilter = prefilterOf(this.literal, this.#alternatives, this.#folded);
+    const prefilter = prefilterOf(this.literal, this.#alternatives, this.#folded, this.#required);
     const exact = this.#exact;
     if (exact !== undefined && exact.literal === this.literal) {
       return { ...prefilter, rowCut: exact.rowCut };

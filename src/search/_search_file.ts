@@ -92,6 +92,11 @@ export interface Prefilter {
   /** The bytes of the matcher's required literal, if any. */
   needle?: Uint8Array;
   /**
+   * With the needle: the bytes of the other literals every match holds (of three bytes or
+   * more); a file read whole that holds the needle but not one of these is not searched.
+   */
+  also?: Uint8Array[];
+  /**
    * Without a needle: the bytes of literals one of which every match contains (the
    * matcher's alternative literals); a file holding none of them is skipped.
    */
@@ -112,15 +117,22 @@ export interface Prefilter {
  * @param literal the literal every match holds
  * @param alternatives literals one of which every match holds
  * @param folded the alternatives' parts to confirm, folded (see {@linkcode Prefilter})
+ * @param required every literal each match holds, the literal among them (for `also`)
  * @returns the prefilter (empty: every file is decoded whole)
  */
 export function prefilterOf(
   literal: string | undefined,
   alternatives: readonly string[] | undefined,
   folded: readonly string[] | undefined,
+  required?: readonly string[],
 ): Prefilter {
   const needle = needleOf(literal);
-  if (needle !== undefined || !alternatives?.length) return { needle };
+  if (needle !== undefined) {
+    const also = required?.filter((one) => one !== literal && one.length >= 3).map(needleOf)
+      .filter((one) => one !== undefined);
+    return also?.length ? { needle, also } : { needle };
+  }
+  if (!alternatives?.length) return {};
   const anyOf = alternatives.map(needleOf);
   if (!anyOf.every((one) => one !== undefined)) return {};
   const confirm = folded?.map(needleOf);
@@ -545,9 +557,8 @@ export function examineBytes(
   const { needle, anyOf } = prefilter;
   if (needle !== undefined) {
     const first = buffer.indexOf(needle);
-    return first === -1
-      ? NONE
-      : textOf(bytes, buffer, [needle], first, context, undefined, prefilter);
+    if (first === -1 || prefilter.also?.some((one) => buffer.indexOf(one) === -1)) return NONE;
+    return textOf(bytes, buffer, [needle], first, context, undefined, prefilter);
   }
   if (anyOf === undefined) return whole(bytes);
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)

@@ -14,6 +14,7 @@ import {
   LOOK_THROUGH_BYTES,
   lookThrough,
   type Prefilter,
+  prefilterOf as prefilterFor,
 } from "../../src/search/_search_file.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
@@ -22,14 +23,10 @@ import { needlePiece } from "../_helpers/arbitraries.ts";
 
 const encoder = new TextEncoder();
 
-/** The bytes a search looks for with a matcher. */
+/** The bytes a search looks for with a matcher, as the search works them out. */
 function prefilterOf(matcher: Matcher): Prefilter {
-  const bytes = (text: string | undefined) => text === undefined ? undefined : encoder.encode(text);
-  return {
-    needle: bytes(matcher.requiredLiteral),
-    anyOf: matcher.alternativeLiterals?.map((one) => encoder.encode(one)),
-    folded: matcher.foldedLiterals?.map((one) => encoder.encode(one)),
-  };
+  const { requiredLiteral, alternativeLiterals, foldedLiterals, requiredLiterals } = matcher;
+  return prefilterFor(requiredLiteral, alternativeLiterals, foldedLiterals, requiredLiterals);
 }
 
 /** The file system of `dir`, counting the bytes its reads return. */
@@ -93,6 +90,7 @@ describe("examineBytes()", () => {
           "(needle|x)", // a group around the whole pattern
           "(?:needle|lex)x?", // a group of alternatives every match goes through
           "(ne)e(dle)", // groups without alternatives
+          "nee\\w*dle", // two literals: a file without the other is not searched
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
@@ -113,6 +111,13 @@ describe("examineBytes()", () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("passes over a file that holds the needle but not another literal every match holds", () => {
+    const prefilter = prefilterOf(regexMatcher("function \\w+Sync\\("));
+    assert.equal(new TextDecoder().decode(prefilter.needle), "Sync(");
+    assert.equal(examineBytes(encoder.encode("readSync(a)\n"), prefilter, 0).kind, "none");
+    assert.equal(examineBytes(encoder.encode("function aSync(\n"), prefilter, 0).kind, "text");
   });
 
   it("decodes a short line between two holding the needle with them, and empties a long one", () => {
