@@ -241,7 +241,8 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
   const requiredLiterals = grouped === undefined ? read : undefined;
   const requiredLiteral = requiredLiterals?.reduce(rarest);
   const spelled = options.ignoreCase
-    ? caseVariantsOf(requiredLiteralsOf(inner)) ?? alternativeSpellingsOf(inner)
+    ? caseVariantsOf(requiredLiteralsOf(inner)) ?? alternativeSpellingsOf(inner) ??
+      joinedSpellingsOf(inner)
     : undefined;
   const alternativeLiterals = spelled?.variants ?? grouped ??
     (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(parts));
@@ -579,11 +580,33 @@ function* plainGroups(source: string): Generator<{ at: number; open: number; end
 function alternativeSpellingsOf(
   source: string,
 ): { variants: string[]; folded: string[] } | undefined {
+  const branches = topLevelBranches(source, MAX_ALTERNATIVE_LITERALS) ?? [];
+  return spellingsOfEach(branches.map((branch) => requiredLiteralsOf(branch)));
+}
+
+/**
+ * {@linkcode alternativeSpellingsOf} for a case-insensitive pattern whose literal is a group
+ * of alternatives with the characters around it (`use(state|effect)\(`): the spellings of a
+ * stretch of each joined alternative (`usestate(`, `useeffect(`; see `joinedAlternativesOf`).
+ * Every match holds one of those in some case, as it holds one of a pattern's alternatives.
+ */
+function joinedSpellingsOf(
+  source: string,
+): { variants: string[]; folded: string[] } | undefined {
+  const spelled = spellingsOfEach((joinedAlternativesOf(source) ?? []).map((one) => [one]));
+  return spelled !== undefined && spelled.variants.length <= MAX_ALTERNATIVE_LITERALS
+    ? spelled
+    : undefined;
+}
+
+/** The spellings of a stretch of each set of literals, when every set has one. */
+function spellingsOfEach(
+  literals: (string[] | undefined)[],
+): { variants: string[]; folded: string[] } | undefined {
   const variants: string[] = [];
   const folded: string[] = [];
-  const branches = topLevelBranches(source, MAX_ALTERNATIVE_LITERALS) ?? [];
-  for (const branch of branches) {
-    const spelled = caseVariantsOf(requiredLiteralsOf(branch));
+  for (const one of literals) {
+    const spelled = caseVariantsOf(one);
     if (spelled === undefined) return undefined;
     variants.push(...spelled.variants);
     folded.push(...spelled.folded);

@@ -429,6 +429,11 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["x1-2y", ["1-2"], { ignoreCase: true }],
     ["useState", ["tat", "taT", "tAt", "tAT", "Tat", "TaT", "TAt", "TAT"], { ignoreCase: true }],
     ["task", undefined, { ignoreCase: true }], // k and s have forms beyond ASCII
+    // A group of alternatives with what is around it: a stretch of each joined alternative.
+    ["(todo|fixme):", ["do:", "dO:", "Do:", "DO:", "me:", "mE:", "Me:", "ME:"], {
+      ignoreCase: true,
+    }],
+    ["(ab|c)d", undefined, { ignoreCase: true }], // "cd" has no stretch of three
     ["été", undefined, { ignoreCase: true }],
     ["a.b", undefined, { ignoreCase: true }],
   ];
@@ -474,6 +479,7 @@ describe("regexMatcher() alternativeLiterals", () => {
     // Not ASCII: only the stretch of ASCII without k or s around the spellings.
     assert.deepEqual(folded("Café au lait"), new Set([" au lait"]));
     assert.deepEqual(folded("createElement\\(", false), new Set());
+    assert.deepEqual(folded("use(state|effect)\\("), new Set(["usestate(", "useeffect("]));
   });
 
   test("every line a case-insensitive pattern matches holds one of its spellings", () => {
@@ -488,6 +494,9 @@ describe("regexMatcher() alternativeLiterals", () => {
       ["sky tops", "sky tops"],
       ["base|Ask me", "ask me"],
       ["x?todo|fixme", "fixme"],
+      ["use(state|ask)\\(", "useask("],
+      ["(top|mark)ed", "toped"],
+      ["(top|mark)ed", "marked"],
     ];
     const respell = (char: string, pick: number) =>
       char === "k" && pick % 3 === 2

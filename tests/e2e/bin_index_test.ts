@@ -70,6 +70,9 @@ describe("the binary's repeated grep", () => {
         { pattern: "TODO|FIXME", ignore_case: true },
         { pattern: "createElement\\(", ignore_case: true },
         { pattern: "useState", ignore_case: true },
+        // (A group of alternatives with what is around it: a stretch of each joined one.)
+        { pattern: "use(state|ref)", ignore_case: true },
+        { pattern: "(create|render)Element\\(", ignore_case: true },
         { pattern: "key", ignore_case: true },
       ];
       for (const round of ["before", "after"]) {

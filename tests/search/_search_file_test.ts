@@ -91,6 +91,7 @@ describe("examineBytes()", () => {
           "(?:needle|lex)x?", // a group of alternatives every match goes through
           "(ne)e(dle)", // groups without alternatives
           "nee\\w*dle", // two literals: a file without the other is not searched
+          "(need|x)les", // ignoring case: a stretch of each joined alternative
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
