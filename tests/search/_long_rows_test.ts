@@ -23,8 +23,13 @@ const encoder = new TextEncoder();
  */
 async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number, rowCut: number) {
   const collector = new SearchCollector({ matcher, maxMatches, rowCut });
-  const { requiredLiteral, alternativeLiterals, foldedLiterals } = matcher;
-  const prefilter = prefilterOf(requiredLiteral, alternativeLiterals, foldedLiterals);
+  const { requiredLiteral, alternativeLiterals, foldedLiterals, requiredLiterals } = matcher;
+  const prefilter = prefilterOf(
+    requiredLiteral,
+    alternativeLiterals,
+    foldedLiterals,
+    requiredLiterals,
+  );
   const examination = matcher.exactLiteral !== undefined || matcher.stretch === undefined
     ? { ...prefilter, rowCut }
     : { ...prefilter, stretch: { ...matcher.stretch, cut: rowCut } };
@@ -73,6 +78,34 @@ const part = fc.oneof(
   ),
 );
 
+/** The cuts and match caps every row property draws. */
+const CUTS = fc.constantFrom(1, 7, 100, 2000, 6000);
+const MAX_MATCHES = fc.constantFrom(1, 3, 200);
+
+/**
+ * {@linkcode assertShownAlike} over texts of drawn pieces, for a matcher made of each drawn
+ * pattern (`matcherOf` may assert what the matcher must be).
+ */
+function assertShownAlikeOver<P>(
+  texts: fc.Arbitrary<string[]>,
+  patterns: fc.Arbitrary<P>,
+  matcherOf: (pattern: P) => Matcher,
+  parameters: fc.Parameters<[string[], P, number, number]>,
+): Promise<void> {
+  return fc.assert(
+    fc.asyncProperty(
+      texts,
+      patterns,
+      CUTS,
+      MAX_MATCHES,
+      async (parts, pattern, cut, maxMatches) => {
+        await assertShownAlike(encoder.encode(parts.join("")), matcherOf(pattern), maxMatches, cut);
+      },
+    ),
+    parameters,
+  );
+}
+
 describe("long lines windowed from their bytes", () => {
   it("show as the same lines decoded whole and cut", { timeout: 60_000 }, async () => {
     await fc.assert(
@@ -112,20 +145,15 @@ describe("long lines windowed from their bytes", () => {
   it("show as the same lines decoded whole and cut, for alternatives", {
     timeout: 60_000,
   }, async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(part, { maxLength: 14 }),
-        // (Alternatives that start at the same place: the earlier one is the match.)
-        fc.constantFrom("needle|le", "le|needle", "need|needle", "needle|need", "é😀|needle 7"),
-        fc.constantFrom(1, 7, 100, 2000, 6000),
-        fc.constantFrom(1, 3, 200),
-        async (parts, pattern, cut, maxMatches) => {
-          const bytes = encoder.encode(parts.join(""));
-          const matcher = regexMatcher(pattern);
-          assert.ok(matcher.exactAlternatives, pattern);
-          await assertShownAlike(bytes, matcher, maxMatches, cut);
-        },
-      ),
+    await assertShownAlikeOver(
+      fc.array(part, { maxLength: 14 }),
+      // (Alternatives that start at the same place: the earlier one is the match.)
+      fc.constantFrom("needle|le", "le|needle", "need|needle", "needle|need", "é😀|needle 7"),
+      (pattern) => {
+        const matcher = regexMatcher(pattern);
+        assert.ok(matcher.exactAlternatives, pattern);
+        return matcher;
+      },
       { numRuns: 150 },
     );
   });
@@ -146,19 +174,14 @@ describe("long lines windowed from their bytes", () => {
       "Maskable",
       "maska",
     );
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.oneof(part, cased), { maxLength: 14 }),
-        fc.constantFrom("needle", "maskable", "NEEDLE 7", "le"),
-        fc.constantFrom(1, 7, 100, 2000, 6000),
-        fc.constantFrom(1, 3, 200),
-        async (parts, literal, cut, maxMatches) => {
-          const bytes = encoder.encode(parts.join(""));
-          const matcher = literalMatcher(literal, { ignoreCase: true });
-          assert.equal(matcher.exactFolded !== undefined, literal !== "le", literal);
-          await assertShownAlike(bytes, matcher, maxMatches, cut);
-        },
-      ),
+    await assertShownAlikeOver(
+      fc.array(fc.oneof(part, cased), { maxLength: 14 }),
+      fc.constantFrom("needle", "maskable", "NEEDLE 7", "le"),
+      (literal) => {
+        const matcher = literalMatcher(literal, { ignoreCase: true });
+        assert.equal(matcher.exactFolded !== undefined, literal !== "le", literal);
+        return matcher;
+      },
       { numRuns: 200 },
     );
   });
@@ -168,29 +191,24 @@ describe("long lines windowed from their bytes", () => {
   }, async () => {
     // (Characters the patterns match around the literal, and barriers they do not.)
     const around = fc.constantFrom(" ", "  ", "7", "77", ";", "(", ")", "e", "le", "x_", ",", "\t");
-    await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.oneof(part, around), { maxLength: 16 }),
-        fc.constantFrom(
-          "needle\\s*7",
-          "\\bneedle\\b",
-          "ne+dle",
-          "(?:x|é)?need(?:le)? ?7*",
-          "\\w*needle\\s*[(;7]",
-          "needle[ 7x]*\\)",
-          "le\\s?\\d{1,3}",
-          "(?<word>\\w+)needle",
-          "x{2,}needle",
-        ),
-        fc.constantFrom(1, 7, 100, 2000, 6000),
-        fc.constantFrom(1, 3, 200),
-        async (parts, pattern, cut, maxMatches) => {
-          const bytes = encoder.encode(parts.join(""));
-          const matcher = regexMatcher(pattern);
-          assert.ok(matcher.stretch, pattern);
-          await assertShownAlike(bytes, matcher, maxMatches, cut);
-        },
+    await assertShownAlikeOver(
+      fc.array(fc.oneof(part, around), { maxLength: 16 }),
+      fc.constantFrom(
+        "needle\\s*7",
+        "\\bneedle\\b",
+        "ne+dle",
+        "(?:x|é)?need(?:le)? ?7*",
+        "\\w*needle\\s*[(;7]",
+        "needle[ 7x]*\\)",
+        "le\\s?\\d{1,3}",
+        "(?<word>\\w+)needle",
+        "x{2,}needle",
       ),
+      (pattern) => {
+        const matcher = regexMatcher(pattern);
+        assert.ok(matcher.stretch, pattern);
+        return matcher;
+      },
       {
         numRuns: 150,
         // (A stretch must show \b the character before it: here a word character.)
@@ -220,27 +238,22 @@ describe("long lines windowed from their bytes", () => {
         "MASKABLE;",
         "Ble",
       );
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.oneof(part, around), { maxLength: 16 }),
-          fc.constantFrom<[string, boolean]>(
-            ["needle\\s*7", true],
-            ["NEED(?:le)?\\s?7", true],
-            ["\\bnEEdle\\b", true],
-            ["[a-z]*dle\\s*7", true],
-            ["ma[a-z]*ble", true],
-            ["needle\\s*7|x_\\d", false],
-            ["ne+dle;|le\\s*\\)", false],
-          ),
-          fc.constantFrom(1, 7, 100, 2000, 6000),
-          fc.constantFrom(1, 3, 200),
-          async (parts, [pattern, ignoreCase], cut, maxMatches) => {
-            const bytes = encoder.encode(parts.join(""));
-            const matcher = regexMatcher(pattern, { ignoreCase });
-            assert.ok(matcher.stretch, pattern);
-            await assertShownAlike(bytes, matcher, maxMatches, cut);
-          },
+      await assertShownAlikeOver<[string, boolean]>(
+        fc.array(fc.oneof(part, around), { maxLength: 16 }),
+        fc.constantFrom<[string, boolean]>(
+          ["needle\\s*7", true],
+          ["NEED(?:le)?\\s?7", true],
+          ["\\bnEEdle\\b", true],
+          ["[a-z]*dle\\s*7", true],
+          ["ma[a-z]*ble", true],
+          ["needle\\s*7|x_\\d", false],
+          ["ne+dle;|le\\s*\\)", false],
         ),
+        ([pattern, ignoreCase]) => {
+          const matcher = regexMatcher(pattern, { ignoreCase });
+          assert.ok(matcher.stretch, pattern);
+          return matcher;
+        },
         {
           numRuns: 150,
           examples: [[
