@@ -156,6 +156,10 @@ describe("the binary over MCP", () => {
     const bad = await call(client, "grep", { pattern: "(" });
     assert.equal(bad.isError, true);
     assert.match(text(bad), /not a valid regular expression/);
+    // (ripgrep's inline flags: the message says what to pass instead.)
+    const inline = await call(client, "grep", { pattern: "(?i)zzz" });
+    assert.equal(inline.isError, true);
+    assert.match(text(inline), /\(\?i\) is ripgrep's syntax, not JavaScript's: .*ignore_case=true/);
   });
 
   test("a catastrophic pattern is answered correctly, not hung or silently empty", async () => {
