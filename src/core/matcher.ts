@@ -518,11 +518,12 @@ const MAX_JOINED_GROUPS = 4;
 const PLACE = "\uE000";
 
 /**
- * The strings every match holds one of when its only required literal is made of a group of
- * alternatives that each spell a string and the plain characters right around it: the
- * alternatives with those characters (`(get|set)Value`: `getValue`, `setValue`;
- * `\b(?:kmalloc|kzalloc)\(`: `kmalloc(`, `kzalloc(`). Each holds the pattern's required
- * literal, so they filter better. A group repeated joins only what stands before it (its
+ * The strings every match holds one of when a required literal is made of a group of
+ * alternatives that each spell a string and the plain characters right around it, and the
+ * pattern's other required literals are too short for a trigram: the alternatives with those
+ * characters (`(get|set)Value`: `getValue`, `setValue`; `\b(?:kmalloc|kzalloc)\(`:
+ * `kmalloc(`, `kzalloc(`; `\.(get|post)\(['"]/`: `.get(`, `.post(`, beside its `/`). Each
+ * holds that required literal, so they filter better. A group repeated joins only what stands before it (its
  * first time is next to that); an optional one joins nothing. Of the first
  * {@linkcode MAX_JOINED_GROUPS} such groups, the one whose shortest string is the longest.
  */
@@ -535,9 +536,10 @@ function joinedAlternativesOf(source: string): string[] | undefined {
     if (branches === undefined) continue;
     if (++tried > MAX_JOINED_GROUPS) break;
     // (Read with the group as one character: what stays next to it is what joins it.)
-    const runs = requiredLiteralsOf(source.slice(0, at) + PLACE + source.slice(end));
-    if (runs?.length !== 1 || !runs[0].includes(PLACE)) continue;
-    const [before, after] = runs[0].split(PLACE);
+    const runs = requiredLiteralsOf(source.slice(0, at) + PLACE + source.slice(end)) ?? [];
+    const run = runs.find((one) => one.includes(PLACE));
+    if (run === undefined || runs.some((one) => one !== run && one.length >= TRIGRAM)) continue;
+    const [before, after] = run.split(PLACE);
     const joined = [...new Set(branches.map((branch) => before + branch + after))];
     if (best === undefined || shortest(joined) > shortest(best)) best = joined;
   }

@@ -403,12 +403,14 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["(?:foo|bar)baz", ["foobaz", "barbaz"]],
     ["(get|set)Value", ["getValue", "setValue"]],
     ["x(ab|cd)+", ["xab", "xcd"]], // repeated: only what stands before it joins
-    ["x(ab|cd)+y", ["ab", "cd"]], // longer than each required literal, "x" and "y"
+    ["x(ab|cd)+y", ["xab", "xcd"]], // repeated, beside "y": only "x" joins
     ["xy(ab|cd)?z", undefined], // optional: "xy" and "z" are required
     ["(ab|c)d", ["abd", "cd"]], // "cd" is too short for an index, but longer than "d"
     ["(abc|de)x+fgh", undefined], // "fgh" is required, and long enough for an index
     ["\\bu(8|16|32|64)\\b", ["u8", "u16", "u32", "u64"]], // not "u", in nearly every line
-    ["q.*(ab|cd)ef", undefined], // "q" would be left out
+    // Beside required literals too short for an index ("q", "/"), which are then left out.
+    ["q.*(ab|cd)ef", ["abef", "cdef"]],
+    ["\\.(get|post)\\(['\"]/", [".get(", ".post("]],
     ["(a\\.|b\\()\\)", ["a.)", "b()"]],
     // An alternative whose literals are too short, or that has none, gives its group's.
     ["(?:kmalloc|kzalloc)\\(|vmalloc\\(", ["kmalloc(", "kzalloc(", "vmalloc("]],
@@ -434,6 +436,9 @@ describe("regexMatcher() alternativeLiterals", () => {
       ignoreCase: true,
     }],
     ["(ab|c)d", undefined, { ignoreCase: true }], // "cd" has no stretch of three
+    ["\\.(get|post)\\(['\"]/", [".ge", ".gE", ".Ge", ".GE", ".po", ".pO", ".Po", ".PO"], {
+      ignoreCase: true,
+    }],
     ["été", undefined, { ignoreCase: true }],
     ["a.b", undefined, { ignoreCase: true }],
   ];
@@ -591,6 +596,7 @@ test("every line drawn from a pattern of joined alternatives holds one of them",
     "(?:foo|bar)baz|q",
     "(?<t>ab|cd):",
     "q.*(ab|cd)ef",
+    "(ab|cd)e.*f",
     // Small classes, read as groups.
     "[Uu]se[A-Z]x",
     "k[mz]alloc\\(",
