@@ -11,6 +11,7 @@
  * @module
  */
 import { literalMatcher, type Matcher, regexMatcher } from "../core/mod.ts";
+import { dotStarParts, headFirst } from "./_dot_star.ts";
 import { linearMatcher } from "./_linear_matcher.ts";
 import { guardLongLines, nativeLineLimit } from "./_long_line_guard.ts";
 import { backtrackingRisk, unboundedQuantifiers } from "./_pattern_risk.ts";
@@ -119,7 +120,10 @@ function compile(pattern: string, options: PatternOptions): CompiledPattern {
   if (risk !== undefined) {
     return { matcher: refusedOrLinear(pattern, options, risk), engine: "linear" };
   }
-  const quantifiers = unboundedQuantifiers(pattern);
+  // (A `.*` after a head of fixed length costs no backtracking there: see _dot_star.ts.)
+  const parts = dotStarParts(pattern);
+  if (parts !== undefined) native = headFirst(native, parts, options.ignoreCase ?? false);
+  const quantifiers = unboundedQuantifiers(parts?.tail ?? pattern);
   if (quantifiers === 0) return { matcher: native, engine: "native" };
   let linear: Matcher;
   try {

@@ -22,6 +22,10 @@ const FILES: Record<string, string> = {
   "ignored.txt": "foo ignored\n",
   "bin.dat": "foo\0binary\n",
   "src/dash.c": "x->next = y;\nreturn -EINVAL;\n",
+  // Minified lines: `\bnull\b.*\bundefined\b` is checked from the first null on.
+  "src/min.js":
+    `undefined,${"null,".repeat(3000)}\nvar a=null,b=${"x,".repeat(3000)}undefined,c\n` +
+    `Null; void Undefined\n`,
 };
 
 const CASES = [
@@ -57,6 +61,10 @@ const CASES = [
   ["-i", "(?:foo|delta)"],
   ["(fo)o (ba)r"],
   ["-g", "!*crlf*", "^foo$"],
+  // A fixed head, `.*` and a tail.
+  ["\\bnull\\b.*\\bundefined\\b"],
+  ["--color", "always", "\\bnull\\b.*?\\bundefined\\b"],
+  ["-i", "-c", "null.*undefined"],
   ["-w", "-i", "foo"],
   ["-c", "-i", "foo", "src"],
   ["-C2", "-i", "foo", "src"],
