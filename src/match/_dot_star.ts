@@ -1,32 +1,39 @@
-// Patterns made of a head, a top-level `.*` and a tail (`\bnull\b.*\bundefined\b`), matched in
-// time linear in a line's length. The runtime's engine tries `.*` to the end of the line and
-// back from every place the head matches: on minified lines, where the head is found hundreds
-// of times and the tail only before it, that is the length times the occurrences. Where the
-// head always matches the same number of characters, its first match ends first, so a line
-// matches exactly when the tail matches somewhere after that end; the engine then runs once,
-// on a line known to match, for the match's span.
-import { type Matcher, regexMatcher } from "../core/mod.ts";
+// Patterns made of heads and a tail joined by top-level `.*` (`\bnull\b.*\bundefined\b`,
+// `class .*extends .*Component`), matched in time linear in a line's length. The runtime's
+// engine tries each `.*` to the end of the line and back from every place what precedes it
+// matches: on minified lines, where a head is found hundreds of times, that is the length
+// times the occurrences, for each `.*`. Where each head always matches the same number of
+// characters, its first match ends first: a line matches exactly when each head matches
+// after the first match of the one before, and the tail after the last. With greedy `.*` and
+// a tail of fixed form, the match is then known without the engine: it starts at the first
+// head's first match and ends where the tail matches at its last place.
+import { type Matcher, type MatchSpan, regexMatcher } from "../core/mod.ts";
+import { unboundedQuantifiers } from "./_pattern_risk.ts";
 
-/** A pattern read as `head.*tail` (or `head.*?tail`). */
+/** A pattern read as `head.*head.*…tail`. */
 export interface DotStarParts {
-  /** What comes before the `.*`: it always matches the same number of characters. */
-  head: string;
-  /** What comes after it (maybe nothing). */
+  /** What comes before each `.*`, in order: each always matches the same number of characters. */
+  heads: string[];
+  /** What comes after the last (maybe nothing). */
   tail: string;
+  /** Whether every `.*` is greedy (none is `.*?`). */
+  greedy: boolean;
 }
 
 /**
- * The head and tail around a pattern's first top-level `.*`, when the pattern has no
- * top-level alternatives and no backreference (which would tie the tail to the head), and
- * the head is not empty and has no quantifier and no alternatives (so it always matches the
- * same number of characters); or undefined.
+ * The heads and tail around a pattern's top-level `.*` (and `.*?`), when the pattern has no
+ * top-level alternatives and no backreference (which would tie one part to another), and its
+ * first head is not empty. The heads end at the first part that may match a varying number
+ * of characters (a quantifier, alternatives), which starts the tail.
  *
  * @param pattern a valid JavaScript pattern
  * @returns its parts, or undefined
  */
 export function dotStarParts(pattern: string): DotStarParts | undefined {
   if (/\\(?:[1-9]|k<)/.test(pattern)) return undefined;
-  let split: DotStarParts | undefined;
+  const heads: string[] = [];
+  let from = 0;
+  let greedy = true;
   for (let at = 0; at < pattern.length; at++) {
     const char = pattern[at];
     if (char === "\\") at++;
@@ -34,38 +41,95 @@ export function dotStarParts(pattern: string): DotStarParts | undefined {
       at = closingOf(pattern, at) - 1;
       if (at < 0) return undefined;
     } else if (char === "|") return undefined;
-    else if (char === "." && pattern[at + 1] === "*" && split === undefined) {
+    else if (char === "." && pattern[at + 1] === "*" && fixedLength(pattern.slice(from, at))) {
+      heads.push(pattern.slice(from, at));
       const lazy = pattern[at + 2] === "?";
-      split = { head: pattern.slice(0, at), tail: pattern.slice(at + (lazy ? 3 : 2)) };
-      at += lazy ? 2 : 1;
+      greedy &&= !lazy;
+      from = at + (lazy ? 3 : 2);
+      at = from - 1;
     }
   }
-  return split !== undefined && split.head !== "" && fixedLength(split.head) ? split : undefined;
+  return heads.length > 0 && heads[0] !== ""
+    ? { heads, tail: pattern.slice(from), greedy }
+    : undefined;
 }
 
 /**
- * `native` (the whole pattern's matcher), with lines checked first by the head's first
- * match and the tail after it, and candidates found by the head alone.
+ * How many unbounded quantifiers the engine still meets on a line once {@linkcode headFirst}
+ * checked it (see `nativeLineLimit`): none when the match is known without it; the tail's
+ * after one `.*` (which then costs one pass); all of them otherwise.
  *
- * @param native the pattern's own matcher, which gives the span of a line that matches
+ * @param pattern the pattern
+ * @param parts its parts, if it has them
+ * @returns the count
+ */
+export function quantifiersLeft(pattern: string, parts: DotStarParts | undefined): number {
+  if (parts === undefined) return unboundedQuantifiers(pattern);
+  if (knownSpan(parts)) return 0;
+  return unboundedQuantifiers(parts.heads.length === 1 ? parts.tail : pattern);
+}
+
+/**
+ * `native` (the whole pattern's matcher), with each line checked first by the heads' first
+ * matches in turn and the tail after them, and candidates found by the first head alone. The
+ * engine then runs only on lines that match, for the span, unless the span is known (greedy
+ * `.*` and a tail without an unbounded quantifier).
+ *
+ * @param native the pattern's own matcher
  * @param parts the pattern's parts (see {@linkcode dotStarParts})
  * @param ignoreCase whether the pattern ignores case
  * @returns a matcher that matches the same lines with the same spans
  */
 export function headFirst(native: Matcher, parts: DotStarParts, ignoreCase: boolean): Matcher {
-  const head = regexMatcher(parts.head, { ignoreCase });
-  const tail = new RegExp(parts.tail, ignoreCase ? "gisu" : "gsu");
+  const flags = ignoreCase ? "gisu" : "gsu";
+  const heads = parts.heads.map((head) => new RegExp(head, flags));
+  const tail = new RegExp(parts.tail, flags);
+  const known = knownSpan(parts);
+  const first = regexMatcher(parts.heads[0], { ignoreCase });
   const { findCandidate: _, ...rest } = native;
   return {
     ...rest,
     matchLine(text) {
-      const first = head.matchLine(text);
-      if (first === null) return null;
-      tail.lastIndex = first.end;
-      return tail.exec(text) === null ? null : native.matchLine(text);
+      let start = -1;
+      let at = 0;
+      for (const head of heads) {
+        head.lastIndex = at;
+        const found = head.exec(text);
+        if (found === null) return null;
+        if (start === -1) start = found.index;
+        at = found.index + found[0].length;
+      }
+      if (!known) {
+        tail.lastIndex = at;
+        return tail.exec(text) === null ? null : native.matchLine(text);
+      }
+      const end = lastEnd(tail, text, at);
+      return end === -1 ? null : { start, end } satisfies MatchSpan;
     },
-    ...(head.findCandidate === undefined ? {} : { findCandidate: head.findCandidate }),
+    ...(first.findCandidate === undefined ? {} : { findCandidate: first.findCandidate }),
   };
+}
+
+/** Whether {@linkcode headFirst} knows a match without the engine. */
+function knownSpan(parts: DotStarParts): boolean {
+  return parts.greedy && unboundedQuantifiers(parts.tail) === 0;
+}
+
+/**
+ * Where the match of `tail` (flag g) that starts last at or after `from` ends, or -1: what a
+ * greedy `.*` before it settles on.
+ */
+function lastEnd(tail: RegExp, text: string, from: number): number {
+  if (tail.source === "(?:)") return text.length;
+  let end = -1;
+  for (tail.lastIndex = from;;) {
+    const found = tail.exec(text);
+    if (found === null) return end;
+    end = found.index + found[0].length;
+    // (The next place it may start, a whole character on: matches may overlap.)
+    const code = text.charCodeAt(found.index);
+    tail.lastIndex = found.index + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
+  }
 }
 
 /** The offset after the class or group that opens at `at`, or -1 when it is not closed. */

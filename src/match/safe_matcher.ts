@@ -11,10 +11,10 @@
  * @module
  */
 import { literalMatcher, type Matcher, regexMatcher } from "../core/mod.ts";
-import { dotStarParts, headFirst } from "./_dot_star.ts";
+import { dotStarParts, headFirst, quantifiersLeft } from "./_dot_star.ts";
 import { linearMatcher } from "./_linear_matcher.ts";
 import { guardLongLines, nativeLineLimit } from "./_long_line_guard.ts";
-import { backtrackingRisk, unboundedQuantifiers } from "./_pattern_risk.ts";
+import { backtrackingRisk } from "./_pattern_risk.ts";
 import { stoppableScan } from "./stoppable_scan.ts";
 import { wordListMatcher } from "./_word_list.ts";
 
@@ -123,7 +123,7 @@ function compile(pattern: string, options: PatternOptions): CompiledPattern {
   // (A `.*` after a head of fixed length costs no backtracking there: see _dot_star.ts.)
   const parts = dotStarParts(pattern);
   if (parts !== undefined) native = headFirst(native, parts, options.ignoreCase ?? false);
-  const quantifiers = unboundedQuantifiers(parts?.tail ?? pattern);
+  const quantifiers = quantifiersLeft(pattern, parts);
   if (quantifiers === 0) return { matcher: native, engine: "native" };
   let linear: Matcher;
   try {

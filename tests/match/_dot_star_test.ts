@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
 import { type Matcher, regexMatcher, scanText } from "../../src/core/mod.ts";
-import { dotStarParts, headFirst } from "../../src/match/_dot_star.ts";
+import { type DotStarParts, dotStarParts, headFirst } from "../../src/match/_dot_star.ts";
 import { compilePattern } from "../../src/match/safe_matcher.ts";
 import { body, referenceLines, regexSource, RUNS } from "../_helpers/arbitraries.ts";
 
@@ -18,6 +18,10 @@ function scannedLines(text: string, matcher: Matcher): number[] {
 /** The lines of a text, terminators left out (as `matchLine` is given them). */
 function linesOf(text: string): string[] {
   return text.split(/\r?\n|\r/);
+}
+
+function parts(heads: string[], tail: string, greedy = true): DotStarParts {
+  return { heads, tail, greedy };
 }
 
 /** Atoms that always match one character, or none (assertions). */
@@ -36,17 +40,20 @@ const fixedHead = fc
   .filter((head) => head !== "^" && head !== "\\b");
 
 describe("dotStarParts()", () => {
-  const rows: [string, { head: string; tail: string } | undefined][] = [
-    ["\\bnull\\b.*\\bundefined\\b", { head: "\\bnull\\b", tail: "\\bundefined\\b" }],
-    ["import .* from", { head: "import ", tail: " from" }],
-    ["a.*?b", { head: "a", tail: "b" }], // lazy: the same lines
-    ["a.*b.*c", { head: "a", tail: "b.*c" }], // at the first
-    ["a.*", { head: "a", tail: "" }],
-    ["x\\p{L}.*y", { head: "x\\p{L}", tail: "y" }], // one character, whatever its length
-    ["[.*]x.*y", { head: "[.*]x", tail: "y" }], // a class's `.*` is not one
-    ["a(?<=a).*b", { head: "a(?<=a)", tail: "b" }],
-    [".*foo", undefined], // no head
-    ["a+.*b", undefined], // a head of any length
+  const rows: [string, DotStarParts | undefined][] = [
+    ["\\bnull\\b.*\\bundefined\\b", parts(["\\bnull\\b"], "\\bundefined\\b")],
+    ["import .* from", parts(["import "], " from")],
+    ["a.*?b", parts(["a"], "b", false)], // lazy: the same lines
+    ["a.*b.*?c", parts(["a", "b"], "c", false)],
+    ["a.*b.*c", parts(["a", "b"], "c")],
+    ["a.*b+.*c", parts(["a"], "b+.*c")], // the heads end where a part varies
+    ["a.*", parts(["a"], "")],
+    ["a.*.*b", parts(["a", ""], "b")],
+    ["x\\p{L}.*y", parts(["x\\p{L}"], "y")], // one character, whatever its length
+    ["[.*]x.*y", parts(["[.*]x"], "y")], // a class's `.*` is not one
+    ["a(?<=a).*b", parts(["a(?<=a)"], "b")],
+    [".*foo", undefined], // no first head
+    ["a+.*b", undefined], // a first head of any length
     ["a?.*b", undefined],
     ["a{2}.*b", undefined],
     ["a(?:b|cd).*e", undefined],
@@ -56,18 +63,30 @@ describe("dotStarParts()", () => {
     ["\\.*x", undefined], // an escaped dot
     ["(a.*b)", undefined], // inside a group
   ];
-  for (const [pattern, parts] of rows) {
-    test(`${pattern}: ${JSON.stringify(parts)}`, () => {
-      assert.deepEqual(dotStarParts(pattern), parts);
+  for (const [pattern, want] of rows) {
+    test(`${pattern}: ${JSON.stringify(want)}`, () => {
+      assert.deepEqual(dotStarParts(pattern), want);
     });
   }
 });
 
 describe("headFirst()", () => {
   test("matches each line as the pattern does, with the same span", () => {
-    // (The tail in a group: its alternatives would be the whole pattern's.)
-    const pattern = fc.tuple(fixedHead, fc.constantFrom(".*", ".*?"), regexSource)
-      .map(([head, dots, tail]) => `${head}${dots}(?:${tail})`);
+    // (A drawn tail in a group: its alternatives would be the whole pattern's. A tail of
+    // fixed atoms, or none, after greedy `.*` gives a span worked out without the engine.)
+    const tail = fc.oneof(
+      regexSource.map((source) => `(?:${source})`),
+      fc.array(fc.constantFrom(...FIXED_ATOMS), { maxLength: 2 }).map((atoms) => atoms.join("")),
+    );
+    const pattern = fc
+      .tuple(
+        fc.array(fc.tuple(fixedHead, fc.constantFrom(".*", ".*", ".*?")), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        tail,
+      )
+      .map(([heads, tail]) => heads.map(([head, dots]) => head + dots).join("") + tail);
     fc.assert(
       fc.property(pattern, body, fc.boolean(), (source, text, ignoreCase) => {
         const parts = dotStarParts(source);
@@ -89,8 +108,15 @@ describe("headFirst()", () => {
 
   test("splits only patterns it matches alike", () => {
     // (Drawn without regard to the rules: any split it makes must still match alike.)
-    const pattern = fc.tuple(regexSource, fc.constantFrom(".*", ".*?"), regexSource)
-      .map(([head, dots, tail]) => head + dots + tail);
+    const pattern = fc
+      .tuple(
+        fc.array(fc.tuple(regexSource, fc.constantFrom(".*", ".*?")), {
+          minLength: 1,
+          maxLength: 3,
+        }),
+        regexSource,
+      )
+      .map(([heads, tail]) => heads.map(([head, dots]) => head + dots).join("") + tail);
     fc.assert(
       fc.property(pattern, body, (source, text) => {
         const parts = dotStarParts(source);
@@ -105,20 +131,27 @@ describe("headFirst()", () => {
     );
   });
 
-  test("runs the pattern itself only on lines that match", () => {
-    const asked: string[] = [];
-    const native = regexMatcher("\\bnull\\b.*\\bundefined\\b");
-    const spied = {
-      ...native,
-      matchLine: (text: string) => (asked.push(text), native.matchLine(text)),
-    };
-    const matcher = headFirst(spied, dotStarParts("\\bnull\\b.*\\bundefined\\b")!, false);
+  test("runs the pattern itself only on lines that match, and not at all for a known span", () => {
     // (A minified line: the tail only before the head, which the engine would try from each
     // of its 2,000 places to the end of the line and back.)
     const minified = "undefined," + "null,".repeat(2000);
     const text = `${minified}\nnull, undefined\nnothing\nundefined null\n`;
-    assert.deepEqual(scannedLines(text, matcher), [2]);
-    assert.deepEqual(asked, ["null, undefined"]);
+    for (
+      const [pattern, engineAsked] of [
+        ["\\bnull\\b.*?\\bundefined\\b", ["null, undefined"]], // lazy: the engine gives the span
+        ["\\bnull\\b.*\\bundefined\\b", []],
+      ] as const
+    ) {
+      const asked: string[] = [];
+      const native = regexMatcher(pattern);
+      const spied = {
+        ...native,
+        matchLine: (line: string) => (asked.push(line), native.matchLine(line)),
+      };
+      const matcher = headFirst(spied, dotStarParts(pattern)!, false);
+      assert.deepEqual(scannedLines(text, matcher), [2], pattern);
+      assert.deepEqual(asked, engineAsked, pattern);
+    }
   });
 
   test("compilePattern() uses it, and guards only against the tail's quantifiers", () => {
