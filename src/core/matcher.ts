@@ -523,9 +523,10 @@ const PLACE = "\uE000";
  * pattern's other required literals are too short for a trigram: the alternatives with those
  * characters (`(get|set)Value`: `getValue`, `setValue`; `\b(?:kmalloc|kzalloc)\(`:
  * `kmalloc(`, `kzalloc(`; `\.(get|post)\(['"]/`: `.get(`, `.post(`, beside its `/`). Each
- * holds that required literal, so they filter better. A group repeated joins only what stands before it (its
- * first time is next to that); an optional one joins nothing. Of the first
- * {@linkcode MAX_JOINED_GROUPS} such groups, the one whose shortest string is the longest.
+ * holds that required literal, so they filter better. A group repeated joins only what
+ * stands before it (its first time is next to that); an optional one joins nothing. Of the
+ * first {@linkcode MAX_JOINED_GROUPS} such groups, the one whose shortest string is the
+ * longest.
  */
 function joinedAlternativesOf(source: string): string[] | undefined {
   if (source.includes(PLACE)) return undefined;

@@ -84,7 +84,11 @@ export function headFirst(native: Matcher, parts: DotStarParts, ignoreCase: bool
   const flags = ignoreCase ? "gisu" : "gsu";
   const heads = parts.heads.map((head) => new RegExp(head, flags));
   const tail = new RegExp(parts.tail, flags);
-  const known = knownSpan(parts);
+  // (Sticky: from where the heads end, its `[\s\S]*` goes to the end of the line and back to
+  // the tail's last place, as the pattern's own greedy `.*` would.)
+  const last = knownSpan(parts)
+    ? new RegExp(`[\\s\\S]*(?:${parts.tail})`, ignoreCase ? "isuy" : "suy")
+    : undefined;
   const first = regexMatcher(parts.heads[0], { ignoreCase });
   const { findCandidate: _, ...rest } = native;
   return {
@@ -99,12 +103,13 @@ export function headFirst(native: Matcher, parts: DotStarParts, ignoreCase: bool
         if (start === -1) start = found.index;
         at = found.index + found[0].length;
       }
-      if (!known) {
+      if (last === undefined) {
         tail.lastIndex = at;
         return tail.exec(text) === null ? null : native.matchLine(text);
       }
-      const end = lastEnd(tail, text, at);
-      return end === -1 ? null : { start, end } satisfies MatchSpan;
+      last.lastIndex = at;
+      const found = last.exec(text);
+      return found === null ? null : { start, end: at + found[0].length } satisfies MatchSpan;
     },
     ...(first.findCandidate === undefined ? {} : { findCandidate: first.findCandidate }),
   };
@@ -113,23 +118,6 @@ export function headFirst(native: Matcher, parts: DotStarParts, ignoreCase: bool
 /** Whether {@linkcode headFirst} knows a match without the engine. */
 function knownSpan(parts: DotStarParts): boolean {
   return parts.greedy && unboundedQuantifiers(parts.tail) === 0;
-}
-
-/**
- * Where the match of `tail` (flag g) that starts last at or after `from` ends, or -1: what a
- * greedy `.*` before it settles on.
- */
-function lastEnd(tail: RegExp, text: string, from: number): number {
-  if (tail.source === "(?:)") return text.length;
-  let end = -1;
-  for (tail.lastIndex = from;;) {
-    const found = tail.exec(text);
-    if (found === null) return end;
-    end = found.index + found[0].length;
-    // (The next place it may start, a whole character on: matches may overlap.)
-    const code = text.charCodeAt(found.index);
-    tail.lastIndex = found.index + (code >= 0xd800 && code <= 0xdbff ? 2 : 1);
-  }
 }
 
 /** The offset after the class or group that opens at `at`, or -1 when it is not closed. */
