@@ -100,6 +100,9 @@ export function headFirst(native: Matcher, parts: DotStarParts, ignoreCase: bool
         head.lastIndex = at;
         const found = head.exec(text);
         if (found === null) return null;
+        // (V8 finds `\B` between the halves of a surrogate pair, where the whole pattern is
+        // not tried: the engine settles such a line.)
+        if (insidePair(text, found.index)) return native.matchLine(text);
         if (start === -1) start = found.index;
         at = found.index + found[0].length;
       }
@@ -113,6 +116,13 @@ export function headFirst(native: Matcher, parts: DotStarParts, ignoreCase: bool
     },
     ...(first.findCandidate === undefined ? {} : { findCandidate: first.findCandidate }),
   };
+}
+
+/** Whether `at` falls between the two halves of a surrogate pair. */
+function insidePair(text: string, at: number): boolean {
+  const code = text.charCodeAt(at);
+  const before = text.charCodeAt(at - 1);
+  return code >= 0xdc00 && code <= 0xdfff && before >= 0xd800 && before <= 0xdbff;
 }
 
 /** Whether {@linkcode headFirst} knows a match without the engine. */

@@ -154,6 +154,17 @@ describe("headFirst()", () => {
     }
   });
 
+  test("leaves a head found inside a surrogate pair to the engine", () => {
+    // (V8 finds `\B` between the halves of 😀, where it does not try the whole pattern.)
+    for (const pattern of ["\\B.*\\b", "\\B.*x", "a.*\\B.*\\b"]) {
+      const native = regexMatcher(pattern);
+      const matcher = headFirst(native, dotStarParts(pattern)!, false);
+      for (const line of ["a😀", "😀x", "a😀😀b", "ab😀"]) {
+        assert.deepEqual(matcher.matchLine(line), native.matchLine(line), `${pattern} on ${line}`);
+      }
+    }
+  });
+
   test("compilePattern() uses it, and guards only against the tail's quantifiers", () => {
     const { matcher, engine } = compilePattern("null.*undefined");
     assert.equal(engine, "native");
