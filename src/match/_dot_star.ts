@@ -21,7 +21,7 @@ export interface DotStarParts {
 }
 
 /**
- * The heads and tail around a pattern's top-level `.*` (and `.*?`), when the pattern has no
+ * The heads and tail around a pattern's top-level `.*` (and `.*?`, `.+`, `.+?`), when the pattern has no
  * top-level alternatives and no backreference (which would tie one part to another), and its
  * first head is not empty. The heads end at the first part that may match a varying number
  * of characters (a quantifier, alternatives), which starts the tail.
@@ -41,8 +41,11 @@ export function dotStarParts(pattern: string): DotStarParts | undefined {
       at = closingOf(pattern, at) - 1;
       if (at < 0) return undefined;
     } else if (char === "|") return undefined;
-    else if (char === "." && pattern[at + 1] === "*" && fixedLength(pattern.slice(from, at))) {
-      heads.push(pattern.slice(from, at));
+    else if (
+      char === "." && "*+".includes(pattern[at + 1]) && fixedLength(pattern.slice(from, at))
+    ) {
+      // (`.+` is `.` and `.*`: the head takes the `.`.)
+      heads.push(pattern.slice(from, pattern[at + 1] === "+" ? at + 1 : at));
       const lazy = pattern[at + 2] === "?";
       greedy &&= !lazy;
       from = at + (lazy ? 3 : 2);

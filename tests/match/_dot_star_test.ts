@@ -48,6 +48,8 @@ describe("dotStarParts()", () => {
     ["a.*b.*c", parts(["a", "b"], "c")],
     ["a.*b+.*c", parts(["a"], "b+.*c")], // the heads end where a part varies
     ["a.*", parts(["a"], "")],
+    ["a.+b.+?c", parts(["a.", "b."], "c", false)], // `.+` is `..*`
+    [".+foo", parts(["."], "foo")],
     ["a.*.*b", parts(["a", ""], "b")],
     ["x\\p{L}.*y", parts(["x\\p{L}"], "y")], // one character, whatever its length
     ["[.*]x.*y", parts(["[.*]x"], "y")], // a class's `.*` is not one
@@ -80,7 +82,7 @@ describe("headFirst()", () => {
     );
     const pattern = fc
       .tuple(
-        fc.array(fc.tuple(fixedHead, fc.constantFrom(".*", ".*", ".*?")), {
+        fc.array(fc.tuple(fixedHead, fc.constantFrom(".*", ".*", ".*?", ".+", ".+?")), {
           minLength: 1,
           maxLength: 3,
         }),
@@ -110,7 +112,7 @@ describe("headFirst()", () => {
     // (Drawn without regard to the rules: any split it makes must still match alike.)
     const pattern = fc
       .tuple(
-        fc.array(fc.tuple(regexSource, fc.constantFrom(".*", ".*?")), {
+        fc.array(fc.tuple(regexSource, fc.constantFrom(".*", ".*?", ".+", ".+?")), {
           minLength: 1,
           maxLength: 3,
         }),
