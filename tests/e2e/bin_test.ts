@@ -170,6 +170,22 @@ describe("the binary over MCP", () => {
     assert.equal(result.structuredContent!.engine, "linear");
   });
 
+  test("heads joined by .* find the lines of minified code the engine finds", async () => {
+    // (On line 1 the tail is only before the 5,000 heads.)
+    const minified = `undefined,${"null,".repeat(5000)}\nvar a=null,${
+      "x,".repeat(5000)
+    }undefined,undefined\n`;
+    writeFileSync(join(root.dir, "min.js"), minified);
+    const result = await call(client, "grep", {
+      pattern: "\\bnull\\b.*\\bundefined\\b",
+      path: "min.js",
+    });
+    assert.equal(result.isError, undefined, text(result));
+    assert.equal(result.structuredContent!.engine, "native");
+    assert.deepEqual((result.structuredContent!.files as Array<{ lines: number[] }>)[0].lines, [2]);
+    assert.match(text(result), /^min\.js\n2\tvar a=null,x,/);
+  });
+
   test("glob, list, write, replace, insert_lines and delete work on real files", async () => {
     mkdirSync(join(root.dir, "src/deep"), { recursive: true });
     writeFileSync(join(root.dir, "src/deep/x.ts"), "export const x = 1;\n");
