@@ -175,14 +175,18 @@ export function skipGroup(source: string, at: number): number {
   return -1;
 }
 
-/** The most characters of a class that {@linkcode classesAsGroups} writes as alternatives. */
-const MOST_CLASS_CHARACTERS = 4;
+/**
+ * The most characters of a class that {@linkcode classesAsGroups} writes as alternatives:
+ * the ten digits (`v[0-9]+` looks for `v0` … `v9`, where `v` alone is in most lines).
+ */
+const MOST_CLASS_CHARACTERS = 10;
 
 /**
- * The pattern with each small class of plain characters written as a group of alternatives,
- * which matches the same (`[Uu]se` as `(?:U|u)se`; `[.]` as `\.`), for reading its literals:
- * the characters around the class then join each of its own (`Use`, `use`, where `se` alone
- * is in most files). A class with an escape, a range or a negation is left as it is.
+ * The pattern with each small class of plain characters or ranges written as a group of
+ * alternatives, which matches the same (`[Uu]se` as `(?:U|u)se`; `[.]` as `\.`; `[0-9]` and
+ * `\d` as `(?:0|1|…|9)`), for reading its literals: the characters around the class then join
+ * each of its own (`Use`, `use`, where `se` alone is in most files). A class with an escape or
+ * a negation is left as it is.
  *
  * @param source the pattern
  * @returns the pattern to read literals from (not to compile)
@@ -192,26 +196,46 @@ export function classesAsGroups(source: string): string {
   for (let at = 0; at < source.length; at++) {
     const char = source[at];
     if (char === "\\") {
-      written += source.slice(at, at + 2);
+      written += source[at + 1] === "d" ? alternativesOf(DIGITS) : source.slice(at, at + 2);
       at++;
     } else if (char !== "[") written += char;
     else {
       const end = skipClass(source, at + 1);
       if (end === -1) return source;
-      const inner = source.slice(at + 1, end - 1);
-      const chars = [...new Set(inner)];
-      const plain = inner !== "" && !/[\\\]\[^-]/.test(inner) &&
-        chars.length <= MOST_CLASS_CHARACTERS;
-      const escaped = chars.map((one) => SYNTAX_CHARACTERS.includes(one) ? `\\${one}` : one);
-      written += !plain
-        ? source.slice(at, end)
-        : escaped.length === 1
-        ? escaped[0]
-        : `(?:${escaped.join("|")})`;
+      const chars = classCharacters(source.slice(at + 1, end - 1));
+      written += chars === undefined ? source.slice(at, end) : alternativesOf(chars);
       at = end - 1;
     }
   }
   return written;
+}
+
+const DIGITS = [..."0123456789"];
+
+/**
+ * The characters a class's content stands for, when it is plain characters and ranges of at
+ * most {@linkcode MOST_CLASS_CHARACTERS} in all; otherwise undefined.
+ */
+function classCharacters(inner: string): string[] | undefined {
+  if (inner === "" || /[\\\]\[^]/.test(inner)) return undefined;
+  const chars = new Set<string>();
+  const units = [...inner];
+  for (let i = 0; i < units.length; i++) {
+    if (units[i + 1] === "-" && i + 2 < units.length) {
+      const [from, to] = [units[i].codePointAt(0)!, units[i + 2].codePointAt(0)!];
+      if (to - from >= MOST_CLASS_CHARACTERS) return undefined;
+      for (let code = from; code <= to; code++) chars.add(String.fromCodePoint(code));
+      i += 2;
+    } else chars.add(units[i]);
+    if (chars.size > MOST_CLASS_CHARACTERS) return undefined;
+  }
+  return [...chars];
+}
+
+/** A group of alternatives, one per character (a single one as it is), escaped. */
+function alternativesOf(chars: string[]): string {
+  const escaped = chars.map((one) => SYNTAX_CHARACTERS.includes(one) ? `\\${one}` : one);
+  return escaped.length === 1 ? escaped[0] : `(?:${escaped.join("|")})`;
 }
 
 /**

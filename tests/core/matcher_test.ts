@@ -297,7 +297,7 @@ describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
     ["ab+", ["ab"], "ab"],
     ["x{0,3}yz", ["yz"], "yz"],
     ["x{2}yz", ["x", "yz"], "yz"],
-    ["[a-c]def\\.g", ["def.g"], "def.g"], // (a range is not read as alternatives)
+    ["[a-z]def\\.g", ["def.g"], "def.g"], // (a range of more than ten is not read as alternatives)
     ["x[^ab]yz", ["x", "yz"], "yz"],
     ["[.]foo", [".foo"], ".foo"], // a class of one character is that character
     // A character alone is in nearly every line, however rare its kind.
@@ -389,6 +389,14 @@ describe("regexMatcher() alternativeLiterals", () => {
     ["\\bk[mz]alloc\\(", ["kmalloc(", "kzalloc("]],
     ["[Uu]se[A-Z]\\w+", ["Use", "use"]], // not "se", in most files
     ["[Tt]odo|FIXME", ["Todo", "todo", "FIXME"]],
+    // Ranges and \d of ten characters or fewer too (`v` alone is in most lines).
+    ["v[0-9]+\\.[0-9]+", [..."0123456789"].map((digit) => `v${digit}`)],
+    ["v\\d+", [..."0123456789"].map((digit) => `v${digit}`)],
+    ["[a-c]x", ["ax", "bx", "cx"]],
+    ["[-a]b", ["-b", "ab"]],
+    ["[0-9]{2}:[0-9]{2}", [..."0123456789"].map((digit) => `:${digit}`)],
+    ["0x[0-9a-f]{8}", undefined], // sixteen: "0x" is required
+
     ["(x|y)z", ["xz", "yz"]], // longer than the one required literal, "z"
     // A group wrapping the whole pattern; a group of alternatives every match goes through,
     // when the literals outside it are too short for an index (or there are none).
@@ -601,6 +609,8 @@ test("every line drawn from a pattern of joined alternatives holds one of them",
     "[Uu]se[A-Z]x",
     "k[mz]alloc\\(",
     "a[.|]b[c]",
+    "v[0-9]+x",
+    "a\\d[b-d]",
     "[ab]+cd[ef]",
   ];
   fc.assert(
@@ -631,7 +641,7 @@ describe("the literals a prefilter looks for, of drawn patterns", () => {
   // seed kept Deno's suite in this test for 80 minutes.
   const word = fc.constantFrom(
     ...["ab", "cd", "abc", "x", "a", "c", "\\(", "\\.", "\\w", "[ab]", "[.(]", "[c]", "[^a]", "."],
-    ...["\\x61", "\\u{63}", "\\p{Ll}"],
+    ...["\\x61", "\\u{63}", "\\p{Ll}", "[a-c]", "[0-2]", "\\d", "[-a]"],
   );
   const pattern = alternations(
     (alternation) =>
@@ -653,9 +663,12 @@ describe("the literals a prefilter looks for, of drawn patterns", () => {
     3,
   );
   const line = fc
-    .array(fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "(", ".", " ", "AB", "Cd"), {
-      maxLength: 6,
-    })
+    .array(
+      fc.constantFrom("ab", "cd", "abc", "x", "a", "c", "(", ".", " ", "AB", "Cd", "1", "-", "x0"),
+      {
+        maxLength: 6,
+      },
+    )
     .map((pieces) => pieces.join(""));
 
   test("a line a pattern matches holds every required literal, and one of its alternatives", () => {
