@@ -1,4 +1,4 @@
-// Patterns made of heads and a tail joined by top-level `.*` (`\bnull\b.*\bundefined\b`,
+// Patterns made of heads and a tail joined by top-level `.*` or `.+` (`\bnull\b.*\bundefined\b`,
 // `class .*extends .*Component`), matched in time linear in a line's length. The runtime's
 // engine tries each `.*` to the end of the line and back from every place what precedes it
 // matches: on minified lines, where a head is found hundreds of times, that is the length
@@ -16,15 +16,15 @@ export interface DotStarParts {
   heads: string[];
   /** What comes after the last (maybe nothing). */
   tail: string;
-  /** Whether every `.*` is greedy (none is `.*?`). */
+  /** Whether every `.*` is greedy (none is `.*?` or `.+?`). */
   greedy: boolean;
 }
 
 /**
- * The heads and tail around a pattern's top-level `.*` (and `.*?`, `.+`, `.+?`), when the pattern has no
- * top-level alternatives and no backreference (which would tie one part to another), and its
- * first head is not empty. The heads end at the first part that may match a varying number
- * of characters (a quantifier, alternatives), which starts the tail.
+ * The heads and tail around a pattern's top-level `.*` (and `.*?`, `.+`, `.+?`), when the
+ * pattern has no top-level alternatives and no backreference (which would tie one part to
+ * another), and its first head is not empty. The heads end at the first part that may match
+ * a varying number of characters (a quantifier, alternatives), which starts the tail.
  *
  * @param pattern a valid JavaScript pattern
  * @returns its parts, or undefined
