@@ -17,8 +17,9 @@ const CASES: [string, string][] = [
   ["(?=a)a*a*a*a*c", "c" + "a".repeat(3000) + "\n"],
   ["a*a*a*a*(?<=a)c", "c" + "a".repeat(3000) + "\n"],
   ["(a)a*a*a*\\1c", "c" + "a".repeat(500) + "\n"],
-  // (No literal: with `x` after the backreference, a file without an x is not searched at all.)
-  ["(.*)(.*)(.*)\\3\\d", ("q".repeat(120) + "\n").repeat(2000)],
+  // (No literal: with `x` or `\d` after the backreference, a file without an x or a digit is
+  // not searched at all.)
+  ["(.*)(.*)(.*)\\3\\W", ("q".repeat(120) + "\n").repeat(2000)],
 ];
 
 test("greps that would backtrack for hours stop at the budget while pings are answered", {
