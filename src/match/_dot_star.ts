@@ -8,6 +8,7 @@
 // a tail of fixed form, the match is then known without the engine: it starts at the first
 // head's first match and ends where the tail matches at its last place.
 import { type Matcher, type MatchSpan, regexMatcher } from "../core/mod.ts";
+import { escapeLength, skipClass, skipGroup } from "../core/_pattern_parts.ts";
 import { unboundedQuantifiers } from "./_pattern_risk.ts";
 
 /** A pattern read as `head.*head.*…tail`. */
@@ -38,7 +39,7 @@ export function dotStarParts(pattern: string): DotStarParts | undefined {
     const char = pattern[at];
     if (char === "\\") at++;
     else if (char === "[" || char === "(") {
-      at = closingOf(pattern, at) - 1;
+      at = (char === "[" ? skipClass : skipGroup)(pattern, at + 1) - 1;
       if (at < 0) return undefined;
     } else if (char === "|") return undefined;
     else if (
@@ -133,21 +134,6 @@ function knownSpan(parts: DotStarParts): boolean {
   return parts.greedy && unboundedQuantifiers(parts.tail) === 0;
 }
 
-/** The offset after the class or group that opens at `at`, or -1 when it is not closed. */
-function closingOf(pattern: string, at: number): number {
-  const close = pattern[at] === "[" ? "]" : ")";
-  let depth = 0;
-  for (let i = at; i < pattern.length; i++) {
-    const char = pattern[i];
-    if (char === "\\") i++;
-    else if (char === "[" && close === ")") i = closingOf(pattern, i) - 1;
-    else if (char === pattern[at] && close === ")") depth++;
-    else if (char === close && (close === "]" || --depth === 0)) return i + 1;
-    if (i < 0) return -1;
-  }
-  return -1;
-}
-
 /**
  * Whether a pattern has no quantifier (`*`, `+`, `?`, `{…}`) and no `|` outside its classes
  * and escapes: then every match is the same number of characters (a class or an escape
@@ -156,14 +142,10 @@ function closingOf(pattern: string, at: number): number {
 function fixedLength(pattern: string): boolean {
   for (let at = 0; at < pattern.length; at++) {
     const char = pattern[at];
-    if (char === "\\") {
-      // (`\p{…}`, `\u{…}`: their braces are not a quantifier.)
-      if ("pPu".includes(pattern[at + 1]) && pattern[at + 2] === "{") {
-        at = pattern.indexOf("}", at);
-        if (at < 0) return false;
-      } else at++;
-    } else if (char === "[") {
-      at = closingOf(pattern, at) - 1;
+    // (The whole escape: the braces of `\p{…}` and `\u{…}` are not a quantifier.)
+    if (char === "\\") at += escapeLength(pattern, at + 1) ?? 1;
+    else if (char === "[") {
+      at = skipClass(pattern, at + 1) - 1;
       if (at < 0) return false;
     } else if (char === "(" && pattern[at + 1] === "?") at++; // (a group's `?:`, `?<name>`…)
     else if ("*+?{|".includes(char)) return false;
