@@ -6,6 +6,7 @@
 import fc from "fast-check";
 import { splitBom } from "../../src/core/bom.ts";
 import { lineText, splitLines } from "../../src/core/split_lines.ts";
+import { type Matcher, scanText } from "../../src/core/mod.ts";
 
 /** Runs per property: the issue asks for at least 1,000. */
 export const RUNS = { numRuns: 1000 } as const;
@@ -74,6 +75,15 @@ export function referenceLines(whole: string, test: (line: string) => boolean): 
   const numbers: number[] = [];
   splitLines(splitBom(whole).body).forEach((line, i) => {
     if (test(lineText(line))) numbers.push(i + 1);
+  });
+  return numbers;
+}
+
+/** Line numbers of the lines `matcher` matches in `whole`, as the scanner finds them. */
+export function scannedLines(whole: string, matcher: Matcher): number[] {
+  const numbers: number[] = [];
+  scanText(whole, matcher, (row) => {
+    if (row.match) numbers.push(row.line);
   });
   return numbers;
 }

@@ -1,19 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { type Matcher, regexMatcher, scanText } from "../../src/core/mod.ts";
+import { regexMatcher } from "../../src/core/mod.ts";
 import { type DotStarParts, dotStarParts, headFirst } from "../../src/match/_dot_star.ts";
 import { compilePattern } from "../../src/match/safe_matcher.ts";
-import { body, referenceLines, regexSource, RUNS } from "../_helpers/arbitraries.ts";
-
-/** The numbers of the lines `matcher` matches in `text`, as the scanner finds them. */
-function scannedLines(text: string, matcher: Matcher): number[] {
-  const lines: number[] = [];
-  scanText(text, matcher, (row) => {
-    if (row.match) lines.push(row.line);
-  });
-  return lines;
-}
+import { body, referenceLines, regexSource, RUNS, scannedLines } from "../_helpers/arbitraries.ts";
 
 /** The lines of a text, terminators left out (as `matchLine` is given them). */
 function linesOf(text: string): string[] {

@@ -1,18 +1,10 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { type Matcher, regexMatcher, scanText } from "../../src/core/mod.ts";
+import { type Matcher, regexMatcher } from "../../src/core/mod.ts";
 import { guardLongLines, longLines, nativeLineLimit } from "../../src/match/_long_line_guard.ts";
 import { linearMatcher } from "../../src/match/_linear_matcher.ts";
-import { body, referenceLines, regexSource, RUNS } from "../_helpers/arbitraries.ts";
-
-function scannedLines(text: string, matcher: Matcher): number[] {
-  const lines: number[] = [];
-  scanText(text, matcher, (row) => {
-    if (row.match) lines.push(row.line);
-  });
-  return lines;
-}
+import { body, referenceLines, regexSource, RUNS, scannedLines } from "../_helpers/arbitraries.ts";
 
 /** A matcher that records the lengths of the lines it was asked about. */
 function recording(matcher: Matcher, seen: number[]): Matcher {
