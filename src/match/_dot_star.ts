@@ -10,6 +10,7 @@
 import { type Matcher, type MatchSpan, regexMatcher } from "../core/mod.ts";
 import { escapeLength, skipClass, skipGroup } from "../core/_pattern_parts.ts";
 import { unboundedQuantifiers } from "./_pattern_risk.ts";
+import { multipliedQuantifiers } from "./_quantifier_chains.ts";
 
 /** A pattern read as `head.*head.*…tail`. */
 export interface DotStarParts {
@@ -59,18 +60,24 @@ export function dotStarParts(pattern: string): DotStarParts | undefined {
 }
 
 /**
- * How many unbounded quantifiers the engine still meets on a line once {@linkcode headFirst}
- * checked it (see `nativeLineLimit`): none when the match is known without it; the tail's
- * after one `.*` (which then costs one pass); all of them otherwise.
+ * How many unbounded quantifiers that multiply one another's work (see
+ * `multipliedQuantifiers`) the engine still meets on a line once {@linkcode headFirst} checked
+ * it (see `nativeLineLimit`): none when the match is known without it; the tail's after one
+ * `.*` (which then costs one pass); the whole pattern's otherwise.
  *
  * @param pattern the pattern
  * @param parts its parts, if it has them
+ * @param ignoreCase whether the pattern ignores case
  * @returns the count
  */
-export function quantifiersLeft(pattern: string, parts: DotStarParts | undefined): number {
-  if (parts === undefined) return unboundedQuantifiers(pattern);
+export function quantifiersLeft(
+  pattern: string,
+  parts: DotStarParts | undefined,
+  ignoreCase: boolean,
+): number {
+  if (parts === undefined) return multipliedQuantifiers(pattern, ignoreCase);
   if (knownSpan(parts)) return 0;
-  return unboundedQuantifiers(parts.heads.length === 1 ? parts.tail : pattern);
+  return multipliedQuantifiers(parts.heads.length === 1 ? parts.tail : pattern, ignoreCase);
 }
 
 /**

@@ -123,7 +123,7 @@ function compile(pattern: string, options: PatternOptions): CompiledPattern {
   // (A `.*` after a head of fixed length costs no backtracking there: see _dot_star.ts.)
   const parts = dotStarParts(pattern);
   if (parts !== undefined) native = headFirst(native, parts, options.ignoreCase ?? false);
-  const quantifiers = quantifiersLeft(pattern, parts);
+  const quantifiers = quantifiersLeft(pattern, parts, options.ignoreCase ?? false);
   if (quantifiers === 0) return { matcher: native, engine: "native" };
   let linear: Matcher;
   try {

@@ -1,0 +1,169 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import fc from "fast-check";
+import { multipliedQuantifiers } from "../../src/match/_quantifier_chains.ts";
+import { compilePattern } from "../../src/match/safe_matcher.ts";
+
+describe("multipliedQuantifiers()", () => {
+  const rows: Array<[string, boolean, number, string]> = [
+    [
+      "\\b(let|const|var)\\s+\\w+\\s*=\\s*require\\(",
+      false,
+      1,
+      "each gives way to what the next cannot take",
+    ],
+    [
+      "\\b(let|const|var)\\s+\\w+\\s*=\\s*require\\(",
+      true,
+      1,
+      "ignoring case, \\s and \\w still differ",
+    ],
+    ["function\\s+(\\w+)\\s*\\(", false, 1, "a group of one alternative is read as what it holds"],
+    ["[a-z]+_[a-z]+_[a-z]+\\(", false, 1, "a required character between them that neither takes"],
+    ["\\w+\\s*\\w+;", false, 2, "an optional \\s* lets the second \\w+ start where the first ends"],
+    [
+      "export\\s+(default\\s+)?class\\s+\\w+",
+      false,
+      1,
+      "an optional group is tried with and without",
+    ],
+    ["\\w+(\\s+x)?\\w+;", false, 2, "with it, its \\s+ may start where \\w+ ends"],
+    ["\\w+(?:;|x)\\w+", false, 2, "a group in between that may be a letter"],
+    ["\\w+(?:;|)\\w+", false, 2, "a group in between that may be empty"],
+    ["a*a*a*b", false, 3, "a run of the same character"],
+    [".*.*=", false, 2, "a dot takes anything"],
+    ["\\bfoo\\b\\s+\\w+", false, 1, "\\b takes no character"],
+    ["a*a*b|c+d", false, 2, "the worst alternative"],
+    ["\\s+\\u00a0+", false, 2, "\\s takes U+00A0"],
+    ["\\s+\\S+x", false, 1, "\\s and \\S share nothing"],
+    ["[^a]+a+", false, 1, "a negated class shares nothing with what it leaves out"],
+    ["[^a]+é+", false, 2, "a negated class takes what is beyond ASCII"],
+    ["\\p{L}+\\p{N}+", false, 2, "properties are assumed to share what is beyond ASCII"],
+    ["\\u0100+\\u0101+", false, 2, "\\u escapes are assumed to take anything beyond ASCII"],
+    ["k+\u212a+", false, 1, "the Kelvin sign is not k"],
+    ["k+\u212a+", true, 2, "ignoring case, the Kelvin sign is k"],
+    ["\\w+\u017f+", true, 2, "ignoring case, \\w takes the long s"],
+    ["a{2,}a{0,100}b", false, 2, "open and large bounds count"],
+    ["a{0,16}a*b", false, 1, "a small bound does not"],
+    ["(\\w+;)+", false, 2, "a repeated group is counted whole"],
+    ["(a+|b)c+", false, 1, "each alternative of a group is tried in turn"],
+    ["(a+|b)a+c", false, 2, "and costs as the worst"],
+    [
+      "(?:a|b)(?:c|d)(?:e|f)(?:g|h)(?:i|j)(?:k|l)(?:m|n)a+b+",
+      false,
+      2,
+      "past 64 ways, all are counted",
+    ],
+    ["(\\w)\\1+x+", false, 2, "so is a backreference"],
+    ["\\w+(?=\\s)\\s+", false, 2, "and a lookaround"],
+    ["createElement\\(", false, 0, "a literal has none"],
+  ];
+  for (const [pattern, ignoreCase, expected, why] of rows) {
+    test(`${JSON.stringify(pattern)}${ignoreCase ? " ignoring case" : ""} has ${expected}: ${why}`, () => {
+      assert.equal(multipliedQuantifiers(pattern, ignoreCase), expected);
+    });
+  }
+
+  test("bounds the steps a backtracking engine takes on a line that does not match", () => {
+    // A backtracking engine is simulated on sequences of classes over four letters, each
+    // repeated or not, and groups of them, then `x`: on a line of a repeated motif without
+    // `x`, every start and every split is tried. Doubling the line must multiply the steps by
+    // at most 2^(count + 1) (lower powers make it less), with room for lower powers.
+    const input = fc.record({
+      nodes: fc.array(node, { minLength: 1, maxLength: 5 }),
+      motif: fc.array(fc.constantFrom(..."abcd"), { minLength: 1, maxLength: 3 }),
+    });
+    fc.assert(
+      fc.property(input, ({ nodes, motif }) => {
+        const pattern = nodes.map(sourceOf).join("") + "x";
+        const count = multipliedQuantifiers(pattern, false);
+        fc.pre(count <= 2);
+        const length = count <= 1 ? 120 : 36;
+        const line = (n: number) => motif.join("").repeat(n / motif.length);
+        const [short, long] = [steps(nodes, line(length)), steps(nodes, line(2 * length))];
+        assert.ok(
+          long <= short * 2 ** (count + 1) * 1.3,
+          `${pattern} (${count}) on ${motif.join("")}: ${short} steps, then ${long}`,
+        );
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
+
+describe("compilePattern()", () => {
+  test("runs a pattern natively on lines as long as its multiplied quantifiers allow", () => {
+    // (The key names the longest line the native engine is given.)
+    assert.match(
+      compilePattern("\\b(let|const|var)\\s+\\w+\\s*=\\s*require\\(").matcher.key!,
+      /\|10000$/,
+    );
+    assert.match(compilePattern("\\w+\\s*\\w+;").matcher.key!, /\|464$/);
+  });
+});
+
+/** A class over four letters, repeated or not; or a group of sequences of them. */
+type Node =
+  | { chars: string[]; repeat: keyof typeof REPEATS }
+  | { alternatives: Node[][]; optional: boolean };
+
+const REPEATS = {
+  "": [1, 1],
+  "*": [0, Infinity],
+  "+": [1, Infinity],
+  "?": [0, 1],
+  "{2,}": [2, Infinity],
+  "{0,2}": [0, 2],
+} as const;
+
+const atom = fc.record({
+  chars: fc.subarray([..."abcd"], { minLength: 1 }),
+  repeat: fc.constantFrom(...Object.keys(REPEATS) as (keyof typeof REPEATS)[]),
+});
+const node: fc.Arbitrary<Node> = fc.oneof(
+  { weight: 3, arbitrary: atom },
+  fc.record({
+    alternatives: fc.array(fc.array(atom, { minLength: 1, maxLength: 2 }), {
+      minLength: 1,
+      maxLength: 2,
+    }),
+    optional: fc.boolean(),
+  }),
+);
+
+function sourceOf(node: Node): string {
+  if ("chars" in node) return `[${node.chars.join("")}]${node.repeat}`;
+  const inner = node.alternatives.map((sequence) => sequence.map(sourceOf).join("")).join("|");
+  return `(?:${inner})${node.optional ? "?" : ""}`;
+}
+
+/**
+ * The steps a backtracking engine takes to find that no part of `line` matches the nodes
+ * then `x` (which the line lacks): greedy, each character a class is tested on counted.
+ */
+function steps(nodes: Node[], line: string): number {
+  let count = 0;
+  // Whether `nodes` from `i`, at `at`, and then what `then` matches, match.
+  const match = (nodes: Node[], i: number, at: number, then: (at: number) => boolean): boolean => {
+    if (i === nodes.length) return then(at);
+    const node = nodes[i];
+    const next = (to: number) => match(nodes, i + 1, to, then);
+    if ("alternatives" in node) {
+      return node.alternatives.some((sequence) => match(sequence, 0, at, next)) ||
+        (node.optional && next(at));
+    }
+    const [least, most] = REPEATS[node.repeat];
+    let run = 0;
+    while (run < most && at + run < line.length) {
+      count++;
+      if (!node.chars.includes(line[at + run])) break;
+      run++;
+    }
+    for (let taken = run; taken >= least; taken--) if (next(at + taken)) return true;
+    return false;
+  };
+  for (let start = 0; start <= line.length; start++) {
+    assert.ok(!match(nodes, 0, start, (at) => (count++, line[at] === "x")));
+  }
+  return count;
+}
