@@ -26,6 +26,11 @@ const FILES: Record<string, string> = {
   "src/min.js":
     `undefined,${"null,".repeat(3000)}\nvar a=null,b=${"x,".repeat(3000)}undefined,c\n` +
     `Null; void Undefined\n`,
+  // Quantifiers that add their costs run natively on lines up to 10,000 characters; the last
+  // line is longer, and goes to the linear engine.
+  "src/req.js": `const path = require("path"), fs = require('fs'); // ${"x".repeat(60)}\n` +
+    `let   helper\t=require( "./helper" ) ; var x = 1;\nvar notRequire = requireX("y");\n` +
+    `${"let y = 2; ".repeat(1000)}const late = require("late");\n`,
 };
 
 const CASES = [
@@ -65,6 +70,8 @@ const CASES = [
   ["\\bnull\\b.*\\bundefined\\b"],
   ["--color", "always", "\\bnull\\b.*?\\bundefined\\b"],
   ["-i", "-c", "null.*undefined"],
+  ["\\b(let|const|var)\\s+\\w+\\s*=\\s*require\\("],
+  ["--color", "always", "-i", "\\bCONST\\s+\\w+\\s*=\\s*require\\("],
   ["-w", "-i", "foo"],
   ["-c", "-i", "foo", "src"],
   ["-C2", "-i", "foo", "src"],
