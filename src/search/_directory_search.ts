@@ -346,7 +346,7 @@ async function collectInOrder(
       }
       outcome = outcomes[taken++];
       if ("linked" in outcome && outcome.linked) read.keepable = false;
-      else if (outcome.kind === "none") read.without.push(files[i].key);
+      else if (outcome.kind === "none" && !outcome.holdsNeedle) read.without.push(files[i].key);
       // Another name of a denied file is passed over as if it were not there.
       if ("linked" in outcome && outcome.linked && (await search.denies?.(outcome.linked))) {
         continue;

@@ -54,8 +54,11 @@ export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
 export type Examined =
   /** Binary (NUL in the first 8 KiB). */
   | { kind: "binary"; linked?: FileStat }
-  /** Read, and the required literal is not in it. */
-  | { kind: "none"; linked?: FileStat }
+  /**
+   * Read, and the required literal is not in it; or, with `holdsNeedle`, it is, but what else
+   * every match needs is not (another literal), so it is no file without the literal.
+   */
+  | { kind: "none"; linked?: FileStat; holdsNeedle?: boolean }
   /**
    * The lines to scan, after `linesBefore` lines that cannot match or be context; `sha1` is
    * the digest of the file's bytes when its plan knew it (it was read as indexed), and
@@ -83,6 +86,7 @@ export type KeptText = string | (string | number | PassedLine)[];
 
 const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
+const NONE_WITH_NEEDLE: Examined = { kind: "none", holdsNeedle: true };
 const REDO: Examined = { kind: "redo" };
 const LF = 10;
 const CR = 13;
@@ -557,7 +561,8 @@ export function examineBytes(
   const { needle, anyOf } = prefilter;
   if (needle !== undefined) {
     const first = buffer.indexOf(needle);
-    if (first === -1 || prefilter.also?.some((one) => buffer.indexOf(one) === -1)) return NONE;
+    if (first === -1) return NONE;
+    if (prefilter.also?.some((one) => buffer.indexOf(one) === -1)) return NONE_WITH_NEEDLE;
     return textOf(bytes, buffer, [needle], first, context, undefined, prefilter);
   }
   if (anyOf === undefined) return whole(bytes);

@@ -59,6 +59,10 @@ describe("the binary's repeated grep", () => {
         "CREATEELEMENT(a)\nCreateElemen(b)\n// TODO one\n// fixme two\nUSEſTATE\n" +
           "a \u212Aey\nkey\nuseStat\n",
       );
+      // (`Sync(` is looked for, as the rarer literal; this file holds it, and every trigram
+      // of `function ` but not the literal: it must not be taken for one without `Sync(`.)
+      fs.writeFileSync(at("sync.js"), "readSync(a)\nfunc unct ction on \n");
+      fs.writeFileSync(at("helpers.js"), "function a() {}\n");
       const files: Record<string, string> = {};
       for (const name of fs.readdirSync(root.dir, { recursive: true }) as string[]) {
         const full = at(name);
@@ -74,6 +78,8 @@ describe("the binary's repeated grep", () => {
         { pattern: "use(state|ref)", ignore_case: true },
         { pattern: "(create|render)Element\\(", ignore_case: true },
         { pattern: "key", ignore_case: true },
+        { pattern: "function \\w+Sync\\(" },
+        { pattern: "Sync\\(" },
       ];
       for (const round of ["before", "after"]) {
         for (const grep of greps) {

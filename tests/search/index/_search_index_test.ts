@@ -299,6 +299,27 @@ describe("the search index", () => {
   );
 
   test(
+    "never takes a file without another literal every match holds for one without the needle",
+    BUN_ONLY,
+    async () => {
+      // `function \w+Sync\(` looks for `Sync(`, the rarer of its literals, and passes over a
+      // file that holds it but not `function ` (though every trigram of it). That file is not
+      // one without `Sync(`: a search for `Sync(` must still read it.
+      fs.mkdirSync(at("sync"));
+      fs.writeFileSync(at("sync/file.ts"), "readSync(a)\nfunc unct ction on \n");
+      fs.writeFileSync(at("sync/other.ts"), "function other() {}\n");
+      await store.search({ matcher: literalMatcher("anything") }); // (the index learns)
+      await indexed(store);
+      await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 10));
+      const search = (matcher: Matcher) => store.search({ matcher, path: "sync" });
+      assert.equal((await search(regexMatcher("function \\w+Sync\\("))).matchedLines, 0);
+      assert.equal((await search(literalMatcher("Sync("))).matchedLines, 1);
+      assert.equal((await search(regexMatcher("a\\w+Sync\\("))).matchedLines, 1);
+      fs.rmSync(at("sync"), { recursive: true });
+    },
+  );
+
+  test(
     "answers an identical search from its kept result until the watcher reports a change",
     BUN_ONLY,
     async () => {
