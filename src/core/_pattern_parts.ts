@@ -33,6 +33,37 @@ export function spelledLiteralOf(source: string): string | undefined {
 }
 
 /**
+ * The string every match of a pattern starts with, at the start of its line: the plain
+ * characters just after a leading `^` (`from ` of `^from \w+ import`), up to the first that
+ * may be left out, and through the first that may repeat. Undefined when the pattern does
+ * not start with `^`, has top-level alternatives, or spells nothing there.
+ *
+ * @param source the pattern
+ * @returns the string, or undefined
+ */
+export function lineStartOf(source: string): string | undefined {
+  if (source[0] !== "^" || topLevelBranches(source) !== undefined) return undefined;
+  let spelled = "";
+  for (let at = 1; at < source.length;) {
+    const char = source[at];
+    let one: string;
+    if (char === "\\") {
+      const escaped = source[at + 1];
+      if (escaped === "t") one = "\t";
+      else if (escaped !== undefined && SYNTAX_CHARACTERS.includes(escaped)) one = escaped;
+      else break;
+    } else if ("^$.*+?()[]{}|".includes(char)) break;
+    else one = String.fromCodePoint(source.codePointAt(at)!);
+    at += char === "\\" ? 2 : one.length;
+    const after = source[at];
+    if (after === "?" || after === "*" || after === "{") break;
+    spelled += one;
+    if (after === "+") break;
+  }
+  return exactIn(spelled) ? spelled : undefined;
+}
+
+/**
  * The strings a pattern's top-level alternatives spell, in order, when each spells one.
  *
  * @param source the pattern

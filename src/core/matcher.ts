@@ -11,6 +11,7 @@ import {
   escapeLength,
   exactIn,
   groupOpening,
+  lineStartOf,
   MAX_GROUP_DEPTH,
   optionalAt,
   skipClass,
@@ -108,6 +109,12 @@ export interface Matcher {
     readonly barriers: string;
     readonly most?: number;
   };
+  /**
+   * A case-sensitive string every match starts with, at the start of its line (`from ` of
+   * `^from \w+ import`): a text none of whose lines starts with it holds no match. Or
+   * undefined.
+   */
+  readonly lineStart?: string;
   /**
    * Names what the matcher matches: two matchers with the same key match the same lines,
    * so results may be kept under it (a search cache). Undefined when unknown.
@@ -248,6 +255,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     (requiredLiterals || options.ignoreCase ? undefined : alternativeLiteralsOf(parts));
   const key = `regex:${flags}:${source}`;
   const exactLiteral = options.ignoreCase ? undefined : spelledLiteralOf(inner);
+  const lineStart = options.ignoreCase ? undefined : lineStartOf(inner);
   const exactAlternatives = options.ignoreCase || alternativeLiterals === undefined
     ? undefined
     : spelledAlternativesOf(inner, alternativeLiterals);
@@ -265,6 +273,7 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     ...(exactLiteral === undefined ? {} : { exactLiteral }),
     ...(exactAlternatives === undefined ? {} : { exactAlternatives }),
     ...(exactFolded === undefined ? {} : { exactFolded }),
+    ...(lineStart === undefined ? {} : { lineStart }),
     ...(barriers === undefined ? {} : { stretch: { source, flags, barriers } }),
   };
   const confined = lineConfinedSource(source);

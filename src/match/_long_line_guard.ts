@@ -24,7 +24,8 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
   const matchLine = (text: string) =>
     text.length > limit ? linear.matchLine(text) : native.matchLine(text);
   const findCandidate = native.findCandidate;
-  const { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiterals } = native;
+  const { requiredLiteral, requiredLiterals, alternativeLiterals, foldedLiterals, lineStart } =
+    native;
   // (A stretch of a long line is matched natively only as long as a line may be.)
   const stretched = native.stretch && { stretch: { ...native.stretch, most: limit } };
   const literals = {
@@ -32,6 +33,7 @@ export function guardLongLines(native: Matcher, linear: Matcher, limit: number):
     requiredLiterals,
     alternativeLiterals,
     foldedLiterals,
+    ...(lineStart === undefined ? {} : { lineStart }),
     ...stretched,
   };
   const key = native.key && linear.key && `${native.key}|${linear.key}|${limit}`;

@@ -55,8 +55,9 @@ export type Examined =
   /** Binary (NUL in the first 8 KiB). */
   | { kind: "binary"; linked?: FileStat }
   /**
-   * Read, and the required literal is not in it; or, with `holdsNeedle`, it is, but what else
-   * every match needs is not (another literal), so it is no file without the literal.
+   * Read, and the required literal is not in it; or, with `holdsNeedle`, ruled out by
+   * something else every match needs (another literal, a line that starts with its
+   * `lineStart`), the needle found if one was looked for: no file known to lack it.
    */
   | { kind: "none"; linked?: FileStat; holdsNeedle?: boolean }
   /**
@@ -112,6 +113,11 @@ export interface Prefilter {
    * (in a text without a Kelvin sign or long s where they have a `k` or an `s`).
    */
   folded?: Uint8Array[];
+  /**
+   * `\n` and the bytes of the matcher's `lineStart`: a file read whole none of whose lines
+   * starts with them holds no match.
+   */
+  lineStart?: Uint8Array;
 }
 
 /**
@@ -142,6 +148,16 @@ export function prefilterOf(
   const confirm = folded?.map(needleOf);
   const confirms = confirm?.length === anyOf.length && confirm.every((one) => one !== undefined);
   return { anyOf: anyOf as Uint8Array[], folded: confirms ? confirm as Uint8Array[] : undefined };
+}
+
+/**
+ * The bytes of {@linkcode Prefilter.lineStart}: `\n` and the matcher's `lineStart`.
+ *
+ * @param lineStart the string every match starts its line with, if any
+ * @returns the bytes, or undefined
+ */
+export function lineStartNeedle(lineStart: string | undefined): Uint8Array | undefined {
+  return lineStart === undefined ? undefined : needleOf(`\n${lineStart}`);
 }
 
 /** A literal's bytes, unless it is empty or stands for bytes that are not UTF-8 (U+FFFD). */
@@ -562,16 +578,38 @@ export function examineBytes(
   if (needle !== undefined) {
     const first = buffer.indexOf(needle);
     if (first === -1) return NONE;
-    if (prefilter.also?.some((one) => buffer.indexOf(one) === -1)) return NONE_WITH_NEEDLE;
+    if (
+      prefilter.also?.some((one) => buffer.indexOf(one) === -1) ||
+      startsNoLine(buffer, prefilter.lineStart)
+    ) {
+      return NONE_WITH_NEEDLE;
+    }
     return textOf(bytes, buffer, [needle], first, context, undefined, prefilter);
   }
-  if (anyOf === undefined) return whole(bytes);
+  if (anyOf === undefined) {
+    return startsNoLine(buffer, prefilter.lineStart) ? NONE_WITH_NEEDLE : whole(bytes);
+  }
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
   const present = presentNeedles(buffer, anyOf, prefilter.folded);
   if (present === undefined) return NONE;
+  if (startsNoLine(buffer, prefilter.lineStart)) return NONE_WITH_NEEDLE;
   const { needles, folded } = present;
   const first = occurrences(buffer, needles, folded)(0).at;
   return first === -1 ? NONE : textOf(bytes, buffer, needles, first, context, folded, prefilter);
+}
+
+/**
+ * Whether no line of a file starts with `lineStart`'s bytes after its `\n` (the first line
+ * after the BOM that starts the file, if one does).
+ */
+function startsNoLine(buffer: Buffer, lineStart: Uint8Array | undefined): boolean {
+  if (lineStart === undefined) return false;
+  const first = utf8BomLength(buffer);
+  const length = lineStart.length - 1;
+  if (buffer.length - first >= length) {
+    if (buffer.compare(lineStart, 1, lineStart.length, first, first + length) === 0) return false;
+  }
+  return buffer.indexOf(lineStart) === -1;
 }
 
 /**

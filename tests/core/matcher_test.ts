@@ -283,6 +283,47 @@ describe("exactLiteral", () => {
   });
 });
 
+describe("lineStart", () => {
+  const rows: Array<[pattern: string, start: string | undefined, options?: MatcherOptions]> = [
+    ["^from \\w+ import", "from "],
+    ["^\\(x\\.y", "(x.y"],
+    ["^\\tab", "\tab"],
+    ["(^def )", "def "], // in a group around the whole pattern
+    ["^ab?c", "a"], // up to a character that may be left out
+    ["^ab*c", "a"],
+    ["^ab+c", "ab"], // through one that may repeat
+    ["^ab{2}c", "a"],
+    ["^é😀x", "é😀x"],
+    ["^\\d", undefined],
+    ["^\\bab", undefined],
+    ["^(?:ab)", undefined],
+    ["^ab|cd", undefined], // an alternative without `^`
+    ["ab", undefined],
+    ["a^b", undefined],
+    ["^ab", undefined, { ignoreCase: true }],
+  ];
+  for (const [pattern, start, options] of rows) {
+    test(`regexMatcher(${JSON.stringify(pattern)}) starts lines with ${JSON.stringify(start)}`, () => {
+      assert.equal(regexMatcher(pattern, options).lineStart, start);
+    });
+  }
+
+  test("every line that matches starts with it", () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom("^ab?c", "^a+b", "^ab\\.c", "^a\\tb*", "^ab\\w", "^a.b"),
+        fc.array(fc.constantFrom("a", "b", "c", ".", "\t", " ", "\uFEFF"), { maxLength: 8 }),
+        (pattern, parts) => {
+          const matcher = regexMatcher(pattern);
+          const line = parts.join("");
+          if (matcher.matchLine(line)) assert.ok(line.startsWith(matcher.lineStart!), line);
+        },
+      ),
+      RUNS,
+    );
+  });
+});
+
 describe("regexMatcher() requiredLiteral and requiredLiterals", () => {
   // The single literal (for one-literal prefilters) is one long enough for a trigram, then
   // the one holding the rarest kind of character (capitals over lowercase over the most

@@ -11,6 +11,7 @@ import {
   examineFile,
   indexFile,
   type KeptText,
+  lineStartNeedle,
   LOOK_THROUGH_BYTES,
   lookThrough,
   type Prefilter,
@@ -26,7 +27,14 @@ const encoder = new TextEncoder();
 /** The bytes a search looks for with a matcher, as the search works them out. */
 function prefilterOf(matcher: Matcher): Prefilter {
   const { requiredLiteral, alternativeLiterals, foldedLiterals, requiredLiterals } = matcher;
-  return prefilterFor(requiredLiteral, alternativeLiterals, foldedLiterals, requiredLiterals);
+  const lineStart = lineStartNeedle(matcher.lineStart);
+  const prefilter = prefilterFor(
+    requiredLiteral,
+    alternativeLiterals,
+    foldedLiterals,
+    requiredLiterals,
+  );
+  return lineStart === undefined ? prefilter : { ...prefilter, lineStart };
 }
 
 /** The file system of `dir`, counting the bytes its reads return. */
@@ -92,6 +100,10 @@ describe("examineBytes()", () => {
           "(ne)e(dle)", // groups without alternatives
           "nee\\w*dle", // two literals: a file without the other is not searched
           "(need|x)les", // ignoring case: a stretch of each joined alternative
+          "^needle \\d", // a file none of whose lines starts with "needle " is passed over
+          "^ne+dle",
+          "^\uFEFFneedle", // a U+FEFF starting a line, not the file's BOM
+          "^\\d|^needle", // (alternatives: no line start)
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
@@ -119,6 +131,20 @@ describe("examineBytes()", () => {
     assert.equal(new TextDecoder().decode(prefilter.needle), "Sync(");
     assert.equal(examineBytes(encoder.encode("readSync(a)\n"), prefilter, 0).kind, "none");
     assert.equal(examineBytes(encoder.encode("function aSync(\n"), prefilter, 0).kind, "text");
+  });
+
+  it("passes over a file none of whose lines starts as every match does", () => {
+    const prefilter = prefilterOf(regexMatcher("^from \\w+ import"));
+    assert.equal(new TextDecoder().decode(prefilter.lineStart), "\nfrom ");
+    const kind = (text: string) => examineBytes(encoder.encode(text), prefilter, 0).kind;
+    assert.equal(kind("import a from b\nx from y import z\n"), "none");
+    assert.equal(kind("x\nfrom y import z\n"), "text");
+    assert.equal(kind("from y import z\n"), "text", "the first line");
+    assert.equal(kind("\uFEFFfrom y import z\n"), "text", "the first line, after a BOM");
+    assert.equal(kind("\uFEFF\uFEFFfrom y import z\n"), "none", "a U+FEFF after the BOM");
+    // (A file ruled out that holds the needle is no file without it: see holdsNeedle.)
+    const none = examineBytes(encoder.encode("import a from b\n"), prefilter, 0);
+    assert.deepEqual(none, { kind: "none", holdsNeedle: true });
   });
 
   it("decodes a short line between two holding the needle with them, and empties a long one", () => {
