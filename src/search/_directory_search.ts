@@ -27,6 +27,7 @@ import {
   type Examined,
   keptRun,
   type KeptText,
+  lineStartNeedle,
   lookThrough,
   type Prefilter,
   prefilterOf,
@@ -404,6 +405,7 @@ class ReadingQueue {
   readonly #alternatives: readonly string[] | undefined;
   readonly #folded: readonly string[] | undefined;
   readonly #required: readonly string[] | undefined;
+  readonly #lineStart: Uint8Array | undefined;
   /**
    * The literal that is the whole of every match (undefined: one of the alternatives is, or
    * their folded literal), with the cut rows are shown with.
@@ -425,6 +427,7 @@ class ReadingQueue {
     this.#alternatives = matcher.alternativeLiterals;
     this.#folded = matcher.foldedLiterals;
     this.#required = matcher.requiredLiterals;
+    this.#lineStart = lineStartNeedle(matcher.lineStart);
     // (A stoppable pattern's scan is where it can be stopped; it is left to that.)
     const exact = matcher.exactLiteral ?? matcher.exactAlternatives ?? matcher.exactFolded;
     this.#exact = exact !== undefined && rowCut !== undefined && context === 0 &&
@@ -441,10 +444,12 @@ class ReadingQueue {
   /**
    * The bytes the examination looks for: the literal's, or else one of the alternatives';
    * with the cut of rows when the literal, or one of the alternatives, is the whole of every
-   * match.
+   * match; and the start every matching line has, if the matcher knows one.
    */
   prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch"> {
-    const prefilter = prefilterOf(this.literal, this.#alternatives, this.#folded, this.#required);
+    const found = prefilterOf(this.literal, this.#alternatives, this.#folded, this.#required);
+    const lineStart = this.#lineStart;
+    const prefilter = lineStart === undefined ? found : { ...found, lineStart };
     const exact = this.#exact;
     if (exact !== undefined && exact.literal === this.literal) {
       return { ...prefilter, rowCut: exact.rowCut };
