@@ -57,7 +57,8 @@ export type Examined =
   /**
    * Read, and the required literal is not in it; or, with `holdsNeedle`, ruled out by
    * something else every match needs (another literal, a line that starts with its
-   * `lineStart`), the needle found if one was looked for: no file known to lack it.
+   * `lineStart`, a match in the stretch around each occurrence), the needle found if one was
+   * looked for: no file known to lack it.
    */
   | { kind: "none"; linked?: FileStat; holdsNeedle?: boolean }
   /**
@@ -371,6 +372,7 @@ function examinePlanned(
   const pieces: (string | number | PassedLine)[] = [];
   let invalid = plan.invalid;
   let found = false;
+  let held = false; // (an occurrence was met, though its line may hold no match)
   let line = linesBefore[0]; // the `\n`s the pieces stand for, from the file's start
   let shown = -1; // the long line whose row is in the pieces
   const advance = (to: number) => {
@@ -381,6 +383,7 @@ function examinePlanned(
   // occurrence is there; false when its window reaches past the part.
   const rowOf = (buffer: Buffer, start: number, end: number, at: number, around: LineAround) => {
     const match = at === shown ? undefined : occurrences(buffer, needles)(start);
+    if (match !== undefined && match.at !== -1) held = true;
     if (match === undefined || match.at === -1 || match.at + match.length > end) return true;
     const row = windowedPart(buffer, start, end, match.at, match.length, rowCut!, around);
     if (row === undefined) return false;
@@ -432,6 +435,7 @@ function examinePlanned(
       if (typeof kept.text === "string") pieces.push(kept.text);
       else pieces.push(...kept.text);
       found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part !== "number");
+      held ||= kept.held;
       line = linesAfter[r];
     }
     if (tail !== -1) {
@@ -464,7 +468,8 @@ function examinePlanned(
     if (scanning) throw error;
     return undefined;
   }
-  if (!found) return NONE;
+  // (A file whose occurrences all lie in lines without a match is no file without the needle.)
+  if (!found) return held ? NONE_WITH_NEEDLE : NONE;
   const { sha1 } = plan;
   const identity = sha1 === undefined ? undefined : identityText(read!);
   const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
@@ -716,7 +721,7 @@ function keptLines(
     /** Whether `bytes` starts where the file does (a BOM there is no part of line 1). */
     fileStart?: boolean;
   },
-): { text: KeptText; invalid: boolean } {
+): { text: KeptText; invalid: boolean; held: boolean } {
   const pieces: (string | number | PassedLine)[] = [];
   let invalid = false;
   let done = start; // bytes before this are in pieces
@@ -741,8 +746,10 @@ function keptLines(
     ? 0
     : bytesOf(folded[0]).indexOf(needles[0].map(lowerAscii));
   const nextOccurrence = occurrences(buffer, needles, folded);
+  let held = false;
   for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
     const at = found.at;
+    held = true;
     // The occurrence's line, then `context` lines on either side, within the window.
     let from = at === 0 ? 0 : buffer.lastIndexOf(LF, at) + 1;
     for (let i = 0; i < context && from > start; i++) {
@@ -797,7 +804,8 @@ function keptLines(
   if (keepTo !== -1) flush();
   if (done < end) pieces.push(countLf(bytes, done, end));
   const [only] = pieces;
-  return { text: pieces.length === 1 && typeof only === "string" ? only : pieces, invalid };
+  const text = pieces.length === 1 && typeof only === "string" ? only : pieces;
+  return { text, invalid, held };
 }
 
 /**
