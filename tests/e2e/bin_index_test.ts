@@ -80,6 +80,9 @@ describe("the binary's repeated grep", () => {
         { pattern: "key", ignore_case: true },
         { pattern: "function \\w+Sync\\(" },
         { pattern: "Sync\\(" },
+        // (Files none of whose lines starts with `n1` are passed over in their bytes.)
+        { pattern: "^const n1\\d" },
+        { pattern: "^(?:render|const)\\(" },
       ];
       for (const round of ["before", "after"]) {
         for (const grep of greps) {
