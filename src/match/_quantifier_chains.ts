@@ -195,5 +195,5 @@ function charsOf(atom: string, flags: string): CharSet | undefined {
     return undefined;
   }
   const tried = TRIED.map((char) => one.test(char));
-  return { tried, others: /[^\x00-\x7f]|\\[SWDpPuxc]|^\.$|^\[\^/.test(atom) };
+  return { tried, others: /[^\p{ASCII}]|\\[SWDpPuxc]|^\.$|^\[\^/u.test(atom) };
 }
