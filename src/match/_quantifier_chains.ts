@@ -10,8 +10,9 @@ import { unboundedQuantifiers } from "./_pattern_risk.ts";
  * longest chain of them in which each one's characters may also start what follows it. A
  * quantifier gives back its characters one at a time, and what follows fails at once on
  * each unless it may start with that character; only then does it run again each time.
- * Patterns that are not a plain sequence (a repeated group, a backreference, a lookaround)
- * count every unbounded quantifier, as {@linkcode unboundedQuantifiers} does.
+ * Patterns that are not a plain sequence (a repeated group, a backreference, a lookaround),
+ * and those over 512 characters, count every unbounded quantifier, as
+ * {@linkcode unboundedQuantifiers} does.
  *
  * @param pattern the pattern (flags `u` and `s`)
  * @param ignoreCase whether the pattern ignores case
@@ -26,11 +27,18 @@ import { unboundedQuantifiers } from "./_pattern_risk.ts";
  * ```
  */
 export function multipliedQuantifiers(pattern: string, ignoreCase: boolean): number {
+  const all = unboundedQuantifiers(pattern);
+  // (One counts as one; a long pattern is not read, as its atoms are each tried on every
+  // character: an 8,000-character literal took 240 ms.)
+  if (all <= 1 || pattern.length > MOST_READ) return all;
   const flags = ignoreCase ? "isu" : "su";
   const sequences = sequencesOf(pattern, flags);
-  if (sequences === undefined) return unboundedQuantifiers(pattern);
+  if (sequences === undefined) return all;
   return Math.max(...sequences.map(chained));
 }
+
+/** The longest pattern {@linkcode multipliedQuantifiers} reads (agents write far shorter). */
+const MOST_READ = 512;
 
 /** One character-wide piece of a pattern, with how often it repeats. */
 interface Atom {

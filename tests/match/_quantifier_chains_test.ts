@@ -64,6 +64,11 @@ describe("multipliedQuantifiers()", () => {
     });
   }
 
+  test("counts every one of a pattern over 512 characters, which it does not read", () => {
+    assert.equal(multipliedQuantifiers("x".repeat(507) + "a+=b+", false), 1);
+    assert.equal(multipliedQuantifiers("x".repeat(508) + "a+=b+", false), 2);
+  });
+
   test("bounds the steps a backtracking engine takes on a line that does not match", () => {
     // A backtracking engine is simulated on sequences of classes over four letters, each
     // repeated or not, and groups of them, then `x`: on a line of a repeated motif without
