@@ -18,20 +18,25 @@ import { after, describe, test } from "node:test";
 import fc from "fast-check";
 import { literalMatcher, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
 import { DirectoryStore } from "../../../src/disk/directory_store.ts";
-import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import {
   BLOCK_BYTES,
   BLOCKED_FROM_BYTES,
   RACY_MS,
 } from "../../../src/search/index/_block_filters.ts";
 import { type CachedIndex, loadIndex } from "../../../src/search/index/_index_cache.ts";
-import type { SearchQuery, SearchResult } from "../../../src/store/file_store.ts";
-
-// (Generous time: on a loaded machine a test of real files and workers can take seconds.)
-const BUN_ONLY = {
-  skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
-  timeout: 120_000,
-};
+import type { SearchQuery } from "../../../src/store/file_store.ts";
+import {
+  BIG_HITS,
+  BIG_NEAR,
+  bigText,
+  brief,
+  BUN_ONLY,
+  filesOf,
+  outcome,
+  sleep,
+  sometimes,
+  until,
+} from "../../_helpers/index_history.ts";
 
 /**
  * Sequences drawn. Their trees and the caches of their stores A are made ahead, together
@@ -39,41 +44,6 @@ const BUN_ONLY = {
  * about 0.2 s each, and 1-2 s more for one with a third store that waits for B's save.
  */
 const NUM_RUNS = 10;
-
-/** Bytes of each line of a large file (its newline included). */
-const WIDTH = 40;
-/** Lines of a large file: over {@linkcode BLOCKED_FROM_BYTES}, in five blocks. */
-const BIG_LINES = 7_500;
-/** The lines a large file holds its literals in (or its near misses), two in a row. */
-const BIG_HITS = [
-  "function readSync(zebra) { walrus }",
-  "from lib import createElement(x)",
-];
-const BIG_NEAR = [
-  "Syn ync nc( function zebr ebra walru",
-  "CreateElement x; fro rom lib",
-];
-
-/** A line of exactly {@linkcode WIDTH} bytes. */
-const padded = (text: string) => text.padEnd(WIDTH - 1, " ") + "\n";
-
-/**
- * A large file (same size whatever it holds) with `lines` at the start of block `block`
- * (and `also` at the start of block `alsoAt`, if given).
- */
-function bigText(lines: string[], block: number, also?: string[], alsoAt?: number): string {
-  const rows = Array.from(
-    { length: BIG_LINES },
-    (_, i) => padded(`let v${i} = compute(${i % 97});`),
-  );
-  const put = (what: string[], at: number) => {
-    const first = Math.ceil((at * BLOCK_BYTES) / WIDTH) + 3;
-    what.forEach((line, i) => rows[first + i] = padded(line));
-  };
-  put(lines, block);
-  if (also !== undefined) put(also, alsoAt!);
-  return rows.join("");
-}
 
 /** The file written again (in place, at its size) just before store A indexes it. */
 const RACY_FILE = "lib/racy.ts";
@@ -211,13 +181,6 @@ interface Run {
   c?: Generation & { saved: boolean };
 }
 
-/** Mostly `undefined` (the option left out), else one of `values`. */
-const sometimes = <T>(...values: T[]) =>
-  fc.oneof(
-    { weight: 2, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.constantFrom(...values) },
-  );
-
 const anySearch: fc.Arbitrary<Search> = fc.record({
   matcher: fc.nat({ max: MATCHERS.length - 1 }),
   context: sometimes(1),
@@ -284,44 +247,6 @@ function queryOf({ matcher, ...options }: Search): SearchQuery {
 
 function describeSearch({ matcher, ...options }: Search): string {
   return `search ${MATCHERS[matcher][0]} ${JSON.stringify(options)}`;
-}
-
-/** A result without what only a file read as indexed has (its digest, and identity read with). */
-function bare(result: SearchResult): SearchResult {
-  const files = result.files.map(({ sha1: _, identity: _identity, ...file }) => file);
-  return { ...result, files };
-}
-
-/** A result with its rows' long texts cut short: what a failure shows first. */
-function brief(result: unknown): unknown {
-  if (typeof result !== "object" || result === null || !("files" in result)) return result;
-  const short = (text: string) =>
-    text.length > 80 ? `${text.slice(0, 40)}… (${text.length})` : text;
-  const files = (result as SearchResult).files.map((file) => ({
-    ...file,
-    rows: file.rows.map((row) => ({ ...row, text: short(row.text) })),
-  }));
-  return { ...result, files };
-}
-
-/** What a search gave: its result (bare), or the error it threw. */
-async function outcome(store: DirectoryStore, query: SearchQuery): Promise<unknown> {
-  try {
-    return bare(await store.search(query));
-  } catch (error) {
-    return { error: String(error) };
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `ready` holds (the index works in the background). */
-async function until(store: DirectoryStore, what: string, ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 2_500; i++) {
-    if (ready()) return;
-    await sleep(2);
-  }
-  assert.fail(`${what}: ${JSON.stringify(store.searchIndexStats())}`);
 }
 
 /** The cache file in `cache` (a folder of one root's), if written. */
@@ -432,20 +357,6 @@ class Trees {
   remove(): void {
     for (const dir of this.#made) fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The files under `root`, relative and in path order. */
-function filesOf(root: string): string[] {
-  const found: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
-      const name = dir === "" ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isDirectory()) visit(name);
-      else found.push(name);
-    }
-  };
-  visit("");
-  return found.sort();
 }
 
 /** What a sequence has done to its tree so far. */

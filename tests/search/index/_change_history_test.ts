@@ -9,7 +9,6 @@
 // after it: the watcher reports asynchronously, and the search must still see the change.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
@@ -21,51 +20,22 @@ import {
   BLOCKED_FROM_BYTES,
   RACY_MS,
 } from "../../../src/search/index/_block_filters.ts";
-import type { SearchQuery, SearchResult } from "../../../src/store/file_store.ts";
-
-// (Generous time: on a loaded machine a test of real files and a worker can take seconds.)
-const BUN_ONLY = {
-  skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
-  timeout: 120_000,
-};
+import type { SearchQuery } from "../../../src/store/file_store.ts";
+import {
+  BIG_HITS,
+  BIG_NEAR,
+  bigText,
+  brief,
+  BUN_ONLY,
+  filesOf,
+  learnedStore,
+  makeTree,
+  outcome,
+  sometimes,
+} from "../../_helpers/index_history.ts";
 
 /** Sequences drawn (about 0.15 s each: a new tree, and a new index that learns it). */
 const NUM_RUNS = 25;
-
-/** Bytes of each line of a large file (its newline included). */
-const WIDTH = 40;
-/** Lines of a large file: over {@linkcode BLOCKED_FROM_BYTES}, in five blocks. */
-const BIG_LINES = 7_500;
-/** The lines a large file holds its literals in (or its near misses), two in a row. */
-const BIG_HITS = [
-  "function readSync(zebra) { walrus }",
-  "from lib import createElement(x)",
-];
-const BIG_NEAR = [
-  "Syn ync nc( function zebr ebra walru",
-  "CreateElement x; fro rom lib",
-];
-
-/** A line of exactly {@linkcode WIDTH} bytes. */
-const padded = (text: string) => text.padEnd(WIDTH - 1, " ") + "\n";
-
-/**
- * A large file (same size whatever it holds) with `lines` at the start of block `block`
- * (and `also` at the start of block `alsoAt`, if given).
- */
-function bigText(lines: string[], block: number, also?: string[], alsoAt?: number): string {
-  const rows = Array.from(
-    { length: BIG_LINES },
-    (_, i) => padded(`let v${i} = compute(${i % 97});`),
-  );
-  const put = (what: string[], at: number) => {
-    const first = Math.ceil((at * BLOCK_BYTES) / WIDTH) + 3;
-    what.forEach((line, i) => rows[first + i] = padded(line));
-  };
-  put(lines, block);
-  if (also !== undefined) put(also, alsoAt!);
-  return rows.join("");
-}
 
 /**
  * The tree each sequence starts from: near misses of every literal searched for (every
@@ -175,13 +145,6 @@ interface Change {
 /** A step: a search, the previous search once more (identical), or a change. */
 type Step = { search: Search } | { again: true } | Change;
 
-/** Mostly `undefined` (the option left out), else one of `values`. */
-const sometimes = <T>(...values: T[]) =>
-  fc.oneof(
-    { weight: 2, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.constantFrom(...values) },
-  );
-
 const anySearch: fc.Arbitrary<Search> = fc.record({
   matcher: fc.nat({ max: MATCHERS.length - 1 }),
   context: sometimes(1),
@@ -230,82 +193,6 @@ function describeSearch({ matcher, ...options }: Search): string {
   return `search ${MATCHERS[matcher][0]} ${JSON.stringify(options)}`;
 }
 
-/** A result without what only a file read as indexed has (its digest, and identity read with). */
-function bare(result: SearchResult): SearchResult {
-  const files = result.files.map(({ sha1: _, identity: _identity, ...file }) => file);
-  return { ...result, files };
-}
-
-/** A result with its rows' long texts cut short: what a failure shows first. */
-function brief(result: unknown): unknown {
-  if (typeof result !== "object" || result === null || !("files" in result)) return result;
-  const short = (text: string) =>
-    text.length > 80 ? `${text.slice(0, 40)}… (${text.length})` : text;
-  const files = (result as SearchResult).files.map((file) => ({
-    ...file,
-    rows: file.rows.map((row) => ({ ...row, text: short(row.text) })),
-  }));
-  return { ...result, files };
-}
-
-/** What a search gave: its result (bare), or the error it threw. */
-async function outcome(store: DirectoryStore, query: SearchQuery): Promise<unknown> {
-  try {
-    return bare(await store.search(query));
-  } catch (error) {
-    return { error: String(error) };
-  }
-}
-
-/** Waits until `ready` holds (the index works in the background). */
-async function until(store: DirectoryStore, what: string, ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 2_500; i++) {
-    if (ready()) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  assert.fail(`${what}: ${JSON.stringify(store.searchIndexStats())}`);
-}
-
-/**
- * A store with an index that has learned every file of the tree (block filters for the large
- * ones), watches it, and keeps the walk of the whole tree: trusted from its next search on.
- */
-async function learnedStore(root: string, files: number, blocked: number) {
-  // (One thread: a search of so few files reads on its own anyway, and a store without a
-  // helper to start learns in half the time.)
-  const store = await DirectoryStore.create({ roots: [root], searchIndex: true, searchThreads: 1 });
-  try {
-    await store.search({ matcher: literalMatcher("nothing at all") }); // (it learns)
-    await until(store, "the index did not fill", () => {
-      const stats = store.searchIndexStats();
-      return stats !== undefined && stats.queued + stats.indexing === 0 && stats.files > 0;
-    });
-    await until(store, "the walk was not made again", () => store.searchIndexStats()!.walks > 0);
-    const stats = store.searchIndexStats()!;
-    assert.equal(stats.files, files, JSON.stringify(stats));
-    assert.equal(stats.blocked, blocked, JSON.stringify(stats));
-    return store;
-  } catch (error) {
-    store.close();
-    throw error;
-  }
-}
-
-/**
- * Makes a tree of `files` (by path) in a new temporary directory, each file's mtime a whole
- * second, and returns its real path.
- */
-function makeTree(files: Record<string, string>): string {
-  const second = Math.floor(Date.now() / 1000) - 60;
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-changes-")));
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), text);
-    fs.utimesSync(path.join(root, name), second, second);
-  }
-  return root;
-}
-
 /**
  * Trees of {@linkcode TREE}, made ahead in batches: a large file gets block filters only when
  * it is older than {@linkcode RACY_MS} when indexed, and each sequence changes its tree.
@@ -316,7 +203,7 @@ class Trees {
 
   /** Makes `count` trees, and waits until their files are old enough for block filters. */
   async make(count: number): Promise<void> {
-    for (let i = 0; i < count; i++) this.#ready.push(makeTree(TREE));
+    for (let i = 0; i < count; i++) this.#ready.push(makeTree(TREE, true));
     this.#made.push(...this.#ready);
     await new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
   }
@@ -331,20 +218,6 @@ class Trees {
   remove(): void {
     for (const root of this.#made) fs.rmSync(root, { recursive: true, force: true });
   }
-}
-
-/** The files under `root`, relative and in path order. */
-function filesOf(root: string): string[] {
-  const found: string[] = [];
-  const visit = (dir: string) => {
-    for (const entry of fs.readdirSync(path.join(root, dir), { withFileTypes: true })) {
-      const name = dir === "" ? entry.name : `${dir}/${entry.name}`;
-      if (entry.isDirectory()) visit(name);
-      else found.push(name);
-    }
-  };
-  visit("");
-  return found.sort();
 }
 
 /** What a sequence has done to its tree so far. */
@@ -470,7 +343,7 @@ describe("the search index, as the tree changes between searches", () => {
   async function agree(steps: Step[]): Promise<void> {
     const root = await trees.take();
     const files = Object.keys(TREE).length;
-    const store = await learnedStore(root, files, BIG_FILES.length);
+    const store = await learnedStore(root, files, BIG_FILES.length, 1);
     const plain = await DirectoryStore.create({ roots: [root] });
     try {
       const done: string[] = [];

@@ -6,22 +6,23 @@
 // cases, a Kelvin sign or a long s, long lines in large files read by block plans, CRLF).
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import fc from "fast-check";
 import { literalMatcher, type Matcher, regexMatcher } from "../../../src/core/mod.ts";
 import { DirectoryStore } from "../../../src/disk/directory_store.ts";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
-import { BLOCKED_FROM_BYTES, RACY_MS } from "../../../src/search/index/_block_filters.ts";
+import { BLOCKED_FROM_BYTES } from "../../../src/search/index/_block_filters.ts";
 import { WINDOWED_FROM_BYTES } from "../../../src/search/_long_rows.ts";
 import type { SearchQuery, SearchResult } from "../../../src/store/file_store.ts";
-
-// (Generous time: on a loaded machine a test of real files and a worker can take seconds.)
-const BUN_ONLY = {
-  skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
-  timeout: 60_000,
-};
+import {
+  bare,
+  blocksLater,
+  brief,
+  BUN_ONLY,
+  learnedStore,
+  makeTree,
+  sometimes,
+} from "../../_helpers/index_history.ts";
 
 /** A line over {@linkcode WINDOWED_FROM_BYTES} (windowed, or matched by stretches). */
 const longLine = (middle: string, eol = "\n") =>
@@ -112,13 +113,6 @@ interface Drawn {
   path?: string;
 }
 
-/** Mostly `undefined` (the option left out), else one of `values`. */
-const sometimes = <T>(...values: T[]) =>
-  fc.oneof(
-    { weight: 2, arbitrary: fc.constant(undefined) },
-    { weight: 1, arbitrary: fc.constantFrom(...values) },
-  );
-
 /** Any search of the pool. */
 const anySearch: fc.Arbitrary<Drawn> = fc.record({
   matcher: fc.nat({ max: MATCHERS.length - 1 }),
@@ -142,71 +136,6 @@ function queryOf({ matcher, ...options }: Drawn): SearchQuery {
 function describeSearch({ matcher, ...options }: Drawn): string {
   return `${MATCHERS[matcher][0]} ${JSON.stringify(options)}`;
 }
-
-/** A result without what only a file read as indexed has (its digest, and identity read with). */
-function bare(result: SearchResult): SearchResult {
-  const files = result.files.map(({ sha1: _, identity: _identity, ...file }) => file);
-  return { ...result, files };
-}
-
-/** A result with its rows' long texts cut short: what a failure shows first. */
-function brief(result: SearchResult): unknown {
-  const short = (text: string) =>
-    text.length > 80 ? `${text.slice(0, 40)}… (${text.length})` : text;
-  const files = result.files.map((file) => ({
-    ...file,
-    rows: file.rows.map((row) => ({ ...row, text: short(row.text) })),
-  }));
-  return { ...result, files };
-}
-
-/** Waits until `ready` holds (the index works in the background). */
-async function until(store: DirectoryStore, what: string, ready: () => boolean): Promise<void> {
-  for (let i = 0; i < 2_500; i++) {
-    if (ready()) return;
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-  assert.fail(`${what}: ${JSON.stringify(store.searchIndexStats())}`);
-}
-
-/**
- * A store with an index that has learned every file of the tree (block filters for the large
- * ones), watches it, and keeps the walk of the whole tree: trusted from its next search on.
- *
- * @param files how many files the tree has
- * @param blocked how many of them are large enough for block filters
- */
-async function learnedStore(root: string, files: number, blocked: number) {
-  const store = await DirectoryStore.create({ roots: [root], searchIndex: true });
-  try {
-    await store.search({ matcher: literalMatcher("nothing at all") }); // (it learns)
-    await until(store, "the index did not fill", () => {
-      const stats = store.searchIndexStats();
-      return stats !== undefined && stats.queued + stats.indexing === 0 && stats.files > 0;
-    });
-    await until(store, "the walk was not made again", () => store.searchIndexStats()!.walks > 0);
-    const stats = store.searchIndexStats()!;
-    assert.equal(stats.files, files, JSON.stringify(stats));
-    assert.equal(stats.blocked, blocked, JSON.stringify(stats));
-    return store;
-  } catch (error) {
-    store.close();
-    throw error;
-  }
-}
-
-/** Makes a tree of `files` (by path) in a new temporary directory, and returns its real path. */
-function makeTree(files: Record<string, string>): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-history-")));
-  for (const [name, text] of Object.entries(files)) {
-    fs.mkdirSync(path.dirname(path.join(root, name)), { recursive: true });
-    fs.writeFileSync(path.join(root, name), text);
-  }
-  return root;
-}
-
-/** Files changed less than 2 s before they are indexed get no block filters. */
-const blocksLater = () => new Promise((resolve) => setTimeout(resolve, RACY_MS + 100));
 
 describe("the search index, after any searches", () => {
   let root: string;
