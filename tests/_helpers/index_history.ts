@@ -6,7 +6,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import fc from "fast-check";
-import { literalMatcher } from "../../src/core/mod.ts";
+import { literalMatcher, type Matcher } from "../../src/core/mod.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
 import { WATCH_ORDER_KEPT } from "../../src/io/runtime.ts";
 import { BLOCK_BYTES, RACY_MS } from "../../src/search/index/_block_filters.ts";
@@ -24,6 +24,51 @@ export const sometimes = <T>(...values: T[]): fc.Arbitrary<T | undefined> =>
     { weight: 2, arbitrary: fc.constant(undefined) },
     { weight: 1, arbitrary: fc.constantFrom(...values) },
   );
+
+/** A search as drawn: a matcher (by its place in the pool) and options. */
+export interface DrawnSearch {
+  matcher: number;
+  context?: number;
+  rowCut?: number;
+  maxMatches?: number;
+  path?: string;
+}
+
+/**
+ * Searches drawn from a pool of matchers, with context 1, rows cut, a small or large cap and
+ * a folder each sometimes: the arbitrary, the query of a drawn search, and how it is told.
+ *
+ * @param matchers the pool, each with a name to tell it by
+ * @param options the cuts and folders drawn from
+ */
+export function drawnSearches(
+  matchers: Array<[string, () => Matcher]>,
+  { rowCuts, paths }: { rowCuts: number[]; paths: string[] },
+): {
+  any: fc.Arbitrary<DrawnSearch>;
+  queryOf: (search: DrawnSearch) => SearchQuery;
+  told: (search: DrawnSearch) => string;
+} {
+  const any = fc.record({
+    matcher: fc.nat({ max: matchers.length - 1 }),
+    context: sometimes(1),
+    rowCut: sometimes(...rowCuts),
+    maxMatches: sometimes(2, 10_000),
+    path: sometimes(...paths),
+  }).map(({ matcher, ...options }) => {
+    // (An option left out is no key: the searches are shown as JSON, and kept by it.)
+    const drawn: DrawnSearch = { matcher };
+    for (const [name, value] of Object.entries(options)) {
+      if (value !== undefined) Object.assign(drawn, { [name]: value });
+    }
+    return drawn;
+  });
+  return {
+    any,
+    queryOf: ({ matcher, ...options }) => ({ matcher: matchers[matcher][1](), ...options }),
+    told: ({ matcher, ...options }) => `search ${matchers[matcher][0]} ${JSON.stringify(options)}`,
+  };
+}
 
 export const sleep = (ms: number): Promise<unknown> =>
   new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,6 +109,35 @@ export function bigText(lines: string[], block: number, also?: string[], alsoAt?
   put(lines, block);
   if (also !== undefined) put(also, alsoAt!);
   return rows.join("");
+}
+
+/**
+ * Truncates a large file and writes it anew (the same inode, the same size), with its
+ * literals or their near misses at the start of the block drawn (another one than before).
+ *
+ * @param root the tree
+ * @param name the large file, in the tree
+ * @param change whether it gets its literals ({@linkcode BIG_HITS}) or near misses, and the
+ *   block drawn
+ * @param blocks the block each large file (by name) holds them in, kept up to date
+ * @returns the block it holds them in now
+ */
+export function rewriteBig(
+  root: string,
+  name: string,
+  { holds, block }: { holds: boolean; block: number },
+  blocks: Record<string, number>,
+): number {
+  const now = block === blocks[name] ? (block + 1) % 5 : block;
+  blocks[name] = now;
+  const fd = fs.openSync(path.join(root, name), "r+");
+  try {
+    fs.ftruncateSync(fd, 0);
+    fs.writeSync(fd, bigText(holds ? BIG_HITS : BIG_NEAR, now), 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return now;
 }
 
 /** A result without what only a file read as indexed has (its digest, and identity read with). */
@@ -112,16 +186,16 @@ export async function until(
  *
  * @param files how many files the tree has
  * @param blocked how many of them are large enough for block filters
- * @param searchThreads the store's threads (1: a search of few files reads on its own anyway,
- *   and a store without a helper to start learns in half the time)
+ * @param options the store's threads (1: a search of few files reads on its own anyway, and a
+ *   store without a helper to start learns in half the time), and the folder of its cache
  */
 export async function learnedStore(
   root: string,
   files: number,
   blocked: number,
-  searchThreads?: number,
+  options: { searchThreads?: number; searchIndexCache?: string } = {},
 ): Promise<DirectoryStore> {
-  const store = await DirectoryStore.create({ roots: [root], searchIndex: true, searchThreads });
+  const store = await DirectoryStore.create({ roots: [root], searchIndex: true, ...options });
   try {
     await store.search({ matcher: literalMatcher("nothing at all") }); // (it learns)
     await until(store, "the index did not fill", () => {

@@ -24,17 +24,19 @@ import {
   RACY_MS,
 } from "../../../src/search/index/_block_filters.ts";
 import { type CachedIndex, loadIndex } from "../../../src/search/index/_index_cache.ts";
-import type { SearchQuery } from "../../../src/store/file_store.ts";
 import {
   BIG_HITS,
   BIG_NEAR,
   bigText,
   brief,
   BUN_ONLY,
+  type DrawnSearch,
+  drawnSearches,
   filesOf,
+  learnedStore,
   outcome,
+  rewriteBig,
   sleep,
-  sometimes,
   until,
 } from "../../_helpers/index_history.ts";
 
@@ -129,15 +131,6 @@ const MATCHERS: Array<[string, () => Matcher]> = [
   ["regex -i walrus", () => regexMatcher("walrus", { ignoreCase: true })],
 ];
 
-/** A search, as drawn: a matcher (by its place in MATCHERS) and options. */
-interface Search {
-  matcher: number;
-  context?: number;
-  rowCut?: number;
-  maxMatches?: number;
-  path?: string;
-}
-
 /**
  * A change, as drawn: `file` and `other` pick files there are then (in path order), `pick`
  * a text, a line, a directory or a swap, `block` where a large file's literals go, `holds`
@@ -172,7 +165,7 @@ interface Generation {
   during: Change[];
   /** The threads it checks the cache with (1: its own only). */
   threads: number;
-  searches: Search[];
+  searches: DrawnSearch[];
 }
 
 /** Store B's generation, and maybe C's (`saved`: it waits for B to save the cache first). */
@@ -181,19 +174,9 @@ interface Run {
   c?: Generation & { saved: boolean };
 }
 
-const anySearch: fc.Arbitrary<Search> = fc.record({
-  matcher: fc.nat({ max: MATCHERS.length - 1 }),
-  context: sometimes(1),
-  rowCut: sometimes(2000),
-  maxMatches: sometimes(2, 10_000),
-  path: sometimes("src", "lib", "big"),
-}).map(({ matcher, ...options }) => {
-  // (An option left out is no key: the searches are shown as JSON.)
-  const drawn: Search = { matcher };
-  for (const [name, value] of Object.entries(options)) {
-    if (value !== undefined) Object.assign(drawn, { [name]: value });
-  }
-  return drawn;
+const { any: anySearch, queryOf, told: describeSearch } = drawnSearches(MATCHERS, {
+  rowCuts: [2000],
+  paths: ["src", "lib", "big"],
 });
 
 /**
@@ -241,14 +224,6 @@ const anyRun: fc.Arbitrary<Run> = fc.record({
   ),
 }, { requiredKeys: ["b"] });
 
-function queryOf({ matcher, ...options }: Search): SearchQuery {
-  return { matcher: MATCHERS[matcher][1](), ...options };
-}
-
-function describeSearch({ matcher, ...options }: Search): string {
-  return `search ${MATCHERS[matcher][0]} ${JSON.stringify(options)}`;
-}
-
 /** The cache file in `cache` (a folder of one root's), if written. */
 function cacheFileIn(cache: string): string | undefined {
   if (!fs.existsSync(cache)) return undefined;
@@ -288,22 +263,11 @@ async function firstGeneration(root: string, cache: string): Promise<void> {
   fs.writeFileSync(racy, TREE[RACY_FILE]);
   const second = Math.floor(Date.now() / 1000);
   fs.utimesSync(racy, second, second);
-  const store = await DirectoryStore.create({
-    roots: [root],
-    searchIndex: true,
+  const store = await learnedStore(root, Object.keys(TREE).length, BIG_FILES.length, {
     searchIndexCache: cache,
     searchThreads: 1,
   });
   try {
-    await store.search({ matcher: literalMatcher("nothing at all") }); // (it learns)
-    await until(store, "the index did not fill", () => {
-      const stats = store.searchIndexStats();
-      return stats !== undefined && stats.queued + stats.indexing === 0 && stats.files > 0;
-    });
-    await until(store, "the walk was not made again", () => store.searchIndexStats()!.walks > 0);
-    const stats = store.searchIndexStats()!;
-    assert.equal(stats.files, Object.keys(TREE).length, JSON.stringify(stats));
-    assert.equal(stats.blocked, BIG_FILES.length, JSON.stringify(stats));
     for (let i = 0; i < 1_000; i++) {
       const file = cacheFileIn(cache);
       const held = file === undefined ? undefined : loaded(file);
@@ -434,17 +398,8 @@ function makeChange(root: string, change: Change, made: Made): string {
       // misses) at the start of another block.
       const name = BIG_FILES[change.pick % BIG_FILES.length];
       if (!files.includes(name)) return `(no ${name} to rewrite)`;
-      const lines = change.holds ? BIG_HITS : BIG_NEAR;
-      const block = change.block === made.blocks[name] ? (change.block + 1) % 5 : change.block;
-      made.blocks[name] = block;
       const { atime, mtime } = fs.statSync(at(name));
-      const fd = fs.openSync(at(name), "r+");
-      try {
-        fs.ftruncateSync(fd, 0);
-        fs.writeSync(fd, bigText(lines, block), 0);
-      } finally {
-        fs.closeSync(fd);
-      }
+      const block = rewriteBig(root, name, change, made.blocks);
       if (change.keepTimes) fs.utimesSync(at(name), atime, mtime);
       return `rewrite ${name} with its ${
         change.holds ? "literals" : "near misses"
@@ -475,7 +430,7 @@ describe("the search index's cache, across stores that follow one another", () =
     const plain = await DirectoryStore.create({ roots: [root] });
     const done: string[] = [];
     const made: Made = { count: 0, blocks: { "big/hits.js": 1, "big/near.js": 2 } };
-    const check = async (store: DirectoryStore, search: Search) => {
+    const check = async (store: DirectoryStore, search: DrawnSearch) => {
       done.push(describeSearch(search));
       const got = await outcome(store, queryOf(search));
       const want = await outcome(plain, queryOf(search));

@@ -20,18 +20,19 @@ import {
   BLOCKED_FROM_BYTES,
   RACY_MS,
 } from "../../../src/search/index/_block_filters.ts";
-import type { SearchQuery } from "../../../src/store/file_store.ts";
 import {
   BIG_HITS,
   BIG_NEAR,
   bigText,
   brief,
   BUN_ONLY,
+  type DrawnSearch,
+  drawnSearches,
   filesOf,
   learnedStore,
   makeTree,
   outcome,
-  sometimes,
+  rewriteBig,
 } from "../../_helpers/index_history.ts";
 
 /** Sequences drawn (about 0.15 s each: a new tree, and a new index that learns it). */
@@ -110,15 +111,6 @@ const MATCHERS: Array<[string, () => Matcher]> = [
   ["regex -i walrus", () => regexMatcher("walrus", { ignoreCase: true })],
 ];
 
-/** A search of a sequence, as drawn: a matcher (by its place in MATCHERS) and options. */
-interface Search {
-  matcher: number;
-  context?: number;
-  rowCut?: number;
-  maxMatches?: number;
-  path?: string;
-}
-
 /**
  * A change of a sequence, as drawn: `file` picks one of the files there are then (in path
  * order), `pick` a text, a line, a directory or a swap, `block` where a large file's literals
@@ -143,21 +135,11 @@ interface Change {
 }
 
 /** A step: a search, the previous search once more (identical), or a change. */
-type Step = { search: Search } | { again: true } | Change;
+type Step = { search: DrawnSearch } | { again: true } | Change;
 
-const anySearch: fc.Arbitrary<Search> = fc.record({
-  matcher: fc.nat({ max: MATCHERS.length - 1 }),
-  context: sometimes(1),
-  rowCut: sometimes(2000),
-  maxMatches: sometimes(2, 10_000),
-  path: sometimes("src", "lib", "big"),
-}).map(({ matcher, ...options }) => {
-  // (An option left out is no key: the searches are shown as JSON.)
-  const drawn: Search = { matcher };
-  for (const [name, value] of Object.entries(options)) {
-    if (value !== undefined) Object.assign(drawn, { [name]: value });
-  }
-  return drawn;
+const { any: anySearch, queryOf, told: describeSearch } = drawnSearches(MATCHERS, {
+  rowCuts: [2000],
+  paths: ["src", "lib", "big"],
 });
 
 const anyChange: fc.Arbitrary<Change> = fc.record({
@@ -184,14 +166,6 @@ const anyStep: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: fc.constant({ again: true as const }) },
   { weight: 5, arbitrary: anyChange },
 );
-
-function queryOf({ matcher, ...options }: Search): SearchQuery {
-  return { matcher: MATCHERS[matcher][1](), ...options };
-}
-
-function describeSearch({ matcher, ...options }: Search): string {
-  return `search ${MATCHERS[matcher][0]} ${JSON.stringify(options)}`;
-}
 
 /**
  * Trees of {@linkcode TREE}, made ahead in batches: a large file gets block filters only when
@@ -315,16 +289,7 @@ function makeChange(root: string, change: Change, made: Made): string {
       // misses) at the start of another block.
       const name = BIG_FILES[change.pick % BIG_FILES.length];
       if (!files.includes(name)) return `(no ${name} to rewrite)`;
-      const lines = change.holds ? BIG_HITS : BIG_NEAR;
-      const block = change.block === made.blocks[name] ? (change.block + 1) % 5 : change.block;
-      made.blocks[name] = block;
-      const fd = fs.openSync(at(name), "r+");
-      try {
-        fs.ftruncateSync(fd, 0);
-        fs.writeSync(fd, bigText(lines, block), 0);
-      } finally {
-        fs.closeSync(fd);
-      }
+      const block = rewriteBig(root, name, change, made.blocks);
       made.last = name;
       return `truncate ${name}, and write it with its ${
         change.holds ? "literals" : "near misses"
@@ -343,13 +308,13 @@ describe("the search index, as the tree changes between searches", () => {
   async function agree(steps: Step[]): Promise<void> {
     const root = await trees.take();
     const files = Object.keys(TREE).length;
-    const store = await learnedStore(root, files, BIG_FILES.length, 1);
+    const store = await learnedStore(root, files, BIG_FILES.length, { searchThreads: 1 });
     const plain = await DirectoryStore.create({ roots: [root] });
     try {
       const done: string[] = [];
       const made: Made = { count: 0, blocks: { "big/hits.js": 1, "big/near.js": 2 } };
-      let previous: Search | undefined;
-      const check = async (search: Search) => {
+      let previous: DrawnSearch | undefined;
+      const check = async (search: DrawnSearch) => {
         done.push(describeSearch(search));
         const got = await outcome(store, queryOf(search));
         const want = await outcome(plain, queryOf(search));

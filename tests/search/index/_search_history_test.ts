@@ -13,15 +13,16 @@ import { DirectoryStore } from "../../../src/disk/directory_store.ts";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import { BLOCKED_FROM_BYTES } from "../../../src/search/index/_block_filters.ts";
 import { WINDOWED_FROM_BYTES } from "../../../src/search/_long_rows.ts";
-import type { SearchQuery, SearchResult } from "../../../src/store/file_store.ts";
+import type { SearchResult } from "../../../src/store/file_store.ts";
 import {
   bare,
   blocksLater,
   brief,
   BUN_ONLY,
+  type DrawnSearch,
+  drawnSearches,
   learnedStore,
   makeTree,
-  sometimes,
 } from "../../_helpers/index_history.ts";
 
 /** A line over {@linkcode WINDOWED_FROM_BYTES} (windowed, or matched by stretches). */
@@ -104,52 +105,24 @@ const MATCHERS: Array<[string, () => Matcher]> = [
   ["literal monkey_business", () => literalMatcher("monkey_business")],
 ];
 
-/** One search of a sequence, as drawn: a matcher (by its place in MATCHERS) and options. */
-interface Drawn {
-  matcher: number;
-  context?: number;
-  rowCut?: number;
-  maxMatches?: number;
-  path?: string;
-}
-
-/** Any search of the pool. */
-const anySearch: fc.Arbitrary<Drawn> = fc.record({
-  matcher: fc.nat({ max: MATCHERS.length - 1 }),
-  context: sometimes(1),
-  rowCut: sometimes(100, 2000),
-  maxMatches: sometimes(2, 10_000),
-  path: sometimes("short", "wide"),
-}).map(({ matcher, ...options }) => {
-  // (An option left out is no key: the searches are shown as JSON, and kept by it.)
-  const drawn: Drawn = { matcher };
-  for (const [name, value] of Object.entries(options)) {
-    if (value !== undefined) Object.assign(drawn, { [name]: value });
-  }
-  return drawn;
+const { any: anySearch, queryOf, told: describeSearch } = drawnSearches(MATCHERS, {
+  rowCuts: [100, 2000],
+  paths: ["short", "wide"],
 });
-
-function queryOf({ matcher, ...options }: Drawn): SearchQuery {
-  return { matcher: MATCHERS[matcher][1](), ...options };
-}
-
-function describeSearch({ matcher, ...options }: Drawn): string {
-  return `${MATCHERS[matcher][0]} ${JSON.stringify(options)}`;
-}
 
 describe("the search index, after any searches", () => {
   let root: string;
   let plain: DirectoryStore;
   /** The plain store's results, by search (the tree does not change). */
   const expected = new Map<string, Promise<SearchResult>>();
-  const expect = (search: Drawn) => {
+  const expect = (search: DrawnSearch) => {
     const key = JSON.stringify(search);
     if (!expected.has(key)) expected.set(key, plain.search(queryOf(search)));
     return expected.get(key)!;
   };
 
   /** Runs the searches in order on a new index, each checked against the plain store. */
-  async function agree(searches: Drawn[]): Promise<void> {
+  async function agree(searches: DrawnSearch[]): Promise<void> {
     const files = Object.keys(SHORT).length + Object.keys(WIDE).length;
     const store = await learnedStore(root, files, Object.keys(WIDE).length);
     try {
