@@ -19,15 +19,11 @@ export const SYNTAX_CHARACTERS = "\\^$.*+?()[]{}|/-";
  */
 export function spelledLiteralOf(source: string): string | undefined {
   let spelled = "";
-  for (let at = 0; at < source.length; at++) {
-    const char = source[at];
-    if (char === "\\") {
-      const next = source[++at];
-      if (next === "t") spelled += "\t";
-      else if (next !== undefined && SYNTAX_CHARACTERS.includes(next)) spelled += next;
-      else return undefined;
-    } else if ("^$.*+?()[]{}|".includes(char)) return undefined;
-    else spelled += char;
+  for (let at = 0; at < source.length;) {
+    const one = plainAt(source, at);
+    if (one === undefined) return undefined;
+    spelled += one.char;
+    at = one.next;
   }
   return exactIn(spelled) ? spelled : undefined;
 }
@@ -45,22 +41,33 @@ export function lineStartOf(source: string): string | undefined {
   if (source[0] !== "^" || topLevelBranches(source) !== undefined) return undefined;
   let spelled = "";
   for (let at = 1; at < source.length;) {
-    const char = source[at];
-    let one: string;
-    if (char === "\\") {
-      const escaped = source[at + 1];
-      if (escaped === "t") one = "\t";
-      else if (escaped !== undefined && SYNTAX_CHARACTERS.includes(escaped)) one = escaped;
-      else break;
-    } else if ("^$.*+?()[]{}|".includes(char)) break;
-    else one = String.fromCodePoint(source.codePointAt(at)!);
-    at += char === "\\" ? 2 : one.length;
-    const after = source[at];
+    const one = plainAt(source, at);
+    if (one === undefined) break;
+    const after = source[one.next];
     if (after === "?" || after === "*" || after === "{") break;
-    spelled += one;
+    spelled += one.char;
     if (after === "+") break;
+    at = one.next;
   }
   return exactIn(spelled) ? spelled : undefined;
+}
+
+/**
+ * The plain character at `at` (an escaped syntax character, or `\t`, stands for itself) and
+ * the offset after it; undefined for anything else.
+ */
+function plainAt(source: string, at: number): { char: string; next: number } | undefined {
+  const char = source[at];
+  if (char === "\\") {
+    const next = source[at + 1];
+    if (next === "t") return { char: "\t", next: at + 2 };
+    return next !== undefined && SYNTAX_CHARACTERS.includes(next)
+      ? { char: next, next: at + 2 }
+      : undefined;
+  }
+  if ("^$.*+?()[]{}|".includes(char)) return undefined;
+  const whole = String.fromCodePoint(source.codePointAt(at)!); // (an astral one's two halves)
+  return { char: whole, next: at + whole.length };
 }
 
 /**

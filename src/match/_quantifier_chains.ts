@@ -84,8 +84,9 @@ function chained(atoms: Atom[]): number {
 
 /** The characters what starts at atom `from` may start with: up to its first required atom. */
 function startsOf(atoms: Atom[], from: number): CharSet {
-  const end = atoms.findIndex((atom, i) => i >= from && atom.required);
-  return unionOf(atoms.slice(from, end === -1 ? atoms.length : end + 1).map((atom) => atom.chars));
+  const after = atoms.slice(from);
+  const end = after.findIndex((atom) => atom.required);
+  return unionOf(after.slice(0, end === -1 ? after.length : end + 1).map((atom) => atom.chars));
 }
 
 function overlaps(a: CharSet, b: CharSet): boolean {

@@ -294,6 +294,7 @@ describe("lineStart", () => {
     ["^ab+c", "ab"], // through one that may repeat
     ["^ab{2}c", "a"],
     ["^é😀x", "é😀x"],
+    ["^a😀?x", "a"], // (an astral character that may be left out, both its halves)
     ["^\\d", undefined],
     ["^\\bab", undefined],
     ["^(?:ab)", undefined],
