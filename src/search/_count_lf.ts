@@ -7,17 +7,14 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { WASM } from "./_count_lf_wasm.ts";
+import { CHUNK_BYTES, instantiateOverChunks } from "./_wasm_chunks.ts";
 
 const LF = 10;
 
 /** Ranges shorter than this are counted in JavaScript: the copy and the call cost more. */
 export const WASM_FROM_BYTES = 256;
-
-/** The module's memory, which ranges are copied into (a longer one a chunk at a time). */
-const CHUNK_BYTES = 1024 * 1024;
 
 interface Counter {
   memory: Uint8Array;
@@ -29,13 +26,8 @@ let counter: Counter | null | undefined;
 
 function wasmCounter(): Counter | null {
   if (counter !== undefined) return counter;
-  const bytes = Buffer.from(WASM, "base64");
-  if (typeof WebAssembly === "undefined" || !WebAssembly.validate(bytes)) return counter = null;
-  const pages = CHUNK_BYTES / 65536;
-  const memory = new WebAssembly.Memory({ initial: pages, maximum: pages });
-  const instance = new WebAssembly.Instance(new WebAssembly.Module(bytes), { env: { memory } });
-  const count = instance.exports.countLf as Counter["count"];
-  return counter = { memory: new Uint8Array(memory.buffer), count };
+  const module = instantiateOverChunks<{ countLf: Counter["count"] }>(WASM);
+  return counter = module && { memory: module.memory, count: module.exports.countLf };
 }
 
 /**
