@@ -6,6 +6,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
+import { type CaselessPart, eachCaselessOffset } from "./_caseless_scan.ts";
 
 const LF = 10;
 const CR = 13;
@@ -91,6 +92,48 @@ export function presentNeedles(
     subsets.sets.set(key, set);
   }
   return set;
+}
+
+/**
+ * {@linkcode occurrences}' first counting occurrence, found through the needles' caseless
+ * parts (see `_caseless_scan.ts`): one pass per part, where `occurrences` and
+ * {@linkcode presentNeedles} make one per needle.
+ *
+ * @param buffer the bytes
+ * @param needles the needles
+ * @param folded their folded literals, if occurrences are to be confirmed
+ * @param parts the needles' caseless parts
+ * @returns the offset of the first occurrence that counts (-1: none), and whether any needle
+ *   occurs; undefined when the bytes were not looked through (look for the needles then)
+ */
+export function caselessOccurrence(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  folded: readonly Uint8Array[] | undefined,
+  parts: readonly CaselessPart[],
+): { first: number; any: boolean } | undefined {
+  let holds: ((at: number) => boolean)[] | undefined; // (made at the first needle)
+  let first = -1;
+  let any = false;
+  const walked = eachCaselessOffset(buffer, parts, (at) => {
+    for (let i = 0; i < needles.length; i++) {
+      if (!startsAt(buffer, needles[i], at)) continue;
+      any = true;
+      if (folded === undefined || (holds ??= confirmations(buffer, needles, folded))[i](at)) {
+        first = at;
+        return true;
+      }
+    }
+    return false;
+  });
+  return walked === undefined ? undefined : { first, any };
+}
+
+/** Whether the needle's bytes are the buffer's at `at`. */
+function startsAt(buffer: Uint8Array, needle: Uint8Array, at: number): boolean {
+  if (at + needle.length > buffer.length) return false;
+  for (let i = 0; i < needle.length; i++) if (buffer[at + i] !== needle[i]) return false;
+  return true;
 }
 
 /** {@linkcode presentNeedles}' answers by the needles, for the folded literals they were for. */

@@ -10,12 +10,14 @@ import { Buffer, isUtf8 } from "node:buffer";
 import type { FileReader } from "../io/_file_reader.ts";
 import {
   bytesOf,
+  caselessOccurrence,
   holdsAny,
   lowerAscii,
   occurrences,
   presentNeedles,
   spansLines,
 } from "./_byte_search.ts";
+import { type CaselessPart, caselessPartsOf } from "./_caseless_scan.ts";
 import { countLf } from "./_count_lf.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
@@ -115,6 +117,12 @@ export interface Prefilter {
    */
   folded?: Uint8Array[];
   /**
+   * With `anyOf` spelling parts of them in every case: the parts they spell, each looked for
+   * in all its spellings at once; a file read whole without any is skipped after one pass
+   * per part, not one per spelling (see `_caseless_scan.ts`).
+   */
+  caseless?: CaselessPart[];
+  /**
    * `\n` and the bytes of the matcher's `lineStart`: a file read whole none of whose lines
    * starts with them holds no match.
    */
@@ -148,7 +156,12 @@ export function prefilterOf(
   if (!anyOf.every((one) => one !== undefined)) return {};
   const confirm = folded?.map(needleOf);
   const confirms = confirm?.length === anyOf.length && confirm.every((one) => one !== undefined);
-  return { anyOf: anyOf as Uint8Array[], folded: confirms ? confirm as Uint8Array[] : undefined };
+  const caseless = caselessPartsOf(anyOf as Uint8Array[]);
+  return {
+    anyOf: anyOf as Uint8Array[],
+    folded: confirms ? confirm as Uint8Array[] : undefined,
+    ...caseless && { caseless },
+  };
 }
 
 /**
@@ -231,15 +244,15 @@ export function examineFile(
  * file, and in a large tree those page faults cost as much as reading the files.
  */
 function examineLarge(reader: FileReader, key: string, examination: Examination): Examined {
-  const { needle, context, anyOf, folded } = examination;
-  const needles = needle === undefined ? anyOf : [needle];
-  if (needles !== undefined) {
-    const found = findInChunks(reader, key, needles, needle === undefined ? folded : undefined);
+  if (examination.needle !== undefined || examination.anyOf !== undefined) {
+    const found = findInChunks(reader, key, examination);
     if (found === "redo") return REDO;
     if (found !== "found") return found === "binary" ? BINARY : NONE;
   }
   const outcome = reader.read(key);
-  return outcome.kind === "bytes" ? examineBytes(outcome.bytes, examination, context) : REDO;
+  return outcome.kind === "bytes"
+    ? examineBytes(outcome.bytes, examination, examination.context)
+    : REDO;
 }
 
 /**
@@ -255,13 +268,14 @@ function examineLarge(reader: FileReader, key: string, examination: Examination)
 export function lookThrough(
   reader: FileReader,
   key: string,
-  { needle, anyOf, folded }: Prefilter,
+  prefilter: Prefilter,
   until: { deadline?: number; signal?: AbortSignal },
   size: number,
 ): "found" | "absent" | "binary" | "redo" {
-  const needles = needle === undefined ? anyOf : [needle];
-  if (needles === undefined || size > LOOK_THROUGH_BYTES) return "found";
-  return findInChunks(reader, key, needles, needle === undefined ? folded : undefined, until);
+  const looks = prefilter.needle !== undefined || prefilter.anyOf !== undefined;
+  return looks && size <= LOOK_THROUGH_BYTES
+    ? findInChunks(reader, key, prefilter, until)
+    : "found";
 }
 
 /**
@@ -271,10 +285,11 @@ export function lookThrough(
 export const LOOK_THROUGH_BYTES = 256 * 1024 * 1024;
 
 /**
- * Whether a file holds one of `needles` (an occurrence across two chunks too), or is binary
- * (a NUL in its first {@linkcode BINARY_PROBE_BYTES}, read alone first: of a binary file
- * nothing more is read), reading it in the reader's chunks. A
- * file larger than the reader reads whole is read only with `until`, when the look also
+ * Whether a file holds the prefilter's needle or one of its `anyOf` (an occurrence across two
+ * chunks too; a chunk without any of the `caseless` parts is passed after one pass each), or
+ * is binary (a NUL in its first {@linkcode BINARY_PROBE_BYTES}, read alone first: of a binary
+ * file nothing more is read), reading it in the reader's chunks. A file larger than the
+ * reader reads whole is read only with `until`, when the look also
  * stops as "found" once its deadline has passed or its signal aborted. With `folded` (a
  * search ignoring case), an occurrence counts only where its folded literal confirms it, as
  * {@linkcode examineBytes} counts it: the spellings of `n_l` are in the Linux tree's register
@@ -285,16 +300,21 @@ export const LOOK_THROUGH_BYTES = 256 * 1024 * 1024;
 function findInChunks(
   reader: FileReader,
   key: string,
-  needles: Uint8Array[],
-  folded?: Uint8Array[],
+  { needle, anyOf, folded: foldedAny, caseless: caselessAny }: Prefilter,
   until?: { deadline?: number; signal?: AbortSignal },
 ): "found" | "absent" | "binary" | "redo" {
+  const needles = needle === undefined ? anyOf! : [needle];
+  const folded = needle === undefined ? foldedAny : undefined;
+  const caseless = needle === undefined ? caselessAny : undefined;
   const longest = Math.max(...needles.map((needle) => needle.length));
   // (A Kelvin sign takes 3 bytes for a k: a folded literal reaches 3 bytes a character.)
   const overlap = folded === undefined
     ? longest - 1
     : longest + 3 * Math.max(...folded.map((one) => one.length));
-  const holds = (bytes: Buffer) => holdsAny(bytes, needles, folded);
+  const holds = (bytes: Buffer) => {
+    const seen = caseless && caselessOccurrence(bytes, needles, folded, caseless);
+    return seen ? seen.first !== -1 : holdsAny(bytes, needles, folded);
+  };
   let found: "found" | "absent" | "binary" = "absent";
   let probed = 0; // bytes checked for a NUL
   let tail: Uint8Array = new Uint8Array(0); // the last `overlap` bytes before this chunk
@@ -594,6 +614,9 @@ export function examineBytes(
   if (anyOf === undefined) {
     return startsNoLine(buffer, prefilter.lineStart) ? NONE_WITH_NEEDLE : whole(bytes);
   }
+  const seen = prefilter.caseless &&
+    caselessOccurrence(buffer, anyOf, prefilter.folded, prefilter.caseless);
+  if (seen) return examineSeen(bytes, buffer, seen, prefilter, context);
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
   const present = presentNeedles(buffer, anyOf, prefilter.folded);
   if (present === undefined) return NONE;
@@ -601,6 +624,24 @@ export function examineBytes(
   const { needles, folded } = present;
   const first = occurrences(buffer, needles, folded)(0).at;
   return first === -1 ? NONE : textOf(bytes, buffer, needles, first, context, folded, prefilter);
+}
+
+/**
+ * {@linkcode examineBytes} of a file whose alternatives were looked for through their
+ * caseless parts: the same outcome as their needles' own passes give.
+ */
+function examineSeen(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  { first, any }: { first: number; any: boolean },
+  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch">,
+  context: number,
+): Examined {
+  if (!any) return NONE;
+  if (startsNoLine(buffer, prefilter.lineStart)) return NONE_WITH_NEEDLE;
+  if (first === -1) return NONE;
+  const { needles, folded } = presentNeedles(buffer, prefilter.anyOf!, prefilter.folded)!;
+  return textOf(bytes, buffer, needles, first, context, folded, prefilter);
 }
 
 /**

@@ -109,8 +109,11 @@ describe("examineBytes()", () => {
         fc.constantFrom(1, 2, 5, 200),
         fc.boolean(),
         fc.boolean(),
-        async (parts, pattern, context, maxMatches, bad, ignoreCase) => {
-          const text = parts.join("");
+        // (Lines before them, so that a file ignoring case is long enough to be scanned for
+        // its caseless parts: see _caseless_scan.ts.)
+        fc.constantFrom("", "x\n".repeat(300)),
+        async (parts, pattern, context, maxMatches, bad, ignoreCase, before) => {
+          const text = before + parts.join("");
           const bytes = bad
             ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
             : encoder.encode(text);
