@@ -1,8 +1,10 @@
 /**
  * A search result as it crosses from the search thread to the one that answers: the rows of
- * every file in a few flat arrays and one string, instead of an object per row. Posting
+ * every file in a few flat arrays and two strings, instead of an object per row. Posting
  * tens of thousands of row objects took tens of milliseconds each way; a handful of typed
- * arrays (transferred, not copied) and strings take a fraction of that.
+ * arrays (transferred, not copied) and strings take a fraction of that. So do the paths
+ * joined in one string: Bun posted an array of 8,000 of them beside the rest in 18-30 ms,
+ * and the same joined in about 2.
  *
  * @module
  */
@@ -12,7 +14,8 @@ import type { FileMatches, SearchResult } from "../store/file_store.ts";
 
 /** The rows of a result's files, flat. */
 export interface PackedFiles {
-  paths: string[];
+  /** The files' paths, joined with NUL (which no path holds). */
+  paths: string;
   /** Per file: 1 when it was not valid UTF-8. */
   invalid: Uint8Array;
   /** Per file: how many rows it has. */
@@ -46,8 +49,9 @@ export function packResult(
   cut: number | undefined,
 ): { packed: PackedResult; transfer: ArrayBuffer[] } {
   const rowCount = result.files.reduce((sum, file) => sum + file.rows.length, 0);
+  const paths: string[] = [];
   const files: PackedFiles = {
-    paths: [],
+    paths: "",
     invalid: new Uint8Array(result.files.length),
     rowCounts: new Int32Array(result.files.length),
     lines: new Int32Array(rowCount),
@@ -60,7 +64,7 @@ export function packResult(
   const texts: string[] = [];
   let r = 0;
   result.files.forEach((file, f) => {
-    files.paths.push(file.path);
+    paths.push(file.path);
     if (file.sha1 !== undefined) {
       files.sha1s.push(
         file.identity === undefined ? [f, file.sha1] : [f, file.sha1, file.identity],
@@ -80,6 +84,7 @@ export function packResult(
     }
   });
   files.texts = texts.join("");
+  files.paths = paths.join("\0");
   const { files: _, ...rest } = result;
   const transfer = [files.invalid, files.rowCounts, files.lines, files.textLengths, files.matches]
     .map((array) => array.buffer as ArrayBuffer);
@@ -99,7 +104,8 @@ export function unpackResult(packed: PackedResult): SearchResult {
   const files: FileMatches[] = [];
   let r = 0;
   let at = 0;
-  flat.paths.forEach((path, f) => {
+  const paths = flat.rowCounts.length === 0 ? [] : flat.paths.split("\0");
+  paths.forEach((path, f) => {
     const rows: ScanRow[] = [];
     const end = r + flat.rowCounts[f];
     for (; r < end; r++) {

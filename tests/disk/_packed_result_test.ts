@@ -26,7 +26,8 @@ const row = fc.record(
 const result = fc.record({
   files: fc.array(
     fc.record({
-      path: fc.string(),
+      // (No path holds a NUL: the packed paths are joined with it.)
+      path: fc.string().filter((path) => !path.includes("\0")),
       rows: fc.array(row, { maxLength: 6 }),
       invalidUtf8: fc.boolean(),
       sha1: fc.stringMatching(/^[0-9a-f]{40}$/),
@@ -51,6 +52,23 @@ test("a packed result unpacks to the same result", () => {
     }),
     { numRuns: 300 },
   );
+});
+
+test("empty paths, and no file at all, come back as they were", () => {
+  const file = (path: string) => ({ path, rows: [], invalidUtf8: false });
+  for (const files of [[], [file("")], [file(""), file("a"), file("")]]) {
+    const original = {
+      files,
+      matchedLines: 0,
+      filesSearched: 0,
+      binaryFilesSkipped: 0,
+      filesNotSearched: 0,
+    };
+    assert.deepEqual(
+      unpackResult(structuredClone(packResult(original, undefined).packed)),
+      original,
+    );
+  }
 });
 
 test("packing with a cut gives each row as windowRow shows it", () => {

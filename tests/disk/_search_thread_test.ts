@@ -69,7 +69,7 @@ self.onmessage = (event) => {
   const kept = numbers.get(pattern) ?? numbers.set(pattern, numbers.size + 1).get(pattern);
   if (held.includes(kept)) return self.postMessage({ id, kept });
   self.postMessage({ id, kept, result: {
-    files: { paths: ["a.txt"], invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
+    files: { paths: "a.txt", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
       lines: new Int32Array([2]), textLengths: new Int32Array([pattern.length]), texts: pattern,
       matches: new Int32Array([0, pattern.length]), pieces: [], sha1s: [] },
     matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
