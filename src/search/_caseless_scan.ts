@@ -84,7 +84,8 @@ export function scansInWasm(): boolean {
  *
  * @param bytes the bytes
  * @param parts the parts (see {@linkcode caselessPartsOf})
- * @param visit given each offset; true stops the walk
+ * @param visit given each offset; true stops the walk (it runs while a chunk is in the
+ *   thread's WebAssembly memory, so it must not count lines with `countLf`)
  * @returns true when a visit stopped it, false when every offset was visited, undefined when
  *   the bytes were not looked through (shorter than {@linkcode CASELESS_FROM_BYTES}, or no
  *   WebAssembly): the caller then looks for its needles itself

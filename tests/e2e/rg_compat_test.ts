@@ -31,6 +31,11 @@ const FILES: Record<string, string> = {
   "src/req.js": `const path = require("path"), fs = require('fs'); // ${"x".repeat(60)}\n` +
     `let   helper\t=require( "./helper" ) ; var x = 1;\nvar notRequire = requireX("y");\n` +
     `${"let y = 2; ".repeat(1000)}const late = require("late");\n`,
+  // Ignoring case, a file of 512 bytes or more is scanned for every spelling of a part of the
+  // literal at once (`n_l` here): spellings without the literal, and the literal in any case.
+  "src/spin.c": `${"static int function_list_len;\n".repeat(12)}` +
+    `\tSPIN_LOCK_IRQSAVE(&dev->lock, flags);\n${"/* IN_LOOP, an_Lx, N_l */\n".repeat(8)}` +
+    `\tspin_unlock(&lock);\n\tSpin_Lock_IrqSave(&x, f); spin_lock_irqsave(&y, g);\n`,
 };
 
 const CASES = [
@@ -88,6 +93,8 @@ const CASES = [
   ["--heading", "-C1", "foo", "src"],
   ["--color", "always", "foo"],
   ["--color", "always", "-i", "-C1", "fo+", "src"],
+  ["-i", "spin_lock_irqsave"],
+  ["-i", "-c", "(?:spin_lock_irqsave|in_loop)", "src"],
   ["--color", "always", "--heading", "foo"],
   ["--color", "always", "-c", "foo"],
   ["--color", "always", "-l", "foo"],
