@@ -11,6 +11,7 @@ import type { FileReader } from "../io/_file_reader.ts";
 import {
   bytesOf,
   caselessOccurrence,
+  firstIndexOf,
   holdsAny,
   lowerAscii,
   occurrences,
@@ -601,7 +602,7 @@ export function examineBytes(
   const buffer = bytesOf(bytes);
   const { needle, anyOf } = prefilter;
   if (needle !== undefined) {
-    const first = buffer.indexOf(needle);
+    const first = firstIndexOf(buffer, needle);
     if (first === -1) return NONE;
     if (
       prefilter.also?.some((one) => buffer.indexOf(one) === -1) ||

@@ -1,6 +1,48 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { bytesOf, presentNeedles } from "../../src/search/_byte_search.ts";
+import fc from "fast-check";
+import {
+  bytesOf,
+  firstIndexOf,
+  firstIndexOfInWasm,
+  presentNeedles,
+} from "../../src/search/_byte_search.ts";
+import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
+import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
+
+describe("firstIndexOf()", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+
+  it("finds in WebAssembly what Buffer.indexOf finds, for needles of any length", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("ab", "abc", "abd", "b", "c", "x", "\0", "é", "\n"), {
+          minLength: 300,
+          maxLength: 900,
+        }),
+        fc.constantFrom("a", "ab", "abc", "abcab", "bca", "xab", "é", "cé"),
+        (pieces, needleText) => {
+          const buffer = bytesOf(encode(pieces.join("")));
+          const needle = encode(needleText);
+          assert.equal(firstIndexOfInWasm(buffer, needle), buffer.indexOf(needle));
+          assert.equal(firstIndexOf(buffer, needle), buffer.indexOf(needle));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("finds a needle across the seam of two chunks, and at the very end", () => {
+    const needle = encode("needle");
+    for (const at of [CHUNK_BYTES - 4, CHUNK_BYTES - 2, CHUNK_BYTES, 2 * CHUNK_BYTES - 6]) {
+      const bytes = new Uint8Array(2 * CHUNK_BYTES).fill(0x6e); // (n, n, n, …)
+      bytes.set(needle, at);
+      assert.equal(firstIndexOfInWasm(bytesOf(bytes), needle), at, `at ${at}`);
+    }
+    const none = bytesOf(new Uint8Array(CASELESS_FROM_BYTES).fill(0x6e));
+    assert.equal(firstIndexOfInWasm(none, needle), -1);
+  });
+});
 
 describe("presentNeedles()", () => {
   const bytes = (text: string) => bytesOf(new TextEncoder().encode(text));
