@@ -125,6 +125,7 @@ export function learningDelay(files: number, rows: number): number {
   if (files < LEARN_AT_ONCE_BELOW) return 0;
   return Math.min(LEARN_AFTER_MS + rows * LEARN_AFTER_MS_PER_ROW, LEARN_AFTER_MS_AT_MOST);
 }
+
 /** Store errors that make a walked file be skipped by search. */
 const SKIP_IN_WALK = new Set(["not_found", "not_a_file", "permission", "invalid_path", "raced"]);
 

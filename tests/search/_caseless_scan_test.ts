@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import * as fs from "node:fs";
-import * as os from "node:os";
-import * as path from "node:path";
 import { Buffer } from "node:buffer";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { regexMatcher } from "../../src/core/mod.ts";
-import { FileReader } from "../../src/io/_file_reader.ts";
 import {
   CASELESS_FROM_BYTES,
   type CaselessPart,
@@ -15,9 +11,8 @@ import {
   scansInWasm,
 } from "../../src/search/_caseless_scan.ts";
 import { caselessOccurrence, occurrences, presentNeedles } from "../../src/search/_byte_search.ts";
-import { lookThrough, prefilterOf } from "../../src/search/_search_file.ts";
+import { prefilterOf } from "../../src/search/_search_file.ts";
 import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
-import { filesOf } from "../_helpers/files.ts";
 
 const encoder = new TextEncoder();
 const bytesOf = (text: string) => encoder.encode(text);
@@ -182,33 +177,6 @@ describe("caselessOccurrence()", () => {
       ),
       { numRuns: 300 },
     );
-  });
-});
-
-describe("lookThrough() ignoring case", () => {
-  it("finds the literal across the seam of two chunks, and not the spellings of its part", () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-caseless-"));
-    try {
-      const file = path.join(dir, "big");
-      const chunk = 4 * CASELESS_FROM_BYTES; // (chunks that are scanned in WebAssembly)
-      const reader = new FileReader(filesOf(dir), 1 << 20, chunk);
-      const prefilter = prefilterOf(undefined, ...literalsOf("maskable"));
-      assert.ok(prefilter.caseless !== undefined);
-      const look = (text: string) => {
-        fs.writeFileSync(file, text);
-        return lookThrough(reader, file, prefilter, {}, fs.statSync(file).size);
-      };
-      const filler = "a table, cable or fable\n".repeat(400);
-      assert.equal(look(filler), "absent");
-      for (const spelled of ["MASKABLE", "mas\u212Aable", "maſkable"]) {
-        assert.equal(look(filler + spelled + "\n" + filler), "found", spelled);
-      }
-      for (let at = chunk - 10; at < chunk + 2; at++) {
-        assert.equal(look("x".repeat(at) + "MasKable" + filler), "found", `at ${at}`);
-      }
-    } finally {
-      fs.rmSync(dir, { recursive: true });
-    }
   });
 });
 

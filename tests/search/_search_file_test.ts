@@ -17,6 +17,7 @@ import {
   type Prefilter,
   prefilterOf as prefilterFor,
 } from "../../src/search/_search_file.ts";
+import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { filesOf } from "../_helpers/files.ts";
@@ -303,26 +304,29 @@ describe("examineFile()", () => {
     });
   });
   it("looks through a large file ignoring case for its literal, not a spelling of part of it", () => {
-    inTempDir((dir) => {
-      const file = path.join(dir, "big");
-      const reader = new FileReader(filesOf(dir), 1 << 20, 256); // (chunks of 256 bytes)
-      const prefilter = prefilterOf(regexMatcher("maskable", { ignoreCase: true }));
-      assert.ok(prefilter.folded !== undefined, "spellings, with the literal to confirm them");
-      const look = (text: string) => {
-        fs.writeFileSync(file, text);
-        return lookThrough(reader, file, prefilter, {}, fs.statSync(file).size);
-      };
-      // The spellings (of part of "able") stand everywhere; the literal in no case.
-      const filler = "a table, cable or fable\n".repeat(60);
-      assert.equal(look(filler), "absent");
-      for (const spelled of ["MASKABLE", "mas\u212Aable", "maſkable"]) {
-        assert.equal(look(filler + spelled + "\n" + filler), "found", spelled);
-      }
-      // Across the seam of two chunks of 256 bytes, at every place.
-      for (let at = 240; at < 260; at++) {
-        assert.equal(look("x".repeat(at) + "MasKable" + filler), "found", `at ${at}`);
-      }
-    });
+    // (Chunks of 256 bytes are looked through with indexOf, of 2,048 with the caseless scan.)
+    for (const chunk of [256, 4 * CASELESS_FROM_BYTES]) {
+      inTempDir((dir) => {
+        const file = path.join(dir, "big");
+        const reader = new FileReader(filesOf(dir), 1 << 20, chunk);
+        const prefilter = prefilterOf(regexMatcher("maskable", { ignoreCase: true }));
+        assert.ok(prefilter.folded !== undefined, "spellings, with the literal to confirm them");
+        const look = (text: string) => {
+          fs.writeFileSync(file, text);
+          return lookThrough(reader, file, prefilter, {}, fs.statSync(file).size);
+        };
+        // The spellings (of part of "able") stand everywhere; the literal in no case.
+        const filler = "a table, cable or fable\n".repeat(400);
+        assert.equal(look(filler), "absent", `chunks of ${chunk}`);
+        for (const spelled of ["MASKABLE", "mas\u212Aable", "maſkable"]) {
+          assert.equal(look(filler + spelled + "\n" + filler), "found", spelled);
+        }
+        // Across the seam of two chunks, at every place.
+        for (let at = chunk - 16; at < chunk + 4; at++) {
+          assert.equal(look("x".repeat(at) + "MasKable" + filler), "found", `at ${at} of ${chunk}`);
+        }
+      });
+    }
   });
   it("finds in a file larger than its reader's buffer what examineBytes finds in it whole", () => {
     // Chunks of 1 to 9 bytes put occurrences of the literal and NULs across every seam.
