@@ -144,22 +144,20 @@ export function presentNeedles(
  * @param needles the needles
  * @param folded their folded literals, if occurrences are to be confirmed
  * @param parts the needles' caseless parts
- * @returns the offset of the first occurrence that counts (-1: none), and whether any needle
- *   occurs; undefined when the bytes were not looked through (look for the needles then)
+ * @returns the offset of the first occurrence that counts (-1: none); undefined when the bytes
+ *   were not looked through (look for the needles then)
  */
 export function caselessOccurrence(
   buffer: Buffer,
   needles: readonly Uint8Array[],
   folded: readonly Uint8Array[] | undefined,
   parts: readonly CaselessPart[],
-): { first: number; any: boolean } | undefined {
+): number | undefined {
   let holds: ((at: number) => boolean)[] | undefined; // (made at the first needle)
   let first = -1;
-  let any = false;
   const walked = eachCaselessOffset(buffer, parts, (at) => {
     for (let i = 0; i < needles.length; i++) {
       if (!startsAt(buffer, needles[i], at)) continue;
-      any = true;
       if (folded === undefined || (holds ??= confirmations(buffer, needles, folded))[i](at)) {
         first = at;
         return true;
@@ -167,7 +165,7 @@ export function caselessOccurrence(
     }
     return false;
   });
-  return walked === undefined ? undefined : { first, any };
+  return walked === undefined ? undefined : first;
 }
 
 /** Whether the needle's bytes are the buffer's at `at`. */

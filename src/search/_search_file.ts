@@ -313,8 +313,10 @@ function findInChunks(
     ? longest - 1
     : longest + 3 * Math.max(...folded.map((one) => one.length));
   const holds = (bytes: Buffer) => {
-    const seen = caseless && caselessOccurrence(bytes, needles, folded, caseless);
-    return seen ? seen.first !== -1 : holdsAny(bytes, needles, folded);
+    const first = caseless === undefined
+      ? undefined
+      : caselessOccurrence(bytes, needles, folded, caseless);
+    return first === undefined ? holdsAny(bytes, needles, folded) : first !== -1;
   };
   let found: "found" | "absent" | "binary" = "absent";
   let probed = 0; // bytes checked for a NUL
@@ -615,9 +617,15 @@ export function examineBytes(
   if (anyOf === undefined) {
     return startsNoLine(buffer, prefilter.lineStart) ? NONE_WITH_NEEDLE : whole(bytes);
   }
-  const seen = prefilter.caseless &&
-    caselessOccurrence(buffer, anyOf, prefilter.folded, prefilter.caseless);
-  if (seen) return examineSeen(bytes, buffer, seen, prefilter, context);
+  const counted = prefilter.caseless === undefined
+    ? undefined
+    : caselessOccurrence(buffer, anyOf, prefilter.folded, prefilter.caseless);
+  if (counted !== undefined) {
+    // (Spellings of a literal ignoring case: the matcher gives them no line start.)
+    if (counted === -1) return NONE;
+    const { needles, folded } = presentNeedles(buffer, anyOf, prefilter.folded)!;
+    return textOf(bytes, buffer, needles, counted, context, folded, prefilter);
+  }
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
   const present = presentNeedles(buffer, anyOf, prefilter.folded);
   if (present === undefined) return NONE;
@@ -625,24 +633,6 @@ export function examineBytes(
   const { needles, folded } = present;
   const first = occurrences(buffer, needles, folded)(0).at;
   return first === -1 ? NONE : textOf(bytes, buffer, needles, first, context, folded, prefilter);
-}
-
-/**
- * {@linkcode examineBytes} of a file whose alternatives were looked for through their
- * caseless parts: the same outcome as their needles' own passes give.
- */
-function examineSeen(
-  bytes: Uint8Array,
-  buffer: Buffer,
-  { first, any }: { first: number; any: boolean },
-  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch">,
-  context: number,
-): Examined {
-  if (!any) return NONE;
-  if (startsNoLine(buffer, prefilter.lineStart)) return NONE_WITH_NEEDLE;
-  if (first === -1) return NONE;
-  const { needles, folded } = presentNeedles(buffer, prefilter.anyOf!, prefilter.folded)!;
-  return textOf(bytes, buffer, needles, first, context, folded, prefilter);
 }
 
 /**
