@@ -19,42 +19,70 @@ export function bytesOf(bytes: Uint8Array): Buffer {
 
 /**
  * Whether this runtime's `Buffer.indexOf` is a loop in JavaScript (Deno's: about 300 MB/s,
- * where Bun's and Node's run at 10-20 GB/s): the first look for a needle in each file, which
- * most files fail, is then made in WebAssembly (see {@linkcode firstIndexOf}).
+ * where Bun's and Node's run at 10-20 GB/s): the looks for a needle are then made in
+ * WebAssembly (see {@linkcode firstIndexOf}).
  */
 const SLOW_INDEX_OF = RUNTIME === "deno";
 
 /**
- * The first offset of a needle in the bytes, or -1, as `Buffer.indexOf` finds it; where that
- * is slow, through {@linkcode firstIndexOfInWasm}.
+ * The first offset of a needle in the bytes at or after `from`, or -1, as `Buffer.indexOf`
+ * finds it; where that is slow, through {@linkcode firstIndexOfInWasm}.
  *
  * @param buffer the bytes
  * @param needle the needle
+ * @param from where to start
  * @returns its first offset, or -1
  */
-export function firstIndexOf(buffer: Buffer, needle: Uint8Array): number {
-  return SLOW_INDEX_OF ? firstIndexOfInWasm(buffer, needle) : buffer.indexOf(needle);
+export function firstIndexOf(buffer: Buffer, needle: Uint8Array, from = 0): number {
+  return SLOW_INDEX_OF ? firstIndexOfInWasm(buffer, needle, from) : buffer.indexOf(needle, from);
 }
+
+/**
+ * The bytes {@linkcode firstIndexOfInWasm} looks through first after an offset; each next
+ * window is twice as long.
+ */
+export const FIRST_WINDOW_BYTES = 4096;
 
 /**
  * {@linkcode firstIndexOf} through the needle's first three bytes, scanned for in WebAssembly
  * as a part of no letters (`_caseless_scan.ts`: each place is then compared whole); with
  * `indexOf` for a needle shorter than that, bytes too short to scan, or no WebAssembly.
  *
+ * A look from the start goes through all of the bytes at once (most files hold no needle).
+ * A look after an occurrence goes through windows, the first of `window` bytes and each next
+ * twice as long, so that the walk over a file's occurrences copies into the scanner about
+ * as many bytes as lie between them, not the rest of the file each time. Each window reaches
+ * a needle less a byte into the next: an occurrence across the two is found in the first.
+ *
  * @param buffer the bytes
  * @param needle the needle
+ * @param from where to start
+ * @param window the first window after an offset (see above)
  * @returns its first offset, or -1
  */
-export function firstIndexOfInWasm(buffer: Buffer, needle: Uint8Array): number {
-  if (needle.length < PART_BYTES) return buffer.indexOf(needle);
+export function firstIndexOfInWasm(
+  buffer: Buffer,
+  needle: Uint8Array,
+  from = 0,
+  window = FIRST_WINDOW_BYTES,
+): number {
+  if (needle.length < PART_BYTES) return buffer.indexOf(needle, from);
   const part = { part: needle[0] | needle[1] << 8 | needle[2] << 16, masks: 0 };
-  let first = -1;
-  const walked = eachCaselessOffset(buffer, [part], (at) => {
-    if (!startsAt(buffer, needle, at)) return false;
-    first = at;
-    return true;
-  });
-  return walked === undefined ? buffer.indexOf(needle) : first;
+  for (let at = from, size = from === 0 ? buffer.length : window; at < buffer.length;) {
+    const end = Math.min(buffer.length, at + size + needle.length - 1);
+    const bytes = at === 0 && end === buffer.length ? buffer : buffer.subarray(at, end);
+    let first = -1;
+    const walked = eachCaselessOffset(bytes, [part], (offset) => {
+      if (!startsAt(bytes, needle, offset)) return false;
+      first = offset;
+      return true;
+    });
+    if (walked === undefined) first = bytes.indexOf(needle);
+    if (first !== -1) return at + first;
+    at += size;
+    size *= 2;
+  }
+  return -1;
 }
 
 /**
@@ -77,13 +105,13 @@ export function occurrences(
       let at = -1;
       let which = 0;
       for (let i = 0; i < needles.length; i++) {
-        if (next[i] !== -1 && next[i] < from) next[i] = buffer.indexOf(needles[i], from);
+        if (next[i] !== -1 && next[i] < from) next[i] = firstIndexOf(buffer, needles[i], from);
         if (next[i] !== -1 && (at === -1 || next[i] < at)) [at, which] = [next[i], i];
       }
       if (at === -1 || holds === undefined || holds[which](at)) {
         return { at, length: at === -1 ? 0 : needles[which].length };
       }
-      next[which] = buffer.indexOf(needles[which], at + 1); // not this one: the next
+      next[which] = firstIndexOf(buffer, needles[which], at + 1); // not this one: the next
     }
   };
 }

@@ -8,8 +8,8 @@
  * after setting the 0x20 bit, which makes both cases of the letter its lower case and no
  * other byte. The file's bytes are copied into the module's memory a chunk at a time (what
  * that costs and saves: docs/decisions.md, `bench/caseless_scan.ts`). A part of no letters
- * (masks 0) is found as it is: under Deno, whose `indexOf` is slow, the first look for any
- * needle is made that way (`firstIndexOf` in `_byte_search.ts`).
+ * (masks 0) is found as it is: under Deno, whose `indexOf` is slow, the looks for a needle
+ * are made that way (`firstIndexOf` in `_byte_search.ts`).
  *
  * @module
  */

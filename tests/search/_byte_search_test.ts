@@ -3,6 +3,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import {
   bytesOf,
+  FIRST_WINDOW_BYTES,
   firstIndexOf,
   firstIndexOfInWasm,
   presentNeedles,
@@ -30,6 +31,42 @@ describe("firstIndexOf()", () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("finds from any offset what Buffer.indexOf finds, through windows of any first size", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("ab", "abc", "abd", "b", "c", "x", "\0", "é", "\n"), {
+          minLength: 300,
+          maxLength: 3000,
+        }),
+        fc.constantFrom("a", "ab", "abc", "abcab", "bca", "xab", "é", "cé"),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        fc.constantFrom(3, 100, 512, 700, FIRST_WINDOW_BYTES),
+        (pieces, needleText, where, window) => {
+          const buffer = bytesOf(encode(pieces.join("")));
+          const needle = encode(needleText);
+          const from = Math.floor(where * buffer.length);
+          const expected = buffer.indexOf(needle, from);
+          assert.equal(firstIndexOfInWasm(buffer, needle, from, window), expected, `from ${from}`);
+          assert.equal(firstIndexOf(buffer, needle, from), expected);
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("finds a needle across the seam of two windows, from an offset", () => {
+    const needle = encode("needle");
+    const from = 10;
+    // (Windows of 600, 1200 and 2400 bytes from offset 10: seams at 610, 1810 and 4210.)
+    for (const seam of [610, 1810, 4210]) {
+      for (let at = seam - needle.length; at <= seam; at++) {
+        const bytes = new Uint8Array(6000).fill(0x6e); // (n, n, n, …)
+        bytes.set(needle, at);
+        assert.equal(firstIndexOfInWasm(bytesOf(bytes), needle, from, 600), at, `at ${at}`);
+      }
+    }
   });
 
   it("finds a needle across the seam of two chunks, and at the very end", () => {
