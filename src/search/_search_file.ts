@@ -607,7 +607,7 @@ export function examineBytes(
     const first = firstIndexOf(buffer, needle);
     if (first === -1) return NONE;
     if (
-      prefilter.also?.some((one) => buffer.indexOf(one) === -1) ||
+      prefilter.also?.some((one) => firstIndexOf(buffer, one) === -1) ||
       startsNoLine(buffer, prefilter.lineStart)
     ) {
       return NONE_WITH_NEEDLE;
@@ -646,7 +646,7 @@ function startsNoLine(buffer: Buffer, lineStart: Uint8Array | undefined): boolea
   if (buffer.length - first >= length) {
     if (buffer.compare(lineStart, 1, lineStart.length, first, first + length) === 0) return false;
   }
-  return buffer.indexOf(lineStart) === -1;
+  return firstIndexOf(buffer, lineStart) === -1;
 }
 
 /**
