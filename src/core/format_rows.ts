@@ -267,3 +267,25 @@ export function appendNote(text: string, note: string): string {
   const gap = text.length > 0 && !text.endsWith("\n") ? "\n" : "";
   return `${text}${gap}[${note}]\n`;
 }
+
+/**
+ * {@linkcode appendNote} of each note in turn to a text given in pieces, joined once: a text of
+ * megabytes is then copied once, not again for each note (and for its serialization).
+ *
+ * @param pieces the text so far, in pieces
+ * @param notes the notes' words, without brackets, in order
+ * @returns the text with a line for each note
+ * @example
+ * ```ts
+ * import { appendNote, appendNotes } from "./format_rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(appendNotes(["1\tfirst\n", "2\tlast"], ["a", "b"]), "1\tfirst\n2\tlast\n[a]\n[b]\n");
+ * assert.equal(appendNotes(["1\tlast"], ["a"]), appendNote("1\tlast", "a"));
+ * ```
+ */
+export function appendNotes(pieces: readonly string[], notes: readonly string[]): string {
+  if (notes.length === 0) return pieces.join("");
+  const last = pieces.findLast((piece) => piece.length > 0);
+  const gap = last !== undefined && !last.endsWith("\n") ? "\n" : "";
+  return [...pieces, gap, ...notes.map((note) => `[${note}]\n`)].join("");
+}

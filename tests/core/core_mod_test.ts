@@ -5,6 +5,7 @@ import * as core from "../../src/core/mod.ts";
 describe("the core module", () => {
   const FUNCTIONS = [
     "appendNote",
+    "appendNotes",
     "checkLineRange",
     "codePointCount",
     "columnAt",

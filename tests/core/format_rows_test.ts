@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   appendNote,
+  appendNotes,
   DEFAULT_CUT,
   DEFAULT_MAX_CHARS,
   DEFAULT_MAX_ROWS,
@@ -369,6 +370,22 @@ describe("appendNote()", () => {
       assert.equal(appendNote(before, "empty file: 0 lines"), after);
     });
   }
+});
+
+describe("appendNotes()", () => {
+  test("gives what appendNote gives note by note, with the text in any pieces", () => {
+    const piece = fc.constantFrom("", "1\ta", "\n", "\r\n", "2\tb\n", "[c]\n", "x");
+    fc.assert(
+      fc.property(
+        fc.array(piece, { maxLength: 8 }),
+        fc.array(fc.constantFrom("a note", "empty file: 0 lines", ""), { maxLength: 3 }),
+        (pieces, notes) => {
+          assert.equal(appendNotes(pieces, notes), notes.reduce(appendNote, pieces.join("")));
+        },
+      ),
+      RUNS,
+    );
+  });
 });
 
 describe("windowRow()", () => {

@@ -1,6 +1,6 @@
 // The grep tool: matching lines across files, numbered exactly as read numbers them.
 import { setImmediate } from "node:timers";
-import { appendNote, formatRow, quotePath, type ScanRow } from "../../core/mod.ts";
+import { appendNote, appendNotes, formatRow, quotePath, type ScanRow } from "../../core/mod.ts";
 import type { FileStore, SearchResult } from "../../store/file_store.ts";
 import { ArgumentError, checkArgs } from "../_args.ts";
 import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "../_results.ts";
@@ -324,24 +324,23 @@ function answerOf(
   args: GrepArgs,
   engine: string,
 ): ToolResult {
-  let text = shown.text;
   const stopped = shown.budgetHit ? "output_budget" : result.stopped;
+  const notes: string[] = [];
   // "No match" only for a search that ran to the end; a stopped one says so below.
   if (result.files.length === 0 && !stopped) {
-    text = appendNote(
-      text,
+    notes.push(
       args.offset > 0 && found.matchedLines > 0
         ? `offset ${args.offset} is past the ${found.matchedLines} matching lines there are`
         : noMatch(args, result),
     );
   }
-  const notes = stopNotes(result, shown, stopped, args);
+  notes.push(...stopNotes(result, shown, stopped, args));
   if (shown.files.length > VERSIONED_FILES) {
     notes.push(
       `the first ${VERSIONED_FILES} files carry their versions; read any other before editing it by line number`,
     );
   }
-  for (const note of notes) text = appendNote(text, note);
+  const text = appendNotes(shown.pieces, notes);
   const structured: Record<string, unknown> = {
     files: shown.files,
     matched_lines: shown.matchedLines,
@@ -360,14 +359,15 @@ function frozen(answer: ToolResult): ToolResult {
 }
 
 interface Rendered {
-  text: string;
+  /** The text, in pieces (joined once, with the notes: it may run to megabytes). */
+  pieces: string[];
   files: Array<{ path: string; lines: number[]; invalid_utf8?: boolean; version?: string }>;
   matchedLines: number;
   budgetHit: boolean;
 }
 
 /** {@linkcode Rendered} before the versions: each file's text, split where its version goes. */
-interface LaidOut extends Omit<Rendered, "text"> {
+interface LaidOut extends Omit<Rendered, "pieces"> {
   blocks: { head: string; body: string }[];
 }
 
@@ -455,7 +455,7 @@ function withVersions(laidOut: LaidOut, versions: ReadonlyArray<string | undefin
     pieces.push(blocks[i].head, version ? ` @${version}` : "", blocks[i].body);
     return version ? { ...file, version } : file;
   });
-  return { ...rest, text: pieces.join(""), files };
+  return { ...rest, pieces, files };
 }
 
 function stopNotes(
