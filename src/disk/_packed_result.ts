@@ -38,6 +38,42 @@ export interface PackedFiles {
 export type PackedResult = Omit<SearchResult, "files"> & { files: PackedFiles };
 
 /**
+ * The strings of a packed result (every row's text, the paths), posted in a message of their
+ * own ahead of the rest where that is faster (`STRINGS_POST_APART`): in the server, a result
+ * of 84,000 rows (7 M characters) took 95-140 ms to post whole under Bun, and 2-4 ms as its
+ * strings and then the rest.
+ */
+export interface PackedStrings {
+  texts: string;
+  paths: string;
+}
+
+/**
+ * A packed result split for posting: its strings, and the rest without them.
+ *
+ * @param packed the packed result
+ * @returns the strings, and the result with empty ones in their place
+ */
+export function splitStrings(packed: PackedResult): { strings: PackedStrings; rest: PackedResult } {
+  const { texts, paths } = packed.files;
+  return {
+    strings: { texts, paths },
+    rest: { ...packed, files: { ...packed.files, texts: "", paths: "" } },
+  };
+}
+
+/**
+ * A packed result with its strings back (see {@linkcode splitStrings}).
+ *
+ * @param rest the result posted without its strings
+ * @param strings its strings
+ * @returns the packed result
+ */
+export function withStrings(rest: PackedResult, strings: PackedStrings): PackedResult {
+  return { ...rest, files: { ...rest.files, ...strings } };
+}
+
+/**
  * Packs a result, cutting rows much longer than they will be shown to the part shown.
  *
  * @param result the search's result

@@ -32,7 +32,12 @@ import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
 import type { SharedSandbox } from "./sandbox.ts";
 import { freezeResult } from "../store/frozen_result.ts";
-import { type PackedResult, unpackResult } from "./_packed_result.ts";
+import {
+  type PackedResult,
+  type PackedStrings,
+  unpackResult,
+  withStrings,
+} from "./_packed_result.ts";
 
 /** Searches run at once at the most; the rest wait their turn. */
 export const RUNNING = 2;
@@ -143,8 +148,13 @@ export type ThreadReply =
   | { pong: true }
   /** The thread's id (see `thisThreadId`), posted first, where it is known. */
   | { threadId: number }
-  /** A result; `kept`: its number, when it is a kept one. */
-  | { id: number; result: PackedResult; kept?: number }
+  /** The strings of the result that comes next (see `PackedStrings`). */
+  | { id: number; strings: true; texts: string; paths: string }
+  /**
+   * A result; `kept`: its number, when it is a kept one; `apart`: its strings came ahead of
+   * it (see `STRINGS_POST_APART`).
+   */
+  | { id: number; result: PackedResult; kept?: number; apart?: true }
   /** A kept result held here. */
   | { id: number; kept: number }
   | { id: number; progress: [number, number | undefined] }
@@ -195,6 +205,8 @@ interface Pending {
   message: ThreadSearch;
   /** The kept results held here when the search was posted, by number. */
   held: ReadonlyMap<number, SearchResult>;
+  /** The strings of its result, posted ahead of the rest. */
+  strings?: PackedStrings;
   resolve: (result: SearchResult) => void;
   reject: (error: unknown) => void;
 }
@@ -432,7 +444,7 @@ export class SearchThread {
       }
       // (The new thread holds no kept results yet.)
       const message = { ...pending.message, held: [] };
-      this.#pending.set(id, { ...pending, message, held: new Map() });
+      this.#pending.set(id, { ...pending, message, held: new Map(), strings: undefined });
       worker.postMessage(message);
     }
   }
@@ -444,23 +456,30 @@ export class SearchThread {
     if (pending === undefined) return; // answered by the watchdog already
     if ("progress" in reply) return pending.query.onProgress?.(...reply.progress);
     if ("unreadable" in reply) return pending.query.onUnreadable?.(reply.unreadable);
+    if ("strings" in reply) {
+      return void (pending.strings = { texts: reply.texts, paths: reply.paths });
+    }
     this.#pending.delete(reply.id);
     if ("error" in reply) pending.reject(thrownError(reply.error, pending.query.signal));
-    else pending.resolve(this.#result(reply, pending.held));
+    else if ("apart" in reply && pending.strings === undefined) {
+      pending.reject(new Error("the search thread posted a result without its rows"));
+    } else pending.resolve(this.#result(reply, pending));
   }
 
   /** A result posted, or one held here; a kept one is held (and used) as the latest. */
   #result(
-    reply: { result?: PackedResult; kept?: number },
-    held: ReadonlyMap<number, SearchResult>,
+    reply: { result?: PackedResult; kept?: number; apart?: true },
+    pending: Pending,
   ): SearchResult {
-    const { result: packed, kept } = reply;
+    const { result: posted, kept, apart } = reply;
     // (The thread posts a number alone only for one held when the search was posted.)
-    const result = packed === undefined ? held.get(kept!)! : unpackResult(packed);
+    const result = posted === undefined
+      ? pending.held.get(kept!)!
+      : unpackResult(apart ? withStrings(posted, pending.strings!) : posted);
     if (kept === undefined) return result;
     this.#kept.delete(kept);
     if (this.#kept.size >= KEPT_HERE) this.#kept.delete(this.#kept.keys().next().value!);
-    this.#kept.set(kept, packed === undefined ? result : freezeResult(result));
+    this.#kept.set(kept, posted === undefined ? result : freezeResult(result));
     return result;
   }
 

@@ -6,12 +6,17 @@
  * @module
  */
 import process from "node:process";
-import { cancelIdleCollection, collectGarbage, collectGarbageWhenIdle } from "../io/runtime.ts";
+import {
+  cancelIdleCollection,
+  collectGarbage,
+  collectGarbageWhenIdle,
+  STRINGS_POST_APART,
+} from "../io/runtime.ts";
 import { lowerThisThread } from "../io/libc.ts";
 import { thisThreadId } from "../io/thread_cpu.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
-import { keptNumber, packResult } from "./_packed_result.ts";
+import { keptNumber, packResult, splitStrings } from "./_packed_result.ts";
 import { IdleWarmUp } from "./_warm_up.ts";
 import { Sandbox } from "./sandbox.ts";
 import {
@@ -96,7 +101,11 @@ async function search({ id, query, held, queued }: ThreadSearch): Promise<void> 
     if (repeated) scope.postMessage({ id, kept: kept! });
     else {
       const { packed, transfer } = packResult(result, rest.rowCut);
-      scope.postMessage({ id, result: packed, kept }, transfer);
+      if (STRINGS_POST_APART) {
+        const { strings, rest: shell } = splitStrings(packed);
+        scope.postMessage({ id, strings: true, ...strings });
+        scope.postMessage({ id, result: shell, kept, apart: true }, transfer);
+      } else scope.postMessage({ id, result: packed, kept }, transfer);
     }
   } catch (error) {
     scope.postMessage({ id, error: postedError(error, controller.signal) });

@@ -3,7 +3,13 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { windowRow } from "../../src/core/format_rows.ts";
-import { keptNumber, packResult, unpackResult } from "../../src/disk/_packed_result.ts";
+import {
+  keptNumber,
+  packResult,
+  splitStrings,
+  unpackResult,
+  withStrings,
+} from "../../src/disk/_packed_result.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
 
 const row = fc.record(
@@ -49,6 +55,20 @@ test("a packed result unpacks to the same result", () => {
     fc.property(result, (original) => {
       const { packed } = packResult(original, undefined);
       assert.deepEqual(unpackResult(structuredClone(packed)), original);
+    }),
+    { numRuns: 300 },
+  );
+});
+
+test("a packed result posted as its strings and the rest unpacks to the same result", () => {
+  fc.assert(
+    fc.property(result, (original) => {
+      const { strings, rest } = splitStrings(packResult(original, undefined).packed);
+      // (The strings go alone, in a message of strings: the rest carries none of them again.)
+      assert.ok(Object.values(strings).every((value) => typeof value === "string"));
+      assert.deepEqual([rest.files.texts, rest.files.paths], ["", ""]);
+      const back = withStrings(structuredClone(rest), structuredClone(strings));
+      assert.deepEqual(unpackResult(back), original);
     }),
     { numRuns: 300 },
   );

@@ -68,10 +68,21 @@ self.onmessage = (event) => {
   const pattern = query.recipe.pattern;
   const kept = numbers.get(pattern) ?? numbers.set(pattern, numbers.size + 1).get(pattern);
   if (held.includes(kept)) return self.postMessage({ id, kept });
-  self.postMessage({ id, kept, result: {
-    files: { paths: "a.txt", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
-      lines: new Int32Array([2]), textLengths: new Int32Array([pattern.length]), texts: pattern,
+  self.postMessage({ id, strings: true, texts: pattern, paths: "a.txt" });
+  self.postMessage({ id, kept, apart: true, result: {
+    files: { paths: "", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
+      lines: new Int32Array([2]), textLengths: new Int32Array([pattern.length]), texts: "",
       matches: new Int32Array([0, pattern.length]), pieces: [], sha1s: [] },
+    matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
+};`;
+
+/** One that posts a result without the strings that go ahead of it (see \`PackedStrings\`). */
+const ROWLESS = `self.onmessage = (event) => {
+  if (typeof event.data.id !== "number") return;
+  self.postMessage({ id: event.data.id, apart: true, result: {
+    files: { paths: "", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
+      lines: new Int32Array([2]), textLengths: new Int32Array([6]), texts: "",
+      matches: new Int32Array([0, 6]), pieces: [], sha1s: [] },
     matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
 };`;
 
@@ -175,6 +186,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     await fs.writeFile(path.join(modules, "sluggish.js"), SLUGGISH);
     await fs.writeFile(path.join(modules, "throwing.js"), THROWING);
     await fs.writeFile(path.join(modules, "keeping.js"), KEEPING);
+    await fs.writeFile(path.join(modules, "rowless.js"), ROWLESS);
     await fs.writeFile(path.join(modules, "stuck-once.js"), STUCK_ONCE);
     await fs.writeFile(path.join(modules, "waiting.js"), WAITING);
     inThread = await DirectoryStore.create({ roots: [dir] });
@@ -460,6 +472,17 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       assert.ok(error instanceof Error && !(error instanceof StoreError), String(error));
       assert.match(error.message, /the search thread failed: x is undefined/);
       assert.match(error.stack!, /on the search thread[\s\S]*thread\.js:2/);
+    } finally {
+      thread.close();
+    }
+  });
+
+  it("refuses a result whose rows did not come ahead of it, as a failure of its own", async () => {
+    const thread = await threadOf("rowless.js");
+    try {
+      const error = await thread.search(query("needle")).catch((e) => e);
+      assert.ok(error instanceof Error && !(error instanceof StoreError), String(error));
+      assert.match(error.message, /posted a result without its rows/);
     } finally {
       thread.close();
     }

@@ -1,0 +1,37 @@
+// A packed search result crossing from a thread to the main one (src/disk/_packed_result.ts):
+// posted whole, against its strings posted alone ahead of the rest (`splitStrings`), in
+// turns in one run. Bun hands a message of strings and numbers alone over as it is and
+// serializes any other; the time is the posting thread's, and the rows are checked on
+// arrival. 84,000 rows of about 63 characters (bench/_post_strings_worker.ts).
+//   bun bench/post_strings.ts [rounds]     (or deno run -A bench/post_strings.ts)
+import process from "node:process";
+import { type PackedResult, type PackedStrings, withStrings } from "../src/disk/_packed_result.ts";
+
+const rounds = Number(process.argv[2] ?? 9);
+const worker = new Worker(new URL("./_post_strings_worker.ts", import.meta.url).href, {
+  type: "module",
+});
+const times: Record<string, number[]> = { whole: [], split: [] };
+const ways = Array.from({ length: 2 * rounds }, (_, i) => (i % 2 ? "split" : "whole"));
+let strings: PackedStrings | undefined;
+let packed: PackedResult | undefined;
+
+worker.onmessage = (event: MessageEvent) => {
+  const data = event.data;
+  if ("strings" in data) strings = data;
+  else if ("result" in data) packed = strings ? withStrings(data.result, strings) : data.result;
+  else {
+    if (packed?.files.texts.length !== data.length) {
+      throw new Error("the rows did not arrive");
+    }
+    times[ways[0]].push(data.took);
+    ways.shift();
+    strings = packed = undefined;
+    if (ways.length > 0) return worker.postMessage(ways[0]);
+    const median = (v: number[]) => v.sort((a, b) => a - b)[v.length >> 1].toFixed(1);
+    console.log(`posted whole: ${median(times.whole)} ms (median of ${rounds})`);
+    console.log(`its strings alone, then the rest: ${median(times.split)} ms`);
+    process.exit(0);
+  }
+};
+worker.postMessage(ways[0]);
