@@ -32,10 +32,11 @@ scope.onmessage = (event) => {
   const { packed, transfer } = packResult(original, undefined);
   const length = packed.files.texts.length;
   const start = performance.now();
+  const startedAt = performance.timeOrigin + start;
   if (event.data === "split") {
     const { strings, rest } = splitStrings(packed);
     scope.postMessage({ strings: true, ...strings });
     scope.postMessage({ result: rest }, transfer);
   } else scope.postMessage({ result: packed }, transfer);
-  scope.postMessage({ took: performance.now() - start, length });
+  scope.postMessage({ took: performance.now() - start, startedAt, length });
 };

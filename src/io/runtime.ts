@@ -347,8 +347,8 @@ export function keepOffTopTier(...functions: unknown[]): void {
 /**
  * Whether a string of megabytes crosses threads faster in a message of strings and numbers
  * alone than inside an object: Bun hands such a message over as it is and serializes any
- * other (a search result of 5 M characters of rows: 0.5 ms posted as its strings, then the
- * rest, against 32 ms whole), where Deno posted the same whole in under a millisecond and its
- * strings alone in 29-37 ms (`bench/post_strings.ts`).
+ * other (a search result of 5 M characters of rows, on the posting thread: 0.5 ms as its
+ * strings and then the rest, 32-74 ms whole), where Deno posted the same whole in 0.7-5 ms
+ * and its strings alone in 29-75 (`bench/post_strings.ts`).
  */
 export const STRINGS_POST_APART: boolean = RUNTIME === "bun";
