@@ -13,15 +13,19 @@ import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
 
 describe("firstIndexOf()", () => {
   const encode = (text: string) => new TextEncoder().encode(text);
+  /** Texts of 300 pieces or more, each piece part of a needle or not. */
+  const texts = (maxLength: number) =>
+    fc.array(fc.constantFrom("ab", "abc", "abd", "b", "c", "x", "\0", "é", "\n"), {
+      minLength: 300,
+      maxLength,
+    });
+  const NEEDLES = fc.constantFrom("a", "ab", "abc", "abcab", "bca", "xab", "é", "cé");
 
   it("finds in WebAssembly what Buffer.indexOf finds, for needles of any length", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom("ab", "abc", "abd", "b", "c", "x", "\0", "é", "\n"), {
-          minLength: 300,
-          maxLength: 900,
-        }),
-        fc.constantFrom("a", "ab", "abc", "abcab", "bca", "xab", "é", "cé"),
+        texts(900),
+        NEEDLES,
         (pieces, needleText) => {
           const buffer = bytesOf(encode(pieces.join("")));
           const needle = encode(needleText);
@@ -36,11 +40,8 @@ describe("firstIndexOf()", () => {
   it("finds from any offset what Buffer.indexOf finds, through windows of any first size", () => {
     fc.assert(
       fc.property(
-        fc.array(fc.constantFrom("ab", "abc", "abd", "b", "c", "x", "\0", "é", "\n"), {
-          minLength: 300,
-          maxLength: 3000,
-        }),
-        fc.constantFrom("a", "ab", "abc", "abcab", "bca", "xab", "é", "cé"),
+        texts(3000),
+        NEEDLES,
         fc.double({ min: 0, max: 1, noNaN: true }),
         fc.constantFrom(3, 100, 512, 700, FIRST_WINDOW_BYTES),
         (pieces, needleText, where, window) => {
