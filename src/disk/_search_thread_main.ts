@@ -52,9 +52,11 @@ let warmUp: IdleWarmUp | undefined;
 scope.onmessage = (event) => {
   const data = event.data;
   if ("sandbox" in data) {
+    // (Its workers are kept between searches: they end with this thread.)
     store = new DirectoryStore(Sandbox.fromShared(data.sandbox), {
       ...data.store,
       watchDir: data.watchDir,
+      keepSearchWorkers: true,
     });
     // (Its index is ready once taken from disk, or built after the first search.)
     const warmed = store;

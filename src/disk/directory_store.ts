@@ -15,7 +15,7 @@ import { LineIndexCache } from "../files/_line_index.ts";
 import { LockTable } from "../store/_locks.ts";
 import { isMissing, mapOsError } from "../files/_os_errors.ts";
 import { searchDirectory } from "../search/_directory_search.ts";
-import { defaultSearchThreads } from "../search/_search_pool.ts";
+import { defaultSearchThreads, WarmWorkers } from "../search/_search_pool.ts";
 import { openForRead, readableFile, readAll } from "../files/_open_file.ts";
 import { readLineRange } from "../files/_line_range.ts";
 import { isInside, joinDisplay } from "../store/_paths.ts";
@@ -95,6 +95,15 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default 256
    */
   parallelSearchFrom?: number;
+  /**
+   * Keep the threads that read beside a search (see `searchThreads`) from one search to the
+   * next, lent to one search at a time (another at the same time starts threads of its
+   * own): a later search finds them started and their code compiled. A store with a search
+   * index keeps its index's threads so anyway. Call {@linkcode DirectoryStore.close} to stop
+   * them: under Deno the process does not end while they run.
+   * @default false
+   */
+  keepSearchWorkers?: boolean;
   /**
    * Keep what searches learn (the files of each walk, a trigram filter per file, the files
    * found without a literal, and whole results) while a file watcher vouches that nothing
@@ -216,6 +225,8 @@ export class DirectoryStore extends BaseFileStore {
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
   #searchIndex: SearchIndex | undefined;
+  /** The threads kept between searches without an index (`keepSearchWorkers`). */
+  #searchWorkers: WarmWorkers | undefined;
   #searchThread: SearchThread | undefined;
   /** Directories written to, whose abandoned temporary files are gone. */
   readonly #tidied = new Set<string>();
@@ -270,6 +281,9 @@ export class DirectoryStore extends BaseFileStore {
         // (An index saved on disk is taken at once, before the first search asks for it.)
         indexed && cache !== undefined && fs.existsSync(cache.file),
       );
+    }
+    if (options.keepSearchWorkers && this.#searchThread === undefined) {
+      this.#searchWorkers = new WarmWorkers(this.#searchThreads - 1);
     }
     if (indexed && this.#searchThread === undefined) {
       this.#searchIndex = new SearchIndex(
@@ -846,6 +860,7 @@ export class DirectoryStore extends BaseFileStore {
       parallelFrom: this.#parallelSearchFrom,
       index,
       indexTrusted: state === "trusted",
+      workers: this.#searchWorkers,
     });
   }
 
@@ -888,14 +903,16 @@ export class DirectoryStore extends BaseFileStore {
   }
 
   /**
-   * Stops the search index's watcher and worker, and the search thread, if any; searches go
-   * on without them, on the caller's thread.
+   * Stops the search index's watcher and worker, the threads kept between searches, and the
+   * search thread, if any; searches go on without them, on the caller's thread (a search of
+   * many files starts threads of its own, stopped when it ends).
    */
   close(): void {
     this.#searchThread?.close();
     this.#searchThread = undefined;
     this.#searchIndex?.close();
     this.#searchIndex = undefined;
+    this.#searchWorkers?.close();
   }
 
   /** The real target of a symlink met in a listing, or undefined when the walk must not show it. */

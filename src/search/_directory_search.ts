@@ -47,6 +47,7 @@ import {
   BATCH_SIZE,
   ExaminedBatches,
   startSearchWorkers,
+  type WarmWorkers,
   type WorkerLease,
 } from "./_search_pool.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
@@ -90,6 +91,8 @@ export interface SearchPlace {
   index: SearchIndex | undefined;
   /** Whether the index may be used; otherwise it is only taught which files to index. */
   indexTrusted: boolean;
+  /** Threads kept between searches, lent when there is no index (the index lends its own). */
+  workers?: WarmWorkers;
 }
 
 /** Longest run of blocking reads before the event loop gets a turn. */
@@ -496,15 +499,18 @@ class ReadingQueue {
     this.keys.push(key);
     if (this.#batches !== undefined) return this.#batches.add(key, plan);
     let workers: Worker[] | WorkerLease | undefined = this.#lease;
-    // A big tree: the workers start reading while the walk goes on. (With an index, only
-    // its warm workers help: a search beside another that has them goes on alone, rather
-    // than start threads and heaps of its own.)
+    // A big tree: the workers start reading while the walk goes on, the store's kept ones if
+    // they are free. (With an index, only its warm workers help: a search beside another
+    // that has them goes on alone, rather than start threads and heaps of its own.)
     if (
       workers === undefined && this.keys.length === this.#place.parallelFrom &&
       this.#place.index === undefined
     ) {
-      const started = startSearchWorkers(this.#place.threads - 1);
-      if (started.length > 0) workers = started;
+      workers = this.#place.workers?.borrow();
+      if (workers === undefined) {
+        const started = startSearchWorkers(this.#place.threads - 1);
+        if (started.length > 0) workers = started;
+      }
     }
     if (workers === undefined) return;
     this.#batches = this.#examine(workers);

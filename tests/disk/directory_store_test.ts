@@ -79,6 +79,28 @@ testFileStore("DirectoryStore (search on two threads)", async (files, { deny }) 
 });
 
 testFileStore(
+  "DirectoryStore (search on two threads, kept between searches)",
+  async (files, { deny }) => {
+    const root = await tempDir();
+    await writeTree(root, files);
+    const store = await DirectoryStore.create({
+      roots: [root],
+      deny,
+      parallelSearchFrom: 1,
+      keepSearchWorkers: true,
+    });
+    return {
+      store,
+      cleanup: async () => {
+        store.close();
+        await fs.rm(root, { recursive: true, force: true });
+      },
+      changeFile: (name, content) => changeInPlace(root, name, content),
+    };
+  },
+);
+
+testFileStore(
   "DirectoryStore (one openat per component, as without openat2)",
   async (files, { deny }) => {
     const root = await tempDir();

@@ -1,0 +1,93 @@
+// A store that keeps its search workers starts them for its first search of many files and
+// lends them to the next ones, one search at a time; close() stops them. Workers are
+// counted where they are made: the global Worker, wrapped.
+import assert from "node:assert/strict";
+import * as fs from "node:fs/promises";
+import * as os from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { literalMatcher } from "../../src/core/mod.ts";
+import { DirectoryStore } from "../../src/disk/directory_store.ts";
+import { HAS_WORKERS } from "../../src/io/runtime.ts";
+import type { SearchResult } from "../../src/store/file_store.ts";
+
+/** Workers made and stopped since the wrapper was put in place. */
+const counts = { started: 0, stopped: 0 };
+const RealWorker = globalThis.Worker;
+
+class CountedWorker extends RealWorker {
+  constructor(...args: ConstructorParameters<typeof Worker>) {
+    super(...args);
+    counts.started++;
+  }
+  override terminate(): void {
+    counts.stopped++;
+    super.terminate();
+  }
+}
+
+describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => {
+  const query = { matcher: literalMatcher("needle"), maxMatches: 1000 };
+  let root: string;
+  let expected: SearchResult;
+  before(async () => {
+    root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-kept-")));
+    for (let i = 0; i < 40; i++) {
+      await fs.writeFile(path.join(root, `f${i}.txt`), i % 3 === 0 ? `a\nneedle ${i}\n` : "b\n");
+    }
+    const alone = await DirectoryStore.create({ roots: [root], searchThreads: 1 });
+    expected = await alone.search(query);
+    assert.equal(expected.files.length, 14);
+    globalThis.Worker = CountedWorker as typeof Worker;
+  });
+  after(async () => {
+    globalThis.Worker = RealWorker;
+    await fs.rm(root, { recursive: true, force: true });
+  });
+
+  /**
+   * Runs rounds of searches on a new store (each round's searches at once), checks each
+   * answer, then closes it; returns the workers started and stopped before the close, and
+   * stopped after it.
+   */
+  async function workersOf(
+    options: { keepSearchWorkers?: boolean },
+    rounds: number[],
+  ): Promise<{ started: number; stopped: number; afterClose: number }> {
+    counts.started = counts.stopped = 0;
+    const store = await DirectoryStore.create({
+      roots: [root],
+      searchThreads: 3,
+      parallelSearchFrom: 1,
+      ...options,
+    });
+    for (const atOnce of rounds) {
+      const results = await Promise.all(Array.from({ length: atOnce }, () => store.search(query)));
+      for (const result of results) assert.deepEqual(result, expected);
+    }
+    const { started, stopped } = counts;
+    store.close();
+    return { started, stopped, afterClose: counts.stopped };
+  }
+
+  it("starts them once and lends them to each search after", async () => {
+    assert.deepEqual(await workersOf({ keepSearchWorkers: true }, [1, 1, 1]), {
+      started: 2,
+      stopped: 0,
+      afterClose: 2,
+    });
+  });
+
+  it("lends them to one search at a time: another at the same time stops its own", async () => {
+    // (Whether the two searches overlap is the scheduler's: each that did not borrow the
+    // kept workers started and stopped its own.)
+    const { started, stopped, afterClose } = await workersOf({ keepSearchWorkers: true }, [2, 1]);
+    assert.ok(started === 2 || started === 4, String(started));
+    assert.equal(stopped, started - 2);
+    assert.equal(afterClose, started);
+  });
+
+  it("without it, each search starts its workers and stops them when it ends", async () => {
+    assert.deepEqual(await workersOf({}, [1, 1, 1]), { started: 6, stopped: 6, afterClose: 6 });
+  });
+});
