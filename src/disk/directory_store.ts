@@ -845,8 +845,9 @@ export class DirectoryStore extends BaseFileStore {
     let index = kind === "directory" ? this.#searchIndex : undefined;
     const state = await index?.refresh();
     if (state === "closed") {
-      this.close(); // no trustworthy watcher here: search without an index from now on
-      index = undefined;
+      // (No trustworthy watcher here: search without an index from now on.)
+      this.#searchIndex?.close();
+      this.#searchIndex = index = undefined;
     }
     return await searchDirectory(query, {
       start,

@@ -173,9 +173,9 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   const collector = new SearchCollector(query, listing.files.length);
   collector.countUnreadable(listing.unreadable ?? 0);
   collector.countSkipped(listing.skipped);
-  if (listing.cut) collector.proceed(); // (stops it: the deadline has passed)
   let read: ReadOutcomes;
   try {
+    if (listing.cut) collector.proceed(); // (stops it: the deadline has passed)
     read = await collectInOrder(listing, batches, collector, {
       reader,
       ...reading.prefilter(),
