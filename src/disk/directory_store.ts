@@ -19,7 +19,7 @@ import { defaultSearchThreads, WarmWorkers } from "../search/_search_pool.ts";
 import { openForRead, readableFile, readAll } from "../files/_open_file.ts";
 import { readLineRange } from "../files/_line_range.ts";
 import { isInside, joinDisplay } from "../store/_paths.ts";
-import { keepOffTopTier, WATCH_ORDER_KEPT } from "../io/runtime.ts";
+import { keepOffTopTier, NESTED_WORKERS_START_SLOWLY, WATCH_ORDER_KEPT } from "../io/runtime.ts";
 import { checkQuery } from "../store/_search_collector.ts";
 import {
   type IndexCacheFile,
@@ -98,9 +98,10 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
   /**
    * Keep the threads that read beside a search (see `searchThreads`) from one search to the
    * next, lent to one search at a time (another at the same time starts threads of its
-   * own): a later search finds them started and their code compiled. A store with a search
-   * index keeps its index's threads so anyway. Call {@linkcode DirectoryStore.close} to stop
-   * them: under Deno the process does not end while they run.
+   * own): they start with the store, and a later search finds their code compiled. A store
+   * with a search index keeps its index's threads so anyway. Call
+   * {@linkcode DirectoryStore.close} to stop them: under Deno the process does not end while
+   * they run.
    * @default false
    */
   keepSearchWorkers?: boolean;
@@ -141,7 +142,8 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * stays free for other calls (a server's). The search index then lives there, and
    * {@linkcode DirectoryStore.searchIndexStats} tells nothing. The thread starts with the
    * first such search, or with the store when `searchIndexCache` holds an index of its roots
-   * (which it takes at once).
+   * (which it takes at once), or under Deno, which takes a second to start the workers the
+   * thread starts (see `keepSearchWorkers`).
    * @default false
    */
   searchThread?: boolean;
@@ -278,12 +280,16 @@ export class DirectoryStore extends BaseFileStore {
           parallelSearchFrom: this.#parallelSearchFrom,
         },
         undefined,
-        // (An index saved on disk is taken at once, before the first search asks for it.)
-        indexed && cache !== undefined && fs.existsSync(cache.file),
+        // (An index saved on disk is taken at once, before the first search asks for it; and
+        // where workers started by the thread take long to start, they start with the store.)
+        (indexed && cache !== undefined && fs.existsSync(cache.file)) ||
+          NESTED_WORKERS_START_SLOWLY,
       );
     }
     if (options.keepSearchWorkers && this.#searchThread === undefined) {
       this.#searchWorkers = new WarmWorkers(this.#searchThreads - 1);
+      // (Started now, as an index starts its own: the first search finds them loaded.)
+      if (!indexed) this.#searchWorkers.borrow()?.release(false);
     }
     if (indexed && this.#searchThread === undefined) {
       this.#searchIndex = new SearchIndex(

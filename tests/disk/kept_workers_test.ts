@@ -1,5 +1,5 @@
-// A store that keeps its search workers starts them for its first search of many files and
-// lends them to the next ones, one search at a time; close() stops them. Workers are
+// A store that keeps its search workers starts them with the store and lends them to its
+// searches of many files, one search at a time; close() stops them. Workers are
 // counted where they are made: the global Worker, wrapped.
 import assert from "node:assert/strict";
 import * as fs from "node:fs/promises";
@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { literalMatcher } from "../../src/core/mod.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
-import { HAS_WORKERS } from "../../src/io/runtime.ts";
+import { HAS_WORKERS, NESTED_WORKERS_START_SLOWLY } from "../../src/io/runtime.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
 
 /** Workers made and stopped since the wrapper was put in place. */
@@ -53,7 +53,7 @@ describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => 
   async function workersOf(
     options: { keepSearchWorkers?: boolean },
     rounds: number[],
-  ): Promise<{ started: number; stopped: number; afterClose: number }> {
+  ): Promise<{ atCreation: number; started: number; stopped: number; afterClose: number }> {
     counts.started = counts.stopped = 0;
     const store = await DirectoryStore.create({
       roots: [root],
@@ -61,17 +61,19 @@ describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => 
       parallelSearchFrom: 1,
       ...options,
     });
+    const atCreation = counts.started;
     for (const atOnce of rounds) {
       const results = await Promise.all(Array.from({ length: atOnce }, () => store.search(query)));
       for (const result of results) assert.deepEqual(result, expected);
     }
     const { started, stopped } = counts;
     store.close();
-    return { started, stopped, afterClose: counts.stopped };
+    return { atCreation, started, stopped, afterClose: counts.stopped };
   }
 
-  it("starts them once and lends them to each search after", async () => {
+  it("starts them with the store and lends them to each search", async () => {
     assert.deepEqual(await workersOf({ keepSearchWorkers: true }, [1, 1, 1]), {
+      atCreation: 2,
       started: 2,
       stopped: 0,
       afterClose: 2,
@@ -80,6 +82,7 @@ describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => 
 
   it("lends them to one search at a time: another at the same time starts and stops its own", async () => {
     assert.deepEqual(await workersOf({ keepSearchWorkers: true }, [2, 1]), {
+      atCreation: 2,
       started: 4,
       stopped: 2,
       afterClose: 4,
@@ -87,6 +90,20 @@ describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => 
   });
 
   it("without it, each search starts its workers and stops them when it ends", async () => {
-    assert.deepEqual(await workersOf({}, [1, 1, 1]), { started: 6, stopped: 6, afterClose: 6 });
+    assert.deepEqual(await workersOf({}, [1, 1, 1]), {
+      atCreation: 0,
+      started: 6,
+      stopped: 6,
+      afterClose: 6,
+    });
+  });
+
+  it("has a search thread start with the store where the workers it starts start slowly", async () => {
+    // (Deno took a second to start a worker from another; the thread then starts its own.)
+    counts.started = 0;
+    const store = await DirectoryStore.create({ roots: [root], searchThread: true });
+    const atCreation = counts.started;
+    store.close();
+    assert.equal(atCreation, NESTED_WORKERS_START_SLOWLY ? 1 : 0);
   });
 });
