@@ -58,94 +58,63 @@ function runtimeCommand(script: string, denoFlags: string[]): [string, string[]]
   return [process.execPath, [script]];
 }
 
-testFileStore("DirectoryStore", async (files, { deny }) => {
+/**
+ * A store over a new directory holding `files` (with `prepare` run on it), for the FileStore
+ * contract: closed and the directory removed after each test.
+ */
+async function storeOver(
+  files: Record<string, string | Uint8Array>,
+  options: Omit<Parameters<typeof DirectoryStore.create>[0], "roots">,
+  prepare?: (store: DirectoryStore) => Promise<void>,
+) {
   const root = await tempDir();
   await writeTree(root, files);
+  const store = await DirectoryStore.create({ roots: [root], ...options });
+  await prepare?.(store);
   return {
-    store: await DirectoryStore.create({ roots: [root], deny }),
-    cleanup: () => fs.rm(root, { recursive: true, force: true }),
-    changeFile: (name, content) => changeInPlace(root, name, content),
+    store,
+    cleanup: async () => {
+      store.close();
+      await fs.rm(root, { recursive: true, force: true });
+    },
+    changeFile: (name: string, content: string) => changeInPlace(root, name, content),
   };
-});
+}
 
-testFileStore("DirectoryStore (search on two threads)", async (files, { deny }) => {
-  const root = await tempDir();
-  await writeTree(root, files);
-  return {
-    store: await DirectoryStore.create({ roots: [root], deny, parallelSearchFrom: 1 }),
-    cleanup: () => fs.rm(root, { recursive: true, force: true }),
-    changeFile: (name, content) => changeInPlace(root, name, content),
-  };
-});
+testFileStore("DirectoryStore", (files, { deny }) => storeOver(files, { deny }));
+
+testFileStore(
+  "DirectoryStore (search on two threads)",
+  (files, { deny }) => storeOver(files, { deny, parallelSearchFrom: 1 }),
+);
 
 testFileStore(
   "DirectoryStore (search on two threads, kept between searches)",
-  async (files, { deny }) => {
-    const root = await tempDir();
-    await writeTree(root, files);
-    const store = await DirectoryStore.create({
-      roots: [root],
-      deny,
-      parallelSearchFrom: 1,
-      keepSearchWorkers: true,
-    });
-    return {
-      store,
-      cleanup: async () => {
-        store.close();
-        await fs.rm(root, { recursive: true, force: true });
-      },
-      changeFile: (name, content) => changeInPlace(root, name, content),
-    };
-  },
+  (files, { deny }) => storeOver(files, { deny, parallelSearchFrom: 1, keepSearchWorkers: true }),
 );
 
 testFileStore(
   "DirectoryStore (one openat per component, as without openat2)",
-  async (files, { deny }) => {
-    const root = await tempDir();
-    await writeTree(root, files);
-    return {
-      store: await DirectoryStore.create({ roots: [root], deny, fileSystem: { openat2: false } }),
-      cleanup: () => fs.rm(root, { recursive: true, force: true }),
-      changeFile: (name, content) => changeInPlace(root, name, content),
-    };
-  },
+  (files, { deny }) => storeOver(files, { deny, fileSystem: { openat2: false } }),
 );
 
-testFileStore("DirectoryStore (node:fs by path, as without FFI)", async (files, { deny }) => {
-  const root = await tempDir();
-  await writeTree(root, files);
-  const options = { roots: [root], deny, fileSystem: { raceFree: false }, warn: () => {} };
-  return {
-    store: await DirectoryStore.create(options),
-    cleanup: () => fs.rm(root, { recursive: true, force: true }),
-    changeFile: (name, content) => changeInPlace(root, name, content),
-  };
-});
+testFileStore(
+  "DirectoryStore (node:fs by path, as without FFI)",
+  (files, { deny }) => storeOver(files, { deny, fileSystem: { raceFree: false }, warn: () => {} }),
+);
 
 testFileStore(
   "DirectoryStore (search index, learned before each test)",
-  async (files, { deny }) => {
-    // Under Bun the index is on, and has learned every file before the test changes any;
-    // elsewhere this runs the suite once more without it.
-    const root = await tempDir();
-    await writeTree(root, files);
-    const store = await DirectoryStore.create({ roots: [root], deny, searchIndex: true });
-    await store.search({ matcher: literalMatcher("x"), includeIgnored: true });
-    await new Promise((resolve) => setTimeout(resolve, 1)); // (taught after the search)
-    for (let i = 0; i < 500 && (store.searchIndexStats()?.queued ?? 0) > 0; i++) {
-      await new Promise((resolve) => setTimeout(resolve, 5));
-    }
-    return {
-      store,
-      cleanup: async () => {
-        store.close();
-        await fs.rm(root, { recursive: true, force: true });
-      },
-      changeFile: (name, content) => changeInPlace(root, name, content),
-    };
-  },
+  // Under Bun the index is on, and has learned every file before the test changes any;
+  // elsewhere this runs the suite once more without it.
+  (files, { deny }) =>
+    storeOver(files, { deny, searchIndex: true }, async (store) => {
+      await store.search({ matcher: literalMatcher("x"), includeIgnored: true });
+      await new Promise((resolve) => setTimeout(resolve, 1)); // (taught after the search)
+      for (let i = 0; i < 500 && (store.searchIndexStats()?.queued ?? 0) > 0; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
+    }),
 );
 
 describe("DirectoryStore.glob, straight from the walk", () => {
