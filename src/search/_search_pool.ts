@@ -207,12 +207,28 @@ export class WarmWorkers {
       workers,
       release: (dead) => {
         this.#lent = false;
-        if (dead || this.#closed) {
-          for (const worker of workers) worker.terminate();
-          if (this.#workers === workers) this.#workers = undefined;
-        }
+        if (dead || this.#closed) this.#drop(workers);
+        else for (const worker of workers) this.#idle(worker, workers);
       },
     };
+  }
+
+  /**
+   * Until it is lent again, a worker that fails (its module did not load, say) is dropped with
+   * the others, not lent dead: the next search starts new ones.
+   */
+  #idle(worker: Worker, workers: Worker[]): void {
+    worker.onmessage = null;
+    worker.onerror = worker.onmessageerror = (event: Event) => {
+      event.preventDefault(); // (Deno would otherwise end the process)
+      reportWorkerFailure("search", event);
+      if (!this.#lent) this.#drop(workers);
+    };
+  }
+
+  #drop(workers: Worker[]): void {
+    for (const worker of workers) worker.terminate();
+    if (this.#workers === workers) this.#workers = undefined;
   }
 
   /** Stops the workers (lent ones when they are given back). */

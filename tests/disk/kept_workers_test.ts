@@ -10,15 +10,17 @@ import { literalMatcher } from "../../src/core/mod.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
 import { HAS_WORKERS, NESTED_WORKERS_START_SLOWLY } from "../../src/io/runtime.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
+import { stderrOf } from "../_helpers/stderr.ts";
 
-/** Workers made and stopped since the wrapper was put in place. */
-const counts = { started: 0, stopped: 0 };
+/** Workers made and stopped since the wrapper was put in place, and the last one made. */
+const counts = { started: 0, stopped: 0, last: undefined as Worker | undefined };
 const RealWorker = globalThis.Worker;
 
 class CountedWorker extends RealWorker {
   constructor(...args: ConstructorParameters<typeof Worker>) {
     super(...args);
     counts.started++;
+    counts.last = this;
   }
   override terminate(): void {
     counts.stopped++;
@@ -105,5 +107,31 @@ describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => 
     const atCreation = counts.started;
     store.close();
     assert.equal(atCreation, NESTED_WORKERS_START_SLOWLY ? 1 : 0);
+  });
+
+  it("drops them when one fails while they wait: the next search starts new ones", async () => {
+    counts.started = counts.stopped = 0;
+    const store = await DirectoryStore.create({
+      roots: [root],
+      searchThreads: 3,
+      parallelSearchFrom: 1,
+      keepSearchWorkers: true,
+    });
+    try {
+      assert.deepEqual(await store.search(query), expected);
+      const { lines } = await stderrOf(async () => {
+        // (Not a batch: the worker throws and ends; Deno prints its error on stderr itself.)
+        counts.last!.postMessage({ paths: 0 });
+        for (let i = 0; i < 500 && counts.stopped < 2; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+      });
+      assert.equal(counts.stopped, 2, "both dropped");
+      assert.ok(lines.length <= 1 && lines.every((line) => /search worker failed/.test(line)));
+      assert.deepEqual(await store.search(query), expected);
+      assert.equal(counts.started, 4, "two new ones for the next search");
+    } finally {
+      store.close();
+    }
   });
 });
