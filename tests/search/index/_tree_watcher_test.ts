@@ -144,8 +144,11 @@ describe("TreeWatcher", () => {
     fs.writeFileSync(at("sub/.git/HEAD"), "x");
     fs.writeFileSync(at("sub/.gitkeep"), "x");
     await new Promise((resolve) => setTimeout(resolve, REPEAT_WINDOW_MS + 5));
-    const changes = await watcher.sync();
-    assert.deepEqual([...changes.paths], [at("sub/.gitkeep")]);
+    const paths = [...(await watcher.sync()).paths];
+    // (Under load, a directory made just before may be reported once more as its watch is set:
+    // a change reported too many is safe, and only makes a search read what it holds again.)
+    assert.ok(paths.includes(at("sub/.gitkeep")), JSON.stringify(paths));
+    assert.deepEqual(paths.filter((p) => p.split("/").includes(".git")), []);
   });
 
   test("a closed watcher reports that changes may be lost", BUN_ONLY, async () => {
