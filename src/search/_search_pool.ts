@@ -107,16 +107,28 @@ export function handOver(
   message: { id: number; batch: number; outcomes: Examined[] },
   post: (message: BatchMessage) => void,
 ): void {
+  const { id, batch, outcomes } = message;
+  const flat = STRINGS_POST_APART ? flatOutcomes(outcomes) : undefined;
+  // (Flat, the text is in one string already: its length is the count.)
+  const text = flat?.texts.length ?? textLength(outcomes);
+  Atomics.add(shared, TEXT_AHEAD, text);
+  post(flat === undefined ? { id, batch, outcomes, text } : { id, batch, text, ...flat });
+}
+
+/**
+ * The UTF-16 code units of text in some outcomes (a kept text's strings).
+ *
+ * @param outcomes examined files
+ * @returns the count
+ */
+export function textLength(outcomes: readonly Examined[]): number {
   let text = 0;
-  for (const outcome of message.outcomes) {
+  for (const outcome of outcomes) {
     if (outcome.kind !== "text") continue;
     if (typeof outcome.text === "string") text += outcome.text.length;
     else for (const part of outcome.text) if (typeof part === "string") text += part.length;
   }
-  Atomics.add(shared, TEXT_AHEAD, text);
-  const { id, batch, outcomes } = message;
-  const flat = STRINGS_POST_APART ? flatOutcomes(outcomes) : undefined;
-  post(flat === undefined ? { id, batch, outcomes, text } : { id, batch, text, ...flat });
+  return text;
 }
 
 /**

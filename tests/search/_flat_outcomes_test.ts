@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { flatOutcomes, outcomesOf } from "../../src/search/_flat_outcomes.ts";
+import { textLength } from "../../src/search/_search_pool.ts";
 import type { FileStat } from "../../src/io/file_stat.ts";
 import type { Examined } from "../../src/search/_search_file.ts";
 
@@ -33,6 +34,8 @@ describe("flatOutcomes()", () => {
         // (Strings alone: what Bun posts without serializing.)
         assert.ok(Object.values(flat).every((value) => typeof value === "string"));
         assert.deepEqual(outcomesOf(structuredClone(flat)), outcomes);
+        // (The worker counts the text it hands over by the flat string's length.)
+        assert.equal(flat.texts.length, textLength(outcomes));
       }),
       { numRuns: 500 },
     );
