@@ -6,8 +6,11 @@
  * file filter passes) but never the literal is not read at all.
  *
  * A block's filter holds the trigrams that start in it (the last two take bytes of the
- * next block), so an occurrence starting in block `b` has each of its trigrams in the
- * filter of `b` or of `b + 1`, for a needle no longer than a block.
+ * next block), so an occurrence that starts and ends in block `b` has each of its trigrams
+ * in the filter of `b`. One that crosses into `b + 1` is looked for exactly in the bytes
+ * kept on either side of the seam between them ({@linkcode SEAM_BYTES}); a needle longer
+ * than those can only be known to have each of its trigrams in the filter of `b` or of
+ * `b + 1`, which the block before each block holding it passes too.
  *
  * @module
  */
@@ -18,6 +21,7 @@ import { windowedFromBytes } from "../_long_rows.ts";
 import { codePointBytes, type CodePoints, codePointsBefore, codePointsOf } from "./_code_points.ts";
 import {
   foldedTrigrams,
+  mayContain,
   mayHold,
   needleTrigrams,
   ODD_LETTER,
@@ -35,6 +39,11 @@ export const BLOCKED_FROM_BYTES = 4 * BLOCK_BYTES;
  */
 export const RACY_MS = 2_000;
 const RACY_NS = BigInt(RACY_MS) * 1_000_000n;
+/**
+ * The bytes kept on either side of each seam between two blocks: a needle of up to one
+ * more byte that crosses the seam is found there exactly.
+ */
+export const SEAM_BYTES = 63;
 /** A plan that would read more than this share of the file reads it whole (one range) instead. */
 const MOST_OF_A_FILE = 0.75;
 const LF = 10;
@@ -59,6 +68,12 @@ export interface BlockFilters {
   /** Per block, the offsets of its first and of its last `\n` (-1: it has none). */
   firstLf: Int32Array;
   lastLf: Int32Array;
+  /**
+   * Per seam (the end of each block but the last), the {@linkcode SEAM_BYTES} before it and
+   * those after it, one seam after another (bytes before the file's start or past its end
+   * are 0).
+   */
+  seams: Uint8Array;
   /** Whether the file is not valid UTF-8. */
   invalid: boolean;
   /** The SHA-1 (hex) of its bytes, for a file that is valid UTF-8. */
@@ -92,6 +107,8 @@ export interface ReadPlan {
 export interface PlannedNeedle {
   /** Its bytes' length. */
   length: number;
+  /** Its bytes, for a needle looked for exactly (not without case). */
+  bytes?: Uint8Array;
   /** Its hashed trigrams ({@linkcode needleTrigrams}). */
   trigrams: Uint32Array;
   /**
@@ -146,6 +163,7 @@ export function blockFilters(
     lastLf[b] = first === -1 ? -1 : start + those.lastIndexOf(LF);
     lfBefore[b + 1] = lfBefore[b] + (first === -1 ? 0 : countLf(bytes, start, end));
   }
+  const seams = seamsOf(bytes, block, count);
   const { size, dev, ino, mtimeNs, ctimeNs } = stat;
   const sha1 = invalid ? undefined : createHash("sha1").update(bytes).digest("hex");
   const points = invalid ? undefined : codePointsOf(bytes, block, firstLf, lastLf);
@@ -155,11 +173,24 @@ export function blockFilters(
     lfBefore,
     firstLf,
     lastLf,
+    seams,
     invalid,
     ...sha1 ? { sha1 } : {},
     ...points ? { points } : {},
     stamp: { size, dev, ino, mtimeNs, ctimeNs },
   };
+}
+
+/** The bytes around each seam of a file's blocks (see `BlockFilters.seams`). */
+function seamsOf(bytes: Uint8Array, block: number, count: number): Uint8Array {
+  const seams = new Uint8Array(Math.max(0, count - 1) * 2 * SEAM_BYTES);
+  for (let b = 0; b + 1 < count; b++) {
+    const seam = (b + 1) * block;
+    const from = Math.max(0, seam - SEAM_BYTES);
+    const to = Math.min(bytes.length, seam + SEAM_BYTES);
+    seams.set(bytes.subarray(from, to), b * 2 * SEAM_BYTES + from - (seam - SEAM_BYTES));
+  }
+  return seams;
 }
 
 /**
@@ -169,7 +200,8 @@ export function blockFilters(
  * @returns their size
  */
 export function blockBytes(blocks: BlockFilters): number {
-  let bytes = blocks.lfBefore.byteLength + blocks.firstLf.byteLength + blocks.lastLf.byteLength;
+  let bytes = blocks.lfBefore.byteLength + blocks.firstLf.byteLength +
+    blocks.lastLf.byteLength + blocks.seams.byteLength;
   for (const filter of blocks.filters) bytes += filter.length;
   return bytes + (blocks.points === undefined ? 0 : codePointBytes(blocks.points));
 }
@@ -181,7 +213,7 @@ export function blockBytes(blocks: BlockFilters): number {
  * @returns them with its length
  */
 export function plannedNeedle(needle: Uint8Array): PlannedNeedle {
-  return { length: needle.length, trigrams: needleTrigrams(needle) };
+  return { length: needle.length, bytes: needle, trigrams: needleTrigrams(needle) };
 }
 
 /**
@@ -269,7 +301,7 @@ export function readPlan(
   const extra = wide ? 1 : 0;
   let planned = 0;
   for (let b = 0; b < count; b++) {
-    if (!needles.some((needle) => mayStartIn(filters, b, needle))) continue;
+    if (!needles.some((needle) => mayStartIn(blocks, b, needle))) continue;
     // From the start of the line the block (or the one before) begins in to the end of the
     // line its successor (or the one after) begins in.
     const before = lastWithLf(lastLf, b - 1 - extra);
@@ -350,14 +382,39 @@ function lineEnd({ firstLf, stamp }: BlockFilters, b: number): number {
 }
 
 /**
- * Whether a needle may start in block `b`: its trigrams may be those of an occurrence that
+ * Whether a needle may start in block `b`: one looked for exactly and no longer than a
+ * seam's bytes may lie within the block (its trigrams are in the block's filter) or is
+ * across the seam after it; for another, its trigrams may be those of an occurrence that
  * starts there (for one compared without case, or those without `k` and `s`, with a Kelvin
  * sign or a long s).
  */
-function mayStartIn(filters: Uint8Array[], b: number, needle: PlannedNeedle): boolean {
-  if (holdsEach(filters, b, needle.trigrams)) return true;
-  const { plain } = needle;
+function mayStartIn(blocks: BlockFilters, b: number, needle: PlannedNeedle): boolean {
+  const { filters } = blocks;
+  const { bytes, trigrams, plain } = needle;
+  if (bytes !== undefined && bytes.length <= SEAM_BYTES + 1) {
+    return mayContain(filters[b], trigrams) || acrossSeam(blocks, b, bytes);
+  }
+  if (holdsEach(filters, b, trigrams)) return true;
   return plain !== undefined && holdsEach(filters, b, ODD_ONLY) && holdsEach(filters, b, plain);
+}
+
+/**
+ * Whether the needle (of at most {@linkcode SEAM_BYTES} + 1 bytes) occurs across the seam
+ * after block `b`: starting in `b` and ending in the next.
+ */
+function acrossSeam({ seams, block, stamp }: BlockFilters, b: number, needle: Uint8Array): boolean {
+  const seam = (b + 1) * block;
+  if (seam >= stamp.size) return false;
+  // (Offsets in the seam's bytes: the seam is at SEAM_BYTES.)
+  const base = b * 2 * SEAM_BYTES - (seam - SEAM_BYTES);
+  const first = Math.max(0, seam - needle.length + 1);
+  const last = Math.min(seam - 1, stamp.size - needle.length);
+  for (let at = first; at <= last; at++) {
+    let i = 0;
+    while (i < needle.length && seams[base + at + i] === needle[i]) i++;
+    if (i === needle.length) return true;
+  }
+  return false;
 }
 
 const ODD_ONLY = Uint32Array.of(ODD_LETTER);

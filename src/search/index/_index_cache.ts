@@ -33,15 +33,15 @@ import type { WalkNode } from "../../store/walk.ts";
 import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { adviseHugePages } from "../../io/libc.ts";
 import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
-import { type BlockFilters, RACY_MS } from "./_block_filters.ts";
+import { type BlockFilters, RACY_MS, SEAM_BYTES } from "./_block_filters.ts";
 import { type CodePoints, granuleOf } from "./_code_points.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
 /**
  * The layout of the file and of the filters in it (8: two bits per trigram; 9: a large
- * file's code points).
+ * file's code points; 10: the bytes around its blocks' seams).
  */
-export const FORMAT = 9;
+export const FORMAT = 10;
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
@@ -276,13 +276,14 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
  * points after a word that says whether it has them).
  */
 function writeBlocks(out: Writer, at: number, blocks: BlockFilters): void {
-  const { block, filters, lfBefore, firstLf, lastLf, invalid, sha1, points, stamp } = blocks;
+  const { block, filters, lfBefore, firstLf, lastLf, seams, invalid, sha1, points, stamp } = blocks;
   out.words([at, block, filters.length]);
   out.words(filters.map((filter) => filter.length));
   for (const filter of filters) out.bytes(filter);
   out.words(lfBefore);
   out.words(new Uint32Array(firstLf.buffer, firstLf.byteOffset, firstLf.length));
   out.words(new Uint32Array(lastLf.buffer, lastLf.byteOffset, lastLf.length));
+  out.bytes(seams);
   out.words([invalid ? 1 : 0]);
   out.text(sha1 ?? "");
   out.words([points === undefined ? 0 : 1]);
@@ -312,6 +313,7 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
   const lfBefore = input.words(count + 1);
   const firstLf = new Int32Array(input.words(count).buffer);
   const lastLf = new Int32Array(input.words(count).buffer);
+  const seams = input.bytes(Math.max(0, count - 1) * 2 * SEAM_BYTES);
   const [invalid] = input.words(1);
   const sha1 = input.text();
   const [counted] = input.words(1);
@@ -327,6 +329,7 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
     lfBefore,
     firstLf,
     lastLf,
+    seams,
     invalid: invalid === 1,
     ...sha1 === "" ? {} : { sha1 },
     ...points ? { points } : {},

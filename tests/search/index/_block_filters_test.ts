@@ -16,6 +16,7 @@ import {
   type PlanShape,
   type ReadPlan,
   readPlan,
+  SEAM_BYTES,
 } from "../../../src/search/index/_block_filters.ts";
 import { SearchCollector } from "../../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../../src/store/memory_store.ts";
@@ -306,6 +307,40 @@ describe("block filters", () => {
     const crossing = encoder.encode("walr".padStart(block, "-") + "us\n".padEnd(block, "-"));
     const { plan } = planFor(crossing, regexMatcher("walrus"), block);
     assert.ok(plan !== undefined && plan !== "none", "one that crosses into the next block");
+  });
+
+  it("name the block an occurrence starts in, wherever it crosses the seam after it", () => {
+    // Needles of a seam's bytes and one more (found there exactly), and of one byte more
+    // (known only by their trigrams), at every offset around each seam.
+    for (const length of [6, SEAM_BYTES + 1, SEAM_BYTES + 2]) {
+      const needle = "needle".padEnd(length, "z");
+      const block = 2 * length;
+      for (const seam of [block, 2 * block]) {
+        for (let at = seam - length - 2; at <= seam + 2; at++) {
+          const bytes = encoder.encode(
+            "-".repeat(at) + needle + "-".repeat(4 * block - at - length) + "\n",
+          );
+          const { plan } = planFor(bytes, regexMatcher(needle), block);
+          assert.ok(plan !== undefined && plan !== "none", `${length} bytes at ${at}`);
+          const covered = plan.ranges.some((start, i) =>
+            i % 2 === 0 && start <= at && at + length <= plan.ranges[i + 1]
+          );
+          assert.ok(covered, `${length} bytes at ${at}: ${plan.ranges}`);
+        }
+      }
+    }
+  });
+
+  it("leave out the block before one holding the needle, though it holds its first trigrams", () => {
+    // Block 0 holds "nee", block 1 "needle": every trigram of an occurrence that starts in
+    // block 0 and crosses into block 1 is in one of them, but the bytes around the seam
+    // show there is none.
+    const block = 64;
+    const lines = ["nee----\n", ...Array(14).fill("-------\n"), "needle-\n"];
+    const bytes = encoder.encode([...lines, ...Array(16).fill("-------\n")].join(""));
+    const { plan } = planFor(bytes, regexMatcher("needle"), block);
+    assert.ok(plan !== undefined && plan !== "none");
+    assert.deepEqual(plan.ranges, [block, 2 * block + 8]);
   });
 
   it("read a file whole when a plan would read most of it, as one range, or cannot be made", () => {
