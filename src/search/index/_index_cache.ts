@@ -319,7 +319,10 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
   const [counted] = input.words(1);
   const points = counted === 1 ? readCodePoints(input, block, count) : undefined;
   const [size, dev, ino, mtimeNs, ctimeNs] = JSON.parse(input.text());
-  if (typeof size !== "number" || invalid > 1) throw new RangeError("malformed");
+  // (A block count that does not fit the size would put the seams' bytes out of reach.)
+  if (typeof size !== "number" || invalid > 1 || count !== Math.ceil(size / block)) {
+    throw new RangeError("malformed");
+  }
   if (points !== undefined && points.before.length !== Math.ceil(size / points.granule) + 1) {
     throw new RangeError("malformed");
   }

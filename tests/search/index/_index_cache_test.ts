@@ -18,7 +18,7 @@ import {
   saveIndex,
 } from "../../../src/search/index/_index_cache.ts";
 import type { SavedFilter } from "../../../src/search/index/_file_filters.ts";
-import { blockFilters } from "../../../src/search/index/_block_filters.ts";
+import { type BlockFilters, blockFilters } from "../../../src/search/index/_block_filters.ts";
 import type { FileStat } from "../../../src/io/file_stat.ts";
 import {
   filesHeld,
@@ -111,6 +111,25 @@ describe("the search index's cache file", () => {
     assert.equal(saved({ before: points.before.subarray(1) }), undefined, "a granule short");
     assert.equal(saved({ bom: 2 }), undefined, "a BOM of 2 code points");
     assert.equal(saved({ crlf: points.crlf.map(() => 2) }), undefined, "a \\r of 2");
+  });
+
+  test("is refused when a file's blocks do not fit its size", () => {
+    const file = cacheFileOf(dir, scope);
+    const text = new TextEncoder().encode("line one\r\nline two\n".repeat(40));
+    const stat = { kind: "file", nlink: 1, size: text.length, dev: 2049n, ino: 77n } as const;
+    const times = { mtimeNs: 1_000_000_000_123n, ctimeNs: 1_000_000_000_456n };
+    const blocks = blockFilters(text, { ...stat, ...times } as FileStat, false, 10n ** 19n, 64)!;
+    const { points: _, ...plain } = blocks; // (the code points have checks of their own)
+    const saved = (changed: Partial<BlockFilters>) => {
+      const large = { ...plain, ...changed };
+      saveIndex(file, scope, [["/some/root/large.txt", filterOf("line"), identity(6), large]], []);
+      return loadIndex(file, scope);
+    };
+    assert.ok(saved({}), "as made");
+    const size = blocks.stamp.size;
+    assert.equal(saved({ stamp: { ...blocks.stamp, size: size + 64 } }), undefined, "a block more");
+    assert.equal(saved({ block: 128 }), undefined, "blocks twice as large");
+    assert.equal(saved({ block: 0 }), undefined, "blocks of no bytes");
   });
 
   test("is refused when open to others, or another user's", () => {
