@@ -94,19 +94,26 @@ describe("the search index's cache file", () => {
     assert.equal(loadIndex(file, scope.replace("some", "other")), undefined, "another scope");
   });
 
-  test("is refused when a file's code points do not fit it", () => {
-    // (Only a writer that disagrees with this reader could make them: the CRC holds.)
+  /** A large file's block filters (of 64 bytes), and what loading them saved changed gives. */
+  function largeFile() {
     const file = cacheFileOf(dir, scope);
     const text = new TextEncoder().encode("line one\r\nline two\n".repeat(40));
     const stat = { kind: "file", nlink: 1, size: text.length, dev: 2049n, ino: 77n } as const;
     const times = { mtimeNs: 1_000_000_000_123n, ctimeNs: 1_000_000_000_456n };
     const blocks = blockFilters(text, { ...stat, ...times } as FileStat, false, 10n ** 19n, 64)!;
-    const points = blocks.points!;
-    const saved = (changed: Partial<typeof points>) => {
-      const large = { ...blocks, points: { ...points, ...changed } };
+    const savedAs = (large: BlockFilters) => {
       saveIndex(file, scope, [["/some/root/large.txt", filterOf("line"), identity(6), large]], []);
       return loadIndex(file, scope);
     };
+    return { blocks, savedAs };
+  }
+
+  test("is refused when a file's code points do not fit it", () => {
+    // (Only a writer that disagrees with this reader could make them: the CRC holds.)
+    const { blocks, savedAs } = largeFile();
+    const points = blocks.points!;
+    const saved = (changed: Partial<typeof points>) =>
+      savedAs({ ...blocks, points: { ...points, ...changed } });
     assert.ok(saved({}), "as made");
     assert.equal(saved({ before: points.before.subarray(1) }), undefined, "a granule short");
     assert.equal(saved({ bom: 2 }), undefined, "a BOM of 2 code points");
@@ -114,17 +121,9 @@ describe("the search index's cache file", () => {
   });
 
   test("is refused when a file's blocks do not fit its size", () => {
-    const file = cacheFileOf(dir, scope);
-    const text = new TextEncoder().encode("line one\r\nline two\n".repeat(40));
-    const stat = { kind: "file", nlink: 1, size: text.length, dev: 2049n, ino: 77n } as const;
-    const times = { mtimeNs: 1_000_000_000_123n, ctimeNs: 1_000_000_000_456n };
-    const blocks = blockFilters(text, { ...stat, ...times } as FileStat, false, 10n ** 19n, 64)!;
+    const { blocks, savedAs } = largeFile();
     const { points: _, ...plain } = blocks; // (the code points have checks of their own)
-    const saved = (changed: Partial<BlockFilters>) => {
-      const large = { ...plain, ...changed };
-      saveIndex(file, scope, [["/some/root/large.txt", filterOf("line"), identity(6), large]], []);
-      return loadIndex(file, scope);
-    };
+    const saved = (changed: Partial<BlockFilters>) => savedAs({ ...plain, ...changed });
     assert.ok(saved({}), "as made");
     const size = blocks.stamp.size;
     assert.equal(saved({ stamp: { ...blocks.stamp, size: size + 64 } }), undefined, "a block more");
