@@ -404,8 +404,8 @@ function mayStartIn(blocks: BlockFilters, b: number, needle: PlannedNeedle): boo
  */
 function acrossSeam({ seams, block, stamp }: BlockFilters, b: number, needle: Uint8Array): boolean {
   const seam = (b + 1) * block;
-  if (seam >= stamp.size) return false;
-  // (Offsets in the seam's bytes: the seam is at SEAM_BYTES.)
+  // (Offsets in the seam's bytes: the seam is at SEAM_BYTES. After the last block, no start
+  // fits between first and last.)
   const base = b * 2 * SEAM_BYTES - (seam - SEAM_BYTES);
   const first = Math.max(0, seam - needle.length + 1);
   const last = Math.min(seam - 1, stamp.size - needle.length);
