@@ -168,6 +168,13 @@ describe("the binary's grep of large files in a warm session", () => {
     fs.writeFileSync(at("long.js"), long.join(""));
     fs.writeFileSync(at("crlf.js"), lines(50_000, 20_000, "\r\n").join(""));
     fs.writeFileSync(at("small.js"), "fetchData(small)\n");
+    // A literal across the seam between two 64 KiB blocks (5 bytes before it), and nowhere
+    // else: neither block's filter holds all of it.
+    const filler = (bytes: number) => ("y".repeat(39) + "\n").repeat(bytes / 40);
+    fs.writeFileSync(
+      at("seam.js"),
+      filler(2 * 65_520) + "y".repeat(27) + "fetchData(seam)\n" + filler(160_000),
+    );
     // (A file changed less than 2 s before it is indexed is read whole until it changes.)
     await new Promise((resolve) => setTimeout(resolve, 2_100));
     ({ client } = await sdkSession(["serve", "--root", root.dir], { name: "linewise-blocks-e2e" }));
@@ -205,6 +212,7 @@ describe("the binary's grep of large files in a warm session", () => {
         { pattern: "v49999;" },
         { pattern: "fetchData\\(\\d+\\)", context: 2 },
         { pattern: "walrus" },
+        { pattern: "fetchData\\(seam\\)" },
       ];
       for (const args of patterns) await both(args, `${args.pattern}, warm`);
       // A line far from every match changed through the server's edit tool, then by a write.
