@@ -1,7 +1,7 @@
 // End to end: the binary's server keeps a search index between greps (see
-// src/store/_search_index.ts). Driven by the official MCP SDK client, every grep must match
-// what the one-shot command line (which keeps no index) answers, whatever changed on disk
-// just before it.
+// src/search/index/). Driven by the official MCP SDK client, every grep must match what the
+// one-shot command line (which keeps no index) or the in-memory store answers, whatever
+// changed on disk just before it.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
@@ -38,6 +38,24 @@ describe("the binary's repeated grep", () => {
     return result.structuredContent;
   }
 
+  /** The tree's files as they are on disk now, by path. */
+  function filesOnDisk(): Record<string, string> {
+    const files: Record<string, string> = {};
+    for (const name of fs.readdirSync(root.dir, { recursive: true }) as string[]) {
+      const full = at(name);
+      if (fs.statSync(full).isFile()) files[name] = fs.readFileSync(full, "utf8");
+    }
+    return files;
+  }
+
+  /**
+   * What the in-memory store answers over the tree as it is on disk now (the files read
+   * afresh): in-process, where a one-shot grep of the binary costs a process each time.
+   */
+  async function inMemory(): Promise<unknown> {
+    return (await memoryTools(filesOnDisk()).call("grep", ARGS)).structuredContent;
+  }
+
   function oneShot(): unknown {
     const run = spawnSync(
       ensureBinary(),
@@ -63,12 +81,7 @@ describe("the binary's repeated grep", () => {
       // of `function ` but not the literal: it must not be taken for one without `Sync(`.)
       fs.writeFileSync(at("sync.js"), "readSync(a)\nfunc unct ction on \n");
       fs.writeFileSync(at("helpers.js"), "function a() {}\n");
-      const files: Record<string, string> = {};
-      for (const name of fs.readdirSync(root.dir, { recursive: true }) as string[]) {
-        const full = at(name);
-        if (fs.statSync(full).isFile()) files[name] = fs.readFileSync(full, "utf8");
-      }
-      const memory = memoryTools(files);
+      const memory = memoryTools(filesOnDisk());
       const greps = [
         { pattern: "createElement\\(|n1\\d" },
         { pattern: "TODO|FIXME", ignore_case: true },
@@ -147,7 +160,7 @@ describe("the binary's repeated grep", () => {
           }
           break;
       }
-      assert.deepEqual(await served(), oneShot(), `round ${round}`);
+      assert.deepEqual(await served(), await inMemory(), `round ${round}`);
     }
   });
 });
