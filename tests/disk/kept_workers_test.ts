@@ -83,12 +83,15 @@ describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => 
   });
 
   it("lends them to one search at a time: another at the same time starts and stops its own", async () => {
-    assert.deepEqual(await workersOf({ keepSearchWorkers: true }, [2, 1]), {
-      atCreation: 2,
-      started: 4,
-      stopped: 2,
-      afterClose: 4,
-    });
+    // (Two searches sent at once overlap, unless the second's walk gets to its first file
+    // only once the first search has ended, as it did once in the suite on a loaded machine:
+    // it then borrows the kept workers. So up to 3 tries. Workers lent to both at once would
+    // leave them at 2 started every time.)
+    let seen;
+    for (let attempt = 0; attempt < 3 && seen?.started !== 4; attempt++) {
+      seen = await workersOf({ keepSearchWorkers: true }, [2, 1]);
+    }
+    assert.deepEqual(seen, { atCreation: 2, started: 4, stopped: 2, afterClose: 4 });
   });
 
   it("without it, each search starts its workers and stops them when it ends", async () => {
