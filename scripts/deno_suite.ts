@@ -2,7 +2,7 @@
 // tests/e2e, which the Bun suite runs), importing that folder's test files. Deno starts each
 // test module in an isolate of its own, about 0.26 CPU-s apiece (30 empty test files took
 // 7.9 CPU-s): the suite's 103 files took 180 CPU-s and 86-93 s on 2 cores, its 16 folders
-// 116 CPU-s and 64 s. A test file still runs alone with `deno test FILE`.
+// 116-125 CPU-s and 54-65 s. A test file still runs alone with `deno test FILE`.
 //
 //   deno run --allow-read --allow-write scripts/deno_suite.ts   (deno task test runs it)
 import * as fs from "node:fs";
