@@ -284,6 +284,14 @@ export function regexMatcher(source: string, options: MatcherOptions = {}): Matc
     matchLine,
     ...literals,
     findCandidate(text, from) {
+      // Every match holds the required literal, so the next line that may match holds it:
+      // the regex starts there (and a text without it is not run through at all: a pattern
+      // like `\w+needle` takes time quadratic in a long line it cannot match).
+      if (requiredLiteral !== undefined) {
+        const at = text.indexOf(requiredLiteral, from);
+        if (at === -1) return -1;
+        from = Math.max(from, text.lastIndexOf("\n", at) + 1);
+      }
       whole.lastIndex = from;
       return whole.exec(text)?.index ?? -1;
     },

@@ -133,6 +133,17 @@ describe("regexMatcher()", () => {
     assert.notEqual(regexMatcher("(?<name>a)").findCandidate, undefined);
   });
 
+  test("regexMatcher() findCandidate passes over a text without the required literal unrun", () => {
+    // (Run over the first two lines, `(\w+)+needle` backtracks for days on 40 word
+    // characters: under Deno this test then hangs; under Bun, JavaScriptCore gives up after
+    // 1.4 s and answers "no match" for the whole text, missing the line that holds one.)
+    const matcher = regexMatcher("(\\w+)+needle");
+    assert.equal(matcher.requiredLiteral, "needle");
+    const text = `${"x".repeat(40)}\n${"y".repeat(40)}`;
+    assert.equal(matcher.findCandidate!(text, 0), -1);
+    assert.equal(matcher.findCandidate!(`${text}\nxneedle\n`, 0), text.length + 1);
+  });
+
   test("regexMatcher() findCandidate never skips a line that matchLine matches", () => {
     fc.assert(
       fc.property(regexWithLookarounds, text, fc.boolean(), (source, t, ignoreCase) => {
