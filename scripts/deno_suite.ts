@@ -10,10 +10,10 @@ import * as path from "node:path";
 import { REPO } from "./_project.ts";
 
 /** Where the modules are written (made afresh each time, so no folder is left out or stale). */
-export const SUITE = path.join(REPO, ".deno-suite");
+const SUITE = path.join(REPO, ".deno-suite");
 
 /** The test files below tests/ that Deno runs, by folder (relative to the project). */
-export function testFolders(): Map<string, string[]> {
+function testFolders(): Map<string, string[]> {
   const folders = new Map<string, string[]>();
   const names = fs.readdirSync(path.join(REPO, "tests"), { recursive: true }) as string[];
   for (const name of names.sort()) {
@@ -24,14 +24,12 @@ export function testFolders(): Map<string, string[]> {
   return folders;
 }
 
-if (import.meta.main) {
-  fs.rmSync(SUITE, { recursive: true, force: true });
-  fs.mkdirSync(SUITE);
-  const folders = testFolders();
-  for (const [folder, files] of folders) {
-    const imports = files.map((file) => `import "../${file}";\n`).join("");
-    fs.writeFileSync(path.join(SUITE, `${folder.replaceAll(path.sep, "_")}_test.ts`), imports);
-  }
-  const count = [...folders.values()].reduce((sum, files) => sum + files.length, 0);
-  console.error(`.deno-suite/: ${folders.size} modules importing ${count} test files`);
+fs.rmSync(SUITE, { recursive: true, force: true });
+fs.mkdirSync(SUITE);
+const folders = testFolders();
+for (const [folder, files] of folders) {
+  const imports = files.map((file) => `import "../${file}";\n`).join("");
+  fs.writeFileSync(path.join(SUITE, `${folder.replaceAll(path.sep, "_")}_test.ts`), imports);
 }
+const count = [...folders.values()].reduce((sum, files) => sum + files.length, 0);
+console.error(`.deno-suite/: ${folders.size} modules importing ${count} test files`);
