@@ -8,22 +8,21 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import { after, describe, it } from "node:test";
 import { PROJECT } from "../_helpers/binary.ts";
+import { asProjectModule, fencedBlocks } from "../_helpers/doc_blocks.ts";
 
 /** An example: where it is (as `--doc` names it) and its code. */
 type Example = { name: string; source: string; code: string };
 
 /** The languages `deno test --doc` runs. */
 const RUN = new Set(["ts", "typescript", "js", "javascript", "tsx", "jsx", "mts", "mjs"]);
-const FENCE = /^```(\w*)([^\n]*)\n([\s\S]*?)^```$/gm;
 
 /** The fenced blocks of `text` that are run, named by the source's lines they span. */
 function fenced(text: string, file: string, firstLine: number): Example[] {
   const out: Example[] = [];
-  for (const match of text.matchAll(FENCE)) {
-    const [, language, attributes, code] = match;
+  for (const { language, attributes, code, index } of fencedBlocks(text)) {
     if (!RUN.has(language) || /\bignore\b/.test(attributes)) continue;
-    const start = firstLine + text.slice(0, match.index).split("\n").length - 1;
-    const end = start + match[0].split("\n").length - 1;
+    const start = firstLine + text.slice(0, index).split("\n").length - 1;
+    const end = start + code.split("\n").length;
     out.push({ name: `${file}#${start}-${end}`, source: file, code });
   }
   return out;
@@ -53,21 +52,6 @@ function documented(): string[] {
   return files.sort();
 }
 
-/**
- * An example as a module of its own beside the others: its relative imports resolved from
- * the file it is in, and the package's own name mapped to its modules.
- */
-function moduleSource({ source, code }: Example): string {
-  const from = path.dirname(path.join(PROJECT, source));
-  return code
-    .replace(
-      /(from\s+|import\s*\(\s*|import\s+)"(\.{1,2}\/[^"]+)"/g,
-      (_, lead, spec) => `${lead}${JSON.stringify(pathToFileURL(path.join(from, spec)).href)}`,
-    )
-    .replaceAll('"@linewise/linewise/core"', JSON.stringify(`${PROJECT}/src/core/mod.ts`))
-    .replaceAll('"@linewise/linewise"', JSON.stringify(`${PROJECT}/mod.ts`)) + "\nexport {};\n";
-}
-
 const EXAMPLES = documented().flatMap(examplesOf);
 
 describe("the examples in the documentation", () => {
@@ -82,7 +66,10 @@ describe("the examples in the documentation", () => {
   EXAMPLES.forEach((example, i) => {
     it(`${example.name} runs`, async () => {
       const file = path.join(dir, `example_${i}.ts`);
-      fs.writeFileSync(file, moduleSource(example));
+      fs.writeFileSync(
+        file,
+        asProjectModule(example.code, path.dirname(path.join(PROJECT, example.source))),
+      );
       await import(pathToFileURL(file).href);
     });
   });

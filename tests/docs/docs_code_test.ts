@@ -7,6 +7,7 @@ import * as fs from "node:fs";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { PROJECT } from "../_helpers/binary.ts";
+import { asProjectModule, fencedBlocks } from "../_helpers/doc_blocks.ts";
 import { RUNTIME } from "../../src/io/runtime.ts";
 
 const DOCS = [
@@ -19,7 +20,7 @@ const DOCS = [
 /** The TypeScript blocks of a Markdown file. */
 function tsBlocks(file: string): string[] {
   const text = fs.readFileSync(path.join(PROJECT, file), "utf8");
-  return [...text.matchAll(/^```ts[^\n]*\n([\s\S]*?)^```$/gm)].map((m) => m[1]);
+  return fencedBlocks(text).filter((block) => block.language === "ts").map((block) => block.code);
 }
 
 describe("the code in the docs", () => {
@@ -34,10 +35,7 @@ describe("the code in the docs", () => {
       for (const doc of DOCS) {
         tsBlocks(doc).forEach((block, i) => {
           const file = path.join(dir, `${doc.replace(/\W/g, "_")}_${i}.ts`);
-          const code = block
-            .replaceAll('"@linewise/linewise/core"', JSON.stringify(`${PROJECT}/src/core/mod.ts`))
-            .replaceAll('"@linewise/linewise"', JSON.stringify(`${PROJECT}/mod.ts`));
-          fs.writeFileSync(file, code + "\nexport {};\n");
+          fs.writeFileSync(file, asProjectModule(block));
           files.push(file);
         });
       }
