@@ -181,14 +181,31 @@ export function blockFilters(
   };
 }
 
+/**
+ * The length of `BlockFilters.seams` for a file of `count` blocks.
+ *
+ * @param count the file's blocks
+ * @returns the bytes its seams keep
+ */
+export function seamsLength(count: number): number {
+  return Math.max(0, count - 1) * 2 * SEAM_BYTES;
+}
+
+/** Where the byte at file offset 0 would be in `seams`, for the seam after block `b`. */
+function seamShift(b: number, block: number): number {
+  return b * 2 * SEAM_BYTES - ((b + 1) * block - SEAM_BYTES);
+}
+
 /** The bytes around each seam of a file's blocks (see `BlockFilters.seams`). */
 function seamsOf(bytes: Uint8Array, block: number, count: number): Uint8Array {
-  const seams = new Uint8Array(Math.max(0, count - 1) * 2 * SEAM_BYTES);
+  const seams = new Uint8Array(seamsLength(count));
   for (let b = 0; b + 1 < count; b++) {
     const seam = (b + 1) * block;
     const from = Math.max(0, seam - SEAM_BYTES);
-    const to = Math.min(bytes.length, seam + SEAM_BYTES);
-    seams.set(bytes.subarray(from, to), b * 2 * SEAM_BYTES + from - (seam - SEAM_BYTES));
+    seams.set(
+      bytes.subarray(from, Math.min(bytes.length, seam + SEAM_BYTES)),
+      seamShift(b, block) + from,
+    );
   }
   return seams;
 }
@@ -404,9 +421,8 @@ function mayStartIn(blocks: BlockFilters, b: number, needle: PlannedNeedle): boo
  */
 function acrossSeam({ seams, block, stamp }: BlockFilters, b: number, needle: Uint8Array): boolean {
   const seam = (b + 1) * block;
-  // (Offsets in the seam's bytes: the seam is at SEAM_BYTES. After the last block, no start
-  // fits between first and last.)
-  const base = b * 2 * SEAM_BYTES - (seam - SEAM_BYTES);
+  // (After the last block, no start fits between first and last.)
+  const base = seamShift(b, block);
   const first = Math.max(0, seam - needle.length + 1);
   const last = Math.min(seam - 1, stamp.size - needle.length);
   for (let at = first; at <= last; at++) {

@@ -33,7 +33,7 @@ import type { WalkNode } from "../../store/walk.ts";
 import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { adviseHugePages } from "../../io/libc.ts";
 import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
-import { type BlockFilters, RACY_MS, SEAM_BYTES } from "./_block_filters.ts";
+import { type BlockFilters, RACY_MS, seamsLength } from "./_block_filters.ts";
 import { type CodePoints, granuleOf } from "./_code_points.ts";
 
 const MAGIC = 0x5849574c; // "LWIX"
@@ -313,7 +313,7 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
   const lfBefore = input.words(count + 1);
   const firstLf = new Int32Array(input.words(count).buffer);
   const lastLf = new Int32Array(input.words(count).buffer);
-  const seams = input.bytes(Math.max(0, count - 1) * 2 * SEAM_BYTES);
+  const seams = input.bytes(seamsLength(count));
   const [invalid] = input.words(1);
   const sha1 = input.text();
   const [counted] = input.words(1);
