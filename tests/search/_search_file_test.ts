@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -16,6 +17,7 @@ import {
   lookThrough,
   type Prefilter,
   prefilterOf as prefilterFor,
+  sharedRun,
 } from "../../src/search/_search_file.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
@@ -105,6 +107,7 @@ describe("examineBytes()", () => {
           "^ne+dle",
           "^\uFEFFneedle", // a U+FEFF starting a line, not the file's BOM
           "^\\d|^needle", // (alternatives: no line start)
+          "[nN]eedle \\d", // alternatives that share a run (`eedle `): files without it pass
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
@@ -193,11 +196,72 @@ describe("examineBytes()", () => {
     }
   });
 
+  it("passes over a file without the run every alternative shares, after one look", () => {
+    const prefilter = prefilterOf(regexMatcher("\\bk[mz]alloc\\("));
+    assert.equal(new TextDecoder().decode(prefilter.shared), "alloc(");
+    assert.equal(examineBytes(encoder.encode("x = vmalloc(4);\n"), prefilter, 0).kind, "none");
+    assert.equal(examineBytes(encoder.encode("kzalloc (4);\n"), prefilter, 0).kind, "none");
+    const found = examineBytes(encoder.encode("a\nx = kzalloc(4);\n"), prefilter, 0);
+    assert.equal(found.kind, "text");
+    assert.equal(found.kind === "text" && kept(found.text), "x = kzalloc(4);\n");
+  });
+
   it("skips a file without the literal and a binary one", () => {
     const needle = encoder.encode("needle");
     assert.equal(examineBytes(encoder.encode("a\nb\n"), { needle }, 0).kind, "none");
     assert.equal(examineBytes(new Uint8Array([110, 0, 1]), { needle }, 0).kind, "binary");
     assert.equal(literalMatcher("needle").requiredLiteral, "needle");
+  });
+});
+
+describe("sharedRun()", () => {
+  const run = (...needles: string[]) => {
+    const found = sharedRun(needles.map((needle) => encoder.encode(needle)));
+    return found && new TextDecoder().decode(found);
+  };
+
+  it("finds the longest run of three bytes or more that every needle holds", () => {
+    assert.equal(run("kmalloc(", "kzalloc("), "alloc(");
+    assert.equal(run("Spin_lock(", "spin_lock("), "pin_lock(");
+    assert.equal(run("abcXdef", "defYabc", "zzabczz"), "abc");
+    assert.equal(run("needle", "needles"), "needle");
+  });
+
+  it("finds none for one needle, runs shorter than three bytes, or needles too long", () => {
+    assert.equal(run("needle"), undefined);
+    assert.equal(run("TODO", "FIXME"), undefined);
+    assert.equal(run("u8", "u16", "u32"), undefined);
+    assert.equal(run("abcd", "zabcdz", "qqqqq"), undefined, "held by some needles, not all");
+    assert.equal(run("x".repeat(300) + "abc", "abc"), "abc");
+    assert.equal(run("x".repeat(300) + "abc", "y".repeat(300) + "abc"), undefined);
+  });
+
+  it("finds a run as long as the longest every needle holds, and every needle holds it", () => {
+    const holds = (needle: Uint8Array, run: Uint8Array) => Buffer.from(needle).indexOf(run) !== -1;
+    fc.assert(
+      fc.property(
+        // (Two letters: long shared runs are common.)
+        fc.array(fc.uint8Array({ min: 97, max: 98, maxLength: 10 }), {
+          minLength: 2,
+          maxLength: 4,
+        }),
+        (needles) => {
+          let longest = 0;
+          const first = needles[0];
+          for (let from = 0; from < first.length; from++) {
+            for (let to = from + 1; to <= first.length; to++) {
+              const run = first.subarray(from, to);
+              if (needles.every((needle) => holds(needle, run))) {
+                longest = Math.max(longest, run.length);
+              }
+            }
+          }
+          const found = sharedRun(needles);
+          assert.equal(found?.length ?? 0, longest >= 3 ? longest : 0);
+          for (const needle of needles) if (found) assert.ok(holds(needle, found));
+        },
+      ),
+    );
   });
 });
 
