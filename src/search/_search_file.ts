@@ -175,12 +175,13 @@ export function prefilterOf(
 
 /** The fewest bytes {@linkcode Prefilter.shared} holds: shorter runs are in most files. */
 const SHARED_FROM_BYTES = 3;
-/** Alternatives longer than this are not compared for a shared run (it costs their square). */
+/** Alternatives longer than this are not looked through for a shared run. */
 const SHARED_UP_TO_BYTES = 256;
 
 /**
  * The longest run of bytes that every needle holds (the first such of the shortest needle),
- * when it is at least {@linkcode SHARED_FROM_BYTES} long.
+ * when it is at least {@linkcode SHARED_FROM_BYTES} long. Its length is searched by halves: a
+ * run every needle holds has shorter ones inside it.
  *
  * @param needles two or more needles
  * @returns the run, or undefined
@@ -190,13 +191,24 @@ export function sharedRun(needles: readonly Uint8Array[]): Uint8Array | undefine
   const shortest = needles.reduce((a, b) => (b.length < a.length ? b : a));
   if (shortest.length > SHARED_UP_TO_BYTES) return undefined;
   const others = needles.filter((needle) => needle !== shortest).map(bytesOf);
-  for (let length = shortest.length; length >= SHARED_FROM_BYTES; length--) {
+  /** Where the first run of `length` bytes of the shortest that every needle holds starts. */
+  const firstOf = (length: number) => {
     for (let start = 0; start + length <= shortest.length; start++) {
       const run = shortest.subarray(start, start + length);
-      if (others.every((other) => other.indexOf(run) !== -1)) return run.slice();
+      if (others.every((other) => other.indexOf(run) !== -1)) return start;
     }
+    return -1;
+  };
+  let low = SHARED_FROM_BYTES;
+  let start = firstOf(low);
+  if (start === -1) return undefined;
+  for (let high = shortest.length; low < high;) {
+    const middle = (low + high + 1) >> 1;
+    const found = firstOf(middle);
+    if (found === -1) high = middle - 1;
+    else [low, start] = [middle, found];
   }
-  return undefined;
+  return shortest.slice(start, start + low);
 }
 
 /**
