@@ -36,6 +36,8 @@ const FILES: Record<string, string> = {
   "src/spin.c": `${"static int function_list_len;\n".repeat(12)}` +
     `\tSPIN_LOCK_IRQSAVE(&dev->lock, flags);\n${"/* IN_LOOP, an_Lx, N_l */\n".repeat(8)}` +
     `\tspin_unlock(&lock);\n\tSpin_Lock_IrqSave(&x, f); spin_lock_irqsave(&y, g);\n`,
+  // Alternatives that share a run (`alloc(`): it stands alone on a line (`vmalloc(`).
+  "src/alloc.c": "p = vmalloc(4);\nq = kzalloc(8, GFP);\nr = kmalloc (2);\n",
 };
 
 const CASES = [
@@ -76,6 +78,8 @@ const CASES = [
   ["--color", "always", "\\bnull\\b.*?\\bundefined\\b"],
   ["-i", "-c", "null.*undefined"],
   ["\\b(let|const|var)\\s+\\w+\\s*=\\s*require\\("],
+  ["\\bk[mz]alloc\\("],
+  ["[Ss]pin_lock_irqsave\\("],
   ["--color", "always", "-i", "\\bCONST\\s+\\w+\\s*=\\s*require\\("],
   ["-w", "-i", "foo"],
   ["-c", "-i", "foo", "src"],
