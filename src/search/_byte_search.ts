@@ -8,6 +8,7 @@
 import { Buffer } from "node:buffer";
 import { RUNTIME } from "../io/runtime.ts";
 import { type CaselessPart, eachCaselessOffset, PART_BYTES } from "./_caseless_scan.ts";
+import { type RarePart, rarePart } from "./_rare_pair.ts";
 
 const LF = 10;
 const CR = 13;
@@ -34,7 +35,41 @@ const SLOW_INDEX_OF = RUNTIME === "deno";
  * @returns its first offset, or -1
  */
 export function firstIndexOf(buffer: Buffer, needle: Uint8Array, from = 0): number {
-  return SLOW_INDEX_OF ? firstIndexOfInWasm(buffer, needle, from) : buffer.indexOf(needle, from);
+  if (SLOW_INDEX_OF) return firstIndexOfInWasm(buffer, needle, from);
+  if (!PAIR_INDEX_OF) return buffer.indexOf(needle, from);
+  let rare = rareParts.get(needle);
+  if (rare === undefined) rareParts.set(needle, rare = rarePart(needle) ?? null);
+  return rare === null
+    ? buffer.indexOf(needle, from)
+    : firstIndexOfPart(buffer, needle, rare, from);
+}
+
+/**
+ * Whether this runtime's `Buffer.indexOf` looks for a needle's first and last bytes (Bun's):
+ * a needle is then looked for through the part between two rarer bytes (`_rare_pair.ts`).
+ */
+const PAIR_INDEX_OF = RUNTIME === "bun";
+
+/** Each needle's rare part, or null for none (see {@linkcode rarePart}). */
+const rareParts = new WeakMap<Uint8Array, RarePart | null>();
+
+/**
+ * {@linkcode firstIndexOf} through a part of the needle: each occurrence of the part, in
+ * order, that the whole needle holds, until one does.
+ */
+function firstIndexOfPart(
+  buffer: Buffer,
+  needle: Uint8Array,
+  { offset, part }: RarePart,
+  from: number,
+): number {
+  const last = buffer.length - needle.length;
+  for (let at = buffer.indexOf(part, from + offset); at !== -1; at = buffer.indexOf(part, at + 1)) {
+    const start = at - offset;
+    if (start > last) return -1;
+    if (startsAt(buffer, needle, start)) return start;
+  }
+  return -1;
 }
 
 /**

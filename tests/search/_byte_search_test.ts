@@ -9,6 +9,7 @@ import {
   presentNeedles,
 } from "../../src/search/_byte_search.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
+import { rarePart } from "../../src/search/_rare_pair.ts";
 import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
 
 describe("firstIndexOf()", () => {
@@ -55,6 +56,43 @@ describe("firstIndexOf()", () => {
       ),
       { numRuns: 500 },
     );
+  });
+
+  it("finds through a needle's rare part what Buffer.indexOf finds, from every offset", () => {
+    // ($ and ^ are rare in code, e and a common: each needle is looked for through the part
+    // between its two, and the texts hold those parts without the needle around them.)
+    const needles = ["e$ea^e", "ee$eeea^", "$ea^ee"];
+    for (const needle of needles) assert.ok(rarePart(encode(needle)), needle);
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom("$ea^", "e$ea^", "$ea^e", "ee$eeea^", "e", "a", "$", "^", "\n"), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        fc.constantFrom(...needles),
+        (pieces, needleText) => {
+          const buffer = bytesOf(encode(pieces.join("")));
+          const needle = encode(needleText);
+          for (let from = 0; from <= buffer.length; from++) {
+            assert.equal(
+              firstIndexOf(buffer, needle, from),
+              buffer.indexOf(needle, from),
+              `${from}`,
+            );
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("finds a needle whose rare part is at the very end of the bytes", () => {
+    const needle = encode("ee$eeea^");
+    const part = rarePart(needle)!;
+    const bytes = bytesOf(encode("xx$eeea^ ee$eeea^"));
+    assert.equal(firstIndexOf(bytes, needle), bytes.length - needle.length);
+    // (The part alone at the start, with too few bytes before it for the needle.)
+    assert.equal(firstIndexOf(bytesOf(part.part), needle), -1);
   });
 
   it("finds a needle across the seam of two windows, from an offset", () => {
