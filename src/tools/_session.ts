@@ -27,7 +27,7 @@ interface FileMemory {
 }
 
 /** Versions kept per file (the latest, and a few before it for an explicit `version`). */
-const VERSIONS_PER_FILE = 4;
+export const VERSIONS_PER_FILE = 4;
 /** Edits kept per file for undo. */
 export const UNDO_STEPS = 10;
 
@@ -80,10 +80,12 @@ export class Session {
       text = same.text;
       known = { lines: same.lines, ...known };
     }
-    file.shown = file.shown.filter((s) => s !== same);
+    if (same !== undefined) file.shown = file.shown.filter((s) => s !== same);
     file.shown.push({ version, text, ...(known.identity || known.lines ? known : {}) });
-    if (file.shown.length > VERSIONS_PER_FILE) file.shown.shift();
-    this.#account(path, file);
+    const dropped = file.shown.length > VERSIONS_PER_FILE ? file.shown.shift() : undefined;
+    // (Nothing held was added or let go, as for most files a grep shows: the bytes held stay.)
+    const held = text !== undefined || known.lines !== undefined;
+    if (held || same !== undefined || dropped !== undefined) this.#account(path, file);
     return version;
   }
 

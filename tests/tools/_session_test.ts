@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { Session, UNDO_STEPS } from "../../src/tools/_session.ts";
+import { Session, UNDO_STEPS, VERSIONS_PER_FILE } from "../../src/tools/_session.ts";
 import { versionOf } from "../../src/versions/mod.ts";
 
 describe("Session", () => {
@@ -65,6 +65,23 @@ describe("Session", () => {
     s.showed("a.txt", undefined, versionOf(a), { identity: "i2" });
     assert.equal(s.known("a.txt", "i1"), undefined);
     assert.equal(s.known("a.txt", "i2")?.text, a);
+  });
+
+  test("counts the bytes of a text no more once rows of other versions push it out", () => {
+    const s = new Session(1 << 20);
+    const a = "a".repeat(20);
+    s.showed("a.txt", a); // 40 bytes
+    s.showed("b.txt", undefined, "b1"); // (no text held: nothing to count)
+    assert.equal(s.bytes, 40);
+    for (let i = 0; i < VERSIONS_PER_FILE; i++) s.showed("a.txt", undefined, `v${i}`);
+    assert.equal(s.find("a.txt", versionOf(a)), undefined);
+    assert.equal(s.bytes, 0);
+    // Lines kept with a version, which rows of that version shown again (by grep) replace.
+    s.showed("c.txt", undefined, "c1", { lines: ["x"] }); // 16 bytes
+    s.showed("c.txt", undefined, "c2");
+    assert.equal(s.bytes, 16);
+    s.showed("c.txt", undefined, "c1");
+    assert.equal(s.bytes, 0);
   });
 
   test("a file over the whole budget keeps its version but not its text", () => {
