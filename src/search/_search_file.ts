@@ -690,9 +690,8 @@ function startsNoLine(buffer: Buffer, lineStart: Uint8Array | undefined): boolea
   if (lineStart === undefined) return false;
   const first = utf8BomLength(buffer);
   const length = lineStart.length - 1;
-  if (buffer.length - first >= length) {
-    if (buffer.compare(lineStart, 1, lineStart.length, first, first + length) === 0) return false;
-  }
+  // (Not `buffer.compare` with ranges: Deno's throws where the bytes are the line start alone.)
+  if (buffer.subarray(first, first + length).equals(lineStart.subarray(1))) return false;
   return firstIndexOf(buffer, lineStart) === -1;
 }
 

@@ -147,6 +147,9 @@ describe("examineBytes()", () => {
     assert.equal(kind("import a from b\nx from y import z\n"), "none");
     assert.equal(kind("x\nfrom y import z\n"), "text");
     assert.equal(kind("from y import z\n"), "text", "the first line");
+    // (The line start and nothing else: Deno's Buffer.compare threw on that.)
+    const alone = examineBytes(encoder.encode("needle"), prefilterOf(regexMatcher("^needle")), 0);
+    assert.equal(alone.kind, "text", "a file that is the line start alone");
     assert.equal(kind("\uFEFFfrom y import z\n"), "text", "the first line, after a BOM");
     assert.equal(kind("\uFEFF\uFEFFfrom y import z\n"), "none", "a U+FEFF after the BOM");
     // (A file ruled out that holds the needle is no file without it: see holdsNeedle.)
