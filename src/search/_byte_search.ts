@@ -120,6 +120,93 @@ export function firstIndexOfInWasm(
   return -1;
 }
 
+/** Where a needle stands in the bytes (-1: nowhere), and its length. */
+export interface Occurrence {
+  at: number;
+  length: number;
+}
+
+/** No occurrence. */
+const NOWHERE: Occurrence = { at: -1, length: 0 };
+
+/**
+ * {@linkcode occurrences} of occurrences found already, in order.
+ *
+ * @param found the occurrences, by offset (of two at one offset, the one to give first)
+ * @returns the first at or after an offset that never decreases from call to call
+ */
+export function listedOccurrences(found: readonly Occurrence[]): (from: number) => Occurrence {
+  let next = 0;
+  return (from) => {
+    while (next < found.length && found[next].at < from) next++;
+    return next < found.length ? found[next] : NOWHERE;
+  };
+}
+
+/**
+ * Every occurrence of the needles, in order (of several at one offset, the earlier needle's),
+ * through a run of bytes every needle holds (`Prefilter.shared`): one look through the bytes
+ * for the run, the needles compared around each place it stands, where a look for each
+ * needle went through all of the bytes, twice (whether it is there, and where).
+ *
+ * @param buffer the bytes
+ * @param needles the needles
+ * @param run bytes that every needle holds
+ * @returns the occurrences (none when the bytes hold no needle); undefined when the run
+ *   stands in the bytes so often that a look for each needle costs less (see
+ *   {@linkcode BYTES_PER_RUN_PLACE})
+ */
+export function occurrencesThroughRun(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  run: Uint8Array,
+): Occurrence[] | undefined {
+  const places = runPlaces(needles, run);
+  const found: Array<[at: number, needle: number]> = [];
+  let count = 0;
+  for (let at = firstIndexOf(buffer, run); at !== -1; at = firstIndexOf(buffer, run, at + 1)) {
+    // (Checked as it goes, so that bytes full of the run are left soon.)
+    if (++count > RUN_PLACES_AT_LEAST + needles.length * at / BYTES_PER_RUN_PLACE) return undefined;
+    for (let i = 0; i < needles.length; i++) {
+      for (const place of places[i]) {
+        const start = at - place;
+        if (start >= 0 && startsAt(buffer, needles[i], start)) found.push([start, i]);
+      }
+    }
+  }
+  // In order of the runs, a needle holding it further in may start before one found earlier
+  // (`xaaa` before `aaa` in `xaaaa`). Needles at one offset are found at the same run, in
+  // order, and the sort keeps them so.
+  found.sort((a, b) => a[0] - b[0]);
+  return found.map(([at, i]) => ({ at, length: needles[i].length }));
+}
+
+/**
+ * Bytes that a look for a needle goes through in the time it takes to compare the needles
+ * around a place of their run: where the run stands more often than once in so many bytes
+ * per needle (`use` of `useState(` and `useEffect(` in JavaScript), looking for each needle
+ * costs less (over the bench tree, `use(State|Effect)\(` took 2-3% longer through the run).
+ */
+const BYTES_PER_RUN_PLACE = 1024;
+/** Places of the run compared at the start of the bytes before their density counts. */
+const RUN_PLACES_AT_LEAST = 16;
+
+/** Where the run stands in each needle, worked out once per search. */
+const runPlacesKept = new WeakMap<readonly Uint8Array[], { run: Uint8Array; places: number[][] }>();
+
+function runPlaces(needles: readonly Uint8Array[], run: Uint8Array): number[][] {
+  const kept = runPlacesKept.get(needles);
+  if (kept?.run === run) return kept.places;
+  const places = needles.map((needle) => {
+    const within = bytesOf(needle);
+    const at: number[] = [];
+    for (let i = within.indexOf(run); i !== -1; i = within.indexOf(run, i + 1)) at.push(i);
+    return at;
+  });
+  runPlacesKept.set(needles, { run, places });
+  return places;
+}
+
 /**
  * The occurrences of any of the needles in order: a function of an offset that never
  * decreases from call to call, giving the first occurrence at or after it (`at` -1 when
@@ -132,7 +219,7 @@ export function occurrences(
   buffer: Buffer,
   needles: readonly Uint8Array[],
   folded?: readonly Uint8Array[],
-): (from: number) => { at: number; length: number } {
+): (from: number) => Occurrence {
   const next = needles.map(() => -2); // -2: not searched yet; -1: no more
   const holds = folded === undefined ? undefined : confirmations(buffer, needles, folded);
   return (from) => {
@@ -216,19 +303,46 @@ export function caselessOccurrence(
   folded: readonly Uint8Array[] | undefined,
   parts: readonly CaselessPart[],
 ): number | undefined {
+  const found = caselessWalk(buffer, needles, folded, parts, false);
+  return found === undefined ? undefined : found.length === 0 ? -1 : found[0].at;
+}
+
+/**
+ * Every occurrence that counts of the needles, in order, found as
+ * {@linkcode caselessOccurrence} finds the first: the look goes on through the bytes where a
+ * look for each needle present, and another for where it is, would go through them again.
+ *
+ * @returns the occurrences; undefined when the bytes were not looked through
+ */
+export function caselessOccurrences(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  folded: readonly Uint8Array[] | undefined,
+  parts: readonly CaselessPart[],
+): Occurrence[] | undefined {
+  return caselessWalk(buffer, needles, folded, parts, true);
+}
+
+function caselessWalk(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  folded: readonly Uint8Array[] | undefined,
+  parts: readonly CaselessPart[],
+  all: boolean,
+): Occurrence[] | undefined {
   let holds: ((at: number) => boolean)[] | undefined; // (made at the first needle)
-  let first = -1;
+  const found: Occurrence[] = [];
   const walked = eachCaselessOffset(buffer, parts, (at) => {
     for (let i = 0; i < needles.length; i++) {
       if (!startsAt(buffer, needles[i], at)) continue;
       if (folded === undefined || (holds ??= confirmations(buffer, needles, folded))[i](at)) {
-        first = at;
-        return true;
+        found.push({ at, length: needles[i].length });
+        return !all;
       }
     }
     return false;
   });
-  return walked === undefined ? undefined : first;
+  return walked === undefined ? undefined : found;
 }
 
 /** Whether the needle's bytes are the buffer's at `at`. */

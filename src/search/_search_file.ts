@@ -11,10 +11,14 @@ import type { FileReader } from "../io/_file_reader.ts";
 import {
   bytesOf,
   caselessOccurrence,
+  caselessOccurrences,
   firstIndexOf,
   holdsAny,
+  listedOccurrences,
   lowerAscii,
+  type Occurrence,
   occurrences,
+  occurrencesThroughRun,
   presentNeedles,
   spansLines,
 } from "./_byte_search.ts";
@@ -663,23 +667,34 @@ export function examineBytes(
   if (anyOf === undefined) {
     return startsNoLine(buffer, prefilter.lineStart) ? NONE_WITH_NEEDLE : whole(bytes);
   }
-  if (prefilter.shared !== undefined && firstIndexOf(buffer, prefilter.shared) === -1) return NONE;
-  const counted = prefilter.caseless === undefined
+  const { shared, caseless, folded } = prefilter;
+  // (Where each of them is, through one look for the run they share.)
+  const found = shared !== undefined && folded === undefined
+    ? occurrencesThroughRun(buffer, anyOf, shared)
+    : undefined;
+  if (found !== undefined) {
+    if (found.length === 0) return NONE;
+    if (startsNoLine(buffer, prefilter.lineStart)) return NONE_WITH_NEEDLE;
+    return textOf(bytes, buffer, anyOf, found, context, undefined, prefilter);
+  }
+  if (shared !== undefined && firstIndexOf(buffer, shared) === -1) return NONE;
+  const counted = caseless === undefined
     ? undefined
-    : caselessOccurrence(buffer, anyOf, prefilter.folded, prefilter.caseless);
+    : caselessOccurrences(buffer, anyOf, folded, caseless);
   if (counted !== undefined) {
     // (Spellings of a literal ignoring case: the matcher gives them no line start.)
-    if (counted === -1) return NONE;
-    const { needles, folded } = presentNeedles(buffer, anyOf, prefilter.folded)!;
-    return textOf(bytes, buffer, needles, counted, context, folded, prefilter);
+    if (counted.length === 0) return NONE;
+    return textOf(bytes, buffer, anyOf, counted, context, folded, prefilter);
   }
   // (Most files hold none of them: settled before anything is set up to walk occurrences.)
-  const present = presentNeedles(buffer, anyOf, prefilter.folded);
+  const present = presentNeedles(buffer, anyOf, folded);
   if (present === undefined) return NONE;
   if (startsNoLine(buffer, prefilter.lineStart)) return NONE_WITH_NEEDLE;
-  const { needles, folded } = present;
-  const first = occurrences(buffer, needles, folded)(0).at;
-  return first === -1 ? NONE : textOf(bytes, buffer, needles, first, context, folded, prefilter);
+  const { needles, folded: confirming } = present;
+  const first = occurrences(buffer, needles, confirming)(0).at;
+  return first === -1
+    ? NONE
+    : textOf(bytes, buffer, needles, first, context, confirming, prefilter);
 }
 
 /**
@@ -697,23 +712,29 @@ function startsNoLine(buffer: Buffer, lineStart: Uint8Array | undefined): boolea
 
 /**
  * What {@linkcode examineBytes} finds in a text file whose first occurrence of one of the
- * needles is at `first`.
+ * needles is at `first`, or whose occurrences (that count) are `found` already.
  */
 function textOf(
   bytes: Uint8Array,
   buffer: Buffer,
   needles: readonly Uint8Array[],
-  first: number,
+  found: number | readonly Occurrence[],
   context: number,
   folded: readonly Uint8Array[] | undefined,
   { rowCut, stretch }: Pick<Examination, "rowCut" | "stretch">,
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
+  const listed = typeof found === "number" ? undefined : found;
+  const first = listed === undefined ? found as number : listed[0].at;
   // Where the last occurrence of any of them ends.
   let lastEnd = 0;
-  for (const needle of needles) {
-    const last = buffer.lastIndexOf(needle);
-    if (last !== -1) lastEnd = Math.max(lastEnd, last + needle.length);
+  if (listed !== undefined) {
+    for (const { at, length } of listed) lastEnd = Math.max(lastEnd, at + length);
+  } else {
+    for (const needle of needles) {
+      const last = buffer.lastIndexOf(needle);
+      if (last !== -1) lastEnd = Math.max(lastEnd, last + needle.length);
+    }
   }
   // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
   // line keeps a U+FEFF at the window's start from being read as a BOM).
@@ -733,6 +754,7 @@ function textOf(
     rowCut,
     stretch,
     fileStart: true,
+    occurring: listed && listedOccurrences(listed),
   });
   return {
     kind: "text",
@@ -787,7 +809,7 @@ function keptLines(
   bytes: Uint8Array,
   buffer: Buffer,
   needles: readonly Uint8Array[],
-  { start, end, context, folded, rowCut, stretch, fileStart }: {
+  { start, end, context, folded, rowCut, stretch, fileStart, occurring }: {
     start: number;
     end: number;
     context: number;
@@ -798,6 +820,8 @@ function keptLines(
     stretch?: Stretch;
     /** Whether `bytes` starts where the file does (a BOM there is no part of line 1). */
     fileStart?: boolean;
+    /** The occurrences that count, found already (see `occurrences`). */
+    occurring?: (from: number) => Occurrence;
   },
 ): { text: KeptText; invalid: boolean; held: boolean } {
   const pieces: (string | number | PassedLine)[] = [];
@@ -823,7 +847,7 @@ function keptLines(
   const place = folded === undefined || longerThan === Infinity
     ? 0
     : bytesOf(folded[0]).indexOf(needles[0].map(lowerAscii));
-  const nextOccurrence = occurrences(buffer, needles, folded);
+  const nextOccurrence = occurring ?? occurrences(buffer, needles, folded);
   let held = false;
   for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
     const at = found.at;

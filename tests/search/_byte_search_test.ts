@@ -6,8 +6,12 @@ import {
   FIRST_WINDOW_BYTES,
   firstIndexOf,
   firstIndexOfInWasm,
+  listedOccurrences,
+  occurrences,
+  occurrencesThroughRun,
   presentNeedles,
 } from "../../src/search/_byte_search.ts";
+import { sharedRun } from "../../src/search/_search_file.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
 import { rarePart } from "../../src/search/_rare_pair.ts";
 import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
@@ -117,6 +121,79 @@ describe("firstIndexOf()", () => {
     }
     const none = bytesOf(new Uint8Array(CASELESS_FROM_BYTES).fill(0x6e));
     assert.equal(firstIndexOfInWasm(none, needle), -1);
+  });
+});
+
+describe("occurrencesThroughRun()", () => {
+  const encode = (text: string) => new TextEncoder().encode(text);
+  const SETS = [
+    ["kmalloc(", "kzalloc("],
+    // (The run twice in one needle; and further into one needle than into another.)
+    ["abcXabc", "abcY"],
+    ["zzabc", "abcq", "abc"],
+    // (Runs that overlap: `xaaa` starts before `aaa` found at the same run of `xaaaa`.)
+    ["aaa", "xaaa"],
+  ].map((set) => set.map(encode));
+
+  it("walks the occurrences occurrences() walks, from every offset", () => {
+    let dense = 0; // (runs that stand too often to be walked)
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.constantFrom(
+            "kmalloc(",
+            "kzalloc(",
+            "alloc(",
+            "abcXabc",
+            "abcY",
+            "abc",
+            "zz",
+            "q",
+            "a",
+            "xaa",
+            "\n",
+          ),
+          { maxLength: 40 },
+        ),
+        fc.constantFrom(...SETS),
+        (pieces, needles) => {
+          const buffer = bytesOf(encode(pieces.join("")));
+          const run = sharedRun(needles)!;
+          const found = occurrencesThroughRun(buffer, needles, run);
+          if (found === undefined) return void dense++;
+          const listed = listedOccurrences(found);
+          const walked = occurrences(buffer, needles);
+          for (let from = 0; from <= buffer.length; from++) {
+            assert.deepEqual(listed(from), walked(from), `from ${from}`);
+          }
+        },
+      ),
+      { numRuns: 500 },
+    );
+    assert.ok(dense < 50, `${dense} of 500 texts too dense to walk`);
+  });
+
+  it("gives a needle that holds the run further in first, where it starts first", () => {
+    const [aaa, xaaa] = SETS[3];
+    const found = occurrencesThroughRun(bytesOf(encode("xaaaa")), [aaa, xaaa], encode("aaa"));
+    assert.deepEqual(found, [{ at: 0, length: 4 }, { at: 1, length: 3 }, { at: 2, length: 3 }]);
+  });
+
+  it("leaves bytes where the run stands more often than the needles are worth looking for", () => {
+    const [kmalloc, kzalloc] = SETS[0];
+    const run = encode("alloc(");
+    // (16 places in any bytes; then one per 512 bytes for two needles.)
+    const sparse = "alloc(".repeat(16) + "x".repeat(2048) + "kzalloc(";
+    assert.deepEqual(occurrencesThroughRun(bytesOf(encode(sparse)), [kmalloc, kzalloc], run), [
+      { at: 96 + 2048, length: 8 },
+    ]);
+    const dense = "alloc(".repeat(17) + "x".repeat(2048) + "kzalloc(";
+    assert.equal(occurrencesThroughRun(bytesOf(encode(dense)), [kmalloc, kzalloc], run), undefined);
+  });
+
+  it("finds nothing in bytes that hold the run but no needle", () => {
+    const buffer = bytesOf(encode("vmalloc( and alloc( alone"));
+    assert.deepEqual(occurrencesThroughRun(buffer, SETS[0], encode("alloc(")), []);
   });
 });
 

@@ -10,7 +10,12 @@ import {
   eachCaselessOffset,
   scansInWasm,
 } from "../../src/search/_caseless_scan.ts";
-import { caselessOccurrence, occurrences, presentNeedles } from "../../src/search/_byte_search.ts";
+import {
+  caselessOccurrence,
+  caselessOccurrences,
+  occurrences,
+  presentNeedles,
+} from "../../src/search/_byte_search.ts";
 import { prefilterOf } from "../../src/search/_search_file.ts";
 import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
 
@@ -171,6 +176,39 @@ describe("caselessOccurrence()", () => {
           const first = present && occurrences(buffer, present.needles, present.folded)(0).at;
           const want = buffer.length < CASELESS_FROM_BYTES ? undefined : first ?? -1;
           assert.deepEqual(caselessOccurrence(buffer, anyOf, folded, caseless), want);
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("caselessOccurrences()", () => {
+  it("finds every occurrence that occurrences() counts, in order", () => {
+    const pieces = [
+      "needle",
+      "NEEDLE",
+      "nEeDlE",
+      "need",
+      "dle",
+      "ne\u212Adle",
+      "ſ",
+      "x",
+      "\n",
+      "é",
+    ];
+    fc.assert(
+      fc.property(
+        fc.array(fc.constantFrom(...pieces), { minLength: 140, maxLength: 400 }),
+        fc.constantFrom("needle", "need|dle x", "needles", "kneed"),
+        (chosen, pattern) => {
+          const { anyOf, folded, caseless } = prefilterOf(undefined, ...literalsOf(pattern));
+          const buffer = Buffer.from(bytesOf(chosen.join("")));
+          const walk = occurrences(buffer, anyOf!, folded);
+          const want = [];
+          for (let found = walk(0); found.at !== -1; found = walk(found.at + 1)) want.push(found);
+          const got = caselessOccurrences(buffer, anyOf!, folded, caseless!);
+          assert.deepEqual(got, buffer.length < CASELESS_FROM_BYTES ? undefined : want);
         },
       ),
       { numRuns: 300 },
