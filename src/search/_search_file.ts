@@ -668,16 +668,16 @@ export function examineBytes(
     return startsNoLine(buffer, prefilter.lineStart) ? NONE_WITH_NEEDLE : whole(bytes);
   }
   const { shared, caseless, folded } = prefilter;
-  // (Where each of them is, through one look for the run they share.)
-  const found = shared !== undefined && folded === undefined
-    ? occurrencesThroughRun(buffer, anyOf, shared)
-    : undefined;
-  if (found !== undefined) {
-    if (found.length === 0) return NONE;
-    if (startsNoLine(buffer, prefilter.lineStart)) return NONE_WITH_NEEDLE;
-    return textOf(bytes, buffer, anyOf, found, context, undefined, prefilter);
-  }
-  if (shared !== undefined && firstIndexOf(buffer, shared) === -1) return NONE;
+  if (shared !== undefined && folded === undefined) {
+    // (Where each of them is, through one look for the run they share; where the run stands
+    // too often for that, a look for each of them, as below.)
+    const found = occurrencesThroughRun(buffer, anyOf, shared);
+    if (found?.length === 0) return NONE;
+    if (found !== undefined) {
+      if (startsNoLine(buffer, prefilter.lineStart)) return NONE_WITH_NEEDLE;
+      return textOf(bytes, buffer, anyOf, found, context, undefined, prefilter);
+    }
+  } else if (shared !== undefined && firstIndexOf(buffer, shared) === -1) return NONE;
   const counted = caseless === undefined
     ? undefined
     : caselessOccurrences(buffer, anyOf, folded, caseless);
@@ -725,7 +725,7 @@ function textOf(
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
   const listed = typeof found === "number" ? undefined : found;
-  const first = listed === undefined ? found as number : listed[0].at;
+  const first = typeof found === "number" ? found : found[0].at;
   // Where the last occurrence of any of them ends.
   let lastEnd = 0;
   if (listed !== undefined) {

@@ -207,6 +207,10 @@ describe("examineBytes()", () => {
     const found = examineBytes(encoder.encode("a\nx = kzalloc(4);\n"), prefilter, 0);
     assert.equal(found.kind, "text");
     assert.equal(found.kind === "text" && kept(found.text), "x = kzalloc(4);\n");
+    // (The run in every line: each alternative is looked for instead.)
+    const dense = "vmalloc(1);\n".repeat(40) + "x = kzalloc(4);\n";
+    const looked = examineBytes(encoder.encode(dense), prefilter, 0);
+    assert.equal(looked.kind === "text" && kept(looked.text), "x = kzalloc(4);\n");
   });
 
   it("skips a file without the literal and a binary one", () => {
