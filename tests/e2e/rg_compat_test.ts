@@ -38,6 +38,10 @@ const FILES: Record<string, string> = {
     `\tspin_unlock(&lock);\n\tSpin_Lock_IrqSave(&x, f); spin_lock_irqsave(&y, g);\n`,
   // Alternatives that share a run (`alloc(`): it stands alone on a line (`vmalloc(`).
   "src/alloc.c": "p = vmalloc(4);\nq = kzalloc(8, GFP);\nr = kmalloc (2);\n",
+  // A literal looked for through its rare part (`XPORT_SY`): the part with too few bytes
+  // before it at the start, without the literal around it, and the literal at the very end.
+  "src/export.c":
+    "XPORT_SYMBOL_GPL(a);\nEXPORT_SYMBOL(b);\nEXPORT_SYMBOL_GPL(c);\nEXPORT_SYMBOL_GPL(",
 };
 
 const CASES = [
@@ -80,6 +84,7 @@ const CASES = [
   ["\\b(let|const|var)\\s+\\w+\\s*=\\s*require\\("],
   ["\\bk[mz]alloc\\("],
   ["[Ss]pin_lock_irqsave\\("],
+  ["-F", "EXPORT_SYMBOL_GPL("],
   ["--color", "always", "-i", "\\bCONST\\s+\\w+\\s*=\\s*require\\("],
   ["-w", "-i", "foo"],
   ["-c", "-i", "foo", "src"],
