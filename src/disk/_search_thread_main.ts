@@ -63,7 +63,8 @@ scope.onmessage = (event) => {
     warmUp = new IdleWarmUp(
       store.searchIndexReady(),
       async (signal) => {
-        await warmed.warmUp(signal);
+        // (Each result is packed as a search's is, for that code to be compiled too.)
+        await warmed.warmUp(signal, (result, query) => void packResult(result, query.rowCut));
         // (What it left is collected as what a search leaves, unless a search runs now.)
         if (searches.size === 0) collectAfter(false, false);
       },

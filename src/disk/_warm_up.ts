@@ -38,6 +38,18 @@ export const WARM_UP_SEARCHES: readonly WarmUpSearch[] = [
 export const WARM_UP_BUDGET_MS = 300;
 
 /**
+ * What a warm-up search asks besides its pattern, as the grep tool asks it with its default
+ * settings: rows cut at 2,000 code points (the examination then gives a long line's row
+ * from its bytes), and the digests of the first 50 files shown (read again and hashed). A
+ * warm-up without them left those paths to a session's first greps to compile: each took
+ * 10-15 ms longer than once they were (docs/search-index.md).
+ */
+export const WARM_UP_QUERY: Pick<SearchQuery, "rowCut" | "digests"> = {
+  rowCut: 2_000,
+  digests: { afterMatches: 0, files: 50, maxBytes: 64 * 1024 * 1024 },
+};
+
+/**
  * Runs the warm-up searches one after the other, until the signal aborts.
  *
  * @param search the store's search
@@ -49,19 +61,50 @@ export async function warmUpSearches(
   search: (query: SearchQuery) => Promise<SearchResult>,
   signal: AbortSignal,
 ): Promise<boolean> {
-  for (const { pattern, ignoreCase, maxMatches } of WARM_UP_SEARCHES) {
+  const searches = [...WARM_UP_SEARCHES];
+  for (let i = 0; i < searches.length; i++) {
+    const { pattern, ignoreCase, maxMatches } = searches[i];
     if (signal.aborted) return false;
     const { matcher } = compilePattern(pattern, { ignoreCase });
+    let result: SearchResult;
     try {
-      await search({ matcher, maxMatches, signal, deadline: Date.now() + WARM_UP_BUDGET_MS });
+      const deadline = Date.now() + WARM_UP_BUDGET_MS;
+      result = await search({ ...WARM_UP_QUERY, matcher, maxMatches, signal, deadline });
     } catch (error) {
       if (!signal.aborted) {
         console.error(`linewise: the search warm-up failed (${workerFailureReason(error)})`);
       }
       return false;
     }
+    if (i === CALLS_AT) searches.push(...namedCalls(result));
   }
   return true;
+}
+
+/** Which of {@linkcode WARM_UP_SEARCHES} finds the calls {@linkcode namedCalls} takes. */
+const CALLS_AT = 1;
+/** How many of them are searched for. */
+export const WARM_UP_CALLS = 6;
+
+/**
+ * Searches for the calls the first search found most often (their names' lower-case ends of
+ * 8 letters or more), as an agent's greps are: each ruled out of most files by the index,
+ * and read where it may be, in large files by their blocks.
+ */
+function namedCalls(result: SearchResult): WarmUpSearch[] {
+  const counts = new Map<string, number>();
+  for (const file of result.files) {
+    for (const { text, match } of file.rows) {
+      if (match === undefined || match.end - match.start < 9) continue;
+      const name = text.slice(match.start, match.end - 1);
+      counts.set(name, (counts.get(name) ?? 0) + 1);
+    }
+  }
+  return [...counts].sort((a, b) => b[1] - a[1]).slice(0, WARM_UP_CALLS).map(([name]) => ({
+    pattern: `${name}\\(`,
+    ignoreCase: false,
+    maxMatches: WARM_UP_MATCHES,
+  }));
 }
 
 /**

@@ -878,12 +878,20 @@ export class DirectoryStore extends BaseFileStore {
    * first, are that much faster.
    *
    * @param signal aborts it: abort it when a search comes, and wait for it to end
+   * @param then given each search's result (the search thread packs it, as a search's)
    * @returns whether it ran to its end (false at once without an index, or when the index
    *   is closed before it is ready)
    */
-  async warmUp(signal: AbortSignal): Promise<boolean> {
+  async warmUp(
+    signal: AbortSignal,
+    then?: (result: SearchResult, query: SearchQuery) => void,
+  ): Promise<boolean> {
     if (!(await this.searchIndexReady())) return false;
-    return await warmUpSearches((query) => this.search(query), signal);
+    return await warmUpSearches(async (query) => {
+      const result = await this.search(query);
+      then?.(result, query);
+      return result;
+    }, signal);
   }
 
   /**

@@ -3,6 +3,8 @@ import { test } from "node:test";
 import {
   IdleWarmUp,
   WARM_UP_BUDGET_MS,
+  WARM_UP_CALLS,
+  WARM_UP_QUERY,
   WARM_UP_SEARCHES,
   warmUpSearches,
 } from "../../src/disk/_warm_up.ts";
@@ -31,9 +33,37 @@ test("warmUpSearches() runs each warm-up search in order, bounded, and says noth
   );
   for (const [i, query] of queries.entries()) {
     assert.equal(query.maxMatches, WARM_UP_SEARCHES[i].maxMatches);
+    assert.deepEqual([query.rowCut, query.digests], [WARM_UP_QUERY.rowCut, WARM_UP_QUERY.digests]);
     assert.equal(query.signal, signal);
     assert.ok(query.deadline! <= Date.now() + WARM_UP_BUDGET_MS, "within its budget");
   }
+});
+
+test("warmUpSearches() then searches for the calls its regex found most often", async () => {
+  // Calls found by `[a-z]+\\(`: names of 8 letters or more, by how often they were found.
+  const found: Record<string, number> = {
+    stringify: 4,
+    traverse: 2,
+    short: 9, // (too short to be rare)
+    ...Object.fromEntries(Array.from({ length: 8 }, (_, i) => [`function${"abcdefgh"[i]}`, 1])),
+    descriptor: 3,
+  };
+  const rows = Object.entries(found).flatMap(([name, count]) =>
+    Array.from({ length: count }, (_, i) => {
+      const text = `  x = ${name}(${i});\n`;
+      return { line: i + 1, text, match: { start: 6, end: 7 + name.length } };
+    })
+  );
+  const withRows: SearchResult = { ...EMPTY, files: [{ path: "a.js", rows, invalidUtf8: false }] };
+  const patterns: string[] = [];
+  await warmUpSearches((query) => {
+    patterns.push(query.matcher.recipe!.pattern);
+    return Promise.resolve(query.matcher.recipe!.pattern === "[a-z]+\\(" ? withRows : EMPTY);
+  }, new AbortController().signal);
+  const calls = patterns.slice(WARM_UP_SEARCHES.length);
+  assert.equal(calls.length, WARM_UP_CALLS);
+  assert.deepEqual(calls.slice(0, 3), ["stringify\\(", "descriptor\\(", "traverse\\("]);
+  assert.ok(calls.slice(3).every((call) => /^function[a-h]\\\($/.test(call)), calls.join());
 });
 
 test("warmUpSearches() stops quietly when aborted, and says once on stderr when a search fails", async () => {
