@@ -442,6 +442,8 @@ class ReadingQueue {
   readonly #stretch: Stretch | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
+  /** The digests the examination gives (the first files, when no matches are skipped). */
+  readonly #digests: Examination["digests"];
   readonly #lease: WorkerLease | undefined;
   readonly #plans = new Map<number, ReadPlan>(); // by position in keys
   #batches: ExaminedBatches | undefined;
@@ -465,6 +467,10 @@ class ReadingQueue {
       ? { ...matcher.stretch, cut: rowCut }
       : undefined;
     this.#options = { context, reader };
+    const { digests } = query;
+    if (digests?.afterMatches === 0) {
+      this.#digests = { files: digests.files, maxBytes: digests.maxBytes };
+    }
     this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
   }
 
@@ -542,6 +548,7 @@ class ReadingQueue {
     return new ExaminedBatches({
       ...this.prefilter(),
       context: this.#options.context,
+      digests: this.#digests,
       // (Only a trusted index keeps what a search learned; deny rules hold for other names.)
       links: (this.#place.indexTrusted && this.#place.index !== undefined) ||
         this.#place.denies !== undefined,

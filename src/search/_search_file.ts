@@ -7,6 +7,7 @@
  * @module
  */
 import { Buffer, isUtf8 } from "node:buffer";
+import { createHash } from "node:crypto";
 import type { FileReader } from "../io/_file_reader.ts";
 import {
   bytesOf,
@@ -254,6 +255,13 @@ export interface Examination extends Prefilter {
    * match, found in the stretches around the needle (see `stretchedLine`).
    */
   stretch?: Stretch;
+  /**
+   * The digests the search's caller asks for (`SearchQuery.digests`), where the examination
+   * can give them: a file among the search's first `files` (by position) that has lines to
+   * scan, read whole with its stat and at most `maxBytes`, gets its SHA-1 and identity, so
+   * that the caller need not read it again (`_digests.ts`).
+   */
+  digests?: { files: number; maxBytes: number };
 }
 
 /**
@@ -265,6 +273,7 @@ export interface Examination extends Prefilter {
  * @param key the real path
  * @param examination the literal, context and whether to tell linked files
  * @param plan what to read of it, from its block filters
+ * @param at its position in the search (see `Examination.digests`)
  * @returns what to do with the file
  */
 export function examineFile(
@@ -272,12 +281,15 @@ export function examineFile(
   key: string,
   examination: Examination,
   plan?: ReadPlan,
+  at = Infinity,
 ): Examined {
   if (plan !== undefined) {
     const planned = examinePlanned(reader, key, examination, plan);
     if (planned !== undefined) return planned;
   }
-  if (examination.links) return examineLinked(reader, key, examination);
+  const digests = examination.digests;
+  const maxBytes = digests !== undefined && at < digests.files ? digests.maxBytes : -1;
+  if (examination.links || maxBytes >= 0) return examineStated(reader, key, examination, maxBytes);
   try {
     const bytes = reader.readUnstated(key);
     if (bytes === undefined) return examineLarge(reader, key, examination);
@@ -396,11 +408,17 @@ function stopped({ deadline, signal }: { deadline?: number; signal?: AbortSignal
 }
 
 /**
- * {@linkcode examineFile} when files with other names must be told. A file larger than the
- * reader's buffer is looked through in chunks before the buffer grows to it, as in
+ * {@linkcode examineFile} with the file's stat: when files with other names must be told,
+ * or for a digest (given when `maxBytes` is not negative). A file larger than the reader's
+ * buffer is looked through in chunks before the buffer grows to it, as in
  * {@linkcode examineLarge}.
  */
-function examineLinked(reader: FileReader, key: string, examination: Examination): Examined {
+function examineStated(
+  reader: FileReader,
+  key: string,
+  examination: Examination,
+  maxBytes: number,
+): Examined {
   const { needle, anyOf } = examination;
   let outcome;
   try {
@@ -409,11 +427,30 @@ function examineLinked(reader: FileReader, key: string, examination: Examination
     return REDO;
   }
   if (outcome.kind === "not_file") return REDO;
-  const examined = outcome.kind === "bytes"
+  const { stat } = outcome;
+  let examined = outcome.kind === "bytes"
     ? examineBytes(outcome.bytes, examination, examination.context)
     : examineLarge(reader, key, examination);
-  if (outcome.stat.nlink === 1 || examined.kind === "redo") return examined;
-  return { ...examined, linked: outcome.stat };
+  if (examined.kind === "text" && outcome.kind === "bytes" && !examined.invalid) {
+    examined = { ...examined, ...versionOf(outcome.bytes, stat, maxBytes) };
+  }
+  if (!examination.links || stat.nlink === 1 || examined.kind === "redo") return examined;
+  return { ...examined, linked: stat };
+}
+
+/**
+ * The digest and identity of a file's bytes read whole with its stat, as `_digests.ts` gives
+ * them: none when larger than `maxBytes`, read short of its size, or changed just now.
+ */
+function versionOf(
+  bytes: Uint8Array,
+  stat: FileStat,
+  maxBytes: number,
+): { sha1?: string; identity?: string } {
+  if (bytes.length > maxBytes || bytes.length !== stat.size) return {};
+  const identity = identityText(stat);
+  if (identity === undefined) return {};
+  return { sha1: createHash("sha1").update(bytes).digest("hex"), identity };
 }
 
 /**

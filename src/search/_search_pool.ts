@@ -446,7 +446,7 @@ export class ExaminedBatches {
     const outcomes: Examined[] = [];
     for (let i = index * BATCH_SIZE; i < end; i++) {
       outcomes.push(
-        examineFile(this.#reader, this.#keys[i], this.#examination, this.#plans.get(i)),
+        examineFile(this.#reader, this.#keys[i], this.#examination, this.#plans.get(i), i),
       );
     }
     return outcomes;

@@ -668,6 +668,30 @@ describe("DirectoryStore.search() of files larger than it reads whole", () => {
   }
 });
 
+describe("DirectoryStore.search() asking for digests", () => {
+  it("reads each of the first files once: the examination gives their digests", async () => {
+    const root = await tempDir();
+    try {
+      const names = Array.from({ length: 6 }, (_, i) => `f${i}.txt`);
+      await writeTree(root, Object.fromEntries(names.map((name) => [name, "a needle\n"])));
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // (identities: see identityText)
+      const store = await DirectoryStore.create({ roots: [root], searchThreads: 1 });
+      const opened: string[] = [];
+      const files = store.sandbox.files;
+      const openRead = files.openRead.bind(files);
+      files.openRead = (name) => (opened.push(path.basename(name)), openRead(name));
+      const digests = { afterMatches: 0, files: 4, maxBytes: 1000 };
+      const result = await store.search({ matcher: literalMatcher("needle"), digests });
+      const digested = result.files.filter((file) => file.sha1 !== undefined);
+      assert.deepEqual(digested.map((file) => file.path), names.slice(0, 4));
+      assert.deepEqual(opened.toSorted(), names, "each file opened once");
+      store.close();
+    } finally {
+      await fs.rm(root, { recursive: true });
+    }
+  });
+});
+
 describe("DirectoryStore.search() between searches", () => {
   it("sees a change on disk in the next search", async () => {
     const root = await fs.mkdtemp(path.join(os.tmpdir(), "linewise-ds-"));

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -7,6 +8,7 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
 import { FileReader } from "../../src/io/_file_reader.ts";
+import { identityText } from "../../src/io/file_identity.ts";
 import {
   examineBytes,
   examineFile,
@@ -299,6 +301,54 @@ describe("examineFile()", () => {
       assert.deepEqual(examine(".", false), { kind: "redo" }, "a directory is left to the caller");
       assert.deepEqual(examine("missing", false), { kind: "redo" });
     });
+  });
+  it("gives the first files with lines to scan their digest and identity, when asked", async () => {
+    const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-")));
+    try {
+      const write = (name: string, content: string | Uint8Array) =>
+        fs.writeFileSync(path.join(dir, name), content);
+      write("a", "a needle\n");
+      write("big", "x\n".repeat(20) + "a needle\n");
+      write("none", "nothing\n");
+      write("invalid", Uint8Array.of(0xff, 0x20, ...encoder.encode("needle\n")));
+      fs.linkSync(path.join(dir, "a"), path.join(dir, "b"));
+      // (A file changed within the last second has no identity yet: "recent" is one.)
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      write("recent", "a needle\n");
+      const reader = new FileReader(filesOf(dir), 1024, 16);
+      const examine = (name: string, at: number, links = false) =>
+        examineFile(
+          reader,
+          path.join(dir, name),
+          {
+            needle: encoder.encode("needle"),
+            context: 0,
+            links,
+            digests: { files: 2, maxBytes: 32 },
+          },
+          undefined,
+          at,
+        );
+      const stat = (name: string) => filesOf(dir).lstat(path.join(dir, name));
+      const version = (name: string) => ({
+        sha1: createHash("sha1").update(fs.readFileSync(path.join(dir, name))).digest("hex"),
+        identity: identityText(stat(name)),
+      });
+      const text = { kind: "text", text: "a needle\n", invalid: false, linesBefore: 0 };
+      assert.notEqual(version("a").identity, undefined);
+      assert.deepEqual(examine("a", 0), { ...text, ...version("a") });
+      assert.deepEqual(examine("a", 1, true), { ...text, ...version("a"), linked: stat("a") });
+      assert.deepEqual(examine("a", 2), text, "past the first files: none");
+      assert.deepEqual(examine("a", 2, true), { ...text, linked: stat("a") });
+      assert.equal(examine("big", 0).kind, "text");
+      assert.equal("sha1" in examine("big", 0), false, "larger than maxBytes: none");
+      assert.deepEqual(examine("none", 0), { kind: "none" });
+      const invalid = examine("invalid", 0);
+      assert.deepEqual([invalid.kind, "sha1" in invalid], ["text", false], "invalid UTF-8");
+      assert.deepEqual(examine("recent", 0), text, "changed just now: no identity, no digest");
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
   });
   it("grows its reader's buffer, when telling other names, only for a file with the literal", () => {
     inTempDir((dir) => {

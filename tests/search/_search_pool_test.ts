@@ -8,7 +8,7 @@ import { describe, it } from "node:test";
 import { FileReader } from "../../src/io/_file_reader.ts";
 import { HAS_SHARED_MEMORY, HAS_WORKERS, RUNTIME } from "../../src/io/runtime.ts";
 import { filesOf } from "../_helpers/files.ts";
-import { examineFile } from "../../src/search/_search_file.ts";
+import { type Examination, examineFile } from "../../src/search/_search_file.ts";
 import { ExaminedBatches, startSearchWorkers, WarmWorkers } from "../../src/search/_search_pool.ts";
 
 async function withTree(
@@ -58,11 +58,12 @@ const needle = new TextEncoder().encode("needle");
 /** Batches over a fresh reader, examined with `workers` (or on this thread alone). */
 function batchesWith(
   workers: ConstructorParameters<typeof ExaminedBatches>[0]["workers"],
-  options: { needle?: Uint8Array; context?: number } = {},
+  options: { needle?: Uint8Array; context?: number; digests?: Examination["digests"] } = {},
 ): ExaminedBatches {
   return new ExaminedBatches({
     needle: options.needle ?? needle,
     context: options.context ?? 1,
+    digests: options.digests,
     links: true,
     reader: new FileReader(filesOf("/"), 1 << 20),
     workers,
@@ -98,6 +99,32 @@ describe("ExaminedBatches", () => {
       if (HAS_WORKERS && HAS_SHARED_MEMORY) assert.equal(workers.length, 3);
       const batches = batchesWith(workers);
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
+    }));
+
+  it("gives the digests asked for to the first files, whichever thread reads them", () =>
+    withTree(300, async (keys) => {
+      // (A file changed within the last second has no identity, and gets no digest.)
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const digests = { files: 100, maxBytes: 1 << 20 };
+      const batches = batchesWith(startSearchWorkers(1), { digests });
+      const outcomes: unknown[] = [];
+      try {
+        for (const key of keys) batches.add(key);
+        batches.end();
+        // (Time for the worker to take batches past the first files.)
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        for (let i = 0; i < batches.count; i++) outcomes.push(...await batches.get(i));
+      } finally {
+        batches.close();
+      }
+      const reader = new FileReader(filesOf("/"), 1 << 20);
+      const examination = { needle, context: 1, links: true, digests };
+      const one = keys.map((key, at) => examineFile(reader, key, examination, undefined, at));
+      assert.deepEqual(outcomes, one);
+      const digested = outcomes.flatMap((outcome, at) =>
+        (outcome as { sha1?: string }).sha1 === undefined ? [] : [at]
+      );
+      assert.deepEqual(digested, keys.slice(0, 100).flatMap((_, at) => at % 7 === 0 ? [at] : []));
     }));
 
   it("reads alone, losing nothing, when one of its workers cannot start", () =>
