@@ -257,11 +257,7 @@ async function listFiles(
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
     const { files } = walked;
-    const answer = index.knownFiles(walkKey, files, query.matcher, planShape(query));
-    if (answer.rarest !== undefined) reading.literal = answer.rarest;
-    for (let i = 0; i < files.length; i++) {
-      if (answer.known[i] === undefined) reading.add(files[i].key, answer.plans.get(i));
-    }
+    const answer = index.knownFiles(walkKey, files, query.matcher, planShape(query), reading);
     return { files, known: answer.known, skipped: walked.skipped };
   }
   const walkEpoch = index?.walkEpoch;
