@@ -783,8 +783,12 @@ export class SearchIndex {
     let rarest = literals[0]?.literal ?? matcher.requiredLiteral;
     const plan = handed && this.#planner(rarest, matcher, shape);
     if (handed !== undefined && rarest !== undefined) handed.literal = rarest;
+    // (A file's key is read only when files are known to lack a literal: for a new one, the
+    // loop reads the filters alone, not every file's node as well.)
+    const keyed = without !== undefined || literals.some(({ absent }) => absent !== undefined);
     for (let i = 0; i < files.length; i++) {
-      known.push(judge(filters[i], files[i].key, literals, alternatives, folded, without, passed));
+      const key = keyed ? files[i].key : "";
+      known.push(judge(filters[i], key, literals, alternatives, folded, without, passed));
       if (known[i] !== undefined) continue;
       toRead.push(i);
       if (handed === undefined) continue;
