@@ -1,7 +1,7 @@
 // countLf in WebAssembly (ranges copied into its memory) against the same count in
 // JavaScript, over a C file of the Linux tree's size class cut into ranges of a given size.
 //   deno bench bench/count_lf_bench.ts
-import { countLf, countLfInJs } from "../src/search/_count_lf.ts";
+import { countLf, countLfInJs } from "../src/io/_count_lf.ts";
 
 /** About 200 KB of C-like lines, deterministic. */
 const text = new TextEncoder().encode(

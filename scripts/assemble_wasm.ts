@@ -11,7 +11,7 @@ import wabtInit from "wabt";
 
 /** Each text and the module that embeds it, from the project's root. */
 export const ASSEMBLED = [
-  { text: "src/search/_count_lf.wat", module: "src/search/_count_lf_wasm.ts" },
+  { text: "src/io/_count_lf.wat", module: "src/io/_count_lf_wasm.ts" },
   { text: "src/search/_caseless_scan.wat", module: "src/search/_caseless_scan_wasm.ts" },
 ] as const;
 

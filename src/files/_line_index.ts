@@ -12,6 +12,7 @@
  *
  * @module
  */
+import { countingMemory, countLf } from "../io/_count_lf.ts";
 import { Buffer } from "node:buffer";
 import type { ReadableFile } from "./_line_reader.ts";
 
@@ -194,8 +195,12 @@ export class LineIndexCache {
 
 /**
  * Counts `\n` bytes from checkpoint `from` until `wanted` have been passed (returning where
- * the next line starts) or the file ends (recording the line count). Reads two blocks at a
- * time: the next one is read while the current one is counted.
+ * the next line starts) or the file ends (recording the line count), a block at a time. A
+ * block the handle can read at once (`readNow`: a small file, or what the page cache holds
+ * of a large one) is read on this thread straight into the memory it is counted in (no copy,
+ * no call off the thread), and the event loop gets a turn every {@linkcode SCAN_SLICE_MS}; a
+ * block that would wait for the disk is read off the thread. Only the block holding the
+ * line wanted is looked through line by line.
  */
 async function scan(
   handle: ReadableFile,
@@ -203,24 +208,22 @@ async function scan(
   from: number,
   wanted: number,
 ): Promise<LineSeek> {
-  const buffers = takeBuffers();
+  const buffer = FREE_BUFFERS.pop() ?? Buffer.allocUnsafe(SCAN_BLOCK_BYTES);
   try {
-    return await scanWith(buffers, handle, index, from, wanted);
+    return await scanWith(buffer, handle, index, from, wanted);
   } finally {
-    FREE_BUFFERS.push(buffers);
+    FREE_BUFFERS.push(buffer);
   }
 }
 
-/** Pairs of scan buffers not in use: allocating 2 MiB per read cost more than a small read. */
-const FREE_BUFFERS: Buffer[][] = [];
+/** Scan buffers not in use: allocating 1 MiB per read cost more than a small read. */
+const FREE_BUFFERS: Buffer[] = [];
 
-function takeBuffers(): Buffer[] {
-  return FREE_BUFFERS.pop() ??
-    [Buffer.allocUnsafe(SCAN_BLOCK_BYTES), Buffer.allocUnsafe(SCAN_BLOCK_BYTES)];
-}
+/** How long a scan reads and counts on this thread before the event loop gets a turn. */
+const SCAN_SLICE_MS = 4;
 
 async function scanWith(
-  buffers: Buffer[],
+  buffer: Buffer,
   handle: ReadableFile,
   index: LineIndex,
   from: number,
@@ -228,26 +231,39 @@ async function scanWith(
 ): Promise<LineSeek> {
   let position = index.offsets[from];
   let newlines = index.newlines[from];
-  let which = 0;
-  let pending = handle.read(buffers[0], 0, SCAN_BLOCK_BYTES, position);
   let lastByte = -1;
+  let slice = performance.now();
+  // (Counted where it is read, before any await: another scan may count there meanwhile.)
+  const counting = countingMemory() ?? { bytes: buffer, count: (n) => countLf(buffer, 0, n) };
   for (;;) {
-    const { bytesRead } = await pending;
-    if (bytesRead === 0) break;
-    const block = buffers[which].subarray(0, bytesRead);
+    let block: Uint8Array;
+    let inBlock: number;
+    const now = handle.readNow?.(counting.bytes, 0, SCAN_BLOCK_BYTES, position) ?? -1;
+    if (now > 0) {
+      block = counting.bytes.subarray(0, now);
+      inBlock = counting.count(now);
+    } else {
+      const { bytesRead } = await handle.read(buffer, 0, SCAN_BLOCK_BYTES, position);
+      slice = performance.now(); // (that was a turn)
+      block = buffer.subarray(0, bytesRead);
+      inBlock = countLf(block, 0, bytesRead);
+    }
+    if (block.length === 0) break;
     const blockStart = position;
-    position += bytesRead;
-    which ^= 1;
-    pending = handle.read(buffers[which], 0, SCAN_BLOCK_BYTES, position);
+    position += block.length;
     index.record(blockStart, newlines);
-    // indexOf on bytes is memchr on Bun and Node, far faster than a loop over the bytes.
-    for (let at = block.indexOf(LF); at !== -1; at = block.indexOf(LF, at + 1)) {
-      if (++newlines === wanted) {
-        await pending; // never leave a read running on a handle the caller will close
-        return { found: true, offset: blockStart + at + 1 };
+    if (newlines + inBlock < wanted) newlines += inBlock;
+    else {
+      // indexOf on bytes is memchr on Bun and Node, far faster than a loop over the bytes.
+      for (let at = block.indexOf(LF); at !== -1; at = block.indexOf(LF, at + 1)) {
+        if (++newlines === wanted) return { found: true, offset: blockStart + at + 1 };
       }
     }
-    lastByte = block[bytesRead - 1];
+    lastByte = block[block.length - 1];
+    if (performance.now() - slice > SCAN_SLICE_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = performance.now();
+    }
   }
   const partial = lastByte !== -1 && lastByte !== LF;
   index.total = newlines + (partial ? 1 : 0);

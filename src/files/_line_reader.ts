@@ -17,6 +17,11 @@ export interface ReadableFile {
     length: number,
     position: number,
   ): Promise<{ bytesRead: number }>;
+  /**
+   * Reads as `read` does, at once on this thread, where that cannot hold it up long (a small
+   * file, or what the page cache holds of a large one): -1 when it would wait for the disk.
+   */
+  readNow?(buffer: Uint8Array, offset: number, length: number, position: number): number;
   /** Closes the file. */
   close(): Promise<void>;
 }

@@ -27,11 +27,13 @@ class BlockingFile implements ReadableFile {
   }
   read(buffer: Uint8Array, offset: number, length: number, position: number) {
     try {
-      const bytesRead = this.#files.read(this.#fd, buffer, offset, length, position);
-      return Promise.resolve({ bytesRead });
+      return Promise.resolve({ bytesRead: this.readNow(buffer, offset, length, position) });
     } catch (error) {
       return Promise.reject(error);
     }
+  }
+  readNow(buffer: Uint8Array, offset: number, length: number, position: number): number {
+    return this.#files.read(this.#fd, buffer, offset, length, position);
   }
   close(): Promise<void> {
     this.#files.close(this.#fd);
@@ -49,6 +51,9 @@ class PooledFile implements ReadableFile {
   }
   async read(buffer: Uint8Array, offset: number, length: number, position: number) {
     return { bytesRead: await this.#files.readAsync(this.#fd, buffer, offset, length, position) };
+  }
+  readNow(buffer: Uint8Array, offset: number, length: number, position: number): number {
+    return this.#files.readCached?.(this.#fd, buffer, offset, length, position) ?? -1;
   }
   close(): Promise<void> {
     this.#files.close(this.#fd);

@@ -19,6 +19,14 @@ import { type IdentityKind, identityOfStatx } from "./file_identity.ts";
 import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./_file_system_types.ts";
 import type { Libc } from "./libc.ts";
 
+/** What {@linkcode AtFileSystem.readCached} takes for "not in memory, or cannot tell". */
+const CANNOT_TELL = new Set<number>([
+  ERRNO.EAGAIN,
+  ERRNO.EOPNOTSUPP,
+  ERRNO.EINVAL,
+  ERRNO.ENOSYS,
+]);
+
 const O_RDONLY = constants.O_RDONLY;
 const O_WRONLY = constants.O_WRONLY;
 const O_CREAT = constants.O_CREAT;
@@ -222,6 +230,23 @@ class AtFileSystem implements FileSystem {
     const n = this.#c.pread(fd, into, length, position);
     if (n < 0) throw systemError(this.#c.errno(), "read");
     return n;
+  }
+
+  readCached(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): number {
+    const n = this.#c.preadCached(fd, buffer.subarray(offset, offset + length), length, position);
+    if (n >= 0) return n;
+    const errno = this.#c.errno();
+    // Not in memory; or a file system that cannot read without waiting, or a kernel before
+    // 4.14 (without RWF_NOWAIT: EINVAL) or without preadv2 (ENOSYS). A read that fails for
+    // another reason fails again as the caller reads the bytes the other way.
+    if (CANNOT_TELL.has(errno)) return -1;
+    throw systemError(errno, "read");
   }
 
   async readAsync(

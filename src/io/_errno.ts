@@ -55,6 +55,7 @@ export const ERRNO = {
   ERANGE: 34,
   ENOSYS: 38,
   ELOOP: 40,
+  EOPNOTSUPP: 95,
 } as const;
 
 /** What an open for writing says of a file this process may not write. */

@@ -95,6 +95,18 @@ export interface FileSystem {
   openDirCreating(path: string): { dir: DirHandle; created: string[] };
   /** Reads at a position; returns the bytes read (0 at the end). */
   read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number;
+  /**
+   * {@linkcode read} of what is in memory alone (the page cache): it never waits for the
+   * disk, and gives -1 when none of the bytes asked for are there, or when the file system
+   * cannot tell. Absent where there is no such read.
+   */
+  readCached?(
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number,
+  ): number;
   /** {@linkcode read} off the calling thread. */
   readAsync(
     fd: number,

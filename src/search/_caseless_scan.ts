@@ -14,7 +14,7 @@
  * @module
  */
 import { WASM } from "./_caseless_scan_wasm.ts";
-import { CHUNK_BYTES, instantiateOverChunks } from "./_wasm_chunks.ts";
+import { CHUNK_BYTES, instantiateOverChunks } from "../io/_wasm_chunks.ts";
 
 /** The bytes of a part: each needle's first three. */
 export const PART_BYTES = 3;

@@ -24,7 +24,7 @@ import {
   spansLines,
 } from "./_byte_search.ts";
 import { type CaselessPart, caselessPartsOf } from "./_caseless_scan.ts";
-import { countLf } from "./_count_lf.ts";
+import { countLf } from "../io/_count_lf.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";

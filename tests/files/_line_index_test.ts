@@ -1,10 +1,12 @@
 import { fromNodeStat } from "../../src/io/file_stat.ts";
 import assert from "node:assert/strict";
+import { readSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { LineIndexCache, SCAN_BLOCK_BYTES } from "../../src/files/_line_index.ts";
+import type { ReadableFile } from "../../src/files/_line_reader.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
 
 /** Lines of varied length (CRLF, lone CR, long lines) over several scan blocks. */
@@ -33,35 +35,72 @@ async function withFile(
   }
 }
 
-async function seek(cache: LineIndexCache, file: string, line: number) {
+/**
+ * How a scan reads: off the thread alone (a handle without `readNow`), or at once where
+ * it can, as from a page cache holding part of a file: a whole block, a third of one, or
+ * none (-1, then read off the thread), in turns.
+ */
+const READS = ["off the thread", "at once in part"] as const;
+
+function readsOf(handle: fs.FileHandle, reads: typeof READS[number]): ReadableFile {
+  if (reads === "off the thread") return handle;
+  let calls = 0;
+  return {
+    read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+    readNow: (buffer, offset, length, position) => {
+      const turn = calls++ % 3;
+      if (turn === 2) return -1;
+      return readSync(
+        handle.fd,
+        buffer,
+        offset,
+        turn === 0 ? length : Math.ceil(length / 3),
+        position,
+      );
+    },
+    close: () => handle.close(),
+  };
+}
+
+async function seek(
+  cache: LineIndexCache,
+  file: string,
+  line: number,
+  reads: typeof READS[number] = "off the thread",
+) {
   const handle = await fs.open(file, "r");
   try {
     const stat = fromNodeStat(await handle.stat({ bigint: true }));
-    return await cache.seekLine(handle, file, stat, 0, line);
+    return await cache.seekLine(readsOf(handle, reads), file, stat, 0, line);
   } finally {
     await handle.close();
   }
 }
 
 describe("LineIndexCache", () => {
-  it("seekLine() finds where each line starts, across blocks and from checkpoints", async () => {
-    const { text, starts } = buildText(3 * SCAN_BLOCK_BYTES + 12345);
-    await withFile(text, async (file) => {
-      const cache = new LineIndexCache();
-      const probes = [1, 2, 777, starts.length - 1, starts.length, 5000, 12, 9000];
-      for (const line of probes) {
-        assert.deepEqual(await seek(cache, file, line), { found: true, offset: starts[line - 1] });
-      }
-      assert.deepEqual(await seek(cache, file, starts.length + 1), {
-        found: true,
-        offset: text.length,
-      });
-      assert.deepEqual(await seek(cache, file, starts.length + 2), {
-        found: false,
-        lines: starts.length,
+  for (const reads of READS) {
+    it(`seekLine() finds where each line starts, across blocks and from checkpoints (${reads})`, async () => {
+      const { text, starts } = buildText(3 * SCAN_BLOCK_BYTES + 12345);
+      await withFile(text, async (file) => {
+        const cache = new LineIndexCache();
+        const probes = [1, 2, 777, starts.length - 1, starts.length, 5000, 12, 9000];
+        for (const line of probes) {
+          assert.deepEqual(await seek(cache, file, line, reads), {
+            found: true,
+            offset: starts[line - 1],
+          });
+        }
+        assert.deepEqual(await seek(cache, file, starts.length + 1, reads), {
+          found: true,
+          offset: text.length,
+        });
+        assert.deepEqual(await seek(cache, file, starts.length + 2, reads), {
+          found: false,
+          lines: starts.length,
+        });
       });
     });
-  });
+  }
 
   it("remembers lines asked for, and any order of seeks still lands on each line's start", async () => {
     const { text, starts } = buildText(SCAN_BLOCK_BYTES / 2);

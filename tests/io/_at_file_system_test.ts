@@ -64,3 +64,25 @@ test("a directory handle listed again lists every entry again, new ones too", (t
     dir.close();
   }
 });
+
+test("readCached() reads what memory holds, at once, and fails as a read fails", (t) => {
+  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-cached-")));
+  t.after(() => fs.rmSync(root, { recursive: true, force: true }));
+  const file = path.join(root, "f.txt");
+  fs.writeFileSync(file, "one\ntwo\nthree\n"); // (just written: in the page cache)
+  const files = openFileSystem([root]);
+  if (!files.raceFree) return t.skip("no system calls beyond node:fs here");
+  assert.ok(files.readCached !== undefined);
+  const fd = files.openRead(file);
+  const buffer = new Uint8Array(64);
+  try {
+    const got = files.readCached(fd, buffer, 2, 8, 4);
+    if (got === -1) return t.skip("this file system cannot read without waiting (-1)");
+    assert.equal(got, 8);
+    assert.equal(new TextDecoder().decode(buffer.subarray(2, 10)), "two\nthre");
+    assert.equal(files.readCached(fd, buffer, 0, 64, 100), 0, "past the end: nothing");
+  } finally {
+    files.close(fd);
+  }
+  assert.throws(() => files.readCached!(fd, buffer, 0, 8, 0), /EBADF|bad file descriptor/i);
+});

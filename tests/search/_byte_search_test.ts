@@ -14,7 +14,7 @@ import {
 import { sharedRun } from "../../src/search/_search_file.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
 import { rarePart } from "../../src/search/_rare_pair.ts";
-import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
+import { CHUNK_BYTES } from "../../src/io/_wasm_chunks.ts";
 
 describe("firstIndexOf()", () => {
   const encode = (text: string) => new TextEncoder().encode(text);

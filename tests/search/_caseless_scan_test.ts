@@ -16,7 +16,7 @@ import {
   occurrences,
 } from "../../src/search/_byte_search.ts";
 import { prefilterOf } from "../../src/search/_search_file.ts";
-import { CHUNK_BYTES } from "../../src/search/_wasm_chunks.ts";
+import { CHUNK_BYTES } from "../../src/io/_wasm_chunks.ts";
 
 const encoder = new TextEncoder();
 const bytesOf = (text: string) => encoder.encode(text);

@@ -16,7 +16,7 @@
  */
 import { createHash } from "node:crypto";
 import type { FileStat } from "../../io/file_stat.ts";
-import { countLf } from "../_count_lf.ts";
+import { countLf } from "../../io/_count_lf.ts";
 import { windowedFromBytes } from "../_long_rows.ts";
 import { codePointBytes, type CodePoints, codePointsBefore, codePointsOf } from "./_code_points.ts";
 import {

@@ -1,13 +1,14 @@
 /**
- * Counting `\n` bytes, which numbers every line search gives: the bytes between the lines it
- * keeps of a file are counted, not decoded. Where the runtime has WebAssembly's vector
- * instructions, a range is copied into a WebAssembly memory and counted there sixteen bytes
- * at a time (`_count_lf.wat`), several times faster than JavaScript can count them, copy
- * included (`deno bench bench/count_lf_bench.ts`).
+ * Counting `\n` bytes, which numbers every line search gives (the bytes between the lines it
+ * keeps of a file are counted, not decoded) and every line a deep read passes. Where the
+ * runtime has WebAssembly's vector instructions, a range is copied into a WebAssembly memory
+ * and counted there sixteen bytes at a time (`_count_lf.wat`), several times faster than
+ * JavaScript can count them, copy included (`deno bench bench/count_lf_bench.ts`); a deep
+ * read reads its blocks straight into that memory ({@linkcode countingMemory}).
  *
  * @module
  */
-import { keepOffTopTier } from "../io/runtime.ts";
+import { keepOffTopTier } from "./runtime.ts";
 import { WASM } from "./_count_lf_wasm.ts";
 import { CHUNK_BYTES, instantiateOverChunks } from "./_wasm_chunks.ts";
 
@@ -58,6 +59,18 @@ export function countLf(bytes: Uint8Array, from: number, to: number): number {
     total += count(0, end - at);
   }
   return total;
+}
+
+/**
+ * Where bytes can be counted without a copy: the WebAssembly memory {@linkcode countLf}
+ * counts in ({@linkcode CHUNK_BYTES}), for bytes read straight into it; null where the
+ * runtime cannot count there. Its bytes are overwritten by the thread's next count.
+ *
+ * @returns the memory, and the count of `\n` bytes in its first `length` bytes
+ */
+export function countingMemory(): { bytes: Uint8Array; count: (length: number) => number } | null {
+  const wasm = wasmCounter();
+  return wasm && { bytes: wasm.memory, count: (length) => wasm.count(0, length) };
 }
 
 /**

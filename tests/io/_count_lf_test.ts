@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import fc from "fast-check";
-import { countLf, countLfInJs, countsInWasm, WASM_FROM_BYTES } from "../../src/search/_count_lf.ts";
+import { countLf, countLfInJs, countsInWasm, WASM_FROM_BYTES } from "../../src/io/_count_lf.ts";
 import { ASSEMBLED, embeddingOf } from "../../scripts/assemble_wasm.ts";
 
 const counters = { countLf, countLfInJs };

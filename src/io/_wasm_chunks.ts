@@ -1,6 +1,6 @@
 /**
  * The WebAssembly modules that go through bytes sixteen at a time (`_count_lf.wat`,
- * `_caseless_scan.wat`): a thread instantiates each once, over one memory of
+ * `search/_caseless_scan.wat`): a thread instantiates each once, over one memory of
  * {@linkcode CHUNK_BYTES} that they share, into which the bytes are copied a chunk at a time
  * (each use is done with the memory before the next starts: nothing here awaits).
  *
