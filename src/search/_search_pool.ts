@@ -418,10 +418,7 @@ export class ExaminedBatches {
     this.#known++;
     if (this.#workers.length === 0) return;
     const unsent = Math.min(this.#keys.length, start + BATCH_SIZE) - this.#posted;
-    // (The first batch goes at once: the worker starts while the rest are found.)
-    if (unsent >= BATCHES_PER_MESSAGE * BATCH_SIZE || this.#ended || this.#posted === 0) {
-      this.#postPaths();
-    }
+    if (unsent >= BATCHES_PER_MESSAGE * BATCH_SIZE || this.#ended) this.#postPaths();
   }
 
   #postPaths(): void {

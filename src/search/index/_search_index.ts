@@ -115,14 +115,6 @@ export interface KnownFiles {
   absentVersion: number;
 }
 
-/** Where {@linkcode SearchIndex.knownFiles} hands the files to read (a search's queue). */
-export interface FilesToRead {
-  /** The literal to look for in their bytes: set, when known, before the first is added. */
-  literal: string | undefined;
-  /** Adds a file to read, after those added before (path order). */
-  add(key: string, plan?: ReadPlan): void;
-}
-
 /** A walk to make again once the watcher runs. */
 export interface WalkToMake {
   /** The walk's key. */
@@ -382,9 +374,6 @@ export class SearchIndex {
    * @param matcher the search's matcher
    * @param shape how the plans of large files are made (for a search with context lines,
    *   or one whose long rows are windows)
-   * @param reading given the rarest literal (when there is one) and the files to read, in
-   *   order: as each is judged when the literal is known before (one usable literal or
-   *   none), so that reading starts while the rest are judged
    * @returns per file, the outcome (undefined: it must be read), and the rarest literal
    */
   knownFiles(
@@ -392,7 +381,6 @@ export class SearchIndex {
     files: WalkNode[],
     matcher: Matcher,
     shape: PlanShape = {},
-    reading?: FilesToRead,
   ): KnownFiles {
     const { requiredLiteral, requiredLiterals, alternativeLiterals } = matcher;
     const key = JSON.stringify([
@@ -406,10 +394,8 @@ export class SearchIndex {
     ]);
     let answer = this.#known.get(key);
     if (answer?.files !== files || answer.version !== this.#filters.version) {
-      const judged = this.#judgeAll(files, matcher, shape, reading);
-      keepRecent(this.#known, key, judged.answer, MAX_WALKS);
-      if (judged.handed) return judged.answer;
-      answer = judged.answer;
+      answer = this.#judgeAll(files, matcher, shape);
+      keepRecent(this.#known, key, answer, MAX_WALKS);
     } else if (answer.absentVersion !== this.#absentVersion) {
       // Only files still to be read can be ruled out by the absences found since.
       // (A copy: a search still running may hold the old array.)
@@ -421,10 +407,6 @@ export class SearchIndex {
           undefined
       );
       answer.absentVersion = this.#absentVersion;
-    }
-    if (reading !== undefined) {
-      if (answer.rarest !== undefined) reading.literal = answer.rarest;
-      for (const i of answer.toRead) reading.add(files[i].key, answer.plans.get(i));
     }
     return answer;
   }
@@ -758,18 +740,7 @@ export class SearchIndex {
     return aligned.filters;
   }
 
-  /**
-   * Judges every file of a walk. With one usable literal or none, the literal to look for is
-   * known before: each file to read is then planned and handed to `reading` as it is judged.
-   *
-   * @returns the answer, and whether its files to read were handed over
-   */
-  #judgeAll(
-    files: WalkNode[],
-    matcher: Matcher,
-    shape: PlanShape,
-    reading: FilesToRead | undefined,
-  ): { answer: KnownFiles; handed: boolean } {
+  #judgeAll(files: WalkNode[], matcher: Matcher, shape: PlanShape): KnownFiles {
     const filters = this.#alignedFilters(files);
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
@@ -778,69 +749,57 @@ export class SearchIndex {
     const passed = literals.map(() => 0);
     const known: (Examined | undefined)[] = [];
     const toRead: number[] = [];
-    const plans = new Map<number, ReadPlan>();
-    const handed = reading !== undefined && literals.length <= 1 ? reading : undefined;
-    let rarest = literals[0]?.literal ?? matcher.requiredLiteral;
-    const plan = handed && this.#planner(rarest, matcher, shape);
-    if (handed !== undefined && rarest !== undefined) handed.literal = rarest;
     // (A file's key is read only when files are known to lack a literal: for a new one, the
     // loop reads the filters alone, not every file's node as well.)
     const keyed = without !== undefined || literals.some(({ absent }) => absent !== undefined);
     for (let i = 0; i < files.length; i++) {
       const key = keyed ? files[i].key : "";
       known.push(judge(filters[i], key, literals, alternatives, folded, without, passed));
-      if (known[i] !== undefined) continue;
-      toRead.push(i);
-      if (handed === undefined) continue;
-      const planned = plan ? plan(files[i].key) : undefined;
-      if (planned === "none") known[i] = KNOWN_NONE;
-      else {
-        if (planned !== undefined) plans.set(i, planned);
-        handed.add(files[i].key, planned);
-      }
+      if (known[i] === undefined) toRead.push(i);
     }
-    if (handed === undefined) {
-      let fewest = Infinity;
-      literals.forEach(({ literal }, i) => {
-        if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
-      });
-      const plan = this.#planner(rarest, matcher, shape);
-      for (const i of plan ? toRead : []) {
-        const planned = plan!(files[i].key);
-        if (planned === "none") known[i] = KNOWN_NONE;
-        else if (planned !== undefined) plans.set(i, planned);
-      }
-    }
-    const answer = {
+    let rarest = matcher.requiredLiteral;
+    let fewest = Infinity;
+    literals.forEach(({ literal }, i) => {
+      if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
+    });
+    const plans = this.#plans(files, known, toRead, rarest, matcher, shape);
+    const version = this.#filters.version;
+    return {
       files,
       known,
       toRead: toRead.filter((i) => known[i] === undefined), // (some ruled out by blocks)
       plans,
       rarest,
-      version: this.#filters.version,
+      version,
       absentVersion: this.#absentVersion,
     };
-    return { answer, handed: handed !== undefined };
   }
 
   /**
-   * What to read of a large file that has block filters, for the needles the examination
-   * will look for (the rarest literal, or the alternatives): "none" when none of its blocks
-   * may hold them, undefined without block filters. Undefined when there are no needles.
+   * What to read of each large file to read that has block filters, for the needles the
+   * examination will look for (the rarest literal, or the alternatives); a file none of
+   * whose blocks may hold them is known to be without a match.
    */
-  #planner(
+  #plans(
+    files: WalkNode[],
+    known: (Examined | undefined)[],
+    toRead: number[],
     rarest: string | undefined,
     matcher: Matcher,
     shape: PlanShape,
-  ): ((key: string) => ReadPlan | "none" | undefined) | undefined {
+  ): Map<number, ReadPlan> {
+    const plans = new Map<number, ReadPlan>();
     const { alternativeLiterals, foldedLiterals } = matcher;
     const prefilter = prefilterOf(rarest, alternativeLiterals, foldedLiterals);
     const needles = plannedNeedles(prefilter, foldedLiterals);
-    if (needles === undefined) return undefined;
-    return (key) => {
-      const blocks = this.#filters.blocks(key);
-      return blocks === undefined ? undefined : readPlan(blocks, needles, shape);
-    };
+    if (needles === undefined) return plans;
+    for (const i of toRead) {
+      const blocks = this.#filters.blocks(files[i].key);
+      const plan = blocks === undefined ? undefined : readPlan(blocks, needles, shape);
+      if (plan === "none") known[i] = KNOWN_NONE;
+      else if (plan !== undefined) plans.set(i, plan);
+    }
+    return plans;
   }
 
   /** The files known to lack every one of the matcher's alternative literals. */
