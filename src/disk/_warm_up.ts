@@ -81,15 +81,15 @@ export async function warmUpSearches(
   return true;
 }
 
-/** Which of {@linkcode WARM_UP_SEARCHES} finds the calls {@linkcode namedCalls} takes. */
+/** Which of {@linkcode WARM_UP_SEARCHES} finds the calls {@linkcode namedCalls} takes (`[a-z]+\(`). */
 const CALLS_AT = 1;
 /** How many of them are searched for. */
 export const WARM_UP_CALLS = 6;
 
 /**
- * Searches for the calls the first search found most often (their names' lower-case ends of
- * 8 letters or more), as an agent's greps are: each ruled out of most files by the index,
- * and read where it may be, in large files by their blocks.
+ * Searches for the calls `[a-z]+\(` found most often (their names' lower-case ends of 8
+ * letters or more), as an agent's greps are: each ruled out of most files by the index, and
+ * read where it may be, in large files by their blocks.
  */
 function namedCalls(result: SearchResult): WarmUpSearch[] {
   const counts = new Map<string, number>();

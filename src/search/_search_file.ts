@@ -431,7 +431,7 @@ function examineStated(
   let examined = outcome.kind === "bytes"
     ? examineBytes(outcome.bytes, examination, examination.context)
     : examineLarge(reader, key, examination);
-  if (examined.kind === "text" && outcome.kind === "bytes" && !examined.invalid) {
+  if (maxBytes >= 0 && examined.kind === "text" && outcome.kind === "bytes" && !examined.invalid) {
     examined = { ...examined, ...versionOf(outcome.bytes, stat, maxBytes) };
   }
   if (!examination.links || stat.nlink === 1 || examined.kind === "redo") return examined;
