@@ -53,6 +53,9 @@ export class RawSession {
       this.#waiters.splice(0).forEach((wake) => wake());
     });
     this.child.stderr!.on("data", (chunk) => this.stderr += chunk);
+    // A server that ended (as it does once its stdout's reader is gone) fails the writes sent
+    // after with EPIPE: its exit status says what happened, not an unheard "error" event.
+    this.child.stdin!.on("error", () => {});
   }
 
   /** Sends raw text (add the newline yourself). */
