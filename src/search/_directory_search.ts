@@ -223,11 +223,12 @@ interface Listing {
 /**
  * How the index plans what to read of large files for a search: a block more around each
  * for context lines; of a long line only the bytes around the blocks when its row is a
- * window around an exact needle (not one compared without case).
+ * window around an exact needle (not one compared without case), or around a regex's match
+ * found in the stretches around its literal (`Matcher.stretch`).
  */
 function planShape({ matcher, rowCut, context = 0 }: SearchQuery): PlanShape {
   if (context > 0) return { wide: true };
-  const exact = matcher.exactLiteral ?? matcher.exactAlternatives;
+  const exact = matcher.exactLiteral ?? matcher.exactAlternatives ?? matcher.stretch;
   const windows = exact !== undefined && rowCut !== undefined && matcher.stoppable === undefined;
   return windows ? { cut: rowCut } : {};
 }

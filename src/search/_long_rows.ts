@@ -230,7 +230,33 @@ export function stretchedLine(
 ): PassedLine | null | undefined {
   const line = first.at < start ? undefined : lineText(bytes, start, lineEnd);
   if (line === undefined) return undefined;
-  const { end, around } = line;
+  return stretchedPart(bytes, start, line.end, first, next, stretch, line.around);
+}
+
+/**
+ * {@linkcode stretchedLine} of the part of a long line that `[start, end)` holds, valid
+ * UTF-8, with the code points of the rest of its text: also undefined when a stretch, or the
+ * window around its match, reaches an end of the part where there is more of the line.
+ *
+ * @param bytes the bytes holding the part
+ * @param start where the part starts
+ * @param end where it ends (the line's text goes on for `around.after` code points)
+ * @param first the first occurrence of a needle in the part
+ * @param next the occurrences from an offset on (see `occurrences`: offsets never decrease)
+ * @param stretch the regex and the cut
+ * @param around the rest of the line
+ * @returns the row; null when the part holds no match; undefined when it cannot tell
+ */
+export function stretchedPart(
+  bytes: Uint8Array,
+  start: number,
+  end: number,
+  first: Occurrence,
+  next: (from: number) => Occurrence,
+  stretch: Stretch,
+  around: LineAround,
+): PassedLine | null | undefined {
+  if (first.at < start) return undefined;
   const { regex, barrier } = compiledStretch(stretch);
   // (A byte beyond ASCII is never a barrier: it is no character of its own.)
   const open = (byte: number) => byte >= 128 || barrier[byte] === 0;
@@ -247,6 +273,8 @@ export function stretchedLine(
     while (to < most && open(bytes[to])) to++;
     const cut = (from === least && from > start) || (to === most && to < end);
     if (cut || to - from > longest) return undefined;
+    // (A stretch that reaches an end of the part may go on, or a barrier beyond may matter.)
+    if ((from === start && around.before > 0) || (to === end && around.after > 0)) return undefined;
     const left = from > start ? from - 1 : from;
     const text = decodeUtf8(bytes.subarray(left, to < end ? to + 1 : to)).text;
     const found = regex.exec(text);

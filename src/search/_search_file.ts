@@ -43,6 +43,7 @@ import {
   type LineAround,
   type Stretch,
   stretchedLine,
+  stretchedPart,
   windowedFromBytes,
   windowedLine,
   windowedPart,
@@ -478,7 +479,8 @@ function examinePlanned(
   const { ranges, linesBefore, linesAfter, cuts } = plan;
   // (With context lines, a range cut within a line lacks them: holdsContext sends the file
   // to be read whole.)
-  if (cuts !== undefined && (rowCut === undefined || folded !== undefined)) return undefined;
+  const windows = rowCut !== undefined || stretch !== undefined;
+  if (cuts !== undefined && (!windows || folded !== undefined)) return undefined;
   const pieces: (string | number | PassedLine)[] = [];
   let invalid = plan.invalid;
   let found = false;
@@ -489,13 +491,18 @@ function examinePlanned(
     if (to > line) pieces.push(to - line);
     line = Math.max(line, to);
   };
-  // The row of the long line `at` (its text, or part of it, in `[start, end)`), if an
-  // occurrence is there; false when its window reaches past the part.
+  // The row of the long line `at` (its text, or part of it, in `[start, end)`), if a match
+  // is there (an exact needle's first occurrence, or a regex's first match in the stretches
+  // around them); false when its window, or a stretch, reaches past the part.
   const rowOf = (buffer: Buffer, start: number, end: number, at: number, around: LineAround) => {
-    const match = at === shown ? undefined : occurrences(buffer, needles)(start);
+    const next = at === shown ? undefined : occurrences(buffer, needles);
+    const match = next?.(start);
     if (match !== undefined && match.at !== -1) held = true;
     if (match === undefined || match.at === -1 || match.at + match.length > end) return true;
-    const row = windowedPart(buffer, start, end, match.at, match.length, rowCut!, around);
+    const row = stretch === undefined
+      ? windowedPart(buffer, start, end, match.at, match.length, rowCut!, around)
+      : stretchedPart(buffer, start, end, match, next!, stretch, around);
+    if (row === null) return true; // (no match in this part of the line)
     if (row === undefined) return false;
     advance(at);
     pieces.push(row);

@@ -8,9 +8,12 @@ import { compilePattern } from "../../src/match/safe_matcher.ts";
 import { examineBytes, type KeptText, prefilterOf } from "../../src/search/_search_file.ts";
 import {
   codePointsIn,
+  stretchedPart,
   WINDOWED_FROM_BYTES,
   windowedFromBytes,
 } from "../../src/search/_long_rows.ts";
+import { occurrences } from "../../src/search/_byte_search.ts";
+import { Buffer } from "node:buffer";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { shownRows } from "../_helpers/rows.ts";
@@ -392,5 +395,36 @@ describe("codePointsIn()", () => {
       }),
       { numRuns: 200 },
     );
+  });
+});
+
+describe("stretchedPart()", () => {
+  // The part of a long line a plan read: "abc" may follow more word characters, "7" more digits.
+  const part = encoder.encode("abcneedle 7 needle 77");
+  const needle = encoder.encode("needle");
+  const rowOf = (pattern: string, around: { before: number; after: number }, cut = 2000) => {
+    const next = occurrences(Buffer.from(part), [needle]);
+    const stretch = { ...regexMatcher(pattern).stretch!, cut };
+    const row = stretchedPart(part, 0, part.length, next(0), next, stretch, {
+      ...around,
+      terminator: "\n",
+    });
+    return row === null || row === undefined ? row : row.piece;
+  };
+
+  it("gives the row of the part's first match, with the rest of the line around it", () => {
+    assert.equal(rowOf("needle \\d+", { before: 0, after: 0 }), "abcneedle 7 needle 77");
+    assert.equal(rowOf("needle \\d+", { before: 5, after: 5 }), undefined, "cut: more line");
+    assert.equal(rowOf("needle  \\d", { before: 0, after: 0 }), null, "no match in it");
+  });
+
+  it("cannot tell where a stretch reaches an end of the part with more of the line beyond", () => {
+    // `\w*needle` from the first needle runs to the part's start: its match may start earlier.
+    // (Rows cut at 5 code points: the window alone stays inside the part.)
+    assert.equal(rowOf("\\w*needle", { before: 0, after: 0 }, 5), "abcne");
+    assert.equal(rowOf("\\w*needle", { before: 3, after: 0 }, 5), undefined);
+    // `needle 77\d*` from the last needle runs to the part's end: its match may go on.
+    assert.equal(rowOf("needle 77\\d*", { before: 0, after: 0 }, 5), "needl");
+    assert.equal(rowOf("needle 77\\d*", { before: 0, after: 3 }, 5), undefined);
   });
 });
