@@ -13,7 +13,7 @@
 import { Buffer, isAscii, isUtf8 } from "node:buffer";
 import type { PassedLine } from "../store/_search_collector.ts";
 import { decodeUtf8 } from "../store/_text.ts";
-import { lowerAscii } from "./_byte_search.ts";
+import { lowerAscii, type Occurrence } from "./_byte_search.ts";
 
 /**
  * Lines up to this many bytes (terminator included) are decoded as they are; longer ones
@@ -184,9 +184,6 @@ export interface Stretch {
  * (a base64 blob for `\w+`) has its line decoded whole, as it would be without a stretch.
  */
 export const MAX_STRETCH_BYTES = 4096;
-
-/** Where a needle occurs, and its length (-1 and 0: nowhere). */
-type Occurrence = { at: number; length: number };
 
 /** The last stretch's compiled regex and barriers (a search asks for the same one each time). */
 let compiled: { stretch: Stretch; regex: RegExp; barrier: Uint8Array } | undefined;
