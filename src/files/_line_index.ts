@@ -238,7 +238,7 @@ async function scanWith(
   for (;;) {
     let block: Uint8Array;
     let inBlock: number;
-    const now = handle.readNow?.(counting.bytes, 0, SCAN_BLOCK_BYTES, position) ?? -1;
+    const now = handle.readNow?.(counting.bytes, 0, counting.bytes.length, position) ?? -1;
     if (now > 0) {
       block = counting.bytes.subarray(0, now);
       inBlock = counting.count(now);

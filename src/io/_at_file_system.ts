@@ -239,7 +239,9 @@ class AtFileSystem implements FileSystem {
     length: number,
     position: number,
   ): number {
-    const n = this.#c.preadCached(fd, buffer.subarray(offset, offset + length), length, position);
+    // (At most the view's length: the kernel writes where the call says, past the view too.)
+    const into = buffer.subarray(offset, offset + length);
+    const n = this.#c.preadCached(fd, into, into.length, position);
     if (n >= 0) return n;
     const errno = this.#c.errno();
     // Not in memory; or a file system that cannot read without waiting, or a kernel before

@@ -2,6 +2,7 @@
 // always end with a NUL, so a record without one is never met on a real directory; and a
 // handle listed more than once, on a real directory.
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -65,6 +66,11 @@ test("a directory handle listed again lists every entry again, new ones too", (t
   }
 });
 
+/** Drops a file's clean pages from the page cache (`posix_fadvise`, which node:fs lacks). */
+const DROP_PAGES = "import os, sys\n" +
+  "fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)\n" +
+  "os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)";
+
 test("readCached() reads what memory holds, at once, and fails as a read fails", (t) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-cached-")));
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -81,6 +87,10 @@ test("readCached() reads what memory holds, at once, and fails as a read fails",
     assert.equal(got, 8);
     assert.equal(new TextDecoder().decode(buffer.subarray(2, 10)), "two\nthre");
     assert.equal(files.readCached(fd, buffer, 0, 64, 100), 0, "past the end: nothing");
+    assert.equal(files.readCached(fd, buffer, 60, 64, 0), 4, "no further than the buffer");
+    // Out of the page cache (clean pages dropped), it reads nothing and says so.
+    const dropped = spawnSync("python3", ["-c", DROP_PAGES, file]);
+    if (dropped.status === 0) assert.equal(files.readCached(fd, buffer, 0, 8, 0), -1);
   } finally {
     files.close(fd);
   }
