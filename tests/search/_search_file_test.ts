@@ -308,6 +308,7 @@ describe("examineFile()", () => {
       const write = (name: string, content: string | Uint8Array) =>
         fs.writeFileSync(path.join(dir, name), content);
       write("a", "a needle\n");
+      write("short", "a needle\nxx\n");
       write("big", "x\n".repeat(20) + "a needle\n");
       write("none", "nothing\n");
       write("invalid", Uint8Array.of(0xff, 0x20, ...encoder.encode("needle\n")));
@@ -346,6 +347,26 @@ describe("examineFile()", () => {
       const invalid = examine("invalid", 0);
       assert.deepEqual([invalid.kind, "sha1" in invalid], ["text", false], "invalid UTF-8");
       assert.deepEqual(examine("recent", 0), text, "changed just now: no identity, no digest");
+      // A file cut short while it was read (its last 2 bytes gone after the stat): no digest.
+      const files = filesOf(dir);
+      const read = files.read.bind(files);
+      const size = fs.statSync(path.join(dir, "short")).size;
+      files.read = (fd, buffer, offset, length, position) =>
+        Math.max(0, Math.min(read(fd, buffer, offset, length, position), size - 2 - position));
+      const cut = examineFile(
+        new FileReader(files, 1024, 16),
+        path.join(dir, "short"),
+        {
+          needle: encoder.encode("needle"),
+          context: 0,
+          links: false,
+          digests: { files: 2, maxBytes: 32 },
+        },
+        undefined,
+        0,
+      );
+      assert.deepEqual([cut.kind, "sha1" in cut], ["text", false], "read short of its size");
+      assert.equal("sha1" in examine("short", 0), true, "read whole: a digest");
     } finally {
       fs.rmSync(dir, { recursive: true });
     }
