@@ -102,6 +102,36 @@ describe("LineIndexCache", () => {
     });
   }
 
+  it("gives the event loop turns while it reads blocks at once", async () => {
+    const { text, starts } = buildText(8 * SCAN_BLOCK_BYTES);
+    await withFile(text, async (file) => {
+      const handle = await fs.open(file, "r");
+      try {
+        // Each block read at once takes 3 ms: a scan that never yields would hold the loop 24.
+        const slow: ReadableFile = {
+          read: (buffer, offset, length, position) => handle.read(buffer, offset, length, position),
+          readNow: (buffer, offset, length, position) => {
+            for (const until = performance.now() + 3; performance.now() < until;);
+            return readSync(handle.fd, buffer, offset, length, position);
+          },
+          close: () => handle.close(),
+        };
+        const stat = fromNodeStat(await handle.stat({ bigint: true }));
+        const line = starts.length - 1;
+        let turns = 0;
+        let scanning = true;
+        const turn = () => scanning && (turns++, setImmediate(turn));
+        setImmediate(turn);
+        const found = await new LineIndexCache().seekLine(slow, file, stat, 0, line);
+        scanning = false;
+        assert.deepEqual(found, { found: true, offset: starts[line - 1] });
+        assert.ok(turns >= 2, `${turns} turns`);
+      } finally {
+        await handle.close();
+      }
+    });
+  });
+
   it("remembers lines asked for, and any order of seeks still lands on each line's start", async () => {
     const { text, starts } = buildText(SCAN_BLOCK_BYTES / 2);
     await withFile(text, async (file) => {
