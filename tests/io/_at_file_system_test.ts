@@ -2,7 +2,6 @@
 // always end with a NUL, so a record without one is never met on a real directory; and a
 // handle listed more than once, on a real directory.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -10,6 +9,7 @@ import { test } from "node:test";
 import { direntEntries, Scratch } from "../../src/io/_at_file_system.ts";
 import type { RawDirEntry } from "../../src/io/_file_system_types.ts";
 import { openFileSystem } from "../../src/io/file_system.ts";
+import { dropPages } from "../_helpers/page_cache.ts";
 
 /** Writes linux_dirent64 records (u64 ino, s64 off, u16 reclen, u8 type, name) from 0. */
 function records(s: Scratch, names: { name: Uint8Array; type: number; nul: boolean }[]): number {
@@ -66,11 +66,6 @@ test("a directory handle listed again lists every entry again, new ones too", (t
   }
 });
 
-/** Drops a file's clean pages from the page cache (`posix_fadvise`, which node:fs lacks). */
-const DROP_PAGES = "import os, sys\n" +
-  "fd = os.open(sys.argv[1], os.O_RDONLY); os.fsync(fd)\n" +
-  "os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)";
-
 test("readCached() reads what memory holds, at once, and fails as a read fails", (t) => {
   const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-cached-")));
   t.after(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -89,8 +84,7 @@ test("readCached() reads what memory holds, at once, and fails as a read fails",
     assert.equal(files.readCached(fd, buffer, 0, 64, 100), 0, "past the end: nothing");
     assert.equal(files.readCached(fd, buffer, 60, 64, 0), 4, "no further than the buffer");
     // Out of the page cache (clean pages dropped), it reads nothing and says so.
-    const dropped = spawnSync("python3", ["-c", DROP_PAGES, file]);
-    if (dropped.status === 0) assert.equal(files.readCached(fd, buffer, 0, 8, 0), -1);
+    if (dropPages(file)) assert.equal(files.readCached(fd, buffer, 0, 8, 0), -1);
   } finally {
     files.close(fd);
   }
