@@ -226,6 +226,10 @@ describe("the binary's grep of large files in a warm session", () => {
         { pattern: "fetchData\\(\\d+\\)", context: 2 },
         { pattern: "walrus" },
         { pattern: "fetchData\\(seam\\)" },
+        // Regexes more than their literal, in the long line read around its blocks: a match in
+        // a stretch within the part read, and one whose stretch runs past it (100,000 b's).
+        { pattern: "fetchData\\(\\s*long\\)" },
+        { pattern: "a fetchData\\(long\\) b+" },
       ];
       for (const args of patterns) await both(args, `${args.pattern}, warm`);
       // A line far from every match changed through the server's edit tool, then by a write.
