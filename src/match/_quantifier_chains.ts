@@ -10,9 +10,10 @@ import { unboundedQuantifiers } from "./_pattern_risk.ts";
  * longest chain of them in which each one's characters may also start what follows it. A
  * quantifier gives back its characters one at a time, and what follows fails at once on
  * each unless it may start with that character; only then does it run again each time.
- * Patterns that are not a plain sequence (a repeated group, a backreference, a lookaround),
- * and those over 512 characters, count every unbounded quantifier, as
- * {@linkcode unboundedQuantifiers} does.
+ * None at all when no required atom follows any of them, and no anchor or word boundary
+ * (`new Promise\(\s*`): such a match is never given back. Patterns that are not a plain
+ * sequence (a repeated group, a backreference, a lookaround), and those over 512
+ * characters, count every unbounded quantifier, as {@linkcode unboundedQuantifiers} does.
  *
  * @param pattern the pattern (flags `u` and `s`)
  * @param ignoreCase whether the pattern ignores case
@@ -24,18 +25,42 @@ import { unboundedQuantifiers } from "./_pattern_risk.ts";
  * assert.equal(multipliedQuantifiers("\\s+\\w+\\s*=\\s*require\\(", false), 1);
  * assert.equal(multipliedQuantifiers("\\w+\\s*\\w+;", false), 2);
  * assert.equal(multipliedQuantifiers("(\\w+;)+", false), 2);
+ * assert.equal(multipliedQuantifiers("new Promise\\(\\s*", false), 0);
  * ```
  */
 export function multipliedQuantifiers(pattern: string, ignoreCase: boolean): number {
   const all = unboundedQuantifiers(pattern);
-  // (One counts as one; a long pattern is not read, as its atoms are each tried on every
-  // character: an 8,000-character literal took 240 ms.)
-  if (all <= 1 || pattern.length > MOST_READ) return all;
+  // (A long pattern is not read, as its atoms are each tried on every character: an
+  // 8,000-character literal took 240 ms.)
+  if (all === 0 || pattern.length > MOST_READ) return all;
   const flags = ignoreCase ? "isu" : "su";
   const sequences = sequencesOf(pattern, flags);
   if (sequences === undefined) return all;
-  return Math.max(...sequences.map(chained));
+  if (!ASSERTION.test(pattern) && sequences.every(nothingRequiredAfter)) return 0;
+  return all === 1 ? 1 : Math.max(...sequences.map(chained));
 }
+
+/**
+ * Whether no required atom follows an unbounded one: the engine then fails at a start only
+ * within the bounded atoms before the first unbounded one, and once there it matches, its
+ * runs taken whole and nothing after them to fail (`new Promise\(\s*`, `Symbol\.async\w*`):
+ * a line costs it what its length does, whatever the quantifiers.
+ */
+function nothingRequiredAfter(atoms: Atom[]): boolean {
+  let unbounded = false;
+  for (const atom of atoms) {
+    if (unbounded && atom.required) return false;
+    unbounded ||= atom.unbounded;
+  }
+  return true;
+}
+
+/**
+ * An anchor or a word boundary, which {@linkcode sequencesOf} leaves out: after a run, one
+ * may fail and send the engine back through it (`a\s*$`). (Read loosely: `[$]` or `\\b`
+ * counts too, and such a pattern is only counted as before.)
+ */
+const ASSERTION = /[$^]|\\[bB]/;
 
 /** The longest pattern {@linkcode multipliedQuantifiers} reads (agents write far shorter). */
 const MOST_READ = 512;

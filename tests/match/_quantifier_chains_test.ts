@@ -57,6 +57,14 @@ describe("multipliedQuantifiers()", () => {
     ["(\\w)\\1+x+", false, 2, "so is a backreference"],
     ["\\w+(?=\\s)\\s+", false, 2, "and a lookaround"],
     ["createElement\\(", false, 0, "a literal has none"],
+    ["new Promise\\(\\s*", false, 0, "a run that ends the match gives back nothing"],
+    ["Symbol\\.async\\w*x?", false, 0, "nor one with nothing required after it"],
+    ["abc\\s+", false, 0, "nor a required run at the end"],
+    ["\\w+\\s*", false, 0, "nor runs one after another at the end"],
+    ["abc\\s*x", false, 1, "a required character after it may fail"],
+    ["abc\\s*$", false, 1, "so may an anchor"],
+    ["abc\\s*\\b", false, 1, "or a word boundary"],
+    ["[ab]+(?:cd)?", false, 1, "an optional group is read with it too"],
   ];
   for (const [pattern, ignoreCase, expected, why] of rows) {
     test(`${JSON.stringify(pattern)}${ignoreCase ? " ignoring case" : ""} has ${expected}: ${why}`, () => {
@@ -96,6 +104,25 @@ describe("multipliedQuantifiers()", () => {
   });
 });
 
+test("a pattern counted without any costs an engine what a line's length does", () => {
+  // (As above, the engine simulated; a pattern with nothing required after a run matches at
+  // the first start where what comes before the run does, on any line.)
+  const input = fc.record({
+    nodes: fc.array(node, { minLength: 1, maxLength: 5 }),
+    motif: fc.array(fc.constantFrom(..."abcd"), { minLength: 1, maxLength: 3 }),
+  });
+  fc.assert(
+    fc.property(input, ({ nodes, motif }) => {
+      const pattern = nodes.map(sourceOf).join("");
+      fc.pre(/[*+]|\{2,\}/.test(pattern) && multipliedQuantifiers(pattern, false) === 0);
+      const line = (n: number) => motif.join("").repeat(n / motif.length);
+      const [short, long] = [firstMatchSteps(nodes, line(120)), firstMatchSteps(nodes, line(240))];
+      assert.ok(long <= short * 2 * 1.3 + 8, `${pattern} on ${motif.join("")}: ${short}, ${long}`);
+    }),
+    { numRuns: 400 },
+  );
+});
+
 describe("compilePattern()", () => {
   test("runs a pattern natively on lines as long as its multiplied quantifiers allow", () => {
     // (The key names the longest line the native engine is given.)
@@ -104,6 +131,8 @@ describe("compilePattern()", () => {
       /\|10000$/,
     );
     assert.match(compilePattern("\\w+\\s*\\w+;").matcher.key!, /\|464$/);
+    // (And on every line, as a literal is, where nothing required follows its runs.)
+    assert.doesNotMatch(compilePattern("new Promise\\(\\s*").matcher.key!, /\|\d+$/);
   });
 });
 
@@ -147,6 +176,22 @@ function sourceOf(node: Node): string {
  * then `x` (which the line lacks): greedy, each character a class is tested on counted.
  */
 function steps(nodes: Node[], line: string): number {
+  const { count, matched } = search(nodes, line, (at) => line[at] === "x");
+  assert.ok(!matched);
+  return count;
+}
+
+/** The steps the engine of {@linkcode steps} takes to the first match of the nodes alone. */
+function firstMatchSteps(nodes: Node[], line: string): number {
+  return search(nodes, line, () => true).count;
+}
+
+/** The engine: tries each start in turn, until `end` says a match ends there. */
+function search(
+  nodes: Node[],
+  line: string,
+  end: (at: number) => boolean,
+): { count: number; matched: boolean } {
   let count = 0;
   // Whether `nodes` from `i`, at `at`, and then what `then` matches, match.
   const match = (nodes: Node[], i: number, at: number, then: (at: number) => boolean): boolean => {
@@ -168,7 +213,7 @@ function steps(nodes: Node[], line: string): number {
     return false;
   };
   for (let start = 0; start <= line.length; start++) {
-    assert.ok(!match(nodes, 0, start, (at) => (count++, line[at] === "x")));
+    if (match(nodes, 0, start, (at) => (count++, end(at)))) return { count, matched: true };
   }
-  return count;
+  return { count, matched: false };
 }
