@@ -11,8 +11,10 @@ import { unboundedQuantifiers } from "./_pattern_risk.ts";
  * quantifier gives back its characters one at a time, and what follows fails at once on
  * each unless it may start with that character; only then does it run again each time.
  * None at all when no required atom follows any of them, and no anchor or word boundary
- * (`new Promise\(\s*`): such a match is never given back. Patterns that are not a plain
- * sequence (a repeated group, a backreference, a lookaround), and those over 512
+ * (`new Promise\(\s*`): such a match is never given back; nor when the pattern starts with
+ * a fixed character that none of them takes and they chain no further (`import\s*\{`): a
+ * character is then run through from a bounded number of starts. Patterns that are not a
+ * plain sequence (a repeated group, a backreference, a lookaround), and those over 512
  * characters, count every unbounded quantifier, as {@linkcode unboundedQuantifiers} does.
  *
  * @param pattern the pattern (flags `u` and `s`)
@@ -37,6 +39,9 @@ export function multipliedQuantifiers(pattern: string, ignoreCase: boolean): num
   const sequences = sequencesOf(pattern, flags);
   if (sequences === undefined) return all;
   if (!ASSERTION.test(pattern) && sequences.every(nothingRequiredAfter)) return 0;
+  if (!ASSERTION.test(pattern.replace(LEADING_ASSERTIONS, "")) && sequences.every(startsApart)) {
+    return 0;
+  }
   return all === 1 ? 1 : Math.max(...sequences.map(chained));
 }
 
@@ -54,6 +59,26 @@ function nothingRequiredAfter(atoms: Atom[]): boolean {
   }
   return true;
 }
+
+/**
+ * Whether a start costs the engine no more than the characters no other start reaches: the
+ * pattern starts with a required atom of bounded repeats, whose characters no unbounded atom
+ * takes, and no two of its unbounded atoms multiply (`Object\.defineProperty\(\s*exports`,
+ * `\bkmalloc_array\s*\(`). A start where the atoms before the first unbounded one do not
+ * match fails within them; from one where they do, the engine runs through runs that hold
+ * no other such start, each given back at once, so that a character is run through from a
+ * bounded number of starts, and a line costs what its length does.
+ */
+function startsApart(atoms: Atom[]): boolean {
+  const first = atoms[0];
+  if (first === undefined || !first.required || first.unbounded || chained(atoms) > 1) {
+    return false;
+  }
+  return atoms.every((atom) => !atom.unbounded || !overlaps(atom.chars, first.chars));
+}
+
+/** Anchors and word boundaries that start a pattern: they only tell which starts are tried. */
+const LEADING_ASSERTIONS = /^(?:\^|\\[bB])+/;
 
 /**
  * An anchor or a word boundary, which {@linkcode sequencesOf} leaves out: after a run, one

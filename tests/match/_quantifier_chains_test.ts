@@ -61,8 +61,12 @@ describe("multipliedQuantifiers()", () => {
     ["Symbol\\.async\\w*x?", false, 0, "nor one with nothing required after it"],
     ["abc\\s+", false, 0, "nor a required run at the end"],
     ["\\w+\\s*", false, 0, "nor runs one after another at the end"],
-    ["abc\\s*x", false, 1, "a required character after it may fail"],
-    ["abc\\s*$", false, 1, "so may an anchor"],
+    ["abc\\s*x", false, 0, "nor runs after a fixed start that no run holds"],
+    ["\\bkmalloc_array\\s*\\(", false, 0, "an anchor or \\b first tells only where to start"],
+    ["a\\w*x", false, 1, "a run that may hold another start counts"],
+    ["x[ab]+[ab]+c", false, 2, "and runs after a fixed start that multiply one another"],
+    ["\\s*x", false, 1, "and so does a run first"],
+    ["abc\\s*$", false, 1, "an anchor after a run may fail"],
     ["abc\\s*\\b", false, 1, "or a word boundary"],
     ["[ab]+(?:cd)?", false, 1, "an optional group is read with it too"],
   ];
@@ -73,8 +77,8 @@ describe("multipliedQuantifiers()", () => {
   }
 
   test("counts every one of a pattern over 512 characters, which it does not read", () => {
-    assert.equal(multipliedQuantifiers("x".repeat(507) + "a+=b+", false), 1);
-    assert.equal(multipliedQuantifiers("x".repeat(508) + "a+=b+", false), 2);
+    assert.equal(multipliedQuantifiers("a".repeat(507) + "a+=b+", false), 1);
+    assert.equal(multipliedQuantifiers("a".repeat(508) + "a+=b+", false), 2);
   });
 
   test("bounds the steps a backtracking engine takes on a line that does not match", () => {
