@@ -64,6 +64,15 @@ export class Session {
     known: { identity?: string; lines?: string[] } = {},
   ): string | undefined {
     if (text !== undefined) version ??= versionOf(text);
+    // (A file shown for the first time, without its text, as most of those a grep shows: only
+    // its version is recorded, and nothing held changes.)
+    if (text === undefined && known.lines === undefined && !this.#files.has(path)) {
+      const shown = known.identity
+        ? { version, text, identity: known.identity }
+        : { version, text };
+      this.#files.set(path, { shown: [shown], edits: [], bytes: 0 });
+      return version;
+    }
     const file = this.#touch(path);
     // Shown again as it was last shown (a grep repeated), of a known version or not: nothing
     // to record but the use.

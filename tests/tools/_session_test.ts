@@ -21,6 +21,18 @@ describe("Session", () => {
     assert.deepEqual(s.latest("a.txt"), { version: undefined, text: undefined });
   });
 
+  test("a file first shown without its text keeps the version and identity it was shown with", () => {
+    const s = new Session(1 << 20);
+    assert.equal(s.showed("a.txt", undefined, "v1", { identity: "id-1" }), "v1");
+    assert.deepEqual(s.latest("a.txt"), { version: "v1", text: undefined, identity: "id-1" });
+    assert.equal(s.showed("b.txt", undefined, "v2", { identity: undefined }), "v2");
+    assert.deepEqual(s.latest("b.txt"), { version: "v2", text: undefined });
+    // (Nothing held: the budget is untouched, and the next version shown pushes nothing out.)
+    assert.equal(s.bytes, 0);
+    s.showed("a.txt", "two\n");
+    assert.equal(s.find("a.txt", "v1")?.identity, "id-1");
+  });
+
   test("rows of an unknown version shown again (a grep repeated) are used, and push out no version", () => {
     const s = new Session(60);
     s.showed("a.txt", "one\n");
