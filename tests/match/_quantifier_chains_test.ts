@@ -86,17 +86,13 @@ describe("multipliedQuantifiers()", () => {
     // repeated or not, and groups of them, then `x`: on a line of a repeated motif without
     // `x`, every start and every split is tried. Doubling the line must multiply the steps by
     // at most 2^(count + 1) (lower powers make it less), with room for lower powers.
-    const input = fc.record({
-      nodes: fc.array(node, { minLength: 1, maxLength: 5 }),
-      motif: fc.array(fc.constantFrom(..."abcd"), { minLength: 1, maxLength: 3 }),
-    });
     fc.assert(
-      fc.property(input, ({ nodes, motif }) => {
+      fc.property(drawn, ({ nodes, motif }) => {
         const pattern = nodes.map(sourceOf).join("") + "x";
         const count = multipliedQuantifiers(pattern, false);
         fc.pre(count <= 2);
         const length = count <= 1 ? 120 : 36;
-        const line = (n: number) => motif.join("").repeat(n / motif.length);
+        const line = (n: number) => motifLine(motif, n);
         const [short, long] = [steps(nodes, line(length)), steps(nodes, line(2 * length))];
         assert.ok(
           long <= short * 2 ** (count + 1) * 1.3,
@@ -106,25 +102,23 @@ describe("multipliedQuantifiers()", () => {
       { numRuns: 400 },
     );
   });
-});
 
-test("a pattern counted without any costs an engine what a line's length does", () => {
-  // (As above, the engine simulated; a pattern with nothing required after a run matches at
-  // the first start where what comes before the run does, on any line.)
-  const input = fc.record({
-    nodes: fc.array(node, { minLength: 1, maxLength: 5 }),
-    motif: fc.array(fc.constantFrom(..."abcd"), { minLength: 1, maxLength: 3 }),
+  test("a pattern counted without any costs an engine what a line's length does", () => {
+    // (As above; a pattern with nothing required after a run matches at the first start
+    // where what comes before the run does, on any line.)
+    fc.assert(
+      fc.property(drawn, ({ nodes, motif }) => {
+        const pattern = nodes.map(sourceOf).join("");
+        fc.pre(/[*+]|\{2,\}/.test(pattern) && multipliedQuantifiers(pattern, false) === 0);
+        const [short, long] = [120, 240].map((n) => firstMatchSteps(nodes, motifLine(motif, n)));
+        assert.ok(
+          long <= short * 2 * 1.3 + 8,
+          `${pattern} on ${motif.join("")}: ${short}, ${long}`,
+        );
+      }),
+      { numRuns: 400 },
+    );
   });
-  fc.assert(
-    fc.property(input, ({ nodes, motif }) => {
-      const pattern = nodes.map(sourceOf).join("");
-      fc.pre(/[*+]|\{2,\}/.test(pattern) && multipliedQuantifiers(pattern, false) === 0);
-      const line = (n: number) => motif.join("").repeat(n / motif.length);
-      const [short, long] = [firstMatchSteps(nodes, line(120)), firstMatchSteps(nodes, line(240))];
-      assert.ok(long <= short * 2 * 1.3 + 8, `${pattern} on ${motif.join("")}: ${short}, ${long}`);
-    }),
-    { numRuns: 400 },
-  );
 });
 
 describe("compilePattern()", () => {
@@ -168,6 +162,17 @@ const node: fc.Arbitrary<Node> = fc.oneof(
     optional: fc.boolean(),
   }),
 );
+
+/** Patterns drawn as nodes, and the motif of the lines they are run on. */
+const drawn = fc.record({
+  nodes: fc.array(node, { minLength: 1, maxLength: 5 }),
+  motif: fc.array(fc.constantFrom(..."abcd"), { minLength: 1, maxLength: 3 }),
+});
+
+/** A line of `length` characters (about), the motif repeated. */
+function motifLine(motif: string[], length: number): string {
+  return motif.join("").repeat(length / motif.length);
+}
 
 function sourceOf(node: Node): string {
   if ("chars" in node) return `[${node.chars.join("")}]${node.repeat}`;
