@@ -2,7 +2,13 @@
 // line. `\s+\w+\s*=\s*require\(` holds four, but each gives way only to characters the next
 // one cannot take: when `\w+` gives back a letter, `\s*=` fails on it at once. Such
 // quantifiers add their costs, and the pattern backtracks as `\w+=` does, not as `.*.*.*.*=`.
-import { escapeLength, groupOpening, skipClass, skipGroup } from "../core/_pattern_parts.ts";
+import {
+  escapeLength,
+  groupOpening,
+  skipClass,
+  skipGroup,
+  topLevelBranches,
+} from "../core/_pattern_parts.ts";
 import { unboundedQuantifiers } from "./_pattern_risk.ts";
 
 /**
@@ -13,8 +19,9 @@ import { unboundedQuantifiers } from "./_pattern_risk.ts";
  * None at all when no required atom follows any of them, and no anchor or word boundary
  * (`new Promise\(\s*`): such a match is never given back; nor when the pattern starts with
  * a fixed character that none of them takes and they chain no further (`import\s*\{`): a
- * character is then run through from a bounded number of starts. Patterns that are not a
- * plain sequence (a repeated group, a backreference, a lookaround), and those over 512
+ * character is then run through from a bounded number of starts. One less when every match
+ * starts at a line's start (`^\s*function\s+\w+`): the engine tries one start a line. Patterns
+ * that are not a plain sequence (a repeated group, a backreference, a lookaround), and those over 512
  * characters, count every unbounded quantifier, as {@linkcode unboundedQuantifiers} does.
  *
  * @param pattern the pattern (flags `u` and `s`)
@@ -42,7 +49,14 @@ export function multipliedQuantifiers(pattern: string, ignoreCase: boolean): num
   if (!ASSERTION.test(pattern.replace(LEADING_ASSERTIONS, "")) && sequences.every(startsApart)) {
     return 0;
   }
-  return all === 1 ? 1 : Math.max(...sequences.map(chained));
+  const chain = all === 1 ? 1 : Math.max(...sequences.map(chained));
+  // (Tried at a line's start alone, the pattern costs a line one start's work: a power less.)
+  return anchored(pattern) ? chain - 1 : chain;
+}
+
+/** Whether every match starts at a line's start: `^` first, and no alternative without it. */
+function anchored(pattern: string): boolean {
+  return pattern[0] === "^" && topLevelBranches(pattern) === undefined;
 }
 
 /**

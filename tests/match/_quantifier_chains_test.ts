@@ -69,6 +69,9 @@ describe("multipliedQuantifiers()", () => {
     ["abc\\s*$", false, 1, "an anchor after a run may fail"],
     ["abc\\s*\\b", false, 1, "or a word boundary"],
     ["[ab]+(?:cd)?", false, 1, "an optional group is read with it too"],
+    ["^\\w+\\s*\\w+;", false, 1, "a pattern tried at a line's start alone counts one less"],
+    ["^\\s*function\\s+\\w+", false, 0, "down to none"],
+    ["^a|\\w+\\s*\\w+;", false, 2, "unless an alternative may start anywhere"],
   ];
   for (const [pattern, ignoreCase, expected, why] of rows) {
     test(`${JSON.stringify(pattern)}${ignoreCase ? " ignoring case" : ""} has ${expected}: ${why}`, () => {
@@ -96,6 +99,29 @@ describe("multipliedQuantifiers()", () => {
         const [short, long] = [steps(nodes, line(length)), steps(nodes, line(2 * length))];
         assert.ok(
           long <= short * 2 ** (count + 1) * 1.3,
+          `${pattern} (${count}) on ${motif.join("")}: ${short} steps, then ${long}`,
+        );
+      }),
+      { numRuns: 400 },
+    );
+  });
+
+  test("bounds the steps of a pattern tried at a line's start alone", () => {
+    // (As above, from the line's start only.)
+    fc.assert(
+      fc.property(drawn, ({ nodes, motif }) => {
+        const pattern = "^" + nodes.map(sourceOf).join("") + "x";
+        const count = multipliedQuantifiers(pattern, false);
+        fc.pre(count <= 1);
+        const length = count === 0 ? 120 : 48;
+        const [short, long] = [length, 2 * length].map((n) => {
+          const line = motifLine(motif, n);
+          const { count: steps, matched } = search(nodes, line, (at) => line[at] === "x", true);
+          assert.ok(!matched);
+          return steps;
+        });
+        assert.ok(
+          long <= short * 2 ** (count + 1) * 1.3 + 8,
           `${pattern} (${count}) on ${motif.join("")}: ${short} steps, then ${long}`,
         );
       }),
@@ -195,11 +221,15 @@ function firstMatchSteps(nodes: Node[], line: string): number {
   return search(nodes, line, () => true).count;
 }
 
-/** The engine: tries each start in turn, until `end` says a match ends there. */
+/**
+ * The engine: tries each start in turn (the first alone when `anchored`), until `end` says a
+ * match ends there.
+ */
 function search(
   nodes: Node[],
   line: string,
   end: (at: number) => boolean,
+  anchored = false,
 ): { count: number; matched: boolean } {
   let count = 0;
   // Whether `nodes` from `i`, at `at`, and then what `then` matches, match.
@@ -221,7 +251,7 @@ function search(
     for (let taken = run; taken >= least; taken--) if (next(at + taken)) return true;
     return false;
   };
-  for (let start = 0; start <= line.length; start++) {
+  for (let start = 0; start <= (anchored ? 0 : line.length); start++) {
     if (match(nodes, 0, start, (at) => (count++, end(at)))) return { count, matched: true };
   }
   return { count, matched: false };
