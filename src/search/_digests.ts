@@ -12,6 +12,7 @@
 import { createHash } from "node:crypto";
 import { rowsInBytes } from "../core/_rows_in_bytes.ts";
 import type { FileReader } from "../io/_file_reader.ts";
+import type { FileStat } from "../io/file_stat.ts";
 import { identityText, sizeOfIdentityText } from "../io/file_identity.ts";
 import type { FileMatches, SearchQuery } from "../store/file_store.ts";
 import type { WalkNode } from "../store/walk.ts";
@@ -61,10 +62,29 @@ function digest(file: FileMatches, key: string, reader: FileReader, maxBytes: nu
     return; // (gone or unreadable since: the caller finds out itself)
   }
   if (outcome.kind !== "bytes") return;
-  const { bytes, stat } = outcome;
+  const version = versionOfBytes(outcome.bytes, outcome.stat, maxBytes);
+  if (version === undefined || !rowsInBytes(outcome.bytes, file.rows)) return;
+  file.sha1 = version.sha1;
+  file.identity = version.identity;
+}
+
+/**
+ * The digest of a file's bytes read whole with its stat, and the identity it is of: none when
+ * they are more than `maxBytes`, fewer than its size (read short), or the file changed just
+ * now (no identity then).
+ *
+ * @param bytes the file's bytes
+ * @param stat its stat, taken before they were read
+ * @param maxBytes the most bytes a file given a digest may have
+ * @returns the digest and identity, or undefined
+ */
+export function versionOfBytes(
+  bytes: Uint8Array,
+  stat: FileStat,
+  maxBytes: number,
+): { sha1: string; identity: string } | undefined {
+  if (bytes.length > maxBytes || bytes.length !== stat.size) return undefined;
   const identity = identityText(stat);
-  if (identity === undefined || bytes.length !== stat.size || bytes.length > maxBytes) return;
-  if (!rowsInBytes(bytes, file.rows)) return;
-  file.sha1 = createHash("sha1").update(bytes).digest("hex");
-  file.identity = identity;
+  if (identity === undefined) return undefined;
+  return { sha1: createHash("sha1").update(bytes).digest("hex"), identity };
 }

@@ -7,7 +7,6 @@
  * @module
  */
 import { Buffer, isUtf8 } from "node:buffer";
-import { createHash } from "node:crypto";
 import type { FileReader } from "../io/_file_reader.ts";
 import {
   bytesOf,
@@ -50,6 +49,7 @@ import {
 } from "./_long_rows.ts";
 import { utf8BomLength } from "../core/mod.ts";
 import { IDENTITY_WORDS, identityOfStat, identityText } from "../io/file_identity.ts";
+import { versionOfBytes } from "./_digests.ts";
 
 /** Files up to this size are read whole by search; larger ones are streamed in runs of lines. */
 export const WHOLE_FILE_BYTES = 16 * 1024 * 1024;
@@ -433,25 +433,10 @@ function examineStated(
     ? examineBytes(outcome.bytes, examination, examination.context)
     : examineLarge(reader, key, examination);
   if (maxBytes >= 0 && examined.kind === "text" && outcome.kind === "bytes" && !examined.invalid) {
-    examined = { ...examined, ...versionOf(outcome.bytes, stat, maxBytes) };
+    examined = { ...examined, ...versionOfBytes(outcome.bytes, stat, maxBytes) };
   }
   if (!examination.links || stat.nlink === 1 || examined.kind === "redo") return examined;
   return { ...examined, linked: stat };
-}
-
-/**
- * The digest and identity of a file's bytes read whole with its stat, as `_digests.ts` gives
- * them: none when larger than `maxBytes`, read short of its size, or changed just now.
- */
-function versionOf(
-  bytes: Uint8Array,
-  stat: FileStat,
-  maxBytes: number,
-): { sha1?: string; identity?: string } {
-  if (bytes.length > maxBytes || bytes.length !== stat.size) return {};
-  const identity = identityText(stat);
-  if (identity === undefined) return {};
-  return { sha1: createHash("sha1").update(bytes).digest("hex"), identity };
 }
 
 /**
