@@ -38,7 +38,7 @@ export function spelledLiteralOf(source: string): string | undefined {
  * @returns the string, or undefined
  */
 export function lineStartOf(source: string): string | undefined {
-  if (source[0] !== "^" || topLevelBranches(source) !== undefined) return undefined;
+  if (!startsLines(source)) return undefined;
   let spelled = "";
   for (let at = 1; at < source.length;) {
     const one = plainAt(source, at);
@@ -50,6 +50,17 @@ export function lineStartOf(source: string): string | undefined {
     at = one.next;
   }
   return exactIn(spelled) ? spelled : undefined;
+}
+
+/**
+ * Whether every match of a pattern starts at the start of a line: it starts with `^`, and no
+ * top-level alternative (which might not) follows.
+ *
+ * @param source the pattern
+ * @returns true when it is anchored so
+ */
+export function startsLines(source: string): boolean {
+  return source[0] === "^" && topLevelBranches(source) === undefined;
 }
 
 /**

@@ -7,7 +7,7 @@ import {
   groupOpening,
   skipClass,
   skipGroup,
-  topLevelBranches,
+  startsLines,
 } from "../core/_pattern_parts.ts";
 import { unboundedQuantifiers } from "./_pattern_risk.ts";
 
@@ -20,9 +20,10 @@ import { unboundedQuantifiers } from "./_pattern_risk.ts";
  * (`new Promise\(\s*`): such a match is never given back; nor when the pattern starts with
  * a fixed character that none of them takes and they chain no further (`import\s*\{`): a
  * character is then run through from a bounded number of starts. One less when every match
- * starts at a line's start (`^\s*function\s+\w+`): the engine tries one start a line. Patterns
- * that are not a plain sequence (a repeated group, a backreference, a lookaround), and those over 512
- * characters, count every unbounded quantifier, as {@linkcode unboundedQuantifiers} does.
+ * starts at a line's start (`^\s*function\s+\w+`): the engine tries one start a line.
+ * Patterns that are not a plain sequence (a repeated group, a backreference, a lookaround),
+ * and those over 512 characters, count every unbounded quantifier, as
+ * {@linkcode unboundedQuantifiers} does.
  *
  * @param pattern the pattern (flags `u` and `s`)
  * @param ignoreCase whether the pattern ignores case
@@ -51,12 +52,7 @@ export function multipliedQuantifiers(pattern: string, ignoreCase: boolean): num
   }
   const chain = all === 1 ? 1 : Math.max(...sequences.map(chained));
   // (Tried at a line's start alone, the pattern costs a line one start's work: a power less.)
-  return anchored(pattern) ? chain - 1 : chain;
-}
-
-/** Whether every match starts at a line's start: `^` first, and no alternative without it. */
-function anchored(pattern: string): boolean {
-  return pattern[0] === "^" && topLevelBranches(pattern) === undefined;
+  return startsLines(pattern) ? chain - 1 : chain;
 }
 
 /**
