@@ -36,6 +36,11 @@ const FILES: Record<string, string> = {
   "src/spin.c": `${"static int function_list_len;\n".repeat(12)}` +
     `\tSPIN_LOCK_IRQSAVE(&dev->lock, flags);\n${"/* IN_LOOP, an_Lx, N_l */\n".repeat(8)}` +
     `\tspin_unlock(&lock);\n\tSpin_Lock_IrqSave(&x, f); spin_lock_irqsave(&y, g);\n`,
+  // Lines of a minified bundle longer than 10,000 characters, which regexes whose quantifiers
+  // cannot go back run through natively: runs that end a match, runs after a fixed start,
+  // a pattern at a line's start alone.
+  "src/bundle.js": `  var bundle=${"a=1;".repeat(4000)}new Promise(  function(r){});` +
+    `Object.defineProperty( exports, "x");\n${"Object.defineProperty(\t".repeat(600)}\n`,
   // Alternatives that share a run (`alloc(`): it stands alone on a line (`vmalloc(`).
   "src/alloc.c": "p = vmalloc(4);\nq = kzalloc(8, GFP);\nr = kmalloc (2);\n",
   // A literal looked for through its rare part (`XPORT_SY`): the part with too few bytes
@@ -103,6 +108,9 @@ const CASES = [
   ["--color", "always", "foo"],
   ["--color", "always", "-i", "-C1", "fo+", "src"],
   ["-i", "spin_lock_irqsave"],
+  ["--color", "always", "-g", "bundle.js", "new Promise\\(\\s*"],
+  ["-c", "Object\\.defineProperty\\(\\s*exports", "src"],
+  ["--color", "always", "-g", "bundle.js", "^\\s*var \\w+=\\w+"],
   ["-i", "-c", "(?:spin_lock_irqsave|in_loop)", "src"],
   ["--color", "always", "--heading", "foo"],
   ["--color", "always", "-c", "foo"],
