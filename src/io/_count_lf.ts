@@ -4,13 +4,14 @@
  * runtime has WebAssembly's vector instructions, a range is copied into a WebAssembly memory
  * and counted there sixteen bytes at a time (`_count_lf.wat`), several times faster than
  * JavaScript can count them, copy included (`deno bench bench/count_lf_bench.ts`); a deep
- * read reads its blocks straight into that memory ({@linkcode countingMemory}).
+ * read reads its blocks straight into that memory ({@linkcode countingMemory}), a search its
+ * files (the read region of `_wasm_chunks.ts`).
  *
  * @module
  */
 import { keepOffTopTier } from "./runtime.ts";
 import { WASM } from "./_count_lf_wasm.ts";
-import { CHUNK_BYTES, instantiateOverChunks } from "./_wasm_chunks.ts";
+import { CHUNK_BYTES, instantiateOverChunks, inThreadMemory } from "./_wasm_chunks.ts";
 
 const LF = 10;
 
@@ -52,6 +53,10 @@ export function countLf(bytes: Uint8Array, from: number, to: number): number {
   const wasm = to - from >= WASM_FROM_BYTES ? wasmCounter() : null;
   if (wasm === null) return countLfInJs(bytes, from, to);
   const { memory, count } = wasm;
+  if (inThreadMemory(bytes)) {
+    // (Read into the thread's read region: counted where they are.)
+    return count(bytes.byteOffset + from, bytes.byteOffset + to);
+  }
   let total = 0;
   for (let at = from; at < to; at += CHUNK_BYTES) {
     const end = Math.min(to, at + CHUNK_BYTES);

@@ -3,8 +3,10 @@
  * (non-blocking, not following a last-segment symlink), fstat on the open descriptor, read,
  * close. Search reads thousands of files in a row; a promise and a fresh buffer per file cost
  * more than the read itself, and fresh buffers pile up until the garbage collector runs (on a
- * large tree, far past what the search needs). The bytes returned stay valid only until
- * the next read.
+ * large tree, far past what the search needs). Where the runtime has WebAssembly, the buffer
+ * is the thread's read region (`_wasm_chunks.ts`), shared by its readers, so that the search's
+ * scanners go through the bytes where they were read: the bytes returned stay valid only
+ * until the thread's next read, and are used before any `await`.
  *
  * Nothing blocks: files are opened with `O_NONBLOCK` (an open of a FIFO returns at once).
  * `read` refuses a FIFO, socket or device by its fstat before any read; `readUnstated`
@@ -16,6 +18,7 @@ import type { FileStat } from "./file_stat.ts";
 import type { FileSystem } from "./file_system.ts";
 import { keepOffTopTier } from "./runtime.ts";
 import { adviseHugePages } from "./libc.ts";
+import { readRegion } from "./_wasm_chunks.ts";
 
 /**
  * A buffer grown to this or more is backed by huge pages where the kernel allows: filling a
@@ -26,7 +29,7 @@ const HUGE_BUFFER_BYTES = 4 * 1024 * 1024;
 
 /** What {@linkcode FileReader.read} found. */
 export type ReadOutcome =
-  /** The whole file; a view of the reader's buffer, valid until the next read. */
+  /** The whole file; a view of the reader's buffer, valid until the thread's next read. */
   | { kind: "bytes"; bytes: Uint8Array; stat: FileStat }
   /**
    * A regular file larger than the reader reads whole, or than its buffer when it may not
@@ -41,6 +44,8 @@ export class FileReader {
   /** Where the files are opened (beneath the roots, following no symlink). */
   readonly files: FileSystem;
   readonly #maxBytes: number;
+  /** Where the buffer grows: the thread's read region, when it holds `maxBytes`. */
+  readonly #region: Uint8Array | undefined;
   #buffer: Uint8Array;
 
   /**
@@ -51,7 +56,9 @@ export class FileReader {
   constructor(files: FileSystem, maxBytes: number, initialBytes = 256 * 1024) {
     this.files = files;
     this.#maxBytes = maxBytes;
-    this.#buffer = new Uint8Array(Math.min(initialBytes, maxBytes));
+    const region = readRegion();
+    this.#region = region !== undefined && region.length >= maxBytes ? region : undefined;
+    this.#buffer = this.#allocate(Math.min(initialBytes, maxBytes));
   }
 
   /**
@@ -87,8 +94,8 @@ export class FileReader {
    * buffer or, like `/dev/null`, reads as empty.
    *
    * @param path the real path
-   * @returns the bytes (valid until the next read), or undefined when they filled the buffer
-   *   (a larger file: use {@linkcode read} or {@linkcode readInChunks})
+   * @returns the bytes (valid until the thread's next read), or undefined when they filled
+   *   the buffer (a larger file: use {@linkcode read} or {@linkcode readInChunks})
    */
   readUnstated(path: string): Uint8Array | undefined {
     const files = this.files;
@@ -216,12 +223,17 @@ export class FileReader {
   /** The buffer, grown to hold `size` bytes (at most `maxBytes`). */
   #room(size: number): Uint8Array {
     if (size > this.#buffer.length) {
-      this.#buffer = new Uint8Array(
+      this.#buffer = this.#allocate(
         Math.min(this.#maxBytes, Math.max(size, this.#buffer.length * 2)),
       );
       if (this.#buffer.length >= HUGE_BUFFER_BYTES) adviseHugePages(this.#buffer);
     }
     return this.#buffer;
+  }
+
+  /** A buffer of `size` bytes: the start of the region, or fresh memory. */
+  #allocate(size: number): Uint8Array {
+    return this.#region?.subarray(0, size) ?? new Uint8Array(size);
   }
 }
 

@@ -6,15 +6,16 @@
  * WebAssembly's vector instructions, the spellings of a part are looked for together
  * (`_caseless_scan.wat`): each byte where the part has an ASCII letter is compared with it
  * after setting the 0x20 bit, which makes both cases of the letter its lower case and no
- * other byte. The file's bytes are copied into the module's memory a chunk at a time (what
- * that costs and saves: docs/decisions.md, `bench/caseless_scan.ts`). A part of no letters
- * (masks 0) is found as it is: under Deno, whose `indexOf` is slow, the looks for a needle
- * are made that way (`firstIndexOf` in `_byte_search.ts`).
+ * other byte. A file's bytes are gone through where a search read them, in the thread's read
+ * region (`io/_wasm_chunks.ts`); other bytes are copied into the module's memory a chunk at a
+ * time (what that costs and saves: docs/decisions.md, `bench/caseless_scan.ts`). A part of no
+ * letters (masks 0) is found as it is: under Deno, whose `indexOf` is slow, the looks for a
+ * needle are made that way (`firstIndexOf` in `_byte_search.ts`).
  *
  * @module
  */
 import { WASM } from "./_caseless_scan_wasm.ts";
-import { CHUNK_BYTES, instantiateOverChunks } from "../io/_wasm_chunks.ts";
+import { CHUNK_BYTES, instantiateOverChunks, inThreadMemory } from "../io/_wasm_chunks.ts";
 
 /** The bytes of a part: each needle's first three. */
 export const PART_BYTES = 3;
@@ -101,25 +102,49 @@ export function eachCaselessOffset(
   if (!wasm) return undefined;
   const { memory, find } = wasm;
   const next: number[] = [];
+  if (inThreadMemory(bytes)) {
+    // (Read into the thread's read region: gone through where they are.)
+    const base = bytes.byteOffset;
+    return walkHits(find, parts, next, base, base + bytes.length, -base, visit);
+  }
   // Chunks overlap by a part less a byte, so that a part cut by a chunk's end is whole in
   // the next (and no offset is found in both).
   for (let at = 0;; at += CHUNK_BYTES - (PART_BYTES - 1)) {
     const length = Math.min(bytes.length - at, CHUNK_BYTES);
     // (A Buffer's subarray costs a microsecond or so: most files fit one chunk.)
     memory.set(length === bytes.length ? bytes : bytes.subarray(at, at + length));
-    for (let i = 0; i < parts.length; i++) next[i] = find(0, length, parts[i].part, parts[i].masks);
-    for (;;) {
-      let which = -1;
-      for (let i = 0; i < parts.length; i++) {
-        if (next[i] !== -1 && (which === -1 || next[i] < next[which])) which = i;
-      }
-      if (which === -1) break;
-      const offset = next[which];
-      if (visit(at + offset)) return true;
-      for (let i = 0; i < parts.length; i++) {
-        if (next[i] === offset) next[i] = find(offset + 1, length, parts[i].part, parts[i].masks);
-      }
-    }
+    if (walkHits(find, parts, next, 0, length, at, visit)) return true;
     if (at + length === bytes.length) return false;
+  }
+}
+
+/**
+ * Visits the offsets in `memory[from, to)` where one of the parts occurs, in order.
+ *
+ * @param next a scratch array, a slot per part
+ * @param shift added to an offset in the memory to make it one in the caller's bytes
+ * @returns true when a visit stopped the walk
+ */
+function walkHits(
+  find: FindCaseless,
+  parts: readonly CaselessPart[],
+  next: number[],
+  from: number,
+  to: number,
+  shift: number,
+  visit: (at: number) => boolean,
+): boolean {
+  for (let i = 0; i < parts.length; i++) next[i] = find(from, to, parts[i].part, parts[i].masks);
+  for (;;) {
+    let which = -1;
+    for (let i = 0; i < parts.length; i++) {
+      if (next[i] !== -1 && (which === -1 || next[i] < next[which])) which = i;
+    }
+    if (which === -1) return false;
+    const offset = next[which];
+    if (visit(shift + offset)) return true;
+    for (let i = 0; i < parts.length; i++) {
+      if (next[i] === offset) next[i] = find(offset + 1, to, parts[i].part, parts[i].masks);
+    }
   }
 }

@@ -589,19 +589,21 @@ async function searchOne(
     if (!explicit) return false;
     throw new NotAFileError(node.display, describeKind(outcome.stat.kind));
   }
+  // (Examined before the deny check awaits: the bytes are the reader's until the next read.)
+  const examined = outcome.kind === "bytes"
+    ? examineBytes(outcome.bytes, search, search.context)
+    : undefined;
   if (await search.denies?.(outcome.stat)) {
     if (explicit) throw new DeniedPathError(node.display);
     return false;
   }
-  if (outcome.kind === "large") {
+  if (examined !== undefined) await recordExamined(collector, node.display, examined);
+  else {
     const found = lookThrough(reader, node.key, search, collector.query, outcome.stat.size);
     if (found === "absent") collector.searchedWithoutMatch();
     else if (found === "binary") collector.binary();
     else return await streamFile(reader.files, node, collector, search);
-    return outcome.stat.nlink === 1;
   }
-  const examined = examineBytes(outcome.bytes, search, search.context);
-  await recordExamined(collector, node.display, examined);
   return outcome.stat.nlink === 1;
 }
 

@@ -12,6 +12,8 @@ import { literalMatcher, regexMatcher } from "../../src/core/mod.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { removeAbandonedTempFiles } from "../../src/files/_atomic_write.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
+import { FileReader } from "../../src/io/_file_reader.ts";
+import { WHOLE_FILE_BYTES } from "../../src/search/_search_file.ts";
 import { testFileStore } from "../../src/testing/mod.ts";
 import { filesOf } from "../_helpers/files.ts";
 
@@ -685,6 +687,37 @@ describe("DirectoryStore.search() asking for digests", () => {
       const digested = result.files.filter((file) => file.sha1 !== undefined);
       assert.deepEqual(digested.map((file) => file.path), names.slice(0, 4));
       assert.deepEqual(opened.toSorted(), names, "each file opened once");
+      store.close();
+    } finally {
+      await fs.rm(root, { recursive: true });
+    }
+  });
+});
+
+describe("DirectoryStore.search() reading a file again", () => {
+  it("examines the bytes before it awaits: a read of another search may follow", async () => {
+    const root = await tempDir();
+    try {
+      await writeTree(root, { "a.txt": "x\nneedle\n", "b.txt": `${"z".repeat(40)}\n` });
+      const store = await DirectoryStore.create({ roots: [root], searchThreads: 1 });
+      const files = store.sandbox.files;
+      const openRead = files.openRead.bind(files);
+      let opens = 0;
+      files.openRead = (name) => {
+        if (path.basename(name) !== "a.txt") return openRead(name);
+        // The first open fails: the examination leaves the file to be read again. The
+        // second lets a read of this thread follow at the first await, as another search's
+        // would; the thread's readers share one buffer.
+        if (++opens === 1) throw Object.assign(new Error("busy"), { code: "EBUSY" });
+        const other = name.replace(/a\.txt$/, "b.txt");
+        queueMicrotask(() => new FileReader(files, WHOLE_FILE_BYTES).read(other));
+        return openRead(name);
+      };
+      const result = await store.search({ matcher: literalMatcher("needle") });
+      assert.equal(opens, 2);
+      assert.deepEqual(result.files.map((f) => [f.path, f.rows.map((r) => r.line)]), [
+        ["a.txt", [2]],
+      ]);
       store.close();
     } finally {
       await fs.rm(root, { recursive: true });

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { countLf, countLfInJs, countsInWasm, WASM_FROM_BYTES } from "../../src/io/_count_lf.ts";
+import { CHUNK_BYTES, readRegion } from "../../src/io/_wasm_chunks.ts";
 import { ASSEMBLED, embeddingOf } from "../../scripts/assemble_wasm.ts";
 
 const counters = { countLf, countLfInJs };
@@ -52,6 +53,37 @@ describe("countLf()", () => {
       }
     });
   }
+
+  it("counts bytes in the read region where they are, as it counts them elsewhere", () => {
+    const region = readRegion()!;
+    fc.assert(
+      fc.property(
+        fc.uint8Array({ minLength: WASM_FROM_BYTES, maxLength: 5_000, size: "max" }).map((
+          bytes,
+        ) => bytes.map((b) => b % 3 === 0 ? 10 : b)),
+        fc.nat({ max: 100_000 }),
+        fc.nat(),
+        fc.nat(),
+        (content, shift, a, b) => {
+          const bytes = region.subarray(shift, shift + content.length);
+          bytes.set(content);
+          // (Ranges WebAssembly counts.)
+          const from = a % (content.length - WASM_FROM_BYTES + 1);
+          const to = from + WASM_FROM_BYTES + b % (content.length - from - WASM_FROM_BYTES + 1);
+          assert.equal(countLf(bytes, from, to), lfsIn(content, from, to));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("leaves the read region as it was when it counts bytes from elsewhere", () => {
+    const region = readRegion()!.subarray(0, 2 * CHUNK_BYTES);
+    region.fill(10);
+    const elsewhere = new Uint8Array(2.5 * CHUNK_BYTES).fill(65);
+    assert.equal(countLf(elsewhere, 0, elsewhere.length), 0);
+    assert.equal(countLf(region, 0, region.length), region.length);
+  });
 
   it("counts a range longer than its memory a chunk at a time", () => {
     const bytes = new Uint8Array(2.5 * 1024 * 1024 + 13).fill(10);

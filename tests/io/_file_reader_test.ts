@@ -5,6 +5,7 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
 import { FileReader } from "../../src/io/_file_reader.ts";
+import { inThreadMemory, READ_REGION_BYTES, readRegion } from "../../src/io/_wasm_chunks.ts";
 import type { FileStat } from "../../src/io/file_stat.ts";
 import { filesOf } from "../_helpers/files.ts";
 
@@ -32,6 +33,34 @@ describe("FileReader", () => {
       assert.equal(b.stat.size, 100);
       const empty = reader.read(path.join(dir, "empty"));
       assert.equal(empty.kind === "bytes" && empty.bytes.length, 0);
+    }));
+
+  it("reads into the thread's read region, which the thread's readers share", () =>
+    withDir(async (dir) => {
+      await fs.writeFile(path.join(dir, "a"), "one\n");
+      await fs.writeFile(path.join(dir, "b"), "x".repeat(300_000));
+      const first = new FileReader(filesOf(dir), READ_REGION_BYTES, 4);
+      const a = first.read(path.join(dir, "a"));
+      assert.ok(a.kind === "bytes" && inThreadMemory(a.bytes));
+      assert.equal(a.kind === "bytes" && a.bytes.byteOffset, readRegion()!.byteOffset);
+      // (Grown within the region; another reader reads over the same bytes.)
+      const b = first.read(path.join(dir, "b"));
+      assert.ok(b.kind === "bytes" && inThreadMemory(b.bytes) && b.bytes.length === 300_000);
+      const other = new FileReader(filesOf(dir), READ_REGION_BYTES).readUnstated(
+        path.join(dir, "a"),
+      );
+      assert.ok(other !== undefined && inThreadMemory(other));
+      assert.equal(
+        b.kind === "bytes" && new TextDecoder().decode(b.bytes.subarray(0, 5)),
+        "one\nx",
+      );
+    }));
+
+  it("reads into fresh memory when the region cannot hold its largest file", () =>
+    withDir(async (dir) => {
+      await fs.writeFile(path.join(dir, "a"), "one\n");
+      const outcome = new FileReader(filesOf(dir), READ_REGION_BYTES + 1).read(path.join(dir, "a"));
+      assert.ok(outcome.kind === "bytes" && !inThreadMemory(outcome.bytes));
     }));
 
   it("reports a file larger than its limit without reading it", () =>

@@ -16,7 +16,7 @@ import {
   occurrences,
 } from "../../src/search/_byte_search.ts";
 import { prefilterOf } from "../../src/search/_search_file.ts";
-import { CHUNK_BYTES } from "../../src/io/_wasm_chunks.ts";
+import { CHUNK_BYTES, readRegion } from "../../src/io/_wasm_chunks.ts";
 
 const encoder = new TextEncoder();
 const bytesOf = (text: string) => encoder.encode(text);
@@ -110,12 +110,17 @@ describe("eachCaselessOffset()", () => {
           { minLength: 150, maxLength: 1500 },
         ),
         fc.subarray(literals, { minLength: 1 }),
-        (pieces, chosen) => {
+        fc.nat({ max: 100_000 }),
+        (pieces, chosen, shift) => {
           const bytes = bytesOf(pieces.join(""));
           const needles = chosen.flatMap(spellings).map(bytesOf);
           const parts = caselessPartsOf(needles)!;
           const want = bytes.length < CASELESS_FROM_BYTES ? undefined : offsetsOf(bytes, needles);
           assert.deepEqual(visited(bytes, parts), want);
+          // The same bytes read into the thread's read region: gone through where they are.
+          const inRegion = readRegion()!.subarray(shift, shift + bytes.length);
+          inRegion.set(bytes);
+          assert.deepEqual(visited(inRegion, parts), want, "in the read region");
         },
       ),
       { numRuns: 400 },
