@@ -47,37 +47,35 @@ export function isCompiledBinary(): boolean {
 }
 
 /**
- * The JavaScriptCore options of a compiled binary that searches (measured in
- * docs/decisions.md): the top tier (FTL) compiles a function once it has run ten times longer
- * than the engine's default asks (a search's functions are hot for a few hundred milliseconds,
- * and compiling them then took the CPU the search needed on a machine of few cores; the index
- * build, hot for seconds, still reaches the top tier), and a thread's heap grows to 128 MiB
- * before it is collected whole, not 32 (a first grep of a big tree collected several times).
+ * The JavaScriptCore options of a compiled binary that searches: the top tier (FTL) compiles a
+ * function once it has run ten times longer than the engine's default asks. A search's
+ * functions are hot for a few hundred milliseconds, and compiling them then took the CPU the
+ * search needed on a machine of few cores; the index build, hot for seconds, still reaches the
+ * top tier (measured in docs/decisions.md).
  */
 export const SEARCH_JIT_ENV: Readonly<Record<string, string>> = {
   BUN_JSC_thresholdForFTLOptimizeAfterWarmUp: "1000000",
-  BUN_JSC_largeHeapSize: String(128 * 1024 * 1024),
 };
 
 /**
  * Runs the compiled binary again, as the same process (`execve` keeps its id, its parent and
  * its standard streams), with {@linkcode SEARCH_JIT_ENV}: the engine reads its options from
- * the environment before any script runs, so they hold only for a new process image. A value
- * the user set is kept. Returns at once when all of them are set already (by the relaunch, or
- * by the user), when this is not the compiled binary, or when the runtime cannot replace its
- * image; the engine's defaults then hold, with the same answers.
+ * the environment before any script runs, so they hold only for a new process image. Returns
+ * at once when they are set already (by the relaunch, or by the user, whose values win), when
+ * this is not the compiled binary, or when the runtime cannot replace its image; the engine's
+ * defaults then hold, with the same answers.
  *
  * @param args the command line's arguments (without the executable)
  */
 export function relaunchForSearch(args: readonly string[]): void {
   if (!isCompiledBinary()) return;
-  if (Object.keys(SEARCH_JIT_ENV).every((name) => process.env[name] !== undefined)) return;
+  if (Object.keys(SEARCH_JIT_ENV).some((name) => process.env[name] !== undefined)) return;
   const { execve } = process as { execve?: (file: string, args: string[], env: object) => void };
   if (typeof execve !== "function") return;
   try {
     execve.call(process, process.execPath, [process.execPath, ...args], {
-      ...SEARCH_JIT_ENV,
       ...process.env,
+      ...SEARCH_JIT_ENV,
     });
   } catch {
     // (The binary could not be run again: this one goes on as it is.)

@@ -8,7 +8,7 @@ import { describe, test } from "node:test";
 import { SEARCH_JIT_ENV } from "../../src/io/runtime.ts";
 import { initialized, type RawSession, runCli, tempRoot } from "../_helpers/binary.ts";
 
-const [[NAME], ...OTHERS] = Object.entries(SEARCH_JIT_ENV);
+const [[NAME, VALUE]] = Object.entries(SEARCH_JIT_ENV);
 
 /** The environment of a running process, by name. */
 function environmentOf(pid: number): Map<string, string> {
@@ -41,10 +41,7 @@ describe("the binary's JIT settings", () => {
       fs.writeFileSync(join(dir, "a.txt"), "one\nthe needle\n");
       const session = await initialized(["serve", "--root", dir]);
       try {
-        const environment = environmentOf(session.child.pid!);
-        for (const [name, value] of Object.entries(SEARCH_JIT_ENV)) {
-          assert.equal(environment.get(name), value, name);
-        }
+        assert.equal(environmentOf(session.child.pid!).get(NAME), VALUE);
         assert.match(await grepText(session), /a\.txt[\s\S]*2.*the needle/);
       } finally {
         await session.close();
@@ -53,14 +50,12 @@ describe("the binary's JIT settings", () => {
     },
   );
 
-  test("a value the user set is kept, and the others set", { timeout: 60_000 }, async () => {
+  test("a value the user set is kept", { timeout: 60_000 }, async () => {
     const { dir, remove } = tempRoot();
     fs.writeFileSync(join(dir, "a.txt"), "the needle\n");
     const session = await initialized(["serve", "--root", dir], { [NAME]: "200000" });
     try {
-      const environment = environmentOf(session.child.pid!);
-      assert.equal(environment.get(NAME), "200000");
-      for (const [name, value] of OTHERS) assert.equal(environment.get(name), value, name);
+      assert.equal(environmentOf(session.child.pid!).get(NAME), "200000");
       assert.match(await grepText(session), /the needle/);
     } finally {
       await session.close();
