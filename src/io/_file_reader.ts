@@ -44,9 +44,11 @@ export class FileReader {
   /** Where the files are opened (beneath the roots, following no symlink). */
   readonly files: FileSystem;
   readonly #maxBytes: number;
-  /** Where the buffer grows: the thread's read region, when it holds `maxBytes`. */
+  /** Where the buffer grows: the thread's read region (undefined: fresh memory). */
   readonly #region: Uint8Array | undefined;
   #buffer: Uint8Array;
+  /** The buffer of the files larger than the region, kept for the next. */
+  #beyond: Uint8Array | undefined;
 
   /**
    * @param files where to open the files
@@ -56,9 +58,9 @@ export class FileReader {
   constructor(files: FileSystem, maxBytes: number, initialBytes = 256 * 1024) {
     this.files = files;
     this.#maxBytes = maxBytes;
-    const region = readRegion();
-    this.#region = region !== undefined && region.length >= maxBytes ? region : undefined;
-    this.#buffer = this.#allocate(Math.min(initialBytes, maxBytes));
+    this.#region = readRegion();
+    const size = Math.min(initialBytes, maxBytes);
+    this.#buffer = this.#region?.subarray(0, size) ?? new Uint8Array(size);
   }
 
   /**
@@ -220,20 +222,26 @@ export class FileReader {
     return buffer.subarray(0, filled);
   }
 
-  /** The buffer, grown to hold `size` bytes (at most `maxBytes`). */
+  /**
+   * A buffer of `size` bytes or more (at most `maxBytes`): the buffer, grown within the region;
+   * for a file larger than the region, a buffer of fresh memory (the buffer stays the
+   * region's, where the next files are read).
+   */
   #room(size: number): Uint8Array {
-    if (size > this.#buffer.length) {
-      this.#buffer = this.#allocate(
-        Math.min(this.#maxBytes, Math.max(size, this.#buffer.length * 2)),
-      );
-      if (this.#buffer.length >= HUGE_BUFFER_BYTES) adviseHugePages(this.#buffer);
+    if (size <= this.#buffer.length) return this.#buffer;
+    const region = this.#region;
+    const grown = (from: number) => Math.min(this.#maxBytes, Math.max(size, from * 2));
+    if (region !== undefined && size <= region.length) {
+      this.#buffer = region.subarray(0, Math.min(region.length, grown(this.#buffer.length)));
+      return this.#buffer;
     }
-    return this.#buffer;
-  }
-
-  /** A buffer of `size` bytes: the start of the region, or fresh memory. */
-  #allocate(size: number): Uint8Array {
-    return this.#region?.subarray(0, size) ?? new Uint8Array(size);
+    const held = region === undefined ? this.#buffer : this.#beyond;
+    if (held !== undefined && size <= held.length) return held;
+    const fresh = new Uint8Array(grown(held?.length ?? 0));
+    if (fresh.length >= HUGE_BUFFER_BYTES) adviseHugePages(fresh);
+    if (region === undefined) this.#buffer = fresh;
+    else this.#beyond = fresh;
+    return fresh;
   }
 }
 

@@ -14,10 +14,12 @@ import { Buffer } from "node:buffer";
 export const CHUNK_BYTES = 1024 * 1024;
 
 /**
- * The size of the read region, after the chunk: the largest file a search reads whole. Only
- * the pages a read fills are ever backed by memory.
+ * The size of the read region, after the chunk: the files a search reads whole up to this size
+ * are read there (84 of the Linux kernel's 78,613 files are larger). Its pages stay the
+ * thread's once a read filled them, and a memory's size costs the runtime even where its pages
+ * are not touched (docs/decisions.md).
  */
-export const READ_REGION_BYTES = 16 * 1024 * 1024;
+export const READ_REGION_BYTES = 1024 * 1024;
 
 /** This thread's memory, once a module or a reader needed it. */
 let memory: WebAssembly.Memory | undefined;

@@ -78,7 +78,7 @@ describe("countLf()", () => {
   });
 
   it("leaves the read region as it was when it counts bytes from elsewhere", () => {
-    const region = readRegion()!.subarray(0, 2 * CHUNK_BYTES);
+    const region = readRegion()!;
     region.fill(10);
     const elsewhere = new Uint8Array(2.5 * CHUNK_BYTES).fill(65);
     assert.equal(countLf(elsewhere, 0, elsewhere.length), 0);

@@ -56,11 +56,19 @@ describe("FileReader", () => {
       );
     }));
 
-  it("reads into fresh memory when the region cannot hold its largest file", () =>
+  it("reads a file larger than the region into fresh memory, and the next in the region", () =>
     withDir(async (dir) => {
       await fs.writeFile(path.join(dir, "a"), "one\n");
-      const outcome = new FileReader(filesOf(dir), READ_REGION_BYTES + 1).read(path.join(dir, "a"));
-      assert.ok(outcome.kind === "bytes" && !inThreadMemory(outcome.bytes));
+      await fs.writeFile(path.join(dir, "big"), "y".repeat(READ_REGION_BYTES + 10));
+      const reader = new FileReader(filesOf(dir), 4 * READ_REGION_BYTES);
+      const big = reader.read(path.join(dir, "big"));
+      assert.ok(big.kind === "bytes" && !inThreadMemory(big.bytes));
+      assert.ok(big.kind === "bytes" && big.bytes.length === READ_REGION_BYTES + 10);
+      assert.ok(big.kind === "bytes" && big.bytes.every((byte) => byte === 0x79));
+      const a = reader.readUnstated(path.join(dir, "a"));
+      assert.ok(a !== undefined && inThreadMemory(a) && a.length === 4);
+      const again = reader.read(path.join(dir, "big"));
+      assert.ok(again.kind === "bytes" && again.bytes.buffer === big.bytes.buffer, "kept");
     }));
 
   it("reports a file larger than its limit without reading it", () =>
