@@ -224,25 +224,31 @@ export class FileReader {
 
   /**
    * A buffer of `size` bytes or more (at most `maxBytes`): the buffer, grown within the region;
-   * for a file larger than the region, a buffer of fresh memory (the buffer stays the
-   * region's, where the next files are read).
+   * for a file larger than the region, a buffer of fresh memory kept for such files (the buffer
+   * stays the region's, where the next files are read).
    */
   #room(size: number): Uint8Array {
     if (size <= this.#buffer.length) return this.#buffer;
-    const region = this.#region;
     const grown = (from: number) => Math.min(this.#maxBytes, Math.max(size, from * 2));
-    if (region !== undefined && size <= region.length) {
-      this.#buffer = region.subarray(0, Math.min(region.length, grown(this.#buffer.length)));
-      return this.#buffer;
+    const region = this.#region;
+    if (region === undefined) return this.#buffer = freshBuffer(grown(this.#buffer.length));
+    if (size <= region.length) {
+      const length = Math.min(region.length, grown(this.#buffer.length));
+      return this.#buffer = region.subarray(0, length);
     }
-    const held = region === undefined ? this.#buffer : this.#beyond;
-    if (held !== undefined && size <= held.length) return held;
-    const fresh = new Uint8Array(grown(held?.length ?? 0));
-    if (fresh.length >= HUGE_BUFFER_BYTES) adviseHugePages(fresh);
-    if (region === undefined) this.#buffer = fresh;
-    else this.#beyond = fresh;
-    return fresh;
+    let beyond = this.#beyond;
+    if (beyond === undefined || size > beyond.length) {
+      this.#beyond = beyond = freshBuffer(grown(beyond?.length ?? 0));
+    }
+    return beyond;
   }
+}
+
+/** A buffer of fresh memory, backed by huge pages when it is large. */
+function freshBuffer(size: number): Uint8Array {
+  const buffer = new Uint8Array(size);
+  if (size >= HUGE_BUFFER_BYTES) adviseHugePages(buffer);
+  return buffer;
 }
 
 keepOffTopTier(FileReader.prototype.read, FileReader.prototype.readUnstated);
