@@ -480,13 +480,14 @@ function examinePlanned(
   // is there (an exact needle's first occurrence, or a regex's first match in the stretches
   // around them); false when its window, or a stretch, reaches past the part.
   const rowOf = (buffer: Buffer, start: number, end: number, at: number, around: LineAround) => {
-    const next = at === shown ? undefined : occurrences(buffer, needles);
-    const match = next?.(start);
-    if (match !== undefined && match.at !== -1) held = true;
-    if (match === undefined || match.at === -1 || match.at + match.length > end) return true;
+    if (at === shown) return true;
+    const next = occurrences(buffer, needles);
+    const match = next(start);
+    if (match.at !== -1) held = true;
+    if (match.at === -1 || match.at + match.length > end) return true;
     const row = stretch === undefined
       ? windowedPart(buffer, start, end, match.at, match.length, rowCut!, around)
-      : stretchedPart(buffer, start, end, match, next!, stretch, around);
+      : stretchedPart(buffer, start, end, match, next, stretch, around);
     if (row === null) return true; // (no match in this part of the line)
     if (row === undefined) return false;
     advance(at);
