@@ -652,8 +652,15 @@ export class DirectoryStore extends BaseFileStore {
     }
   }
 
-  /** Deletes a file, or a symlink itself; never a directory. A file's edit lock is taken first. */
-  protected override async deletePath(node: StorePath): Promise<void> {
+  /**
+   * Deletes a file, or a symlink itself; never a directory. A file's edit lock is taken
+   * first, and held while `check` reads it; a symlink checked is checked by its target's
+   * bytes, under the target's lock.
+   */
+  protected override async deletePath(
+    node: StorePath,
+    check?: (bytes: Uint8Array) => void,
+  ): Promise<void> {
     const { location, display } = node as DirectoryPath;
     // A root is a directory; resolving its parent below would name a place outside.
     if (this.sandbox.roots.includes(location)) throw new NotAFileError(display, "a directory");
@@ -662,6 +669,7 @@ export class DirectoryStore extends BaseFileStore {
     const name = nativePath.basename(location);
     const files = this.sandbox.files;
     let dir: DirHandle | undefined;
+    let target: DirHandle | undefined;
     let locked: OpenFile | undefined;
     try {
       dir = files.openDir(parent.real);
@@ -670,11 +678,28 @@ export class DirectoryStore extends BaseFileStore {
         throw new NotAFileError(display, describeKind(stat.kind));
       }
       if (stat.kind === "file") locked = await this.#openLocked(dir, name, display);
+      else if (check !== undefined) {
+        target = files.openDir(nativePath.dirname(node.key));
+        locked = await this.#openLocked(target, nativePath.basename(node.key), display);
+      }
+      if (check !== undefined) {
+        if (locked === undefined) throw new NotFoundError(display);
+        const { fd, stat: opened } = locked;
+        check(
+          await readAll(
+            readableFile(files, fd, opened.size),
+            opened.size,
+            this.maxEditBytes,
+            display,
+          ),
+        );
+      }
       dir.unlink(name);
     } catch (error) {
       throw mapOsError(error, display, "write");
     } finally {
       if (locked) files.close(locked.fd);
+      target?.close();
       dir?.close();
     }
   }
@@ -682,9 +707,9 @@ export class DirectoryStore extends BaseFileStore {
   /**
    * Renames a file, a symlink (the link itself) or a directory with one `renameat2`, from
    * the handle of its directory to the handle of the target's (made where missing), never
-   * replacing a directory and replacing a file only with `overwrite`. A file's edit lock is
-   * taken first. A directory is not moved while a deny rule names a path (one with a `/`):
-   * files in it could leave that rule, or enter it.
+   * replacing a directory and replacing a file only with `overwrite`. The edit locks of a file
+   * moved and of a file replaced are taken first. A directory is not moved while a deny rule
+   * names a path (one with a `/`): files in it could leave that rule, or enter it.
    */
   protected override async movePath(
     from: StorePath,
@@ -710,6 +735,7 @@ export class DirectoryStore extends BaseFileStore {
     let source: DirHandle | undefined;
     let target: { dir: DirHandle; created: string[] } | undefined;
     let locked: OpenFile | undefined;
+    let replaced: OpenFile | undefined;
     try {
       source = files.openDir(parent.real);
       const kind = source.lstat(name).kind;
@@ -720,6 +746,9 @@ export class DirectoryStore extends BaseFileStore {
       if (there === "directory" || (there !== undefined && !options.overwrite)) {
         throw new FileExistsError(to.display);
       }
+      // A file replaced is locked too: an edit of it under way in another process would
+      // otherwise rename its result over what was moved there, and that would be gone.
+      if (there === "file") replaced = await this.#openLocked(target.dir, toName, to.display);
       source.moveTo(name, target.dir, toName, !options.overwrite || kind === "directory");
     } catch (error) {
       if (target) removeCreated(files, target.created);
@@ -727,6 +756,7 @@ export class DirectoryStore extends BaseFileStore {
       if ((error as { code?: string }).code === "EEXIST") throw new FileExistsError(to.display);
       throw mapOsError(error, display, "write");
     } finally {
+      if (replaced) files.close(replaced.fd);
       if (locked) files.close(locked.fd);
       source?.close();
       target?.dir.close();

@@ -14,6 +14,7 @@ import { checkQuery, SearchCollector } from "./_search_collector.ts";
 import { decodeUtf8, encodeUtf8, isBinary } from "./_text.ts";
 import {
   BinaryFileError,
+  FileChangedError,
   FileExistsError,
   InvalidUtf8Error,
   MoveRefusedError,
@@ -23,6 +24,7 @@ import {
 } from "./errors.ts";
 import { skippedCounter } from "./file_store.ts";
 import type {
+  DeleteOptions,
   EditOutcome,
   EntryKind,
   FileInfo,
@@ -223,8 +225,15 @@ export abstract class BaseFileStore implements FileStore {
    * Deletes a file, refusing a directory ({@linkcode NotAFileError}).
    *
    * @param node a checked, existing path
+   * @param check when given, called with the file's bytes (a symlink's target's), read under
+   *   the lock that orders edits of the file, before it is removed; it throws to keep the
+   *   file. (`delete` has checked them already under this store's own lock: a store whose
+   *   edits are ordered only within the process may leave it out.)
    */
-  protected abstract deletePath(node: StorePath): Promise<void>;
+  protected abstract deletePath(
+    node: StorePath,
+    check?: (bytes: Uint8Array) => void,
+  ): Promise<void>;
 
   /**
    * Renames a checked, existing file or directory to a checked path. The default refuses:
@@ -573,13 +582,6 @@ export abstract class BaseFileStore implements FileStore {
   }
 
   /**
-   * Deletes a file, never a directory.
-   *
-   * @param path the caller's path
-   * @param options aborted before the file is removed: nothing is removed
-   * @returns the file's display path
-   */
-  /**
    * Renames a file or directory (see {@linkcode FileStore.move}), after the edits of both
    * paths that came before it.
    *
@@ -609,11 +611,26 @@ export abstract class BaseFileStore implements FileStore {
     return { from: source.display, to: target.display, kind };
   }
 
-  async delete(path: string, options: { signal?: AbortSignal } = {}): Promise<string> {
+  /**
+   * Deletes a file (see {@linkcode FileStore.delete}), after the edits of it that came
+   * before; with `expected`, only while the file's text is that.
+   *
+   * @param path the caller's path
+   * @param options the text it must have, and the signal (aborted before the file is
+   *   removed: nothing is removed)
+   * @returns the file's display path
+   */
+  async delete(path: string, options: DeleteOptions = {}): Promise<string> {
     const node = await this.resolvePath(filePath(path), false);
-    await this.withLock(node.key, () => {
+    const { expected } = options;
+    const check = expected === undefined ? undefined : (bytes: Uint8Array) => {
+      const { text, invalid } = decodeUtf8(bytes);
+      if (invalid || isBinary(bytes) || text !== expected) throw new FileChangedError(path);
+    };
+    await this.withLock(node.key, async () => {
+      if (check !== undefined) check((await this.readFile(node, this.maxEditBytes)).bytes);
       options.signal?.throwIfAborted();
-      return this.deletePath(node);
+      return await this.deletePath(node, check);
     });
     return node.display;
   }

@@ -283,6 +283,17 @@ export interface UpdateOptions {
   signal?: AbortSignal;
 }
 
+/** Options of {@linkcode FileStore.delete}. */
+export interface DeleteOptions {
+  /**
+   * The text the file must have for the delete to go ahead (read under its lock, up to the
+   * store's edit cap); a file with other text, or binary or invalid UTF-8, is kept.
+   */
+  expected?: string;
+  /** Aborted before the file is removed: nothing is removed. */
+  signal?: AbortSignal;
+}
+
 /** Options of {@linkcode FileStore.move}. */
 export interface MoveOptions {
   /** Replace an existing file at `to`; default false. */
@@ -370,8 +381,13 @@ export interface FileStore {
     edit: (text: string, display: string) => EditOutcome<T>,
     options?: UpdateOptions,
   ): Promise<T>;
-  /** Deletes a file (never a directory) and returns its display path. */
-  delete(path: string, options?: { signal?: AbortSignal }): Promise<string>;
+  /**
+   * Deletes a file (never a directory) and returns its display path. With `expected`, only
+   * while its whole text is that, checked under the file's lock as {@linkcode update} checks
+   * (for a symlink, its target's text): otherwise nothing is deleted
+   * ({@linkcode FileChangedError}).
+   */
+  delete(path: string, options?: DeleteOptions): Promise<string>;
   /**
    * Renames a file or directory (a symlink itself, as `mv` does) within the roots; both
    * names must pass the roots and deny rules. An existing `to` is refused

@@ -635,6 +635,21 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("delete() with expected text deletes only a file that has it", async () => {
+        const files = { "a.txt": "x\n", "b.txt": "y\n", "bin.dat": "x\u0000\n" };
+        await withStore(files, [], async (store) => {
+          for (
+            const [path, expected] of [["a.txt", "x"], ["b.txt", "x\n"], ["bin.dat", "x\u0000\n"]]
+          ) {
+            await assert.rejects(store.delete(path, { expected }), { code: "changed" });
+            assert.equal((await store.stat(path)).kind, "file", `${path} is kept`);
+          }
+          assert.equal(await store.delete("a.txt", { expected: "x\n" }), "a.txt");
+          await assert.rejects(store.stat("a.txt"), { code: "not_found" });
+          await assert.rejects(store.delete("a.txt", { expected: "x\n" }), { code: "not_found" });
+        });
+      });
+
       it("move() renames a file and a directory, and refuses to replace without overwrite", async () => {
         await withStore({ "a.txt": "x", "b.txt": "y", "dir/c.txt": "z" }, [], async (store) => {
           assert.deepEqual(await store.move("a.txt", "new/a.txt"), {

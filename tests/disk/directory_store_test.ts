@@ -226,6 +226,18 @@ describe("DirectoryStore with real files", () => {
     assert.deepEqual(await fs.readdir(dir), ["real.txt"]);
   });
 
+  it("a symlink deleted with expected text is checked by its target's, and only the link goes", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "del-"));
+    await writeTree(dir, { "real.txt": "keep\n" });
+    await fs.symlink("real.txt", path.join(dir, "alias.txt"));
+    const store = await DirectoryStore.create({ roots: [dir] });
+    await assert.rejects(store.delete("alias.txt", { expected: "other\n" }), { code: "changed" });
+    assert.deepEqual((await fs.readdir(dir)).sort(), ["alias.txt", "real.txt"]);
+    await store.delete("alias.txt", { expected: "keep\n" });
+    assert.deepEqual(await fs.readdir(dir), ["real.txt"]);
+    assert.equal(await fs.readFile(path.join(dir, "real.txt"), "utf8"), "keep\n");
+  });
+
   it("update() sees an edit made by another process between read and write and refuses", async () => {
     const dir = await fs.mkdtemp(path.join(root, "race-"));
     await writeTree(dir, { "a.txt": "1\n" });

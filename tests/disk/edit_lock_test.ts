@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
@@ -51,6 +51,89 @@ test(
       assert.equal(readFileSync(file, "utf8"), "count 1\n");
     } finally {
       await holder.kill();
+      await store.close();
+      rmSync(root, { recursive: true });
+    }
+  },
+);
+
+/**
+ * A Python process that takes the file's lock as another linewise process editing it does,
+ * says so, and on "go" renames new content over it (the edit's last step) and ends.
+ */
+function editInFlight(path: string, text: string) {
+  const child = spawn("python3", [
+    "-c",
+    "import fcntl, os, sys\nf = open(sys.argv[1])\nfcntl.flock(f, fcntl.LOCK_EX)\n" +
+    "print('locked', flush=True)\nsys.stdin.readline()\n" +
+    "open(sys.argv[1] + '.new', 'w').write(sys.argv[2])\nos.rename(sys.argv[1] + '.new', sys.argv[1])",
+    path,
+    text,
+  ]);
+  const locked = new Promise<void>((resolve, reject) => {
+    child.stdout.once("data", () => resolve());
+    child.once("exit", (code) => reject(new Error(`the editor ended (${code})`)));
+  });
+  const ended = new Promise((resolve) => child.once("exit", resolve));
+  return { locked, finish: async () => (child.stdin.end("go\n"), await ended) };
+}
+
+/** Whether a promise is still pending after `ms`. */
+async function pendingAfter(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  const late = Symbol();
+  const first = await Promise.race([
+    promise.then(() => undefined, () => undefined),
+    new Promise((resolve) => setTimeout(() => resolve(late), ms)),
+  ]);
+  return first === late;
+}
+
+test(
+  "a delete of expected text waits for another process's edit, then keeps what it wrote",
+  { timeout: 30_000 },
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-lock-"));
+    const file = join(root, "a.txt");
+    writeFileSync(file, "seen\n");
+    const store = await DirectoryStore.create({ roots: [root], lockWaitMs: 10_000 });
+    const editor = editInFlight(file, "theirs\n");
+    try {
+      await editor.locked;
+      const deleting = store.delete("a.txt", { expected: "seen\n" });
+      assert.ok(await pendingAfter(deleting, 200), "the delete waits for the edit's lock");
+      await editor.finish();
+      await assert.rejects(deleting, { code: "changed" });
+      assert.equal(readFileSync(file, "utf8"), "theirs\n", "the edit's text is kept");
+      await store.delete("a.txt", { expected: "theirs\n" });
+      assert.ok(!existsSync(file), "with its text as expected, it is deleted");
+    } finally {
+      await editor.finish();
+      await store.close();
+      rmSync(root, { recursive: true });
+    }
+  },
+);
+
+test(
+  "a move over a file waits for another process's edit of it, and its content stays there",
+  { timeout: 30_000 },
+  async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-lock-"));
+    const target = join(root, "dst.txt");
+    writeFileSync(join(root, "src.txt"), "moved\n");
+    writeFileSync(target, "old\n");
+    const store = await DirectoryStore.create({ roots: [root], lockWaitMs: 10_000 });
+    const editor = editInFlight(target, "theirs\n");
+    try {
+      await editor.locked;
+      const moving = store.move("src.txt", "dst.txt", { overwrite: true });
+      assert.ok(await pendingAfter(moving, 200), "the move waits for the edit's lock");
+      await editor.finish();
+      await moving;
+      assert.equal(readFileSync(target, "utf8"), "moved\n", "what was moved is there");
+      assert.ok(!existsSync(join(root, "src.txt")));
+    } finally {
+      await editor.finish();
       await store.close();
       rmSync(root, { recursive: true });
     }

@@ -2,7 +2,7 @@
 // before any is written; when a write fails, the files already written are put back.
 import { parsePatch, type StructuredPatch } from "diff";
 import { InputError, quotePath } from "../../core/mod.ts";
-import { NotFoundError } from "../../store/errors.ts";
+import { FileChangedError, NotFoundError } from "../../store/errors.ts";
 import { checkArgs } from "../_args.ts";
 import { applyHunks, createdText, deletes } from "./_hunks.ts";
 import { ok, Refusal } from "../_results.ts";
@@ -188,31 +188,28 @@ async function apply(
   planned: Planned[],
   signal: AbortSignal | undefined,
 ): Promise<Array<string | undefined>> {
-  const { store, settings, session } = context;
+  const { store, session } = context;
   const written: Planned[] = [];
   for (const file of planned) {
     try {
       if (file.kind === "create") await store.write(file.path, file.after!, { signal });
       else if (file.kind === "delete") {
-        await unchanged(context, file);
-        await store.delete(file.path, { signal });
-      } else {
-        await store.update(file.path, (text) => {
-          if (text !== file.before) throw changedMeanwhile(file.path);
-          return { text: file.after, value: undefined };
-        }, { maxBytes: settings.maxEditBytes, signal });
-      }
+        await store.delete(file.path, { signal, expected: file.before })
+          .catch(changedAs(file.path));
+      } else await replaceText(context, file.path, file.before!, file.after!, signal);
       written.push(file);
     } catch (error) {
       const failed = await putBack(context, written);
       const reason = error instanceof Error ? error.message : String(error);
-      const back = written.length === 0
-        ? ""
-        : failed.length === 0
-        ? `; the files written before it were put back (${
-          written.map((f) => quotePath(f.path)).join(", ")
-        })`
-        : `; putting back the files written before it failed for ${failed.join(", ")}`;
+      const restored = written.filter((f) => !failed.has(f.path)).map((f) => quotePath(f.path));
+      const back = [
+        ...failed.values(),
+        ...restored.length === 0 ? [] : [
+          `the ${failed.size > 0 ? "other " : ""}files written before it were put back (${
+            restored.join(", ")
+          })`,
+        ],
+      ].map((part) => `; ${part}`).join("");
       throw new Refusal(`patch stopped at ${quotePath(file.path)}: ${reason}${back}`);
     }
   }
@@ -225,25 +222,55 @@ async function apply(
   );
 }
 
-/** A file to delete must still be as the plan read it. */
-async function unchanged({ store, settings }: EditContext, file: Planned): Promise<void> {
-  const now = await store.readText(file.path, { maxBytes: settings.maxEditBytes });
-  if (now.text !== file.before) throw changedMeanwhile(file.path);
+/** Writes `after` over a file while its text is still `before` (checked under its lock). */
+async function replaceText(
+  { store, settings }: EditContext,
+  path: string,
+  before: string,
+  after: string,
+  signal?: AbortSignal,
+): Promise<void> {
+  await store.update(path, (text) => {
+    if (text !== before) throw new ChangedMeanwhile(path);
+    return { text: after, value: undefined };
+  }, { maxBytes: settings.maxEditBytes, signal });
 }
 
-function changedMeanwhile(path: string): Refusal {
-  return new Refusal(`${quotePath(path)} changed while the patch was applied`);
+/** The refusal of a file that changed while the patch was applied. */
+class ChangedMeanwhile extends Refusal {
+  constructor(path: string) {
+    super(`${quotePath(path)} changed while the patch was applied`);
+  }
 }
 
-/** Restores written files, last first; returns the paths that could not be restored. */
-async function putBack({ store }: EditContext, written: Planned[]): Promise<string[]> {
-  const failed: string[] = [];
+/** A file found changed under its lock is said as the patch says it. */
+function changedAs(path: string): (error: unknown) => never {
+  return (error) => {
+    throw error instanceof FileChangedError ? new ChangedMeanwhile(path) : error;
+  };
+}
+
+/**
+ * Restores written files, last first, each only while it is still as the patch left it: a
+ * file another writer changed since keeps that change. Returns, by path, why those that were
+ * not put back were not.
+ */
+async function putBack(context: EditContext, written: Planned[]): Promise<Map<string, string>> {
+  const { store } = context;
+  const failed = new Map<string, string>();
   for (const file of [...written].reverse()) {
+    const path = quotePath(file.path);
     try {
-      if (file.kind === "create") await store.delete(file.path);
-      else await store.write(file.path, file.before!, { overwrite: file.kind === "modify" });
-    } catch {
-      failed.push(quotePath(file.path));
+      if (file.kind === "create") await store.delete(file.path, { expected: file.after });
+      else if (file.kind === "delete") await store.write(file.path, file.before!);
+      else await replaceText(context, file.path, file.after!, file.before!);
+    } catch (error) {
+      failed.set(
+        file.path,
+        error instanceof FileChangedError || error instanceof ChangedMeanwhile
+          ? `${path} changed after the patch wrote it, so it was not put back (it keeps that change)`
+          : `${path} could not be put back (${error instanceof Error ? error.message : error})`,
+      );
     }
   }
   return failed;

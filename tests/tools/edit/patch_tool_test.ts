@@ -91,6 +91,56 @@ describe("patch", () => {
     assert.equal(await text(h, "c.txt"), "c\n");
   });
 
+  test("a file another writer changed after the patch wrote it keeps that change", async () => {
+    // (The other writer edits a.txt, which the patch wrote, while the patch fails at b.txt.)
+    class RacedStore extends MemoryStore {
+      override async update<T>(...args: Parameters<MemoryStore["update"]>): Promise<T> {
+        if (args[0] === "b.txt") {
+          await super.update("a.txt", (text) => ({ text: `${text}theirs\n`, value: undefined }));
+          await super.update("new.txt", (text) => ({ text: `${text}theirs\n`, value: undefined }));
+          throw new Error("disk full");
+        }
+        return await super.update(...args) as T;
+      }
+    }
+    const store = new RacedStore({ "a.txt": A, "b.txt": B, "c.txt": "c\n" });
+    const h = tools({}, store);
+    const patch = gitDiff("a.txt", A, A.replace("two", "2")) +
+      gitDiff("c.txt", "c\n", "C\n") +
+      "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+ours\n" +
+      gitDiff("b.txt", "alpha\nbeta\ngamma\n", "alpha\nBETA\ngamma\n");
+    assert.equal(
+      errorText(await h.call("patch", { patch })),
+      "patch stopped at b.txt: disk full; new.txt changed after the patch wrote it, so it was not " +
+        "put back (it keeps that change); a.txt changed after the patch wrote it, so it was not " +
+        "put back (it keeps that change); the other files written before it were put back (c.txt)",
+    );
+    assert.equal(await text(h, "a.txt"), A.replace("two", "2") + "theirs\n");
+    assert.equal(await text(h, "new.txt"), "ours\ntheirs\n");
+    assert.equal(await text(h, "b.txt"), B);
+    assert.equal(await text(h, "c.txt"), "c\n");
+  });
+
+  test("a file to delete that changed since the patch read it is kept", async () => {
+    class RacedStore extends MemoryStore {
+      override async delete(...args: Parameters<MemoryStore["delete"]>): Promise<string> {
+        await super.update(args[0], (text) => ({ text: `${text}z\n`, value: undefined }));
+        return await super.delete(...args);
+      }
+    }
+    const store = new RacedStore({ "a.txt": A, "gone.txt": "x\ny\n" });
+    const h = tools({}, store);
+    const patch = gitDiff("a.txt", A, A.replace("two", "2")) +
+      "--- a/gone.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\n-y\n";
+    assert.equal(
+      errorText(await h.call("patch", { patch })),
+      "patch stopped at gone.txt: gone.txt changed while the patch was applied; the files " +
+        "written before it were put back (a.txt)",
+    );
+    assert.equal(await text(h, "gone.txt"), "x\ny\nz\n");
+    assert.equal(await text(h, "a.txt"), A);
+  });
+
   test("dry_run checks every hunk and writes nothing", async () => {
     const h = tools();
     const result = await h.call("patch", {
