@@ -180,6 +180,9 @@ interface FileVersion {
   ino: bigint;
   size: number;
   mtimeNs: bigint;
+  mode: number;
+  uid: number;
+  gid: number;
   bytes: Uint8Array;
 }
 
@@ -415,13 +418,8 @@ export class DirectoryStore extends BaseFileStore {
         throw new FileTooLargeError(node.display, stat.size, maxBytes);
       }
       const bytes = await readAll(handle, stat.size, maxBytes, node.display);
-      const version: FileVersion = {
-        dev: stat.dev,
-        ino: stat.ino,
-        size: stat.size,
-        mtimeNs: stat.mtimeNs,
-        bytes,
-      };
+      const { dev, ino, size, mtimeNs, mode, uid, gid } = stat;
+      const version: FileVersion = { dev, ino, size, mtimeNs, mode, uid, gid, bytes };
       return { bytes, version };
     } finally {
       await handle.close();
@@ -1019,10 +1017,13 @@ function writableIn(dir: DirHandle, name: string, display: string): boolean {
   }
 }
 
-/** Whether a stat is of the file a version was read from, at the same size and mtime. */
+/** Whether a stat is of the file a version was read from, at the same size, mtime, mode and owner. */
 function sameState(stat: FileStat | undefined, version: FileVersion): boolean {
+  // (The mode and owner too: the new content takes those read with the file, and a chmod
+  // made meanwhile, say to make it private, would be undone.)
   return stat !== undefined && stat.dev === version.dev && stat.ino === version.ino &&
-    stat.size === version.size && stat.mtimeNs === version.mtimeNs;
+    stat.size === version.size && stat.mtimeNs === version.mtimeNs &&
+    stat.mode === version.mode && stat.uid === version.uid && stat.gid === version.gid;
 }
 
 /** Whether two stats are of the same file system object. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, utimesSync, writeFileSync } from "node:fs";
 import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -251,6 +251,27 @@ describe("DirectoryStore with real files", () => {
       { code: "changed" },
     );
     assert.equal(await fs.readFile(path.join(dir, "a.txt"), "utf8"), "2\n");
+  });
+
+  it("update() refuses a file whose mode or owner changed between read and write", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "race-"));
+    await writeTree(dir, { "a.txt": "1\n", "b.txt": "1\n" });
+    await fs.chmod(path.join(dir, "a.txt"), 0o644);
+    const store = await DirectoryStore.create({ roots: [dir] });
+    const changes: Record<string, (file: string) => void> = {
+      "a.txt": (file) => chmodSync(file, 0o600),
+      // (A chown to another user takes root, as the CI runs.)
+      ...process.getuid?.() === 0 ? { "b.txt": (file: string) => chownSync(file, 1, 1) } : {},
+    };
+    for (const [name, change] of Object.entries(changes)) {
+      const file = path.join(dir, name);
+      await assert.rejects(
+        store.update(name, (text) => (change(file), { text: text + "x\n", value: 0 })),
+        { code: "changed" },
+      );
+      assert.equal(await fs.readFile(file, "utf8"), "1\n", `${name} is kept`);
+    }
+    assert.equal((await fs.stat(path.join(dir, "a.txt"))).mode & 0o777, 0o600, "and its mode");
   });
 
   it("an edit cap refuses big files with a clear error while reads still work", async () => {
