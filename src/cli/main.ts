@@ -111,6 +111,9 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     // A bug: one sentence, and the stack for the report.
     const detail = error instanceof Error ? error.stack ?? error.message : String(error);
     io.stderr(`linewise: internal error: ${messageOf(error)}; please report it\n${detail}\n`);
+    // (A thread started before the failure would keep the process alive, a server that
+    // never answers.)
+    io.exit?.(1);
     return 1;
   }
 }

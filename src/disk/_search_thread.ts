@@ -391,9 +391,10 @@ export class SearchThread {
     if (this.#worker !== undefined) return this.#worker;
     const worker = startWorker("searchThread", this.#module);
     if (worker === undefined) return undefined;
-    // (Only where the index runs: elsewhere nothing would watch it.)
+    // (Only where the index runs: elsewhere nothing would watch it. Where it cannot be made,
+    // the thread's index tries itself, and goes without a watcher if it cannot either.)
     const indexed = this.#init.store.searchIndex && WATCH_ORDER_KEPT;
-    this.#watchDir = indexed ? createBarrierDir() : undefined;
+    this.#watchDir = indexed ? barrierDirOrNone() : undefined;
     worker.onmessage = (event: MessageEvent<ThreadReply>) => this.#reply(event.data);
     worker.onerror = (event) => {
       event.preventDefault?.();
@@ -499,5 +500,14 @@ export class SearchThread {
   #removeWatchDir(): void {
     if (this.#watchDir !== undefined) fs.rmSync(this.#watchDir, { recursive: true, force: true });
     this.#watchDir = undefined;
+  }
+}
+
+/** A new barrier directory, or undefined where the temporary folder refuses one. */
+function barrierDirOrNone(): string | undefined {
+  try {
+    return createBarrierDir();
+  } catch {
+    return undefined;
   }
 }

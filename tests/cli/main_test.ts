@@ -266,6 +266,22 @@ describe("the linewise command line", () => {
     assert.equal(err, "", "no progress off a terminal");
   });
 
+  test("an internal error is said with its stack, and the process is ended", async () => {
+    let err = "";
+    const exits: number[] = [];
+    const status = await main(["--version"], {
+      stdout: () => {
+        throw new Error("the output broke");
+      },
+      stderr: (t) => err += t,
+      // (A thread started before the failure would keep a server alive, answering nothing.)
+      exit: (code) => exits.push(code),
+    });
+    assert.equal(status, 1);
+    assert.deepEqual(exits, [1]);
+    assert.match(err, /^linewise: internal error: the output broke; please report it\nError: /);
+  });
+
   test("main() runs in-process with its own output functions", async () => {
     let out = "";
     let err = "";

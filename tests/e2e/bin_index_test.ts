@@ -9,7 +9,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ensureBinary, tempRoot, unversioned } from "../_helpers/binary.ts";
+import { ensureBinary, initialized, tempRoot, unversioned } from "../_helpers/binary.ts";
 import { memoryTools } from "../_helpers/tools.ts";
 import { sdkSession } from "../_helpers/sdk.ts";
 import { versionOf } from "../../src/versions/versions.ts";
@@ -334,4 +334,37 @@ describe("the binary's grep of large files in a warm session", () => {
       }
     },
   );
+});
+
+// The watcher's private directory goes in the temporary folder, which is anyone's: where one
+// cannot be made there, the server greps without it (every grep reads the files), and
+// answers (it once stopped at start, answering nothing, and outlived its stdin).
+test("a server whose temporary folder refuses the watcher's directory still answers", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  const notAFolder = join(root.dir, "tmp-is-a-file");
+  fs.writeFileSync(notAFolder, "");
+  fs.writeFileSync(join(root.dir, "a.txt"), "needle\n");
+  const session = await initialized(["serve", "--root", root.dir, "--no-cache"], {
+    TMPDIR: notAFolder,
+  });
+  try {
+    for (let id = 1; id <= 2; id++) {
+      session.sendJson({
+        jsonrpc: "2.0",
+        id,
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern: "needle" } },
+      });
+      const lines = await session.received(id + 1);
+      const answer = lines[id] as { result: { content: { text: string }[]; isError?: boolean } };
+      assert.equal(answer.result.isError, undefined, session.stderr);
+      assert.match(answer.result.content[0].text, /^a\.txt.*\n1\tneedle/s);
+    }
+    assert.equal(await session.close(), 0, "it ends with its stdin");
+  } finally {
+    session.child.kill();
+    root.remove();
+  }
 });
