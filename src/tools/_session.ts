@@ -24,12 +24,16 @@ interface FileMemory {
   shown: Shown[];
   edits: EditStep[];
   bytes: number;
+  /** The versions recorded as shown, with the session's mark after each, oldest first. */
+  history: { at: number; version: string | undefined }[];
 }
 
 /** Versions kept per file (the latest, and a few before it for an explicit `version`). */
 export const VERSIONS_PER_FILE = 4;
 /** Edits kept per file for undo. */
 export const UNDO_STEPS = 10;
+/** Shows remembered per file, for what was the latest when (see `Session.mark`). */
+const HISTORY = 16;
 
 /**
  * The session's memory of files, least recently used out. Memory is counted as two bytes per
@@ -39,6 +43,8 @@ export class Session {
   readonly budget: number;
   #files = new Map<string, FileMemory>();
   #bytes = 0;
+  /** Grows with each version recorded as shown. */
+  #shows = 0;
 
   constructor(budget: number) {
     this.budget = budget;
@@ -47,6 +53,17 @@ export class Session {
   /** Bytes of text held now. */
   get bytes(): number {
     return this.#bytes;
+  }
+
+  /**
+   * Where the session stands now, for {@linkcode latest} later: a call takes it as it starts,
+   * so that what calls sent beside it show meanwhile (the calls of one turn of the model,
+   * sent before it saw any of their results) is not taken for what it saw.
+   *
+   * @returns a number that grows with every version shown
+   */
+  mark(): number {
+    return this.#shows;
   }
 
   /**
@@ -70,7 +87,8 @@ export class Session {
       const shown = known.identity
         ? { version, text, identity: known.identity }
         : { version, text };
-      this.#files.set(path, { shown: [shown], edits: [], bytes: 0 });
+      const history = [{ at: ++this.#shows, version }];
+      this.#files.set(path, { shown: [shown], edits: [], bytes: 0, history });
       return version;
     }
     const file = this.#touch(path);
@@ -91,6 +109,8 @@ export class Session {
     }
     if (same !== undefined) file.shown = file.shown.filter((s) => s !== same);
     file.shown.push({ version, text, ...(known.identity || known.lines ? known : {}) });
+    file.history.push({ at: ++this.#shows, version });
+    if (file.history.length > HISTORY) file.history.shift();
     const dropped = file.shown.length > VERSIONS_PER_FILE ? file.shown.shift() : undefined;
     // (Nothing held was added or let go, as for most files a grep shows: the bytes held stay.)
     const held = text !== undefined || known.lines !== undefined;
@@ -98,9 +118,19 @@ export class Session {
     return version;
   }
 
-  /** The latest version shown of a file, if any. */
-  latest(path: string): Shown | undefined {
-    return this.#files.get(path)?.shown.at(-1);
+  /**
+   * The latest version shown of a file, if any; with `asOf`, the one that was the latest then
+   * (if the session still holds it).
+   *
+   * @param path the file's display path
+   * @param asOf a {@linkcode mark}
+   * @returns what was shown
+   */
+  latest(path: string, asOf?: number): Shown | undefined {
+    const file = this.#files.get(path);
+    if (asOf === undefined || file === undefined) return file?.shown.at(-1);
+    const then = file.history.findLast((shown) => shown.at <= asOf);
+    return then && file.shown.findLast((shown) => shown.version === then.version);
   }
 
   /** The latest version shown, when the file still has the identity it had then. */
@@ -153,7 +183,7 @@ export class Session {
 
   /** The memory of a file, now the most recently used. */
   #touch(path: string): FileMemory {
-    const file = this.#files.get(path) ?? { shown: [], edits: [], bytes: 0 };
+    const file = this.#files.get(path) ?? { shown: [], edits: [], bytes: 0, history: [] };
     this.#files.delete(path);
     this.#files.set(path, file);
     return file;

@@ -56,6 +56,26 @@ describe("the binary's version guard", () => {
     assert.equal(readFileSync(at("a.ts"), "utf8"), "// header\n// more\none\nTWO\nthree\n");
   });
 
+  // A host sends the tool calls of one turn of the model together: each edit's numbers are
+  // those of what the agent had seen, not of the result of an edit sent with it.
+  test("two edits sent together from one read both land where the agent meant", async () => {
+    const lines = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("");
+    writeFileSync(at("b.ts"), lines);
+    await call("read", { path: "b.ts" });
+    const [split, renamed] = await Promise.all([
+      call("replace_lines", {
+        path: "b.ts",
+        edits: [{ start_line: 2, new_text: "line 2a\nline 2b\nline 2c\n" }],
+      }),
+      call("replace_lines", { path: "b.ts", edits: [{ start_line: 8, new_text: "LINE 8\n" }] }),
+    ]);
+    assert.ok(!split.isError && !renamed.isError, text(split) + text(renamed));
+    assert.equal(
+      readFileSync(at("b.ts"), "utf8"),
+      lines.replace("line 2\n", "line 2a\nline 2b\nline 2c\n").replace("line 8\n", "LINE 8\n"),
+    );
+  });
+
   test("an edit of a line another process changed is refused, showing the rows now", async () => {
     writeFileSync(at("b.ts"), "one\ntwo\nthree\n");
     await call("read", { path: "b.ts" });

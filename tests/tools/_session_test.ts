@@ -96,6 +96,21 @@ describe("Session", () => {
     assert.equal(s.bytes, 0);
   });
 
+  test("latest as of a mark is the version that was the latest then", () => {
+    const s = new Session(1 << 20);
+    const before = s.mark();
+    s.showed("a.txt", "one\n");
+    const once = s.mark();
+    s.showed("a.txt", "two\n");
+    const twice = s.mark();
+    s.showed("a.txt", "one\n"); // (shown again: the latest once more)
+    assert.equal(s.latest("a.txt", before), undefined);
+    assert.equal(s.latest("a.txt", once)?.text, "one\n");
+    assert.equal(s.latest("a.txt", twice)?.text, "two\n");
+    assert.equal(s.latest("a.txt", s.mark())?.text, "one\n");
+    assert.equal(s.latest("a.txt")?.text, "one\n");
+  });
+
   test("a file over the whole budget keeps its version but not its text", () => {
     const s = new Session(100);
     const big = "x".repeat(60);

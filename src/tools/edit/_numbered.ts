@@ -39,6 +39,12 @@ export interface NumberedCall {
   version?: string;
   /** Every target carries an `expected_text`, which then vouches for the numbers. */
   guarded: boolean;
+  /**
+   * The session's mark when the call started ({@linkcode Session.mark}): without `version`,
+   * the numbers refer to the latest version shown by then, not to one shown since by a call
+   * sent beside it (the agent wrote both before it saw either result).
+   */
+  asOf?: number;
 }
 
 /** Where the targets are in the text now, and what to tell the agent about it. */
@@ -56,7 +62,7 @@ const ROWS_SHOWN = 20;
 
 /**
  * Settles what the numbers of `targets` refer to (the given version, else the latest this
- * session showed) and where they are now.
+ * session showed before the call started) and where they are now.
  *
  * @throws {Refusal} when the numbers cannot be checked, or a target's lines changed
  */
@@ -188,7 +194,7 @@ function baseText(call: NumberedCall, targets: readonly Target[]): string | unde
       { recorded: true },
     );
   }
-  const latest = session.latest(display);
+  const latest = session.latest(display, call.asOf);
   if (latest?.text !== undefined) return latest.text;
   if (latest !== undefined && latest.version === undefined) {
     throw refusal(
@@ -210,10 +216,13 @@ function baseText(call: NumberedCall, targets: readonly Target[]): string | unde
     );
   }
   if (call.guarded || call.settings.force) return undefined;
+  const since = session.latest(display) === undefined
+    ? "this session has not shown this file"
+    : "this session showed this file only after this edit was sent (by a call sent with it)";
   throw new Refusal(
     `${
       quotePath(display)
-    }: this session has not shown this file, so your line numbers cannot be checked; nothing was written. Read the lines first (read or grep), or pass expected_text (the lines as you saw them) or version`,
+    }: ${since}, so your line numbers cannot be checked; nothing was written. Read the lines first (read or grep), or pass expected_text (the lines as you saw them) or version`,
   );
 }
 

@@ -114,15 +114,15 @@ async function edit(
   return withVersion(report, session.edited(done.display, done.text, done.result.text));
 }
 
-/** The numbered-edit call for one file's current text. */
+/** The numbered-edit call for one file's current text (`asOf`: the session's mark at its start). */
 function numbered(
   context: EditContext,
   text: string,
   display: string,
-  version: string | undefined,
-  guarded: boolean,
+  { version, guarded, asOf }: { version?: string; guarded: boolean; asOf: number },
 ): NumberedCall {
-  return { session: context.session, settings: context.settings, display, text, version, guarded };
+  const { session, settings } = context;
+  return { session, settings, display, text, version, guarded, asOf };
 }
 
 const version = { type: "string", description: "As results show it; default: the latest." };
@@ -264,8 +264,13 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
         end: e.end_line ?? e.start_line,
       }));
       const guarded = a.edits.length > 0 && a.edits.every((e) => e.expected_text !== undefined);
+      const asOf = context.session.mark(); // (before the store's lock is awaited)
       return edit(context, a.path, a.dry_run, (text, display) => {
-        const numberedCall = numbered(context, text, display, a.version, guarded);
+        const numberedCall = numbered(context, text, display, {
+          version: a.version,
+          guarded,
+          asOf,
+        });
         const placed = place(numberedCall, targets);
         const edits = a.edits.map((e, i) => ({
           ...e,
@@ -331,8 +336,13 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
         }
       >(insertSchema, args);
       const guarded = a.expected_text !== undefined;
+      const asOf = context.session.mark(); // (before the store's lock is awaited)
       return edit(context, a.path, a.dry_run, (text, display) => {
-        const numberedCall = numbered(context, text, display, a.version, guarded);
+        const numberedCall = numbered(context, text, display, {
+          version: a.version,
+          guarded,
+          asOf,
+        });
         const placed = place(numberedCall, [{ after: a.after_line }]);
         const after = placed.numbers[0];
         try {

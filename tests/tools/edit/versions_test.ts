@@ -18,6 +18,28 @@ async function seen(files: Record<string, string> = { "a.txt": FILE }) {
 const textOf = async (h: ReturnType<typeof memoryTools>, path = "a.txt") =>
   (await h.store.readText(path)).text;
 
+/** A memory store whose `held`-th update (from 0) waits until {@linkcode GatedStore.open}. */
+class GatedStore extends MemoryStore {
+  readonly #held: number;
+  #updates = 0;
+  #open: () => void = () => {};
+  readonly #opened = new Promise<void>((resolve) => this.#open = resolve);
+
+  constructor(files: Record<string, string>, held: number) {
+    super(files);
+    this.#held = held;
+  }
+
+  open(): void {
+    this.#open();
+  }
+
+  override async update<T>(...args: Parameters<MemoryStore["update"]>): Promise<T> {
+    if (this.#updates++ === this.#held) await this.#opened;
+    return await super.update(...args) as T;
+  }
+}
+
 describe("versions in results", () => {
   test("read, grep and edits name the file's version in text and structured content", async () => {
     const h = memoryTools({ "a.txt": FILE });
@@ -69,6 +91,59 @@ describe("numbered edits and the version the agent saw", () => {
       await h.call("replace_lines", { path: "a.txt", edits: [{ start_line: 3, new_text: "2" }] }),
     );
     assert.equal(await textOf(h), "new\none\n2\nthree\nfour\nfive\n");
+  });
+
+  // The calls of one turn of the model are sent before it sees any of their results: each
+  // one's numbers refer to what was shown before they were sent, not to what a call sent
+  // beside it showed meanwhile. (The store holds one call's update until the calls before it
+  // have answered, as a slow disk may.)
+  test("edits sent together all refer to the version shown before them", async () => {
+    const store = new GatedStore({ "a.txt": FILE }, 1);
+    const h = harness(store);
+    okText(await h.call("read", { path: "a.txt" }));
+    const first = h.call("replace_lines", {
+      path: "a.txt",
+      edits: [{ start_line: 2, new_text: "2a\n2b\n" }],
+    });
+    const second = h.call("insert_lines", { path: "a.txt", after_line: 4, text: "four+\n" });
+    okText(await first);
+    store.open();
+    assert.match(
+      rowsText(await second),
+      /went where they are now: the insert point after line 4 is now after line 5/,
+    );
+    assert.equal((await store.readText("a.txt")).text, "one\n2a\n2b\nthree\nfour\nfour+\nfive\n");
+  });
+
+  test("a read sent beside an edit does not make the edit's numbers its own", async () => {
+    const store = new GatedStore({ "a.txt": FILE }, 0);
+    const h = harness(store);
+    okText(await h.call("read", { path: "a.txt" }));
+    store.set("a.txt", "zero\nhalf\n" + FILE); // (a formatter, after the agent's read)
+    const edit = h.call("replace_lines", {
+      path: "a.txt",
+      edits: [{ start_line: 4, new_text: "FOUR" }],
+    });
+    okText(await h.call("read", { path: "a.txt", start_line: 1, end_line: 2 }));
+    store.open();
+    assert.match(rowsText(await edit), /line 4 is now 6/);
+    assert.equal((await store.readText("a.txt")).text, "zero\nhalf\none\ntwo\nthree\nFOUR\nfive\n");
+  });
+
+  test("an edit of a file shown only by a call sent beside it is refused", async () => {
+    const store = new GatedStore({ "a.txt": FILE }, 0);
+    const h = harness(store);
+    const edit = h.call("replace_lines", {
+      path: "a.txt",
+      edits: [{ start_line: 2, new_text: "x" }],
+    });
+    okText(await h.call("read", { path: "a.txt" }));
+    store.open();
+    assert.match(
+      errorText(await edit),
+      /^a\.txt: this session showed this file only after this edit was sent \(by a call sent with it\), so your line numbers cannot be checked; nothing was written/,
+    );
+    assert.equal((await store.readText("a.txt")).text, FILE);
   });
 
   test("an edit of a file the session never showed, without a guard, is refused", async () => {
