@@ -429,9 +429,17 @@ function examineStated(
   }
   if (outcome.kind === "not_file") return REDO;
   const { stat } = outcome;
-  let examined = outcome.kind === "bytes"
-    ? examineBytes(outcome.bytes, examination, examination.context)
-    : examineLarge(reader, key, examination);
+  let examined: Examined;
+  if (outcome.kind === "bytes") {
+    examined = examineBytes(outcome.bytes, examination, examination.context);
+  } else {
+    try {
+      examined = examineLarge(reader, key, examination);
+    } catch {
+      // (Gone or changed since its stat, as for examineFile: the caller reads it again.)
+      return REDO;
+    }
+  }
   if (maxBytes >= 0 && examined.kind === "text" && outcome.kind === "bytes" && !examined.invalid) {
     examined = { ...examined, ...versionOfBytes(outcome.bytes, stat, maxBytes) };
   }

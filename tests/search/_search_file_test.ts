@@ -394,6 +394,23 @@ describe("examineFile()", () => {
       assert.notEqual(reader.readUnstated(probe), undefined, "grown to the file read whole");
     });
   });
+  it("leaves a large file gone between its stat and its look to the caller, to read again", () => {
+    inTempDir((dir) => {
+      const file = path.join(dir, "big");
+      fs.writeFileSync(file, "x\n".repeat(100) + "a needle\n");
+      const reader = new FileReader(filesOf(dir), 64, 16); // (whole up to 64 bytes)
+      const read = reader.read.bind(reader);
+      // (Renamed away by another process right after its stat: the look opens it again.)
+      reader.read = (...args) => {
+        const outcome = read(...args);
+        fs.renameSync(file, `${file}.moved`);
+        return outcome;
+      };
+      const examination = { needle: encoder.encode("needle"), context: 0, links: true };
+      assert.deepEqual(examineFile(reader, file, examination), { kind: "redo" });
+    });
+  });
+
   it("looks through a file larger than its reader reads whole, until the search must stop", () => {
     inTempDir((dir) => {
       const file = path.join(dir, "big");
