@@ -629,6 +629,8 @@ export class DirectoryStore extends BaseFileStore {
       owner: keep && { uid: keep.uid, gid: keep.gid },
       overwrite: options.overwrite,
       tidy,
+      // (A denied file is left alone, whatever its name looks like.)
+      untouchable: (temp) => this.sandbox.isDenied(nativePath.join(dir.path, temp)),
       signal: options.signal,
       beforeRename: unchanged && (() => this.#refuseChanged(dir, name, node.display, unchanged)),
     });

@@ -24,9 +24,6 @@ const TEMP_NAME = /^\..*\.(\d+)-[0-9a-f]{12}\.linewise-tmp$/;
 /** How old another process's temporary file must be before it counts as abandoned. */
 const ABANDONED_AFTER_MS = 60_000;
 
-/** Errors that leave another process's temporary file to its owner. */
-const NOT_OURS = new Set(["EACCES", "EPERM"]);
-
 /** This process's temporary files being written now. */
 const inFlight = new Set<string>();
 
@@ -57,6 +54,8 @@ export interface AtomicWriteOptions {
    * per process is enough).
    */
   tidy: boolean;
+  /** Names the tidying must leave, whatever they look like (a store's denied files). */
+  untouchable?: (name: string) => boolean;
   /**
    * Runs after the temporary file is complete, just before the rename with no await between
    * (an edit's check that the file is still what it read); it throws to refuse. A writer that
@@ -86,7 +85,7 @@ export async function writeAtomically(
 ): Promise<void> {
   let temp: string | undefined;
   try {
-    if (options.tidy) removeAbandonedTempFiles(dir);
+    if (options.tidy) removeAbandonedTempFiles(dir, ABANDONED_AFTER_MS, options.untouchable);
     temp = tempName(name);
     inFlight.add(nativePath.join(dir.path, temp));
     await fillTemp(files, dir, temp, bytes, options);
@@ -179,34 +178,38 @@ export function removeTempFilesInFlight(): void {
 /**
  * Removes from a directory the temporary files of processes that no longer run (killed in
  * the middle of a write), once they are old enough that no write of theirs can be under way
- * (another machine's process on a shared file system would not be seen running).
+ * (another machine's process on a shared file system would not be seen running). It is
+ * tidying: a name it must not touch is left, and so is anything it cannot list or remove,
+ * and the write goes on.
  *
  * @param dir the directory
  * @param olderThanMs how old a file must be
+ * @param untouchable names to leave whatever they look like (a store's denied files)
  * @returns the names removed
  */
 export function removeAbandonedTempFiles(
   dir: DirHandle,
   olderThanMs: number = ABANDONED_AFTER_MS,
+  untouchable?: (name: string) => boolean,
 ): string[] {
   const removed: string[] = [];
   let names: string[];
   try {
     names = dir.list().map((entry) => entry.name);
-  } catch (error) {
-    if (NOT_OURS.has(osErrorCode(error) ?? "")) return removed; // (a write can still succeed)
-    throw error;
+  } catch {
+    return removed;
   }
   for (const name of names) {
     const pid = TEMP_NAME.exec(name)?.[1];
     if (pid === undefined || Number(pid) === process.pid || isRunning(Number(pid))) continue;
+    if (untouchable?.(name)) continue;
     try {
       const stat = dir.lstat(name);
       if (stat.kind !== "file" || Date.now() - stat.mtimeMs < olderThanMs) continue;
       dir.unlink(name);
       removed.push(name);
-    } catch (error) {
-      if (!isMissing(error) && !NOT_OURS.has(osErrorCode(error) ?? "")) throw error;
+    } catch {
+      // (Gone, another user's, or busy: left as it is.)
     }
   }
   return removed;

@@ -253,6 +253,19 @@ describe("DirectoryStore with real files", () => {
     assert.equal(await fs.readFile(path.join(dir, "a.txt"), "utf8"), "2\n");
   });
 
+  it("a write's tidying leaves a denied file that looks like an abandoned temporary one", async () => {
+    const dir = await fs.mkdtemp(path.join(root, "tidy-"));
+    const ended = spawnSync(process.execPath, ["--version"]).pid!;
+    const denied = `.env.${ended}-0123456789ab.linewise-tmp`;
+    const abandoned = `.notes.txt.${ended}-0123456789ab.linewise-tmp`;
+    await writeTree(dir, { [denied]: "SECRET=1\n", [abandoned]: "half\n" });
+    const old = Date.now() / 1000 - 120;
+    for (const name of [denied, abandoned]) utimesSync(path.join(dir, name), old, old);
+    const store = await DirectoryStore.create({ roots: [dir], deny: [".env*"] });
+    await store.write("notes.txt", "x\n");
+    assert.deepEqual((await fs.readdir(dir)).sort(), [denied, "notes.txt"].sort());
+  });
+
   it("update() refuses a file whose mode or owner changed between read and write", async () => {
     const dir = await fs.mkdtemp(path.join(root, "race-"));
     await writeTree(dir, { "a.txt": "1\n", "b.txt": "1\n" });

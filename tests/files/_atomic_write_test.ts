@@ -187,6 +187,8 @@ describe("removeAbandonedTempFiles()", () => {
       utimesSync(join(dir, name(ended, "dir")), old, old);
       const handle = filesOf(dir).openDir(dir);
       try {
+        const keep = (file: string) => file === files.abandoned;
+        assert.deepEqual(removeAbandonedTempFiles(handle, undefined, keep), [], "untouchable");
         assert.deepEqual(removeAbandonedTempFiles(handle), [files.abandoned]);
         assert.deepEqual(removeAbandonedTempFiles(handle, 0), [files.recent]);
       } finally {
