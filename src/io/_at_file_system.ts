@@ -141,6 +141,8 @@ class AtFileSystem implements FileSystem {
   readonly racyBecause = undefined;
   readonly roots: readonly string[];
   readonly #c: Libc;
+  /** The roots and their handles, in the order given (the first anchors relative paths). */
+  readonly #given: readonly Root[];
   /** Deepest first, so that a nested root wins. */
   readonly #places: Place[];
   readonly #openat2: boolean;
@@ -150,6 +152,7 @@ class AtFileSystem implements FileSystem {
 
   constructor(c: Libc, roots: Root[], openat2: boolean, opened: Map<string, number>) {
     this.#c = c;
+    this.#given = roots;
     this.roots = roots.map((root) => root.path);
     this.#places = roots.map((root) => ({
       ...root,
@@ -329,7 +332,8 @@ class AtFileSystem implements FileSystem {
   share(): SharedFileSystem {
     return {
       kind: "at",
-      roots: this.#places.map((root) => [root.path, root.fd]),
+      // (In their order: a nested root first would anchor another thread's relative paths.)
+      roots: this.#given.map((root) => [root.path, root.fd]),
       openat2: this.#openat2,
     };
   }

@@ -266,6 +266,16 @@ describe("Sandbox", () => {
     assert.equal((await sandbox.resolve(".")).display, ".");
   });
 
+  it("another thread's copy keeps the roots in their order, a nested one after its parent", async () => {
+    const roots = [path.join(base, "a"), path.join(base, "a/sub"), path.join(base, "b")];
+    const sandbox = await Sandbox.create({ roots });
+    const copy = Sandbox.fromShared(sandbox.share());
+    assert.deepEqual(copy.roots, sandbox.roots);
+    for (const asked of [".", "sub/f.txt", path.join(base, "a/sub/f.txt")]) {
+      assert.deepEqual(await copy.resolve(asked), await sandbox.resolve(asked), asked);
+    }
+  });
+
   it("follows an in-root symlink and shows the path as asked", async () => {
     const sandbox = await Sandbox.create({ roots: [path.join(base, "a")] });
     const resolved = await sandbox.resolve("link.txt");

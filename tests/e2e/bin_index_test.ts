@@ -368,3 +368,31 @@ test("a server whose temporary folder refuses the watcher's directory still answ
     root.remove();
   }
 });
+
+// The search runs on a thread of its own, which rebuilds the roots: a nested root once came
+// first there, and "." and every relative path meant it (a grep of the first root found only
+// the nested one's files, and a.txt "no file").
+test("a server with a nested root greps the first root for relative paths", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  fs.mkdirSync(join(root.dir, "sub"));
+  fs.writeFileSync(join(root.dir, "a.txt"), "hello\n");
+  fs.writeFileSync(join(root.dir, "sub", "k.txt"), "hello\n");
+  const { client } = await sdkSession(
+    ["serve", "--root", root.dir, "--root", join(root.dir, "sub"), "--no-cache"],
+    { name: "nested-roots" },
+  );
+  try {
+    const grep = async (args: Record<string, unknown>) =>
+      unversioned(
+        ((await client.callTool({ name: "grep", arguments: { pattern: "hello", ...args } }))
+          .content as { text: string }[])[0].text,
+      );
+    assert.equal(await grep({}), "a.txt\n1\thello\n\nsub/k.txt\n1\thello\n");
+    assert.equal(await grep({ path: "a.txt" }), "a.txt\n1\thello\n");
+  } finally {
+    await client.close();
+    root.remove();
+  }
+});
