@@ -26,7 +26,8 @@ export interface CliIo {
   /** Standard error. */
   stderr: (text: string) => void;
   /**
-   * Ends the process once `serve` is over. A server's stdin may still hold a pending read
+   * Ends the process once `serve` is over, or after an internal error (a thread started
+   * before it would keep the process alive). A server's stdin may still hold a pending read
    * (under Deno it cannot be cancelled) that would keep the process alive. Other commands
    * return their status instead, so that all their output reaches a slow reader.
    */

@@ -34,6 +34,7 @@ import { identityText } from "../io/file_identity.ts";
 import {
   BaseFileStore,
   type BaseFileStoreOptions,
+  type DeleteCheck,
   type EditableFile,
   type FileBytes,
   filePath,
@@ -657,10 +658,7 @@ export class DirectoryStore extends BaseFileStore {
    * first, and held while `check` reads it; a symlink checked is checked by its target's
    * bytes, under the target's lock.
    */
-  protected override async deletePath(
-    node: StorePath,
-    check?: (bytes: Uint8Array) => void,
-  ): Promise<void> {
+  protected override async deletePath(node: StorePath, check?: DeleteCheck): Promise<void> {
     const { location, display } = node as DirectoryPath;
     // A root is a directory; resolving its parent below would name a place outside.
     if (this.sandbox.roots.includes(location)) throw new NotAFileError(display, "a directory");
@@ -684,15 +682,9 @@ export class DirectoryStore extends BaseFileStore {
       }
       if (check !== undefined) {
         if (locked === undefined) throw new NotFoundError(display);
-        const { fd, stat: opened } = locked;
-        check(
-          await readAll(
-            readableFile(files, fd, opened.size),
-            opened.size,
-            this.maxEditBytes,
-            display,
-          ),
-        );
+        const { fd, stat: { size } } = locked;
+        if (size > check.maxBytes) throw new FileTooLargeError(display, size, check.maxBytes);
+        check.test(await readAll(readableFile(files, fd, size), size, check.maxBytes, display));
       }
       dir.unlink(name);
     } catch (error) {
@@ -738,18 +730,36 @@ export class DirectoryStore extends BaseFileStore {
     let replaced: OpenFile | undefined;
     try {
       source = files.openDir(parent.real);
-      const kind = source.lstat(name).kind;
-      if (kind === "file") locked = await this.#openLocked(source, name, display);
+      const origin = source;
+      const kind = origin.lstat(name).kind;
       target = files.openDirCreating(nativePath.dirname(to.key));
+      const into = target.dir;
       const toName = nativePath.basename(to.key);
-      const there = to.exists ? target.dir.lstat(toName).kind : undefined;
+      const there = to.exists ? into.lstat(toName).kind : undefined;
       if (there === "directory" || (there !== undefined && !options.overwrite)) {
         throw new FileExistsError(to.display);
       }
+      if (
+        kind === "file" && there === "file" && sameFile(origin.lstat(name), lstatIn(into, toName))
+      ) {
+        throw new MoveRefusedError(display, `${to.display} is another name of the same file`);
+      }
       // A file replaced is locked too: an edit of it under way in another process would
-      // otherwise rename its result over what was moved there, and that would be gone.
-      if (there === "file") replaced = await this.#openLocked(target.dir, toName, to.display);
-      source.moveTo(name, target.dir, toName, !options.overwrite || kind === "directory");
+      // otherwise rename its result over what was moved there, and that would be gone. Both
+      // locks are taken in the order of the paths, as every move takes them: two moves the
+      // opposite ways would otherwise each hold one and wait for the other.
+      const lockMoved = async () => {
+        if (kind === "file") locked = await this.#openLocked(origin, name, display);
+      };
+      const lockReplaced = async () => {
+        if (there === "file") replaced = await this.#openLocked(into, toName, to.display);
+      };
+      for (
+        const lock of from.key < to.key ? [lockMoved, lockReplaced] : [lockReplaced, lockMoved]
+      ) {
+        await lock();
+      }
+      origin.moveTo(name, into, toName, !options.overwrite || kind === "directory");
     } catch (error) {
       if (target) removeCreated(files, target.created);
       else removeCreated(files, (error as { created?: string[] }).created ?? []);

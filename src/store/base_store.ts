@@ -56,6 +56,14 @@ import {
 /** The default cap for reading a whole file into memory to edit it: 64 MiB. */
 export const DEFAULT_MAX_EDIT_BYTES: number = 64 * 1024 * 1024;
 
+/** What `delete` asks `deletePath` to check under the file's lock (see `FileStore.delete`). */
+export interface DeleteCheck {
+  /** The most bytes read. */
+  maxBytes: number;
+  /** Throws to keep the file. */
+  test(bytes: Uint8Array): void;
+}
+
 /** A path a store has checked: its key for the store, how to show it, whether it exists. */
 export interface StorePath extends WalkNode {
   /** Whether something exists there. */
@@ -225,15 +233,13 @@ export abstract class BaseFileStore implements FileStore {
    * Deletes a file, refusing a directory ({@linkcode NotAFileError}).
    *
    * @param node a checked, existing path
-   * @param check when given, called with the file's bytes (a symlink's target's), read under
-   *   the lock that orders edits of the file, before it is removed; it throws to keep the
-   *   file. (`delete` has checked them already under this store's own lock: a store whose
-   *   edits are ordered only within the process may leave it out.)
+   * @param check when given, its `test` is called with the file's bytes (a symlink's
+   *   target's, at most `maxBytes`), read under the lock that orders edits of the file, before
+   *   it is removed; it throws to keep the file. (`delete` has checked them already under this
+   *   store's own lock: a store whose edits are ordered only within the process may leave it
+   *   out.)
    */
-  protected abstract deletePath(
-    node: StorePath,
-    check?: (bytes: Uint8Array) => void,
-  ): Promise<void>;
+  protected abstract deletePath(node: StorePath, check?: DeleteCheck): Promise<void>;
 
   /**
    * Renames a checked, existing file or directory to a checked path. The default refuses:
@@ -603,8 +609,11 @@ export abstract class BaseFileStore implements FileStore {
       throw new MoveRefusedError(source.display, `${target.display} is inside it`);
     }
     const overwrite = options.overwrite ?? false;
-    await this.withLock(source.key, () =>
-      this.withLock(target.key, () => {
+    // (In the order of the keys, as every move takes them: two moves the opposite ways would
+    // otherwise each hold one and wait for the other, and every edit of either behind them.)
+    const [first, second] = [source.key, target.key].sort();
+    await this.withLock(first, () =>
+      this.withLock(second, () => {
         options.signal?.throwIfAborted();
         return this.movePath(source, target, { overwrite, kind });
       }));
@@ -622,13 +631,16 @@ export abstract class BaseFileStore implements FileStore {
    */
   async delete(path: string, options: DeleteOptions = {}): Promise<string> {
     const node = await this.resolvePath(filePath(path), false);
-    const { expected } = options;
-    const check = expected === undefined ? undefined : (bytes: Uint8Array) => {
-      const { text, invalid } = decodeUtf8(bytes);
-      if (invalid || isBinary(bytes) || text !== expected) throw new FileChangedError(path);
+    const { expected, maxBytes = this.maxEditBytes } = options;
+    const check = expected === undefined ? undefined : {
+      maxBytes,
+      test: (bytes: Uint8Array) => {
+        const { text, invalid } = decodeUtf8(bytes);
+        if (invalid || isBinary(bytes) || text !== expected) throw new FileChangedError(path);
+      },
     };
     await this.withLock(node.key, async () => {
-      if (check !== undefined) check((await this.readFile(node, this.maxEditBytes)).bytes);
+      if (check !== undefined) check.test((await this.readFile(node, maxBytes)).bytes);
       options.signal?.throwIfAborted();
       return await this.deletePath(node, check);
     });

@@ -290,6 +290,8 @@ export interface DeleteOptions {
    * store's edit cap); a file with other text, or binary or invalid UTF-8, is kept.
    */
   expected?: string;
+  /** Largest file read for `expected`; default the store's edit cap. */
+  maxBytes?: number;
   /** Aborted before the file is removed: nothing is removed. */
   signal?: AbortSignal;
 }

@@ -644,9 +644,26 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
             await assert.rejects(store.delete(path, { expected }), { code: "changed" });
             assert.equal((await store.stat(path)).kind, "file", `${path} is kept`);
           }
+          await assert.rejects(store.delete("a.txt", { expected: "x\n", maxBytes: 1 }), {
+            code: "too_large",
+          });
           assert.equal(await store.delete("a.txt", { expected: "x\n" }), "a.txt");
           await assert.rejects(store.stat("a.txt"), { code: "not_found" });
           await assert.rejects(store.delete("a.txt", { expected: "x\n" }), { code: "not_found" });
+        });
+      });
+
+      it("two moves the opposite ways at once both settle", async () => {
+        await withStore({ "a.txt": "a\n", "b.txt": "b\n" }, [], async (store) => {
+          const moves = [
+            store.move("a.txt", "b.txt", { overwrite: true }),
+            store.move("b.txt", "a.txt", { overwrite: true }),
+          ];
+          const late = new Promise((resolve) => setTimeout(() => resolve("late"), 5_000));
+          const settled = Promise.allSettled(moves);
+          assert.notEqual(await Promise.race([settled, late]), "late", "neither waits for ever");
+          const outcomes = (await settled).map((one) => one.status);
+          assert.ok(outcomes.includes("fulfilled"), outcomes.join());
         });
       });
 

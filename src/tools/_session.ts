@@ -32,8 +32,11 @@ interface FileMemory {
 export const VERSIONS_PER_FILE = 4;
 /** Edits kept per file for undo. */
 export const UNDO_STEPS = 10;
-/** Shows remembered per file, for what was the latest when (see `Session.mark`). */
-const HISTORY = 16;
+/**
+ * Shows remembered per file, for what was the latest when (see `Session.mark`): more than the
+ * calls under way at once (16) can show.
+ */
+const HISTORY = 64;
 
 /**
  * The session's memory of files, least recently used out. Memory is counted as two bytes per
@@ -45,6 +48,8 @@ export class Session {
   #bytes = 0;
   /** Grows with each version recorded as shown. */
   #shows = 0;
+  /** The marks of the calls under way that hold one (see {@linkcode hold}). */
+  readonly #held: number[] = [];
 
   constructor(budget: number) {
     this.budget = budget;
@@ -64,6 +69,25 @@ export class Session {
    */
   mark(): number {
     return this.#shows;
+  }
+
+  /**
+   * {@linkcode mark}, held until released: while it is, the versions that were the latest of
+   * their files at the mark are kept, however many are shown meanwhile (the calls of one turn
+   * can be many edits of one file, each showing a version).
+   *
+   * @returns the mark, and the release to call when the call ends
+   */
+  hold(): { mark: number; release: () => void } {
+    const mark = this.mark();
+    this.#held.push(mark);
+    return {
+      mark,
+      release: () => {
+        const at = this.#held.indexOf(mark);
+        if (at !== -1) this.#held.splice(at, 1);
+      },
+    };
   }
 
   /**
@@ -111,7 +135,7 @@ export class Session {
     file.shown.push({ version, text, ...(known.identity || known.lines ? known : {}) });
     file.history.push({ at: ++this.#shows, version });
     if (file.history.length > HISTORY) file.history.shift();
-    const dropped = file.shown.length > VERSIONS_PER_FILE ? file.shown.shift() : undefined;
+    const dropped = file.shown.length > VERSIONS_PER_FILE ? this.#drop(file) : undefined;
     // (Nothing held was added or let go, as for most files a grep shows: the bytes held stay.)
     const held = text !== undefined || known.lines !== undefined;
     if (held || same !== undefined || dropped !== undefined) this.#account(path, file);
@@ -177,8 +201,21 @@ export class Session {
     for (const [path, memory] of [...this.#files]) {
       if (path !== from && !path.startsWith(from + "/")) continue;
       this.#files.delete(path);
+      // (Shown at the new path from now on: a call marked before the move saw another file
+      // there, or none.)
+      const at = ++this.#shows;
+      memory.history = memory.history.map(({ version }) => ({ at, version }));
       this.#files.set(to + path.slice(from.length), memory);
     }
+  }
+
+  /** Drops a file's oldest version shown but one a held mark needs, and returns it. */
+  #drop(file: FileMemory): Shown | undefined {
+    const needed = new Set(
+      this.#held.map((mark) => file.history.findLast((shown) => shown.at <= mark)?.version),
+    );
+    const at = file.shown.findIndex((shown) => !needed.has(shown.version));
+    return at === -1 ? undefined : file.shown.splice(at, 1)[0];
   }
 
   /** The memory of a file, now the most recently used. */

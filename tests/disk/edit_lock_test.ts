@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
@@ -139,6 +139,26 @@ test(
     }
   },
 );
+
+test("a move onto another name of the same file is refused at once", async () => {
+  const root = mkdtempSync(join(tmpdir(), "linewise-lock-"));
+  writeFileSync(join(root, "a.txt"), "same\n");
+  linkSync(join(root, "a.txt"), join(root, "b.txt"));
+  const store = await DirectoryStore.create({ roots: [root], lockWaitMs: 10_000 });
+  try {
+    const started = Date.now();
+    await assert.rejects(store.move("a.txt", "b.txt", { overwrite: true }), {
+      code: "cannot_move",
+      message: /b\.txt is another name of the same file/,
+    });
+    assert.ok(Date.now() - started < 2_000, "without waiting for its own lock");
+    assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "same\n");
+    assert.ok(existsSync(join(root, "a.txt")));
+  } finally {
+    await store.close();
+    rmSync(root, { recursive: true });
+  }
+});
 
 test("lockWaitMs must be a non-negative integer", async () => {
   await assert.rejects(DirectoryStore.create({ roots: [tmpdir()], lockWaitMs: -1 }), {

@@ -111,6 +111,27 @@ describe("Session", () => {
     assert.equal(s.latest("a.txt")?.text, "one\n");
   });
 
+  test("a held mark keeps the version that was the latest then, however many are shown", () => {
+    const s = new Session(1 << 20);
+    s.showed("a.txt", "v0\n");
+    const held = s.hold();
+    for (let i = 1; i <= 6; i++) s.showed("a.txt", `v${i}\n`);
+    assert.equal(s.latest("a.txt", held.mark)?.text, "v0\n");
+    held.release();
+    s.showed("a.txt", "v7\n");
+    assert.equal(s.latest("a.txt", held.mark), undefined, "let go once released");
+  });
+
+  test("a file moved to a path is shown there from the move on", () => {
+    const s = new Session(1 << 20);
+    s.showed("b.txt", "b\n");
+    s.showed("a.txt", "a\n");
+    const before = s.mark();
+    s.moved("a.txt", "b.txt");
+    assert.equal(s.latest("b.txt", before), undefined, "a call marked before saw another b.txt");
+    assert.equal(s.latest("b.txt", s.mark())?.text, "a\n");
+  });
+
   test("a file over the whole budget keeps its version but not its text", () => {
     const s = new Session(100);
     const big = "x".repeat(60);

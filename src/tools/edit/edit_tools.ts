@@ -264,12 +264,13 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
         end: e.end_line ?? e.start_line,
       }));
       const guarded = a.edits.length > 0 && a.edits.every((e) => e.expected_text !== undefined);
-      const asOf = context.session.mark(); // (before the store's lock is awaited)
+      // (Taken before the store's lock is awaited, and held until the call ends.)
+      const held = context.session.hold();
       return edit(context, a.path, a.dry_run, (text, display) => {
         const numberedCall = numbered(context, text, display, {
           version: a.version,
           guarded,
-          asOf,
+          asOf: held.mark,
         });
         const placed = place(numberedCall, targets);
         const edits = a.edits.map((e, i) => ({
@@ -290,7 +291,7 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
             })),
           );
         }
-      }, call?.signal);
+      }, call?.signal).finally(held.release);
     },
   };
 }
@@ -336,12 +337,13 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
         }
       >(insertSchema, args);
       const guarded = a.expected_text !== undefined;
-      const asOf = context.session.mark(); // (before the store's lock is awaited)
+      // (Taken before the store's lock is awaited, and held until the call ends.)
+      const held = context.session.hold();
       return edit(context, a.path, a.dry_run, (text, display) => {
         const numberedCall = numbered(context, text, display, {
           version: a.version,
           guarded,
-          asOf,
+          asOf: held.mark,
         });
         const placed = place(numberedCall, [{ after: a.after_line }]);
         const after = placed.numbers[0];
@@ -357,7 +359,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
             { start: after, end: after, expected: a.expected_text! },
           ]);
         }
-      }, call?.signal);
+      }, call?.signal).finally(held.release);
     },
   };
 }

@@ -194,7 +194,8 @@ async function apply(
     try {
       if (file.kind === "create") await store.write(file.path, file.after!, { signal });
       else if (file.kind === "delete") {
-        await store.delete(file.path, { signal, expected: file.before })
+        const maxBytes = context.settings.maxEditBytes;
+        await store.delete(file.path, { signal, expected: file.before, maxBytes })
           .catch(changedAs(file.path));
       } else await replaceText(context, file.path, file.before!, file.after!, signal);
       written.push(file);
@@ -256,18 +257,22 @@ function changedAs(path: string): (error: unknown) => never {
  * not put back were not.
  */
 async function putBack(context: EditContext, written: Planned[]): Promise<Map<string, string>> {
-  const { store } = context;
+  const { store, settings: { maxEditBytes: maxBytes } } = context;
   const failed = new Map<string, string>();
   for (const file of [...written].reverse()) {
     const path = quotePath(file.path);
     try {
-      if (file.kind === "create") await store.delete(file.path, { expected: file.after });
+      if (file.kind === "create") await store.delete(file.path, { expected: file.after, maxBytes });
       else if (file.kind === "delete") await store.write(file.path, file.before!);
       else await replaceText(context, file.path, file.after!, file.before!);
     } catch (error) {
+      // (A file it created that is gone already is as it was before the patch.)
+      if (file.kind === "create" && error instanceof NotFoundError) continue;
+      const changed = error instanceof FileChangedError || error instanceof ChangedMeanwhile ||
+        error instanceof NotFoundError;
       failed.set(
         file.path,
-        error instanceof FileChangedError || error instanceof ChangedMeanwhile
+        changed
           ? `${path} changed after the patch wrote it, so it was not put back (it keeps that change)`
           : `${path} could not be put back (${error instanceof Error ? error.message : error})`,
       );

@@ -121,6 +121,25 @@ describe("patch", () => {
     assert.equal(await text(h, "c.txt"), "c\n");
   });
 
+  test("a file the patch created that another writer deleted counts as put back", async () => {
+    class RacedStore extends MemoryStore {
+      override async update<T>(...args: Parameters<MemoryStore["update"]>): Promise<T> {
+        if (args[0] === "b.txt") {
+          await super.delete("new.txt");
+          throw new Error("disk full");
+        }
+        return await super.update(...args) as T;
+      }
+    }
+    const h = tools({}, new RacedStore({ "a.txt": A, "b.txt": B }));
+    const patch = "--- /dev/null\n+++ b/new.txt\n@@ -0,0 +1 @@\n+ours\n" +
+      gitDiff("b.txt", "alpha\nbeta\ngamma\n", "alpha\nBETA\ngamma\n");
+    assert.equal(
+      errorText(await h.call("patch", { patch })),
+      "patch stopped at b.txt: disk full; the files written before it were put back (new.txt)",
+    );
+  });
+
   test("a file to delete that changed since the patch read it is kept", async () => {
     class RacedStore extends MemoryStore {
       override async delete(...args: Parameters<MemoryStore["delete"]>): Promise<string> {

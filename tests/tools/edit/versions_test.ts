@@ -115,6 +115,32 @@ describe("numbered edits and the version the agent saw", () => {
     assert.equal((await store.readText("a.txt")).text, "one\n2a\n2b\nthree\nfour\nfour+\nfive\n");
   });
 
+  test("six edits of one file sent together all land where they were meant", async () => {
+    // (Each update waits its turn a while, so that the edits before it have answered.)
+    class Staggered extends MemoryStore {
+      #calls = 0;
+      override async update<T>(...args: Parameters<MemoryStore["update"]>): Promise<T> {
+        await new Promise((resolve) => setTimeout(resolve, 20 * this.#calls++));
+        return await super.update(...args) as T;
+      }
+    }
+    const lines = Array.from({ length: 12 }, (_, i) => `line ${i + 1}\n`).join("");
+    const store = new Staggered({ "a.txt": lines });
+    const h = harness(store);
+    okText(await h.call("read", { path: "a.txt" }));
+    const results = await Promise.all([2, 4, 6, 8, 10, 12].map((line) =>
+      h.call("replace_lines", {
+        path: "a.txt",
+        edits: [{ start_line: line, new_text: `${line}a\n${line}b\n` }],
+      })
+    ));
+    for (const result of results) okText(result);
+    assert.equal(
+      (await store.readText("a.txt")).text,
+      lines.replace(/^line (\d*[02468])\n/gm, "$1a\n$1b\n"),
+    );
+  });
+
   test("a read sent beside an edit does not make the edit's numbers its own", async () => {
     const store = new GatedStore({ "a.txt": FILE }, 0);
     const h = harness(store);
