@@ -211,9 +211,10 @@ export class Session {
 
   /** Drops a file's oldest version shown but one a held mark needs, and returns it. */
   #drop(file: FileMemory): Shown | undefined {
-    const needed = new Set(
-      this.#held.map((mark) => file.history.findLast((shown) => shown.at <= mark)?.version),
-    );
+    const needed = new Set(this.#held.flatMap((mark) => {
+      const then = file.history.findLast((shown) => shown.at <= mark);
+      return then === undefined ? [] : [then.version];
+    }));
     const at = file.shown.findIndex((shown) => !needed.has(shown.version));
     return at === -1 ? undefined : file.shown.splice(at, 1)[0];
   }

@@ -188,13 +188,13 @@ async function apply(
   planned: Planned[],
   signal: AbortSignal | undefined,
 ): Promise<Array<string | undefined>> {
-  const { store, session } = context;
+  const { store, session, settings } = context;
   const written: Planned[] = [];
   for (const file of planned) {
     try {
       if (file.kind === "create") await store.write(file.path, file.after!, { signal });
       else if (file.kind === "delete") {
-        const maxBytes = context.settings.maxEditBytes;
+        const maxBytes = settings.maxEditBytes;
         await store.delete(file.path, { signal, expected: file.before, maxBytes })
           .catch(changedAs(file.path));
       } else await replaceText(context, file.path, file.before!, file.after!, signal);
