@@ -128,7 +128,13 @@ export function direntEntries(s: Scratch, n: number, entries: RawDirEntry[]): vo
 /** A root: its real path and its handle. */
 interface Root {
   path: string;
+  /** A handle of the directory at `base`. */
   fd: number;
+  /**
+   * Where `fd` is: the root itself, or for a root narrowed from another, that one's. Paths
+   * are opened from there, so a narrowed root moved away is no way out of its original one.
+   */
+  base: string;
 }
 
 /** A root, with what the real paths beneath it start with. */
@@ -147,10 +153,8 @@ class AtFileSystem implements FileSystem {
   readonly #places: Place[];
   readonly #openat2: boolean;
   readonly #s = new Scratch();
-  /** Handles of roots opened for narrowing, kept for the process's life (shared by workers). */
-  readonly #opened: Map<string, number>;
 
-  constructor(c: Libc, roots: Root[], openat2: boolean, opened: Map<string, number>) {
+  constructor(c: Libc, roots: Root[], openat2: boolean) {
     this.#c = c;
     this.#given = roots;
     this.roots = roots.map((root) => root.path);
@@ -160,7 +164,6 @@ class AtFileSystem implements FileSystem {
     }))
       .sort((a, b) => b.path.length - a.path.length);
     this.#openat2 = openat2;
-    this.#opened = opened;
   }
 
   openRead(path: string): number {
@@ -200,7 +203,7 @@ class AtFileSystem implements FileSystem {
     const c = this.#c;
     const parts = rel === "." ? ["."] : rel.split("/");
     let dir = root.fd;
-    let at = root.path;
+    let at = root.base;
     try {
       for (let i = 0; i < parts.length; i++) {
         const part = parts[i];
@@ -318,31 +321,31 @@ class AtFileSystem implements FileSystem {
   }
 
   narrowed(roots: readonly string[]): FileSystem {
-    const opened = roots.map((path) => {
-      let fd = this.#opened.get(path);
-      if (fd === undefined) {
-        fd = this.#open(path, O_RDONLY | O_DIRECTORY, "open");
-        this.#opened.set(path, fd);
-      }
-      return { path, fd };
+    // (Each a directory now, reached beneath a root of this one: its paths are opened from that
+    // root's handle, never from one of the narrowed directory, which could be moved out.)
+    const narrowed = roots.map((path) => {
+      this.#c.close(this.#open(path, O_PATH | O_DIRECTORY, "open"));
+      const { root } = this.#place(path);
+      return { path, fd: root.fd, base: root.base };
     });
-    return new AtFileSystem(this.#c, opened, this.#openat2, this.#opened);
+    return new AtFileSystem(this.#c, narrowed, this.#openat2);
   }
 
   share(): SharedFileSystem {
     return {
       kind: "at",
       // (In their order: a nested root first would anchor another thread's relative paths.)
-      roots: this.#given.map((root) => [root.path, root.fd]),
+      roots: this.#given.map((root) => [root.path, root.fd, root.base]),
       openat2: this.#openat2,
     };
   }
 
-  /** The root a real path lies in, and the path relative to it ("." for the root). */
+  /** The root a real path lies in, and the path relative to its handle's directory. */
   #place(path: string): { root: Root; rel: string } {
     for (const root of this.#places) {
-      if (path === root.path) return { root, rel: "." };
-      if (path.startsWith(root.prefix)) return { root, rel: path.slice(root.prefix.length) };
+      if (path !== root.path && !path.startsWith(root.prefix)) continue;
+      const { base } = root;
+      return { root, rel: path === base ? "." : path.slice(base === "/" ? 1 : base.length + 1) };
     }
     // The sandbox hands over only paths inside the roots: this is a bug, not a refusal.
     throw systemError(ERRNO.EXDEV, "open", path);
@@ -571,10 +574,10 @@ export function openAtFileSystem(
   const opened = roots.map((path) => {
     const fd = c.openat(AT_FDCWD, cString(path, s.path), O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
     if (fd < 0) throw systemError(c.errno(), "open", path);
-    return { path, fd };
+    return { path, fd, base: path };
   });
   const openat2 = options.openat2 !== false && hasOpenat2(c, opened[0].fd, s);
-  return new AtFileSystem(c, opened, openat2, new Map());
+  return new AtFileSystem(c, opened, openat2);
 }
 
 /**
@@ -588,8 +591,8 @@ export function sharedAtFileSystem(
   c: Libc,
   shared: Extract<SharedFileSystem, { kind: "at" }>,
 ): FileSystem {
-  const roots = shared.roots.map(([path, fd]) => ({ path, fd }));
-  return new AtFileSystem(c, roots, shared.openat2, new Map());
+  const roots = shared.roots.map(([path, fd, base]) => ({ path, fd, base }));
+  return new AtFileSystem(c, roots, shared.openat2);
 }
 
 /** Whether `openat2` works here (a kernel before 5.6, or a seccomp filter, refuses it). */

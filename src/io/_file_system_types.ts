@@ -66,7 +66,7 @@ export interface DirHandle {
 
 /** What a worker thread needs to reach the same files through the same handles. */
 export type SharedFileSystem =
-  | { kind: "at"; roots: [string, number][]; openat2: boolean }
+  | { kind: "at"; roots: [path: string, fd: number, base: string][]; openat2: boolean }
   | { kind: "path"; roots: string[]; racyBecause: string };
 
 /** The file system below a set of roots, by real paths, following no symlink. */

@@ -323,6 +323,32 @@ describe("Sandbox", () => {
     assert.equal(await sandbox.narrow([path.join(base, "a2"), "/nonexistent-linewise"]), undefined);
   });
 
+  it("a narrowed root moved out of its root reaches nothing there, and its path what is there now", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-narrow-")));
+    const root = path.join(dir, "root");
+    const outside = path.join(dir, "outside");
+    await fs.mkdir(path.join(root, "sub"), { recursive: true });
+    await fs.mkdir(outside);
+    try {
+      const sandbox = await Sandbox.create({ roots: [root] });
+      for (let round = 0; round < 2; round++) {
+        // (Narrowed again in the second round: nothing of the first is reused.)
+        const narrowed = (await sandbox.narrow([path.join(root, "sub")]))!;
+        const store = new DirectoryStore(narrowed);
+        await fs.rename(path.join(root, "sub"), path.join(outside, `moved${round}`));
+        await fs.writeFile(path.join(outside, `moved${round}`, "secret.txt"), "outside\n");
+        await assert.rejects(store.readText("secret.txt"), { code: "not_found" });
+        await fs.mkdir(path.join(root, "sub"));
+        await store.write("new.txt", "in\n");
+        assert.deepEqual(await fs.readdir(path.join(root, "sub")), ["new.txt"]);
+        assert.deepEqual(await fs.readdir(path.join(outside, `moved${round}`)), ["secret.txt"]);
+        await fs.rm(path.join(root, "sub", "new.txt"));
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("compares roots by whole segments", async () => {
     const sandbox = await Sandbox.create({ roots: [path.join(base, "a")] });
     assert.equal(sandbox.contains(path.join(base, "a")), true);
