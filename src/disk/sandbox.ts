@@ -61,6 +61,11 @@ export interface SharedSandbox {
   deny: readonly string[];
   /** The real paths the deny rules are relative to. */
   denyBases: readonly string[];
+  /**
+   * The file system of `denyBases`, where the roots were narrowed (the denied files of the
+   * original roots are looked for there): by default `files`.
+   */
+  baseFiles?: SharedFileSystem;
 }
 
 /** Options of {@linkcode Sandbox.resolve}. */
@@ -122,6 +127,8 @@ export class Sandbox {
   /** Roots the deny rules are relative to: the original roots, kept when narrowing. */
   readonly #denyBases: readonly string[];
   readonly #denied: DenyMatcher;
+  /** The file system of the original roots (`files` itself unless narrowed). */
+  readonly #baseFiles: FileSystem;
   /** The denied files' identities, for their other names (shared with narrowed sandboxes). */
   readonly #identities: DeniedIdentities | undefined;
   readonly #windows = process.platform === "win32";
@@ -131,7 +138,8 @@ export class Sandbox {
     givenRoots: readonly string[],
     deny: readonly string[],
     denyBases: readonly string[],
-    identities?: DeniedIdentities,
+    { baseFiles = files, identities }: { baseFiles?: FileSystem; identities?: DeniedIdentities } =
+      {},
   ) {
     this.files = files;
     this.roots = files.roots;
@@ -139,8 +147,11 @@ export class Sandbox {
     this.deny = deny;
     this.#denyBases = denyBases;
     this.#denied = compileDeny(deny);
+    this.#baseFiles = baseFiles;
+    // (Denied files are looked for in the original roots, through their own file system: a
+    // narrowed one reaches only the narrowed roots.)
     this.#identities = identities ?? (deny.length === 0 ? undefined : new DeniedIdentities({
-      files,
+      files: baseFiles,
       bases: denyBases,
       isDenied: (absolute) => this.isDenied(absolute),
     }));
@@ -192,6 +203,7 @@ export class Sandbox {
       givenRoots: this.#givenRoots,
       deny: this.deny,
       denyBases: this.#denyBases,
+      ...this.#baseFiles === this.files ? {} : { baseFiles: this.#baseFiles.share() },
     };
   }
 
@@ -202,12 +214,10 @@ export class Sandbox {
    * @returns the sandbox, over the same root handles
    */
   static fromShared(shared: SharedSandbox): Sandbox {
-    return new Sandbox(
-      sharedFileSystem(shared.files),
-      shared.givenRoots,
-      shared.deny,
-      shared.denyBases,
-    );
+    const files = sharedFileSystem(shared.files);
+    return new Sandbox(files, shared.givenRoots, shared.deny, shared.denyBases, {
+      baseFiles: shared.baseFiles === undefined ? files : sharedFileSystem(shared.baseFiles),
+    });
   }
 
   /** Whether resolution is made relative to directory handles, so that it cannot be raced. */
@@ -347,13 +357,10 @@ export class Sandbox {
       }
     }
     if (roots.length === 0) return undefined;
-    return new Sandbox(
-      this.files.narrowed(roots),
-      roots,
-      this.deny,
-      this.#denyBases,
-      this.#identities,
-    );
+    return new Sandbox(this.files.narrowed(roots), roots, this.deny, this.#denyBases, {
+      baseFiles: this.#baseFiles,
+      identities: this.#identities,
+    });
   }
 
   /** The root (real form) an absolute path lies in, by its given or real form; the deepest wins. */

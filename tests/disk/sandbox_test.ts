@@ -349,6 +349,24 @@ describe("Sandbox", () => {
     }
   });
 
+  it("another thread's copy of a narrowed sandbox looks for denied files in the original roots", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-narrow-")));
+    await fs.mkdir(path.join(dir, "sub"));
+    await fs.writeFile(path.join(dir, ".env"), "SECRET=1\n");
+    await fs.writeFile(path.join(dir, "sub", "b.txt"), "b\n");
+    await fs.link(path.join(dir, "sub", "b.txt"), path.join(dir, "sub", "b2.txt"));
+    await fs.link(path.join(dir, ".env"), path.join(dir, "sub", "env-too.txt"));
+    try {
+      const sandbox = await Sandbox.create({ roots: [dir], deny: [".env"] });
+      const copy = Sandbox.fromShared((await sandbox.narrow([path.join(dir, "sub")]))!.share());
+      const stat = (name: string) => copy.files.lstat(path.join(dir, "sub", name));
+      assert.equal(await copy.deniedByIdentity(stat("b.txt")), false);
+      assert.equal(await copy.deniedByIdentity(stat("env-too.txt")), true);
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("compares roots by whole segments", async () => {
     const sandbox = await Sandbox.create({ roots: [path.join(base, "a")] });
     assert.equal(sandbox.contains(path.join(base, "a")), true);
