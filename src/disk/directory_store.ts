@@ -227,6 +227,8 @@ export class DirectoryStore extends BaseFileStore {
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
   readonly #lockWaitMs: number;
+  /** Whether the first root lies in another (a walk of that one reaches it). */
+  readonly #firstRootNested: boolean;
   readonly #searchThreads: number;
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
@@ -247,6 +249,8 @@ export class DirectoryStore extends BaseFileStore {
     super(options);
     if (!(sandbox instanceof Sandbox)) throw new TypeError("sandbox must be a Sandbox");
     this.sandbox = sandbox;
+    const [first, ...others] = sandbox.roots;
+    this.#firstRootNested = others.some((root) => isInside(root, first, nativePath.sep));
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
     this.#lockWaitMs = options.lockWaitMs ?? 10_000;
     if (!Number.isInteger(this.#lockWaitMs) || this.#lockWaitMs < 0) {
@@ -867,9 +871,21 @@ export class DirectoryStore extends BaseFileStore {
     }
     const found: string[] = [];
     for await (const run of walkFileRuns(this.walkSource, start, options)) {
-      for (const file of run) found.push(file.display);
+      for (const file of run) found.push(this.#shown(file.display));
     }
     return found;
+  }
+
+  /**
+   * A display path as every tool shows the file: a walk of a root that holds the first one
+   * names the first one's files by absolute paths, which are relative to it everywhere else
+   * (the session then took them for other files: a numbered edit after a grep of the outer
+   * root was taken against an older read).
+   */
+  #shown(display: string): string {
+    return this.#firstRootNested && nativePath.isAbsolute(display)
+      ? this.sandbox.display(display)
+      : display;
   }
 
   /**
@@ -880,6 +896,15 @@ export class DirectoryStore extends BaseFileStore {
    * @returns the matches and counts
    */
   override async search(query: SearchQuery): Promise<SearchResult> {
+    const result = await this.#search(query);
+    if (!result.files.some((file) => this.#shown(file.path) !== file.path)) return result;
+    return {
+      ...result,
+      files: result.files.map((file) => ({ ...file, path: this.#shown(file.path) })),
+    };
+  }
+
+  async #search(query: SearchQuery): Promise<SearchResult> {
     checkQuery(query);
     query.signal?.throwIfAborted();
     if (this.#searchThread !== undefined && query.matcher.recipe !== undefined) {

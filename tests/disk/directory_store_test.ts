@@ -12,6 +12,7 @@ import { literalMatcher, regexMatcher } from "../../src/core/mod.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { removeAbandonedTempFiles } from "../../src/files/_atomic_write.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
+import { Sandbox } from "../../src/disk/sandbox.ts";
 import { FileReader } from "../../src/io/_file_reader.ts";
 import { WHOLE_FILE_BYTES } from "../../src/search/_search_file.ts";
 import { testFileStore } from "../../src/testing/mod.ts";
@@ -224,6 +225,17 @@ describe("DirectoryStore with real files", () => {
     const store = await DirectoryStore.create({ roots: [dir] });
     await store.delete("alias.txt");
     assert.deepEqual(await fs.readdir(dir), ["real.txt"]);
+  });
+
+  it("a grep or glob of a root holding the first root names its files as the tools do", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(root, "nested-")));
+    await writeTree(dir, { "top.txt": "hello\n", "sub/k.txt": "hello\n" });
+    const store = new DirectoryStore(await Sandbox.create({ roots: [path.join(dir, "sub"), dir] }));
+    const shown = ["k.txt", path.join(dir, "top.txt")];
+    const found = await store.search({ matcher: literalMatcher("hello"), path: dir });
+    assert.deepEqual(found.files.map((file) => file.path), shown);
+    assert.deepEqual(await store.glob({ path: dir, glob: "*.txt" }), shown);
+    assert.equal((await store.readText(path.join(dir, "sub/k.txt"))).path, "k.txt");
   });
 
   it("a symlink deleted with expected text is checked by its target's, and only the link goes", async () => {
