@@ -512,8 +512,10 @@ export async function serveLines(
     try {
       value = parseMessage(line);
     } catch (error) {
-      if (!(error instanceof SyntaxError)) throw error;
-      send(errorResponse(null, { code: PARSE_ERROR, message: `parse error: ${error.message}` }));
+      // (JSON nested thousands deep overflows the parser's stack: bad input all the same.)
+      if (!(error instanceof SyntaxError) && !(error instanceof RangeError)) throw error;
+      const message = error instanceof RangeError ? "the JSON is nested too deeply" : error.message;
+      send(errorResponse(null, { code: PARSE_ERROR, message: `parse error: ${message}` }));
       return;
     }
     if (Array.isArray(value)) handleBatch(value);
@@ -542,7 +544,13 @@ export async function serveLines(
         break;
       }
       if (step.done) break;
-      handleLine(step.value);
+      try {
+        handleLine(step.value);
+      } catch (error) {
+        // A message that makes the server fail is a bug; the next ones still get answers.
+        log(`internal error handling a message: ${messageOf(error)}`);
+        send(errorResponse(null, { code: INTERNAL_ERROR, message: "internal error" }));
+      }
     }
   } catch (error) {
     // A failing input (stdin reset by the host) ends the session like end of input.

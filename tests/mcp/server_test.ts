@@ -399,6 +399,23 @@ test("malformed JSON is a parse error (-32700) with id null, and the server goes
   await server.close();
 });
 
+test("JSON nested deeper than the parser's stack is a parse error, and the server goes on", async () => {
+  const server = startServer();
+  await server.initialize();
+  const deep = 100_000;
+  server.input.push("[".repeat(deep) + "]".repeat(deep) + "\n");
+  const error = await server.output.response(null);
+  assert.equal(error.error?.code, -32700);
+  assert.equal(error.error?.message, "parse error: the JSON is nested too deeply");
+  const args = `${'{"a":'.repeat(deep)}1${"}".repeat(deep)}`;
+  server.input.push(
+    `{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":${args}}}\n`,
+  );
+  assert.equal((await server.output.response(null)).error?.code, -32700);
+  assert.deepEqual((await server.request("ping")).result, {});
+  await server.close();
+});
+
 const invalidRequests: { name: string; line: unknown; id: string | number | null }[] = [
   { name: "a wrong jsonrpc version", line: { jsonrpc: "1.0", id: 7, method: "ping" }, id: 7 },
   { name: "a missing jsonrpc", line: { id: 8, method: "ping" }, id: 8 },
