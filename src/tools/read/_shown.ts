@@ -23,6 +23,13 @@ export interface Snapshot {
 }
 
 /**
+ * The reads of whole files under way, per session, by path and identity: reads of one file
+ * sent at once share one (each holding a copy of a file of tens of megabytes, 64 of them took
+ * 3.4 GB).
+ */
+const reading = new WeakMap<Session, Map<string, Promise<Snapshot | undefined>>>();
+
+/**
  * The file's text when it can have a version (valid UTF-8, within the edit cap), else
  * undefined (it then cannot be edited either).
  */
@@ -34,12 +41,35 @@ export async function snapshot(
 ): Promise<Snapshot | undefined> {
   const info = await store.stat(path);
   if (info.kind === "file" && info.size > settings.maxEditBytes) return undefined;
-  const known = info.identity === undefined ? undefined : session.known(info.path, info.identity);
+  const { identity } = info;
+  if (identity === undefined) return await read(store, settings, path, identity);
+  const known = session.known(info.path, identity);
   if (known) {
     const text = known.text!;
     const lines = known.lines ?? splitLines(splitBom(text).body);
-    return { path: info.path, text, lines, version: known.version!, identity: info.identity };
+    return { path: info.path, text, lines, version: known.version!, identity };
   }
+  let underWay = reading.get(session);
+  if (underWay === undefined) reading.set(session, underWay = new Map());
+  const key = `${info.path}\n${identity}`;
+  const pending = underWay.get(key);
+  if (pending !== undefined) return await pending;
+  const mine = read(store, settings, path, identity);
+  underWay.set(key, mine);
+  try {
+    return await mine;
+  } finally {
+    underWay.delete(key);
+  }
+}
+
+/** {@linkcode snapshot} of a file read whole now. */
+async function read(
+  store: FileStore,
+  settings: Settings,
+  path: string,
+  identity: string | undefined,
+): Promise<Snapshot | undefined> {
   let file;
   try {
     file = await store.readText(path, { maxBytes: settings.maxEditBytes });
@@ -54,7 +84,7 @@ export async function snapshot(
     text: file.text,
     lines,
     version: versionOf(file.text),
-    identity: info.identity,
+    identity,
   };
 }
 

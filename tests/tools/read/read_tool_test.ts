@@ -4,12 +4,14 @@ import {
   assertFitsSchema,
   bytes,
   errorText,
+  harness,
   memoryTools,
   okText,
   rowsText,
   text,
   withTempRoot,
 } from "../../_helpers/tools.ts";
+import { MemoryStore } from "../../../src/store/mod.ts";
 
 const TEN = Array.from({ length: 10 }, (_, i) => `line ${i + 1}\n`).join("");
 
@@ -237,6 +239,27 @@ describe("read", () => {
       assert.match(errorText(await tools().call("read", row.args)), row.message);
     });
   }
+
+  test("reads of one file sent at once read it whole once", async () => {
+    let whole = 0;
+    class Counting extends MemoryStore {
+      override readText(...args: Parameters<MemoryStore["readText"]>) {
+        whole++;
+        return super.readText(...args);
+      }
+    }
+    const h = harness(new Counting({ "ten.txt": TEN }));
+    const reads = await Promise.all(
+      Array.from(
+        { length: 16 },
+        (_, i) => h.call("read", { path: "ten.txt", start_line: i % 10 + 1, end_line: i % 10 + 1 }),
+      ),
+    );
+    reads.forEach((read, i) =>
+      assert.match(okText(read), new RegExp(`\\n${i % 10 + 1}\\tline ${i % 10 + 1}\\n$`))
+    );
+    assert.equal(whole, 1);
+  });
 
   test("read leaks nothing of a denied file's content", async () => {
     const message = errorText(await tools().call("read", { path: "secret.env" }));
