@@ -714,6 +714,11 @@ export class DirectoryStore extends BaseFileStore {
   ): Promise<void> {
     const { location, display } = from as DirectoryPath;
     if (this.sandbox.roots.includes(location)) throw new MoveRefusedError(display, "it is a root");
+    // (A root's handle would follow the directory, and its paths name where it was.)
+    const held = this.sandbox.roots.find((root) => isInside(location, root, nativePath.sep));
+    if (held !== undefined) {
+      throw new MoveRefusedError(display, `it holds the root ${this.sandbox.display(held)}`);
+    }
     const placed = this.sandbox.deny.filter((rule) =>
       /\//.test(rule.replace(/^!?(\*\*\/)?|\/$/g, ""))
     );

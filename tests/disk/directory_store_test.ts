@@ -227,6 +227,19 @@ describe("DirectoryStore with real files", () => {
     assert.deepEqual(await fs.readdir(dir), ["real.txt"]);
   });
 
+  it("a directory that holds another root is not moved", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(root, "holds-")));
+    await writeTree(dir, { "x/sub/k.txt": "k\n" });
+    const store = new DirectoryStore(
+      await Sandbox.create({ roots: [dir, path.join(dir, "x/sub")] }),
+    );
+    await assert.rejects(store.move("x", "y"), {
+      code: "cannot_move",
+      message: /"x" cannot be moved: it holds the root x\/sub; nothing was moved/,
+    });
+    assert.deepEqual(await fs.readdir(dir), ["x"]);
+  });
+
   it("a grep or glob of a root holding the first root names its files as the tools do", async () => {
     const dir = await fs.realpath(await fs.mkdtemp(path.join(root, "nested-")));
     await writeTree(dir, { "top.txt": "hello\n", "sub/k.txt": "hello\n" });
