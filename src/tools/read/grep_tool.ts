@@ -403,13 +403,16 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
       const shown = row.match ? row : { ...row, context: true };
       let piece = formatRow(shown, rowOptions).text;
       if (separators && previous && row.line > previous.line + 1) piece = "--\n" + piece;
-      // The first row is always shown, so that a result makes progress on any budget.
+      // The first row is always shown, so that a result makes progress on any budget, and so
+      // is the first matching row: context rows before it give way (an offset to continue
+      // from would otherwise name the same call again).
       if (
         rowCount >= settings.maxLines ||
         (rowCount > 0 && length + head.length + room + block.length + piece.length > maxChars)
       ) {
         out.budgetHit = true;
-        break;
+        if (out.matchedLines > 0 || lines.length > 0) break;
+        if (!row.match) continue;
       }
       block += piece;
       rowCount++;

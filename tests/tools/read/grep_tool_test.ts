@@ -283,6 +283,16 @@ describe("grep options", () => {
     assert.doesNotMatch(grepText(result), /more matches exist/);
   });
 
+  test("grep shows the first match when its context before it fills the budget", async () => {
+    const h = tools({ "a.txt": "a\nb\nc\nd\nfoo\ne\n" }, { maxLines: 3 });
+    const result = await h.call("grep", { pattern: "foo", context: 4 });
+    assert.equal(
+      grepText(result),
+      "a.txt\n1-\ta\n2-\tb\n3-\tc\n--\n5\tfoo\n[output budget reached: showing all 1 matching line in 1 file, but some of their context lines are cut. Ask for less context, or read the lines with read]\n",
+    );
+    assert.equal(result.structuredContent?.matched_lines, 1);
+  });
+
   test("grep with a small character budget shows rows, stays within it and says so", async () => {
     const files: Files = {};
     for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "foo\nbar\nfoo\n";
