@@ -41,10 +41,16 @@ export class RootsExchange {
     this.#options = options;
   }
 
-  /** Sends `roots/list`; its answer replaces the effect of any earlier one. */
-  request(): void {
+  /**
+   * Sends `roots/list`; its answer replaces the effect of any earlier one.
+   *
+   * @returns settles once that answer has been applied (or has failed)
+   */
+  request(): Promise<void> {
     const generation = ++this.#generation;
     const id = `linewise-${this.#nextId++}`;
+    let resolve!: () => void;
+    const promise = new Promise<void>((done) => resolve = done);
     this.#pending.set(requestIdKey(id), (response) => {
       const work = this.#apply(response, generation).catch((error) => {
         this.#options.log(
@@ -53,10 +59,12 @@ export class RootsExchange {
       }).finally(() => {
         this.#work.delete(work);
         this.#answered();
+        resolve();
       });
       this.#work.add(work);
     });
     this.#options.send({ jsonrpc: "2.0", id, method: "roots/list" });
+    return promise;
   }
 
   /**

@@ -194,20 +194,23 @@ export async function serveLines(
 
   let openGate: (() => void) | undefined;
 
-  function gateOnRoots(exchange: RootsExchange): void {
+  // Calls that come after the client said its roots changed wait for them too: served with
+  // the roots before, a call sent right after a narrowing would reach what the client took away.
+  function gateOnRoots(answered: Promise<void>): void {
+    let open!: () => void;
+    const opened = new Promise<void>((done) => open = done);
     const timer = setTimeout(() => {
       log(
         `the client's roots did not come within ${rootsWaitMs} ms; calls are served with ` +
-          `the server's roots until they do`,
+          `the tools there are until they do`,
       );
-      openGate?.();
+      open();
     }, rootsWaitMs);
-    const gate: Promise<void> = new Promise<void>((resolve) => {
-      openGate = resolve;
-      void exchange.answered.then(resolve);
-    }).then(() => {
+    void answered.then(open);
+    openGate = open;
+    const gate: Promise<void> = opened.then(() => {
       clearTimeout(timer);
-      openGate = undefined;
+      if (openGate === open) openGate = undefined;
       if (rootsGate === gate) rootsGate = undefined;
     });
     rootsGate = gate;
@@ -321,7 +324,7 @@ export async function serveLines(
     version = negotiateProtocolVersion(params.protocolVersion);
     const capabilities = params.capabilities;
     clientHasRoots = isRecord(capabilities) && isRecord(capabilities.roots);
-    if (clientHasRoots && roots && rootsGate === undefined) gateOnRoots(roots);
+    if (clientHasRoots && roots && rootsGate === undefined) gateOnRoots(roots.answered);
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: { tools: options.onRoots ? { listChanged: true } : {} },
@@ -410,7 +413,7 @@ export async function serveLines(
       case "notifications/cancelled":
         return cancel(notification.params);
       case "notifications/roots/list_changed":
-        if (initialized && clientHasRoots) roots?.request();
+        if (initialized && clientHasRoots && roots) gateOnRoots(roots.request());
         return;
       default:
         // Log each unknown method once: a chatty client should not flood stderr.
@@ -513,8 +516,12 @@ export async function serveLines(
       value = parseMessage(line);
     } catch (error) {
       // (JSON nested thousands deep overflows the parser's stack: bad input all the same.)
-      if (!(error instanceof SyntaxError) && !(error instanceof RangeError)) throw error;
-      const message = error instanceof RangeError ? "the JSON is nested too deeply" : error.message;
+      const message = error instanceof SyntaxError
+        ? error.message
+        : error instanceof RangeError
+        ? "the JSON is nested too deeply"
+        : undefined;
+      if (message === undefined) throw error;
       send(errorResponse(null, { code: PARSE_ERROR, message: `parse error: ${message}` }));
       return;
     }

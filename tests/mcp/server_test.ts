@@ -904,6 +904,42 @@ test("a call that comes before the client's roots waits for them and runs with t
   await server.close();
 });
 
+test("a call sent right after the client's roots changed waits for them too", async () => {
+  let narrowings = 0;
+  const server = startServer({
+    onRoots: () => {
+      const which = `roots ${++narrowings}`;
+      return Promise.resolve([{ ...makeEcho(), call: () => Promise.resolve(text(which)) }]);
+    },
+  });
+  await server.initialize("2025-06-18", { roots: {} });
+  const first = await server.output.waitFor((m) => !Array.isArray(m) && m.method === "roots/list");
+  server.send({ jsonrpc: "2.0", id: first.id, result: { roots: [{ uri: "file:///x" }] } });
+  assert.deepEqual(
+    (await server.request("tools/call", { name: "echo", arguments: { text: "x" } })).result
+      ?.content,
+    text("roots 1").content,
+  );
+  server.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+  server.send({
+    jsonrpc: "2.0",
+    id: "right-after",
+    method: "tools/call",
+    params: { name: "echo", arguments: { text: "x" } },
+  });
+  const second = await server.output.waitFor((m) =>
+    !Array.isArray(m) && m.method === "roots/list" && m.id !== first.id
+  );
+  await server.request("ping"); // answered while the call waits
+  assert.deepEqual(server.output.responsesTo("right-after"), []);
+  server.send({ jsonrpc: "2.0", id: second.id, result: { roots: [{ uri: "file:///y" }] } });
+  assert.deepEqual(
+    (await server.output.response("right-after")).result?.content,
+    text("roots 2").content,
+  );
+  await server.close();
+});
+
 test("a call waiting for the client's roots can be cancelled, and gets no answer", async () => {
   const server = startServer({ onRoots: () => Promise.resolve(undefined) });
   await server.initialize("2025-06-18", { roots: {} });
