@@ -338,8 +338,13 @@ export class Sandbox {
    */
   async narrow(paths: readonly (string | URL)[]): Promise<Sandbox | undefined> {
     const roots: string[] = [];
-    const add = (root: string) => {
-      if (!roots.includes(root) && !this.isDenied(root)) roots.push(root);
+    // (Each with a form paths may give it by: the client's own spelling, as the roots given to
+    // the server are known by theirs, and a server root by the form it was given.)
+    const forms: string[] = [];
+    const add = (root: string, form: string) => {
+      if (roots.includes(root) || this.isDenied(root)) return;
+      roots.push(root);
+      forms.push(form);
     };
     for (const entry of paths) {
       const absolute = clientPath(entry);
@@ -351,13 +356,13 @@ export class Sandbox {
         if (isMissing(error) || mapOsError(error, absolute, "read") !== error) continue;
         throw error;
       }
-      for (const root of this.roots) {
-        if (this.#inside(root, real)) add(real);
-        else if (this.#inside(real, root)) add(root);
-      }
+      this.roots.forEach((root, i) => {
+        if (this.#inside(root, real)) add(real, absolute);
+        else if (this.#inside(real, root)) add(root, this.#givenRoots[i]);
+      });
     }
     if (roots.length === 0) return undefined;
-    return new Sandbox(this.files.narrowed(roots), roots, this.deny, this.#denyBases, {
+    return new Sandbox(this.files.narrowed(roots), forms, this.deny, this.#denyBases, {
       baseFiles: this.#baseFiles,
       identities: this.#identities,
     });

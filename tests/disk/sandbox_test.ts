@@ -367,6 +367,25 @@ describe("Sandbox", () => {
     }
   });
 
+  it("a narrowed root is known by the spelling the client or the server gave it", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-narrow-")));
+    const real = path.join(dir, "real");
+    const link = path.join(dir, "link");
+    await fs.mkdir(path.join(real, "sub"), { recursive: true });
+    await fs.writeFile(path.join(real, "sub", "a.txt"), "a\n");
+    await fs.symlink(real, link);
+    try {
+      const sandbox = await Sandbox.create({ roots: [link] });
+      for (const client of [link, real, path.join(link, "sub")]) {
+        const narrowed = (await sandbox.narrow([client]))!;
+        const asked = path.join(client, client.endsWith("sub") ? "a.txt" : "sub/a.txt");
+        assert.equal((await narrowed.resolve(asked)).real, path.join(real, "sub", "a.txt"), client);
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+
   it("compares roots by whole segments", async () => {
     const sandbox = await Sandbox.create({ roots: [path.join(base, "a")] });
     assert.equal(sandbox.contains(path.join(base, "a")), true);
