@@ -399,9 +399,11 @@ export class DirectoryStore extends BaseFileStore {
   /** The directories from the root holding the node down to its parent (for .gitignore files). */
   protected override ancestorsOf(node: WalkNode): WalkNode[] {
     const absolute = this.sandbox.absolute(node.display);
+    // (From the outermost root that holds it: a root nested in another still has that one's
+    // .gitignore files above it, as a walk of the outer one applies them.)
     const root = this.sandbox.roots
       .filter((r) => isInside(r, absolute, nativePath.sep))
-      .reduce((a, b) => (a.length >= b.length ? a : b), "");
+      .reduce((a, b) => (a === "" || b.length < a.length ? b : a), "");
     if (root === "" || root === absolute) return [];
     const result: WalkNode[] = [];
     for (let dir = nativePath.dirname(absolute);; dir = nativePath.dirname(dir)) {

@@ -227,6 +227,20 @@ describe("DirectoryStore with real files", () => {
     assert.deepEqual(await fs.readdir(dir), ["real.txt"]);
   });
 
+  it("a root nested in another keeps the outer root's .gitignore rules", async () => {
+    const dir = await fs.realpath(await fs.mkdtemp(path.join(root, "ignored-")));
+    await writeTree(dir, {
+      ".gitignore": "*.log\n",
+      "sub/k.log": "hello\n",
+      "sub/k.txt": "hello\n",
+    });
+    const store = new DirectoryStore(await Sandbox.create({ roots: [dir, path.join(dir, "sub")] }));
+    assert.deepEqual(await store.glob({ path: "sub" }), ["sub/k.txt"]);
+    assert.deepEqual(await store.glob({ path: "." }), ["sub/k.txt"]);
+    const found = await store.search({ matcher: literalMatcher("hello"), path: "sub" });
+    assert.deepEqual(found.files.map((file) => file.path), ["sub/k.txt"]);
+  });
+
   it("a directory that holds another root is not moved", async () => {
     const dir = await fs.realpath(await fs.mkdtemp(path.join(root, "holds-")));
     await writeTree(dir, { "x/sub/k.txt": "k\n" });
