@@ -887,12 +887,16 @@ function keptLines(
     : bytesOf(folded[0]).indexOf(needles[0].map(lowerAscii));
   const nextOccurrence = occurring ?? occurrences(buffer, needles, folded);
   let held = false;
+  let lastLineEnd = -1; // the end of the last occurrence's line kept with context
   for (let found = nextOccurrence(start); found.at !== -1 && found.at < end;) {
     const at = found.at;
     held = true;
-    // The occurrence's line, then `context` lines on either side, within the window.
+    // The occurrence's line, then `context` lines on either side, within the window. Next to
+    // the run kept already, only the lines past it are walked: each line once, not once per
+    // occurrence near it (with every line matching, 1,000 lines of context took seconds).
     let from = at === 0 ? 0 : buffer.lastIndexOf(LF, at) + 1;
-    for (let i = 0; i < context && from > start; i++) {
+    const joins = keepTo !== -1 && from <= keepTo + KEPT_GAP_BYTES;
+    for (let i = 0; i < context && from > start && !joins && from > keepTo; i++) {
       from = from >= 2 ? buffer.lastIndexOf(LF, from - 2) + 1 : 0;
     }
     if (from < start) from = start;
@@ -928,11 +932,16 @@ function keptLines(
       found = lineEnd < end ? nextOccurrence(lineEnd) : { at: -1, length: 0 };
       continue;
     }
-    let to = lineEnd;
-    for (let i = 0; i < context && to < end; i++) {
+    // (Within the run: it reaches `context` lines past the last occurrence's line, so this
+    // one's reach is as many lines further as its line is past that one.)
+    const within = joins && lastLineEnd !== -1 && lineEnd <= keepTo;
+    let to = within ? keepTo : lineEnd;
+    const lines = within ? countLf(bytes, lastLineEnd, lineEnd) : context;
+    for (let i = 0; i < lines && to < end; i++) {
       const next = buffer.indexOf(LF, to);
       to = next === -1 ? end : Math.min(next + 1, end);
     }
+    lastLineEnd = lineEnd;
     if (keepTo !== -1 && from <= keepTo + KEPT_GAP_BYTES) keepTo = Math.max(keepTo, to);
     else {
       if (keepTo !== -1) flush();

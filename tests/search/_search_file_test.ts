@@ -275,6 +275,35 @@ describe("sharedRun()", () => {
   });
 });
 
+describe("context lines", () => {
+  it("are walked once each, however many occurrences lie near them", () => {
+    // (Every line holds the needle: each occurrence's context overlaps the run kept already.)
+    const lines = 2000;
+    const context = 500;
+    const bytes = new TextEncoder().encode("x needle\n".repeat(lines));
+    const walks = { lastIndexOf: 0, indexOf: 0 };
+    const originals = {
+      lastIndexOf: Buffer.prototype.lastIndexOf,
+      indexOf: Buffer.prototype.indexOf,
+    };
+    for (const name of ["lastIndexOf", "indexOf"] as const) {
+      Buffer.prototype[name] = function (this: Buffer, ...args: unknown[]) {
+        walks[name]++;
+        return (originals[name] as (...a: unknown[]) => number).apply(this, args);
+      } as typeof Buffer.prototype.indexOf;
+    }
+    let outcome;
+    try {
+      outcome = examineBytes(bytes, { needle: new TextEncoder().encode("needle") }, context);
+    } finally {
+      Object.assign(Buffer.prototype, originals);
+    }
+    assert.equal(outcome.kind, "text");
+    // (Once per occurrence and once per line walked: lines x context walks before.)
+    assert.ok(walks.lastIndexOf + walks.indexOf < 10 * (lines + context), JSON.stringify(walks));
+  });
+});
+
 describe("examineFile()", () => {
   it("tells a file with other names only when asked to (it costs a stat)", () => {
     inTempDir((dir) => {
