@@ -217,9 +217,17 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         instructions: instructions(toolOptions.readOnly!),
         onRoots: async (paths) => {
           const narrowed = await sandbox.narrow(paths);
-          if (narrowed === undefined) return undefined;
+          // (Nothing intersects: the server's roots are in force, again if a narrowing was.)
+          if (narrowed === undefined && store.sandbox === sandbox) return undefined;
+          if (narrowed === undefined) {
+            io.stderr(
+              `linewise: none of the client's roots (${
+                paths.join(", ")
+              }) lies within the server's roots; the server's roots are in force again\n`,
+            );
+          }
           store.close();
-          store = new DirectoryStore(narrowed, serverStore);
+          store = new DirectoryStore(narrowed ?? sandbox, serverStore);
           return createTools(store, toolOptions);
         },
         log: (message) => io.stderr(`linewise: ${message}\n`),

@@ -593,6 +593,13 @@ describe("the binary with a client that declares roots", () => {
         await new Promise((wake) => setTimeout(wake, 50));
       }
       assert.ok(asked >= 2, "roots/list was asked again after list_changed");
+      // Narrowed again, then to roots that meet none of the server's: its roots are in force.
+      clientRoots = [{ uri: pathToFileURL(join(root.dir, "inner")).href, name: "inner" }];
+      await client.sendRootsListChanged();
+      assert.match(text(await readOut()), /outside the allowed roots/);
+      clientRoots = [{ uri: "file:///nonexistent-linewise", name: "elsewhere" }];
+      await client.sendRootsListChanged();
+      assert.equal(text(await readOut()), "1\toutside\n");
     } finally {
       await client.close();
       root.remove();
