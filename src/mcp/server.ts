@@ -551,13 +551,7 @@ export async function serveLines(
         break;
       }
       if (step.done) break;
-      try {
-        handleLine(step.value);
-      } catch (error) {
-        // A message that makes the server fail is a bug; the next ones still get answers.
-        log(`internal error handling a message: ${messageOf(error)}`);
-        send(errorResponse(null, { code: INTERNAL_ERROR, message: "internal error" }));
-      }
+      handleLine(step.value);
     }
   } catch (error) {
     // A failing input (stdin reset by the host) ends the session like end of input.
