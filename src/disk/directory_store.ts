@@ -904,6 +904,7 @@ export class DirectoryStore extends BaseFileStore {
    */
   override async search(query: SearchQuery): Promise<SearchResult> {
     const result = await this.#search(query);
+    if (!this.#firstRootNested) return result;
     if (!result.files.some((file) => this.#shown(file.path) !== file.path)) return result;
     return {
       ...result,
@@ -1061,10 +1062,12 @@ function writableIn(dir: DirHandle, name: string, display: string): boolean {
   }
 }
 
-/** Whether a stat is of the file a version was read from, at the same size, mtime, mode and owner. */
+/**
+ * Whether a stat is of the file a version was read from, at the same size and mtime, and with
+ * the same mode and owner: the new content takes those read with the file, and a chmod made
+ * meanwhile (to make it private, say) would be undone.
+ */
 function sameState(stat: FileStat | undefined, version: FileVersion): boolean {
-  // (The mode and owner too: the new content takes those read with the file, and a chmod
-  // made meanwhile, say to make it private, would be undone.)
   return stat !== undefined && stat.dev === version.dev && stat.ino === version.ino &&
     stat.size === version.size && stat.mtimeNs === version.mtimeNs &&
     stat.mode === version.mode && stat.uid === version.uid && stat.gid === version.gid;
