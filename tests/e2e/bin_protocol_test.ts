@@ -60,6 +60,8 @@ test("bad input gets the right JSON-RPC errors and the server keeps answering", 
     session.sendJson(initialize(1, "2025-06-18"));
     session.sendJson({ jsonrpc: "2.0", method: "notifications/initialized" });
     session.send("{not json\n");
+    // (Nested deeper than the parser's stack: it once ended the server.)
+    session.send("[".repeat(100_000) + "]".repeat(100_000) + "\n");
     session.send(JSON.stringify([{ jsonrpc: "2.0", id: 2, method: "ping" }]) + "\n");
     session.sendJson({ jsonrpc: "1.0", id: 3, method: "ping" });
     session.sendJson({ jsonrpc: "2.0", id: 4 });
@@ -75,13 +77,13 @@ test("bad input gets the right JSON-RPC errors and the server keeps answering", 
       `{"jsonrpc":"2.0","id":7,"method":"ping","params":{"pad":"${"x".repeat(5_000_000)}"}}\n`,
     );
     session.sendJson({ jsonrpc: "2.0", id: 8, method: "ping" });
-    const replies = await session.received(9) as Message[];
+    const replies = await session.received(10) as Message[];
     const byId = new Map(replies.filter((r) => r.id !== null).map((r) => [r.id, r]));
     const nullIds = replies.filter((r) => r.id === null).map((r) => r.error!.code).sort();
     assert.deepEqual(
       nullIds,
-      [-32700, -32600, -32600].sort(),
-      "parse error, batch refused, long line",
+      [-32700, -32700, -32600, -32600].sort(),
+      "parse errors (one nested too deeply), batch refused, long line",
     );
     assert.equal(byId.get(3)!.error!.code, -32600);
     assert.equal(byId.get(4)!.error!.code, -32600);
