@@ -36,15 +36,19 @@ export function createBarrierDir(parent: string = tmpdir()): string {
  * server from starting. It is tidying, not the server's work.
  *
  * @param parent the folder to look in
+ * @param remove removes one directory and all it holds (tests stand in another)
  * @returns the names removed
  */
-export function removeStaleBarrierDirs(parent: string): string[] {
+export function removeStaleBarrierDirs(
+  parent: string,
+  remove: (path: string) => void = (path) => fs.rmSync(path, { recursive: true, force: true }),
+): string[] {
   const removed: string[] = [];
   for (const name of fs.readdirSync(parent)) {
     const pid = BARRIER_NAME.exec(name)?.[1];
     if (pid === undefined || isRunning(Number(pid))) continue;
     try {
-      fs.rmSync(join(parent, name), { recursive: true, force: true });
+      remove(join(parent, name));
       removed.push(name);
     } catch {
       // (Left as it is: see above.)

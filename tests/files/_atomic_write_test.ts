@@ -189,6 +189,19 @@ describe("removeAbandonedTempFiles()", () => {
       try {
         const keep = (file: string) => file === files.abandoned;
         assert.deepEqual(removeAbandonedTempFiles(handle, undefined, keep), [], "untouchable");
+        // (Tidying, not the write's work: a failure to list or remove leaves things as they are.)
+        const fails = () => {
+          throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+        };
+        const failing = (method: "list" | "unlink") => ({
+          ...handle,
+          list: () => handle.list(),
+          lstat: (name: string) => handle.lstat(name),
+          unlink: (name: string) => handle.unlink(name),
+          [method]: fails,
+        });
+        assert.deepEqual(removeAbandonedTempFiles(failing("list")), []);
+        assert.deepEqual(removeAbandonedTempFiles(failing("unlink")), []);
         assert.deepEqual(removeAbandonedTempFiles(handle), [files.abandoned]);
         assert.deepEqual(removeAbandonedTempFiles(handle, 0), [files.recent]);
       } finally {

@@ -41,4 +41,24 @@ describe("barrier directories", () => {
       fs.rmSync(parent, { recursive: true, force: true });
     }
   });
+
+  it("leave one that cannot be removed, whatever the error, and remove the others", () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-barriers-"));
+    try {
+      const pid = deadPid();
+      const names = ["a", "b", "c"].map((tail) => `${BARRIER_PREFIX}${pid}-${tail}`);
+      for (const name of names) fs.mkdirSync(path.join(parent, name));
+      // (Someone swapping a directory in it for a symlink while it goes: ENOTDIR.)
+      const remove = (dir: string) => {
+        if (dir.endsWith("-b")) {
+          throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+        }
+        fs.rmSync(dir, { recursive: true });
+      };
+      assert.deepEqual(removeStaleBarrierDirs(parent, remove).sort(), [names[0], names[2]]);
+      assert.deepEqual(fs.readdirSync(parent), [names[1]]);
+    } finally {
+      fs.rmSync(parent, { recursive: true, force: true });
+    }
+  });
 });
