@@ -140,6 +140,47 @@ test(
   },
 );
 
+test(
+  "a move takes its two files' locks in the order of their paths",
+  { timeout: 30_000 },
+  async () => {
+    // Another process holds a.txt's lock, as a move of b.txt onto a.txt does first; a move of
+    // a.txt onto b.txt must wait for it before it takes b.txt's, or each would hold one lock
+    // and wait for the other.
+    const root = mkdtempSync(join(tmpdir(), "linewise-lock-"));
+    writeFileSync(join(root, "a.txt"), "a\n");
+    writeFileSync(join(root, "b.txt"), "b\n");
+    const other = spawn("python3", [
+      "-c",
+      "import fcntl, sys, time\na = open(sys.argv[1])\nfcntl.flock(a, fcntl.LOCK_EX)\n" +
+      "print('locked', flush=True)\nsys.stdin.readline()\nb = open(sys.argv[2])\n" +
+      "try:\n  fcntl.flock(b, fcntl.LOCK_EX | fcntl.LOCK_NB)\n  print('free', flush=True)\n" +
+      "except OSError:\n  print('taken', flush=True)",
+      join(root, "a.txt"),
+      join(root, "b.txt"),
+    ]);
+    let out = "";
+    const locked = new Promise<void>((resolve) => other.stdout.once("data", () => resolve()));
+    other.stdout.on("data", (chunk) => out += chunk);
+    const ended = new Promise((resolve) => other.once("exit", resolve));
+    const store = await DirectoryStore.create({ roots: [root], lockWaitMs: 10_000 });
+    try {
+      await locked;
+      const moving = store.move("a.txt", "b.txt", { overwrite: true });
+      assert.ok(await pendingAfter(moving, 200), "the move waits for a.txt's lock");
+      other.stdin.end("go\n");
+      await ended;
+      assert.match(out, /free/, "b.txt's lock was not taken before a.txt's");
+      await moving;
+      assert.equal(readFileSync(join(root, "b.txt"), "utf8"), "a\n");
+    } finally {
+      other.kill();
+      await store.close();
+      rmSync(root, { recursive: true });
+    }
+  },
+);
+
 test("a move onto another name of the same file is refused at once", async () => {
   const root = mkdtempSync(join(tmpdir(), "linewise-lock-"));
   writeFileSync(join(root, "a.txt"), "same\n");
