@@ -61,14 +61,17 @@ test(
  * A Python process that takes the file's lock as another linewise process editing it does,
  * says so, and on "go" renames new content over it (the edit's last step) and ends.
  */
-function editInFlight(path: string, text: string) {
+function editInFlight(path: string, text: string, sparseBytes = 0) {
   const child = spawn("python3", [
     "-c",
     "import fcntl, os, sys\nf = open(sys.argv[1])\nfcntl.flock(f, fcntl.LOCK_EX)\n" +
     "print('locked', flush=True)\nsys.stdin.readline()\n" +
-    "open(sys.argv[1] + '.new', 'w').write(sys.argv[2])\nos.rename(sys.argv[1] + '.new', sys.argv[1])",
+    "new = open(sys.argv[1] + '.new', 'w')\nnew.write(sys.argv[2])\n" +
+    "if int(sys.argv[3]): new.truncate(int(sys.argv[3]))\n" +
+    "new.close()\nos.rename(sys.argv[1] + '.new', sys.argv[1])",
     path,
     text,
+    String(sparseBytes),
   ]);
   const locked = new Promise<void>((resolve, reject) => {
     child.stdout.once("data", () => resolve());
@@ -113,6 +116,29 @@ test(
     }
   },
 );
+
+test("a delete of expected text refuses a file that grew past the cap while it waited", {
+  timeout: 30_000,
+}, async () => {
+  const root = mkdtempSync(join(tmpdir(), "linewise-lock-"));
+  const file = join(root, "a.txt");
+  writeFileSync(file, "seen\n");
+  const store = await DirectoryStore.create({ roots: [root], lockWaitMs: 10_000 });
+  // (100 GB, sparse: read whole, it could not even be held.)
+  const editor = editInFlight(file, "theirs\n", 100 * 1024 ** 3);
+  try {
+    await editor.locked;
+    const deleting = store.delete("a.txt", { expected: "seen\n" });
+    assert.ok(await pendingAfter(deleting, 200), "the delete waits for the edit's lock");
+    await editor.finish();
+    await assert.rejects(deleting, { code: "too_large" });
+    assert.ok(existsSync(file), "kept");
+  } finally {
+    await editor.finish();
+    await store.close();
+    rmSync(root, { recursive: true });
+  }
+});
 
 test(
   "a move over a file waits for another process's edit of it, and its content stays there",
