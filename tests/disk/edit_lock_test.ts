@@ -4,7 +4,15 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, linkSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  linkSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
@@ -116,6 +124,29 @@ test(
     }
   },
 );
+
+test("a symlink deleted with expected text waits for another process's edit of its target", {
+  timeout: 30_000,
+}, async () => {
+  const root = mkdtempSync(join(tmpdir(), "linewise-lock-"));
+  const target = join(root, "real.txt");
+  writeFileSync(target, "seen\n");
+  symlinkSync("real.txt", join(root, "link.txt"));
+  const store = await DirectoryStore.create({ roots: [root], lockWaitMs: 10_000 });
+  const editor = editInFlight(target, "theirs\n");
+  try {
+    await editor.locked;
+    const deleting = store.delete("link.txt", { expected: "seen\n" });
+    assert.ok(await pendingAfter(deleting, 200), "the delete waits for the target's lock");
+    await editor.finish();
+    await assert.rejects(deleting, { code: "changed" });
+    assert.ok(existsSync(join(root, "link.txt")), "the link is kept");
+  } finally {
+    await editor.finish();
+    await store.close();
+    rmSync(root, { recursive: true });
+  }
+});
 
 test("a delete of expected text refuses a file that grew past the cap while it waited", {
   timeout: 30_000,
