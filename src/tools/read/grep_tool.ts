@@ -396,6 +396,8 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     // (A file that is not valid UTF-8 gets no version.)
     const room = out.files.length < VERSIONED_FILES && !file.invalidUtf8 ? VERSION_CHARS : 0;
     let block = "\n";
+    // (The block's end is told by its last piece: asking the block would flatten it.)
+    let last = block;
     const lines: number[] = [];
     let previous: ScanRow | undefined;
     for (const row of file.rows) {
@@ -415,6 +417,7 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
         if (!row.match) continue;
       }
       block += piece;
+      last = piece;
       rowCount++;
       if (row.match) lines.push(row.line);
       previous = row;
@@ -422,7 +425,7 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     if (lines.length > 0) {
       out.blocks.push({ head, body: block });
       length += head.length + room + block.length;
-      endsWithNewline = block.endsWith("\n");
+      endsWithNewline = last.endsWith("\n");
       out.files.push({ path, lines, ...(file.invalidUtf8 ? { invalid_utf8: true } : {}) });
       out.matchedLines += lines.length;
     }
