@@ -116,7 +116,7 @@ export function replaceTexts(
     if (mine.length === 0 || (mine.length > 1 && !edit.replace_all)) {
       throw new OldTextMatchError(mine.map((o) => o.line), which);
     }
-    found.push(...mine);
+    for (const occurrence of mine) found.push(occurrence); // (a spread of 130,000 overflows)
   });
   found.sort((a, b) => a.start - b.start);
   for (let i = 1; i < found.length; i++) {
@@ -127,6 +127,17 @@ export function replaceTexts(
     }
   }
   const fallbackEol = dominantTerminator(body);
+  // The terminator of the line an occurrence lies in, looked up once per line: a line of a
+  // million occurrences was walked once for each (minutes).
+  let eolLine = 0;
+  let eolOfLine = "";
+  const lineEol = (line: number, start: number) => {
+    if (line !== eolLine) {
+      eolLine = line;
+      eolOfLine = lineTerminatorAround(body, start) || fallbackEol;
+    }
+    return eolOfLine;
+  };
   const regions: ChangedRegion[] = [];
   let out = "";
   let done = 0;
@@ -137,7 +148,7 @@ export function replaceTexts(
       ? "\r\n"
       : matched.includes("\n")
       ? "\n"
-      : lineTerminatorAround(body, start) || fallbackEol;
+      : lineEol(line, start);
     let replacement = options.exact ? newText : withBreaks(newText, eol);
     if (matched.endsWith("\n")) {
       replacement = terminated(replacement, eol);

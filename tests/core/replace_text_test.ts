@@ -228,6 +228,14 @@ describe("replaceText() edits", () => {
     assert.equal(out.lineDelta, 2);
   });
 
+  test("replaceText() replaces a million occurrences (more than a call takes as arguments)", () => {
+    // (The occurrences were once spread into a call: 130,000 overflowed Node's and Deno's
+    // stack, 750,000 Bun's, as "internal error: Maximum call stack size exceeded".)
+    const out = replaceText("ab ".repeat(1_000_000) + "\n", "ab", "c", { replaceAll: true });
+    assert.equal(out.text, "c ".repeat(1_000_000) + "\n");
+    assert.equal(out.occurrences, 1_000_000);
+  });
+
   test("replaceText() reports a deleted region as ending before it starts", () => {
     const out = replaceText("a\nb\nc\n", "b\n", "");
     assert.deepEqual(out.regions, [{ oldStart: 2, oldEnd: 2, newStart: 2, newEnd: 1 }]);
