@@ -544,7 +544,7 @@ function examinePlanned(
       });
       if (kept.invalid) invalid = true;
       if (typeof kept.text === "string") pieces.push(kept.text);
-      else pieces.push(...kept.text);
+      else for (const piece of kept.text) pieces.push(piece); // (not spread: they may be many)
       found ||= typeof kept.text === "string" || kept.text.some((part) => typeof part !== "number");
       held ||= kept.held;
       line = linesAfter[r];

@@ -209,7 +209,7 @@ export function walkIdentities(
     if (!ignoreFile) {
       const names = check.symlinks(key);
       if (names === undefined) return false;
-      links.push(...names.map((name) => `${key === "/" ? "" : key}/${name}`));
+      for (const name of names) links.push(`${key === "/" ? "" : key}/${name}`); // (not spread)
     }
     racy ||= !notRacy(words, i * IDENTITY_WORDS, now);
     return true;

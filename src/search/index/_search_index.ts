@@ -552,7 +552,8 @@ export class SearchIndex {
       const files: WalkNode[] = [];
       const made = walk();
       try {
-        for await (const run of made.runs) files.push(...run);
+        // (Not spread: a run, one directory's files, may be more than a call takes arguments.)
+        for await (const run of made.runs) for (const file of run) files.push(file);
       } catch {
         continue; // (the next search walks itself, and says what went wrong)
       }
