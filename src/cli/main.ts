@@ -8,6 +8,8 @@
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { serveStdio } from "../mcp/stdio.ts";
+import { DEFAULT_MAX_LINE_BYTES } from "../mcp/message_lines.ts";
+import { DEFAULT_MAX_EDIT_BYTES } from "../store/base_store.ts";
 import { DirectoryStore } from "../disk/directory_store.ts";
 import { StoreError } from "../store/errors.ts";
 import { Sandbox } from "../disk/sandbox.ts";
@@ -231,6 +233,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
           return createTools(store, toolOptions);
         },
         log: (message) => io.stderr(`linewise: ${message}\n`),
+        maxLineBytes: messageLineBytes(toolOptions.maxEditBytes),
       });
     } finally {
       // (Closed before the listeners go: a signal in between would find none.)
@@ -494,4 +497,13 @@ function print(io: CliIo, text: string): number {
 function isParseError(error: unknown): boolean {
   return error instanceof TypeError && "code" in error &&
     String(error.code).startsWith("ERR_PARSE_ARGS");
+}
+
+/**
+ * The longest message line the server reads: one that carries the largest text the edit
+ * tools take (`--max-edit-bytes`) written as JSON, whose escapes make text longer (half again
+ * is more than code or prose needs), with the default's room for the rest.
+ */
+function messageLineBytes(maxEditBytes = DEFAULT_MAX_EDIT_BYTES): number {
+  return Math.ceil(maxEditBytes * 1.5) + DEFAULT_MAX_LINE_BYTES;
 }

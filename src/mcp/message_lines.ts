@@ -13,6 +13,12 @@ export interface OversizedLine {
   kind: "oversized";
   /** How many bytes the line had, its `\n` excluded. */
   bytes: number;
+  /**
+   * The `id` of the JSON object the line held, when it had one that is a string or a
+   * number (found as the bytes went by: see {@linkcode IdFinder}), so that the error can
+   * answer that request.
+   */
+  id?: string | number;
 }
 
 /** Options for {@linkcode readMessageLines}. */
@@ -63,16 +69,26 @@ export async function* readMessageLines(
   // ends, so a line arriving in many chunks costs one copy rather than one per chunk.
   let pieces: Uint8Array[] = [];
   let pendingBytes = 0;
-  // While dropping an oversized line we only count its bytes until the next newline.
-  let dropping = false;
+  // While dropping an oversized line its bytes are only counted, and looked through for its
+  // id, until the next newline.
+  let dropping: IdFinder | undefined;
+  const drop = () => {
+    dropping = new IdFinder();
+    for (const piece of pieces) dropping.feed(piece);
+    pieces = [];
+  };
 
   function finish(last: Uint8Array): string | OversizedLine {
     const total = pendingBytes + last.length;
-    if (dropping || total > maxLineBytes) {
-      pieces = [];
+    if (dropping === undefined && total > maxLineBytes) drop();
+    if (dropping !== undefined) {
+      dropping.feed(last);
+      const id = dropping.id();
       pendingBytes = 0;
-      dropping = false;
-      return { kind: "oversized", bytes: total };
+      dropping = undefined;
+      return id === undefined
+        ? { kind: "oversized", bytes: total }
+        : { kind: "oversized", bytes: total, id };
     }
     let bytes = last;
     if (pieces.length > 0) {
@@ -99,12 +115,10 @@ export async function* readMessageLines(
       const newline = chunk.indexOf(NEWLINE, start);
       if (newline === -1) {
         const rest = chunk.subarray(start);
-        if (!dropping && pendingBytes + rest.length > maxLineBytes) {
-          dropping = true;
-          pieces = [];
-        }
+        if (dropping === undefined && pendingBytes + rest.length > maxLineBytes) drop();
         // The chunk may be a view on a buffer the source reuses, so keep a copy.
-        if (!dropping) pieces.push(rest.slice());
+        if (dropping === undefined) pieces.push(rest.slice());
+        else dropping.feed(rest);
         pendingBytes += rest.length;
         break;
       }
@@ -112,5 +126,131 @@ export async function* readMessageLines(
       start = newline + 1;
     }
   }
-  if (pendingBytes > 0 || dropping) yield finish(new Uint8Array(0));
+  if (pendingBytes > 0 || dropping !== undefined) yield finish(new Uint8Array(0));
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COLON = 0x3a;
+const COMMA = 0x2c;
+/** The most bytes of an id's value kept (an id is a short string or a number). */
+const LONGEST_ID = 1024;
+/** `"id"`, the key whose value is kept. */
+const ID_KEY = [QUOTE, 0x69, 0x64, QUOTE];
+
+/**
+ * Finds the `id` member of the JSON object a line holds as its bytes go by, without keeping
+ * them: an oversized line is not kept, and its id may come after megabytes of params (the
+ * MCP SDKs write it last). Only a member of the outermost object counts, not an `id` deeper
+ * in or inside a string; its value counts when it is a string or a number.
+ */
+export class IdFinder {
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  /** In the outermost object: whether the next string is a key. */
+  #keyNext = false;
+  /** Whether the last key read in the outermost object was `"id"`. */
+  #atId = false;
+  /** The bytes of the key or the id's value being read (undefined: neither is). */
+  #taken: number[] | undefined;
+  #takingValue = false;
+  /** The id's value as JSON text, once read. */
+  #value: string | undefined;
+
+  /** Looks through the next bytes of the line. */
+  feed(bytes: Uint8Array): void {
+    for (let i = 0; i < bytes.length; i++) this.#byte(bytes[i]);
+  }
+
+  /** The id, once the line has been fed: a string or a number, or undefined. */
+  id(): string | number | undefined {
+    if (this.#takingValue) this.#endValue(); // (a number that ended the line)
+    if (this.#value === undefined) return undefined;
+    try {
+      const id: unknown = JSON.parse(this.#value);
+      return typeof id === "string" || typeof id === "number" ? id : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  #byte(b: number): void {
+    if (this.#inString) {
+      this.#take(b);
+      if (this.#escaped) this.#escaped = false;
+      else if (b === BACKSLASH) this.#escaped = true;
+      else if (b === QUOTE) {
+        this.#inString = false;
+        if (this.#takingValue) this.#endValue();
+        else if (this.#taken !== undefined) {
+          this.#atId = this.#taken.length === ID_KEY.length &&
+            this.#taken.every((byte, i) => byte === ID_KEY[i]);
+          this.#taken = undefined;
+        }
+      }
+      return;
+    }
+    if (this.#takingValue) {
+      // A number or a literal ends at what follows it.
+      if (b === COMMA || b === 0x7d || b === 0x5d || b === 0x20 || b === 0x09 || b === 0x0d) {
+        this.#endValue();
+      } else return this.#take(b);
+    }
+    const outermost = this.#depth === 1;
+    switch (b) {
+      case QUOTE:
+        this.#inString = true;
+        if (outermost && this.#keyNext) {
+          this.#keyNext = false;
+          this.#taken = [b];
+        } else this.#startValue(b);
+        return;
+      case 0x7b: // {
+      case 0x5b: // [
+        this.#startValue(-1);
+        this.#depth++;
+        if (this.#depth === 1) this.#keyNext = b === 0x7b;
+        return;
+      case 0x7d: // }
+      case 0x5d: // ]
+        this.#depth--;
+        return;
+      case COLON:
+        return;
+      case COMMA:
+        if (outermost) this.#keyNext = true;
+        this.#atId = false;
+        return;
+      case 0x20:
+      case 0x09:
+      case 0x0d:
+        return;
+      default:
+        this.#startValue(b);
+    }
+  }
+
+  /** A value starts with `b` (-1: an object or array, which is not kept). */
+  #startValue(b: number): void {
+    if (this.#depth !== 1 || !this.#atId || this.#value !== undefined) return;
+    this.#atId = false;
+    if (b === -1) return;
+    this.#taken = [b];
+    this.#takingValue = true;
+  }
+
+  #take(b: number): void {
+    if (this.#taken === undefined) return;
+    if (this.#taken.length < LONGEST_ID) this.#taken.push(b);
+    else this.#taken = undefined; // (too long to be an id worth answering)
+  }
+
+  #endValue(): void {
+    this.#takingValue = false;
+    if (this.#taken !== undefined) {
+      this.#value = new TextDecoder().decode(Uint8Array.from(this.#taken));
+    }
+    this.#taken = undefined;
+  }
 }

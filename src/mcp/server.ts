@@ -503,7 +503,7 @@ export async function serveLines(
 
   function handleLine(line: string | OversizedLine): void {
     if (typeof line !== "string") {
-      send(errorResponse(null, {
+      send(errorResponse(line.id ?? null, {
         code: INVALID_REQUEST,
         message: `invalid request: the line was too long (${line.bytes} bytes; the limit is ` +
           `${maxLineBytes}) and was discarded`,

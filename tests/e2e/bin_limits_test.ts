@@ -336,3 +336,43 @@ describe("a line of 200 MB", () => {
     }
   });
 });
+
+describe("a message larger than 4 MiB", () => {
+  test("a write of 6 MB lands; one past the line cap is refused for its own id, not left waiting", {
+    timeout: 60_000,
+  }, async () => {
+    const root = mkdtempSync(join(tmpdir(), "linewise-big-message-"));
+    try {
+      // (The default edit cap is 64 MiB: the server reads lines long enough to carry it.)
+      const client = await serve(root);
+      const content = "line of text\n".repeat(500_000); // 6.5 MB
+      try {
+        const written = await call(client, "write", { path: "big.txt", content });
+        assert.equal(written.isError, undefined, text(written));
+        assert.equal(readFileSync(join(root, "big.txt"), "utf8"), content);
+      } finally {
+        await client.close();
+      }
+      // With a 1 MB edit cap the line cap is 5,694,304 bytes: a 6.5 MB write is answered at once with
+      // an error for its request (the SDK writes the id after the params), not a timeout.
+      const { client: small } = await sdkSession(
+        ["serve", "--root", root, "--max-edit-bytes", "1000000"],
+        { name: "limits-test" },
+      );
+      try {
+        const refused = small.callTool({ name: "write", arguments: { path: "b.txt", content } });
+        await assert.rejects(refused, (error: Error & { code?: number }) => {
+          assert.equal(error.code, -32600);
+          assert.match(error.message, /line was too long .* the limit is 5694304/);
+          return true;
+        });
+        assert.equal(existsSync(join(root, "b.txt")), false);
+        assert.deepEqual(await small.ping(), {}, "and the server goes on");
+      } finally {
+        await small.close();
+      }
+    } finally {
+      removeTree(root);
+    }
+  });
+});

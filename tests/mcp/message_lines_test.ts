@@ -102,3 +102,36 @@ test("readMessageLines() keeps its own copy of a pending chunk the source reuses
 test("readMessageLines() refuses a cap that is not a positive number", async () => {
   await assert.rejects(() => collect(chunksOf("a\n"), 0), TypeError);
 });
+
+test("readMessageLines() gives an oversized line's top-level id, wherever it stands", async () => {
+  const big = "x".repeat(100);
+  const cases: Array<[string, string | number | undefined]> = [
+    [`{"jsonrpc":"2.0","id":7,"method":"m","params":{"t":"${big}"}}`, 7],
+    // (The MCP SDKs write the id last, after the params.)
+    [`{"method":"m","params":{"t":"${big}"},"jsonrpc":"2.0","id":"w-1"}`, "w-1"],
+    [`{ "id" : -12.5e1 , "params": ["${big}"] }`, -125],
+    [`{"params":{"id":5,"t":"${big}"},"id":"outer"}`, "outer"],
+    [`{"params":{"t":"\\"id\\":3 ${big}"},"id":"a\\"b\\\\"}`, 'a"b\\'],
+    [`{"params":["${big}"],"id":"é😀"}`, "é😀"],
+    [`{"params":["${big}"],"id":9}`, 9],
+    [`{"params":["${big}"],"id":null}`, undefined],
+    [`{"params":["${big}"],"id":{"x":1}}`, undefined],
+    [`{"params":["${big}"],"ids":1,"xid":2}`, undefined],
+    [`[{"id":1,"params":["${big}"]}]`, undefined],
+    [`{"params":["${big}"`, undefined],
+    [`not json at all ${big}`, undefined],
+  ];
+  for (const [line, id] of cases) {
+    // (In chunks of 7 bytes: the id is found across chunk boundaries.)
+    const bytes = encoder.encode(line + "\n");
+    const chunks = [];
+    for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.slice(i, i + 7));
+    const [got] = await collect(chunksOf(...chunks), 50);
+    const expected = {
+      kind: "oversized",
+      bytes: bytes.length - 1,
+      ...(id === undefined ? {} : { id }),
+    };
+    assert.deepEqual(got, expected, line.slice(0, 60));
+  }
+});

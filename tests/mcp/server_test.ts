@@ -480,17 +480,26 @@ test("blank lines and \\r\\n line endings are accepted", async () => {
   await server.close();
 });
 
-test("a line over the cap is answered with an error and the next request still works", async () => {
+test("a line over the cap is answered with an error for its id and the next request still works", async () => {
   const server = startServer({ maxLineBytes: 1024 });
   await server.initialize();
   server.input.push('{"jsonrpc":"2.0","id":"big","method":"ping","params":{"x":"');
   for (let i = 0; i < 10; i++) server.input.push("x".repeat(500));
   server.input.push('"}}\n{"jsonrpc":"2.0","id":"after","method":"ping"}\n');
-  const error = await server.output.response(null);
+  const error = await server.output.response("big");
   assert.equal(error.error?.code, -32600);
   assert.match(error.error!.message, /line was too long .*limit is 1024/);
   assert.deepEqual((await server.output.response("after")).result, {});
-  assert.deepEqual(server.output.responsesTo("big"), []);
+  assert.equal(server.output.responsesTo("big").length, 1);
+  await server.close();
+});
+
+test("a line over the cap without an id it can tell is answered with id null", async () => {
+  const server = startServer({ maxLineBytes: 64 });
+  await server.initialize();
+  server.input.push(`{"jsonrpc":"2.0","method":"ping","params":{"x":"${"x".repeat(100)}"}}\n`);
+  const error = await server.output.response(null);
+  assert.match(error.error!.message, /line was too long .*limit is 64/);
   await server.close();
 });
 
@@ -503,7 +512,7 @@ test("a line over the default 4 MiB cap is refused and the server goes on", asyn
   );
   for (let i = 0; i < 17; i++) server.input.push(chunk);
   server.input.push('"}}}\n');
-  const error = await server.output.response(null);
+  const error = await server.output.response("huge");
   assert.match(error.error!.message, /too long .*limit is 4194304/);
   assert.deepEqual((await server.request("ping")).result, {});
   await server.close();
