@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { escapeRegExp, quotePath, type ScanRow } from "../core/mod.ts";
+import { escapeRegExp, InputError, quotePath, type ScanRow } from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
@@ -115,6 +115,11 @@ export async function grepCommand(
       });
     } catch (error) {
       progress.clear();
+      // A glob that cannot be read is the command's mistake: said once, as ripgrep says it.
+      if (error instanceof InputError) {
+        out.stderr(`linewise: ${error.message}\n`);
+        return 2;
+      }
       // As ripgrep: a path that cannot be searched is said, and the others are searched.
       if (!(error instanceof StoreError)) throw error;
       out.stderr(`linewise: ${error.message}\n`);

@@ -140,6 +140,13 @@ describe("the linewise command line", () => {
     const bad = runCli(["grep", "("], root.dir);
     assert.equal(bad.status, 2, "a bad pattern is an error: 2");
     assert.match(bad.stderr, /^linewise: /);
+    // (A glob that cannot be read was once an "internal error" with a stack.)
+    const glob = runCli(["grep", "-g", "[", "two"], root.dir);
+    assert.equal(glob.status, 2, "a bad glob is an error: 2");
+    assert.equal(
+      glob.stderr,
+      `linewise: glob "[" is malformed: the "[" at character 1 is never closed; close it with "]", or write "[[]" for a literal "["\n`,
+    );
   });
 
   test("glob and list print paths", () => {
