@@ -86,10 +86,36 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): C
   return { matcher: { ...matcher, recipe }, engine };
 }
 
+/**
+ * Whether a pattern asks for a line break, which no line holds (ripgrep refuses such a
+ * pattern too, outside its multi-line mode): a `\n` in a literal, or in a regex outside a
+ * character class, as the character or as `\n` (`[^\n]` is fine: it matches in a line).
+ */
+function holdsLineBreak(pattern: string, literal: boolean): boolean {
+  if (literal) return pattern.includes("\n");
+  let inClass = false;
+  for (let i = 0; i < pattern.length; i++) {
+    const char = pattern[i];
+    if (char === "\\") {
+      if (pattern[i + 1] === "n" && !inClass) return true;
+      i++;
+    } else if (char === "\n" && !inClass) return true;
+    else if (char === "[") inClass = true;
+    else if (char === "]") inClass = false;
+  }
+  return false;
+}
+
 /** Flags set inline at a pattern's start, as ripgrep reads them (`(?i)`, `(?is)`). */
 const INLINE_FLAGS = /^\(\?[imsxuU]+\)/;
 
 function compile(pattern: string, options: PatternOptions): CompiledPattern {
+  if (holdsLineBreak(pattern, options.literal ?? false)) {
+    throw new PatternError(
+      `pattern ${JSON.stringify(pattern)} holds a line break, and grep matches within one line ` +
+        "(a line's text ends before its \\n): search for a part that lies on one line",
+    );
+  }
   if (options.literal) return { matcher: literalMatcher(pattern, options), engine: "literal" };
   let native: Matcher;
   try {

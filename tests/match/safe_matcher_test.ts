@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { backtrackingRisk, compilePattern } from "../../src/match/safe_matcher.ts";
+import { backtrackingRisk, compilePattern, PatternError } from "../../src/match/safe_matcher.ts";
 import { body, regexSource } from "../_helpers/arbitraries.ts";
 import { lineText, splitLines } from "../../src/core/split_lines.ts";
 
@@ -104,6 +104,26 @@ describe("compilePattern()", () => {
     const required = compilePattern("let \\w+ = \\$el").matcher;
     assert.deepEqual(required.requiredLiterals, ["let ", " = $el"]);
     assert.equal(required.requiredLiteral, " = $el");
+  });
+
+  test("compilePattern() refuses a pattern that asks for a line break, as ripgrep does", () => {
+    // (It could never match: a line's text ends before its \n. It used to be "no match".)
+    for (
+      const [pattern, literal] of [["a\nb", false], ["a\nb", true], ["a\\nb", false], [
+        "x|\\n",
+        false,
+      ]] as const
+    ) {
+      assert.throws(
+        () => compilePattern(pattern, { literal }),
+        (error: Error) => error instanceof PatternError && /holds a line break/.test(error.message),
+        JSON.stringify(pattern),
+      );
+    }
+    for (const pattern of ["[^\\n]+", "[\\n]", "a\\\\nb", "a\\.n"]) {
+      assert.doesNotThrow(() => compilePattern(pattern), JSON.stringify(pattern));
+    }
+    assert.doesNotThrow(() => compilePattern("a\\nb", { literal: true }), "a backslash and n");
   });
 
   test("compilePattern() refuses an invalid pattern with a message naming it", () => {
