@@ -102,8 +102,9 @@ export interface WalkEntry extends WalkNode {
  * depth (`*.ts`); a pattern with `/` matches the path relative to the walk's start
  * (`src/**\/*.ts`; a leading `/` or `./` anchors it there too). Hidden names match like
  * any other (whether they are walked at all is `includeIgnored`'s business). As ripgrep's
- * `-g`: a glob that starts with `!` excludes what it matches, a later glob overrides an
- * earlier one, and when there is a glob without `!`, a path must match one.
+ * `-g`: a glob that starts with `!` excludes what it matches, and the files under a directory
+ * it matches (`!node_modules`), a later glob overrides an earlier one, and when there is a
+ * glob without `!`, a path must match one.
  *
  * @param globs the glob, or several
  * @returns a test on paths relative to the walk's start
@@ -116,6 +117,7 @@ export interface WalkEntry extends WalkNode {
  * assert.equal(compileGlob("src/*.ts")("src/a/b.ts"), false);
  * assert.equal(compileGlob(["*.ts", "!*.d.ts"])("src/a.d.ts"), false);
  * assert.equal(compileGlob("!*.min.js")("a.js"), true);
+ * assert.equal(compileGlob("!node_modules")("node_modules/p/index.js"), false);
  * ```
  */
 export function compileGlob(globs: string | readonly string[]): (relative: string) => boolean {
@@ -125,15 +127,40 @@ export function compileGlob(globs: string | readonly string[]): (relative: strin
   }
   const tests = list.map((glob) => {
     const negated = typeof glob === "string" && glob.startsWith("!");
-    return { negated, match: compileOneGlob(negated ? glob.slice(1) : glob) };
+    const pattern = negated ? glob.slice(1) : glob;
+    // (As in .gitignore, a trailing `/` makes a pattern match directories only.)
+    const dirOnly = typeof pattern === "string" && pattern.length > 1 && pattern.endsWith("/");
+    return { negated, dirOnly, match: compileOneGlob(dirOnly ? pattern.slice(0, -1) : pattern) };
   });
-  if (tests.length === 1 && !tests[0].negated) return tests[0].match;
+  if (tests.length === 1 && !tests[0].negated && !tests[0].dirOnly) return tests[0].match;
   const someIncluded = tests.some((test) => !test.negated);
-  return (relative) => {
+  /** Whether the last glob that matches the path excludes it (undefined: none matches). */
+  const excludes = (path: string, dir: boolean) => {
     for (let i = tests.length - 1; i >= 0; i--) {
-      if (tests[i].match(relative)) return !tests[i].negated;
+      if ((dir || !tests[i].dirOnly) && tests[i].match(path)) return tests[i].negated;
     }
-    return !someIncluded;
+    return undefined;
+  };
+  // A directory that a glob excludes takes its files with it, as ripgrep prunes it; files come
+  // a directory at a time, so the last one's answer is kept.
+  let lastDir = "";
+  let lastDirExcluded = false;
+  const dirExcluded = (dir: string) => {
+    if (dir !== lastDir) {
+      lastDir = dir;
+      lastDirExcluded = false;
+      for (let at = dir.indexOf("/"); !lastDirExcluded; at = dir.indexOf("/", at + 1)) {
+        lastDirExcluded = excludes(at === -1 ? dir : dir.slice(0, at), true) === true;
+        if (at === -1) break;
+      }
+    }
+    return lastDirExcluded;
+  };
+  return (relative) => {
+    const slash = relative.lastIndexOf("/");
+    if (slash !== -1 && dirExcluded(relative.slice(0, slash))) return false;
+    const excluded = excludes(relative, false);
+    return excluded === undefined ? !someIncluded : !excluded;
   };
 }
 

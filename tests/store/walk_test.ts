@@ -66,6 +66,28 @@ describe("compileGlob()", () => {
       assert.equal(compileGlob(globs)(file), expected, `${globs} on ${file}`);
     }
   });
+
+  it("excludes the files under a directory that a ! glob matches, as ripgrep prunes it", () => {
+    // (`!node_modules` matched file names only: node_modules/p/i.js was searched.)
+    const cases: [string[], string, boolean][] = [
+      [["!node_modules"], "node_modules/p/i.js", false],
+      [["!node_modules"], "x/node_modules/i.js", false],
+      [["!node_modules"], "src/a.js", true],
+      [["!node_modules/"], "node_modules/p/i.js", false],
+      [["!a.js/"], "a.js", true], // (a trailing / matches directories only)
+      [["!a.js/"], "x/a.js/in.txt", false],
+      [["*.js", "!node_modules"], "node_modules/x.js", false],
+      [["*.js", "!node_modules"], "src/x.js", true],
+      [["!a/**", "*.txt"], "a/b/c.txt", false],
+      [["!a/**", "*.txt"], "b/c.txt", true],
+      [["!src/gen"], "src/gen/a.ts", false],
+      [["!src/gen"], "lib/src/gen/a.ts", true],
+      [["!build", "build/keep.txt"], "build/keep.txt", false],
+    ];
+    for (const [globs, file, expected] of cases) {
+      assert.equal(compileGlob(globs)(file), expected, `${globs} on ${file}`);
+    }
+  });
 });
 
 describe("walkFileRuns()", () => {
