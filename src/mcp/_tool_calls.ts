@@ -8,7 +8,11 @@
 import { messageOf } from "./_error_text.ts";
 import type { CallContext, ToolDefinition, ToolResult } from "../tools/tool.ts";
 import { type JsonRpcId, requestIdKey, successResponse } from "./json_rpc.ts";
-import { protocolFeatures, type ProtocolVersion } from "./protocol_versions.ts";
+import {
+  MODERN_PROTOCOL_VERSION,
+  protocolFeatures,
+  type ProtocolVersion,
+} from "./protocol_versions.ts";
 import { callResult } from "./tool_messages.ts";
 
 /** Results given again (frozen), as serialized last, with the version they were for. */
@@ -127,6 +131,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       const result: ToolResult = await call.tool.call(call.args, {
         signal,
         progress: progressReporter(call),
+        ...call.version === MODERN_PROTOCOL_VERSION && { standalone: true },
       });
       json = answerText(call.id, result, call.version);
     } catch (error) {

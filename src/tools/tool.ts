@@ -44,6 +44,11 @@ export interface CallContext {
   signal?: AbortSignal;
   /** Reports progress of long work (MCP progress notifications). */
   progress?: (progress: number, total?: number, message?: string) => void;
+  /**
+   * The call stands alone (MCP 2026-07-28, whose requests may not rely on earlier ones): what
+   * earlier calls showed is used only where the call names it (a `version`), never implied.
+   */
+  standalone?: boolean;
 }
 
 /** A tool: its description for hosts and models, and the function that runs it. */

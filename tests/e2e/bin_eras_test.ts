@@ -54,11 +54,22 @@ async function driveEveryTool(call: Call, dir: string): Promise<void> {
   assert.equal((await ok("glob", { pattern: "*.ts" })).content[0].text, "a.ts\n");
   assert.match((await ok("list", {})).content[0].text, /a\.ts/);
   await ok("write", { path: "b.ts", content: "b\n" });
-  await ok("replace", { path: "a.ts", old_text: "one", new_text: "1" });
-  await ok("replace_lines", { path: "a.ts", edits: [{ start_line: 2, new_text: "2" }] });
-  await ok("insert_lines", { path: "a.ts", after_line: 3, text: "four" });
+  // (Each edit names the version the last result showed: a request of 2026-07-28 stands alone.)
+  const versionOf = (result: Result) => result.structuredContent?.version as string;
+  let last = await ok("replace", { path: "a.ts", old_text: "one", new_text: "1" });
+  last = await ok("replace_lines", {
+    path: "a.ts",
+    edits: [{ start_line: 2, new_text: "2" }],
+    version: versionOf(last),
+  });
+  last = await ok("insert_lines", {
+    path: "a.ts",
+    after_line: 3,
+    text: "four",
+    version: versionOf(last),
+  });
   assert.equal(readFileSync(at("a.ts"), "utf8"), "1\r\n2\r\nthree\r\nfour\r\n");
-  await ok("undo", { path: "a.ts" });
+  await ok("undo", { path: "a.ts", version: versionOf(last) });
   assert.equal(readFileSync(at("a.ts"), "utf8"), "1\r\n2\r\nthree\r\n");
   await ok("patch", { patch: createPatch("b.ts", "b\n", "B\n") });
   assert.equal(readFileSync(at("b.ts"), "utf8"), "B\n");
@@ -109,6 +120,66 @@ describe("the binary in the 2026-07-28 era", () => {
       }
     });
   }
+});
+
+describe("the binary's stateless era: each request stands alone", () => {
+  test("a numbered edit needs version or expected_text, and undo the version it undoes", {
+    timeout: 60_000,
+  }, async () => {
+    const root = tempRoot();
+    writeFileSync(join(root.dir, "s.txt"), "a\nb\nc\n");
+    const client = new ModernClient({ name: "eras-test", version: "1.0.0" }, {
+      versionNegotiation: { mode: { pin: "2026-07-28" } },
+    });
+    await client.connect(
+      new ModernTransport({ command: ensureBinary(), args: ["serve", "--root", root.dir] }),
+    );
+    const call = async (name: string, args: Record<string, unknown>) =>
+      await client.callTool({ name, arguments: args }) as Result;
+    try {
+      // A read in an earlier request does not vouch for the numbers of a later one (another
+      // conversation may have sent it): the line numbers alone are refused.
+      const read = await call("read", { path: "s.txt" });
+      const shown = read.structuredContent?.version as string;
+      const bare = await call("insert_lines", { path: "s.txt", after_line: 1, text: "X" });
+      assert.equal(bare.isError, true);
+      assert.match(bare.content[0].text, /stands alone.*Pass version .* or expected_text/);
+      const bareLines = await call("replace_lines", {
+        path: "s.txt",
+        edits: [{ start_line: 2, new_text: "B" }],
+      });
+      assert.equal(bareLines.isError, true);
+      assert.equal(readFileSync(join(root.dir, "s.txt"), "utf8"), "a\nb\nc\n");
+      const guarded = await call("replace_lines", {
+        path: "s.txt",
+        edits: [{ start_line: 2, new_text: "B", expected_text: "b" }],
+      });
+      assert.notEqual(guarded.isError, true, guarded.content[0].text);
+      const named = await call("insert_lines", {
+        path: "s.txt",
+        after_line: 1,
+        text: "X",
+        version: guarded.structuredContent?.version as string,
+      });
+      assert.notEqual(named.isError, true, named.content[0].text);
+      assert.equal(readFileSync(join(root.dir, "s.txt"), "utf8"), "a\nX\nB\nc\n");
+      const undoBare = await call("undo", { path: "s.txt" });
+      assert.equal(undoBare.isError, true);
+      assert.match(undoBare.content[0].text, /stands alone: pass version/);
+      const undoWrong = await call("undo", { path: "s.txt", version: shown });
+      assert.equal(undoWrong.isError, true);
+      assert.match(undoWrong.content[0].text, /nothing was undone/);
+      const undone = await call("undo", {
+        path: "s.txt",
+        version: named.structuredContent?.version as string,
+      });
+      assert.notEqual(undone.isError, true, undone.content[0].text);
+      assert.equal(readFileSync(join(root.dir, "s.txt"), "utf8"), "a\nB\nc\n");
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
 });
 
 describe("the binary in the legacy era", () => {

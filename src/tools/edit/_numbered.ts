@@ -45,6 +45,11 @@ export interface NumberedCall {
    * sent beside it (the agent wrote both before it saw either result).
    */
   asOf?: number;
+  /**
+   * The call stands alone (`CallContext.standalone`): without `version`, its numbers refer to
+   * no version shown before it, and only `expected_text` (or --force) vouches for them.
+   */
+  standalone?: boolean;
 }
 
 /** Where the targets are in the text now, and what to tell the agent about it. */
@@ -192,6 +197,14 @@ function baseText(call: NumberedCall, targets: readonly Target[]): string | unde
       `version ${version} is not the file's version now, and this session does not hold it to carry your line numbers over`,
       targets.map((t) => around(t)),
       { recorded: true },
+    );
+  }
+  if (call.standalone) {
+    if (call.guarded || call.settings.force) return undefined;
+    throw new Refusal(
+      `${
+        quotePath(display)
+      }: a request of MCP 2026-07-28 stands alone, so your line numbers refer to no version shown before it and cannot be checked; nothing was written. Pass version (as read or grep showed it) or expected_text (the lines as you saw them)`,
     );
   }
   const latest = session.latest(display, call.asOf);

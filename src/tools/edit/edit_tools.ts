@@ -119,10 +119,15 @@ function numbered(
   context: EditContext,
   text: string,
   display: string,
-  { version, guarded, asOf }: { version?: string; guarded: boolean; asOf: number },
+  { version, guarded, asOf, standalone }: {
+    version?: string;
+    guarded: boolean;
+    asOf: number;
+    standalone?: boolean;
+  },
 ): NumberedCall {
   const { session, settings } = context;
-  return { session, settings, display, text, version, guarded, asOf };
+  return { session, settings, display, text, version, guarded, asOf, standalone };
 }
 
 const version = { type: "string", description: "As results show it; default: the latest." };
@@ -271,6 +276,7 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
           version: a.version,
           guarded,
           asOf: held.mark,
+          standalone: call?.standalone,
         });
         const placed = place(numberedCall, targets);
         const edits = a.edits.map((e, i) => ({
@@ -344,6 +350,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
           version: a.version,
           guarded,
           asOf: held.mark,
+          standalone: call?.standalone,
         });
         const placed = place(numberedCall, [{ after: a.after_line }]);
         const after = placed.numbers[0];

@@ -1,7 +1,7 @@
 // The undo tool: takes back this session's last edits of a file, while the file is still as
 // the last of them left it.
 import { countLines, InputError, quotePath, splitBom } from "../../core/mod.ts";
-import { changedRegions } from "../../versions/mod.ts";
+import { changedRegions, versionOf } from "../../versions/mod.ts";
 import { checkArgs } from "../_args.ts";
 import { editReport, withVersion } from "./_edit_report.ts";
 import { Refusal } from "../_results.ts";
@@ -14,6 +14,10 @@ const schema: JsonSchema = {
   properties: {
     path: { type: "string" },
     steps: { type: "integer", minimum: 1, maximum: UNDO_STEPS, default: 1 },
+    version: {
+      type: "string",
+      description: "The file's version now, as the last edit answered (MCP 2026-07-28 needs it).",
+    },
   },
   required: ["path"],
 };
@@ -38,8 +42,21 @@ export function undoTool({ store, settings, session }: EditContext): ToolDefinit
     },
     annotations: EDITING,
     async call(args, context) {
-      const a = checkArgs<{ path: string; steps: number }>(schema, args);
+      const a = checkArgs<{ path: string; steps: number; version?: string }>(schema, args);
+      // (A request that stands alone names the state it undoes: the version the edit answered.)
+      if (context?.standalone && a.version === undefined) {
+        throw new InputError(
+          "a request of MCP 2026-07-28 stands alone: pass version, the file's version as the last edit answered it, to say which edits to undo",
+        );
+      }
       const done = await store.update(a.path, (text, display) => {
+        if (a.version !== undefined && versionOf(text) !== a.version.toLowerCase()) {
+          throw new Refusal(
+            `${quotePath(display)}: the file's version is ${
+              versionOf(text)
+            }, not ${a.version}; nothing was undone`,
+          );
+        }
         const restored = undone(session.edits(display), a.steps, text, quotePath(display));
         return { text: restored, value: { text, display, restored } };
       }, { maxBytes: settings.maxEditBytes, signal: context?.signal });
