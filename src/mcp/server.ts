@@ -282,6 +282,20 @@ export async function serveLines(
       );
       return;
     }
+    // (Arguments that are not an object fail the request's schema: a protocol error, as every
+    // version has CallToolRequest's arguments an object. Null is taken for none.)
+    if (params.arguments != null && !isRecord(params.arguments)) {
+      replyTo(
+        reply,
+        errorResponse(request.id, {
+          code: INVALID_PARAMS,
+          message: `tools/call needs "arguments" to be an object of the tool's arguments, got ${
+            Array.isArray(params.arguments) ? "an array" : JSON.stringify(params.arguments)
+          }`,
+        }),
+      );
+      return;
+    }
     const meta = params._meta;
     const token = isRecord(meta) ? meta.progressToken : undefined;
     const started = calls.start({

@@ -334,6 +334,24 @@ test("tools/call of an unknown tool is invalid params (-32602) naming the tools"
   await server.close();
 });
 
+test("tools/call with arguments that are not an object is invalid params (-32602)", async () => {
+  // (It was a tool error, a result with isError: the request fails CallToolRequest's schema.)
+  const server = startServer();
+  await server.initialize();
+  for (const [args, said] of [["str", '"str"'], [[1], "an array"], [3, "3"], [false, "false"]]) {
+    const response = await server.request("tools/call", { name: "echo", arguments: args });
+    assert.equal(response.error?.code, -32602, JSON.stringify(args));
+    assert.equal(
+      response.error!.message,
+      `tools/call needs "arguments" to be an object of the tool's arguments, got ${said}`,
+    );
+  }
+  for (const params of [{ name: "echo" }, { name: "echo", arguments: null }]) {
+    assert.equal((await server.request("tools/call", params)).error, undefined, "none is fine");
+  }
+  await server.close();
+});
+
 test("tools/call without a tool name is invalid params (-32602)", async () => {
   const server = startServer();
   await server.initialize();
