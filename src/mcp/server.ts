@@ -51,7 +51,7 @@ export interface ServerInfo {
   name: string;
   /** Its version, e.g. "0.1.0". */
   version: string;
-  /** A human title (sent as given; MCP 2025-06-18 and later define it). */
+  /** A human title (sent to sessions of MCP 2025-06-18 and later, which define it). */
   title?: string;
 }
 
@@ -339,10 +339,12 @@ export async function serveLines(
     const capabilities = params.capabilities;
     clientHasRoots = isRecord(capabilities) && isRecord(capabilities.roots);
     if (clientHasRoots && roots && rootsGate === undefined) gateOnRoots(roots.answered);
+    // (A server's title came with 2025-06-18, as tools' titles did: older sessions get none.)
+    const { title: _, ...untitled } = options.serverInfo;
     const result: Record<string, unknown> = {
       protocolVersion: version,
       capabilities: { tools: options.onRoots ? { listChanged: true } : {} },
-      serverInfo: options.serverInfo,
+      serverInfo: protocolFeatures(version).title ? options.serverInfo : untitled,
     };
     if (options.instructions !== undefined) result.instructions = options.instructions;
     replyTo(reply, successResponse(request.id, result));
@@ -362,6 +364,7 @@ export async function serveLines(
           ),
         );
       case "tools/list":
+        if (hasCursor(request)) return replyTo(reply, cursorRefused(request));
         return replyTo(
           reply,
           successResponse(request.id, {
@@ -401,6 +404,7 @@ export async function serveLines(
       case "ping":
         return replyTo(reply, successResponse(request.id, {}));
       case "tools/list":
+        if (hasCursor(request)) return replyTo(reply, cursorRefused(request));
         return replyTo(
           reply,
           successResponse(request.id, { tools: listTools(version ?? LATEST_PROTOCOL_VERSION) }),
@@ -578,4 +582,19 @@ export async function serveLines(
   await calls.idle();
   await roots?.settled();
   await out.flushed();
+}
+
+/** Whether a list request names a cursor (this server's lists are never paged). */
+function hasCursor(request: JsonRpcRequest): boolean {
+  return isRecord(request.params) && request.params.cursor != null;
+}
+
+/** The answer to a cursor this server never gave: invalid params, as pagination says. */
+function cursorRefused(request: JsonRpcRequest): Record<string, unknown> {
+  return errorResponse(request.id, {
+    code: INVALID_PARAMS,
+    message: `invalid cursor ${
+      JSON.stringify(isRecord(request.params) ? request.params.cursor : undefined)
+    }: this server gives every tool in one list, and no cursor`,
+  });
 }

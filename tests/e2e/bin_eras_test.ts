@@ -232,7 +232,9 @@ describe("the binary's eras, line by line", () => {
         request("c", "tools/call", { _meta: META, name: "read", arguments: { path: "a.txt" } }),
       );
       session.sendJson(request("p", "ping", { _meta: META }));
-      const got = await answers(session, "d", "l", "c", "p");
+      session.sendJson(request("lc", "tools/list", { _meta: META, cursor: "bogus" }));
+      const got = await answers(session, "d", "l", "c", "p", "lc");
+      assert.equal(got.get("lc")!.error!.code, -32602, "a cursor the server never gave");
       const discover = got.get("d")!.result!;
       assert.equal(discover.resultType, "complete");
       assert.deepEqual(discover.supportedVersions, ["2026-07-28"]);

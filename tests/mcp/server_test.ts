@@ -226,6 +226,36 @@ for (const version of ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"]) 
   });
 }
 
+test("initialize sends the server's title only to versions that define it (2025-06-18 on)", async () => {
+  const serverInfo = { name: "linewise-test", version: "9.9.9", title: "Test server" };
+  for (
+    const [version, titled] of [
+      ["2024-11-05", false],
+      ["2025-03-26", false],
+      ["2025-06-18", true],
+      ["2025-11-25", true],
+    ] as const
+  ) {
+    const server = startServer({ serverInfo });
+    const response = await server.initialize(version);
+    const { title: _, ...untitled } = serverInfo;
+    assert.deepEqual(response.result?.serverInfo, titled ? serverInfo : untitled, version);
+    await server.close();
+  }
+});
+
+test("tools/list refuses a cursor it never gave (-32602), and takes a null one for none", async () => {
+  const server = startServer();
+  await server.initialize();
+  for (const cursor of ["bogus", 5, ""]) {
+    const response = await server.request("tools/list", { cursor });
+    assert.equal(response.error?.code, -32602, JSON.stringify(cursor));
+    assert.match(response.error!.message, /invalid cursor .*in one list, and no cursor/);
+  }
+  assert.equal((await server.request("tools/list", { cursor: null })).error, undefined);
+  await server.close();
+});
+
 test("initialize answers an unsupported version with the newest", async () => {
   const server = startServer();
   const response = await server.initialize("2099-01-01");
