@@ -44,11 +44,15 @@ export interface GrepOutput {
   stderr(text: string): void;
 }
 
-/** The regular expression for every pattern, as ripgrep joins `-e`, `-F` and `-w`. */
+/**
+ * The regular expression for every pattern, as ripgrep joins `-e`, `-F` and `-w`: a word
+ * match has no word character right before or after it (`-w -e -EINVAL` finds
+ * `return -EINVAL;`, where `\b` would want a word character beside the `-`).
+ */
 function joined(request: GrepRequest): string {
   const each = request.patterns.map((p) => request.fixed ? escapeRegExp(p) : p);
   const any = each.length === 1 ? each[0] : each.map((p) => `(?:${p})`).join("|");
-  return request.word ? `\\b(?:${any})\\b` : any;
+  return request.word ? `(?<!\\w)(?:${any})(?!\\w)` : any;
 }
 
 /**

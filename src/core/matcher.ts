@@ -319,8 +319,12 @@ export function escapeRegExp(text: string): string {
  * every line the per-line pattern matches, and rarely runs across a line break: `.`, `\s`,
  * `\W`, `\D` and negated classes lose `\n`. Any match it finds is re-checked per line, so a
  * superset is enough. Lookarounds can see past a line's end, so they get no rewrite
- * (undefined) and the scanner walks every line instead.
+ * (undefined) and the scanner walks every line instead; but for `(?<!\w)` and `(?!\w)`, the
+ * word edges of `-w` (a line break is no word character, as the line's edge is none).
  */
+/** The lookarounds a line-confined source keeps: no word character before, or after. */
+const WORD_EDGE = /^\(\?<?!\\w\)/;
+
 function lineConfinedSource(source: string): string | undefined {
   // (Nothing to rewrite, nor a lookaround: as it is. A list of thousands of words is that.)
   if (!/[\\.[(]/.test(source)) return source;
@@ -341,8 +345,13 @@ function lineConfinedSource(source: string): string | undefined {
       out += char;
     } else if (char === ".") {
       out += "[^\\n]";
-    } else if (char === "(" && /^\(\?<?[=!]/.test(source.slice(at, at + 4))) {
-      return undefined;
+    } else if (char === "(") {
+      const edge = WORD_EDGE.exec(source.slice(at, at + 7))?.[0];
+      if (edge !== undefined) {
+        out += edge;
+        at += edge.length - 1;
+      } else if (/^\(\?<?[=!]/.test(source.slice(at, at + 4))) return undefined;
+      else out += char;
     } else {
       out += char;
     }

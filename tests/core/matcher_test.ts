@@ -133,6 +133,19 @@ describe("regexMatcher()", () => {
     assert.notEqual(regexMatcher("(?<name>a)").findCandidate, undefined);
   });
 
+  test("regexMatcher() keeps the fast path for the word edges of -w, (?<!\\w) and (?!\\w)", () => {
+    // (A line break is no word character, as a line's edge is none: the whole text finds what
+    // the lines do.)
+    const matcher = regexMatcher("(?<!\\w)(?:-EINVAL|ext)(?!\\w)");
+    assert.notEqual(matcher.findCandidate, undefined);
+    const text = "x->next\nreturn -EINVAL;\nnext\next\n";
+    assert.equal(matcher.findCandidate!(text, 0), 15);
+    assert.equal(matcher.findCandidate!(text, 24), 29, "at a line's start");
+    assert.equal(matcher.matchLine("x->next"), null);
+    assert.deepEqual(matcher.matchLine("ext"), { start: 0, end: 3 });
+    assert.equal(regexMatcher("(?<!\\d)a").findCandidate, undefined, "only \\w's edges");
+  });
+
   test("regexMatcher() findCandidate passes over a text without the required literal unrun", () => {
     // (Run over the first two lines, `(\w+)+needle` backtracks for days on 40 word
     // characters: under Deno this test then hangs; under Bun, JavaScriptCore gives up after

@@ -65,6 +65,13 @@ const CASES = [
   ["--regexp", "-EINVAL", "-e", "beta"],
   ["-F", "-e", "->"],
   ["--", "-EINVAL"],
+  // (`-w` wants no word character beside the match, not a word boundary: `-EINVAL` starts
+  // with a `-`, and `->next` follows an `x`.)
+  ["-w", "-e", "-EINVAL"],
+  ["-w", "-F", "-e", "->next"],
+  ["-w", "-e", "EINVAL", "-e", "next"],
+  ["-l", "-g", "!src", "foo"],
+  ["-g", "!src/", "-g", "!docs", "foo"],
   ["-g", "*.md", "foo"],
   ["-g", "!*.md", "foo"],
   ["-g", "*.ts", "-g", "*.md", "foo"],
