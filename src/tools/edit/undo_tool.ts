@@ -14,10 +14,7 @@ const schema: JsonSchema = {
   properties: {
     path: { type: "string" },
     steps: { type: "integer", minimum: 1, maximum: UNDO_STEPS, default: 1 },
-    version: {
-      type: "string",
-      description: "The file's version now, as the last edit answered (MCP 2026-07-28 needs it).",
-    },
+    version: { type: "string" },
   },
   required: ["path"],
 };
