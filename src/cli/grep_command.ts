@@ -98,6 +98,8 @@ export async function grepCommand(
     ? compileGlob(typeGlobs)
     : () => true;
   const context = Math.max(request.before, request.after);
+  // As ripgrep: a search of one file, named alone, prints its rows without its path.
+  const alone = request.paths.length === 1 && await isFile(store, request.paths[0]);
   let matched = 0;
   let stopped = false;
   let first = true;
@@ -139,10 +141,11 @@ export async function grepCommand(
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
       if (request.filesWithMatches) out.stdout(`${paint.path(path)}\n`);
-      else if (request.count) out.stdout(`${paint.path(path)}:${matches}\n`);
-      else {
+      else if (request.count) {
+        out.stdout(alone ? `${matches}\n` : `${paint.path(path)}:${matches}\n`);
+      } else {
         if (!first && (request.heading || context > 0)) out.stdout(request.heading ? "\n" : "--\n");
-        out.stdout(printed(path, rows, request.heading, context > 0, paint));
+        out.stdout(printed(alone ? undefined : path, rows, request.heading, context > 0, paint));
       }
       first = false;
     }
@@ -199,16 +202,19 @@ function withinContext(rows: readonly ScanRow[], request: GrepRequest): ScanRow[
   return rows.filter((_, i) => keep[i]);
 }
 
-/** One file's rows as ripgrep prints them; with context, `--` between groups apart. */
+/**
+ * One file's rows as ripgrep prints them (without a path: only line numbers); with context,
+ * `--` between groups apart.
+ */
 function printed(
-  path: string,
+  path: string | undefined,
   rows: readonly ScanRow[],
   heading: boolean,
   context: boolean,
   paint: Paint,
 ): string {
-  const shownPath = paint.path(path);
-  let text = heading ? `${shownPath}\n` : "";
+  const shownPath = path === undefined ? undefined : paint.path(path);
+  let text = heading && shownPath !== undefined ? `${shownPath}\n` : "";
   let previous: number | undefined;
   for (const row of rows) {
     if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
@@ -217,7 +223,9 @@ function printed(
     const body = row.text.slice(0, row.text.length - ending.length);
     const line = (row.match !== undefined ? paint.matches(body, row) : body) + (ending || "\n");
     const number = paint.line(row.line);
-    text += heading ? `${number}${mark}${line}` : `${shownPath}${mark}${number}${mark}${line}`;
+    text += heading || shownPath === undefined
+      ? `${number}${mark}${line}`
+      : `${shownPath}${mark}${number}${mark}${line}`;
     previous = row.line;
   }
   return text;
@@ -283,4 +291,14 @@ function painter(
       return out + text.slice(done);
     },
   };
+}
+
+/** Whether the path names a file (not a directory, nor nothing). */
+async function isFile(store: FileStore, path: string): Promise<boolean> {
+  try {
+    return (await store.stat(path)).kind === "file";
+  } catch (error) {
+    if (error instanceof StoreError) return false; // (the search says what is wrong)
+    throw error;
+  }
 }

@@ -67,6 +67,10 @@ const CASES = [
   ["--", "-EINVAL"],
   // (`-w` wants no word character beside the match, not a word boundary: `-EINVAL` starts
   // with a `-`, and `->next` follows an `x`.)
+  // (One file named alone: its rows without its path, as ripgrep prints them.)
+  ["foo", "src/a.ts"],
+  ["-c", "foo", "src/a.ts"],
+  ["-C1", "-i", "foo", "src/a.ts"],
   ["-w", "-e", "-EINVAL"],
   ["-w", "-F", "-e", "->next"],
   ["-w", "-e", "EINVAL", "-e", "next"],
