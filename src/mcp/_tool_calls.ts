@@ -153,8 +153,11 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
     if (slot) running--;
     // A cancelled call gets no answer, except a write tool that finished all the same: it
     // went past its commit point (a tool that stops for the cancel rejects), so the change
-    // is made, and the client must hear of it.
-    const committed = json !== undefined && !call.tool.annotations.readOnlyHint;
+    // is made, and the client must hear of it (a cancelled request's receiver may answer
+    // one it could not cancel). But not in 2026-07-28, whose stdio transport sends nothing
+    // more for a cancelled request.
+    const committed = json !== undefined && !call.tool.annotations.readOnlyHint &&
+      call.version !== MODERN_PROTOCOL_VERSION;
     settle(call, signal.aborted && !committed ? undefined : json);
     const next = slot ? waiting.shift() : undefined;
     if (next) void run(next);

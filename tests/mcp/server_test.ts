@@ -754,6 +754,33 @@ test("a cancelled write tool that finishes anyway is answered: its change was ma
   assert.equal(server.output.responsesTo(6).length, 1);
 });
 
+test("in 2026-07-28, a cancelled write tool that finishes anyway is not answered", async () => {
+  // (That era's stdio transport sends nothing more for a cancelled request.)
+  const server = startServer({
+    tools: [{
+      ...makeEcho("committing"),
+      annotations: { ...annotations, readOnlyHint: false },
+      call: () => new Promise((resolve) => setTimeout(() => resolve(text("written")), 0)),
+    }],
+  });
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  server.send({
+    jsonrpc: "2.0",
+    id: 6,
+    method: "tools/call",
+    params: { name: "committing", arguments: {}, _meta },
+  });
+  server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 6 } });
+  server.send({ jsonrpc: "2.0", id: 7, method: "tools/list", params: { _meta } });
+  await server.output.response(7);
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await server.close();
+  assert.equal(server.output.responsesTo(6).length, 0);
+});
+
 test("a call waiting for a free slot can be cancelled, and waiting calls run in turn", async () => {
   const server = startServer({ maxConcurrentCalls: 1 });
   await server.initialize();
