@@ -7,6 +7,7 @@
  */
 import { escapeRegExp, InputError, quotePath, type ScanRow } from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
+import { ripgrepSpelled } from "../match/_ripgrep_syntax.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
 import { FILE_TYPES } from "./file_types.ts";
@@ -260,11 +261,11 @@ function painter(
 ): Paint {
   const mark = (text: string) => `${RESET}\x1b[1m\x1b[31m${text}${RESET}`;
   // (A long list of fixed strings is on the "literal" engine too: it is not compiled here.)
-  const all = options.literal || engine === "native"
-    ? new RegExp(
-      options.literal ? escapeRegExp(pattern) : pattern,
-      `gsu${options.ignoreCase ? "i" : ""}`,
-    )
+  const flags = `gsu${options.ignoreCase ? "i" : ""}`;
+  const all = options.literal
+    ? new RegExp(escapeRegExp(pattern), flags)
+    : engine === "native"
+    ? nativeRegex(pattern, flags)
     : undefined;
   return {
     path: (path) => `${RESET}\x1b[35m${path}${RESET}`,
@@ -300,5 +301,14 @@ async function isFile(store: FileStore, path: string): Promise<boolean> {
   } catch (error) {
     if (error instanceof StoreError) return false; // (the search says what is wrong)
     throw error;
+  }
+}
+
+/** The RegExp the native engine runs for a pattern (as the matcher reads ripgrep's spellings). */
+function nativeRegex(pattern: string, flags: string): RegExp {
+  try {
+    return new RegExp(pattern, flags);
+  } catch {
+    return new RegExp(ripgrepSpelled(pattern) ?? pattern, flags);
   }
 }

@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { ripgrepSpelled } from "./_ripgrep_syntax.ts";
 import { literalMatcher, type Matcher, regexMatcher } from "../core/mod.ts";
 import { dotStarParts, headFirst, quantifiersLeft } from "./_dot_star.ts";
 import { linearMatcher } from "./_linear_matcher.ts";
@@ -109,30 +110,50 @@ function holdsLineBreak(pattern: string, literal: boolean): boolean {
 /** Flags set inline at a pattern's start, as ripgrep reads them (`(?i)`, `(?is)`). */
 const INLINE_FLAGS = /^\(\?[imsxuU]+\)/;
 
-function compile(pattern: string, options: PatternOptions): CompiledPattern {
-  if (holdsLineBreak(pattern, options.literal ?? false)) {
+/** The native matcher of a source, or undefined when JavaScript refuses it. */
+function regexOrNone(source: string, options: PatternOptions): Matcher | undefined {
+  try {
+    return regexMatcher(source, options);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Why a pattern is refused, and what to do instead. */
+function refusedPattern(pattern: string, error: Error): PatternError {
+  const flags = INLINE_FLAGS.exec(pattern)?.[0];
+  return new PatternError(
+    `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${error.message}); ${
+      flags === undefined
+        ? "fix it, or pass literal=true to search for the text as it is"
+        : `${flags} is ripgrep's syntax, not JavaScript's: leave it out${
+          flags.includes("i") ? ", and pass ignore_case=true" : ""
+        }`
+    }`,
+  );
+}
+
+function compile(given: string, options: PatternOptions): CompiledPattern {
+  if (holdsLineBreak(given, options.literal ?? false)) {
     throw new PatternError(
-      `pattern ${JSON.stringify(pattern)} holds a line break, and grep matches within one line ` +
+      `pattern ${JSON.stringify(given)} holds a line break, and grep matches within one line ` +
         "(a line's text ends before its \\n): search for a part that lies on one line",
     );
   }
-  if (options.literal) return { matcher: literalMatcher(pattern, options), engine: "literal" };
+  if (options.literal) return { matcher: literalMatcher(given, options), engine: "literal" };
+  let pattern = given;
   let native: Matcher;
   try {
     native = regexMatcher(pattern, options);
   } catch (error) {
-    const flags = INLINE_FLAGS.exec(pattern)?.[0];
-    throw new PatternError(
-      `pattern ${JSON.stringify(pattern)} is not a valid regular expression (${
-        (error as Error).message
-      }); ${
-        flags === undefined
-          ? "fix it, or pass literal=true to search for the text as it is"
-          : `${flags} is ripgrep's syntax, not JavaScript's: leave it out${
-            flags.includes("i") ? ", and pass ignore_case=true" : ""
-          }`
-      }`,
-    );
+    // (ripgrep's spellings that JavaScript refuses, `^}` or `[[:alpha:]]`, are read as
+    // ripgrep reads them.)
+    const spelled = ripgrepSpelled(given);
+    const rewritten = spelled === undefined ? undefined : regexOrNone(spelled, options);
+    if (rewritten !== undefined) {
+      pattern = spelled!;
+      native = rewritten;
+    } else throw refusedPattern(given, error as Error);
   }
   // A very large pattern (a list of thousands of words) is linear on the native engine but
   // costs it milliseconds a line: a list of fixed strings is looked up instead, anything

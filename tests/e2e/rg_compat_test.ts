@@ -22,6 +22,7 @@ const FILES: Record<string, string> = {
   "ignored.txt": "foo ignored\n",
   "bin.dat": "foo\0binary\n",
   "src/dash.c": "x->next = y;\nreturn -EINVAL;\n",
+  "src/brace.c": "int f() {\n}\narr[0] = 1;\n#define X 42\n",
   // Minified lines: `\bnull\b.*\bundefined\b` is checked from the first null on.
   "src/min.js":
     `undefined,${"null,".repeat(3000)}\nvar a=null,b=${"x,".repeat(3000)}undefined,c\n` +
@@ -71,6 +72,12 @@ const CASES = [
   ["foo", "src/a.ts"],
   ["-c", "foo", "src/a.ts"],
   ["-C1", "-i", "foo", "src/a.ts"],
+  // (Spellings JavaScript refuses, read as ripgrep reads them.)
+  ["^}"],
+  ["arr\\[0]"],
+  ["[[:digit:]]+", "src/brace.c"],
+  ["\\#define"],
+  ["--color", "always", "^}|[[:upper:]]{2}"],
   ["-w", "-e", "-EINVAL"],
   ["-w", "-F", "-e", "->next"],
   ["-w", "-e", "EINVAL", "-e", "next"],

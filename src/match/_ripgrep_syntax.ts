@@ -1,0 +1,108 @@
+/**
+ * Regex spellings that ripgrep (Rust's regex crate) reads and JavaScript's `u` mode refuses,
+ * rewritten to JavaScript's for the same meaning: a lone `]` or `}` (`^}`, `arr\[0]`), a
+ * `{` that starts no repetition, a `]` first in a class (`[]a]`), POSIX classes
+ * (`[[:alpha:]]`, ASCII as in ripgrep), escaped punctuation (`\#`, `\-`), `\x{…}` and
+ * `(?P<name>…)`. Only a pattern JavaScript refuses is rewritten, so none that it reads
+ * changes meaning; and one with a nested class (`[a[b]]`, a union to ripgrep) or an unknown
+ * POSIX class is left refused, not read another way.
+ *
+ * @module
+ */
+
+/** The POSIX classes, as ripgrep reads them (ASCII), for use inside a class. */
+const POSIX: Record<string, string> = {
+  alnum: "0-9A-Za-z",
+  alpha: "A-Za-z",
+  ascii: "\\x00-\\x7F",
+  blank: "\\t ",
+  cntrl: "\\x00-\\x1F\\x7F",
+  digit: "0-9",
+  graph: "!-~",
+  lower: "a-z",
+  print: " -~",
+  punct: "!-\\/:-@\\[-`{-~",
+  space: "\\t\\n\\v\\f\\r ",
+  upper: "A-Z",
+  word: "0-9A-Za-z_",
+  xdigit: "0-9A-Fa-f",
+};
+
+/** Characters JavaScript's `u` mode lets a backslash escape outside a class. */
+const SYNTAX = new Set("^$\\.*+?()[]{}|/");
+/** A repetition: `{n}`, `{n,}` or `{n,m}`. */
+const REPETITION = /^\{\d+(?:,\d*)?\}/;
+
+/**
+ * The pattern in JavaScript's spelling, or undefined when there is nothing to rewrite.
+ *
+ * @param pattern a regex as ripgrep reads it
+ * @returns the rewritten source, or undefined
+ * @example
+ * ```ts
+ * import { ripgrepSpelled } from "./_ripgrep_syntax.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(ripgrepSpelled("^}"), "^\\}");
+ * assert.equal(ripgrepSpelled("[[:digit:]]+"), "[0-9]+");
+ * ```
+ */
+export function ripgrepSpelled(pattern: string): string | undefined {
+  let out = "";
+  let inClass = false;
+  let classStart = false; // at a class's first character (after `[` or `[^`)
+  for (let at = 0; at < pattern.length; at++) {
+    const char = pattern[at];
+    const first = classStart;
+    classStart = false;
+    if (char === "\\") {
+      const next = pattern[at + 1] ?? "";
+      const hex = /^x\{([0-9A-Fa-f]{1,6})\}/.exec(pattern.slice(at + 1));
+      if (hex !== null) {
+        out += `\\u{${hex[1]}}`;
+        at += hex[0].length;
+      } else if (/[!-\/:-@\[-`{-~]/.test(next) && !SYNTAX.has(next) && !(inClass && next === "-")) {
+        out += next; // (escaped punctuation: the character itself)
+        at++;
+      } else {
+        out += char + next;
+        at++;
+      }
+    } else if (inClass) {
+      const posix = /^\[:([a-z]+):\]/.exec(pattern.slice(at));
+      if (char === "]" && first) out += "\\]";
+      else if (char === "]") {
+        out += char;
+        inClass = false;
+      } else if (char === "[") {
+        // (A POSIX class; any other `[` in a class is a nested class to ripgrep, whose
+        // meaning JavaScript has no spelling for here: the pattern is left refused.)
+        const spelled = posix === null ? undefined : POSIX[posix[1]];
+        if (spelled === undefined) return undefined;
+        out += spelled;
+        at += posix![0].length - 1;
+      } else out += char;
+    } else if (char === "[") {
+      inClass = true;
+      classStart = true;
+      out += char;
+      if (pattern[at + 1] === "^") {
+        out += "^";
+        at++;
+        classStart = true;
+      }
+    } else if (char === "]" || char === "}") {
+      out += "\\" + char;
+    } else if (char === "{") {
+      const repetition = REPETITION.exec(pattern.slice(at))?.[0];
+      if (repetition === undefined) out += "\\{";
+      else {
+        out += repetition;
+        at += repetition.length - 1;
+      }
+    } else if (pattern.startsWith("(?P<", at)) {
+      out += "(?<";
+      at += 3;
+    } else out += char;
+  }
+  return out === pattern ? undefined : out;
+}

@@ -1,0 +1,55 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ripgrepSpelled } from "../../src/match/_ripgrep_syntax.ts";
+import { compilePattern } from "../../src/match/safe_matcher.ts";
+
+test("ripgrepSpelled() writes ripgrep's spellings as JavaScript's", () => {
+  const cases: Array<[string, string | undefined]> = [
+    ["^}", "^\\}"],
+    ["arr\\[0]", "arr\\[0\\]"],
+    ["foo]", "foo\\]"],
+    ["[]a]", "[\\]a]"],
+    ["[^]a]", "[^\\]a]"],
+    ["x{y", "x\\{y"],
+    ["a{2}b{1,}c{1,3}", undefined],
+    ["[[:digit:]]+", "[0-9]+"],
+    ["[^[:space:]]+", "[^\\t\\n\\v\\f\\r ]+"],
+    ["[[:alpha:]_]", "[A-Za-z_]"],
+    ["\\#include", "#include"],
+    ["a\\-b", "a-b"],
+    ["[a\\-z]", undefined],
+    ["\\x{212A}", "\\u{212A}"],
+    ["(?P<n>abc)", "(?<n>abc)"],
+    ["\\.\\*\\(\\)", undefined],
+    ["plain", undefined],
+    ["[[:nope:]]", undefined],
+    ["[a[b]]", undefined],
+  ];
+  for (const [pattern, expected] of cases) {
+    assert.equal(ripgrepSpelled(pattern), expected, pattern);
+  }
+});
+
+test("compilePattern() reads a pattern JavaScript refuses as ripgrep does", () => {
+  const cases: Array<[string, string, boolean]> = [
+    ["^}", "}", true],
+    ["^}", " }", false],
+    ["arr\\[0]", "x = arr[0];", true],
+    ["[]a]", "]", true],
+    ["[[:digit:]]{3}", "abc123", true],
+    ["[[:digit:]]{3}", "abc12", false],
+    ["\\#define", "#define X", true],
+    ["(?P<w>ab)c", "abc", true],
+    ["\\x{212A}", "\u212A", true],
+  ];
+  for (const [pattern, line, matches] of cases) {
+    const { matcher } = compilePattern(pattern);
+    assert.equal(matcher.matchLine(line) !== null, matches, `${pattern} on ${line}`);
+    // (The thread compiles the recipe again: the original pattern, read the same way.)
+    assert.equal(matcher.recipe?.pattern, pattern);
+  }
+  // A pattern JavaScript reads keeps its meaning; one still refused says why, as before.
+  assert.equal(compilePattern("[a-z]{2}").matcher.matchLine("ab") !== null, true);
+  assert.throws(() => compilePattern("(a"), /is not a valid regular expression/);
+  assert.throws(() => compilePattern("[[:nope:]]"), /is not a valid regular expression/);
+});
