@@ -20,7 +20,23 @@ export const UNSUPPORTED_PROTOCOL_VERSION = -32022;
 export const LIST_CACHING = { ttlMs: 3_600_000, cacheScope: "public" } as const;
 
 /** Methods this server answers in the era. */
-export const MODERN_METHODS = "server/discover, tools/list and tools/call";
+export const MODERN_METHODS = "server/discover, tools/list, tools/call and subscriptions/listen";
+
+/**
+ * The acknowledgment of `subscriptions/listen`, the subscription's first message: which of the
+ * notifications asked for the server agreed to send. None: in this era the tools never
+ * change (the roots are the server's own), and the server has no other kind.
+ *
+ * @param id the request's id, which names the subscription
+ * @returns the notification to send
+ */
+export function subscriptionAcknowledged(id: string | number): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    method: "notifications/subscriptions/acknowledged",
+    params: { _meta: { "io.modelcontextprotocol/subscriptionId": id }, notifications: {} },
+  };
+}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

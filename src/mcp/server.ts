@@ -39,6 +39,7 @@ import {
   isModern,
   LIST_CACHING,
   MODERN_METHODS,
+  subscriptionAcknowledged,
 } from "./_modern.ts";
 import { RootsExchange } from "./_roots_exchange.ts";
 import { toolListing } from "./tool_messages.ts";
@@ -170,6 +171,9 @@ export async function serveLines(
   function replyTo(reply: Reply, message: Record<string, unknown>): void {
     reply(JSON.stringify(message));
   }
+
+  /** The open subscriptions of the stateless era, by request id. */
+  const subscriptions = new Set<string>();
 
   // --- Server-to-client requests (roots/list) -------------------------------------------
 
@@ -309,10 +313,34 @@ export async function serveLines(
     if (!started) replyTo(reply, idInUse(request.id));
   }
 
+  /**
+   * Opens a subscription of the stateless era: acknowledged at once, with no notification
+   * agreed to (see `subscriptionAcknowledged`), and held, unanswered, until the client
+   * cancels it or the process ends.
+   */
+  function listen(request: JsonRpcRequest, reply: Reply): void {
+    const params = request.params;
+    if (!isRecord(params) || !isRecord(params.notifications)) {
+      return replyTo(
+        reply,
+        errorResponse(request.id, {
+          code: INVALID_PARAMS,
+          message: `subscriptions/listen needs params.notifications, an object naming the ` +
+            `notifications wanted`,
+        }),
+      );
+    }
+    const key = requestIdKey(request.id);
+    if (subscriptions.has(key)) return replyTo(reply, idInUse(request.id));
+    subscriptions.add(key);
+    send(subscriptionAcknowledged(request.id as string | number));
+  }
+
   function cancel(params: unknown): void {
     if (!isRecord(params)) return;
     const { requestId, reason } = params;
     if (!isRequestId(requestId)) return;
+    if (subscriptions.delete(requestIdKey(requestId))) return; // (it ends, unanswered)
     const waiting = waitingForRoots.get(requestIdKey(requestId));
     if (waiting) {
       waitingForRoots.delete(requestIdKey(requestId));
@@ -375,6 +403,8 @@ export async function serveLines(
         );
       case "tools/call":
         return startCall(request, reply, modernTools, MODERN_PROTOCOL_VERSION);
+      case "subscriptions/listen":
+        return listen(request, reply);
       default:
         replyTo(
           reply,

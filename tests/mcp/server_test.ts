@@ -781,6 +781,53 @@ test("in 2026-07-28, a cancelled write tool that finishes anyway is not answered
   assert.equal(server.output.responsesTo(6).length, 0);
 });
 
+test("in 2026-07-28, subscriptions/listen is acknowledged with none agreed, and held until cancelled", async () => {
+  // (It was -32601: every implementation of that era must take the message patterns.)
+  const server = startServer();
+  const _meta = {
+    "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+    "io.modelcontextprotocol/clientCapabilities": {},
+  };
+  server.send({
+    jsonrpc: "2.0",
+    id: "sub",
+    method: "subscriptions/listen",
+    params: { _meta, notifications: { toolsListChanged: true } },
+  });
+  server.send({ jsonrpc: "2.0", id: "bad", method: "subscriptions/listen", params: { _meta } });
+  server.send({
+    jsonrpc: "2.0",
+    id: "again",
+    method: "subscriptions/listen",
+    params: { _meta, notifications: {} },
+  });
+  server.send({
+    jsonrpc: "2.0",
+    id: "again",
+    method: "subscriptions/listen",
+    params: { _meta, notifications: {} },
+  });
+  assert.equal((await server.output.response("bad")).error?.code, -32602);
+  assert.equal((await server.output.response("again")).error?.code, -32600, "an id in use");
+  const acks = server.output.messages.filter((m) =>
+    !Array.isArray(m) && m.method === "notifications/subscriptions/acknowledged"
+  );
+  assert.deepEqual(acks.map((m) => !Array.isArray(m) && m.params), [
+    { _meta: { "io.modelcontextprotocol/subscriptionId": "sub" }, notifications: {} },
+    { _meta: { "io.modelcontextprotocol/subscriptionId": "again" }, notifications: {} },
+  ]);
+  server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sub" } });
+  server.send({
+    jsonrpc: "2.0",
+    id: "sub",
+    method: "subscriptions/listen",
+    params: { _meta, notifications: {} },
+  });
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  await server.close();
+  assert.equal(server.output.responsesTo("sub").length, 0, "held, then ended unanswered");
+});
+
 test("a call waiting for a free slot can be cancelled, and waiting calls run in turn", async () => {
   const server = startServer({ maxConcurrentCalls: 1 });
   await server.initialize();
