@@ -86,6 +86,14 @@ export function envelopeError(request: JsonRpcRequest): Record<string, unknown> 
   return undefined;
 }
 
+/**
+ * The `_meta` every result of the era carries: the server's name and version (a client may
+ * meet a result before, or without, `server/discover`).
+ */
+export function serverMeta(serverInfo: Record<string, unknown>): Record<string, unknown> {
+  return { [META_SERVER_INFO]: serverInfo };
+}
+
 /** The result of `server/discover`. */
 export function discoverResult(
   serverInfo: Record<string, unknown>,
@@ -97,6 +105,6 @@ export function discoverResult(
     capabilities: { tools: {} },
     ...(instructions === undefined ? {} : { instructions }),
     ...LIST_CACHING,
-    _meta: { [META_SERVER_INFO]: serverInfo },
+    _meta: serverMeta(serverInfo),
   };
 }

@@ -22,13 +22,18 @@ const serialized = new WeakMap<ToolResult, { version: ProtocolVersion; text: str
  * The JSON of a tool call's answer. A result a tool gives again, frozen (a grep repeated,
  * answered with a kept result), is serialized once: its text runs to megabytes.
  */
-function answerText(id: JsonRpcId, result: ToolResult, version: ProtocolVersion): string {
+function answerText(
+  id: JsonRpcId,
+  result: ToolResult,
+  version: ProtocolVersion,
+  meta: Record<string, unknown> | undefined,
+): string {
   if (!Object.isFrozen(result)) {
-    return JSON.stringify(successResponse(id, callResult(result, version)));
+    return JSON.stringify(successResponse(id, callResult(result, version, meta)));
   }
   let known = serialized.get(result);
   if (known?.version !== version) {
-    known = { version, text: JSON.stringify(callResult(result, version)) };
+    known = { version, text: JSON.stringify(callResult(result, version, meta)) };
     serialized.set(result, known);
   }
   // (As JSON.stringify writes a successResponse: jsonrpc, id, result.)
@@ -77,6 +82,8 @@ export interface ToolCallsOptions {
   notify(message: Record<string, unknown>): void;
   /** Receives diagnostics. */
   log(message: string): void;
+  /** The `_meta` of every result of 2026-07-28 (see `serverMeta`). */
+  resultMeta?: Record<string, unknown>;
 }
 
 interface Call extends CallRequest {
@@ -92,7 +99,7 @@ interface Call extends CallRequest {
  * @returns The runner.
  */
 export function createToolCalls(options: ToolCallsOptions): ToolCalls {
-  const { maxConcurrentCalls, notify, log } = options;
+  const { maxConcurrentCalls, notify, log, resultMeta } = options;
   const calls = new Map<string, Call>();
   const waiting: Call[] = [];
   let running = 0;
@@ -133,7 +140,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
         progress: progressReporter(call),
         ...call.version === MODERN_PROTOCOL_VERSION && { standalone: true },
       });
-      json = answerText(call.id, result, call.version);
+      json = answerText(call.id, result, call.version, resultMeta);
     } catch (error) {
       if (!signal.aborted) {
         // A tool rejects only when aborted; anything else is a bug. The model gets a plain

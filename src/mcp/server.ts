@@ -39,6 +39,7 @@ import {
   isModern,
   LIST_CACHING,
   MODERN_METHODS,
+  serverMeta,
   subscriptionAcknowledged,
 } from "./_modern.ts";
 import { RootsExchange } from "./_roots_exchange.ts";
@@ -162,7 +163,12 @@ export async function serveLines(
     calls.abandonAll(error);
     wakeReader?.("broken");
   });
-  const calls = createToolCalls({ maxConcurrentCalls, notify: send, log });
+  const calls = createToolCalls({
+    maxConcurrentCalls,
+    notify: send,
+    log,
+    resultMeta: serverMeta({ ...options.serverInfo }),
+  });
 
   function send(message: Record<string, unknown>): void {
     out.send(JSON.stringify(message));
@@ -399,6 +405,7 @@ export async function serveLines(
             resultType: "complete",
             tools: listTools(MODERN_PROTOCOL_VERSION, modernTools),
             ...LIST_CACHING,
+            _meta: serverMeta({ ...options.serverInfo }),
           }),
         );
       case "tools/call":

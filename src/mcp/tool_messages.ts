@@ -76,7 +76,11 @@ export function toolListing(
  * assert.deepEqual(callResult(result, "2025-06-18"), result);
  * ```
  */
-export function callResult(result: ToolResult, version: ProtocolVersion): Record<string, unknown> {
+export function callResult(
+  result: ToolResult,
+  version: ProtocolVersion,
+  meta?: Record<string, unknown>,
+): Record<string, unknown> {
   // The type says ToolResult, but a buggy tool is exactly what this guards against.
   const value: unknown = result;
   if (typeof value !== "object" || value === null || !Array.isArray(result.content)) {
@@ -90,5 +94,6 @@ export function callResult(result: ToolResult, version: ProtocolVersion): Record
     message.structuredContent = result.structuredContent;
   }
   if (result.isError === true) message.isError = true;
+  if (features.resultType && meta !== undefined) message._meta = meta;
   return message;
 }

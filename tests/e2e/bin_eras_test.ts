@@ -257,6 +257,11 @@ describe("the binary's eras, line by line", () => {
       }
       const call = got.get("c")!.result!;
       assert.equal(call.resultType, "complete");
+      // (Every result of the era names the server, as its spec asks.)
+      for (const result of [list, call]) {
+        const meta = result._meta as Record<string, { name: string }>;
+        assert.equal(meta["io.modelcontextprotocol/serverInfo"].name, "linewise");
+      }
       assert.match((call.content as Array<{ text: string }>)[0].text, /\n1\tone\n$/);
       assert.equal(got.get("p")!.error!.code, -32601, "ping is not part of 2026-07-28");
       assert.equal(await session.close(), 0);
