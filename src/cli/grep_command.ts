@@ -106,15 +106,19 @@ export async function grepCommand(
   let first = true;
   let failed = false;
   for (const path of request.paths) {
+    // As ripgrep: a file named on the line is searched whatever -g and -t say.
+    const named = alone || (request.paths.length > 1 && await isFile(store, path));
     let result: SearchResult;
     const progress = progressLine(out, request.progressAfterMs, path);
     try {
+      // (A glob that cannot be read is refused also where no walk needs it.)
+      if (globs.length > 0) compileGlob(globs);
       result = await store.search({
         onProgress: progress.update,
         path,
         matcher,
         context,
-        glob: globs.length > 0 ? globs : undefined,
+        glob: globs.length > 0 && !named ? globs : undefined,
         includeHidden: request.hidden,
         includeGitignored: request.noIgnore,
         maxMatches: request.maxMatches ?? Infinity,
@@ -135,7 +139,7 @@ export async function grepCommand(
     }
     progress.clear();
     if (result.stopped === "time") stopped = true;
-    for (const file of result.files.filter((f) => ofType(f.path))) {
+    for (const file of result.files.filter((f) => named || ofType(f.path))) {
       const rows = withinContext(file.rows, request);
       const matches = rows.filter((row) => row.match !== undefined).length;
       matched += matches;

@@ -68,6 +68,9 @@ const CASES = [
   ["--", "-EINVAL"],
   // (`-w` wants no word character beside the match, not a word boundary: `-EINVAL` starts
   // with a `-`, and `->next` follows an `x`.)
+  // (Files named on the line are searched whatever -g and -t say.)
+  ["-g", "*.md", "foo", "src/a.ts", "docs/readme.md"],
+  ["-t", "md", "foo", "src/a.ts"],
   // (One file named alone: its rows without its path, as ripgrep prints them.)
   ["foo", "src/a.ts"],
   ["-c", "foo", "src/a.ts"],
