@@ -16,8 +16,13 @@ if (isCompiledBinary() && process.env[PATTERN_HELPER_ENV] === "1") {
 } else run();
 
 function run(): void {
-  // A reader that goes away (`linewise grep … | head`) must not crash the command.
-  process.stdout.on("error", () => process.exit(0));
+  // A reader that goes away (`linewise grep … | head`) must not crash the command; any other
+  // failure to write (a full disk) is said, and is an error (2), as ripgrep says it.
+  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(0);
+    process.stderr.write(`linewise: cannot write the output: ${error.message}\n`);
+    process.exit(2);
+  });
   main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stdoutIsTerminal: process.stdout.isTTY === true,

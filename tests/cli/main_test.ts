@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { spawnSync } from "node:child_process";
+import process from "node:process";
 import { ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { VERSION } from "../../src/version.ts";
@@ -224,6 +225,23 @@ describe("the linewise command line", () => {
       assert.match(out.stderr, /^linewise: /);
     });
   }
+
+  test("an output that cannot be written is an error (2), said on stderr; a reader gone is not", {
+    skip: process.platform === "linux" ? false : "needs /dev/full",
+  }, () => {
+    // (A full disk was passed over in silence, with status 0.)
+    const full = spawnSync("sh", ["-c", `"${ensureBinary()}" grep -i t > /dev/full`], {
+      cwd: root.dir,
+      encoding: "utf8",
+    });
+    assert.equal(full.status, 2);
+    assert.match(full.stderr, /^linewise: cannot write the output: .*(ENOSPC|no space)/i);
+    const gone = spawnSync("sh", ["-c", `"${ensureBinary()}" grep -i t | head -c 1`], {
+      cwd: root.dir,
+      encoding: "utf8",
+    });
+    assert.equal(gone.stderr, "");
+  });
 
   test("a reader slower than the command still receives all of a large output", () => {
     const big = tempRoot();
