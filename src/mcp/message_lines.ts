@@ -233,7 +233,7 @@ export class IdFinder {
 
   /** A value starts with `b` (-1: an object or array, which is not kept). */
   #startValue(b: number): void {
-    if (this.#depth !== 1 || !this.#atId || this.#value !== undefined) return;
+    if (this.#depth !== 1 || !this.#atId) return; // (a later "id" wins, as in JSON.parse)
     this.#atId = false;
     if (b === -1) return;
     this.#taken = [b];

@@ -114,6 +114,7 @@ test("readMessageLines() gives an oversized line's top-level id, wherever it sta
     [`{"params":{"t":"\\"id\\":3 ${big}"},"id":"a\\"b\\\\"}`, 'a"b\\'],
     [`{"params":["${big}"],"id":"é😀"}`, "é😀"],
     [`{"params":["${big}"],"id":9}`, 9],
+    [`{"id":1,"params":["${big}"],"id":2}`, 2], // (the last, as JSON.parse takes it)
     [`{"params":["${big}"],"id":null}`, undefined],
     [`{"params":["${big}"],"id":{"x":1}}`, undefined],
     [`{"params":["${big}"],"ids":1,"xid":2}`, undefined],
