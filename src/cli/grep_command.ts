@@ -5,7 +5,14 @@
  *
  * @module
  */
-import { escapeRegExp, InputError, quotePath, type ScanRow } from "../core/mod.ts";
+import {
+  escapeRegExp,
+  InputError,
+  quotePath,
+  type ScanRow,
+  WORD_END,
+  WORD_START,
+} from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
 import { ripgrepSpelled } from "../match/_ripgrep_syntax.ts";
 import { StoreError } from "../store/errors.ts";
@@ -47,13 +54,14 @@ export interface GrepOutput {
 
 /**
  * The regular expression for every pattern, as ripgrep joins `-e`, `-F` and `-w`: a word
- * match has no word character right before or after it (`-w -e -EINVAL` finds
- * `return -EINVAL;`, where `\b` would want a word character beside the `-`).
+ * match has no word character right before or after it, a word character as ripgrep reads it
+ * (Unicode: `-w мир` is not in `мирный`), and `-w -e -EINVAL` finds `return -EINVAL;`, where
+ * `\b` would want a word character beside the `-`.
  */
 function joined(request: GrepRequest): string {
   const each = request.patterns.map((p) => request.fixed ? escapeRegExp(p) : p);
   const any = each.length === 1 ? each[0] : each.map((p) => `(?:${p})`).join("|");
-  return request.word ? `(?<!\\w)(?:${any})(?!\\w)` : any;
+  return request.word ? `${WORD_START}(?:${any})${WORD_END}` : any;
 }
 
 /**

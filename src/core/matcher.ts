@@ -322,8 +322,14 @@ export function escapeRegExp(text: string): string {
  * (undefined) and the scanner walks every line instead; but for `(?<!\w)` and `(?!\w)`, the
  * word edges of `-w` (a line break is no word character, as the line's edge is none).
  */
+/** A word character as ripgrep's `\w` reads it (Unicode: letters, marks, digits, `_`, …). */
+const UNICODE_WORD = "[\\p{Alphabetic}\\p{M}\\p{Nd}\\p{Pc}\\p{Join_Control}]";
+/** No word character right before: where a word match (`-w`) may start, as ripgrep's. */
+export const WORD_START = `(?<!${UNICODE_WORD})`;
+/** No word character right after: where a word match (`-w`) may end. */
+export const WORD_END = `(?!${UNICODE_WORD})`;
 /** The lookarounds a line-confined source keeps: no word character before, or after. */
-const WORD_EDGE = /^\(\?<?!\\w\)/;
+const WORD_EDGES = ["(?<!\\w)", "(?!\\w)", WORD_START, WORD_END];
 
 function lineConfinedSource(source: string): string | undefined {
   // (Nothing to rewrite, nor a lookaround: as it is. A list of thousands of words is that.)
@@ -346,7 +352,7 @@ function lineConfinedSource(source: string): string | undefined {
     } else if (char === ".") {
       out += "[^\\n]";
     } else if (char === "(") {
-      const edge = WORD_EDGE.exec(source.slice(at, at + 7))?.[0];
+      const edge = WORD_EDGES.find((one) => source.startsWith(one, at));
       if (edge !== undefined) {
         out += edge;
         at += edge.length - 1;

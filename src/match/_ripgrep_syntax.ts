@@ -1,11 +1,11 @@
 /**
  * Regex spellings that ripgrep (Rust's regex crate) reads and JavaScript's `u` mode refuses,
- * rewritten to JavaScript's for the same meaning: a lone `]` or `}` (`^}`, `arr\[0]`), a
- * `{` that starts no repetition, a `]` first in a class (`[]a]`), POSIX classes
- * (`[[:alpha:]]`, ASCII as in ripgrep), escaped punctuation (`\#`, `\-`), `\x{…}` and
- * `(?P<name>…)`. Only a pattern JavaScript refuses is rewritten, so none that it reads
- * changes meaning; and one with a nested class (`[a[b]]`, a union to ripgrep) or an unknown
- * POSIX class is left refused, not read another way.
+ * rewritten to JavaScript's for the same meaning: a lone `]` or `}` (`^}`, `arr\[0]`), a `]`
+ * first in a class (`[]a]`), POSIX classes (`[[:alpha:]]`, ASCII as in ripgrep), the escaped
+ * punctuation ripgrep 13 takes (`\#`, `\&`, `\~`, `\-`), `\x{…}` and `(?P<name>…)`. Only a
+ * pattern JavaScript refuses is rewritten, so none that it reads changes meaning; and one that
+ * ripgrep refuses (`a{,2}`, `\<`) or means another way than JavaScript could be told (a nested
+ * class, a class's `&&`, `--` or `~~`, an unknown POSIX class) is left refused.
  *
  * @module
  */
@@ -28,8 +28,11 @@ const POSIX: Record<string, string> = {
   xdigit: "0-9A-Fa-f",
 };
 
-/** Characters JavaScript's `u` mode lets a backslash escape outside a class. */
-const SYNTAX = new Set("^$\\.*+?()[]{}|/");
+/**
+ * Punctuation ripgrep 13 lets a backslash escape and JavaScript's `u` mode does not: the
+ * character itself (ripgrep refuses any other escaped punctuation, and so does this).
+ */
+const ESCAPED_AS_ITSELF = new Set("#&~-");
 /** A repetition: `{n}`, `{n,}` or `{n,m}`. */
 const REPETITION = /^\{\d+(?:,\d*)?\}/;
 
@@ -60,7 +63,7 @@ export function ripgrepSpelled(pattern: string): string | undefined {
       if (hex !== null) {
         out += `\\u{${hex[1]}}`;
         at += hex[0].length;
-      } else if (/[!-\/:-@\[-`{-~]/.test(next) && !SYNTAX.has(next) && !(inClass && next === "-")) {
+      } else if (ESCAPED_AS_ITSELF.has(next) && !(inClass && next === "-")) {
         out += next; // (escaped punctuation: the character itself)
         at++;
       } else {
@@ -68,6 +71,8 @@ export function ripgrepSpelled(pattern: string): string | undefined {
         at++;
       }
     } else if (inClass) {
+      // (`&&`, `--` and `~~` are set operations in ripgrep's classes: no spelling here.)
+      if (/^(?:&&|--|~~)/.test(pattern.slice(at, at + 2))) return undefined;
       const posix = /^\[:([a-z]+):\]/.exec(pattern.slice(at));
       if (char === "]" && first) out += "\\]";
       else if (char === "]") {
@@ -76,7 +81,9 @@ export function ripgrepSpelled(pattern: string): string | undefined {
       } else if (char === "[") {
         // (A POSIX class; any other `[` in a class is a nested class to ripgrep, whose
         // meaning JavaScript has no spelling for here: the pattern is left refused.)
-        const spelled = posix === null ? undefined : POSIX[posix[1]];
+        const spelled = posix === null || !Object.hasOwn(POSIX, posix[1])
+          ? undefined
+          : POSIX[posix[1]];
         if (spelled === undefined) return undefined;
         out += spelled;
         at += posix![0].length - 1;
@@ -93,12 +100,11 @@ export function ripgrepSpelled(pattern: string): string | undefined {
     } else if (char === "]" || char === "}") {
       out += "\\" + char;
     } else if (char === "{") {
+      // (A repetition, copied whole; any other `{` ripgrep refuses, and so does this.)
       const repetition = REPETITION.exec(pattern.slice(at))?.[0];
-      if (repetition === undefined) out += "\\{";
-      else {
-        out += repetition;
-        at += repetition.length - 1;
-      }
+      if (repetition === undefined) return undefined;
+      out += repetition;
+      at += repetition.length - 1;
     } else if (pattern.startsWith("(?P<", at)) {
       out += "(?<";
       at += 3;

@@ -89,22 +89,40 @@ export function compilePattern(pattern: string, options: PatternOptions = {}): C
 
 /**
  * Whether a pattern asks for a line break, which no line holds (ripgrep refuses such a
- * pattern too, outside its multi-line mode): a `\n` in a literal, or in a regex outside a
- * character class, as the character or as `\n` (`[^\n]` is fine: it matches in a line).
+ * pattern too, outside its multi-line mode): a `\n` in a literal; in a regex, one outside a
+ * character class, as the character or an escape (`\n`, `\x0a`, `\x{a}`, `\u000a`,
+ * `\u{a}`, `\cJ`), or a class that holds nothing else (`[\n]`). A class that holds more
+ * (`[\na]`, `[^\n]`) matches in a line, as ripgrep takes it.
  */
 function holdsLineBreak(pattern: string, literal: boolean): boolean {
   if (literal) return pattern.includes("\n");
-  let inClass = false;
-  for (let i = 0; i < pattern.length; i++) {
-    const char = pattern[i];
-    if (char === "\\") {
-      if (pattern[i + 1] === "n" && !inClass) return true;
-      i++;
-    } else if (char === "\n" && !inClass) return true;
-    else if (char === "[") inClass = true;
-    else if (char === "]") inClass = false;
+  let classFrom = -1; // where the class being read starts (after `[` or `[^`), else -1
+  for (let at = 0; at < pattern.length; at++) {
+    const char = pattern[at];
+    const lineBreak = char === "\n" ? 1 : char === "\\" ? lineBreakEscape(pattern, at) : 0;
+    if (classFrom === -1) {
+      if (lineBreak > 0) return true;
+      if (char === "[") {
+        classFrom = pattern[at + 1] === "^" ? at + 2 : at + 1;
+        if (pattern[classFrom] === "]") at = classFrom; // (a `]` first is a member)
+        else at = classFrom - 1;
+      } else if (char === "\\") at++;
+    } else if (char === "]") {
+      classFrom = -1;
+    } else if (lineBreak > 0) {
+      // (A class of a line break alone, not negated: `[\n]`.)
+      const negated = pattern[classFrom - 1] === "^";
+      if (!negated && at === classFrom && pattern[at + lineBreak] === "]") return true;
+      at += lineBreak - 1;
+    } else if (char === "\\") at++;
   }
   return false;
+}
+
+/** The length of the escape at `at` when it spells a line break, else 0. */
+function lineBreakEscape(pattern: string, at: number): number {
+  const escape = /^\\(?:n|x0[aA]|x\{0*[aA]\}|u000[aA]|u\{0*[aA]\}|c[jJ])/.exec(pattern.slice(at));
+  return escape === null ? 0 : escape[0].length;
 }
 
 /** Flags set inline at a pattern's start, as ripgrep reads them (`(?i)`, `(?is)`). */

@@ -63,6 +63,8 @@ export interface CallRequest {
 export interface ToolCalls {
   /** Starts a call, or queues it; false (and nothing started) when its id is in use. */
   start(request: CallRequest): boolean;
+  /** Whether a call with this id is running or waiting. */
+  has(id: JsonRpcId): boolean;
   /** Aborts a call and suppresses its answer; unknown or finished ids are ignored. */
   cancel(id: JsonRpcId, reason: string): void;
   /** Aborts every call and answers none of them (the output is gone). */
@@ -184,6 +186,9 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       if (running < maxConcurrentCalls || call.tool.takesTurns) void run(call);
       else waiting.push(call);
       return true;
+    },
+    has(id: JsonRpcId): boolean {
+      return calls.has(requestIdKey(id));
     },
     cancel(id: JsonRpcId, reason: string): void {
       const call = calls.get(requestIdKey(id));

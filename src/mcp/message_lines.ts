@@ -131,18 +131,19 @@ export async function* readMessageLines(
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const COLON = 0x3a;
 const COMMA = 0x2c;
 /** The most bytes of an id's value kept (an id is a short string or a number). */
 const LONGEST_ID = 1024;
-/** `"id"`, the key whose value is kept. */
-const ID_KEY = [QUOTE, 0x69, 0x64, QUOTE];
+/** The most bytes of a key kept: `"method"` with every letter escaped fits. */
+const LONGEST_KEY = 64;
 
 /**
- * Finds the `id` member of the JSON object a line holds as its bytes go by, without keeping
+ * Finds the `id` of the JSON-RPC request a line holds as its bytes go by, without keeping
  * them: an oversized line is not kept, and its id may come after megabytes of params (the
- * MCP SDKs write it last). Only a member of the outermost object counts, not an `id` deeper
- * in or inside a string; its value counts when it is a string or a number.
+ * MCP SDKs write it last). Only members of the outermost object count, not an `id` deeper
+ * in or inside a string; keys are read as JSON reads them (`"\u0069d"` is `id`), the last
+ * `id` wins as in `JSON.parse`, and its value counts when it is a string or a number. A line
+ * without a `method` is no request (a response, say) and has no id to answer.
  */
 export class IdFinder {
   #depth = 0;
@@ -150,9 +151,13 @@ export class IdFinder {
   #escaped = false;
   /** In the outermost object: whether the next string is a key. */
   #keyNext = false;
-  /** Whether the last key read in the outermost object was `"id"`. */
+  /** Whether the last key read in the outermost object was `id`. */
   #atId = false;
-  /** The bytes of the key or the id's value being read (undefined: neither is). */
+  #hasMethod = false;
+  /** The bytes of the key being read, with its quotes (undefined: none is, or too long). */
+  #key: number[] | undefined;
+  #readingKey = false;
+  /** The bytes of the id's value being read (undefined: none is, or too long). */
   #taken: number[] | undefined;
   #takingValue = false;
   /** The id's value as JSON text, once read. */
@@ -166,28 +171,21 @@ export class IdFinder {
   /** The id, once the line has been fed: a string or a number, or undefined. */
   id(): string | number | undefined {
     if (this.#takingValue) this.#endValue(); // (a number that ended the line)
-    if (this.#value === undefined) return undefined;
-    try {
-      const id: unknown = JSON.parse(this.#value);
-      return typeof id === "string" || typeof id === "number" ? id : undefined;
-    } catch {
-      return undefined;
-    }
+    if (this.#value === undefined || !this.#hasMethod) return undefined;
+    const id = parsed(this.#value);
+    return typeof id === "string" || typeof id === "number" ? id : undefined;
   }
 
   #byte(b: number): void {
     if (this.#inString) {
-      this.#take(b);
+      if (this.#readingKey) this.#key = kept(this.#key, b, LONGEST_KEY);
+      else if (this.#takingValue) this.#taken = kept(this.#taken, b, LONGEST_ID);
       if (this.#escaped) this.#escaped = false;
       else if (b === BACKSLASH) this.#escaped = true;
       else if (b === QUOTE) {
         this.#inString = false;
         if (this.#takingValue) this.#endValue();
-        else if (this.#taken !== undefined) {
-          this.#atId = this.#taken.length === ID_KEY.length &&
-            this.#taken.every((byte, i) => byte === ID_KEY[i]);
-          this.#taken = undefined;
-        }
+        else if (this.#readingKey) this.#endKey();
       }
       return;
     }
@@ -195,7 +193,10 @@ export class IdFinder {
       // A number or a literal ends at what follows it.
       if (b === COMMA || b === 0x7d || b === 0x5d || b === 0x20 || b === 0x09 || b === 0x0d) {
         this.#endValue();
-      } else return this.#take(b);
+      } else {
+        this.#taken = kept(this.#taken, b, LONGEST_ID);
+        return;
+      }
     }
     const outermost = this.#depth === 1;
     switch (b) {
@@ -203,7 +204,8 @@ export class IdFinder {
         this.#inString = true;
         if (outermost && this.#keyNext) {
           this.#keyNext = false;
-          this.#taken = [b];
+          this.#readingKey = true;
+          this.#key = [b];
         } else this.#startValue(b);
         return;
       case 0x7b: // {
@@ -216,12 +218,11 @@ export class IdFinder {
       case 0x5d: // ]
         this.#depth--;
         return;
-      case COLON:
-        return;
       case COMMA:
         if (outermost) this.#keyNext = true;
         this.#atId = false;
         return;
+      case 0x3a: // :
       case 0x20:
       case 0x09:
       case 0x0d:
@@ -231,26 +232,47 @@ export class IdFinder {
     }
   }
 
-  /** A value starts with `b` (-1: an object or array, which is not kept). */
+  #endKey(): void {
+    this.#readingKey = false;
+    const key = this.#key === undefined ? undefined : parsed(decoded(this.#key));
+    this.#key = undefined;
+    this.#atId = key === "id";
+    if (key === "method") this.#hasMethod = true;
+    if (this.#atId) this.#value = undefined; // (a later id replaces an earlier one)
+  }
+
+  /** A value starts with `b` (-1: an object or array, which is no id). */
   #startValue(b: number): void {
-    if (this.#depth !== 1 || !this.#atId) return; // (a later "id" wins, as in JSON.parse)
+    if (this.#depth !== 1 || !this.#atId) return;
     this.#atId = false;
     if (b === -1) return;
     this.#taken = [b];
     this.#takingValue = true;
   }
 
-  #take(b: number): void {
-    if (this.#taken === undefined) return;
-    if (this.#taken.length < LONGEST_ID) this.#taken.push(b);
-    else this.#taken = undefined; // (too long to be an id worth answering)
-  }
-
   #endValue(): void {
     this.#takingValue = false;
-    if (this.#taken !== undefined) {
-      this.#value = new TextDecoder().decode(Uint8Array.from(this.#taken));
-    }
+    if (this.#taken !== undefined) this.#value = decoded(this.#taken);
     this.#taken = undefined;
+  }
+}
+
+/** The bytes with one more, while there are fewer than `most` (undefined: too many). */
+function kept(bytes: number[] | undefined, b: number, most: number): number[] | undefined {
+  if (bytes === undefined || bytes.length >= most) return undefined;
+  bytes.push(b);
+  return bytes;
+}
+
+function decoded(bytes: number[]): string {
+  return new TextDecoder().decode(Uint8Array.from(bytes));
+}
+
+/** JSON text's value, or undefined when it is not JSON. */
+function parsed(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
   }
 }

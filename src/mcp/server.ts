@@ -306,6 +306,8 @@ export async function serveLines(
       );
       return;
     }
+    // (An open subscription holds its id, as a call does.)
+    if (subscriptions.has(requestIdKey(request.id))) return replyTo(reply, idInUse(request.id));
     const meta = params._meta;
     const token = isRecord(meta) ? meta.progressToken : undefined;
     const started = calls.start({
@@ -337,7 +339,7 @@ export async function serveLines(
       );
     }
     const key = requestIdKey(request.id);
-    if (subscriptions.has(key)) return replyTo(reply, idInUse(request.id));
+    if (subscriptions.has(key) || calls.has(request.id)) return replyTo(reply, idInUse(request.id));
     subscriptions.add(key);
     send(subscriptionAcknowledged(request.id as string | number));
   }

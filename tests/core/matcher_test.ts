@@ -8,6 +8,8 @@ import {
   type MatcherOptions,
   type MatchSpan,
   regexMatcher,
+  WORD_END,
+  WORD_START,
 } from "../../src/core/matcher.ts";
 import { lineSpanAt } from "../../src/core/split_lines.ts";
 import { alternations, regexWithLookarounds, RUNS, text } from "../_helpers/arbitraries.ts";
@@ -144,6 +146,10 @@ describe("regexMatcher()", () => {
     assert.equal(matcher.matchLine("x->next"), null);
     assert.deepEqual(matcher.matchLine("ext"), { start: 0, end: 3 });
     assert.equal(regexMatcher("(?<!\\d)a").findCandidate, undefined, "only \\w's edges");
+    // (And -w's own, with ripgrep's Unicode word characters.)
+    const word = regexMatcher(`${WORD_START}(?:мир)${WORD_END}`);
+    assert.equal(word.findCandidate!("мирный\nмир\n", 0), 7);
+    assert.equal(word.matchLine("мирный"), null);
   });
 
   test("regexMatcher() findCandidate passes over a text without the required literal unrun", () => {

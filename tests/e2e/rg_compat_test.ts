@@ -23,6 +23,7 @@ const FILES: Record<string, string> = {
   "bin.dat": "foo\0binary\n",
   "src/dash.c": "x->next = y;\nreturn -EINVAL;\n",
   "src/brace.c": "int f() {\n}\narr[0] = 1;\n#define X 42\n",
+  "src/ru.txt": "мирный\nмир\nfooé foo\n",
   // Minified lines: `\bnull\b.*\bundefined\b` is checked from the first null on.
   "src/min.js":
     `undefined,${"null,".repeat(3000)}\nvar a=null,b=${"x,".repeat(3000)}undefined,c\n` +
@@ -82,6 +83,8 @@ const CASES = [
   ["\\#define"],
   ["--color", "always", "^}|[[:upper:]]{2}"],
   ["-w", "-e", "-EINVAL"],
+  ["-w", "мир"], // (a word character is a Unicode one, as ripgrep's \w)
+  ["-w", "-c", "foo", "src/ru.txt"],
   ["-w", "-F", "-e", "->next"],
   ["-w", "-e", "EINVAL", "-e", "next"],
   ["-l", "-g", "!src", "foo"],

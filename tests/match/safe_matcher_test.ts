@@ -108,19 +108,27 @@ describe("compilePattern()", () => {
 
   test("compilePattern() refuses a pattern that asks for a line break, as ripgrep does", () => {
     // (It could never match: a line's text ends before its \n. It used to be "no match".)
-    for (
-      const [pattern, literal] of [["a\nb", false], ["a\nb", true], ["a\\nb", false], [
-        "x|\\n",
-        false,
-      ]] as const
-    ) {
+    const refused: Array<[string, boolean]> = [
+      ["a\nb", false],
+      ["a\nb", true],
+      ["a\\nb", false],
+      ["x|\\n", false],
+      ["\\x0a", false],
+      ["\\x{a}", false],
+      ["\\u000A", false],
+      ["\\cJ", false],
+      ["[\\n]", false],
+      ["[\\x0a]", false],
+    ];
+    for (const [pattern, literal] of refused) {
       assert.throws(
         () => compilePattern(pattern, { literal }),
         (error: Error) => error instanceof PatternError && /holds a line break/.test(error.message),
         JSON.stringify(pattern),
       );
     }
-    for (const pattern of ["[^\\n]+", "[\\n]", "a\\\\nb", "a\\.n"]) {
+    // (A class that holds more than the line break matches in a line; so does a `]` first.)
+    for (const pattern of ["[^\\n]+", "[\\na]", "x[^]\\n]y", "[]\\n]", "a\\\\nb", "a\\.n"]) {
       assert.doesNotThrow(() => compilePattern(pattern), JSON.stringify(pattern));
     }
     assert.doesNotThrow(() => compilePattern("a\\nb", { literal: true }), "a backslash and n");

@@ -105,21 +105,27 @@ test("readMessageLines() refuses a cap that is not a positive number", async () 
 
 test("readMessageLines() gives an oversized line's top-level id, wherever it stands", async () => {
   const big = "x".repeat(100);
+  const m = `"method":"m"`;
   const cases: Array<[string, string | number | undefined]> = [
-    [`{"jsonrpc":"2.0","id":7,"method":"m","params":{"t":"${big}"}}`, 7],
+    [`{"jsonrpc":"2.0","id":7,${m},"params":{"t":"${big}"}}`, 7],
     // (The MCP SDKs write the id last, after the params.)
-    [`{"method":"m","params":{"t":"${big}"},"jsonrpc":"2.0","id":"w-1"}`, "w-1"],
-    [`{ "id" : -12.5e1 , "params": ["${big}"] }`, -125],
-    [`{"params":{"id":5,"t":"${big}"},"id":"outer"}`, "outer"],
-    [`{"params":{"t":"\\"id\\":3 ${big}"},"id":"a\\"b\\\\"}`, 'a"b\\'],
-    [`{"params":["${big}"],"id":"é😀"}`, "é😀"],
-    [`{"params":["${big}"],"id":9}`, 9],
-    [`{"id":1,"params":["${big}"],"id":2}`, 2], // (the last, as JSON.parse takes it)
-    [`{"params":["${big}"],"id":null}`, undefined],
-    [`{"params":["${big}"],"id":{"x":1}}`, undefined],
-    [`{"params":["${big}"],"ids":1,"xid":2}`, undefined],
-    [`[{"id":1,"params":["${big}"]}]`, undefined],
-    [`{"params":["${big}"`, undefined],
+    [`{${m},"params":{"t":"${big}"},"jsonrpc":"2.0","id":"w-1"}`, "w-1"],
+    [`{ "id" : -12.5e1 , ${m}, "params": ["${big}"] }`, -125],
+    [`{${m},"params":{"id":5,"t":"${big}"},"id":"outer"}`, "outer"],
+    [`{${m},"params":{"t":"\\"id\\":3 ${big}"},"id":"a\\"b\\\\"}`, 'a"b\\'],
+    [`{${m},"params":["${big}"],"id":"é😀"}`, "é😀"],
+    [`{${m},"params":["${big}"],"id":9}`, 9],
+    [`{"id":1,${m},"params":["${big}"],"id":2}`, 2], // (the last, as JSON.parse takes it)
+    [`{"\\u0069d":8,"\\u006dethod":"m","params":["${big}"]}`, 8], // (keys as JSON reads them)
+    [`{${m},"id":1,"params":["${big}"],"id":{"x":1}}`, undefined], // (the last is no id)
+    [`{${m},"id":1,"params":["${big}"],"id":"${"y".repeat(2000)}"}`, undefined],
+    [`{${m},"params":["${big}"],"id":null}`, undefined],
+    [`{${m},"params":["${big}"],"id":{"x":1}}`, undefined],
+    [`{${m},"params":["${big}"],"ids":1,"xid":2}`, undefined],
+    // (A response is no request: answering it would answer the server's own request.)
+    [`{"jsonrpc":"2.0","result":{"roots":["${big}"]},"id":"linewise-1"}`, undefined],
+    [`[{"id":1,${m},"params":["${big}"]}]`, undefined],
+    [`{${m},"params":["${big}"`, undefined],
     [`not json at all ${big}`, undefined],
   ];
   for (const [line, id] of cases) {

@@ -816,6 +816,14 @@ test("in 2026-07-28, subscriptions/listen is acknowledged with none agreed, and 
     { _meta: { "io.modelcontextprotocol/subscriptionId": "sub" }, notifications: {} },
     { _meta: { "io.modelcontextprotocol/subscriptionId": "again" }, notifications: {} },
   ]);
+  // (An open subscription holds its id: a call with it is refused, and so is the other way.)
+  server.send({
+    jsonrpc: "2.0",
+    id: "sub",
+    method: "tools/call",
+    params: { _meta, name: "echo", arguments: { text: "x" } },
+  });
+  assert.equal((await server.output.response("sub")).error?.code, -32600);
   server.send({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "sub" } });
   server.send({
     jsonrpc: "2.0",
@@ -825,7 +833,7 @@ test("in 2026-07-28, subscriptions/listen is acknowledged with none agreed, and 
   });
   await new Promise((resolve) => setTimeout(resolve, 10));
   await server.close();
-  assert.equal(server.output.responsesTo("sub").length, 0, "held, then ended unanswered");
+  assert.equal(server.output.responsesTo("sub").length, 1, "only the call's refusal");
 });
 
 test("a call waiting for a free slot can be cancelled, and waiting calls run in turn", async () => {
