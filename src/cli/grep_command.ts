@@ -8,8 +8,10 @@
 import {
   escapeRegExp,
   InputError,
+  type Matcher,
   quotePath,
   type ScanRow,
+  scanText,
   WORD_END,
   WORD_START,
 } from "../core/mod.ts";
@@ -147,6 +149,20 @@ export async function grepCommand(
     }
     progress.clear();
     if (result.stopped === "time") stopped = true;
+    // As ripgrep: a binary file named on the line is looked through, and said to match.
+    if (named && result.files.length === 0 && result.binaryFilesSkipped > 0) {
+      const binary = await binaryMatches(store, path, matcher, out);
+      if (binary !== undefined && binary.count > 0) {
+        matched += binary.count;
+        const shown = paint.path(quotePath(binary.path));
+        const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
+        if (request.filesWithMatches) out.stdout(`${shown}\n`);
+        else if (request.count) {
+          out.stdout(alone ? `${binary.count}\n` : `${shown}:${binary.count}\n`);
+        } else out.stdout(alone ? `${said}\n` : `${shown}: ${said}\n`);
+        first = false;
+      }
+    }
     for (const file of result.files.filter((f) => named || ofType(f.path))) {
       const rows = withinContext(file.rows, request);
       const matches = rows.filter((row) => row.match !== undefined).length;
@@ -304,6 +320,39 @@ function painter(
       return out + text.slice(done);
     },
   };
+}
+
+/** The most of a binary file named on the line that is looked through. */
+const BINARY_BYTES = 64 * 1024 * 1024;
+
+/**
+ * How many lines of a binary file match (its bytes read as UTF-8, each line by the line
+ * rule), where its first NUL is, and its display path; undefined when it cannot be read
+ * (said on stderr when it is too large).
+ */
+async function binaryMatches(
+  store: FileStore,
+  path: string,
+  matcher: Matcher,
+  out: GrepOutput,
+): Promise<{ count: number; offset: number; path: string } | undefined> {
+  let bytes: Uint8Array;
+  let display: string;
+  try {
+    display = (await store.stat(path)).path;
+    bytes = await store.readBytes(path, { maxBytes: BINARY_BYTES });
+  } catch (error) {
+    if (!(error instanceof StoreError)) throw error;
+    if (error.code === "too_large") {
+      out.stderr(`linewise: ${path}: a binary file over 64 MiB, not searched\n`);
+    }
+    return undefined;
+  }
+  let count = 0;
+  scanText(new TextDecoder().decode(bytes), matcher, (row) => {
+    if (row.match !== undefined) count++;
+  });
+  return { count, offset: bytes.indexOf(0), path: display };
 }
 
 /** Whether the path names a file (not a directory, nor nothing). */

@@ -72,6 +72,11 @@ const CASES = [
   // (Files named on the line are searched whatever -g and -t say.)
   ["-g", "*.md", "foo", "src/a.ts", "docs/readme.md"],
   ["-t", "md", "foo", "src/a.ts"],
+  // (A binary file named on the line is looked through, and said to match.)
+  ["foo", "bin.dat"],
+  ["-c", "foo", "bin.dat"],
+  ["foo", "src/a.ts", "bin.dat"],
+  ["nomatch", "bin.dat"],
   // (One file named alone: its rows without its path, as ripgrep prints them.)
   ["foo", "src/a.ts"],
   ["-c", "foo", "src/a.ts"],
