@@ -163,12 +163,9 @@ export async function serveLines(
     calls.abandonAll(error);
     wakeReader?.("broken");
   });
-  const calls = createToolCalls({
-    maxConcurrentCalls,
-    notify: send,
-    log,
-    resultMeta: serverMeta({ ...options.serverInfo }),
-  });
+  /** The `_meta` of every result of the stateless era: the server's name and version. */
+  const modernMeta = serverMeta({ ...options.serverInfo });
+  const calls = createToolCalls({ maxConcurrentCalls, notify: send, log, resultMeta: modernMeta });
 
   function send(message: Record<string, unknown>): void {
     out.send(JSON.stringify(message));
@@ -407,7 +404,7 @@ export async function serveLines(
             resultType: "complete",
             tools: listTools(MODERN_PROTOCOL_VERSION, modernTools),
             ...LIST_CACHING,
-            _meta: serverMeta({ ...options.serverInfo }),
+            _meta: modernMeta,
           }),
         );
       case "tools/call":
