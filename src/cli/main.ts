@@ -188,7 +188,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   // as an MCP bundle passes a list of directories).
   const given = [...(values.root ?? []), ...(command === "serve" ? rest : [])];
   const sandbox = await sandboxOf(given.length > 0 ? given : ["."], values.deny ?? [], io);
-  const storeOptions = { ...toolOptions, searchThreads: count(values.threads, "--threads", 1) };
+  // (The command line's walks honour the .gitignore files above its root, as ripgrep's do.)
+  const storeOptions = {
+    ...toolOptions,
+    searchThreads: count(values.threads, "--threads", 1),
+    outerIgnores: true,
+  };
   const tools = (s: Sandbox) => createTools(new DirectoryStore(s, storeOptions), toolOptions);
   if (command === "serve") {
     // A server lives long enough for repeated searches: its store keeps a search index,
@@ -196,6 +201,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     // run on a thread of their own, so that this one is always free to answer.
     const serverStore = {
       ...storeOptions,
+      outerIgnores: false, // (a server's roots are its world)
       searchIndex: true,
       searchThread: true,
       searchIndexCache: values["no-cache"] ? undefined : defaultCacheDir(),

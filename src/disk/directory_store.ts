@@ -28,6 +28,7 @@ import {
 } from "../search/index/_search_index.ts";
 import { cacheFileOf } from "../search/index/_index_cache.ts";
 import { SearchThread } from "./_search_thread.ts";
+import { outerIgnoreFiles } from "./_outer_ignores.ts";
 import { warmUpSearches } from "./_warm_up.ts";
 import { sameBytes } from "../store/_text.ts";
 import { identityText } from "../io/file_identity.ts";
@@ -106,6 +107,13 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default false
    */
   keepSearchWorkers?: boolean;
+  /**
+   * Walks also honour the `.gitignore` files above each root, up to the repository that
+   * holds it (see `_outer_ignores.ts`), as ripgrep started there does: for the command line,
+   * whose root is where it was started. A server's roots are its world, and it leaves them.
+   * @default false
+   */
+  outerIgnores?: boolean;
   /**
    * Keep what searches learn (the files of each walk, a trigram filter per file, the files
    * found without a literal, and whole results) while a file watcher vouches that nothing
@@ -227,6 +235,8 @@ export class DirectoryStore extends BaseFileStore {
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
   readonly #lockWaitMs: number;
+  /** The `.gitignore` files above each root, by root, once read (`outerIgnores` only). */
+  readonly #outerIgnores: Map<string, Array<{ prefix: string; text: string }>> | undefined;
   /** Whether the first root lies in another (a walk of that one reaches it). */
   readonly #firstRootNested: boolean;
   readonly #searchThreads: number;
@@ -253,6 +263,7 @@ export class DirectoryStore extends BaseFileStore {
     this.#firstRootNested = others.some((root) => isInside(root, first, nativePath.sep));
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
     this.#lockWaitMs = options.lockWaitMs ?? 10_000;
+    this.#outerIgnores = options.outerIgnores ? new Map() : undefined;
     if (!Number.isInteger(this.#lockWaitMs) || this.#lockWaitMs < 0) {
       throw new TypeError(`lockWaitMs must be a non-negative integer, got ${this.#lockWaitMs}`);
     }
@@ -399,11 +410,7 @@ export class DirectoryStore extends BaseFileStore {
   /** The directories from the root holding the node down to its parent (for .gitignore files). */
   protected override ancestorsOf(node: WalkNode): WalkNode[] {
     const absolute = this.sandbox.absolute(node.display);
-    // (From the outermost root that holds it: a root nested in another still has that one's
-    // .gitignore files above it, as a walk of the outer one applies them.)
-    const root = this.sandbox.roots
-      .filter((r) => isInside(r, absolute, nativePath.sep))
-      .reduce((a, b) => (a === "" || b.length < a.length ? b : a), "");
+    const root = this.#rootOf(absolute);
     if (root === "" || root === absolute) return [];
     const result: WalkNode[] = [];
     for (let dir = nativePath.dirname(absolute);; dir = nativePath.dirname(dir)) {
@@ -411,6 +418,26 @@ export class DirectoryStore extends BaseFileStore {
       if (dir === root || dir === nativePath.dirname(dir)) break;
     }
     return result.reverse();
+  }
+
+  /** The `.gitignore` files above the root holding the node (`outerIgnores` only). */
+  protected override outerIgnoreFilesOf(node: WalkNode): Array<{ prefix: string; text: string }> {
+    if (this.#outerIgnores === undefined) return [];
+    const root = this.#rootOf(this.sandbox.absolute(node.display));
+    if (root === "") return [];
+    let files = this.#outerIgnores.get(root);
+    if (files === undefined) this.#outerIgnores.set(root, files = outerIgnoreFiles(root));
+    return files;
+  }
+
+  /**
+   * The outermost root that holds an absolute path ("" for none): a root nested in another
+   * still has that one's .gitignore files above it, as a walk of the outer one applies them.
+   */
+  #rootOf(absolute: string): string {
+    return this.sandbox.roots
+      .filter((r) => isInside(r, absolute, nativePath.sep))
+      .reduce((a, b) => (a === "" || b.length < a.length ? b : a), "");
   }
 
   /** Reads a regular file whole; its version is device, inode, size, mtime and the bytes. */

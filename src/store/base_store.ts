@@ -175,6 +175,7 @@ export abstract class BaseFileStore implements FileStore {
       child: (dir, name) => this.childPath(dir, name),
       readIgnoreFile: (dir) => this.readIgnoreFile(dir),
       ancestors: (node) => this.ancestorsOf(node),
+      outerIgnoreFiles: (node) => this.outerIgnoreFilesOf(node),
     };
   }
 
@@ -297,6 +298,17 @@ export abstract class BaseFileStore implements FileStore {
       result.push({ key: display, display });
     }
     return result;
+  }
+
+  /**
+   * The `.gitignore` files above the root of a node that apply to it (see
+   * `WalkSource.outerIgnoreFiles`); none by default.
+   *
+   * @param _node any node
+   * @returns the files, outermost first
+   */
+  protected outerIgnoreFilesOf(_node: WalkNode): Array<{ prefix: string; text: string }> {
+    return [];
   }
 
   /**

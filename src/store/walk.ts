@@ -52,6 +52,12 @@ export interface WalkSource {
   readIgnoreFile(dir: WalkNode): Promise<string | undefined>;
   /** The directories from the top of the node's root down to its parent, outermost first. */
   ancestors(node: WalkNode): WalkNode[];
+  /**
+   * The `.gitignore` files above the node's root that apply to it, outermost first: each
+   * file's text, and the root's path from that file's directory (`sub/dir/`). Only where the
+   * store reads them (the command line, as ripgrep does, up to the repository).
+   */
+  outerIgnoreFiles?(node: WalkNode): Array<{ prefix: string; text: string }>;
 }
 
 /** Options of {@linkcode walkFiles}. */
@@ -183,18 +189,24 @@ function compileOneGlob(pattern: string): (relative: string) => boolean {
  * `.gitignore`, the deepest deciding first (as in git, a deeper file overrides a higher one).
  */
 class IgnoreRules {
-  readonly #levels: { dir: string; rules: GitignoreRules }[];
+  readonly #levels: { dir: string; rules: GitignoreRules; prefix?: string }[];
 
-  constructor(levels: { dir: string; rules: GitignoreRules }[] = []) {
+  constructor(levels: { dir: string; rules: GitignoreRules; prefix?: string }[] = []) {
     this.#levels = levels;
   }
 
-  /** Rules with one more directory's file added (or these rules when it has none). */
-  with(dir: string, text: string | undefined): IgnoreRules {
+  /**
+   * Rules with one more directory's file added (or these rules when it has none).
+   *
+   * @param dir the directory's display path (for a file above the root: the root's)
+   * @param text the file's text
+   * @param prefix for a file above the root, the root's path from that file's directory
+   */
+  with(dir: string, text: string | undefined, prefix?: string): IgnoreRules {
     if (text === undefined || text.trim() === "") return this;
     const rules = new GitignoreRules(text);
     if (rules.empty) return this;
-    return new IgnoreRules([...this.#levels, { dir, rules }]);
+    return new IgnoreRules([...this.#levels, { dir, rules, prefix }]);
   }
 
   /**
@@ -207,12 +219,15 @@ class IgnoreRules {
    */
   ignores(path: string, isDirectory: boolean, name?: string): boolean {
     for (let i = this.#levels.length - 1; i >= 0; i--) {
-      const { dir, rules } = this.#levels[i];
+      const { dir, rules, prefix } = this.#levels[i];
       // (Most .gitignore files hold names alone: then no path from their directory is made.)
       let subject = name;
       if (subject === undefined || !rules.namesOnly) {
         subject = dir === "." ? path : path.slice(dir.length + 1);
-        if (subject === "" || subject.startsWith("/")) continue;
+        if (prefix !== undefined) {
+          // (A file above the root: the path from its directory; the root's own is `prefix`.)
+          subject = subject === "." || subject === "" ? prefix.slice(0, -1) : prefix + subject;
+        } else if (subject === "" || subject.startsWith("/")) continue;
       }
       const result = rules.test(subject, isDirectory, name);
       if (result.ignored) return true;
@@ -280,7 +295,13 @@ async function listOrSkip(
  */
 async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRules> {
   let rules = new IgnoreRules();
-  for (const dir of source.ancestors(start)) {
+  const ancestors = source.ancestors(start);
+  // (The files above the root, where the store reads them, go first: they are the outermost.)
+  const root = ancestors[0] ?? start;
+  for (const { prefix, text } of source.outerIgnoreFiles?.(start) ?? []) {
+    rules = rules.with(root.display, text, prefix);
+  }
+  for (const dir of ancestors) {
     rules = rules.with(dir.display, await source.readIgnoreFile(dir));
   }
   return rules.ignores(start.display, true) ? new IgnoreRules() : rules;

@@ -243,6 +243,34 @@ describe("the linewise command line", () => {
     assert.equal(gone.stderr, "");
   });
 
+  test("grep, glob and list honour the .gitignore files above the start, up to the repository", () => {
+    // (As ripgrep: started in a repository's subdirectory, the top's .gitignore applies; it
+    // did not, and agents got dist/ and *.log files git ignores.)
+    const top = tempRoot();
+    try {
+      const at = (path: string) => join(top.dir, path);
+      mkdirSync(at("repo/.git"), { recursive: true });
+      mkdirSync(at("repo/sub/dist"), { recursive: true });
+      mkdirSync(at("repo/sub/deep"), { recursive: true });
+      writeFileSync(at("repo/.gitignore"), "*.log\n/sub/deep/\nsub/only.txt\n");
+      writeFileSync(at("repo/sub/.gitignore"), "dist/\n");
+      for (const file of ["x.log", "y.txt", "dist/z.txt", "deep/d.txt", "only.txt"]) {
+        writeFileSync(at(`repo/sub/${file}`), "hit\n");
+      }
+      const sub = at("repo/sub");
+      assert.equal(runCli(["grep", "hit"], sub).stdout, "y.txt:1:hit\n");
+      assert.equal(runCli(["glob", "**"], sub).stdout.split("\n")[0], "y.txt");
+      assert.equal(runCli(["grep", "-l", "--no-ignore", "hit"], sub).stdout.split("\n").length, 6);
+      // Outside a repository the files above are not read, as ripgrep does not read them.
+      mkdirSync(at("norepo/sub"), { recursive: true });
+      writeFileSync(at("norepo/.gitignore"), "*.log\n");
+      writeFileSync(at("norepo/sub/x.log"), "hit\n");
+      assert.equal(runCli(["grep", "hit"], at("norepo/sub")).stdout, "x.log:1:hit\n");
+    } finally {
+      top.remove();
+    }
+  });
+
   test("a reader slower than the command still receives all of a large output", () => {
     const big = tempRoot();
     try {
