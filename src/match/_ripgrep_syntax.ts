@@ -112,3 +112,35 @@ export function ripgrepSpelled(pattern: string): string | undefined {
   }
   return out === pattern ? undefined : out;
 }
+
+/**
+ * Whether a class of the pattern holds `&&`, `--` or `~~`: ripgrep's set operations
+ * (intersection, difference, symmetric difference), which JavaScript's `u` mode reads as
+ * characters (`[\\w&&\\d]` would match `&`), and has no spelling for here.
+ *
+ * @param pattern a regex as ripgrep reads it
+ * @returns true when one does
+ * @example
+ * ```ts
+ * import { holdsClassSetOperation } from "./_ripgrep_syntax.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(holdsClassSetOperation("[a-z&&[^aeiou]]"), true);
+ * assert.equal(holdsClassSetOperation("a&&b|[a-c]"), false);
+ * ```
+ */
+export function holdsClassSetOperation(pattern: string): boolean {
+  let inClass = false;
+  for (let at = 0; at < pattern.length; at++) {
+    const char = pattern[at];
+    if (char === "\\") at++;
+    else if (!inClass && char === "[") {
+      inClass = true;
+      if (pattern[at + 1] === "^") at++;
+      if (pattern[at + 1] === "]") at++; // (a `]` first is a member)
+    } else if (inClass && char === "[" && /^\[:\^?[a-z]+:\]/.test(pattern.slice(at))) {
+      at = pattern.indexOf(":]", at) + 1;
+    } else if (inClass && char === "]") inClass = false;
+    else if (inClass && /^(?:&&|--|~~)/.test(pattern.slice(at, at + 2))) return true;
+  }
+  return false;
+}

@@ -10,7 +10,7 @@
  *
  * @module
  */
-import { ripgrepSpelled } from "./_ripgrep_syntax.ts";
+import { holdsClassSetOperation, ripgrepSpelled } from "./_ripgrep_syntax.ts";
 import { literalMatcher, type Matcher, regexMatcher } from "../core/mod.ts";
 import { dotStarParts, headFirst, quantifiersLeft } from "./_dot_star.ts";
 import { linearMatcher } from "./_linear_matcher.ts";
@@ -107,6 +107,8 @@ function holdsLineBreak(pattern: string, literal: boolean): boolean {
         if (pattern[classFrom] === "]") at = classFrom; // (a `]` first is a member)
         else at = classFrom - 1;
       } else if (char === "\\") at++;
+    } else if (char === "[" && /^\[:\^?[a-z]+:\]/.test(pattern.slice(at))) {
+      at = pattern.indexOf(":]", at) + 1; // (a POSIX class within the class)
     } else if (char === "]") {
       classFrom = -1;
     } else if (lineBreak > 0) {
@@ -159,6 +161,12 @@ function compile(given: string, options: PatternOptions): CompiledPattern {
     );
   }
   if (options.literal) return { matcher: literalMatcher(given, options), engine: "literal" };
+  if (holdsClassSetOperation(given)) {
+    throw new PatternError(
+      `pattern ${JSON.stringify(given)} has &&, -- or ~~ in a class, which ripgrep reads as set ` +
+        "operations and JavaScript as characters: write the class out (or escape them)",
+    );
+  }
   let pattern = given;
   let native: Matcher;
   try {

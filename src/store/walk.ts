@@ -290,8 +290,9 @@ async function listOrSkip(
 
 /**
  * The rules in force for a walk starting at `start`: the `.gitignore` files of the start's
- * ancestors. When the start itself is ignored by them (someone asked for `build/` by name),
- * their rules are dropped, as ripgrep searches a path it is given explicitly.
+ * ancestors (and above its root, where the store reads those). The start itself is walked
+ * even when they ignore it (someone asked for `build/` by name, as ripgrep searches a path it
+ * is given), and they still hold for what is in it (`*.log`), as ripgrep's do.
  */
 async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRules> {
   let rules = new IgnoreRules();
@@ -304,7 +305,7 @@ async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRu
   for (const dir of ancestors) {
     rules = rules.with(dir.display, await source.readIgnoreFile(dir));
   }
-  return rules.ignores(start.display, true) ? new IgnoreRules() : rules;
+  return rules;
 }
 
 function childNode(source: WalkSource, dir: WalkNode, entry: DirEntry): WalkNode {

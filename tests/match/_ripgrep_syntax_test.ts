@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ripgrepSpelled } from "../../src/match/_ripgrep_syntax.ts";
+import { holdsClassSetOperation, ripgrepSpelled } from "../../src/match/_ripgrep_syntax.ts";
 import { compilePattern } from "../../src/match/safe_matcher.ts";
 
 test("ripgrepSpelled() writes ripgrep's spellings as JavaScript's", () => {
@@ -60,4 +60,19 @@ test("compilePattern() reads a pattern JavaScript refuses as ripgrep does", () =
   assert.equal(compilePattern("[a-z]{2}").matcher.matchLine("ab") !== null, true);
   assert.throws(() => compilePattern("(a"), /is not a valid regular expression/);
   assert.throws(() => compilePattern("[[:nope:]]"), /is not a valid regular expression/);
+});
+
+test("a class with ripgrep's set operations is refused, whatever JavaScript would make of it", () => {
+  // (JavaScript reads [\w&&\d] as \w, & or \d: it matched `abc` and `&`, ripgrep `123` only.)
+  for (
+    const pattern of ["[\\w&&\\d]", "[a-z&&b-y]", "[a~~b]", "[a-c--b]", "[[:alpha:]&&[:upper:]]"]
+  ) {
+    assert.equal(holdsClassSetOperation(pattern), true, pattern);
+    assert.throws(() => compilePattern(pattern), /set operations/, pattern);
+  }
+  for (const pattern of ["a&&b", "[a-c]--", "[\\-\\-]", "[&]&", "[[:alpha:]\\n]"]) {
+    assert.equal(holdsClassSetOperation(pattern), false, pattern);
+  }
+  // (A POSIX class inside a class does not end it: the \n after it is in the class.)
+  assert.equal(compilePattern("[[:alpha:]\\n]").matcher.matchLine("a") !== null, true);
 });

@@ -221,4 +221,17 @@ describe("a walk under .gitignore files of names and of paths, at several levels
       [...await store.glob({ glob: "**" })].sort(),
     );
   });
+
+  it("walks a directory asked for that a rule ignores, the other rules holding in it", async () => {
+    // (As ripgrep: \`rg hi build\` searches build/, and a *.gen there would still be left
+    // out. All the rules above were once dropped for such a walk.)
+    await fs.writeFile(path.join(root, "nested", "build", "z.gen"), "");
+    try {
+      assert.deepEqual(await store.glob({ glob: "**", path: "nested/build" }), [
+        "nested/build/y.txt",
+      ]);
+    } finally {
+      await fs.rm(path.join(root, "nested", "build", "z.gen"));
+    }
+  });
 });
