@@ -109,15 +109,17 @@ export async function grepCommand(
     ? compileGlob(typeGlobs)
     : () => true;
   const context = Math.max(request.before, request.after);
-  // As ripgrep: a search of one file, named alone, prints its rows without its path.
-  const alone = request.paths.length === 1 && await isFile(store, request.paths[0]);
+  // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
+  // one file, named alone, prints its rows without its path.
+  const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
+  const alone = files.length === 1 && files[0] !== undefined;
   let matched = 0;
   let stopped = false;
   let first = true;
   let failed = false;
-  for (const path of request.paths) {
-    // As ripgrep: a file named on the line is searched whatever -g and -t say.
-    const named = alone || (request.paths.length > 1 && await isFile(store, path));
+  for (const [i, path] of request.paths.entries()) {
+    const shownFile = files[i];
+    const named = shownFile !== undefined;
     let result: SearchResult;
     const progress = progressLine(out, request.progressAfterMs, path);
     try {
@@ -154,7 +156,7 @@ export async function grepCommand(
       const binary = await binaryMatches(store, path, matcher, out);
       if (binary !== undefined && binary.count > 0) {
         matched += binary.count;
-        const shown = paint.path(quotePath(binary.path));
+        const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
         if (request.filesWithMatches) out.stdout(`${shown}\n`);
         else if (request.count) {
@@ -327,19 +329,17 @@ const BINARY_BYTES = 64 * 1024 * 1024;
 
 /**
  * How many lines of a binary file match (its bytes read as UTF-8, each line by the line
- * rule), where its first NUL is, and its display path; undefined when it cannot be read
- * (said on stderr when it is too large).
+ * rule), and where its first NUL is; undefined when it cannot be read (said on stderr when it
+ * is too large).
  */
 async function binaryMatches(
   store: FileStore,
   path: string,
   matcher: Matcher,
   out: GrepOutput,
-): Promise<{ count: number; offset: number; path: string } | undefined> {
+): Promise<{ count: number; offset: number } | undefined> {
   let bytes: Uint8Array;
-  let display: string;
   try {
-    display = (await store.stat(path)).path;
     bytes = await store.readBytes(path, { maxBytes: BINARY_BYTES });
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
@@ -352,15 +352,16 @@ async function binaryMatches(
   scanText(new TextDecoder().decode(bytes), matcher, (row) => {
     if (row.match !== undefined) count++;
   });
-  return { count, offset: bytes.indexOf(0), path: display };
+  return { count, offset: bytes.indexOf(0) };
 }
 
-/** Whether the path names a file (not a directory, nor nothing). */
-async function isFile(store: FileStore, path: string): Promise<boolean> {
+/** The display path of a file the path names (undefined: a directory, or nothing). */
+async function fileShown(store: FileStore, path: string): Promise<string | undefined> {
   try {
-    return (await store.stat(path)).kind === "file";
+    const info = await store.stat(path);
+    return info.kind === "file" ? info.path : undefined;
   } catch (error) {
-    if (error instanceof StoreError) return false; // (the search says what is wrong)
+    if (error instanceof StoreError) return undefined; // (the search says what is wrong)
     throw error;
   }
 }
