@@ -1,7 +1,7 @@
 // The command line, through the compiled binary: subcommands, --json, exit codes 0/1/2.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { spawnSync } from "node:child_process";
@@ -268,6 +268,20 @@ describe("the linewise command line", () => {
       assert.equal(runCli(["grep", "hit"], at("norepo/sub")).stdout, "x.log:1:hit\n");
     } finally {
       top.remove();
+    }
+  });
+
+  test("a binary file named on the line over 64 MiB is said not to be searched", () => {
+    // (Sparse: 65 MiB on disk costs nothing. A named binary file is otherwise looked through.)
+    const big = join(root.dir, "big.bin");
+    writeFileSync(big, "hit\0\n");
+    truncateSync(big, 65 * 1024 * 1024);
+    try {
+      const out = runCli(["grep", "hit", "big.bin"], root.dir);
+      assert.equal(out.status, 1);
+      assert.equal(out.stderr, "linewise: big.bin: a binary file over 64 MiB, not searched\n");
+    } finally {
+      rmSync(big);
     }
   });
 
