@@ -271,6 +271,40 @@ describe("the binary's eras, line by line", () => {
     }
   });
 
+  test("a subscription is acknowledged and held; arguments not an object are -32602", async () => {
+    const root = tempRoot();
+    const session = new RawSession(["serve", "--root", root.dir]);
+    try {
+      session.sendJson(
+        request("s", "subscriptions/listen", {
+          _meta: META,
+          notifications: { toolsListChanged: true },
+        }),
+      );
+      session.sendJson(request("bad", "tools/call", { _meta: META, name: "read", arguments: "x" }));
+      session.sendJson({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: "s" },
+      });
+      session.sendJson(request("after", "tools/list", { _meta: META }));
+      const got = await answers(session, "bad", "after");
+      assert.equal(got.get("bad")!.error!.code, -32602);
+      const acknowledged = session.rawLines.map((line) => JSON.parse(line)).find((message) =>
+        message.method === "notifications/subscriptions/acknowledged"
+      );
+      assert.deepEqual(acknowledged.params, {
+        _meta: { "io.modelcontextprotocol/subscriptionId": "s" },
+        notifications: {},
+      });
+      assert.equal(got.has("s"), false, "held, then ended unanswered");
+      assert.equal(await session.close(), 0);
+    } finally {
+      session.child.kill();
+      root.remove();
+    }
+  });
+
   test("a missing or unsupported version in _meta is refused, and the server goes on", async () => {
     const root = tempRoot();
     const session = new RawSession(["serve", "--root", root.dir]);
