@@ -1,7 +1,7 @@
 // Checks the layout of src/ (part of `deno task check`): each folder imports only the folders
 // its rule allows, no files import one another in a cycle (of any length), node:fs and Bun's
-// and Deno's own modules appear only where they belong, and only io/runtime.ts asks which
-// runtime this is.
+// and Deno's own modules appear only where they belong, the search threads' folders import no
+// built-in module slow to load, and only io/runtime.ts asks which runtime this is.
 //
 //   deno run --allow-read scripts/check_imports.ts [SRC]    exit 1 and a list when broken
 import { readdirSync, readFileSync } from "node:fs";
@@ -69,6 +69,14 @@ const ONLY: Record<string, Record<string, readonly string[]>> = {
  */
 const SYSTEM = new Set(["io", "files", "search", "disk", "cli"]);
 const systemFolders = [...SYSTEM].join(", ");
+/**
+ * Folders whose modules the search threads load: a built-in module slow to load is not
+ * imported there but loaded when first used (`builtin` in io/runtime.ts), or a thread's every
+ * start waits for it.
+ */
+const THREADS = new Set(["core", "io", "match", "files", "search", "store", "disk"]);
+/** Built-in modules that took a thread 0.6-1.6 ms each to load (the compiled binary, 2 cores). */
+const SLOW_BUILTIN = /^(?:node:)?(?:crypto|zlib|readline)$/;
 /** The one module that may ask which runtime this is (everything else asks it). */
 const RUNTIME_MODULE = "io/runtime.ts";
 
@@ -144,6 +152,17 @@ export function checkImports(src: string): string[] {
     const specifiers = [IMPORT, DYNAMIC, LOADED].flatMap((pattern) =>
       [...text.matchAll(pattern)].map((m) => m[1])
     );
+    for (const [statement, specifier] of text.matchAll(IMPORT)) {
+      if (
+        SLOW_BUILTIN.test(specifier) && THREADS.has(top) &&
+        !/(?:import|export)\s+type\s/.test(statement)
+      ) {
+        problems.push(
+          `${name}: imports ${specifier}, which every search thread would load as it starts; ` +
+            `load it when first used (builtin in src/io/runtime.ts)`,
+        );
+      }
+    }
     for (const specifier of specifiers) {
       if (NODE_FS.test(specifier) && !SYSTEM.has(top)) {
         problems.push(`${name}: imports ${specifier}, which only ${systemFolders} may use`);

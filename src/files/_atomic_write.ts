@@ -6,9 +6,9 @@
 // The temporary file is hidden and named with the process id. A process stopped by a signal
 // removes those it is writing (removeTempFilesInFlight); one killed outright leaves them,
 // and a later write into the same directory removes them once they are a minute old.
-import { randomBytes } from "node:crypto";
 import { unlinkSync } from "node:fs";
 import { nativePath } from "../io/native_path.ts";
+import { randomHex } from "../io/hashes.ts";
 import process from "node:process";
 import type { DirHandle, FileSystem } from "../io/file_system.ts";
 import { isMissing, mapOsError, osErrorCode } from "./_os_errors.ts";
@@ -218,7 +218,7 @@ export function removeAbandonedTempFiles(
 /** A hidden temporary name next to the target (hidden, so walks never show it). */
 function tempName(target: string): string {
   const base = target.slice(0, 64);
-  return `.${base}.${process.pid}-${randomBytes(6).toString("hex")}.linewise-tmp`;
+  return `.${base}.${process.pid}-${randomHex(6)}.linewise-tmp`;
 }
 
 /** Puts the temporary file in place only if nothing is there: link() refuses atomically. */

@@ -6,9 +6,9 @@
  *
  * @module
  */
-import { createInterface } from "node:readline";
 import process from "node:process";
 import { killWithParent } from "../io/libc.ts";
+import { builtin } from "../io/runtime.ts";
 import { answerScan, type ScanRequest } from "./_pattern_scan.ts";
 
 /** The environment variable that makes the binary run as this helper. */
@@ -28,6 +28,7 @@ export async function runPatternHelper(): Promise<void> {
   const parent = Number(process.argv[2] ?? process.env[PATTERN_PARENT_ENV]);
   // (A parent that ended before the call was made sends no signal: it is asked after.)
   if (killWithParent() && Number.isInteger(parent) && process.ppid !== parent) return;
+  const { createInterface } = builtin<typeof import("node:readline")>("node:readline");
   const lines = createInterface({ input: process.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (line === "") continue;

@@ -9,10 +9,10 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import { rowsInBytes } from "../core/_rows_in_bytes.ts";
 import type { FileReader } from "../io/_file_reader.ts";
 import type { FileStat } from "../io/file_stat.ts";
+import { hexDigest } from "../io/hashes.ts";
 import { identityText, sizeOfIdentityText } from "../io/file_identity.ts";
 import type { FileMatches, SearchQuery } from "../store/file_store.ts";
 import type { WalkNode } from "../store/walk.ts";
@@ -86,5 +86,5 @@ export function versionOfBytes(
   if (bytes.length > maxBytes || bytes.length !== stat.size) return undefined;
   const identity = identityText(stat);
   if (identity === undefined) return undefined;
-  return { sha1: createHash("sha1").update(bytes).digest("hex"), identity };
+  return { sha1: hexDigest("sha1", bytes), identity };
 }

@@ -73,6 +73,23 @@ describe("scripts/check_imports.ts", () => {
     ]);
   });
 
+  it("fails on a slow built-in imported where the search threads load it", () => {
+    const problems = check({
+      "search/digest.ts": 'import { createHash } from "node:crypto";\n',
+      "disk/cache.ts": 'import { crc32 } from "zlib";\n',
+      "match/helper.ts": 'import { type Interface, createInterface } from "node:readline";\n',
+      "store/types.ts": 'import type { Hash } from "node:crypto";\n',
+      "io/lazy.ts": 'export const load = () => process.getBuiltinModule("node:zlib");\n',
+      "tools/hash.ts": 'import { createHash } from "node:crypto";\n',
+    });
+    const start = "which every search thread would load as it starts; load it when first used";
+    assert.deepEqual(problems, [
+      `disk/cache.ts: imports zlib, ${start} (builtin in src/io/runtime.ts)`,
+      `match/helper.ts: imports node:readline, ${start} (builtin in src/io/runtime.ts)`,
+      `search/digest.ts: imports node:crypto, ${start} (builtin in src/io/runtime.ts)`,
+    ]);
+  });
+
   it("fails on a cycle of three files, and shows one way round it", () => {
     const problems = check({
       "files/a.ts": 'import { b } from "./b.ts";\nexport const a = 1;\n',

@@ -14,9 +14,9 @@
  *
  * @module
  */
-import { createHash } from "node:crypto";
 import type { FileStat } from "../../io/file_stat.ts";
 import { countLf } from "../../io/_count_lf.ts";
+import { hexDigest } from "../../io/hashes.ts";
 import { windowedFromBytes } from "../_long_rows.ts";
 import { codePointBytes, type CodePoints, codePointsBefore, codePointsOf } from "./_code_points.ts";
 import {
@@ -165,7 +165,7 @@ export function blockFilters(
   }
   const seams = seamsOf(bytes, block, count);
   const { size, dev, ino, mtimeNs, ctimeNs } = stat;
-  const sha1 = invalid ? undefined : createHash("sha1").update(bytes).digest("hex");
+  const sha1 = invalid ? undefined : hexDigest("sha1", bytes);
   const points = invalid ? undefined : codePointsOf(bytes, block, firstLf, lastLf);
   return {
     block,

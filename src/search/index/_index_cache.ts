@@ -22,16 +22,15 @@
  *
  * @module
  */
-import { createHash, randomBytes } from "node:crypto";
 import * as fs from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import process from "node:process";
-import { crc32 } from "node:zlib";
 import type { SkippedEntries } from "../../store/file_store.ts";
 import type { WalkNode } from "../../store/walk.ts";
 import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { adviseHugePages } from "../../io/libc.ts";
+import { crc32, hexDigest, randomHex } from "../../io/hashes.ts";
 import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
 import { type BlockFilters, RACY_MS, seamsLength } from "./_block_filters.ts";
 import { type CodePoints, granuleOf } from "./_code_points.ts";
@@ -118,7 +117,7 @@ export function defaultCacheDir(): string | undefined {
  * @returns its path
  */
 export function cacheFileOf(dir: string, scope: string): string {
-  const name = createHash("sha256").update(scope).digest("hex").slice(0, 32);
+  const name = hexDigest("sha256", scope).slice(0, 32);
   return join(dir, `${name}.index`);
 }
 
@@ -140,7 +139,7 @@ export function saveIndex(
   walks: readonly CachedWalk[],
 ): boolean {
   const dir = join(file, "..");
-  const temp = join(dir, `.${randomBytes(6).toString("hex")}.tmp`);
+  const temp = join(dir, `.${randomHex(6)}.tmp`);
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     const bytes = encode(scope, filters, walks);
