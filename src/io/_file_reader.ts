@@ -112,6 +112,31 @@ export class FileReader {
   }
 
   /**
+   * {@linkcode readUnstated}, handing the bytes to `use` while the file is still open, with
+   * its stat to ask for: an fstat of the same open file, taken after the read. A change made
+   * since the read began then leaves its ctime too recent for an identity (`identityText`),
+   * so a digest of the bytes with that stat's identity is of the file as it is.
+   *
+   * @param path the real path
+   * @param use what to make of the bytes (valid until the thread's next read)
+   * @returns what `use` made, or undefined when the bytes filled the buffer
+   */
+  readUnstatedThen<T>(
+    path: string,
+    use: (bytes: Uint8Array, stat: () => FileStat) => T,
+  ): T | undefined {
+    const files = this.files;
+    const fd = files.openRead(path);
+    try {
+      const buffer = this.#buffer;
+      const got = files.read(fd, buffer, 0, buffer.length, 0);
+      return got < buffer.length ? use(buffer.subarray(0, got), () => files.fstat(fd)) : undefined;
+    } finally {
+      files.close(fd);
+    }
+  }
+
+  /**
    * Reads a regular file no larger than `maxBytes` in chunks of the buffer's size, without
    * growing the buffer (growing touches fresh memory, whose page faults cost about as much
    * as the read itself), handing each chunk to `visit` until it

@@ -95,6 +95,12 @@ export interface SearchPlace {
   workers?: WarmWorkers;
 }
 
+/**
+ * Digests the examination gives beyond those the caller asks for, when it finds the files with
+ * matches as it goes (see `Examination.digests`): the threads take batches in path order, but
+ * one may be half a batch ahead of another.
+ */
+const DIGESTS_OUT_OF_ORDER = BATCH_SIZE / 2;
 /** Longest run of blocking reads before the event loop gets a turn. */
 const YIELD_EVERY_MS = 8;
 /**
@@ -470,7 +476,12 @@ class ReadingQueue {
     this.#options = { context, reader };
     const { digests } = query;
     if (digests?.afterMatches === 0) {
-      this.#digests = { files: digests.files, maxBytes: digests.maxBytes };
+      // (Read with a trusted index, most files hold a match. Without, the first files with
+      // matches are found in the examination, here and on the workers, batches in order, when
+      // a file that holds the literal holds a match: the literal is the whole of it.)
+      const known = place.indexTrusted && place.index !== undefined;
+      const more = known || exact === undefined ? 0 : digests.files + DIGESTS_OUT_OF_ORDER;
+      this.#digests = { files: digests.files, maxBytes: digests.maxBytes, more };
     }
     this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
   }

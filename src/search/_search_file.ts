@@ -99,6 +99,8 @@ const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
 const NONE_WITH_NEEDLE: Examined = { kind: "none", holdsNeedle: true };
 const REDO: Examined = { kind: "redo" };
+/** The slot of the shared counters of a search's threads that counts digests given beyond the first files. */
+export const DIGESTS_GIVEN = 2;
 const LF = 10;
 const CR = 13;
 
@@ -260,9 +262,12 @@ export interface Examination extends Prefilter {
    * The digests the search's caller asks for (`SearchQuery.digests`), where the examination
    * can give them: a file among the search's first `files` (by position) that has lines to
    * scan, read whole with its stat and at most `maxBytes`, gets its SHA-1 and identity, so
-   * that the caller need not read it again (`_digests.ts`).
+   * that the caller need not read it again (`_digests.ts`). So does any other file read whole
+   * that has lines to scan, until `more` of those were given in all (counted across the
+   * threads, see {@linkcode examineFile}): without an index, the first files with matches
+   * are seldom the first files.
    */
-  digests?: { files: number; maxBytes: number };
+  digests?: { files: number; maxBytes: number; more?: number };
 }
 
 /**
@@ -275,6 +280,8 @@ export interface Examination extends Prefilter {
  * @param examination the literal, context and whether to tell linked files
  * @param plan what to read of it, from its block filters
  * @param at its position in the search (see `Examination.digests`)
+ * @param given the digests given beyond the first files so far, in its slot
+ *   {@linkcode DIGESTS_GIVEN} (shared by the threads of one search)
  * @returns what to do with the file
  */
 export function examineFile(
@@ -283,6 +290,7 @@ export function examineFile(
   examination: Examination,
   plan?: ReadPlan,
   at = Infinity,
+  given?: Int32Array,
 ): Examined {
   if (plan !== undefined) {
     const planned = examinePlanned(reader, key, examination, plan);
@@ -292,9 +300,18 @@ export function examineFile(
   const maxBytes = digests !== undefined && at < digests.files ? digests.maxBytes : -1;
   if (examination.links || maxBytes >= 0) return examineStated(reader, key, examination, maxBytes);
   try {
-    const bytes = reader.readUnstated(key);
-    if (bytes === undefined) return examineLarge(reader, key, examination);
-    return examineBytes(bytes, examination, examination.context);
+    if (
+      digests === undefined || given === undefined || !(given[DIGESTS_GIVEN] < (digests.more ?? 0))
+    ) {
+      const bytes = reader.readUnstated(key);
+      if (bytes === undefined) return examineLarge(reader, key, examination);
+      return examineBytes(bytes, examination, examination.context);
+    }
+    const examined = reader.readUnstatedThen(key, (bytes, stat) => {
+      const examined = examineBytes(bytes, examination, examination.context);
+      return withDigest(examined, bytes, stat, digests, given);
+    });
+    return examined ?? examineLarge(reader, key, examination, given);
   } catch {
     // Whatever it was (gone, unreadable, a loop), the caller reads it again and decides.
     return REDO;
@@ -307,16 +324,39 @@ export function examineFile(
  * holds the literal. A first search would otherwise touch fresh memory for every large
  * file, and in a large tree those page faults cost as much as reading the files.
  */
-function examineLarge(reader: FileReader, key: string, examination: Examination): Examined {
+function examineLarge(
+  reader: FileReader,
+  key: string,
+  examination: Examination,
+  given?: Int32Array,
+): Examined {
   if (examination.needle !== undefined || examination.anyOf !== undefined) {
     const found = findInChunks(reader, key, examination);
     if (found === "redo") return REDO;
     if (found !== "found") return found === "binary" ? BINARY : NONE;
   }
   const outcome = reader.read(key);
-  return outcome.kind === "bytes"
-    ? examineBytes(outcome.bytes, examination, examination.context)
-    : REDO;
+  if (outcome.kind !== "bytes") return REDO;
+  const examined = examineBytes(outcome.bytes, examination, examination.context);
+  const { digests } = examination;
+  if (digests === undefined || given === undefined) return examined;
+  return withDigest(examined, outcome.bytes, () => outcome.stat, digests, given);
+}
+
+/**
+ * An examined file with the digest and identity of its bytes, when it has lines to scan and
+ * fewer than `digests.more` were given in this search (see `Examination.digests`).
+ */
+function withDigest(
+  examined: Examined,
+  bytes: Uint8Array,
+  stat: () => FileStat,
+  digests: NonNullable<Examination["digests"]>,
+  given: Int32Array,
+): Examined {
+  if (examined.kind !== "text" || examined.invalid) return examined;
+  if (Atomics.add(given, DIGESTS_GIVEN, 1) >= (digests.more ?? 0)) return examined;
+  return { ...examined, ...versionOfBytes(bytes, stat(), digests.maxBytes) };
 }
 
 /**

@@ -36,9 +36,10 @@ const BATCHES_PER_MESSAGE = 4;
  * decoded files.
  */
 const MAX_TEXT_AHEAD = 8 * 1024 * 1024;
-/** Slots of the shared counters. */
+/** Slots of the shared counters (and `DIGESTS_GIVEN`, the examination's). */
 const CLAIMS = 0;
 const TEXT_AHEAD = 1;
+const SLOTS = 3;
 /** What the claims counter is set to when the search ends. */
 const CLOSED = 0x7fffffff;
 
@@ -305,7 +306,7 @@ export class ExaminedBatches {
     this.#lease = given !== undefined && "release" in given ? given : undefined;
     const workers = this.#lease?.workers ?? given as Worker[] | undefined ?? [];
     this.#claims = new Int32Array(
-      workers.length === 0 ? new ArrayBuffer(8) : new SharedArrayBuffer(8),
+      workers.length === 0 ? new ArrayBuffer(4 * SLOTS) : new SharedArrayBuffer(4 * SLOTS),
     );
     this.#workers = workers;
     const die = (event: Event) => {
@@ -446,7 +447,14 @@ export class ExaminedBatches {
     const outcomes: Examined[] = [];
     for (let i = index * BATCH_SIZE; i < end; i++) {
       outcomes.push(
-        examineFile(this.#reader, this.#keys[i], this.#examination, this.#plans.get(i), i),
+        examineFile(
+          this.#reader,
+          this.#keys[i],
+          this.#examination,
+          this.#plans.get(i),
+          i,
+          this.#claims,
+        ),
       );
     }
     return outcomes;

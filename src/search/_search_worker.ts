@@ -94,7 +94,7 @@ scope.onmessage = (event) => {
   for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
     const from = batch * BATCH_SIZE;
     const outcomes = batches[batch].map((key, i) =>
-      examineFile(examiner, key, current, plans.get(from + i), from + i)
+      examineFile(examiner, key, current, plans.get(from + i), from + i, claims)
     );
     handOver(claims, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
     batch = claimForWorker(claims, batches.length);

@@ -14,6 +14,7 @@ import { removeAbandonedTempFiles } from "../../src/files/_atomic_write.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
 import { Sandbox } from "../../src/disk/sandbox.ts";
 import { FileReader } from "../../src/io/_file_reader.ts";
+import { hexDigest } from "../../src/io/hashes.ts";
 import { WHOLE_FILE_BYTES } from "../../src/search/_search_file.ts";
 import { testFileStore } from "../../src/testing/mod.ts";
 import { filesOf } from "../_helpers/files.ts";
@@ -770,9 +771,52 @@ describe("DirectoryStore.search() asking for digests", () => {
       const digests = { afterMatches: 0, files: 4, maxBytes: 1000 };
       const result = await store.search({ matcher: literalMatcher("needle"), digests });
       const digested = result.files.filter((file) => file.sha1 !== undefined);
-      assert.deepEqual(digested.map((file) => file.path), names.slice(0, 4));
+      assert.deepEqual(digested.map((file) => file.path).slice(0, 4), names.slice(0, 4));
       assert.deepEqual(opened.toSorted(), names, "each file opened once");
       store.close();
+    } finally {
+      await fs.rm(root, { recursive: true });
+    }
+  });
+
+  it("reads once the first files with matches that come after others, on two threads", async () => {
+    const root = await tempDir();
+    try {
+      // (Enough files for the workers: the examination counts its digests across threads.)
+      const quiet = Array.from({ length: 300 }, (_, i) => `a${String(i).padStart(3, "0")}.txt`);
+      const loud = Array.from({ length: 30 }, (_, i) => `b${String(i).padStart(2, "0")}.txt`);
+      await writeTree(root, {
+        ...Object.fromEntries(quiet.map((name) => [name, "nothing here\n"])),
+        ...Object.fromEntries(loud.map((name) => [name, "a needle\n"])),
+      });
+      await new Promise((resolve) => setTimeout(resolve, 1100)); // (identities: see identityText)
+      for (const searchThreads of [1, 2]) {
+        const store = await DirectoryStore.create({
+          roots: [root],
+          searchThreads,
+          parallelSearchFrom: 1,
+        });
+        const opened = new Map<string, number>();
+        const files = store.sandbox.files;
+        const openRead = files.openRead.bind(files);
+        files.openRead = (name) => {
+          opened.set(path.basename(name), (opened.get(path.basename(name)) ?? 0) + 1);
+          return openRead(name);
+        };
+        const digests = { afterMatches: 0, files: 4, maxBytes: 1000 };
+        const result = await store.search({ matcher: literalMatcher("needle"), digests });
+        assert.deepEqual(result.files.map((file) => file.path), loud);
+        const first = result.files.slice(0, 4);
+        assert.ok(first.every((file) => file.sha1 === hexDigest("sha1", "a needle\n")));
+        assert.ok(first.every((file) => file.identity !== undefined));
+        // (Found as the examination went, not read again for their digests: on one thread,
+        // every open is seen here.)
+        if (searchThreads === 1) assert.deepEqual([...new Set(opened.values())], [1]);
+        // (At most half a batch more than asked for.)
+        const given = result.files.filter((file) => file.sha1 !== undefined).length;
+        assert.ok(given <= 4 + 16, `${given} digests`);
+        store.close();
+      }
     } finally {
       await fs.rm(root, { recursive: true });
     }
