@@ -271,6 +271,33 @@ describe("the linewise command line", () => {
     }
   });
 
+  test("grep, glob and list honour the repository's .git/info/exclude, below every .gitignore", () => {
+    // (As ripgrep: files a user keeps out of git in .git/info/exclude were searched.)
+    const top = tempRoot();
+    try {
+      const at = (path: string) => join(top.dir, path);
+      mkdirSync(at("repo/.git/info"), { recursive: true });
+      mkdirSync(at("repo/sub"), { recursive: true });
+      writeFileSync(at("repo/.git/info/exclude"), "# mine\n*.tmp\n/notes.md\nsub/keep.tmp\n");
+      writeFileSync(at("repo/sub/.gitignore"), "!keep.tmp\n");
+      for (
+        const file of ["a.tmp", "notes.md", "b.txt", "sub/notes.md", "sub/c.tmp", "sub/keep.tmp"]
+      ) {
+        writeFileSync(at(`repo/${file}`), "hit\n");
+      }
+      const repo = at("repo");
+      const found = (args: string[], cwd: string) =>
+        runCli(["grep", "-l", ...args, "hit"], cwd).stdout.split("\n").filter(Boolean).sort();
+      // (The .gitignore of sub/ takes keep.tmp back: an exclude rule gives way to it.)
+      assert.deepEqual(found([], repo), ["b.txt", "sub/keep.tmp", "sub/notes.md"]);
+      assert.deepEqual(found([], at("repo/sub")), ["keep.tmp", "notes.md"]);
+      assert.equal(runCli(["glob", "**/*.tmp"], repo).stdout.split("\n")[0], "sub/keep.tmp");
+      assert.equal(found(["--no-ignore"], repo).length, 6);
+    } finally {
+      top.remove();
+    }
+  });
+
   test("a binary file named on the line over 64 MiB is said not to be searched", () => {
     // (Sparse: 65 MiB on disk costs nothing. A named binary file is otherwise looked through.)
     const big = join(root.dir, "big.bin");
