@@ -102,10 +102,12 @@ export async function grepCommand(
     );
     return 2;
   }
-  // Types narrow the walk when no -g does; beside -g globs, they filter what was found.
+  // Types narrow the walk when no -g does; beside -g globs that only leave files out, they
+  // filter what was found. A -g glob that takes a file decides alone, as in ripgrep.
   const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
   const globs = request.globs.length > 0 ? request.globs : typeGlobs;
-  const ofType = request.globs.length > 0 && typeGlobs.length > 0
+  const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
+  const ofType = request.globs.length > 0 && !globTakes && typeGlobs.length > 0
     ? compileGlob(typeGlobs)
     : () => true;
   const context = Math.max(request.before, request.after);
@@ -131,6 +133,8 @@ export async function grepCommand(
         matcher,
         context,
         glob: globs.length > 0 && !named ? globs : undefined,
+        // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not.)
+        globsFirst: request.globs.length > 0,
         includeHidden: request.hidden,
         includeGitignored: request.noIgnore,
         maxMatches: request.maxMatches ?? Infinity,

@@ -260,7 +260,7 @@ async function listFiles(
   }
   if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
   const { hidden, gitignored } = walkShows(query);
-  const walkKey = JSON.stringify([start.key, query.glob, hidden, gitignored]);
+  const walkKey = JSON.stringify([start.key, query.glob, query.globsFirst, hidden, gitignored]);
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
     const { files } = walked;
@@ -282,7 +282,12 @@ async function listFiles(
     const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed };
     index.rememberWalk(walkKey, kept, walkEpoch!);
   } else {
-    const options = { glob: query.glob, includeHidden: hidden, includeGitignored: gitignored };
+    const options = {
+      glob: query.glob,
+      globsFirst: query.globsFirst,
+      includeHidden: hidden,
+      includeGitignored: gitignored,
+    };
     const again = () => {
       const skipped = skippedCounter();
       const dirs = directoryRecorder();

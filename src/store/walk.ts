@@ -65,6 +65,14 @@ export interface WalkFilesOptions {
   /** Globs the files must match (see {@linkcode compileGlob}); all files when omitted. */
   glob?: string | readonly string[];
   /**
+   * Let the globs decide before the ignore rules and hidden names, as ripgrep's `-g` does: a
+   * file a glob takes is walked even when ignored or hidden, a directory a glob takes is
+   * entered (`.git` still never; see {@linkcode compileGlobsFirst}). Otherwise the globs pick
+   * among the files the rules leave.
+   * @default false
+   */
+  globsFirst?: boolean;
+  /**
    * Include hidden and .gitignore'd files (`.git` is skipped all the same).
    * @default false
    */
@@ -127,26 +135,10 @@ export interface WalkEntry extends WalkNode {
  * ```
  */
 export function compileGlob(globs: string | readonly string[]): (relative: string) => boolean {
-  const list = typeof globs === "string" ? [globs] : globs;
-  if (!Array.isArray(list) || list.length === 0) {
-    throw new InputError("glob must be a non-empty string or a list of them");
-  }
-  const tests = list.map((glob) => {
-    const negated = typeof glob === "string" && glob.startsWith("!");
-    const pattern = negated ? glob.slice(1) : glob;
-    // (As in .gitignore, a trailing `/` makes a pattern match directories only.)
-    const dirOnly = typeof pattern === "string" && pattern.length > 1 && pattern.endsWith("/");
-    return { negated, dirOnly, match: compileOneGlob(dirOnly ? pattern.slice(0, -1) : pattern) };
-  });
+  const tests = globTests(globs);
   if (tests.length === 1 && !tests[0].negated && !tests[0].dirOnly) return tests[0].match;
   const someIncluded = tests.some((test) => !test.negated);
-  /** Whether the last glob that matches the path excludes it (undefined: none matches). */
-  const excludes = (path: string, dir: boolean) => {
-    for (let i = tests.length - 1; i >= 0; i--) {
-      if ((dir || !tests[i].dirOnly) && tests[i].match(path)) return tests[i].negated;
-    }
-    return undefined;
-  };
+  const excludes = lastExcludes(tests);
   // A directory that a glob excludes takes its files with it, as ripgrep prunes it; files come
   // a directory at a time, so the last one's answer is kept.
   let lastDir = "";
@@ -167,6 +159,67 @@ export function compileGlob(globs: string | readonly string[]): (relative: strin
     if (slash !== -1 && dirExcluded(relative.slice(0, slash))) return false;
     const excluded = excludes(relative, false);
     return excluded === undefined ? !someIncluded : !excluded;
+  };
+}
+
+/** Each glob of a list: whether it excludes (`!`), matches directories only (`dir/`), and its test. */
+function globTests(
+  globs: string | readonly string[],
+): Array<{ negated: boolean; dirOnly: boolean; match: (path: string) => boolean }> {
+  const list = typeof globs === "string" ? [globs] : globs;
+  if (!Array.isArray(list) || list.length === 0) {
+    throw new InputError("glob must be a non-empty string or a list of them");
+  }
+  return list.map((glob) => {
+    const negated = typeof glob === "string" && glob.startsWith("!");
+    const pattern = negated ? glob.slice(1) : glob;
+    // (As in .gitignore, a trailing `/` makes a pattern match directories only.)
+    const dirOnly = typeof pattern === "string" && pattern.length > 1 && pattern.endsWith("/");
+    return { negated, dirOnly, match: compileOneGlob(dirOnly ? pattern.slice(0, -1) : pattern) };
+  });
+}
+
+/** Whether the last glob that matches a path excludes it (undefined: none matches). */
+function lastExcludes(
+  tests: ReturnType<typeof globTests>,
+): (path: string, dir: boolean) => boolean | undefined {
+  return (path, dir) => {
+    for (let i = tests.length - 1; i >= 0; i--) {
+      if ((dir || !tests[i].dirOnly) && tests[i].match(path)) return tests[i].negated;
+    }
+    return undefined;
+  };
+}
+
+/**
+ * What globs say of an entry where they decide first (`WalkSource.globsFirst`), as ripgrep's
+ * `-g` overrides: the last glob that matches takes the entry (true) or leaves it out
+ * (false, `!`); a file none matches is left out when some glob takes files, and otherwise,
+ * as a directory none matches, left to the ignore rules (undefined).
+ *
+ * @param globs the glob, or several (as {@linkcode compileGlob} takes them)
+ * @returns a test on paths relative to the walk's start
+ * @example
+ * ```ts
+ * import { compileGlobsFirst } from "./walk.ts";
+ * import assert from "node:assert/strict";
+ * const decide = compileGlobsFirst(["*.log", "!old.log"]);
+ * assert.equal(decide("logs/a.log", false), true);
+ * assert.equal(decide("old.log", false), false);
+ * assert.equal(decide("a.txt", false), false);
+ * assert.equal(decide("logs", true), undefined);
+ * ```
+ */
+export function compileGlobsFirst(
+  globs: string | readonly string[],
+): (relative: string, dir: boolean) => boolean | undefined {
+  const tests = globTests(globs);
+  const someIncluded = tests.some((test) => !test.negated);
+  const excludes = lastExcludes(tests);
+  return (relative, dir) => {
+    const excluded = excludes(relative, dir);
+    if (excluded !== undefined) return !excluded;
+    return someIncluded && !dir ? false : undefined;
   };
 }
 
@@ -360,7 +413,9 @@ export async function* walkFileRuns(
   options: WalkFilesOptions = {},
 ): AsyncGenerator<WalkNode[]> {
   const { hidden, gitignored } = walkShows(options);
-  const glob = options.glob === undefined ? undefined : compileGlob(options.glob);
+  const first = options.globsFirst === true && options.glob !== undefined;
+  const glob = options.glob === undefined || first ? undefined : compileGlob(options.glob);
+  const decide = first ? compileGlobsFirst(options.glob!) : undefined;
   const base = start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
   const rules = gitignored ? new IgnoreRules() : await startRules(source, start);
@@ -395,14 +450,20 @@ export async function* walkFileRuns(
       continue;
     }
     const entry = frame.entries[frame.next++];
-    if (skipped(entry, hidden)) {
-      if (entry.name !== ".git") onSkipped?.(joinDisplay(frame.dir.display, entry.name), "hidden");
+    // (Where globs decide first, one that takes an entry outweighs the rules.)
+    const taken = decide?.(
+      relativeTo(joinDisplay(frame.dir.display, entry.name)),
+      entry.kind === "directory",
+    );
+    if (taken === false || entry.name === ".git") continue;
+    if (taken !== true && skipped(entry, hidden)) {
+      onSkipped?.(joinDisplay(frame.dir.display, entry.name), "hidden");
       continue;
     }
     const node = childNode(source, frame.dir, entry);
     if (entry.kind === "directory") {
       if (entry.symlink) continue;
-      if (!gitignored && frame.rules.ignores(node.display, true, entry.name)) {
+      if (taken !== true && !gitignored && frame.rules.ignores(node.display, true, entry.name)) {
         onSkipped?.(node.display, "ignored");
         continue;
       }
@@ -412,7 +473,7 @@ export async function* walkFileRuns(
       }
       stack.push(await open(node, frame.rules));
     } else if (entry.kind === "file") {
-      if (!gitignored && frame.rules.ignores(node.display, false, entry.name)) {
+      if (taken !== true && !gitignored && frame.rules.ignores(node.display, false, entry.name)) {
         onSkipped?.(node.display, "ignored");
         continue;
       }
@@ -498,7 +559,9 @@ export async function createWalkFilter(
   options: WalkFilesOptions = {},
 ): Promise<(file: string) => Promise<boolean>> {
   const { hidden, gitignored } = walkShows(options);
-  const glob = options.glob === undefined ? undefined : compileGlob(options.glob);
+  const first = options.globsFirst === true && options.glob !== undefined;
+  const glob = options.glob === undefined || first ? undefined : compileGlob(options.glob);
+  const decide = first ? compileGlobsFirst(options.glob!) : () => undefined;
   const base = start.display;
   const rootRules = gitignored ? new IgnoreRules() : await startRules(source, start);
   const cache = new Map<string, Promise<IgnoreRules>>([[base, withOwn(start, rootRules)]]);
@@ -513,16 +576,19 @@ export async function createWalkFilter(
     const relative = base === "." ? file : file.slice(base.length + 1);
     const parts = segments(relative);
     if (parts.length === 0 || parts.join("/") !== relative) return false;
-    if (parts.some((part) => part === ".git" || (!hidden && part.startsWith(".")))) {
-      return false;
-    }
+    // (Each of the path's entries as the walk meets it: the globs first, where they decide.)
+    const taken = parts.map((_, i) =>
+      decide(parts.slice(0, i + 1).join("/"), i < parts.length - 1)
+    );
+    if (taken.includes(false) || parts.includes(".git")) return false;
+    if (parts.some((part, i) => !hidden && taken[i] !== true && part.startsWith("."))) return false;
     if (glob && !glob(relative)) return false;
     if (gitignored) return true;
     let dir = start;
     let rules = await cache.get(base)!;
-    for (const part of parts.slice(0, -1)) {
+    for (const [i, part] of parts.slice(0, -1).entries()) {
       const node = source.child(dir, part);
-      if (rules.ignores(node.display, true)) return false;
+      if (taken[i] !== true && rules.ignores(node.display, true)) return false;
       let next = cache.get(node.display);
       if (next === undefined) {
         next = withOwn(node, rules);
@@ -531,6 +597,7 @@ export async function createWalkFilter(
       rules = await next;
       dir = node;
     }
+    if (taken[parts.length - 1] === true) return true;
     return !rules.ignores(joinDisplay(dir.display, parts[parts.length - 1]), false);
   };
 }

@@ -95,6 +95,11 @@ const CASES = [
   ["-l", "-g", "!src", "foo"],
   ["-g", "!src/", "-g", "!docs", "foo"],
   ["-g", "*.md", "foo"],
+  // (-g globs outweigh .gitignore and hidden names: ignored.txt and .hidden.txt are taken.)
+  ["-g", "*.txt", "foo"],
+  ["-l", "-g", "*.txt", "-g", "!src/**", "o"],
+  ["-g", "ignored.txt", "-g", "*.md", "foo"],
+  ["-t", "md", "-g", "*.txt", "foo"],
   ["-g", "!*.md", "foo"],
   ["-g", "*.ts", "-g", "*.md", "foo"],
   ["foo", "src"],

@@ -33,8 +33,9 @@ testFileStore("a store with a generous findMatchingFiles", (files, { deny }) => 
 describe("BaseFileStore", () => {
   it("search() from too many candidates equals search() from the exact walk", async () => {
     const files = {
-      ".gitignore": "ignored/\n",
+      ".gitignore": "ignored/\nskip.txt\n",
       "ignored/a.txt": "x\n",
+      "skip.txt": "x\n",
       ".hidden": "x\n",
       "src/a.ts": "x\ny\nx\n",
       "src/b.txt": "x\n",
@@ -50,6 +51,38 @@ describe("BaseFileStore", () => {
       const q = { matcher: literalMatcher("x"), context: 1, ...query };
       assert.deepEqual(await generous.search(q), await exact.search(q), JSON.stringify(query));
       assert.deepEqual(await generous.glob(query), await exact.glob(query), JSON.stringify(query));
+    }
+  });
+
+  it("lets globs decide before the ignore rules where asked (ripgrep's -g), from candidates too", async () => {
+    const files = {
+      ".gitignore": "ignored/\nskip.txt\n",
+      "ignored/a.txt": "x\n",
+      "skip.txt": "x\n",
+      ".hidden.txt": "x\n",
+      ".dir/c.txt": "x\n",
+      "src/a.ts": "x\n",
+      "src/b.txt": "x\n",
+    };
+    const exact = new MemoryStore(files);
+    const generous = new GenerousStore(files);
+    const found = [
+      // (A file a glob takes, ignored or hidden; not one in a directory no glob takes.)
+      [["*.txt"], [".hidden.txt", "skip.txt", "src/b.txt"]],
+      [["*.txt", "!src/**"], [".hidden.txt", "skip.txt"]],
+      [["*.txt", "!skip.txt"], [".hidden.txt", "src/b.txt"]],
+      // (A directory a glob takes is entered; its files still need a glob of their own.)
+      [["ignored", "*.txt"], [".hidden.txt", "ignored/a.txt", "skip.txt", "src/b.txt"]],
+      [[".dir", "c.txt"], [".dir/c.txt"]],
+      // (Globs that only leave out: the rules decide the rest.)
+      [["!src"], []],
+      [["!*.ts"], ["src/b.txt"]],
+    ] as const;
+    for (const [glob, paths] of found) {
+      const q = { matcher: literalMatcher("x"), glob, globsFirst: true };
+      const result = await exact.search(q);
+      assert.deepEqual(result.files.map((file) => file.path), paths, JSON.stringify(glob));
+      assert.deepEqual(await generous.search(q), result, JSON.stringify(glob));
     }
   });
 });

@@ -923,7 +923,7 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  * @returns the key, or undefined
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, context, maxMatches, maxChars, rowCut } = query;
+  const { matcher, glob, globsFirst, context, maxMatches, maxChars, rowCut } = query;
   if (matcher.key === undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
@@ -931,6 +931,7 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     matcher.key,
     start,
     glob,
+    globsFirst,
     hidden,
     gitignored,
     context,
