@@ -31,12 +31,28 @@ export function outerIgnoreFiles(root: string): Array<{ prefix: string; text: st
     const text = dir === root ? undefined : readSmall(nativePath.join(dir, ".gitignore"));
     if (text !== undefined) found.push({ prefix, text });
     if (fs.existsSync(nativePath.join(dir, ".git"))) {
-      const exclude = readSmall(nativePath.join(dir, ".git", "info", "exclude"));
+      const exclude = excludeFileOf(dir);
       if (exclude !== undefined) found.push({ prefix, text: exclude });
       return found.reverse();
     }
     if (dir === nativePath.dirname(dir)) return []; // (no repository: none apply)
   }
+}
+
+/**
+ * The text of a repository's `info/exclude`, in its git directory: `.git`, or for a worktree
+ * or a submodule, whose `.git` is a file (`gitdir: …`), the directory it names, or the one
+ * that names in turn as `commondir` (a worktree's is the main repository's).
+ */
+function excludeFileOf(top: string): string | undefined {
+  const dotGit = nativePath.join(top, ".git");
+  const link = readSmall(dotGit);
+  const named = link === undefined ? undefined : /^gitdir:\s*(.+?)\s*$/m.exec(link)?.[1];
+  if (link !== undefined && named === undefined) return undefined;
+  const gitDir = named === undefined ? dotGit : nativePath.resolve(top, named);
+  const common = readSmall(nativePath.join(gitDir, "commondir"))?.trim();
+  const shared = common ? nativePath.resolve(gitDir, common) : gitDir;
+  return readSmall(nativePath.join(shared, "info", "exclude"));
 }
 
 /** A file's text when it is a regular file of at most {@linkcode MOST_BYTES}. */

@@ -109,8 +109,9 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
   keepSearchWorkers?: boolean;
   /**
    * Walks also honour the `.gitignore` files above each root, up to the repository that
-   * holds it (see `_outer_ignores.ts`), as ripgrep started there does: for the command line,
-   * whose root is where it was started. A server's roots are its world, and it leaves them.
+   * holds it, and that repository's `.git/info/exclude` (see `_outer_ignores.ts`), as ripgrep
+   * started there does: for the command line, whose root is where it was started. A server's
+   * roots are its world, and it leaves them.
    * @default false
    */
   outerIgnores?: boolean;
@@ -235,7 +236,7 @@ export class DirectoryStore extends BaseFileStore {
   readonly sandbox: Sandbox;
   readonly #countLinesUpTo: number;
   readonly #lockWaitMs: number;
-  /** The `.gitignore` files above each root, by root, once read (`outerIgnores` only). */
+  /** The ignore files outside each root, by root, once read (`outerIgnores` only). */
   readonly #outerIgnores: Map<string, Array<{ prefix: string; text: string }>> | undefined;
   /** Whether the first root lies in another (a walk of that one reaches it). */
   readonly #firstRootNested: boolean;
@@ -420,7 +421,7 @@ export class DirectoryStore extends BaseFileStore {
     return result.reverse();
   }
 
-  /** The `.gitignore` files above the root holding the node (`outerIgnores` only). */
+  /** The ignore files outside the root holding the node (`outerIgnores` only). */
   protected override outerIgnoreFilesOf(node: WalkNode): Array<{ prefix: string; text: string }> {
     if (this.#outerIgnores === undefined) return [];
     const root = this.#rootOf(this.sandbox.absolute(node.display));

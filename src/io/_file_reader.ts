@@ -113,9 +113,10 @@ export class FileReader {
 
   /**
    * {@linkcode readUnstated}, handing the bytes to `use` while the file is still open, with
-   * its stat to ask for: an fstat of the same open file, taken after the read. A change made
-   * since the read began then leaves its ctime too recent for an identity (`identityText`),
-   * so a digest of the bytes with that stat's identity is of the file as it is.
+   * its stat to ask for (an fstat of the same open file, taken after the read; only while
+   * `use` runs) and the time the read began. A change made since then leaves a ctime that is
+   * not older than that time, which `identityText` refuses as of it, so a digest of the bytes
+   * with that stat's identity is of the file as it is (ctime being this machine's clock).
    *
    * @param path the real path
    * @param use what to make of the bytes (valid until the thread's next read)
@@ -123,14 +124,16 @@ export class FileReader {
    */
   readUnstatedThen<T>(
     path: string,
-    use: (bytes: Uint8Array, stat: () => FileStat) => T,
+    use: (bytes: Uint8Array, stat: () => FileStat, readAt: number) => T,
   ): T | undefined {
     const files = this.files;
     const fd = files.openRead(path);
     try {
       const buffer = this.#buffer;
+      const readAt = Date.now();
       const got = files.read(fd, buffer, 0, buffer.length, 0);
-      return got < buffer.length ? use(buffer.subarray(0, got), () => files.fstat(fd)) : undefined;
+      if (got === buffer.length) return undefined;
+      return use(buffer.subarray(0, got), () => files.fstat(fd), readAt);
     } finally {
       files.close(fd);
     }

@@ -138,10 +138,14 @@ export function ctimeMsOfIdentity(words: Uint32Array, at: number): number {
  * the last one could keep them all).
  *
  * @param stat the file's stat
- * @returns the identity as text, or undefined (not a regular file, or changed just now)
+ * @param asOf the time the second is counted back from, in milliseconds since the epoch:
+ *   now, or for a stat taken after the bytes it vouches for were read, when the read began
+ * @returns the identity as text, or undefined (not a regular file, no ctime, or changed just
+ *   before `asOf` or since)
  */
-export function identityText(stat: FileStat): string | undefined {
-  if (stat.kind !== "file" || Date.now() - Number(stat.ctimeNs / 1_000_000n) < 1000) {
+export function identityText(stat: FileStat, asOf: number = Date.now()): string | undefined {
+  const ctimeMs = Number(stat.ctimeNs / 1_000_000n);
+  if (stat.kind !== "file" || stat.ctimeNs === 0n || asOf - ctimeMs < 1000) {
     return undefined;
   }
   return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;

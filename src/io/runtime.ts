@@ -65,9 +65,12 @@ export const NATIVE_HASHER: NativeHasher | undefined = RUNTIME === "bun"
  */
 export function builtin<T>(name: `node:${string}`): T {
   const load = (process as { getBuiltinModule?: (name: string) => unknown }).getBuiltinModule ??
-    createRequire(import.meta.url);
+    (required ??= createRequire(import.meta.url));
   return load(name) as T;
 }
+
+/** `require` where `process.getBuiltinModule` is missing, once made. */
+let required: ((name: string) => unknown) | undefined;
 
 /**
  * Whether this is a binary made by `bun build --compile`: its modules are embedded in it,

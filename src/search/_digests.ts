@@ -2,10 +2,10 @@
  * The digests a search's caller asks for (`SearchQuery.digests`): the first files it will
  * give versions, read again whole by the search's own reader (a reused buffer, blocking
  * calls: a few milliseconds for fifty files, where the tool's own reads took fifty), unless
- * the search gave it with its identity already (a large file read as indexed). Each
- * file's identity is taken from the open file before it is read, so that the digest belongs
- * to that identity; a file changed within the last second has none (`identityText`), and
- * gets no digest.
+ * the search gave it with its identity already (a large file read as indexed, or one the
+ * examination read whole: `Examination.digests`). Each file's identity is taken from the
+ * open file before it is read here, so that the digest belongs to that identity; a file
+ * changed within the last second has none (`identityText`), and gets no digest.
  *
  * @module
  */
@@ -74,17 +74,19 @@ function digest(file: FileMatches, key: string, reader: FileReader, maxBytes: nu
  * now (no identity then).
  *
  * @param bytes the file's bytes
- * @param stat its stat, taken before they were read
+ * @param stat its stat, taken before they were read, or after (then with `readAt`)
  * @param maxBytes the most bytes a file given a digest may have
+ * @param readAt for a stat taken after the read, when the read began (see `identityText`)
  * @returns the digest and identity, or undefined
  */
 export function versionOfBytes(
   bytes: Uint8Array,
   stat: FileStat,
   maxBytes: number,
+  readAt?: number,
 ): { sha1: string; identity: string } | undefined {
   if (bytes.length > maxBytes || bytes.length !== stat.size) return undefined;
-  const identity = identityText(stat);
+  const identity = identityText(stat, readAt);
   if (identity === undefined) return undefined;
   return { sha1: hexDigest("sha1", bytes), identity };
 }

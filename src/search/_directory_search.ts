@@ -98,7 +98,8 @@ export interface SearchPlace {
 /**
  * Digests the examination gives beyond those the caller asks for, when it finds the files with
  * matches as it goes (see `Examination.digests`): the threads take batches in path order, but
- * one may be half a batch ahead of another.
+ * one may be ahead of another (mostly within a batch; a file among the first with matches that
+ * was passed over is read again after the search, as before).
  */
 const DIGESTS_OUT_OF_ORDER = BATCH_SIZE / 2;
 /** Longest run of blocking reads before the event loop gets a turn. */

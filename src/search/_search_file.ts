@@ -72,9 +72,9 @@ export type Examined =
   | { kind: "none"; linked?: FileStat; holdsNeedle?: boolean }
   /**
    * The lines to scan, after `linesBefore` lines that cannot match or be context; `sha1` is
-   * the digest of the file's bytes when its plan knew it (it was read as indexed), and
-   * `identity` the identity it was read with (`identityText`; none for a file changed just
-   * now), which that digest belongs to.
+   * the digest of the file's bytes when its plan knew it (it was read as indexed) or the
+   * examination took it (`Examination.digests`), and `identity` the identity those bytes are
+   * of (`identityText`; none for a file changed just now).
    */
   | {
     kind: "text";
@@ -307,9 +307,9 @@ export function examineFile(
       if (bytes === undefined) return examineLarge(reader, key, examination);
       return examineBytes(bytes, examination, examination.context);
     }
-    const examined = reader.readUnstatedThen(key, (bytes, stat) => {
+    const examined = reader.readUnstatedThen(key, (bytes, stat, readAt) => {
       const examined = examineBytes(bytes, examination, examination.context);
-      return withDigest(examined, bytes, stat, digests, given);
+      return withDigest(examined, bytes, stat, digests, given, readAt);
     });
     return examined ?? examineLarge(reader, key, examination, given);
   } catch {
@@ -346,6 +346,9 @@ function examineLarge(
 /**
  * An examined file with the digest and identity of its bytes, when it has lines to scan and
  * fewer than `digests.more` were given in this search (see `Examination.digests`).
+ *
+ * @param stat the file's stat, taken before the read, or after it (then with `readAt`)
+ * @param readAt for a stat taken after the read, when the read began
  */
 function withDigest(
   examined: Examined,
@@ -353,10 +356,14 @@ function withDigest(
   stat: () => FileStat,
   digests: NonNullable<Examination["digests"]>,
   given: Int32Array,
+  readAt?: number,
 ): Examined {
   if (examined.kind !== "text" || examined.invalid) return examined;
   if (Atomics.add(given, DIGESTS_GIVEN, 1) >= (digests.more ?? 0)) return examined;
-  return { ...examined, ...versionOfBytes(bytes, stat(), digests.maxBytes) };
+  const version = versionOfBytes(bytes, stat(), digests.maxBytes, readAt);
+  if (version !== undefined) return { ...examined, ...version };
+  Atomics.sub(given, DIGESTS_GIVEN, 1); // (none given: a later file may have it)
+  return examined;
 }
 
 /**

@@ -129,8 +129,9 @@ export interface WalkOptions {
   /**
    * Let `glob` decide before the .gitignore rules and hidden names, as ripgrep's `-g` does
    * (the command line's): a file a glob takes is searched even when ignored or hidden, a
-   * directory a glob takes is entered (`.git/` still never). Default false: the globs pick
-   * among the files the rules leave, as the tools' do.
+   * directory a glob takes is entered (`.git/` still never), and a glob with a `/` matches
+   * the path from the root, not from `path`. Default false: the globs pick among the files
+   * the rules leave, as the tools' do.
    */
   globsFirst?: boolean;
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */

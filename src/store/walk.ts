@@ -67,8 +67,9 @@ export interface WalkFilesOptions {
   /**
    * Let the globs decide before the ignore rules and hidden names, as ripgrep's `-g` does: a
    * file a glob takes is walked even when ignored or hidden, a directory a glob takes is
-   * entered (`.git` still never; see {@linkcode compileGlobsFirst}). Otherwise the globs pick
-   * among the files the rules leave.
+   * entered (`.git` still never; see {@linkcode compileGlobsFirst}), and a glob with a `/`
+   * matches the path from the root, as printed, not from the start. Otherwise the globs pick
+   * among the files the rules leave, matched from the start.
    * @default false
    */
   globsFirst?: boolean;
@@ -416,7 +417,8 @@ export async function* walkFileRuns(
   const first = options.globsFirst === true && options.glob !== undefined;
   const glob = options.glob === undefined || first ? undefined : compileGlob(options.glob);
   const decide = first ? compileGlobsFirst(options.glob!) : undefined;
-  const base = start.display;
+  // (ripgrep's globs match the path as it prints it: from the root, not the start.)
+  const base = first ? "." : start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
   const rules = gitignored ? new IgnoreRules() : await startRules(source, start);
 
@@ -576,9 +578,11 @@ export async function createWalkFilter(
     const relative = base === "." ? file : file.slice(base.length + 1);
     const parts = segments(relative);
     if (parts.length === 0 || parts.join("/") !== relative) return false;
-    // (Each of the path's entries as the walk meets it: the globs first, where they decide.)
+    // (Each of the path's entries as the walk meets it: the globs first, where they decide,
+    // on the path from the root, as ripgrep's.)
+    const above = base === "." ? "" : base + "/";
     const taken = parts.map((_, i) =>
-      decide(parts.slice(0, i + 1).join("/"), i < parts.length - 1)
+      decide(above + parts.slice(0, i + 1).join("/"), i < parts.length - 1)
     );
     if (taken.includes(false) || parts.includes(".git")) return false;
     if (parts.some((part, i) => !hidden && taken[i] !== true && part.startsWith("."))) return false;

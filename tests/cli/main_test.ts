@@ -293,6 +293,17 @@ describe("the linewise command line", () => {
       assert.deepEqual(found([], at("repo/sub")), ["keep.tmp", "notes.md"]);
       assert.equal(runCli(["glob", "**/*.tmp"], repo).stdout.split("\n")[0], "sub/keep.tmp");
       assert.equal(found(["--no-ignore"], repo).length, 6);
+      // A worktree's .git is a file: the exclude file is the main repository's (commondir).
+      const git = (...args: string[]) =>
+        spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo });
+      if (git("init", "-q", "-b", "main").status === 0) {
+        assert.equal(git("add", "b.txt").status, 0);
+        assert.equal(git("commit", "-q", "-m", "b").status, 0);
+        assert.equal(git("worktree", "add", "-q", at("wt")).status, 0);
+        writeFileSync(at("repo/.git/info/exclude"), "*.tmp\n");
+        writeFileSync(at("wt/x.tmp"), "hit\n");
+        assert.deepEqual(found([], at("wt")), ["b.txt"]);
+      }
     } finally {
       top.remove();
     }

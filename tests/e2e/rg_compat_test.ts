@@ -100,6 +100,10 @@ const CASES = [
   ["-l", "-g", "*.txt", "-g", "!src/**", "o"],
   ["-g", "ignored.txt", "-g", "*.md", "foo"],
   ["-t", "md", "-g", "*.txt", "foo"],
+  // (A glob with a `/` matches the path as printed, from where the command runs.)
+  ["-g", "src/*.ts", "foo", "src"],
+  ["-g", "deep/**", "foo", "src"],
+  ["-l", "-g", "src/deep/*", "-g", "*.md", "foo", "src", "docs"],
   ["-g", "!*.md", "foo"],
   ["-g", "*.ts", "-g", "*.md", "foo"],
   ["foo", "src"],

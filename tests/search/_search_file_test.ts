@@ -305,6 +305,46 @@ describe("context lines", () => {
 });
 
 describe("examineFile()", () => {
+  it("gives the digest of the bytes it read only with an identity that vouches for them", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-examine-"));
+    try {
+      const file = path.join(fs.realpathSync(dir), "a");
+      fs.writeFileSync(file, "a needle\n");
+      // (An identity needs a ctime a second old: see identityText.)
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      const files = filesOf(dir);
+      const examination = {
+        needle: encoder.encode("needle"),
+        context: 0,
+        links: false,
+        digests: { files: 0, maxBytes: 1 << 20, more: 10 },
+      };
+      const given = new Int32Array(3);
+      const examine = () =>
+        examineFile(new FileReader(files, 1024), file, examination, undefined, 5, given);
+      const text = { kind: "text", text: "a needle\n", invalid: false, linesBefore: 0 };
+      const stat = files.lstat(file);
+      assert.deepEqual(examine(), {
+        ...text,
+        sha1: createHash("sha1").update("a needle\n").digest("hex"),
+        identity: identityText(stat),
+      });
+      assert.equal(given[2], 1);
+      // A write after the read, and a stat of the open file more than a second later (a stall,
+      // a slow machine): the identity is of the new bytes, so the old bytes get no digest.
+      const fstat = files.fstat.bind(files);
+      files.fstat = (fd) => {
+        fs.writeFileSync(file, "a NEEDLE\n");
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1100);
+        return fstat(fd);
+      };
+      assert.deepEqual(examine(), text);
+      assert.equal(given[2], 1, "a digest refused is not counted");
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+
   it("tells a file with other names only when asked to (it costs a stat)", () => {
     inTempDir((dir) => {
       fs.writeFileSync(path.join(dir, "a"), "a needle\n");

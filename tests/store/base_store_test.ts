@@ -78,8 +78,18 @@ describe("BaseFileStore", () => {
       [["!src"], []],
       [["!*.ts"], ["src/b.txt"]],
     ] as const;
-    for (const [glob, paths] of found) {
-      const q = { matcher: literalMatcher("x"), glob, globsFirst: true };
+    // (A glob with a `/` matches the path from the root, as printed, whatever the start.)
+    const below = [
+      [["src/*.txt"], ["src/b.txt"]],
+      [["/b.txt"], []],
+    ] as const;
+    for (
+      const [glob, paths, path] of [
+        ...found,
+        ...below.map(([g, p]) => [g, p, "src"] as const),
+      ]
+    ) {
+      const q = { matcher: literalMatcher("x"), glob, globsFirst: true, path };
       const result = await exact.search(q);
       assert.deepEqual(result.files.map((file) => file.path), paths, JSON.stringify(glob));
       assert.deepEqual(await generous.search(q), result, JSON.stringify(glob));
