@@ -44,7 +44,7 @@ export function outerIgnoreFiles(root: string): Array<{ prefix: string; text: st
  * or a submodule, whose `.git` is a file (`gitdir: …`), the directory it names, or the one
  * that names in turn as `commondir` (a worktree's is the main repository's).
  */
-function excludeFileOf(top: string): string | undefined {
+export function excludeFileOf(top: string): string | undefined {
   const dotGit = nativePath.join(top, ".git");
   const link = readSmall(dotGit);
   const named = link === undefined ? undefined : /^gitdir:\s*(.+?)\s*$/m.exec(link)?.[1];

@@ -28,7 +28,7 @@ import {
 } from "../search/index/_search_index.ts";
 import { cacheFileOf } from "../search/index/_index_cache.ts";
 import { SearchThread } from "./_search_thread.ts";
-import { outerIgnoreFiles } from "./_outer_ignores.ts";
+import { excludeFileOf, outerIgnoreFiles } from "./_outer_ignores.ts";
 import { warmUpSearches } from "./_warm_up.ts";
 import { sameBytes } from "../store/_text.ts";
 import { identityText } from "../io/file_identity.ts";
@@ -419,6 +419,13 @@ export class DirectoryStore extends BaseFileStore {
       if (dir === root || dir === nativePath.dirname(dir)) break;
     }
     return result.reverse();
+  }
+
+  /** A repository's top inside the roots, whose rules stand alone (`outerIgnores` only). */
+  protected override repositoryAt(dir: WalkNode): { exclude: string | undefined } | undefined {
+    if (this.#outerIgnores === undefined) return undefined;
+    if (!fs.existsSync(nativePath.join(dir.key, ".git"))) return undefined;
+    return { exclude: excludeFileOf(dir.key) };
   }
 
   /** The ignore files outside the root holding the node (`outerIgnores` only). */

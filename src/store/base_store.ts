@@ -176,6 +176,7 @@ export abstract class BaseFileStore implements FileStore {
       readIgnoreFile: (dir) => this.readIgnoreFile(dir),
       ancestors: (node) => this.ancestorsOf(node),
       outerIgnoreFiles: (node) => this.outerIgnoreFilesOf(node),
+      repositoryAt: (dir) => this.repositoryAt(dir),
     };
   }
 
@@ -309,6 +310,17 @@ export abstract class BaseFileStore implements FileStore {
    */
   protected outerIgnoreFilesOf(_node: WalkNode): Array<{ prefix: string; text: string }> {
     return [];
+  }
+
+  /**
+   * Whether a directory is the top of a repository whose rules stand alone (see
+   * `WalkSource.repositoryAt`); no store's by default.
+   *
+   * @param _dir a directory
+   * @returns its exclude file's text, or undefined
+   */
+  protected repositoryAt(_dir: WalkNode): { exclude: string | undefined } | undefined {
+    return undefined;
   }
 
   /**

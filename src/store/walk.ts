@@ -58,6 +58,12 @@ export interface WalkSource {
    * store reads them (the command line, as ripgrep does, up to the repository).
    */
   outerIgnoreFiles?(node: WalkNode): Array<{ prefix: string; text: string }>;
+  /**
+   * Whether a directory is the top of a repository whose rules stand alone, where the store
+   * reads repositories as ripgrep does (the command line): the rules from above it stop there,
+   * and its `info/exclude` (the text, if any) applies from it. Undefined elsewhere.
+   */
+  repositoryAt?(dir: WalkNode): { exclude: string | undefined } | undefined;
 }
 
 /** Options of {@linkcode walkFiles}. */
@@ -357,9 +363,19 @@ async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRu
     rules = rules.with(root.display, text, prefix);
   }
   for (const dir of ancestors) {
+    rules = withinRepository(source, dir, rules);
     rules = rules.with(dir.display, await source.readIgnoreFile(dir));
   }
   return rules;
+}
+
+/**
+ * The rules in force in a directory before its own `.gitignore`: at the top of a repository
+ * that stands alone (`WalkSource.repositoryAt`), only its exclude file's.
+ */
+function withinRepository(source: WalkSource, dir: WalkNode, rules: IgnoreRules): IgnoreRules {
+  const repository = source.repositoryAt?.(dir);
+  return repository === undefined ? rules : new IgnoreRules().with(dir.display, repository.exclude);
 }
 
 function childNode(source: WalkSource, dir: WalkNode, entry: DirEntry): WalkNode {
@@ -437,8 +453,15 @@ export async function* walkFileRuns(
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
     const entries = await listOrSkip(source, dir, false, isStart ? undefined : onUnreadable);
-    const ignoreFile = !gitignored &&
-      entries.some((e) => e.name === ".gitignore" && e.kind === "file");
+    let ignoreFile = false;
+    let repository = false;
+    for (let i = 0; !gitignored && i < entries.length; i++) {
+      const { name, kind } = entries[i];
+      if (name === ".gitignore" && kind === "file") ignoreFile = true;
+      else if (name === ".git") repository = true;
+    }
+    // (A repository inside another: as the walk meets it, its rules stand alone.)
+    if (repository) rules = withinRepository(source, dir, rules);
     if (ignoreFile) rules = rules.with(dir.display, await source.readIgnoreFile(dir));
     onDirectory?.(dir, { ignoreFile });
     return { dir, rules, entries: entries.sort(byName), next: 0 };
@@ -570,7 +593,8 @@ export async function createWalkFilter(
 
   function withOwn(dir: WalkNode, rules: IgnoreRules): Promise<IgnoreRules> {
     if (gitignored) return Promise.resolve(rules);
-    return source.readIgnoreFile(dir).then((text) => rules.with(dir.display, text));
+    const inRepository = withinRepository(source, dir, rules);
+    return source.readIgnoreFile(dir).then((text) => inRepository.with(dir.display, text));
   }
 
   return async (file) => {

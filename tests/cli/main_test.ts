@@ -309,6 +309,41 @@ describe("the linewise command line", () => {
     }
   });
 
+  test("a repository inside another has its own rules alone, as in ripgrep", () => {
+    // (The outer .gitignore and exclude file held inside it; its own exclude file did not.)
+    const top = tempRoot();
+    try {
+      const at = (path: string) => join(top.dir, path);
+      mkdirSync(at(".git/info"), { recursive: true });
+      mkdirSync(at("nested/.git/info"), { recursive: true });
+      mkdirSync(at("nested/inner"), { recursive: true });
+      writeFileSync(at(".gitignore"), "*.log\n");
+      writeFileSync(at(".git/info/exclude"), "top-ex.txt\n");
+      writeFileSync(at("nested/.git/info/exclude"), "n.txt\n");
+      writeFileSync(at("nested/inner/.gitignore"), "deep.txt\n");
+      const files = ["a.log", "top-ex.txt", "nested/b.log", "nested/top-ex.txt", "nested/n.txt"];
+      for (
+        const file of [...files, "nested/ok.txt", "nested/inner/deep.txt", "nested/inner/x.log"]
+      ) {
+        writeFileSync(at(file), "hit\n");
+      }
+      const inner = ["nested/b.log", "nested/inner/x.log", "nested/ok.txt", "nested/top-ex.txt"];
+      const found = (args: string[], cwd: string) =>
+        runCli([...args], cwd).stdout.split("\n").filter((line) => line && !line.startsWith("["))
+          .sort();
+      assert.deepEqual(found(["grep", "-l", "hit"], top.dir), inner);
+      assert.deepEqual(found(["grep", "-l", "hit", "nested"], top.dir), inner);
+      assert.deepEqual(found(["grep", "-l", "hit", "nested/inner"], top.dir), [inner[1]]);
+      assert.deepEqual(
+        found(["grep", "-l", "hit"], at("nested")),
+        inner.map((path) => path.slice("nested/".length)),
+      );
+      assert.deepEqual(found(["glob", "**/*.*"], top.dir), inner);
+    } finally {
+      top.remove();
+    }
+  });
+
   test("a binary file named on the line over 64 MiB is said not to be searched", () => {
     // (Sparse: 65 MiB on disk costs nothing. A named binary file is otherwise looked through.)
     const big = join(root.dir, "big.bin");
