@@ -1,10 +1,10 @@
 /**
- * The ignore files outside a root's own `.gitignore` files, as ripgrep reads them for a search
- * that starts inside a repository: each directory's `.gitignore` from the root's parent up to
- * the repository's top (the first that holds a `.git`), and that repository's
- * `.git/info/exclude` (also when the root is its top); none when no directory holds a `.git`.
- * Only the command line reads them (its root is where it was started); a server's roots are
- * its world.
+ * The ignore files above a root, as ripgrep reads them for a search that starts inside a
+ * repository: each directory's `.gitignore` from the root's parent up to the repository's top
+ * (the first that holds a `.git`), and that repository's `.git/info/exclude`; none when no
+ * directory above holds a `.git` (a root that is a repository's top has its exclude file read
+ * as the walk meets it: `WalkSource.repositoryAt`). Only the command line reads them (its root
+ * is where it was started); a server's roots are its world.
  *
  * @module
  */
@@ -15,27 +15,25 @@ import { nativePath } from "../io/native_path.ts";
 const MOST_BYTES = 1024 * 1024;
 
 /**
- * The ignore files outside a root's own, outermost first: the repository's
- * `.git/info/exclude`, which every `.gitignore` overrides, then the `.gitignore` files above
- * the root from the top down.
+ * The ignore files above a root, outermost first: the repository's `.git/info/exclude`, which
+ * every `.gitignore` overrides, then the `.gitignore` files above the root from the top down.
  *
  * @param root the root's real path
- * @returns each file's text, and the root's path from its directory (`sub/dir/`; `""` for
- *   the root's own repository's exclude file)
+ * @returns each file's text, and the root's path from its directory (`sub/dir/`)
  */
 export function outerIgnoreFiles(root: string): Array<{ prefix: string; text: string }> {
+  if (fs.existsSync(nativePath.join(root, ".git"))) return []; // (the repository's top)
   const found: Array<{ prefix: string; text: string }> = [];
-  for (let dir = root;; dir = nativePath.dirname(dir)) {
-    const relative = nativePath.relative(dir, root).split(nativePath.sep).join("/");
-    const prefix = relative === "" ? "" : relative + "/";
-    const text = dir === root ? undefined : readSmall(nativePath.join(dir, ".gitignore"));
+  for (let dir = nativePath.dirname(root);; dir = nativePath.dirname(dir)) {
+    const text = readSmall(nativePath.join(dir, ".gitignore"));
+    const prefix = nativePath.relative(dir, root).split(nativePath.sep).join("/") + "/";
     if (text !== undefined) found.push({ prefix, text });
     if (fs.existsSync(nativePath.join(dir, ".git"))) {
       const exclude = excludeFileOf(dir);
       if (exclude !== undefined) found.push({ prefix, text: exclude });
       return found.reverse();
     }
-    if (dir === nativePath.dirname(dir)) return []; // (no repository: none apply)
+    if (dir === nativePath.dirname(dir)) return []; // (no repository above: none apply)
   }
 }
 

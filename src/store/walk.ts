@@ -199,13 +199,13 @@ function lastExcludes(
 }
 
 /**
- * What globs say of an entry where they decide first (`WalkSource.globsFirst`), as ripgrep's
- * `-g` overrides: the last glob that matches takes the entry (true) or leaves it out
+ * What globs say of an entry where they decide first (`WalkFilesOptions.globsFirst`), as
+ * ripgrep's `-g` overrides: the last glob that matches takes the entry (true) or leaves it out
  * (false, `!`); a file none matches is left out when some glob takes files, and otherwise,
  * as a directory none matches, left to the ignore rules (undefined).
  *
  * @param globs the glob, or several (as {@linkcode compileGlob} takes them)
- * @returns a test on paths relative to the walk's start
+ * @returns a test on paths relative to the root
  * @example
  * ```ts
  * import { compileGlobsFirst } from "./walk.ts";
@@ -391,6 +391,20 @@ function skipped(entry: DirEntry, includeHidden: boolean): boolean {
   return entry.name === ".git" || (!includeHidden && entry.name.startsWith("."));
 }
 
+/**
+ * A walk's globs: a filter of the files the rules leave, or, where they decide first
+ * (`globsFirst`), what they say of each entry.
+ */
+function walkGlobs(options: WalkFilesOptions): {
+  glob?: (relative: string) => boolean;
+  decide?: (relative: string, dir: boolean) => boolean | undefined;
+} {
+  if (options.glob === undefined) return {};
+  return options.globsFirst
+    ? { decide: compileGlobsFirst(options.glob) }
+    : { glob: compileGlob(options.glob) };
+}
+
 /** Whether a walk shows hidden names, and what `.gitignore` files exclude. */
 export function walkShows(options: WalkFilesOptions): { hidden: boolean; gitignored: boolean } {
   const all = options.includeIgnored ?? false;
@@ -430,11 +444,9 @@ export async function* walkFileRuns(
   options: WalkFilesOptions = {},
 ): AsyncGenerator<WalkNode[]> {
   const { hidden, gitignored } = walkShows(options);
-  const first = options.globsFirst === true && options.glob !== undefined;
-  const glob = options.glob === undefined || first ? undefined : compileGlob(options.glob);
-  const decide = first ? compileGlobsFirst(options.glob!) : undefined;
+  const { glob, decide } = walkGlobs(options);
   // (ripgrep's globs match the path as it prints it: from the root, not the start.)
-  const base = first ? "." : start.display;
+  const base = decide !== undefined ? "." : start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
   const rules = gitignored ? new IgnoreRules() : await startRules(source, start);
 
@@ -584,9 +596,7 @@ export async function createWalkFilter(
   options: WalkFilesOptions = {},
 ): Promise<(file: string) => Promise<boolean>> {
   const { hidden, gitignored } = walkShows(options);
-  const first = options.globsFirst === true && options.glob !== undefined;
-  const glob = options.glob === undefined || first ? undefined : compileGlob(options.glob);
-  const decide = first ? compileGlobsFirst(options.glob!) : () => undefined;
+  const { glob, decide = () => undefined } = walkGlobs(options);
   const base = start.display;
   const rootRules = gitignored ? new IgnoreRules() : await startRules(source, start);
   const cache = new Map<string, Promise<IgnoreRules>>([[base, withOwn(start, rootRules)]]);
