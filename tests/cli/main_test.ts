@@ -293,6 +293,12 @@ describe("the linewise command line", () => {
       assert.deepEqual(found([], at("repo/sub")), ["keep.tmp", "notes.md"]);
       assert.equal(runCli(["glob", "**/*.tmp"], repo).stdout.split("\n")[0], "sub/keep.tmp");
       assert.equal(found(["--no-ignore"], repo).length, 6);
+      // (Globs that take every name still leave .git alone.)
+      writeFileSync(at("repo/.git/hit.txt"), "hit\n");
+      assert.deepEqual(
+        found(["-g", "*", "-g", ".*"], repo).filter((p) => p.startsWith(".git")),
+        [],
+      );
       // A worktree's .git is a file: the exclude file is the main repository's (commondir).
       const git = (...args: string[]) =>
         spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], { cwd: repo });

@@ -6,7 +6,12 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, test } from "node:test";
 import { openFileSystem } from "../../src/io/file_system.ts";
-import { IDENTITY_WORDS, identityOfStat, sameIdentity } from "../../src/io/file_identity.ts";
+import {
+  IDENTITY_WORDS,
+  identityOfStat,
+  identityText,
+  sameIdentity,
+} from "../../src/io/file_identity.ts";
 import { fromNodeStat } from "../../src/io/file_stat.ts";
 
 let root: string;
@@ -115,4 +120,14 @@ test("a directory's identity changes when an entry comes or goes", () => {
   } finally {
     dir.close();
   }
+});
+
+test("identityText vouches for a file whose status is a second older than the time asked", () => {
+  const stat = openFileSystem([root]).lstat(path.join(root, "a.txt"));
+  const ctimeMs = Number(stat.ctimeNs / 1_000_000n);
+  assert.equal(identityText(stat, ctimeMs + 999), undefined, "changed just before");
+  assert.equal(identityText(stat, ctimeMs - 5), undefined, "changed since");
+  assert.match(identityText(stat, ctimeMs + 1000)!, /^\d+:\d+:4:\d+:\d+$/);
+  // (A runtime that gives no ctime cannot tell a change: no identity.)
+  assert.equal(identityText({ ...stat, ctimeNs: 0n }, ctimeMs + 10_000), undefined);
 });

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { literalMatcher } from "../../src/core/mod.ts";
 import type { SearchQuery } from "../../src/store/file_store.ts";
+import type { WalkNode } from "../../src/store/walk.ts";
 import { MemoryStore, type MemoryStoreOptions } from "../../src/store/memory_store.ts";
 import { testFileStore } from "../../src/testing/mod.ts";
 
@@ -61,6 +62,7 @@ describe("BaseFileStore", () => {
       "skip.txt": "x\n",
       ".hidden.txt": "x\n",
       ".dir/c.txt": "x\n",
+      ".git/config": "x\n",
       "src/a.ts": "x\n",
       "src/b.txt": "x\n",
     };
@@ -77,6 +79,16 @@ describe("BaseFileStore", () => {
       // (Globs that only leave out: the rules decide the rest.)
       [["!src"], []],
       [["!*.ts"], ["src/b.txt"]],
+      // (Not even a glob that takes everything enters .git.)
+      [["*", ".*"], [
+        ".dir/c.txt",
+        ".gitignore",
+        ".hidden.txt",
+        "ignored/a.txt",
+        "skip.txt",
+        "src/a.ts",
+        "src/b.txt",
+      ]],
     ] as const;
     // (A glob with a `/` matches the path from the root, as printed, whatever the start.)
     const below = [
@@ -93,6 +105,27 @@ describe("BaseFileStore", () => {
       const result = await exact.search(q);
       assert.deepEqual(result.files.map((file) => file.path), paths, JSON.stringify(glob));
       assert.deepEqual(await generous.search(q), result, JSON.stringify(glob));
+    }
+  });
+
+  it("lets a repository inside the tree have its rules alone, where a store says so", async () => {
+    // (As the command line's directory store does: WalkSource.repositoryAt.)
+    class Repositories extends MemoryStore {
+      protected override repositoryAt(dir: WalkNode) {
+        return dir.display === "nested" ? { exclude: "n.txt\n" } : undefined;
+      }
+    }
+    const files = {
+      ".gitignore": "*.log\n",
+      "a.log": "x\n",
+      "nested/.git/HEAD": "x\n",
+      "nested/b.log": "x\n",
+      "nested/n.txt": "x\n",
+      "nested/ok.txt": "x\n",
+    };
+    for (const path of [".", "nested"]) {
+      const result = await new Repositories(files).search({ matcher: literalMatcher("x"), path });
+      assert.deepEqual(result.files.map((file) => file.path), ["nested/b.log", "nested/ok.txt"]);
     }
   });
 });
