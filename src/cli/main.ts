@@ -78,6 +78,7 @@ const OPTIONS = {
   color: { type: "string" },
   hidden: { type: "boolean" },
   "no-ignore": { type: "boolean" },
+  "no-ignore-dot": { type: "boolean" },
   glob: { type: "string", short: "g", multiple: true },
   type: { type: "string", short: "t", multiple: true },
   "max-matches": { type: "string" },
@@ -188,11 +189,15 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   // as an MCP bundle passes a list of directories).
   const given = [...(values.root ?? []), ...(command === "serve" ? rest : [])];
   const sandbox = await sandboxOf(given.length > 0 ? given : ["."], values.deny ?? [], io);
-  // (The command line's walks honour the .gitignore files above its root, as ripgrep's do.)
+  // (The command line's walks honour the .gitignore files above its root, and ripgrep's own
+  // ignore files, as ripgrep's do.)
   const storeOptions = {
     ...toolOptions,
     searchThreads: count(values.threads, "--threads", 1),
     outerIgnores: true,
+    ripgrepIgnores: values["no-ignore-dot"]
+      ? [".rgignore" as const]
+      : [".rgignore" as const, ".ignore" as const],
   };
   const tools = (s: Sandbox) => createTools(new DirectoryStore(s, storeOptions), toolOptions);
   if (command === "serve") {
@@ -201,7 +206,8 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     // run on a thread of their own, so that this one is always free to answer.
     const serverStore = {
       ...storeOptions,
-      outerIgnores: false, // (a server's roots are its world)
+      outerIgnores: false, // (a server's roots are its world, and its walks SPEC §3's)
+      ripgrepIgnores: undefined,
       searchIndex: true,
       searchThread: true,
       searchIndexCache: values["no-cache"] ? undefined : defaultCacheDir(),

@@ -3,38 +3,56 @@
  * repository: each directory's `.gitignore` from the root's parent up to the repository's top
  * (the first that holds a `.git`), and that repository's `.git/info/exclude`; none when no
  * directory above holds a `.git` (a root that is a repository's top has its exclude file read
- * as the walk meets it: `WalkSource.repositoryAt`). Only the command line reads them (its root
- * is where it was started); a server's roots are its world.
+ * as the walk meets it: `WalkSource.repositoryAt`). ripgrep's own ignore files (`.ignore`,
+ * `.rgignore`), where the store reads them, come from every directory above, repository or
+ * not. Only the command line reads them (its root is where it was started); a server's roots
+ * are its world.
  *
  * @module
  */
 import * as fs from "node:fs";
 import { nativePath } from "../io/native_path.ts";
+import type { IgnoreRank, OuterIgnoreFile } from "../store/walk.ts";
 
 /** The most bytes of a `.gitignore` read, as for the ones inside the roots. */
 const MOST_BYTES = 1024 * 1024;
 
 /**
  * The ignore files above a root, outermost first: the repository's `.git/info/exclude`, which
- * every `.gitignore` overrides, then the `.gitignore` files above the root from the top down.
+ * every `.gitignore` overrides, then the `.gitignore` files above the root from the top down;
+ * and ripgrep's files named in `ripgrep`, from `/` down.
  *
  * @param root the root's real path
- * @returns each file's text, and the root's path from its directory (`sub/dir/`)
+ * @param ripgrep the names of ripgrep's own ignore files to read too, with their ranks
+ * @returns each file's text, the root's path from its directory (`sub/dir/`), and its rank
  */
-export function outerIgnoreFiles(root: string): Array<{ prefix: string; text: string }> {
-  if (fs.existsSync(nativePath.join(root, ".git"))) return []; // (the repository's top)
-  const found: Array<{ prefix: string; text: string }> = [];
+export function outerIgnoreFiles(
+  root: string,
+  ripgrep: ReadonlyArray<{ name: string; rank: IgnoreRank }> = [],
+): OuterIgnoreFile[] {
+  const git: OuterIgnoreFile[] = []; // (innermost first, as the others)
+  const others: OuterIgnoreFile[] = [];
+  // (The repository's top has no git files above it that apply.)
+  let top = fs.existsSync(nativePath.join(root, ".git")) ? root : undefined;
   for (let dir = nativePath.dirname(root);; dir = nativePath.dirname(dir)) {
-    const text = readSmall(nativePath.join(dir, ".gitignore"));
     const prefix = nativePath.relative(dir, root).split(nativePath.sep).join("/") + "/";
-    if (text !== undefined) found.push({ prefix, text });
-    if (fs.existsSync(nativePath.join(dir, ".git"))) {
-      const exclude = excludeFileOf(dir);
-      if (exclude !== undefined) found.push({ prefix, text: exclude });
-      return found.reverse();
+    for (const { name, rank } of ripgrep) {
+      const text = readSmall(nativePath.join(dir, name));
+      if (text !== undefined) others.push({ prefix, text, rank });
     }
-    if (dir === nativePath.dirname(dir)) return []; // (no repository above: none apply)
+    if (top === undefined) {
+      const text = readSmall(nativePath.join(dir, ".gitignore"));
+      if (text !== undefined) git.push({ prefix, text });
+      if (fs.existsSync(nativePath.join(dir, ".git"))) {
+        const exclude = excludeFileOf(dir);
+        if (exclude !== undefined) git.push({ prefix, text: exclude });
+        top = dir;
+      }
+    }
+    if (dir === nativePath.dirname(dir) || (top !== undefined && ripgrep.length === 0)) break;
   }
+  // (Outside a repository, no .gitignore above applies.)
+  return [...(top === undefined ? [] : git), ...others].reverse();
 }
 
 /**

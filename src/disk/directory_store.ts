@@ -69,9 +69,12 @@ import { Sandbox, type SandboxOptions } from "./sandbox.ts";
 import {
   compileGlob,
   type DirEntry,
+  type IgnoreRank,
+  type OuterIgnoreFile,
   WALK_HOT_PATH,
   walkFileRuns,
   type WalkNode,
+  type WalkSource,
 } from "../store/walk.ts";
 
 export type { SearchIndexStats };
@@ -115,6 +118,16 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default false
    */
   outerIgnores?: boolean;
+  /**
+   * Walks also read these ignore files beside `.gitignore`, in every directory and (with
+   * `outerIgnores`) in every directory above the root, as ripgrep reads its own: a rule of a
+   * `.rgignore` decides before any of an `.ignore`, which decides before any of a `.gitignore`
+   * or an exclude file, whatever their depths; these hold on into a repository inside the tree;
+   * and a `!` rule of any ignore file takes back a hidden name too. For the command line
+   * (`--no-ignore-dot` leaves `.ignore` out, as in ripgrep).
+   * @default none: the walks of SPEC §3
+   */
+  ripgrepIgnores?: ReadonlyArray<".rgignore" | ".ignore">;
   /**
    * Keep what searches learn (the files of each walk, a trigram filter per file, the files
    * found without a literal, and whole results) while a file watcher vouches that nothing
@@ -237,7 +250,9 @@ export class DirectoryStore extends BaseFileStore {
   readonly #countLinesUpTo: number;
   readonly #lockWaitMs: number;
   /** The ignore files outside each root, by root, once read (`outerIgnores` only). */
-  readonly #outerIgnores: Map<string, Array<{ prefix: string; text: string }>> | undefined;
+  readonly #outerIgnores: Map<string, OuterIgnoreFile[]> | undefined;
+  /** ripgrep's ignore files read beside `.gitignore`, with their ranks (`ripgrepIgnores`). */
+  readonly #ripgrepIgnores: ReadonlyArray<{ name: string; rank: IgnoreRank }> | undefined;
   /** Whether the first root lies in another (a walk of that one reaches it). */
   readonly #firstRootNested: boolean;
   readonly #searchThreads: number;
@@ -265,6 +280,10 @@ export class DirectoryStore extends BaseFileStore {
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
     this.#lockWaitMs = options.lockWaitMs ?? 10_000;
     this.#outerIgnores = options.outerIgnores ? new Map() : undefined;
+    this.#ripgrepIgnores = options.ripgrepIgnores?.map((name) => ({
+      name,
+      rank: name === ".rgignore" ? 2 : 1,
+    }));
     if (!Number.isInteger(this.#lockWaitMs) || this.#lockWaitMs < 0) {
       throw new TypeError(`lockWaitMs must be a non-negative integer, got ${this.#lockWaitMs}`);
     }
@@ -429,13 +448,21 @@ export class DirectoryStore extends BaseFileStore {
   }
 
   /** The ignore files outside the root holding the node (`outerIgnores` only). */
-  protected override outerIgnoreFilesOf(node: WalkNode): Array<{ prefix: string; text: string }> {
+  protected override outerIgnoreFilesOf(node: WalkNode): OuterIgnoreFile[] {
     if (this.#outerIgnores === undefined) return [];
     const root = this.#rootOf(this.sandbox.absolute(node.display));
     if (root === "") return [];
     let files = this.#outerIgnores.get(root);
-    if (files === undefined) this.#outerIgnores.set(root, files = outerIgnoreFiles(root));
+    if (files === undefined) {
+      files = outerIgnoreFiles(root, this.#ripgrepIgnores);
+      this.#outerIgnores.set(root, files);
+    }
     return files;
+  }
+
+  /** ripgrep's ignore files, read beside `.gitignore` (`ripgrepIgnores` only). */
+  protected override ripgrepIgnores(): WalkSource["ripgrepIgnores"] {
+    return this.#ripgrepIgnores;
   }
 
   /**

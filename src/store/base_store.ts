@@ -47,6 +47,7 @@ import {
   compileGlob,
   createWalkFilter,
   type DirEntry,
+  type OuterIgnoreFile,
   walkEntries,
   walkFiles,
   type WalkNode,
@@ -173,11 +174,13 @@ export abstract class BaseFileStore implements FileStore {
     this.walkSource = {
       listDirectory: (dir, options) => this.listDirectory(dir, options.sizes),
       child: (dir, name) => this.childPath(dir, name),
-      readIgnoreFile: (dir) => this.readIgnoreFile(dir),
+      readIgnoreFile: (dir, name) => this.readIgnoreFile(dir, name),
       ancestors: (node) => this.ancestorsOf(node),
       outerIgnoreFiles: (node) => this.outerIgnoreFilesOf(node),
       repositoryAt: (dir) => this.repositoryAt(dir),
     };
+    const ripgrepIgnores = () => this.ripgrepIgnores();
+    Object.defineProperty(this.walkSource, "ripgrepIgnores", { get: ripgrepIgnores });
   }
 
   /**
@@ -308,8 +311,18 @@ export abstract class BaseFileStore implements FileStore {
    * @param _node any node
    * @returns the files, outermost first
    */
-  protected outerIgnoreFilesOf(_node: WalkNode): Array<{ prefix: string; text: string }> {
+  protected outerIgnoreFilesOf(_node: WalkNode): OuterIgnoreFile[] {
     return [];
+  }
+
+  /**
+   * The ignore files read beside `.gitignore` as ripgrep reads them (see
+   * `WalkSource.ripgrepIgnores`); none by default.
+   *
+   * @returns their names and ranks, or undefined
+   */
+  protected ripgrepIgnores(): WalkSource["ripgrepIgnores"] {
+    return undefined;
   }
 
   /**
@@ -324,14 +337,18 @@ export abstract class BaseFileStore implements FileStore {
   }
 
   /**
-   * The text of the `.gitignore` in a directory, or undefined.
+   * The text of an ignore file in a directory, or undefined.
    *
    * @param dir a directory node
+   * @param name the file's name
    * @returns the file's text
    */
-  protected async readIgnoreFile(dir: WalkNode): Promise<string | undefined> {
+  protected async readIgnoreFile(
+    dir: WalkNode,
+    name = ".gitignore",
+  ): Promise<string | undefined> {
     try {
-      const { bytes } = await this.readFile(this.childPath(dir, ".gitignore"), 1024 * 1024);
+      const { bytes } = await this.readFile(this.childPath(dir, name), 1024 * 1024);
       return decodeUtf8(bytes).text;
     } catch (error) {
       if (error instanceof StoreError && error.code !== "permission") return undefined;

@@ -1,6 +1,7 @@
 /**
  * The walk behind grep, glob and list (SPEC §3 "Walks"): sorted, one directory at a time,
- * honouring `.gitignore` files (nested ones too, with or without a `.git` directory),
+ * honouring `.gitignore` files (nested ones too, with or without a `.git` directory; and where
+ * the store reads them as ripgrep does, `.ignore` and `.rgignore`: `WalkSource.ripgrepIgnores`),
  * skipping hidden names unless `includeIgnored`, always skipping `.git`, and never
  * descending into a symlinked directory. It works on any store through
  * {@linkcode WalkSource}; deny rules are the source's job (it never lists a denied entry).
@@ -9,9 +10,10 @@
  */
 import { setImmediate } from "node:timers";
 import { boundedTest } from "../match/bounded_matcher.ts";
-import { GitignoreRules } from "../match/gitignore.ts";
 import { globToRegex } from "../match/glob_regex.ts";
 import { InputError } from "../core/mod.ts";
+import { type IgnoreRank, IgnoreRules } from "./_ignore_rules.ts";
+export type { IgnoreRank } from "./_ignore_rules.ts";
 import { joinDisplay, segments } from "./_paths.ts";
 import { StoreError } from "./errors.ts";
 import type { EntryKind } from "./file_store.ts";
@@ -38,6 +40,16 @@ export interface WalkNode {
   display: string;
 }
 
+/** An ignore file above a root (see {@linkcode WalkSource.outerIgnoreFiles}). */
+export interface OuterIgnoreFile {
+  /** The root's path from the file's directory (`sub/dir/`). */
+  prefix: string;
+  /** The file's text. */
+  text: string;
+  /** How far its rules outweigh others' (git's, 0, unless said). */
+  rank?: IgnoreRank;
+}
+
 /** What a walk needs from a store. */
 export interface WalkSource {
   /**
@@ -48,8 +60,8 @@ export interface WalkSource {
   listDirectory(dir: WalkNode, options: { sizes: boolean }): Promise<DirEntry[]>;
   /** The node of an entry of `dir`. */
   child(dir: WalkNode, name: string): WalkNode;
-  /** The text of the `.gitignore` in `dir`, or undefined when there is none. */
-  readIgnoreFile(dir: WalkNode): Promise<string | undefined>;
+  /** The text of the `.gitignore` (or of `name`) in `dir`, or undefined when there is none. */
+  readIgnoreFile(dir: WalkNode, name?: string): Promise<string | undefined>;
   /** The directories from the top of the node's root down to its parent, outermost first. */
   ancestors(node: WalkNode): WalkNode[];
   /**
@@ -57,7 +69,15 @@ export interface WalkSource {
    * file's text, and the root's path from that file's directory (`sub/dir/`). Only where the
    * store reads them (the command line, as ripgrep does, up to the repository).
    */
-  outerIgnoreFiles?(node: WalkNode): Array<{ prefix: string; text: string }>;
+  outerIgnoreFiles?(node: WalkNode): OuterIgnoreFile[];
+  /**
+   * Where the store reads ignore files as ripgrep does (the command line): the files it reads
+   * beside `.gitignore` in each directory and in every directory above the root
+   * (`outerIgnoreFiles` gives those), with their ranks (ripgrep's `.rgignore` and `.ignore`),
+   * and a `!` rule of any ignore file then takes back a hidden name too. Undefined elsewhere:
+   * the walks of SPEC §3.
+   */
+  ripgrepIgnores?: ReadonlyArray<{ name: string; rank: IgnoreRank }>;
   /**
    * Whether a directory is the top of a repository whose rules stand alone, where the store
    * reads repositories as ripgrep does (the command line): the rules from above it stop there,
@@ -245,59 +265,6 @@ function compileOneGlob(pattern: string): (relative: string) => boolean {
 }
 
 /**
- * The .gitignore rules in force below a walk's start: one set per directory that has a
- * `.gitignore`, the deepest deciding first (as in git, a deeper file overrides a higher one).
- */
-class IgnoreRules {
-  readonly #levels: { dir: string; rules: GitignoreRules; prefix?: string }[];
-
-  constructor(levels: { dir: string; rules: GitignoreRules; prefix?: string }[] = []) {
-    this.#levels = levels;
-  }
-
-  /**
-   * Rules with one more directory's file added (or these rules when it has none).
-   *
-   * @param dir the directory's display path (for a file above the root: the root's)
-   * @param text the file's text
-   * @param prefix for a file above the root, the root's path from that file's directory
-   */
-  with(dir: string, text: string | undefined, prefix?: string): IgnoreRules {
-    if (text === undefined || text.trim() === "") return this;
-    const rules = new GitignoreRules(text);
-    if (rules.empty) return this;
-    return new IgnoreRules([...this.#levels, { dir, rules, prefix }]);
-  }
-
-  /**
-   * Whether the entry at display path `path` is ignored.
-   *
-   * @param path its display path
-   * @param isDirectory whether it is a directory
-   * @param name its name (the last segment of `path`), when the caller has it: it must then
-   *   lie below the directory of every level (as an entry a walk lists does)
-   */
-  ignores(path: string, isDirectory: boolean, name?: string): boolean {
-    for (let i = this.#levels.length - 1; i >= 0; i--) {
-      const { dir, rules, prefix } = this.#levels[i];
-      // (Most .gitignore files hold names alone: then no path from their directory is made.)
-      let subject = name;
-      if (subject === undefined || !rules.namesOnly) {
-        subject = dir === "." ? path : path.slice(dir.length + 1);
-        if (prefix !== undefined) {
-          // (A file above the root: the path from its directory; the root's own is `prefix`.)
-          subject = subject === "." || subject === "" ? prefix.slice(0, -1) : prefix + subject;
-        } else if (subject === "" || subject.startsWith("/")) continue;
-      }
-      const result = rules.test(subject, isDirectory, name);
-      if (result.ignored) return true;
-      if (result.unignored) return false;
-    }
-    return false;
-  }
-}
-
-/**
  * Longest stretch a walk holds its thread (a directory store lists with blocking system
  * calls, and a walk of a large tree holds it long) before the event loop gets a turn:
  * requests that came meanwhile, a ping, a cancellation, are heard.
@@ -359,14 +326,74 @@ async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRu
   const ancestors = source.ancestors(start);
   // (The files above the root, where the store reads them, go first: they are the outermost.)
   const root = ancestors[0] ?? start;
-  for (const { prefix, text } of source.outerIgnoreFiles?.(start) ?? []) {
-    rules = rules.with(root.display, text, prefix);
+  for (const { prefix, text, rank } of source.outerIgnoreFiles?.(start) ?? []) {
+    rules = rules.with(root.display, text, prefix, rank);
   }
-  for (const dir of ancestors) {
-    rules = withinRepository(source, dir, rules);
-    rules = rules.with(dir.display, await source.readIgnoreFile(dir));
+  for (const dir of ancestors) rules = await rulesInside(source, dir, rules);
+  return rules;
+}
+
+/** The ignore files of a walk: `.gitignore`, and where the store reads them, ripgrep's. */
+const GITIGNORE: ReadonlyArray<{ name: string; rank: IgnoreRank }> = [{
+  name: ".gitignore",
+  rank: 0,
+}];
+
+/** What decides the rules inside a directory: its ignore files, and whether it holds `.git`. */
+interface OwnRules {
+  files: ReadonlyArray<{ name: string; rank: IgnoreRank }>;
+  repository: boolean;
+}
+
+/**
+ * The ignore files a directory's listing holds (each of the walk's), and whether it holds
+ * `.git`; without a listing, each is to be tried, and `.git` asked for.
+ */
+function ownRules(source: WalkSource, listed?: readonly DirEntry[]): OwnRules {
+  const names = source.ripgrepIgnores === undefined
+    ? GITIGNORE
+    : [...GITIGNORE, ...source.ripgrepIgnores];
+  if (listed === undefined) return { files: names, repository: true };
+  let files: OwnRules["files"] = [];
+  let repository = false;
+  for (const { name, kind } of listed) {
+    if (name.charCodeAt(0) !== 46) continue; // (every such name starts with a dot)
+    if (name === ".git") repository = true;
+    else if (kind === "file") files = files.concat(names.filter((file) => file.name === name));
+  }
+  return { files, repository };
+}
+
+/**
+ * The rules in force inside a directory, given those around it: at the top of a repository
+ * whose rules stand alone, git's from above stop (`WalkSource.repositoryAt`); then its own
+ * ignore files apply.
+ */
+async function rulesInside(
+  source: WalkSource,
+  dir: WalkNode,
+  rules: IgnoreRules,
+  { files, repository }: OwnRules = ownRules(source),
+): Promise<IgnoreRules> {
+  if (repository) rules = withinRepository(source, dir, rules);
+  for (const { name, rank } of files) {
+    rules = rules.with(dir.display, await source.readIgnoreFile(dir, name), undefined, rank);
   }
   return rules;
+}
+
+/**
+ * Whether a hidden entry is walked all the same: where the store reads ignore files as
+ * ripgrep does, a `!` rule that takes it back reveals it (`WalkSource.ripgrepIgnores`).
+ */
+function revealed(
+  source: WalkSource,
+  rules: IgnoreRules,
+  display: string,
+  entry: { name: string; kind: EntryKind },
+): boolean {
+  return source.ripgrepIgnores !== undefined && entry.name !== ".git" &&
+    rules.verdict(display, entry.kind === "directory", entry.name) === false;
 }
 
 /**
@@ -375,7 +402,7 @@ async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRu
  */
 function withinRepository(source: WalkSource, dir: WalkNode, rules: IgnoreRules): IgnoreRules {
   const repository = source.repositoryAt?.(dir);
-  return repository === undefined ? rules : new IgnoreRules().with(dir.display, repository.exclude);
+  return repository === undefined ? rules : rules.atRepository(dir.display, repository.exclude);
 }
 
 function childNode(source: WalkSource, dir: WalkNode, entry: DirEntry): WalkNode {
@@ -465,17 +492,10 @@ export async function* walkFileRuns(
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
     const entries = await listOrSkip(source, dir, false, isStart ? undefined : onUnreadable);
-    let ignoreFile = false;
-    let repository = false;
-    for (let i = 0; !gitignored && i < entries.length; i++) {
-      const { name, kind } = entries[i];
-      if (name === ".gitignore" && kind === "file") ignoreFile = true;
-      else if (name === ".git") repository = true;
-    }
+    const own = gitignored ? undefined : ownRules(source, entries);
     // (A repository inside another: as the walk meets it, its rules stand alone.)
-    if (repository) rules = withinRepository(source, dir, rules);
-    if (ignoreFile) rules = rules.with(dir.display, await source.readIgnoreFile(dir));
-    onDirectory?.(dir, { ignoreFile });
+    if (own?.repository || own?.files.length) rules = await rulesInside(source, dir, rules, own);
+    onDirectory?.(dir, { ignoreFile: own !== undefined && own.files.length > 0 });
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
   const stack = [await open(start, rules, true)];
@@ -494,8 +514,11 @@ export async function* walkFileRuns(
     );
     if (taken === false || entry.name === ".git") continue;
     if (taken !== true && skipped(entry, hidden)) {
-      onSkipped?.(joinDisplay(frame.dir.display, entry.name), "hidden");
-      continue;
+      const display = joinDisplay(frame.dir.display, entry.name);
+      if (gitignored || !revealed(source, frame.rules, display, entry)) {
+        onSkipped?.(display, "hidden");
+        continue;
+      }
     }
     const node = childNode(source, frame.dir, entry);
     if (entry.kind === "directory") {
@@ -554,16 +577,13 @@ export async function* walkEntries(
   ): AsyncGenerator<WalkEntry> {
     await pace.turn();
     const entries = await listOrSkip(source, dir, true, level === 1 ? undefined : onUnreadable);
-    if (!includeIgnored && entries.some((e) => e.name === ".gitignore" && e.kind === "file")) {
-      rules = rules.with(dir.display, await source.readIgnoreFile(dir));
-    }
+    if (!includeIgnored) rules = await rulesInside(source, dir, rules, ownRules(source, entries));
     const directories = entries.filter((e) => e.kind === "directory").sort(byName);
     const others = entries.filter((e) => e.kind !== "directory").sort(byName);
     for (const entry of [...directories, ...others]) {
-      if (skipped(entry, includeIgnored)) {
-        if (entry.name !== ".git") {
-          options.onSkipped?.(joinDisplay(dir.display, entry.name), "hidden");
-        }
+      const display = joinDisplay(dir.display, entry.name);
+      if (skipped(entry, includeIgnored) && !revealed(source, rules, display, entry)) {
+        if (entry.name !== ".git") options.onSkipped?.(display, "hidden");
         continue;
       }
       const node = childNode(source, dir, entry);
@@ -603,8 +623,7 @@ export async function createWalkFilter(
 
   function withOwn(dir: WalkNode, rules: IgnoreRules): Promise<IgnoreRules> {
     if (gitignored) return Promise.resolve(rules);
-    const inRepository = withinRepository(source, dir, rules);
-    return source.readIgnoreFile(dir).then((text) => inRepository.with(dir.display, text));
+    return rulesInside(source, dir, rules);
   }
 
   return async (file) => {
@@ -619,14 +638,18 @@ export async function createWalkFilter(
       decide(above + parts.slice(0, i + 1).join("/"), i < parts.length - 1)
     );
     if (taken.includes(false) || parts.includes(".git")) return false;
-    if (parts.some((part, i) => !hidden && taken[i] !== true && part.startsWith("."))) return false;
     if (glob && !glob(relative)) return false;
-    if (gitignored) return true;
+    const hides = (i: number) => !hidden && taken[i] !== true && parts[i].startsWith(".");
+    if (gitignored) return !parts.some((_, i) => hides(i));
     let dir = start;
     let rules = await cache.get(base)!;
-    for (const [i, part] of parts.slice(0, -1).entries()) {
-      const node = source.child(dir, part);
-      if (taken[i] !== true && rules.ignores(node.display, true)) return false;
+    for (let i = 0; i < parts.length; i++) {
+      const kind = i < parts.length - 1 ? "directory" : "file";
+      const display = joinDisplay(dir.display, parts[i]);
+      if (taken[i] !== true && rules.ignores(display, kind === "directory")) return false;
+      if (hides(i) && !revealed(source, rules, display, { name: parts[i], kind })) return false;
+      if (kind === "file") return true;
+      const node = source.child(dir, parts[i]);
       let next = cache.get(node.display);
       if (next === undefined) {
         next = withOwn(node, rules);
@@ -635,8 +658,7 @@ export async function createWalkFilter(
       rules = await next;
       dir = node;
     }
-    if (taken[parts.length - 1] === true) return true;
-    return !rules.ignores(joinDisplay(dir.display, parts[parts.length - 1]), false);
+    return true;
   };
 }
 
@@ -652,4 +674,5 @@ export const WALK_HOT_PATH: readonly unknown[] = [
   skipped,
   byName,
   IgnoreRules.prototype.ignores,
+  IgnoreRules.prototype.verdict,
 ];

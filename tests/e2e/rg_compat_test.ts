@@ -189,3 +189,74 @@ test(`linewise grep prints what rg -n prints, for ${CASES.length} flag combinati
     root.remove();
   }
 });
+
+test("linewise grep and glob read ripgrep's own ignore files as rg does", {
+  skip: !HAS_RG && process.env.CI !== "true" ? INSTALL : false,
+  timeout: 60_000,
+}, () => {
+  // (`.ignore` and `.rgignore` were not read: rg left out files they name, linewise did not.)
+  assert.ok(HAS_RG, INSTALL);
+  const binary = ensureBinary();
+  const top = tempRoot();
+  try {
+    const root = path.join(top.dir, "root");
+    const files: Record<string, string> = {
+      // Above where the command runs: ripgrep reads its own files all the way up.
+      ".ignore": "above.txt\n",
+      // A rule of a `.rgignore` outweighs an `.ignore`'s, which outweighs a `.gitignore`'s,
+      // whatever their depths; a `!` rule takes back a hidden name.
+      "root/.ignore": "!x.log\nn.txt\nbuild/\n",
+      "root/.rgignore": "!build/\n!.github/\nr.txt\n",
+      "root/.gitignore": "!.cfg/\n",
+      "root/sub/.gitignore": "x.log\ny.log\n",
+      "root/sub/.ignore": "!y.log\n",
+    };
+    const searched = [
+      "above.txt",
+      "r.txt",
+      ".h.txt",
+      "sub/x.log",
+      "sub/y.log",
+      "sub/z.txt",
+      "nested/n.txt",
+      "nested/ok.txt",
+      "build/b.txt",
+      ".github/w.yml",
+      ".cfg/c.txt",
+    ];
+    for (const name of searched) files[`root/${name}`] = "foo\n";
+    for (const [name, text] of Object.entries(files)) {
+      fs.mkdirSync(path.dirname(path.join(top.dir, name)), { recursive: true });
+      fs.writeFileSync(path.join(top.dir, name), text);
+    }
+    assert.equal(spawnSync("git", ["init", "-q", root]).status, 0);
+    // (A repository inside: ripgrep's own files hold on in it, git's from above do not.)
+    assert.equal(spawnSync("git", ["init", "-q", path.join(root, "nested")]).status, 0);
+    const cases = [
+      ["foo"],
+      ["--no-ignore-dot", "foo"],
+      ["--hidden", "-g", "!.git", "foo"],
+      ["-g", "*.txt", "foo"],
+      ["--no-ignore", "foo"],
+      ["foo", "nested", "build"],
+    ];
+    for (const args of cases) {
+      const ours = spawnSync(binary, ["grep", ...args], { cwd: root, encoding: "utf8" });
+      const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], {
+        cwd: root,
+        encoding: "utf8",
+      });
+      const what = `linewise grep ${args.join(" ")}`;
+      assert.equal(ours.stdout, theirs.stdout, what);
+      assert.equal(ours.status, theirs.status, `${what}: exit status (${ours.stderr})`);
+    }
+    const listed = spawnSync(binary, ["glob", "**"], { cwd: root, encoding: "utf8" }).stdout;
+    const rgFiles = spawnSync("rg", ["--files", "--sort", "path"], { cwd: root, encoding: "utf8" });
+    assert.equal(
+      listed.split("\n").filter((line) => !line.startsWith("[")).join("\n"),
+      rgFiles.stdout,
+    );
+  } finally {
+    top.remove();
+  }
+});

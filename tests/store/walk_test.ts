@@ -6,6 +6,7 @@ import { after, before, describe, it } from "node:test";
 import { literalMatcher } from "../../src/core/mod.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
+import type { SearchQuery } from "../../src/store/file_store.ts";
 import {
   compileGlob,
   walkFileRuns,
@@ -232,6 +233,127 @@ describe("a walk under .gitignore files of names and of paths, at several levels
       ]);
     } finally {
       await fs.rm(path.join(root, "nested", "build", "z.gen"));
+    }
+  });
+});
+
+describe("ripgrep's own ignore files (.ignore, .rgignore), where a store reads them", () => {
+  // (The same tree as tests/e2e/rg_compat_test.ts's, where ripgrep 13 gives these lists.)
+  let top: string;
+  let root: string;
+  const files = {
+    // Above the root: ripgrep reads its own files in every directory up, repository or not.
+    ".ignore": "above.txt\n",
+    "root/.ignore": "!x.log\nn.txt\nbuild/\n/sub/only.txt\n",
+    "root/.rgignore": "!build/\n!.github/\nr.txt\n",
+    "root/.gitignore": "!.cfg/\n",
+    "root/sub/.gitignore": "x.log\ny.log\n",
+    "root/nested/.git/HEAD": "",
+    "root/above.txt": "",
+    "root/r.txt": "",
+    "root/only.txt": "",
+    "root/.h.txt": "",
+    "root/sub/x.log": "",
+    "root/sub/y.log": "",
+    "root/sub/only.txt": "",
+    "root/nested/n.txt": "",
+    "root/nested/ok.txt": "",
+    "root/build/b.txt": "",
+    "root/.github/w.yml": "",
+    "root/.cfg/c.txt": "",
+  };
+  before(async () => {
+    top = await treeOf("rg-ignores", files);
+    root = path.join(top, "root");
+    await fs.mkdir(path.join(root, ".git"));
+  });
+  after(async () => {
+    await fs.rm(top, { recursive: true, force: true });
+  });
+  const storeOf = (ripgrepIgnores?: ReadonlyArray<".rgignore" | ".ignore">) =>
+    DirectoryStore.create({ roots: [root], outerIgnores: true, ripgrepIgnores });
+  const searched = async (store: DirectoryStore, glob = "**") => {
+    const found = await store.glob({ glob });
+    const entries = await store.list(".", { depth: 3 });
+    // (list leaves out what glob does; its directories aside.)
+    assert.deepEqual(entries.filter((e) => e.kind === "file").map((e) => e.path).sort(), found);
+    return found;
+  };
+
+  it("outweigh .gitignore by rank whatever the depth, hold in a nested repository, reveal hidden names", async () => {
+    assert.deepEqual(await searched(await storeOf([".rgignore", ".ignore"])), [
+      ".cfg/c.txt",
+      ".github/w.yml",
+      "build/b.txt",
+      "nested/ok.txt",
+      "only.txt",
+      "sub/x.log",
+    ]);
+  });
+
+  it("leave .ignore out with --no-ignore-dot, as ripgrep's", async () => {
+    assert.deepEqual(await searched(await storeOf([".rgignore"])), [
+      ".cfg/c.txt",
+      ".github/w.yml",
+      "above.txt",
+      "build/b.txt",
+      "nested/n.txt",
+      "nested/ok.txt",
+      "only.txt",
+      "sub/only.txt",
+    ]);
+  });
+
+  it("are not read by a store that does not ask for them (a server's walks, SPEC §3)", async () => {
+    const store = await DirectoryStore.create({ roots: [root] });
+    assert.deepEqual(await searched(store), [
+      "above.txt",
+      "build/b.txt",
+      "nested/n.txt",
+      "nested/ok.txt",
+      "only.txt",
+      "r.txt",
+      "sub/only.txt",
+    ]);
+  });
+
+  it("apply to a walk that starts below, and to the files a store proposes", async () => {
+    const store = await storeOf([".rgignore", ".ignore"]);
+    assert.deepEqual(await store.glob({ glob: "**", path: "sub" }), ["sub/x.log"]);
+    assert.deepEqual(await store.glob({ glob: "**", path: "nested" }), ["nested/ok.txt"]);
+    // A store that reads them and proposes every file as a candidate (as an index might)
+    // keeps what the walk keeps.
+    const inRoot = Object.entries(files).filter(([file]) => file.startsWith("root/"))
+      .map(([file, text]) => [file.slice("root/".length), text] as const);
+    class Ripgrep extends MemoryStore {
+      constructor(readonly generous: boolean) {
+        super(Object.fromEntries(
+          inRoot.map(([file, text]) => [file, file.endsWith("ignore") ? text : "x\n"]),
+        ));
+      }
+      protected override ripgrepIgnores(): WalkSource["ripgrepIgnores"] {
+        return [{ name: ".rgignore", rank: 2 }, { name: ".ignore", rank: 1 }];
+      }
+      protected override repositoryAt(dir: WalkNode) {
+        return dir.display === "nested" ? { exclude: undefined } : undefined;
+      }
+      override async findMatchingFiles(query: SearchQuery): Promise<string[]> {
+        if (!this.generous) return await super.findMatchingFiles(query);
+        return inRoot.map(([file]) => file);
+      }
+    }
+    const expected = [
+      ".cfg/c.txt",
+      ".github/w.yml",
+      "above.txt", // (no file above the root here)
+      "build/b.txt",
+      "nested/ok.txt",
+      "only.txt",
+      "sub/x.log",
+    ];
+    for (const generous of [false, true]) {
+      const found = await new Ripgrep(generous).search({ matcher: literalMatcher("x") });
+      assert.deepEqual(found.files.map((file) => file.path), expected, `generous: ${generous}`);
     }
   });
 });
