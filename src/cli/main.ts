@@ -79,6 +79,7 @@ const OPTIONS = {
   hidden: { type: "boolean" },
   "no-ignore": { type: "boolean" },
   "no-ignore-dot": { type: "boolean" },
+  "no-ignore-global": { type: "boolean" },
   glob: { type: "string", short: "g", multiple: true },
   type: { type: "string", short: "t", multiple: true },
   "max-matches": { type: "string" },
@@ -198,6 +199,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     ripgrepIgnores: values["no-ignore-dot"]
       ? [".rgignore" as const]
       : [".rgignore" as const, ".ignore" as const],
+    globalExcludes: !values["no-ignore-global"],
   };
   const tools = (s: Sandbox) => createTools(new DirectoryStore(s, storeOptions), toolOptions);
   if (command === "serve") {
@@ -208,6 +210,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       ...storeOptions,
       outerIgnores: false, // (a server's roots are its world, and its walks SPEC §3's)
       ripgrepIgnores: undefined,
+      globalExcludes: false,
       searchIndex: true,
       searchThread: true,
       searchIndexCache: values["no-cache"] ? undefined : defaultCacheDir(),

@@ -11,6 +11,7 @@
  * @module
  */
 import * as fs from "node:fs";
+import { homedir } from "node:os";
 import { nativePath } from "../io/native_path.ts";
 import type { IgnoreRank, OuterIgnoreFile } from "../store/walk.ts";
 
@@ -53,6 +54,29 @@ export function outerIgnoreFiles(
   }
   // (Outside a repository, no .gitignore above applies.)
   return [...(top === undefined ? [] : git), ...others].reverse();
+}
+
+/**
+ * The text of git's global excludes file, found as ripgrep finds it: the file `core.excludesFile`
+ * names in `~/.gitconfig`, else in `$XDG_CONFIG_HOME/git/config` (`~/.config/git/config`), else
+ * `$XDG_CONFIG_HOME/git/ignore` (`~/.config/git/ignore`). A value in quotes is unquoted, as git
+ * reads it (ripgrep 13 keeps the quotes, and finds no file).
+ *
+ * @param env the environment (`HOME`, else the user's home; `XDG_CONFIG_HOME`)
+ * @returns its text, or undefined when there is none
+ */
+export function globalExcludes(env: Record<string, string | undefined>): string | undefined {
+  const home = env.HOME || homedir();
+  const config = env.XDG_CONFIG_HOME || nativePath.join(home, ".config");
+  for (
+    const file of [nativePath.join(home, ".gitconfig"), nativePath.join(config, "git", "config")]
+  ) {
+    const named = /^\s*excludesfile\s*=\s*(.+?)\s*$/im.exec(readSmall(file) ?? "")?.[1];
+    if (named === undefined) continue;
+    const path = named.replace(/^"(.*)"$/, "$1");
+    return readSmall(path.startsWith("~/") ? nativePath.join(home, path.slice(2)) : path);
+  }
+  return readSmall(nativePath.join(config, "git", "ignore"));
 }
 
 /**

@@ -6,6 +6,7 @@
  * @module
  */
 import * as fs from "node:fs";
+import process from "node:process";
 import { nativePath } from "../io/native_path.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { DirHandle } from "../io/file_system.ts";
@@ -28,7 +29,7 @@ import {
 } from "../search/index/_search_index.ts";
 import { cacheFileOf } from "../search/index/_index_cache.ts";
 import { SearchThread } from "./_search_thread.ts";
-import { excludeFileOf, outerIgnoreFiles } from "./_outer_ignores.ts";
+import { excludeFileOf, globalExcludes, outerIgnoreFiles } from "./_outer_ignores.ts";
 import { warmUpSearches } from "./_warm_up.ts";
 import { sameBytes } from "../store/_text.ts";
 import { identityText } from "../io/file_identity.ts";
@@ -128,6 +129,14 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    * @default none: the walks of SPEC §3
    */
   ripgrepIgnores?: ReadonlyArray<".rgignore" | ".ignore">;
+  /**
+   * Walks also honour git's global excludes file (`core.excludesFile`, by default
+   * `~/.config/git/ignore`: see `_outer_ignores.ts`), below every other ignore file, its rules
+   * anchored at the root, as ripgrep's are where it runs (with `outerIgnores`). For the command
+   * line (`--no-ignore-global` leaves it out).
+   * @default false
+   */
+  globalExcludes?: boolean;
   /**
    * Keep what searches learn (the files of each walk, a trigram filter per file, the files
    * found without a literal, and whole results) while a file watcher vouches that nothing
@@ -251,6 +260,8 @@ export class DirectoryStore extends BaseFileStore {
   readonly #lockWaitMs: number;
   /** The ignore files outside each root, by root, once read (`outerIgnores` only). */
   readonly #outerIgnores: Map<string, OuterIgnoreFile[]> | undefined;
+  /** Whether walks honour git's global excludes file (`globalExcludes`). */
+  readonly #globalExcludes: boolean;
   /** ripgrep's ignore files read beside `.gitignore`, with their ranks (`ripgrepIgnores`). */
   readonly #ripgrepIgnores: ReadonlyArray<{ name: string; rank: IgnoreRank }> | undefined;
   /** Whether the first root lies in another (a walk of that one reaches it). */
@@ -280,6 +291,7 @@ export class DirectoryStore extends BaseFileStore {
     this.#countLinesUpTo = options.countLinesUpTo ?? 8 * 1024 * 1024;
     this.#lockWaitMs = options.lockWaitMs ?? 10_000;
     this.#outerIgnores = options.outerIgnores ? new Map() : undefined;
+    this.#globalExcludes = options.globalExcludes ?? false;
     this.#ripgrepIgnores = options.ripgrepIgnores?.map((name) => ({
       name,
       rank: name === ".rgignore" ? 2 : 1,
@@ -455,6 +467,8 @@ export class DirectoryStore extends BaseFileStore {
     let files = this.#outerIgnores.get(root);
     if (files === undefined) {
       files = outerIgnoreFiles(root, this.#ripgrepIgnores);
+      const global = this.#globalExcludes ? globalExcludes(process.env) : undefined;
+      if (global !== undefined) files.unshift({ text: global, everywhere: true });
       this.#outerIgnores.set(root, files);
     }
     return files;

@@ -22,6 +22,8 @@ interface Level {
   /** For a file above the root: the root's path from the file's directory (`sub/dir/`). */
   prefix?: string;
   rank: IgnoreRank;
+  /** Whether it holds across the top of a repository inside the tree (git's global file). */
+  everywhere?: boolean;
 }
 
 /** The rules of the ignore files in force in one directory of a walk. */
@@ -42,24 +44,32 @@ export class IgnoreRules {
    * @param text the file's text
    * @param prefix for a file above the root, the root's path from that file's directory
    * @param rank how far its rules outweigh others' ({@linkcode IgnoreRank})
+   * @param everywhere whether it holds across the top of a repository inside the tree
    */
-  with(dir: string, text: string | undefined, prefix?: string, rank: IgnoreRank = 0): IgnoreRules {
+  with(
+    dir: string,
+    text: string | undefined,
+    prefix?: string,
+    rank: IgnoreRank = 0,
+    everywhere = false,
+  ): IgnoreRules {
     if (text === undefined || text.trim() === "") return this;
     const rules = new GitignoreRules(text);
     if (rules.empty) return this;
-    return new IgnoreRules([...this.#levels, { dir, rules, prefix, rank }]);
+    return new IgnoreRules([...this.#levels, { dir, rules, prefix, rank, everywhere }]);
   }
 
   /**
    * These rules at the top of a repository whose rules stand alone: git's from above stop
    * there and its exclude file applies from there, while ripgrep's own files (`.ignore`,
-   * `.rgignore`) hold on across it, as in ripgrep.
+   * `.rgignore`) and git's global excludes file hold on across it, as in ripgrep.
    *
    * @param dir the repository's display path
    * @param exclude the text of its exclude file, if any
    */
   atRepository(dir: string, exclude: string | undefined): IgnoreRules {
-    return new IgnoreRules(this.#levels.filter(({ rank }) => rank > 0)).with(dir, exclude);
+    const kept = this.#levels.filter(({ rank, everywhere }) => rank > 0 || everywhere);
+    return new IgnoreRules(kept).with(dir, exclude);
   }
 
   /**

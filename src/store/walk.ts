@@ -40,14 +40,20 @@ export interface WalkNode {
   display: string;
 }
 
-/** An ignore file above a root (see {@linkcode WalkSource.outerIgnoreFiles}). */
+/** An ignore file outside a root (see {@linkcode WalkSource.outerIgnoreFiles}). */
 export interface OuterIgnoreFile {
-  /** The root's path from the file's directory (`sub/dir/`). */
-  prefix: string;
+  /**
+   * The root's path from the file's directory (`sub/dir/`); undefined for a file that applies
+   * as if it were in the root (git's global excludes file, whose rules ripgrep anchors where it
+   * runs).
+   */
+  prefix?: string;
   /** The file's text. */
   text: string;
   /** How far its rules outweigh others' (git's, 0, unless said). */
   rank?: IgnoreRank;
+  /** Whether it holds across the top of a repository inside the tree (the global file). */
+  everywhere?: boolean;
 }
 
 /** What a walk needs from a store. */
@@ -326,8 +332,8 @@ async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRu
   const ancestors = source.ancestors(start);
   // (The files above the root, where the store reads them, go first: they are the outermost.)
   const root = ancestors[0] ?? start;
-  for (const { prefix, text, rank } of source.outerIgnoreFiles?.(start) ?? []) {
-    rules = rules.with(root.display, text, prefix, rank);
+  for (const { prefix, text, rank, everywhere } of source.outerIgnoreFiles?.(start) ?? []) {
+    rules = rules.with(root.display, text, prefix, rank, everywhere);
   }
   for (const dir of ancestors) rules = await rulesInside(source, dir, rules);
   return rules;

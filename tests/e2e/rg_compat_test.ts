@@ -190,7 +190,7 @@ test(`linewise grep prints what rg -n prints, for ${CASES.length} flag combinati
   }
 });
 
-test("linewise grep and glob read ripgrep's own ignore files as rg does", {
+test("linewise grep and glob read ripgrep's own ignore files and git's global one as rg does", {
   skip: !HAS_RG && process.env.CI !== "true" ? INSTALL : false,
   timeout: 60_000,
 }, () => {
@@ -210,6 +210,9 @@ test("linewise grep and glob read ripgrep's own ignore files as rg does", {
       "root/.gitignore": "!.cfg/\n",
       "root/sub/.gitignore": "x.log\ny.log\n",
       "root/sub/.ignore": "!y.log\n",
+      // git's global excludes file, its rules anchored where the command runs, in a
+      // repository inside too.
+      "home/.config/git/ignore": "*.swp\n/anch.txt\n",
     };
     const searched = [
       "above.txt",
@@ -223,6 +226,10 @@ test("linewise grep and glob read ripgrep's own ignore files as rg does", {
       "build/b.txt",
       ".github/w.yml",
       ".cfg/c.txt",
+      "a.swp",
+      "anch.txt",
+      "sub/anch.txt",
+      "nested/x.swp",
     ];
     for (const name of searched) files[`root/${name}`] = "foo\n";
     for (const [name, text] of Object.entries(files)) {
@@ -238,20 +245,26 @@ test("linewise grep and glob read ripgrep's own ignore files as rg does", {
       ["--hidden", "-g", "!.git", "foo"],
       ["-g", "*.txt", "foo"],
       ["--no-ignore", "foo"],
+      ["--no-ignore-global", "foo"],
       ["foo", "nested", "build"],
     ];
+    const env: Record<string, string | undefined> = { ...process.env };
+    env.HOME = path.join(top.dir, "home");
+    delete env.XDG_CONFIG_HOME;
     for (const args of cases) {
-      const ours = spawnSync(binary, ["grep", ...args], { cwd: root, encoding: "utf8" });
+      const ours = spawnSync(binary, ["grep", ...args], { cwd: root, encoding: "utf8", env });
       const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], {
         cwd: root,
         encoding: "utf8",
+        env,
       });
       const what = `linewise grep ${args.join(" ")}`;
       assert.equal(ours.stdout, theirs.stdout, what);
       assert.equal(ours.status, theirs.status, `${what}: exit status (${ours.stderr})`);
     }
-    const listed = spawnSync(binary, ["glob", "**"], { cwd: root, encoding: "utf8" }).stdout;
-    const rgFiles = spawnSync("rg", ["--files", "--sort", "path"], { cwd: root, encoding: "utf8" });
+    const options = { cwd: root, encoding: "utf8" as const, env };
+    const listed = spawnSync(binary, ["glob", "**"], options).stdout;
+    const rgFiles = spawnSync("rg", ["--files", "--sort", "path"], options);
     assert.equal(
       listed.split("\n").filter((line) => !line.startsWith("[")).join("\n"),
       rgFiles.stdout,
