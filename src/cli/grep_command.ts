@@ -16,7 +16,7 @@ import {
   WORD_START,
 } from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
-import { ripgrepSpelled } from "../match/_ripgrep_syntax.ts";
+import { COLOURED, type MatchSpans, matchSpans, PLAIN, printed } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
 import { FILE_TYPES } from "./file_types.ts";
@@ -31,6 +31,12 @@ export interface GrepRequest {
   word: boolean;
   filesWithMatches: boolean;
   count: boolean;
+  /** Each match alone on a line (`-o`; with `-c`, matches are counted instead of lines). */
+  onlyMatching: boolean;
+  /** Nothing printed; the search stops at the first match (`-q`). */
+  quiet: boolean;
+  /** The most matching lines shown per file (`-m`). */
+  maxCount: number | undefined;
   before: number;
   after: number;
   globs: string[];
@@ -80,14 +86,14 @@ export async function grepCommand(
   out: GrepOutput,
 ): Promise<number> {
   let matcher;
-  let paint: Paint = plain;
+  let spans: MatchSpans;
   try {
     const simple = request.patterns.length === 1 && !request.word;
     const options = { ignoreCase: request.ignoreCase, literal: simple && request.fixed };
     const pattern = simple ? request.patterns[0] : joined(request);
     const compiled = compilePattern(pattern, options);
     matcher = compiled.matcher;
-    if (request.color) paint = painter(pattern, compiled.engine, options);
+    spans = matchSpans(pattern, compiled.engine, options);
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
     out.stderr(`linewise: ${error.message}\n`);
@@ -111,6 +117,10 @@ export async function grepCommand(
     ? compileGlob(typeGlobs)
     : () => true;
   const context = Math.max(request.before, request.after);
+  const paint = request.color ? COLOURED : PLAIN;
+  // (-q prints nothing, and the search stops at the first match.)
+  const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
+  const shown = { heading: request.heading, context: context > 0, paint, spans };
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path.
   const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
@@ -137,7 +147,7 @@ export async function grepCommand(
         globsFirst: request.globs.length > 0,
         includeHidden: request.hidden,
         includeGitignored: request.noIgnore,
-        maxMatches: request.maxMatches ?? Infinity,
+        maxMatches: request.quiet ? 1 : request.maxMatches ?? Infinity,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
       });
     } catch (error) {
@@ -162,32 +172,62 @@ export async function grepCommand(
         matched += binary.count;
         const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
-        if (request.filesWithMatches) out.stdout(`${shown}\n`);
-        else if (request.count) {
-          out.stdout(alone ? `${binary.count}\n` : `${shown}:${binary.count}\n`);
-        } else out.stdout(alone ? `${said}\n` : `${shown}: ${said}\n`);
+        if (request.filesWithMatches) print(`${shown}\n`);
+        else if (request.count) print(alone ? `${binary.count}\n` : `${shown}:${binary.count}\n`);
+        else print(alone ? `${said}\n` : `${shown}: ${said}\n`);
         first = false;
       }
     }
     for (const file of result.files.filter((f) => named || ofType(f.path))) {
-      const rows = withinContext(file.rows, request);
-      const matches = rows.filter((row) => row.match !== undefined).length;
-      matched += matches;
+      const rows = firstMatches(withinContext(file.rows, request), request.maxCount, request.after);
+      const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
+      if (matching.length === 0) continue;
+      matched += matching.length;
+      // (-o -c counts the matches, not the lines.)
+      const count = request.onlyMatching
+        ? matching.reduce((sum, row) => sum + spans(bodyOf(row.text), row).length, 0)
+        : matching.length;
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
-      if (request.filesWithMatches) out.stdout(`${paint.path(path)}\n`);
-      else if (request.count) {
-        out.stdout(alone ? `${matches}\n` : `${paint.path(path)}:${matches}\n`);
-      } else {
-        if (!first && (request.heading || context > 0)) out.stdout(request.heading ? "\n" : "--\n");
-        out.stdout(printed(alone ? undefined : path, rows, request.heading, context > 0, paint));
+      if (request.filesWithMatches) print(`${paint.path(path)}\n`);
+      else if (request.count) print(alone ? `${count}\n` : `${paint.path(path)}:${count}\n`);
+      else {
+        if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
+        print(
+          printed(alone ? undefined : path, rows, { ...shown, onlyMatching: request.onlyMatching }),
+        );
       }
       first = false;
     }
+    if (request.quiet && matched > 0) break;
   }
   if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
+  // (As ripgrep: with -q, a match found outweighs a path that could not be searched.)
+  if (request.quiet && matched > 0) return 0;
   if (failed || (stopped && matched === 0)) return 2;
   return matched > 0 ? 0 : 1;
+}
+
+/** A row's text without its line terminator. */
+function bodyOf(text: string): string {
+  return text.endsWith("\r\n") ? text.slice(0, -2) : text.endsWith("\n") ? text.slice(0, -1) : text;
+}
+
+/**
+ * The rows of a file's first `max` matching lines (`-m`), with the context after the last of
+ * them (a match within it is shown as a match, as ripgrep 13 shows it); all of them without
+ * `max`.
+ */
+function firstMatches(rows: ScanRow[], max: number | undefined, after: number): ScanRow[] {
+  if (max === undefined) return rows;
+  let seen = 0;
+  for (let i = 0; i < rows.length && max > 0; i++) {
+    if (rows[i].match === undefined || ++seen < max) continue;
+    let end = i + 1;
+    while (end < rows.length && rows[end].line <= rows[i].line + after) end++;
+    return rows.slice(0, end);
+  }
+  return max > 0 ? rows : [];
 }
 
 /**
@@ -237,97 +277,6 @@ function withinContext(rows: readonly ScanRow[], request: GrepRequest): ScanRow[
   return rows.filter((_, i) => keep[i]);
 }
 
-/**
- * One file's rows as ripgrep prints them (without a path: only line numbers); with context,
- * `--` between groups apart.
- */
-function printed(
-  path: string | undefined,
-  rows: readonly ScanRow[],
-  heading: boolean,
-  context: boolean,
-  paint: Paint,
-): string {
-  const shownPath = path === undefined ? undefined : paint.path(path);
-  let text = heading && shownPath !== undefined ? `${shownPath}\n` : "";
-  let previous: number | undefined;
-  for (const row of rows) {
-    if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
-    const mark = row.match !== undefined ? ":" : "-";
-    const ending = row.text.endsWith("\r\n") ? "\r\n" : row.text.endsWith("\n") ? "\n" : "";
-    const body = row.text.slice(0, row.text.length - ending.length);
-    const line = (row.match !== undefined ? paint.matches(body, row) : body) + (ending || "\n");
-    const number = paint.line(row.line);
-    text += heading || shownPath === undefined
-      ? `${number}${mark}${line}`
-      : `${shownPath}${mark}${number}${mark}${line}`;
-    previous = row.line;
-  }
-  return text;
-}
-
-/** How output is coloured: not at all, or as ripgrep's defaults. */
-interface Paint {
-  path(path: string): string;
-  line(line: number): string;
-  /** A matching line's text with its matches marked. */
-  matches(text: string, row: ScanRow): string;
-}
-
-const plain: Paint = {
-  path: (path) => path,
-  line: (line) => String(line),
-  matches: (text) => text,
-};
-
-const RESET = "\x1b[0m";
-
-/**
- * ripgrep's colours. Every match of a line is marked when the pattern can be run again safely
- * (a literal, or a native regular expression the risk analysis let through); a pattern on the
- * linear or the stoppable engine, or a long list of fixed strings, gets its first match marked,
- * as the search found it.
- */
-function painter(
-  pattern: string,
-  engine: string,
-  options: { ignoreCase: boolean; literal: boolean },
-): Paint {
-  const mark = (text: string) => `${RESET}\x1b[1m\x1b[31m${text}${RESET}`;
-  // (A long list of fixed strings is on the "literal" engine too: it is not compiled here.)
-  const flags = `gsu${options.ignoreCase ? "i" : ""}`;
-  const all = options.literal
-    ? new RegExp(escapeRegExp(pattern), flags)
-    : engine === "native"
-    ? nativeRegex(pattern, flags)
-    : undefined;
-  return {
-    path: (path) => `${RESET}\x1b[35m${path}${RESET}`,
-    line: (line) => `${RESET}\x1b[32m${line}${RESET}`,
-    matches(text, row) {
-      // (Matches that touch are marked as one, as ripgrep marks them.)
-      const spans: Array<{ start: number; end: number }> = [];
-      const found = all === undefined ? [row.match!] : [...text.matchAll(all)].map((m) => ({
-        start: m.index,
-        end: m.index + m[0].length,
-      }));
-      for (const span of found) {
-        if (span.end === span.start) continue;
-        const last = spans.at(-1);
-        if (last && last.end === span.start) last.end = span.end;
-        else spans.push({ ...span });
-      }
-      let out = "";
-      let done = 0;
-      for (const { start, end } of spans) {
-        out += text.slice(done, start) + mark(text.slice(start, end));
-        done = end;
-      }
-      return out + text.slice(done);
-    },
-  };
-}
-
 /** The most of a binary file named on the line that is looked through. */
 const BINARY_BYTES = 64 * 1024 * 1024;
 
@@ -367,14 +316,5 @@ async function fileShown(store: FileStore, path: string): Promise<string | undef
   } catch (error) {
     if (error instanceof StoreError) return undefined; // (the search says what is wrong)
     throw error;
-  }
-}
-
-/** The RegExp the native engine runs for a pattern (as the matcher reads ripgrep's spellings). */
-function nativeRegex(pattern: string, flags: string): RegExp {
-  try {
-    return new RegExp(pattern, flags);
-  } catch {
-    return new RegExp(ripgrepSpelled(pattern) ?? pattern, flags);
   }
 }

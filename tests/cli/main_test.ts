@@ -71,6 +71,9 @@ describe("the linewise command line", () => {
       out.stderr,
       /grep --json gives the grep tool's result, which takes no -w, -g more than once/,
     );
+    const more = runCli(["grep", "two", "--json", "-o", "-q", "-m", "1"], root.dir);
+    assert.equal(more.status, 2);
+    assert.match(more.stderr, /which takes no -o, -q, -m$/m);
   });
 
   test("a leading -- is passed over, as deno task start -- passes it on", () => {

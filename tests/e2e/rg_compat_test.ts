@@ -155,6 +155,24 @@ const CASES = [
   ["--color", "always", "-l", "foo"],
   ["--color", "always", "-F", "-w", "foo"],
   ["--color", "never", "foo"],
+  // -o: each match alone on a line (context lines whole), -c then counting matches; -m: the
+  // first matching lines of each file; -q: nothing printed, the status alone.
+  ["-o", "foo"],
+  ["-o", "-c", "foo"],
+  ["-o", "-i", "-C1", "fo+", "src"],
+  ["--color", "always", "-o", "-i", "foo"],
+  ["-o", "-w", "-e", "-EINVAL", "-e", "next"],
+  ["-o", "(fo)o (ba)r"],
+  ["-o", "o*", "src/a.ts"], // (an empty match right after a match is passed over)
+  ["-m", "1", "foo"],
+  ["-m", "1", "-A", "3", "foo", "src/a.ts"],
+  ["-m", "2", "-c", "-i", "foo"],
+  ["-m", "0", "foo"],
+  ["-l", "-m", "1", "foo"],
+  ["-q", "foo"],
+  ["-q", "nomatch"],
+  ["-q", "foo", "missing", "src"], // (a match outweighs the path that is not there)
+  ["-q", "nomatch", "missing"],
 ];
 
 const HAS_RG = spawnSync("rg", ["--version"]).status === 0;

@@ -1,0 +1,158 @@
+/**
+ * How `linewise grep` prints a file's rows, as ripgrep prints them: `path:line:text` (context
+ * `path-line-text`), or each match alone with `-o`, coloured as ripgrep colours them.
+ *
+ * @module
+ */
+import { escapeRegExp, type ScanRow } from "../core/mod.ts";
+import { ripgrepSpelled } from "../match/_ripgrep_syntax.ts";
+
+/** A match's place in a row's text, in UTF-16 code units. */
+export interface Span {
+  start: number;
+  end: number;
+}
+
+/**
+ * Every match in a matching row's text, as ripgrep finds them one after another: the pattern
+ * run again where that is safe (a literal, or a native regular expression the risk analysis
+ * let through); for a pattern on the linear or the stoppable engine, or a long list of fixed
+ * strings, the one match the search found. An empty match right where the one before ended
+ * is passed over, as ripgrep passes it over.
+ */
+export type MatchSpans = (text: string, row: ScanRow) => Span[];
+
+/**
+ * The {@linkcode MatchSpans} of a pattern.
+ *
+ * @param pattern the pattern, as compiled
+ * @param engine the engine it compiled to
+ * @param options whether it ignores case, and whether it is a literal
+ */
+export function matchSpans(
+  pattern: string,
+  engine: string,
+  options: { ignoreCase: boolean; literal: boolean },
+): MatchSpans {
+  // (A long list of fixed strings is on the "literal" engine too: it is not compiled here.)
+  const flags = `gsu${options.ignoreCase ? "i" : ""}`;
+  const all = options.literal
+    ? new RegExp(escapeRegExp(pattern), flags)
+    : engine === "native"
+    ? nativeRegex(pattern, flags)
+    : undefined;
+  if (all === undefined) return (_text, row) => [row.match!];
+  return (text) => {
+    const spans: Span[] = [];
+    let ended = -1;
+    for (const found of text.matchAll(all)) {
+      const start = found.index;
+      const end = start + found[0].length;
+      if (start === end && start === ended) continue;
+      spans.push({ start, end });
+      ended = end;
+    }
+    return spans;
+  };
+}
+
+/** How output is coloured: not at all, or as ripgrep's defaults. */
+export interface Paint {
+  path(path: string): string;
+  line(line: number): string;
+  /** A match's text. */
+  match(text: string): string;
+}
+
+/** No colour. */
+export const PLAIN: Paint = {
+  path: (path) => path,
+  line: (line) => String(line),
+  match: (text) => text,
+};
+
+const RESET = "\x1b[0m";
+
+/** ripgrep's colours: paths magenta, line numbers green, matches bold red. */
+export const COLOURED: Paint = {
+  path: (path) => `${RESET}\x1b[35m${path}${RESET}`,
+  line: (line) => `${RESET}\x1b[32m${line}${RESET}`,
+  match: (text) => `${RESET}\x1b[1m\x1b[31m${text}${RESET}`,
+};
+
+/** What {@linkcode printed} prints with. */
+export interface PrintOptions {
+  /** A heading per file (its path alone on a line, then its rows without it). */
+  heading: boolean;
+  /** Whether there are context lines (groups apart are then separated by `--`). */
+  context: boolean;
+  /** Each match alone on a line (`-o`), instead of the line that holds it. */
+  onlyMatching: boolean;
+  paint: Paint;
+  spans: MatchSpans;
+}
+
+/**
+ * One file's rows as ripgrep prints them (without a path: only line numbers); with context,
+ * `--` between groups apart.
+ *
+ * @param path the file's path as shown, or undefined for a file named alone
+ * @param rows its rows, in line order
+ * @param options how
+ * @returns the text
+ */
+export function printed(
+  path: string | undefined,
+  rows: readonly ScanRow[],
+  { heading, context, onlyMatching, paint, spans }: PrintOptions,
+): string {
+  const shownPath = path === undefined ? undefined : paint.path(path);
+  let text = heading && shownPath !== undefined ? `${shownPath}\n` : "";
+  let previous: number | undefined;
+  for (const row of rows) {
+    if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
+    previous = row.line;
+    const mark = row.match !== undefined ? ":" : "-";
+    const number = paint.line(row.line);
+    const start = heading || shownPath === undefined
+      ? `${number}${mark}`
+      : `${shownPath}${mark}${number}${mark}`;
+    const ending = row.text.endsWith("\r\n") ? "\r\n" : row.text.endsWith("\n") ? "\n" : "";
+    const body = row.text.slice(0, row.text.length - ending.length);
+    if (row.match === undefined) text += `${start}${body}${ending || "\n"}`;
+    else if (onlyMatching) {
+      for (const { start: from, end } of spans(body, row)) {
+        text += `${start}${paint.match(body.slice(from, end))}\n`;
+      }
+    } else text += `${start}${marked(body, row, paint, spans)}${ending || "\n"}`;
+  }
+  return text;
+}
+
+/** A matching line's text with its matches marked (those that touch as one, as ripgrep's). */
+function marked(text: string, row: ScanRow, paint: Paint, spans: MatchSpans): string {
+  if (paint === PLAIN) return text;
+  const joined: Span[] = [];
+  for (const span of spans(text, row)) {
+    if (span.end === span.start) continue;
+    const last = joined.at(-1);
+    if (last && last.end === span.start) last.end = span.end;
+    else joined.push({ ...span });
+  }
+  let out = "";
+  let done = 0;
+  for (const { start, end } of joined) {
+    out += text.slice(done, start) + paint.match(text.slice(start, end));
+    done = end;
+  }
+  return out + text.slice(done);
+}
+
+/** The RegExp the native engine runs for a pattern (as the matcher reads ripgrep's spellings). */
+function nativeRegex(pattern: string, flags: string): RegExp {
+  try {
+    return new RegExp(pattern, flags);
+  } catch {
+    return new RegExp(ripgrepSpelled(pattern) ?? pattern, flags);
+  }
+}
