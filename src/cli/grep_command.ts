@@ -143,8 +143,10 @@ export async function grepCommand(
         matcher,
         context,
         glob: globs.length > 0 && !named ? globs : undefined,
-        // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not.)
+        // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not, but take
+        // hidden files of their types, as ripgrep's do.)
         globsFirst: request.globs.length > 0,
+        revealTypes: globTakes ? undefined : typeGlobs,
         includeHidden: request.hidden,
         includeGitignored: request.noIgnore,
         maxMatches: request.quiet ? 1 : request.maxMatches ?? Infinity,

@@ -261,7 +261,14 @@ async function listFiles(
   }
   if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
   const { hidden, gitignored } = walkShows(query);
-  const walkKey = JSON.stringify([start.key, query.glob, query.globsFirst, hidden, gitignored]);
+  const walkKey = JSON.stringify([
+    start.key,
+    query.glob,
+    query.globsFirst,
+    query.revealTypes,
+    hidden,
+    gitignored,
+  ]);
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
     const { files } = walked;
@@ -286,6 +293,7 @@ async function listFiles(
     const options = {
       glob: query.glob,
       globsFirst: query.globsFirst,
+      revealTypes: query.revealTypes,
       includeHidden: hidden,
       includeGitignored: gitignored,
     };

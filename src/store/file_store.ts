@@ -134,6 +134,12 @@ export interface WalkOptions {
    * the rules leave, as the tools' do.
    */
   globsFirst?: boolean;
+  /**
+   * Globs of file types asked for (ripgrep's `-t`, the command line's): a hidden file one of
+   * them takes is searched all the same (see `WalkFilesOptions.revealTypes`); `glob` picks the
+   * files.
+   */
+  revealTypes?: readonly string[];
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
   includeIgnored?: boolean;
   /** Include hidden files alone (ripgrep's `--hidden`); default `includeIgnored`. */

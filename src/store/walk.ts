@@ -106,6 +106,13 @@ export interface WalkFilesOptions {
    */
   globsFirst?: boolean;
   /**
+   * Globs of file types asked for (ripgrep's `-t`): a hidden file one of them takes is walked
+   * all the same, as ripgrep walks the files of a type asked for (a hidden directory is still
+   * passed over, and the ignore rules still hold). Which files the types keep is `glob`'s
+   * business.
+   */
+  revealTypes?: readonly string[];
+  /**
    * Include hidden and .gitignore'd files (`.git` is skipped all the same).
    * @default false
    */
@@ -438,6 +445,12 @@ function walkGlobs(options: WalkFilesOptions): {
     : { glob: compileGlob(options.glob) };
 }
 
+/** Whether a hidden file is walked for its type (`WalkFilesOptions.revealTypes`). */
+function typesRevealed(options: WalkFilesOptions, hidden: boolean): (relative: string) => boolean {
+  const types = options.revealTypes;
+  return hidden || types === undefined || types.length === 0 ? () => false : compileGlob(types);
+}
+
 /** Whether a walk shows hidden names, and what `.gitignore` files exclude. */
 export function walkShows(options: WalkFilesOptions): { hidden: boolean; gitignored: boolean } {
   const all = options.includeIgnored ?? false;
@@ -478,6 +491,7 @@ export async function* walkFileRuns(
 ): AsyncGenerator<WalkNode[]> {
   const { hidden, gitignored } = walkShows(options);
   const { glob, decide } = walkGlobs(options);
+  const ofType = typesRevealed(options, hidden);
   // (ripgrep's globs match the path as it prints it: from the root, not the start.)
   const base = decide !== undefined ? "." : start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
@@ -521,7 +535,8 @@ export async function* walkFileRuns(
     if (taken === false || entry.name === ".git") continue;
     if (taken !== true && skipped(entry, hidden)) {
       const display = joinDisplay(frame.dir.display, entry.name);
-      if (gitignored || !revealed(source, frame.rules, display, entry)) {
+      const typed = entry.kind === "file" && ofType(relativeTo(display));
+      if (!typed && (gitignored || !revealed(source, frame.rules, display, entry))) {
         onSkipped?.(display, "hidden");
         continue;
       }
@@ -623,6 +638,7 @@ export async function createWalkFilter(
 ): Promise<(file: string) => Promise<boolean>> {
   const { hidden, gitignored } = walkShows(options);
   const { glob, decide = () => undefined } = walkGlobs(options);
+  const ofType = typesRevealed(options, hidden);
   const base = start.display;
   const rootRules = gitignored ? new IgnoreRules() : await startRules(source, start);
   const cache = new Map<string, Promise<IgnoreRules>>([[base, withOwn(start, rootRules)]]);
@@ -645,7 +661,9 @@ export async function createWalkFilter(
     );
     if (taken.includes(false) || parts.includes(".git")) return false;
     if (glob && !glob(relative)) return false;
-    const hides = (i: number) => !hidden && taken[i] !== true && parts[i].startsWith(".");
+    const hides = (i: number) =>
+      !hidden && taken[i] !== true && parts[i].startsWith(".") &&
+      !(i === parts.length - 1 && ofType(relative));
     if (gitignored) return !parts.some((_, i) => hides(i));
     let dir = start;
     let rules = await cache.get(base)!;

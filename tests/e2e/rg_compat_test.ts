@@ -18,6 +18,8 @@ const FILES: Record<string, string> = {
   "src/nonl.txt": "last foo",
   "docs/readme.md": "foo in docs\n",
   ".hidden.txt": "foo hidden\n",
+  // (A hidden file of a type asked for with -t is searched, as ripgrep searches it.)
+  "docs/.draft.md": "foo draft\n",
   ".gitignore": "ignored.txt\n",
   "ignored.txt": "foo ignored\n",
   "bin.dat": "foo\0binary\n",
@@ -142,6 +144,7 @@ const CASES = [
   ["-t", "md", "-t", "ts", "-i", "foo"],
   ["-t", "md", "-g", "!docs/**", "foo"],
   ["-t", "nosuchtype", "foo"],
+  ["-t", "md", "-g", "!readme.md", "foo"],
   ["--heading", "-C1", "foo", "src"],
   ["--color", "always", "foo"],
   ["--color", "always", "-i", "-C1", "fo+", "src"],

@@ -55,6 +55,26 @@ describe("BaseFileStore", () => {
     }
   });
 
+  it("walks hidden files of the types asked for (ripgrep's -t), from candidates too", async () => {
+    const files = {
+      ".gitignore": ".ignored.ts\n",
+      ".eslintrc.ts": "x\n",
+      ".ignored.ts": "x\n",
+      ".hidden/a.ts": "x\n",
+      "src/.local.ts": "x\n",
+      "src/.local.md": "x\n",
+      "src/b.ts": "x\n",
+    };
+    const query = { matcher: literalMatcher("x"), glob: "*.ts", revealTypes: ["*.ts"] };
+    const paths = [".eslintrc.ts", "src/.local.ts", "src/b.ts"];
+    for (const store of [new MemoryStore(files), new GenerousStore(files)]) {
+      const result = await store.search(query);
+      assert.deepEqual(result.files.map((file) => file.path), paths, store.constructor.name);
+      const plain = await store.search({ ...query, revealTypes: undefined });
+      assert.deepEqual(plain.files.map((file) => file.path), ["src/b.ts"], store.constructor.name);
+    }
+  });
+
   it("lets globs decide before the ignore rules where asked (ripgrep's -g), from candidates too", async () => {
     const files = {
       ".gitignore": "ignored/\nskip.txt\n",

@@ -923,7 +923,7 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  * @returns the key, or undefined
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, globsFirst, context, maxMatches, maxChars, rowCut } = query;
+  const { matcher, glob, globsFirst, revealTypes, context, maxMatches, maxChars, rowCut } = query;
   if (matcher.key === undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
@@ -932,6 +932,7 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     start,
     glob,
     globsFirst,
+    revealTypes,
     hidden,
     gitignored,
     context,

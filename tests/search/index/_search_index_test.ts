@@ -28,6 +28,8 @@ function tempTree(files: number): string {
     fs.writeFileSync(path.join(dir, `f${i}.ts`), `// file ${i}\n${body}export {};\n`);
   }
   fs.writeFileSync(path.join(root, "blob.bin"), new Uint8Array([1, 0, 2, 0, 99]));
+  // (Hidden: walked for its type alone, ripgrep's -t.)
+  fs.writeFileSync(path.join(root, "d1", ".local.ts"), `createElement("hidden");\n`);
   return root;
 }
 
@@ -47,6 +49,9 @@ const QUERIES: Array<[string, () => Matcher, Partial<SearchQuery>?]> = [
   ["a regex without a literal", () => regexMatcher("x\\d+")],
   ["ignore case", () => regexMatcher("CREATEELEMENT", { ignoreCase: true })],
   ["a glob", () => literalMatcher("createElement"), { glob: "f1*.ts" }],
+  // (The same globs, with the types that walk hidden files and without: two walks.)
+  ["a type's glob", () => literalMatcher("createElement"), { glob: "*.ts" }],
+  ["a type", () => literalMatcher("createElement"), { glob: "*.ts", revealTypes: ["*.ts"] }],
   ["a subdirectory", () => literalMatcher("createElement"), { path: "d3" }],
   ["context", () => literalMatcher("createElement"), { context: 1 }],
   ["a match cap", () => literalMatcher("export"), { maxMatches: 7 }],
@@ -96,7 +101,7 @@ describe("the search index", () => {
       await bothAgree(store, plain, "learning");
       await indexed(store);
       const stats = store.searchIndexStats()!;
-      assert.equal(stats.files, 301);
+      assert.equal(stats.files, 302); // (the hidden file too: a search by type read it)
       assert.ok(stats.bytes > 0 && stats.walks > 0, JSON.stringify(stats));
       await bothAgree(store, plain, "indexed");
     },
