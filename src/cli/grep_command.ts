@@ -174,8 +174,9 @@ export async function grepCommand(
         matched += binary.count;
         const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
-        if (request.filesWithMatches) print(`${shown}\n`);
-        else if (request.count) print(alone ? `${binary.count}\n` : `${shown}:${binary.count}\n`);
+        // (-c outweighs -l, as in ripgrep.)
+        if (request.count) print(alone ? `${binary.count}\n` : `${shown}:${binary.count}\n`);
+        else if (request.filesWithMatches) print(`${shown}\n`);
         else print(alone ? `${said}\n` : `${shown}: ${said}\n`);
         first = false;
       }
@@ -191,8 +192,8 @@ export async function grepCommand(
         : matching.length;
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
-      if (request.filesWithMatches) print(`${paint.path(path)}\n`);
-      else if (request.count) print(alone ? `${count}\n` : `${paint.path(path)}:${count}\n`);
+      if (request.count) print(alone ? `${count}\n` : `${paint.path(path)}:${count}\n`);
+      else if (request.filesWithMatches) print(`${paint.path(path)}\n`);
       else {
         if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
         print(

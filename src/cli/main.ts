@@ -159,11 +159,12 @@ function messageOf(error: unknown): string {
 async function run(argv: string[], io: CliIo): Promise<number> {
   // (`deno task start -- grep X` passes the "--" on: it separates nothing here.)
   const words = argv[0] === "--" ? argv.slice(1) : argv;
-  const { values, positionals } = parseArgs({
+  const { values, positionals, tokens } = parseArgs({
     args: withValuesJoined(words),
     options: OPTIONS,
     allowPositionals: true,
     strict: true,
+    tokens: true,
   });
   if (values.help) {
     const all = createTools(new MemoryStore({}), {});
@@ -264,7 +265,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (command === "grep" && !values.json) {
     return await grepCommand(
       new DirectoryStore(sandbox, storeOptions),
-      grepRequest(rest, values, io),
+      grepRequest(rest, values, optionsInOrder(tokens), io),
       io,
     );
   }
@@ -440,15 +441,44 @@ function refuseRipgrepOnly(values: Values): void {
   }
 }
 
+/** The options given, in their order (what ripgrep's flags that override others need). */
+function optionsInOrder(tokens: ReadonlyArray<{ kind: string; name?: string; value?: string }>) {
+  return tokens.flatMap((token) =>
+    token.kind === "option" ? [{ name: token.name!, value: token.value }] : []
+  );
+}
+
+/**
+ * The context lines asked for, as ripgrep 13 reads -A, -B and -C: a -C overrides an -A or -B
+ * given before it, and an -A or -B overrides a -C given before it (the other side is then 0).
+ */
+function contextOf(given: ReadonlyArray<{ name: string; value?: string }>) {
+  let after: number | undefined;
+  let before: number | undefined;
+  let both: number | undefined;
+  for (const { name, value } of given) {
+    if (name === "context") [both, after, before] = [count(value, "-C", 0), undefined, undefined];
+    else if (name === "after-context") [after, both] = [count(value, "-A", 0), undefined];
+    else if (name === "before-context") [before, both] = [count(value, "-B", 0), undefined];
+  }
+  return { before: before ?? both ?? 0, after: after ?? both ?? 0 };
+}
+
 /** The grep command's flags and words, as ripgrep reads them. */
-function grepRequest(rest: string[], values: Values, io: CliIo): GrepRequest {
+function grepRequest(
+  rest: string[],
+  values: Values,
+  given: ReadonlyArray<{ name: string; value?: string }>,
+  io: CliIo,
+): GrepRequest {
   const patterns = values.regexp ?? [];
   const words = [...rest];
   if (patterns.length === 0) {
     if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
     patterns.push(words.shift()!);
   }
-  const context = count(values.context, "-C", 0);
+  // (The last of --heading and --no-heading decides, as in ripgrep.)
+  const heading = given.findLast(({ name }) => name === "heading" || name === "no-heading");
   return {
     patterns,
     paths: words.length > 0 ? words : ["."],
@@ -460,13 +490,12 @@ function grepRequest(rest: string[], values: Values, io: CliIo): GrepRequest {
     onlyMatching: values["only-matching"] ?? false,
     quiet: values.quiet ?? false,
     maxCount: count(values["max-count"], "-m", 0),
-    before: count(values["before-context"], "-B", 0) ?? context ?? 0,
-    after: count(values["after-context"], "-A", 0) ?? context ?? 0,
+    ...contextOf(given),
     globs: values.glob ?? [],
     types: values.type ?? [],
     hidden: (values.hidden || values["include-ignored"]) ?? false,
     noIgnore: (values["no-ignore"] || values["include-ignored"]) ?? false,
-    heading: values["no-heading"] ? false : values.heading ?? io.stdoutIsTerminal ?? false,
+    heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading.name === "heading",
     color: colorOf(values.color, io),
     progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
     maxMatches: count(values["max-matches"], "--max-matches", 1),

@@ -176,6 +176,14 @@ const CASES = [
   ["-q", "nomatch"],
   ["-q", "foo", "missing", "src"], // (a match outweighs the path that is not there)
   ["-q", "nomatch", "missing"],
+  // Flags that override others, as ripgrep 13 reads them: -C and -A/-B each the one before,
+  // the last of --heading and --no-heading, -c over -l.
+  ["-C", "2", "-A", "0", "foo", "src"],
+  ["-B", "1", "-C", "2", "-A", "1", "foo", "src"],
+  ["-A", "0", "-C", "1", "foo", "src"],
+  ["--no-heading", "--heading", "foo"],
+  ["-l", "-c", "foo"],
+  ["-l", "-c", "foo", "bin.dat", "src/a.ts"],
 ];
 
 const HAS_RG = spawnSync("rg", ["--version"]).status === 0;
