@@ -272,11 +272,13 @@ async function listFiles(
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
     const { files } = walked;
-    const answer = index.knownFiles(walkKey, files, query.matcher, planShape(query));
-    if (answer.rarest !== undefined) reading.literal = answer.rarest;
-    for (let i = 0; i < files.length; i++) {
-      if (answer.known[i] === undefined) reading.add(files[i].key, answer.plans.get(i));
-    }
+    // (The files to read are queued as they are judged: the first are read meanwhile.)
+    const answer = index.knownFiles(walkKey, files, query.matcher, planShape(query), {
+      rarest: (literal) => {
+        if (literal !== undefined) reading.literal = literal;
+      },
+      read: (i, plan) => reading.add(files[i].key, plan),
+    });
     return { files, known: answer.known, skipped: walked.skipped };
   }
   const walkEpoch = index?.walkEpoch;

@@ -98,6 +98,17 @@ export type IndexState =
   /** The watcher failed: the index is closed and must be dropped. */
   | "closed";
 
+/** Files judged in one stretch before those to read among them are handed on. */
+const JUDGED_AT_ONCE = 2048;
+
+/** Where {@linkcode SearchIndex.knownFiles} hands the files to read, as it finds them. */
+export interface FilesToRead {
+  /** The literal to look for in their bytes: told once, before the first file. */
+  rarest(literal: string | undefined): void;
+  /** A file to read: its place in the walk, and what to read of it (a large file's plan). */
+  read(i: number, plan: ReadPlan | undefined): void;
+}
+
 /** What {@linkcode SearchIndex.knownFiles} answers. */
 export interface KnownFiles {
   /** The walk it was made for. */
@@ -374,6 +385,9 @@ export class SearchIndex {
    * @param matcher the search's matcher
    * @param shape how the plans of large files are made (for a search with context lines,
    *   or one whose long rows are windows)
+   * @param reading told of the rarest literal, then of each file to read as soon as it is
+   *   known: while the files of a new pattern are judged, the ones found so far are read
+   *   (when the rarest literal is known before: the pattern has one literal the index uses)
    * @returns per file, the outcome (undefined: it must be read), and the rarest literal
    */
   knownFiles(
@@ -381,6 +395,7 @@ export class SearchIndex {
     files: WalkNode[],
     matcher: Matcher,
     shape: PlanShape = {},
+    reading?: FilesToRead,
   ): KnownFiles {
     const { requiredLiteral, requiredLiterals, alternativeLiterals } = matcher;
     const key = JSON.stringify([
@@ -394,8 +409,9 @@ export class SearchIndex {
     ]);
     let answer = this.#known.get(key);
     if (answer?.files !== files || answer.version !== this.#filters.version) {
-      answer = this.#judgeAll(files, matcher, shape);
+      answer = this.#judgeAll(files, matcher, shape, reading);
       keepRecent(this.#known, key, answer, MAX_WALKS);
+      return answer;
     } else if (answer.absentVersion !== this.#absentVersion) {
       // Only files still to be read can be ruled out by the absences found since.
       // (A copy: a search still running may hold the old array.)
@@ -408,6 +424,8 @@ export class SearchIndex {
       );
       answer.absentVersion = this.#absentVersion;
     }
+    reading?.rarest(answer.rarest);
+    for (const i of answer.toRead) reading?.read(i, answer.plans.get(i));
     return answer;
   }
 
@@ -741,7 +759,12 @@ export class SearchIndex {
     return aligned.filters;
   }
 
-  #judgeAll(files: WalkNode[], matcher: Matcher, shape: PlanShape): KnownFiles {
+  #judgeAll(
+    files: WalkNode[],
+    matcher: Matcher,
+    shape: PlanShape,
+    reading: FilesToRead | undefined,
+  ): KnownFiles {
     const filters = this.#alignedFilters(files);
     const literals = this.#literals(matcher);
     const alternatives = alternativesOf(matcher);
@@ -750,28 +773,47 @@ export class SearchIndex {
     const passed = literals.map(() => 0);
     const known: (Examined | undefined)[] = [];
     const toRead: number[] = [];
+    const plans = new Map<number, ReadPlan>();
+    // The rarest literal is known before the files are judged when there is one to choose;
+    // then each stretch of files judged is read while the next is judged.
+    const chosen = literals.length === 0 ||
+      (literals.length === 1 && literals[0].literal === matcher.requiredLiteral);
+    if (chosen) reading?.rarest(matcher.requiredLiteral);
+    const stretch = chosen && reading !== undefined ? JUDGED_AT_ONCE : files.length;
     // (A file's key is read only when files are known to lack a literal: for a new one, the
     // loop reads the filters alone, not every file's node as well.)
     const keyed = without !== undefined || literals.some(({ absent }) => absent !== undefined);
-    for (let i = 0; i < files.length; i++) {
-      const key = keyed ? files[i].key : "";
-      known.push(judge(filters[i], key, literals, alternatives, folded, without, passed));
-      if (known[i] === undefined) toRead.push(i);
+    for (let from = 0; from < files.length; from += stretch) {
+      const to = Math.min(files.length, from + stretch);
+      const first = toRead.length;
+      for (let i = from; i < to; i++) {
+        const key = keyed ? files[i].key : "";
+        known.push(judge(filters[i], key, literals, alternatives, folded, without, passed));
+        if (known[i] === undefined) toRead.push(i);
+      }
+      if (!chosen) break; // (all judged: the plans wait for the rarest literal)
+      this.#plan(files, known, toRead.slice(first), matcher.requiredLiteral, matcher, shape, plans);
+      for (let t = first; t < toRead.length; t++) {
+        if (known[toRead[t]] === undefined) reading?.read(toRead[t], plans.get(toRead[t]));
+      }
     }
     let rarest = matcher.requiredLiteral;
-    let fewest = Infinity;
-    literals.forEach(({ literal }, i) => {
-      if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
-    });
-    const plans = this.#plans(files, known, toRead, rarest, matcher, shape);
-    const version = this.#filters.version;
+    if (!chosen) {
+      let fewest = Infinity;
+      literals.forEach(({ literal }, i) => {
+        if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
+      });
+      this.#plan(files, known, toRead, rarest, matcher, shape, plans);
+      reading?.rarest(rarest);
+      for (const i of toRead) if (known[i] === undefined) reading?.read(i, plans.get(i));
+    }
     return {
       files,
       known,
       toRead: toRead.filter((i) => known[i] === undefined), // (some ruled out by blocks)
       plans,
       rarest,
-      version,
+      version: this.#filters.version,
       absentVersion: this.#absentVersion,
     };
   }
@@ -781,26 +823,25 @@ export class SearchIndex {
    * examination will look for (the rarest literal, or the alternatives); a file none of
    * whose blocks may hold them is known to be without a match.
    */
-  #plans(
+  #plan(
     files: WalkNode[],
     known: (Examined | undefined)[],
     toRead: number[],
     rarest: string | undefined,
     matcher: Matcher,
     shape: PlanShape,
-  ): Map<number, ReadPlan> {
-    const plans = new Map<number, ReadPlan>();
+    plans: Map<number, ReadPlan>,
+  ): void {
     const { alternativeLiterals, foldedLiterals } = matcher;
     const prefilter = prefilterOf(rarest, alternativeLiterals, foldedLiterals);
     const needles = plannedNeedles(prefilter, foldedLiterals);
-    if (needles === undefined) return plans;
+    if (needles === undefined) return;
     for (const i of toRead) {
       const blocks = this.#filters.blocks(files[i].key);
       const plan = blocks === undefined ? undefined : readPlan(blocks, needles, shape);
       if (plan === "none") known[i] = KNOWN_NONE;
       else if (plan !== undefined) plans.set(i, plan);
     }
-    return plans;
   }
 
   /** The files known to lack every one of the matcher's alternative literals. */

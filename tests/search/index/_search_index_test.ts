@@ -552,6 +552,21 @@ describe("the search index", () => {
       );
       fs.writeFileSync(path.join(tree, "none.js"), lines(60_000, new Set()).join(""));
       fs.writeFileSync(path.join(tree, "small.js"), "needle(small)\n");
+      // (Every trigram of `needle(` in the file, none of its blocks holding them all: its
+      // plan rules it out, and it is not read.)
+      const split = lines(60_000, new Set());
+      split[10] = "needleX;\n";
+      split[50_000] = "ale(1);\n";
+      fs.writeFileSync(path.join(tree, "split.js"), split.join(""));
+      // (Files enough before and after the large ones that a new pattern's files are judged
+      // in several stretches, each read while the next is judged.)
+      for (const [dir, count] of [["a", 3000], ["z", 2000]] as const) {
+        fs.mkdirSync(path.join(tree, dir));
+        for (let i = 0; i < count; i++) {
+          const body = i % 97 === 0 ? `x = needle(${dir}${i});\n` : `v${i};\n`;
+          fs.writeFileSync(path.join(tree, dir, `f${i}.js`), body);
+        }
+      }
       // (A long line read in part, its blocks holding the literal: shown from its bytes.)
       const bundle = lines(250_000, new Set([7]));
       bundle[125_000] = `${"é".repeat(60_000)}needle(wide)${"c".repeat(40_000)}\n`;
@@ -564,7 +579,7 @@ describe("the search index", () => {
       try {
         await blocked.search({ matcher: literalMatcher("nothing") }); // the watcher starts after it
         await indexed(blocked);
-        assert.equal(blocked.searchIndexStats()!.blocked, 4);
+        assert.equal(blocked.searchIndexStats()!.blocked, 5);
         const queries: Array<() => SearchQuery> = [
           () => ({ matcher: literalMatcher("needle(") }),
           () => ({ matcher: regexMatcher("needle\\(\\d+\\)") }),
@@ -592,10 +607,12 @@ describe("the search index", () => {
         // (big.js is read whole, as indexed: its long line and matches make up most of it.
         // small.js is too small for block filters.)
         assert.deepEqual(
-          needles.files.map((file) => [file.path, file.sha1 !== undefined]),
+          needles.files.filter((file) => !file.path.includes("/"))
+            .map((file) => [file.path, file.sha1 !== undefined]),
           [["big.js", true], ["bundle.js", true], ["crlf.js", true], ["small.js", false]],
           "read as indexed: the digest the index found",
         );
+        assert.equal(needles.files.length, 4 + 31 + 21);
         for (const cut of [100, 2000]) {
           const shown = (result: SearchResult) =>
             result.files.flatMap((file) =>
