@@ -15,12 +15,19 @@ export interface Span {
 
 /**
  * Every match in a matching row's text, as ripgrep finds them one after another: the pattern
- * run again where that is safe (a literal, or a native regular expression the risk analysis
- * let through); for a pattern on the linear or the stoppable engine, or a long list of fixed
- * strings, the one match the search found. An empty match right where the one before ended
- * is passed over, as ripgrep passes it over.
+ * run again where that is safe (a literal, a native regular expression the risk analysis let
+ * through, or one on the stoppable engine over a line of at most
+ * {@linkcode STOPPABLE_SPAN_CHARS}: `-w` puts `\w+` there); otherwise (the linear engine, a
+ * longer line, a long list of fixed strings) the one match the search found. An empty match
+ * right where the one before ended is passed over, as ripgrep passes it over.
  */
 export type MatchSpans = (text: string, row: ScanRow) => Span[];
+
+/**
+ * The longest line a pattern on the stoppable engine is run on again for its every match:
+ * its lookarounds cost at worst the square of the line's length, a few milliseconds here.
+ */
+export const STOPPABLE_SPAN_CHARS = 4_096;
 
 /**
  * The {@linkcode MatchSpans} of a pattern.
@@ -28,21 +35,27 @@ export type MatchSpans = (text: string, row: ScanRow) => Span[];
  * @param pattern the pattern, as compiled
  * @param engine the engine it compiled to
  * @param options whether it ignores case, and whether it is a literal
+ * @param firstOnly told of each line whose first match alone is known
  */
 export function matchSpans(
   pattern: string,
   engine: string,
   options: { ignoreCase: boolean; literal: boolean },
+  firstOnly: () => void = () => {},
 ): MatchSpans {
   // (A long list of fixed strings is on the "literal" engine too: it is not compiled here.)
   const flags = `gsu${options.ignoreCase ? "i" : ""}`;
   const all = options.literal
     ? new RegExp(escapeRegExp(pattern), flags)
-    : engine === "native"
+    : engine === "native" || engine === "stoppable"
     ? nativeRegex(pattern, flags)
     : undefined;
-  if (all === undefined) return (_text, row) => [row.match!];
-  return (text) => {
+  const most = engine === "stoppable" ? STOPPABLE_SPAN_CHARS : Infinity;
+  return (text, row) => {
+    if (all === undefined || text.length > most) {
+      firstOnly();
+      return [row.match!];
+    }
     const spans: Span[] = [];
     let ended = -1;
     for (const found of text.matchAll(all)) {
@@ -122,7 +135,8 @@ export function printed(
     if (row.match === undefined) text += `${start}${body}${ending || "\n"}`;
     else if (onlyMatching) {
       for (const { start: from, end } of spans(body, row)) {
-        text += `${start}${paint.match(body.slice(from, end))}\n`;
+        // (An empty match is printed as its line number alone, uncoloured, as ripgrep's.)
+        text += `${start}${from === end ? "" : paint.match(body.slice(from, end))}\n`;
       }
     } else text += `${start}${marked(body, row, paint, spans)}${ending || "\n"}`;
   }

@@ -16,7 +16,14 @@ import {
   WORD_START,
 } from "../core/mod.ts";
 import { compilePattern, PatternError } from "../match/safe_matcher.ts";
-import { COLOURED, type MatchSpans, matchSpans, PLAIN, printed } from "./_grep_print.ts";
+import {
+  COLOURED,
+  type MatchSpans,
+  matchSpans,
+  PLAIN,
+  printed,
+  STOPPABLE_SPAN_CHARS,
+} from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
 import { FILE_TYPES } from "./file_types.ts";
@@ -93,7 +100,14 @@ export async function grepCommand(
     const pattern = simple ? request.patterns[0] : joined(request);
     const compiled = compilePattern(pattern, options);
     matcher = compiled.matcher;
-    spans = matchSpans(pattern, compiled.engine, options);
+    let said = false;
+    spans = matchSpans(pattern, compiled.engine, options, () => {
+      if (said || !request.onlyMatching) return;
+      said = true;
+      out.stderr(
+        `linewise: -o shows the first match alone of lines this pattern cannot be run on again safely (on the ${compiled.engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
+      );
+    });
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
     out.stderr(`linewise: ${error.message}\n`);
@@ -170,12 +184,13 @@ export async function grepCommand(
     // As ripgrep: a binary file named on the line is looked through, and said to match.
     if (named && result.files.length === 0 && result.binaryFilesSkipped > 0) {
       const binary = await binaryMatches(store, path, matcher, out);
-      if (binary !== undefined && binary.count > 0) {
-        matched += binary.count;
+      const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
+      if (binary !== undefined && count > 0) {
+        matched += count;
         const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
         // (-c outweighs -l, as in ripgrep.)
-        if (request.count) print(alone ? `${binary.count}\n` : `${shown}:${binary.count}\n`);
+        if (request.count) print(alone ? `${count}\n` : `${shown}:${count}\n`);
         else if (request.filesWithMatches) print(`${shown}\n`);
         else print(alone ? `${said}\n` : `${shown}: ${said}\n`);
         first = false;
@@ -187,9 +202,7 @@ export async function grepCommand(
       if (matching.length === 0) continue;
       matched += matching.length;
       // (-o -c counts the matches, not the lines.)
-      const count = request.onlyMatching
-        ? matching.reduce((sum, row) => sum + spans(bodyOf(row.text), row).length, 0)
-        : matching.length;
+      const count = counted(matching, request, spans);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
       if (request.count) print(alone ? `${count}\n` : `${paint.path(path)}:${count}\n`);
@@ -293,7 +306,7 @@ async function binaryMatches(
   path: string,
   matcher: Matcher,
   out: GrepOutput,
-): Promise<{ count: number; offset: number } | undefined> {
+): Promise<{ rows: ScanRow[]; offset: number } | undefined> {
   let bytes: Uint8Array;
   try {
     bytes = await store.readBytes(path, { maxBytes: BINARY_BYTES });
@@ -304,11 +317,21 @@ async function binaryMatches(
     }
     return undefined;
   }
-  let count = 0;
+  const rows: ScanRow[] = [];
   scanText(new TextDecoder().decode(bytes), matcher, (row) => {
-    if (row.match !== undefined) count++;
+    if (row.match !== undefined) rows.push(row);
   });
-  return { count, offset: bytes.indexOf(0) };
+  return { rows, offset: bytes.indexOf(0) };
+}
+
+/**
+ * How many of a file's matching rows `-c` counts: its first `-m` lines, or with `-o` their
+ * matches.
+ */
+function counted(rows: readonly ScanRow[], request: GrepRequest, spans: MatchSpans): number {
+  const first = rows.slice(0, request.maxCount);
+  if (!request.onlyMatching) return first.length;
+  return first.reduce((sum, row) => sum + spans(bodyOf(row.text), row).length, 0);
 }
 
 /** The display path of a file the path names (undefined: a directory, or nothing). */

@@ -66,8 +66,14 @@ export function outerIgnoreFiles(
  * @returns its text, or undefined when there is none
  */
 export function globalExcludes(env: Record<string, string | undefined>): string | undefined {
-  const home = env.HOME || homedir();
-  const config = env.XDG_CONFIG_HOME || nativePath.join(home, ".config");
+  let home: string;
+  let config: string;
+  try {
+    home = env.HOME || homedir();
+    config = env.XDG_CONFIG_HOME || nativePath.join(home, ".config");
+  } catch {
+    return undefined; // (no access to the environment: Deno without --allow-env)
+  }
   for (
     const file of [nativePath.join(home, ".gitconfig"), nativePath.join(config, "git", "config")]
   ) {

@@ -76,6 +76,16 @@ describe("the linewise command line", () => {
     assert.match(more.stderr, /which takes no -o, -q, -m$/m);
   });
 
+  test("grep -o says when it shows a line's first match alone", () => {
+    // (-w puts fo+ on the stoppable engine, run again only over lines of 4,096 characters.)
+    writeFileSync(join(root.dir, "long.txt"), `foo ${"x".repeat(5000)} foo\nfoo foo\n`);
+    const out = runCli(["grep", "-o", "-w", "fo+", "long.txt"], root.dir);
+    rmSync(join(root.dir, "long.txt"));
+    assert.equal(out.status, 0, out.stderr);
+    assert.equal(out.stdout, "1:foo\n2:foo\n2:foo\n");
+    assert.match(out.stderr, /^linewise: -o shows the first match alone of lines this pattern/);
+  });
+
   test("a leading -- is passed over, as deno task start -- passes it on", () => {
     writeFileSync(join(root.dir, "dash.txt"), "x\nneedle\n");
     const out = runCli(["--", "grep", "needle", "dash.txt", "--max-matches", "1"], root.dir);

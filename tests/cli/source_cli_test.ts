@@ -22,6 +22,29 @@ test("deno task start -- read README.md 1:2 reads the README", { timeout: 60_000
   assert.match(out.stdout, /^\[version [0-9a-f]{8}\]\n1\t# linewise\n2\t\n$/);
 });
 
+test("deno task start -- grep searches without access to the environment or above the folder", {
+  timeout: 60_000,
+}, () => {
+  // (The ignore files above the folder and git's global one are out of its reach: they were
+  // asked for with a prompt, and HOME without --allow-env failed the grep.)
+  const out = start(["grep", "-l", "export function globalExcludes", "src"]);
+  assert.equal(out.status, 0, out.stderr);
+  assert.equal(out.stdout, "src/disk/_outer_ignores.ts\n");
+  // On a terminal too (`script` gives it one), where Deno would prompt and wait.
+  if (spawnSync("script", ["--version"]).status !== 0) return;
+  const deno = path.join(PROJECT, "node_modules/.bin/deno");
+  const command = `${deno} task -q start -- grep -l 'export function globalExcludes' src`;
+  const tty = spawnSync("script", ["-qec", command, "/dev/null"], {
+    cwd: PROJECT,
+    encoding: "utf8",
+    input: "",
+    timeout: 30_000,
+  });
+  assert.equal(tty.status, 0, tty.stdout);
+  assert.match(tty.stdout, /src\/disk\/_outer_ignores\.ts/);
+  assert.doesNotMatch(tty.stdout, /Deno requests/);
+});
+
 test("deno task start with a root outside the folder says which permission to give", {
   timeout: 60_000,
 }, () => {

@@ -22,7 +22,7 @@ const FILES: Record<string, string> = {
   "docs/.draft.md": "foo draft\n",
   ".gitignore": "ignored.txt\n",
   "ignored.txt": "foo ignored\n",
-  "bin.dat": "foo\0binary\n",
+  "bin.dat": "foo\0binary\nfoo too\n",
   "src/dash.c": "x->next = y;\nreturn -EINVAL;\n",
   "src/brace.c": "int f() {\n}\narr[0] = 1;\n#define X 42\n",
   "src/ru.txt": "мирный\nмир\nfooé foo\n",
@@ -184,6 +184,15 @@ const CASES = [
   ["--no-heading", "--heading", "foo"],
   ["-l", "-c", "foo"],
   ["-l", "-c", "foo", "bin.dat", "src/a.ts"],
+  // (-m and -o hold for a binary file named on the line too; an empty match is not coloured.)
+  ["-c", "-m", "1", "o", "bin.dat"],
+  ["-o", "-c", "o", "bin.dat", "src/a.ts"],
+  ["--color", "always", "-o", "x*", "src/brace.c"],
+  // (-w puts \w+ on the stoppable engine: its every match is still found.)
+  // (Not `-o -w [a-z]+`: ripgrep 13 prints `oo` of `foo bar` there.)
+  ["-o", "-w", "-i", "fo+", "src/a.ts"],
+  ["-o", "-w", "[A-Z]+", "src/dash.c"],
+  ["-o", "-c", "-w", "[A-Za-z]+", "src/a.ts", "src/dash.c", "src/brace.c"],
 ];
 
 const HAS_RG = spawnSync("rg", ["--version"]).status === 0;
