@@ -130,8 +130,8 @@ export function printed(
     const start = heading || shownPath === undefined
       ? `${number}${mark}`
       : `${shownPath}${mark}${number}${mark}`;
-    const ending = row.text.endsWith("\r\n") ? "\r\n" : row.text.endsWith("\n") ? "\n" : "";
-    const body = row.text.slice(0, row.text.length - ending.length);
+    const body = rowBody(row.text);
+    const ending = row.text.slice(body.length);
     if (row.match === undefined) text += `${start}${body}${ending || "\n"}`;
     else if (onlyMatching) {
       for (const { start: from, end } of spans(body, row)) {
@@ -141,6 +141,17 @@ export function printed(
     } else text += `${start}${marked(body, row, paint, spans)}${ending || "\n"}`;
   }
   return text;
+}
+
+/**
+ * A row's text without its line terminator (`\n`, or `\r\n`: the line rule's).
+ *
+ * @param text the row's text
+ * @returns the line's own characters
+ */
+export function rowBody(text: string): string {
+  if (text.endsWith("\r\n")) return text.slice(0, -2);
+  return text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
 /** A matching line's text with its matches marked (those that touch as one, as ripgrep's). */

@@ -22,6 +22,7 @@ import {
   matchSpans,
   PLAIN,
   printed,
+  rowBody,
   STOPPABLE_SPAN_CHARS,
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
@@ -134,7 +135,13 @@ export async function grepCommand(
   const paint = request.color ? COLOURED : PLAIN;
   // (-q prints nothing, and the search stops at the first match.)
   const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
-  const shown = { heading: request.heading, context: context > 0, paint, spans };
+  const shown = {
+    heading: request.heading,
+    context: context > 0,
+    onlyMatching: request.onlyMatching,
+    paint,
+    spans,
+  };
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path.
   const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
@@ -209,9 +216,7 @@ export async function grepCommand(
       else if (request.filesWithMatches) print(`${paint.path(path)}\n`);
       else {
         if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
-        print(
-          printed(alone ? undefined : path, rows, { ...shown, onlyMatching: request.onlyMatching }),
-        );
+        print(printed(alone ? undefined : path, rows, shown));
       }
       first = false;
     }
@@ -222,11 +227,6 @@ export async function grepCommand(
   if (request.quiet && matched > 0) return 0;
   if (failed || (stopped && matched === 0)) return 2;
   return matched > 0 ? 0 : 1;
-}
-
-/** A row's text without its line terminator. */
-function bodyOf(text: string): string {
-  return text.endsWith("\r\n") ? text.slice(0, -2) : text.endsWith("\n") ? text.slice(0, -1) : text;
 }
 
 /**
@@ -331,7 +331,7 @@ async function binaryMatches(
 function counted(rows: readonly ScanRow[], request: GrepRequest, spans: MatchSpans): number {
   const first = rows.slice(0, request.maxCount);
   if (!request.onlyMatching) return first.length;
-  return first.reduce((sum, row) => sum + spans(bodyOf(row.text), row).length, 0);
+  return first.reduce((sum, row) => sum + spans(rowBody(row.text), row).length, 0);
 }
 
 /** The display path of a file the path names (undefined: a directory, or nothing). */
