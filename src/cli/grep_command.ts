@@ -171,6 +171,8 @@ export async function grepCommand(
         includeHidden: request.hidden,
         includeGitignored: request.noIgnore,
         maxMatches: request.quiet ? 1 : request.maxMatches ?? Infinity,
+        // (-m: each file's scan stops after its last line shown.)
+        maxMatchesPerFile: request.maxCount || undefined,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
       });
     } catch (error) {

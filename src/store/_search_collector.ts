@@ -25,7 +25,13 @@ export function checkQuery(query: SearchQuery): void {
   if (!(Number.isInteger(maxMatches) && maxMatches >= 1) && maxMatches !== Infinity) {
     throw new TypeError(`maxMatches must be a positive integer, got ${maxMatches}`);
   }
-  const { rowCut, maxChars } = query;
+  const { rowCut, maxChars, maxMatchesPerFile } = query;
+  if (
+    maxMatchesPerFile !== undefined &&
+    !(Number.isInteger(maxMatchesPerFile) && maxMatchesPerFile >= 1)
+  ) {
+    throw new TypeError(`maxMatchesPerFile must be a positive integer, got ${maxMatchesPerFile}`);
+  }
   if (rowCut !== undefined && !(Number.isInteger(rowCut) && rowCut >= 1)) {
     throw new TypeError(`rowCut must be a positive integer, got ${rowCut}`);
   }
@@ -162,6 +168,10 @@ export class SearchCollector {
     let lastReported = 0;
     let lastMatch = -Infinity;
     let stop = false;
+    // (The file's own limit: once its last matching line's context is taken, the file is done.)
+    const perFile = this.#query.maxMatchesPerFile ?? Infinity;
+    let fileMatches = 0;
+    let fileDone = false;
     // A stoppable scan goes in pieces, so that a stop keeps what the pieces before found.
     const pieces = this.#query.matcher.stoppable ? piecesOf(chunks, STOPPABLE_PIECE) : chunks;
     for await (const chunk of pieces) {
@@ -192,11 +202,13 @@ export class SearchCollector {
         tailLines = 1;
         lastReported = line;
         if (chunk.match === undefined) continue;
+        if (fileMatches >= perFile) break;
         if (this.#matchedLines >= this.#maxMatches) {
           this.#stopped = "max_matches";
           break;
         }
         this.#matchedLines++;
+        fileMatches++;
         lastMatch = line;
         const { from, codePoints, terminator } = chunk;
         const piece = { from, codePoints, terminator };
@@ -216,12 +228,19 @@ export class SearchCollector {
       const sink = (row: ScanRow): boolean => {
         const line = row.line + offset;
         if (line <= lastReported) return true;
-        if (row.match) {
+        if (fileMatches >= perFile) {
+          // (Past the file's limit: the context after its last matching line, and no more.)
+          if (line > lastMatch + context) {
+            fileDone = true;
+            return false;
+          }
+        } else if (row.match) {
           if (this.#matchedLines >= this.#maxMatches) {
             stop = true;
             return false;
           }
           this.#matchedLines++;
+          fileMatches++;
           lastMatch = line;
           this.#shown(row.text);
         } else if (this.#matchedLines >= this.#maxMatches && line > lastMatch + context) {
@@ -233,7 +252,7 @@ export class SearchCollector {
         return true;
       };
       const text = tail + chunk;
-      if (!(await this.#scan(text, sink))) {
+      if (!(await this.#scan(text, sink, perFile - fileMatches))) {
         // Stopped in the middle of this file: what it found stands, but it was not searched
         // to the end.
         if (rows.length > 0) this.#files.push(found());
@@ -244,6 +263,7 @@ export class SearchCollector {
         this.#stopped = "max_matches";
         break;
       }
+      if (fileDone) break;
       before += countWholeLines(chunk);
       scanned = text;
     }
@@ -257,7 +277,11 @@ export class SearchCollector {
    * it can be stopped; false when the deadline stopped it (the search has then stopped with
    * "time").
    */
-  async #scan(text: string, sink: (row: ScanRow) => boolean): Promise<boolean> {
+  async #scan(
+    text: string,
+    sink: (row: ScanRow) => boolean,
+    perFileLeft = Infinity,
+  ): Promise<boolean> {
     const { matcher, deadline, signal } = this.#query;
     if (matcher.stoppable === undefined) {
       const summary = scanText(text, matcher, sink, { context: this.#context, deadline });
@@ -268,7 +292,8 @@ export class SearchCollector {
     let rows;
     try {
       // (One matching line more than the cap: whether another exists is part of the answer.)
-      const maxMatches = Math.max(this.#maxMatches - this.#matchedLines, 0) + 1;
+      const left = Math.min(this.#maxMatches - this.#matchedLines, perFileLeft);
+      const maxMatches = Math.max(left, 0) + 1;
       rows = await matcher.stoppable.scan(text, { context: this.#context, maxMatches }, {
         deadline,
         signal,

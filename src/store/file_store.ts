@@ -168,6 +168,12 @@ export interface SearchQuery extends WalkOptions {
   /** Stop after this many matching lines; default 200. */
   maxMatches?: number;
   /**
+   * Take at most this many matching lines from each file (ripgrep's `-m`, the command line's):
+   * a file's scan stops once the context after its last one is taken. A match within that
+   * context is given as it is (as ripgrep 13 shows it) but not counted. Omit for no limit.
+   */
+  maxMatchesPerFile?: number;
+  /**
    * Characters of matching rows that an answer can show (a row counted as at most `rowCut`
    * characters): once the rows found hold more, the search takes one matching line more,
    * which no answer within that budget shows, and stops as at `maxMatches`. Omit to search on.

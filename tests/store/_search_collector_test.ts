@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { literalMatcher, type ScanRow, scanText } from "../../src/core/mod.ts";
-import { type PassedLine, SearchCollector } from "../../src/store/_search_collector.ts";
+import { checkQuery, type PassedLine, SearchCollector } from "../../src/store/_search_collector.ts";
 
 test("SearchCollector: a deadline between two chunks of a file leaves it not searched to the end", async () => {
   const deadline = Date.now() + 50;
@@ -62,4 +62,32 @@ test("SearchCollector: a stoppable scan gets the runs of a file's kept lines tog
   const lines = collector.result().files[0].rows.map((row) => row.line);
   assert.deepEqual(lines, [...Array.from({ length: 1000 }, (_, i) => 8 + 4 * i), 14_008]);
   assert.equal(texts.length, 2, "one scan for the runs, one after the many lines passed over");
+});
+
+test("SearchCollector: a cap per file stops each file after its last line's context", async () => {
+  // (ripgrep's -m: a later match within that context is given, not counted; the next file
+  // starts its own count; chunks after the file is done are not scanned.)
+  const query = { matcher: literalMatcher("x"), context: 1, maxMatchesPerFile: 2 };
+  const collector = new SearchCollector(query);
+  let asked = 0;
+  function* chunks(): Generator<string> {
+    yield "x1\nx2\nx3\nno\nx5\n";
+    asked++;
+    yield "x6\n";
+  }
+  await collector.scanFile("a", chunks(), () => false);
+  await collector.scanFile("b", ["no\nx\nx\nx\n"], () => false);
+  const result = collector.result();
+  assert.deepEqual(result.files.map((f) => f.rows.map((r) => [r.line, r.match !== undefined])), [
+    [[1, true], [2, true], [3, true]],
+    [[1, false], [2, true], [3, true], [4, true]],
+  ]);
+  assert.equal(asked, 0, "the rest of the file was left alone");
+  assert.equal(result.matchedLines, 4);
+  assert.equal(result.stopped, undefined);
+  assert.equal(result.filesSearched, 2);
+  assert.throws(
+    () => checkQuery({ ...query, maxMatchesPerFile: 0 }),
+    /maxMatchesPerFile must be a positive integer, got 0/,
+  );
 });

@@ -965,6 +965,7 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
   const { matcher, glob, globsFirst, revealTypes, context, maxMatches, maxChars, rowCut } = query;
+  const { maxMatchesPerFile } = query;
   if (matcher.key === undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
@@ -978,6 +979,7 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     gitignored,
     context,
     maxMatches,
+    maxMatchesPerFile,
     maxChars,
     rowCut,
   ]);

@@ -55,6 +55,9 @@ const QUERIES: Array<[string, () => Matcher, Partial<SearchQuery>?]> = [
   ["a subdirectory", () => literalMatcher("createElement"), { path: "d3" }],
   ["context", () => literalMatcher("createElement"), { context: 1 }],
   ["a match cap", () => literalMatcher("export"), { maxMatches: 7 }],
+  // (The same pattern with a cap per file and without: two results.)
+  ["two lines a file", () => regexMatcher("file \\d|export")],
+  ["a file's first line", () => regexMatcher("file \\d|export"), { maxMatchesPerFile: 1 }],
   ["nothing", () => literalMatcher("no such text anywhere")],
   ["alternatives", () => regexMatcher("createElement\\(|export const \\w+ =")],
   ["alternatives found nowhere", () => regexMatcher("zebra \\d|walrus")],
