@@ -201,19 +201,24 @@ export class SearchCollector {
         tail = "\n";
         tailLines = 1;
         lastReported = line;
+        // (Past the file's limit, a match within the context of its last counted one is
+        // given, not counted, as in the sink below; beyond that context the file is done.)
+        const capped = fileMatches >= perFile;
+        if (capped && line > lastMatch + context) break;
         if (chunk.match === undefined) continue;
-        if (fileMatches >= perFile) break;
-        if (this.#matchedLines >= this.#maxMatches) {
+        if (!capped && this.#matchedLines >= this.#maxMatches) {
           this.#stopped = "max_matches";
           break;
         }
-        this.#matchedLines++;
-        fileMatches++;
-        lastMatch = line;
         const { from, codePoints, terminator } = chunk;
         const piece = { from, codePoints, terminator };
         const text = chunk.piece + chunk.terminator;
-        this.#shown(text);
+        if (!capped) {
+          this.#matchedLines++;
+          fileMatches++;
+          lastMatch = line;
+          this.#shown(text);
+        }
         rows.push({ line, text, match: chunk.match, piece });
         continue;
       }
@@ -292,7 +297,9 @@ export class SearchCollector {
     let rows;
     try {
       // (One matching line more than the cap: whether another exists is part of the answer.)
-      const left = Math.min(this.#maxMatches - this.#matchedLines, perFileLeft);
+      // (With a file's own limit: those left, and as many as its last one's context may hold,
+      // for the sink to give them; one more ends the context.)
+      const left = Math.min(this.#maxMatches - this.#matchedLines, perFileLeft + this.#context);
       const maxMatches = Math.max(left, 0) + 1;
       rows = await matcher.stoppable.scan(text, { context: this.#context, maxMatches }, {
         deadline,

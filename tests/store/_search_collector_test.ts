@@ -91,3 +91,38 @@ test("SearchCollector: a cap per file stops each file after its last line's cont
     /maxMatchesPerFile must be a positive integer, got 0/,
   );
 });
+
+test("SearchCollector: a cap per file gives a stoppable scan's and a long line's matches within the context", async () => {
+  // (The stoppable scan was asked for no more matches than the cap, and a long matching line
+  // within the context ended the file: lines ripgrep shows were lost.)
+  const plain = literalMatcher("x");
+  const stoppable = {
+    ...plain,
+    stoppable: {
+      scan: (text: string, options: { context: number; maxMatches: number }) => {
+        const rows: ScanRow[] = [];
+        scanText(text, plain, (row) => void rows.push(row), options);
+        return Promise.resolve(rows);
+      },
+    },
+  };
+  const shown = async (matcher: typeof plain, chunks: Array<string | PassedLine>) => {
+    const collector = new SearchCollector({ matcher, context: 3, maxMatchesPerFile: 1 });
+    await collector.scanFile("f", chunks, () => false);
+    return collector.result().files.map((f) => f.rows.map((r) => [r.line, r.match !== undefined]));
+  };
+  const text = "x1\nx2\nx3\nx4\ny5\nx6\n";
+  const expected = [[[1, true], [2, true], [3, true], [4, true]]];
+  assert.deepEqual(await shown(plain, [text]), expected);
+  assert.deepEqual(await shown(stoppable, [text]), expected);
+  const long: PassedLine = {
+    piece: "x",
+    from: 1,
+    codePoints: 5_000_000,
+    terminator: "\n",
+    match: { start: 0, end: 1 },
+  };
+  assert.deepEqual(await shown(plain, ["x1\n", long, "y3\n", "n\nn\nx6\n"]), [
+    [[1, true], [2, true], [3, false], [4, false]],
+  ]);
+});
