@@ -27,7 +27,7 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import { FILE_TYPES } from "./file_types.ts";
+import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 
 /** What the grep command was asked. */
@@ -45,6 +45,8 @@ export interface GrepRequest {
   quiet: boolean;
   /** The most matching lines shown per file (`-m`). */
   maxCount: number | undefined;
+  /** List the files that would be searched instead (`--files`: every word is a path). */
+  files: boolean;
   before: number;
   after: number;
   globs: string[];
@@ -93,6 +95,14 @@ export async function grepCommand(
   request: GrepRequest,
   out: GrepOutput,
 ): Promise<number> {
+  if (request.files) {
+    const rules = walkRules(request);
+    if (!("error" in rules)) {
+      return await listFiles(store, request.paths, rules, request.color ? COLOURED : PLAIN, out);
+    }
+    out.stderr(`linewise: ${rules.error}\n`);
+    return 2;
+  }
   let matcher;
   let spans: MatchSpans;
   try {
@@ -114,23 +124,12 @@ export async function grepCommand(
     out.stderr(`linewise: ${error.message}\n`);
     return 2;
   }
-  const unknown = request.types.find((type) => FILE_TYPES[type] === undefined);
-  if (unknown !== undefined) {
-    out.stderr(
-      `linewise: unrecognized file type: ${unknown} (known: ${
-        Object.keys(FILE_TYPES).join(", ")
-      })\n`,
-    );
+  const rules = walkRules(request);
+  if ("error" in rules) {
+    out.stderr(`linewise: ${rules.error}\n`);
     return 2;
   }
-  // Types narrow the walk when no -g does; beside -g globs that only leave files out, they
-  // filter what was found. A -g glob that takes a file decides alone, as in ripgrep.
-  const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
-  const globs = request.globs.length > 0 ? request.globs : typeGlobs;
-  const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
-  const ofType = request.globs.length > 0 && !globTakes && typeGlobs.length > 0
-    ? compileGlob(typeGlobs)
-    : () => true;
+  const { options: walk, ofType } = rules;
   const context = Math.max(request.before, request.after);
   const paint = request.color ? COLOURED : PLAIN;
   // (-q prints nothing, and the search stops at the first match.)
@@ -157,19 +156,14 @@ export async function grepCommand(
     const progress = progressLine(out, request.progressAfterMs, path);
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
-      if (globs.length > 0) compileGlob(globs);
+      if (walk.glob !== undefined) compileGlob(walk.glob);
       result = await store.search({
+        ...walk,
         onProgress: progress.update,
         path,
         matcher,
         context,
-        glob: globs.length > 0 && !named ? globs : undefined,
-        // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not, but take
-        // hidden files of their types, as ripgrep's do.)
-        globsFirst: request.globs.length > 0,
-        revealTypes: globTakes ? undefined : typeGlobs,
-        includeHidden: request.hidden,
-        includeGitignored: request.noIgnore,
+        glob: named ? undefined : walk.glob,
         maxMatches: request.quiet ? 1 : request.maxMatches ?? Infinity,
         // (-m: each file's scan stops after its last line shown.)
         maxMatchesPerFile: request.maxCount || undefined,
@@ -334,15 +328,4 @@ function counted(rows: readonly ScanRow[], request: GrepRequest, spans: MatchSpa
   const first = rows.slice(0, request.maxCount);
   if (!request.onlyMatching) return first.length;
   return first.reduce((sum, row) => sum + spans(rowBody(row.text), row).length, 0);
-}
-
-/** The display path of a file the path names (undefined: a directory, or nothing). */
-async function fileShown(store: FileStore, path: string): Promise<string | undefined> {
-  try {
-    const info = await store.stat(path);
-    return info.kind === "file" ? info.path : undefined;
-  } catch (error) {
-    if (error instanceof StoreError) return undefined; // (the search says what is wrong)
-    throw error;
-  }
 }

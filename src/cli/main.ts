@@ -83,6 +83,7 @@ const OPTIONS = {
   "no-ignore": { type: "boolean" },
   "no-ignore-dot": { type: "boolean" },
   "no-ignore-global": { type: "boolean" },
+  files: { type: "boolean" },
   glob: { type: "string", short: "g", multiple: true },
   type: { type: "string", short: "t", multiple: true },
   "max-matches": { type: "string" },
@@ -424,6 +425,7 @@ function refuseRipgrepOnly(values: Values): void {
     ["only-matching", "-o"],
     ["quiet", "-q"],
     ["max-count", "-m"],
+    ["files", "--files"],
     ["after-context", "-A"],
     ["before-context", "-B"],
     ["type", "-t"],
@@ -473,7 +475,7 @@ function grepRequest(
 ): GrepRequest {
   const patterns = values.regexp ?? [];
   const words = [...rest];
-  if (patterns.length === 0) {
+  if (patterns.length === 0 && !values.files) {
     if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
     patterns.push(words.shift()!);
   }
@@ -490,6 +492,7 @@ function grepRequest(
     onlyMatching: values["only-matching"] ?? false,
     quiet: values.quiet ?? false,
     maxCount: count(values["max-count"], "-m", 0),
+    files: values.files ?? false,
     ...contextOf(given),
     globs: values.glob ?? [],
     types: values.type ?? [],

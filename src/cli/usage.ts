@@ -14,6 +14,7 @@ Usage:
                 [-A N] [-B N] [-C N] [-g GLOB]... [-t TYPE]... [--hidden] [--no-ignore]
                 [--no-ignore-dot] [--no-ignore-global] [--heading|--no-heading] [--color WHEN]
                 [--max-matches N] [--timeout SECONDS]      as ripgrep: path:line:text
+  linewise grep --files [PATH]... [-g GLOB]... [-t TYPE]... the files it would search
   linewise glob PATTERN [PATH] [--include-ignored]
   linewise list [PATH] [--depth N] [--include-ignored]
   linewise call TOOL 'JSON-ARGS'          any tool, e.g. call replace_lines '{"path":"a.ts","edits":[...]}'

@@ -184,6 +184,16 @@ const CASES = [
   ["--no-heading", "--heading", "foo"],
   ["-l", "-c", "foo"],
   ["-l", "-c", "foo", "bin.dat", "src/a.ts"],
+  // --files: the files a search would read, one a line (a file named on the line whatever
+  // -g and -t say; a path that is not there is said, and the status is 2).
+  ["--files"],
+  ["--files", "src", "ignored.txt"],
+  ["--files", "-t", "md", "src/a.ts", "docs"],
+  ["--files", "-g", "*.md", "-g", "!docs"],
+  ["--files", "-t", "md"],
+  ["--files", "-g", "!docs", "-t", "md", "-t", "ts"],
+  ["--files", "--hidden", "-g", "!.git"],
+  ["--files", "--no-ignore", "-t", "md", "docs", "missing"],
   // (-m and -o hold for a binary file named on the line too; an empty match is not coloured.)
   ["-c", "-m", "1", "o", "bin.dat"],
   ["-o", "-c", "o", "bin.dat", "src/a.ts"],

@@ -1,0 +1,113 @@
+/**
+ * Which files `linewise grep` walks, as ripgrep picks them with `-g` and `-t`, and its
+ * `--files`: those files listed, not searched.
+ *
+ * @module
+ */
+import { InputError, quotePath } from "../core/mod.ts";
+import { StoreError } from "../store/errors.ts";
+import type { FileStore, WalkOptions } from "../store/file_store.ts";
+import { compileGlob } from "../store/walk.ts";
+import { FILE_TYPES } from "./file_types.ts";
+import type { Paint } from "./_grep_print.ts";
+
+/** What {@linkcode walkRules} needs of the command's request. */
+export interface WalkRequest {
+  globs: string[];
+  types: string[];
+  hidden: boolean;
+  noIgnore: boolean;
+}
+
+/** The walk a grep asks of the store, and what it keeps of the files found. */
+export interface WalkRules {
+  /** The store's walk options (but its path). */
+  options: Omit<WalkOptions, "path">;
+  /** Whether a file found is of the types asked for, where the walk could not tell. */
+  ofType: (path: string) => boolean;
+}
+
+/**
+ * The walk of a grep's `-g` globs and `-t` types. Types narrow the walk when no -g does, and
+ * take hidden files of their types; beside -g globs that only leave files out, they filter
+ * what was found. A -g glob that takes a file decides alone, as in ripgrep.
+ *
+ * @param request the globs, types, --hidden and --no-ignore
+ * @returns the walk, or the message of a type that does not exist
+ */
+export function walkRules(request: WalkRequest): WalkRules | { error: string } {
+  const unknown = request.types.find((type) => FILE_TYPES[type] === undefined);
+  if (unknown !== undefined) {
+    const known = Object.keys(FILE_TYPES).join(", ");
+    return { error: `unrecognized file type: ${unknown} (known: ${known})` };
+  }
+  const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
+  const globs = request.globs.length > 0 ? request.globs : typeGlobs;
+  const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
+  const options = {
+    glob: globs.length > 0 ? globs : undefined,
+    // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not, but take hidden
+    // files of their types, as ripgrep's do.)
+    globsFirst: request.globs.length > 0,
+    revealTypes: globTakes ? undefined : typeGlobs,
+    includeHidden: request.hidden,
+    includeGitignored: request.noIgnore,
+  };
+  const ofType = request.globs.length > 0 && !globTakes && typeGlobs.length > 0
+    ? compileGlob(typeGlobs)
+    : () => true;
+  return { options, ofType };
+}
+
+/**
+ * The display path of a file the path names (undefined: a directory, or nothing).
+ *
+ * @param store where the files are
+ * @param path a path given on the command line
+ */
+export async function fileShown(store: FileStore, path: string): Promise<string | undefined> {
+  try {
+    const info = await store.stat(path);
+    return info.kind === "file" ? info.path : undefined;
+  } catch (error) {
+    if (error instanceof StoreError) return undefined; // (the walk says what is wrong)
+    throw error;
+  }
+}
+
+/**
+ * `--files`: the files a search of the paths would search, one a line, as ripgrep lists them
+ * (a file named on the line whatever -g and -t say).
+ *
+ * @returns 0 when some file was listed, 1 when none was, 2 when a path could not be walked
+ */
+export async function listFiles(
+  store: FileStore,
+  paths: readonly string[],
+  rules: WalkRules,
+  paint: Paint,
+  out: { stdout(text: string): void; stderr(text: string): void },
+): Promise<number> {
+  let listed = 0;
+  let failed = false;
+  for (const path of paths) {
+    const named = await fileShown(store, path);
+    let files: string[];
+    try {
+      files = named !== undefined
+        ? [named]
+        : (await store.glob({ ...rules.options, path })).filter(rules.ofType);
+    } catch (error) {
+      if (!(error instanceof StoreError || error instanceof InputError)) throw error;
+      out.stderr(`linewise: ${error.message}\n`);
+      // (A glob that cannot be read is the command's mistake: said once.)
+      if (error instanceof InputError) return 2;
+      failed = true;
+      continue;
+    }
+    for (const file of files) out.stdout(`${paint.path(quotePath(file))}\n`);
+    listed += files.length;
+  }
+  if (failed) return 2;
+  return listed > 0 ? 0 : 1;
+}
