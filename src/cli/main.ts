@@ -64,6 +64,9 @@ const OPTIONS = {
   threads: { type: "string", short: "j" },
   "no-cache": { type: "boolean" },
   "ignore-case": { type: "boolean", short: "i" },
+  "case-sensitive": { type: "boolean", short: "s" },
+  "smart-case": { type: "boolean", short: "S" },
+  unrestricted: { type: "boolean", short: "u", multiple: true },
   "fixed-strings": { type: "boolean", short: "F" },
   context: { type: "string", short: "C" },
   "after-context": { type: "string", short: "A" },
@@ -426,6 +429,9 @@ function refuseRipgrepOnly(values: Values): void {
     ["quiet", "-q"],
     ["max-count", "-m"],
     ["files", "--files"],
+    ["smart-case", "-S"],
+    ["case-sensitive", "-s"],
+    ["unrestricted", "-u"],
     ["after-context", "-A"],
     ["before-context", "-B"],
     ["type", "-t"],
@@ -466,6 +472,29 @@ function contextOf(given: ReadonlyArray<{ name: string; value?: string }>) {
   return { before: before ?? both ?? 0, after: after ?? both ?? 0 };
 }
 
+/**
+ * Whether a grep ignores case, as ripgrep reads -i, -s and -S: the last of them decides, and
+ * -S ignores case when no pattern holds an upper-case letter of its own (one a `\x46` spells
+ * too; not one in an escape such as `\S` or `\p{Lu}`, unless -F makes it a fixed string).
+ */
+function ignoresCase(
+  given: ReadonlyArray<{ name: string }>,
+  patterns: readonly string[],
+  fixed: boolean,
+): boolean {
+  const last = given.findLast(({ name }) =>
+    name === "ignore-case" || name === "case-sensitive" || name === "smart-case"
+  );
+  if (last?.name !== "smart-case") return last?.name === "ignore-case";
+  const own = (pattern: string) =>
+    fixed ? pattern : pattern
+      .replace(/\\[pP](?:\{[^}]*\}|[A-Za-z])/g, "")
+      .replace(/\\x\{([0-9a-fA-F]+)\}|\\x([0-9a-fA-F]{2})/g, (_, wide, two) =>
+        String.fromCodePoint(parseInt(wide ?? two, 16)))
+      .replace(/\\[A-Za-z]/g, "");
+  return !patterns.some((pattern) => /\p{Lu}/u.test(own(pattern)));
+}
+
 /** The grep command's flags and words, as ripgrep reads them. */
 function grepRequest(
   rest: string[],
@@ -479,12 +508,19 @@ function grepRequest(
     if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
     patterns.push(words.shift()!);
   }
+  // (-u leaves the ignore files out, -uu hidden names too; -uuu would search binary files.)
+  const unrestricted = values.unrestricted?.length ?? 0;
+  if (unrestricted >= 3) {
+    throw new UsageError(
+      "grep takes -u and -uu, not -uuu: binary files a walk meets are passed over (one named on the line is looked through)",
+    );
+  }
   // (The last of --heading and --no-heading decides, as in ripgrep.)
   const heading = given.findLast(({ name }) => name === "heading" || name === "no-heading");
   return {
     patterns,
     paths: words.length > 0 ? words : ["."],
-    ignoreCase: values["ignore-case"] ?? false,
+    ignoreCase: ignoresCase(given, patterns, values["fixed-strings"] ?? false),
     fixed: values["fixed-strings"] ?? false,
     word: values["word-regexp"] ?? false,
     filesWithMatches: values["files-with-matches"] ?? false,
@@ -496,8 +532,8 @@ function grepRequest(
     ...contextOf(given),
     globs: values.glob ?? [],
     types: values.type ?? [],
-    hidden: (values.hidden || values["include-ignored"]) ?? false,
-    noIgnore: (values["no-ignore"] || values["include-ignored"]) ?? false,
+    hidden: (values.hidden || values["include-ignored"] || unrestricted >= 2) ?? false,
+    noIgnore: (values["no-ignore"] || values["include-ignored"] || unrestricted >= 1) ?? false,
     heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading.name === "heading",
     color: colorOf(values.color, io),
     progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,

@@ -186,6 +186,16 @@ const CASES = [
   ["-l", "-c", "foo", "bin.dat", "src/a.ts"],
   // --files: the files a search would read, one a line (a file named on the line whatever
   // -g and -t say; a path that is not there is said, and the status is 2).
+  // -S ignores case for a pattern without an upper-case letter of its own, the last of
+  // -i, -s and -S decides; -u leaves the ignore files out, -uu hidden names too.
+  ["-S", "foo"],
+  ["-S", "Foo"],
+  ["-S", "\\x46oo"],
+  ["-S", "[[:upper:]]oo|\\bfoo"],
+  ["-i", "-s", "-S", "foo", "src"],
+  ["-S", "-s", "foo", "src"],
+  ["-u", "foo"],
+  ["-uu", "-g", "!.git", "foo"],
   ["--files"],
   ["--files", "src", "ignored.txt"],
   ["--files", "-t", "md", "src/a.ts", "docs"],
