@@ -95,6 +95,8 @@ export const COLOURED: Paint = {
 
 /** What {@linkcode printed} prints with. */
 export interface PrintOptions {
+  /** Line numbers on the rows. */
+  numbers: boolean;
   /** A heading per file (its path alone on a line, then its rows without it). */
   heading: boolean;
   /** Whether there are context lines (groups apart are then separated by `--`). */
@@ -117,7 +119,7 @@ export interface PrintOptions {
 export function printed(
   path: string | undefined,
   rows: readonly ScanRow[],
-  { heading, context, onlyMatching, paint, spans }: PrintOptions,
+  { numbers, heading, context, onlyMatching, paint, spans }: PrintOptions,
 ): string {
   const shownPath = path === undefined ? undefined : paint.path(path);
   let text = heading && shownPath !== undefined ? `${shownPath}\n` : "";
@@ -126,10 +128,8 @@ export function printed(
     if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
     previous = row.line;
     const mark = row.match !== undefined ? ":" : "-";
-    const number = paint.line(row.line);
-    const start = heading || shownPath === undefined
-      ? `${number}${mark}`
-      : `${shownPath}${mark}${number}${mark}`;
+    const number = numbers ? `${paint.line(row.line)}${mark}` : "";
+    const start = heading || shownPath === undefined ? number : `${shownPath}${mark}${number}`;
     const body = rowBody(row.text);
     const ending = row.text.slice(body.length);
     if (row.match === undefined) text += `${start}${body}${ending || "\n"}`;

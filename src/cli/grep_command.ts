@@ -47,6 +47,10 @@ export interface GrepRequest {
   maxCount: number | undefined;
   /** List the files that would be searched instead (`--files`: every word is a path). */
   files: boolean;
+  /** Line numbers on each row (`-N` takes them off). */
+  lineNumbers: boolean;
+  /** Each row's path (`-H`) or none (`-I`); undefined: unless one file is named alone. */
+  filenames: boolean | undefined;
   before: number;
   after: number;
   globs: string[];
@@ -135,6 +139,7 @@ export async function grepCommand(
   // (-q prints nothing, and the search stops at the first match.)
   const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
   const shown = {
+    numbers: request.lineNumbers,
     heading: request.heading,
     context: context > 0,
     onlyMatching: request.onlyMatching,
@@ -144,7 +149,7 @@ export async function grepCommand(
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path.
   const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
-  const alone = files.length === 1 && files[0] !== undefined;
+  const alone = !(request.filenames ?? !(files.length === 1 && files[0] !== undefined));
   let matched = 0;
   let stopped = false;
   let first = true;

@@ -79,6 +79,9 @@ const OPTIONS = {
   quiet: { type: "boolean", short: "q" },
   "max-count": { type: "string", short: "m" },
   "line-number": { type: "boolean", short: "n" },
+  "no-line-number": { type: "boolean", short: "N" },
+  "with-filename": { type: "boolean", short: "H" },
+  "no-filename": { type: "boolean", short: "I" },
   heading: { type: "boolean" },
   "no-heading": { type: "boolean" },
   color: { type: "string" },
@@ -432,6 +435,9 @@ function refuseRipgrepOnly(values: Values): void {
     ["smart-case", "-S"],
     ["case-sensitive", "-s"],
     ["unrestricted", "-u"],
+    ["no-line-number", "-N"],
+    ["with-filename", "-H"],
+    ["no-filename", "-I"],
     ["after-context", "-A"],
     ["before-context", "-B"],
     ["type", "-t"],
@@ -482,10 +488,8 @@ function ignoresCase(
   patterns: readonly string[],
   fixed: boolean,
 ): boolean {
-  const last = given.findLast(({ name }) =>
-    name === "ignore-case" || name === "case-sensitive" || name === "smart-case"
-  );
-  if (last?.name !== "smart-case") return last?.name === "ignore-case";
+  const last = lastOf(given, "ignore-case", "case-sensitive", "smart-case");
+  if (last !== "smart-case") return last === "ignore-case";
   const own = (pattern: string) =>
     fixed ? pattern : pattern
       .replace(/\\[pP](?:\{[^}]*\}|[A-Za-z])/g, "")
@@ -493,6 +497,14 @@ function ignoresCase(
         String.fromCodePoint(parseInt(wide ?? two, 16)))
       .replace(/\\[A-Za-z]/g, "");
   return !patterns.some((pattern) => /\p{Lu}/u.test(own(pattern)));
+}
+
+/** Which of some options that override each other was given last, if any. */
+function lastOf(
+  given: ReadonlyArray<{ name: string }>,
+  ...names: string[]
+): string | undefined {
+  return given.findLast(({ name }) => names.includes(name))?.name;
 }
 
 /** The grep command's flags and words, as ripgrep reads them. */
@@ -516,7 +528,8 @@ function grepRequest(
     );
   }
   // (The last of --heading and --no-heading decides, as in ripgrep.)
-  const heading = given.findLast(({ name }) => name === "heading" || name === "no-heading");
+  const heading = lastOf(given, "heading", "no-heading");
+  const filenames = lastOf(given, "with-filename", "no-filename");
   return {
     patterns,
     paths: words.length > 0 ? words : ["."],
@@ -529,12 +542,15 @@ function grepRequest(
     quiet: values.quiet ?? false,
     maxCount: count(values["max-count"], "-m", 0),
     files: values.files ?? false,
+    // (The last of -n and -N, and of -H and -I, decides, as in ripgrep.)
+    lineNumbers: lastOf(given, "line-number", "no-line-number") !== "no-line-number",
+    filenames: filenames === undefined ? undefined : filenames === "with-filename",
     ...contextOf(given),
     globs: values.glob ?? [],
     types: values.type ?? [],
     hidden: (values.hidden || values["include-ignored"] || unrestricted >= 2) ?? false,
     noIgnore: (values["no-ignore"] || values["include-ignored"] || unrestricted >= 1) ?? false,
-    heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading.name === "heading",
+    heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading === "heading",
     color: colorOf(values.color, io),
     progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
     maxMatches: count(values["max-matches"], "--max-matches", 1),

@@ -71,9 +71,12 @@ describe("the linewise command line", () => {
       out.stderr,
       /grep --json gives the grep tool's result, which takes no -w, -g more than once/,
     );
-    const more = runCli(["grep", "two", "--json", "-o", "-q", "-m", "1", "-S", "-u"], root.dir);
+    const more = runCli(
+      ["grep", "two", "--json", "-o", "-q", "-m", "1", "-S", "-u", "-N"],
+      root.dir,
+    );
     assert.equal(more.status, 2);
-    assert.match(more.stderr, /which takes no -o, -q, -m, -S, -u$/m);
+    assert.match(more.stderr, /which takes no -o, -q, -m, -S, -u, -N$/m);
     const uuu = runCli(["grep", "-uuu", "two"], root.dir);
     assert.equal(uuu.status, 2);
     assert.match(uuu.stderr, /^linewise: grep takes -u and -uu, not -uuu/);

@@ -196,6 +196,15 @@ const CASES = [
   ["-S", "-s", "foo", "src"],
   ["-u", "foo"],
   ["-uu", "-g", "!.git", "foo"],
+  // -N takes the line numbers off, -H and -I put each row's path on and off (the last of each
+  // pair deciding).
+  ["-N", "-C1", "foo", "src"],
+  ["-N", "foo", "src/a.ts"],
+  ["-n", "-N", "-o", "fo+"],
+  ["-N", "-n", "foo", "src"],
+  ["-H", "-c", "foo", "src/a.ts"],
+  ["-I", "foo", "src", "bin.dat"],
+  ["-H", "-I", "-N", "--heading", "foo"],
   ["--files"],
   ["--files", "src", "ignored.txt"],
   ["--files", "-t", "md", "src/a.ts", "docs"],
