@@ -99,13 +99,13 @@ export async function grepCommand(
   request: GrepRequest,
   out: GrepOutput,
 ): Promise<number> {
+  const refused = (message: string) => (out.stderr(`linewise: ${message}\n`), 2);
+  const paint = request.color ? COLOURED : PLAIN;
+  const rules = walkRules(request);
   if (request.files) {
-    const rules = walkRules(request);
-    if (!("error" in rules)) {
-      return await listFiles(store, request.paths, rules, request.color ? COLOURED : PLAIN, out);
-    }
-    out.stderr(`linewise: ${rules.error}\n`);
-    return 2;
+    return "error" in rules
+      ? refused(rules.error)
+      : await listFiles(store, request.paths, rules, paint, out);
   }
   let matcher;
   let spans: MatchSpans;
@@ -125,17 +125,11 @@ export async function grepCommand(
     });
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
-    out.stderr(`linewise: ${error.message}\n`);
-    return 2;
+    return refused(error.message);
   }
-  const rules = walkRules(request);
-  if ("error" in rules) {
-    out.stderr(`linewise: ${rules.error}\n`);
-    return 2;
-  }
+  if ("error" in rules) return refused(rules.error);
   const { options: walk, ofType } = rules;
   const context = Math.max(request.before, request.after);
-  const paint = request.color ? COLOURED : PLAIN;
   // (-q prints nothing, and the search stops at the first match.)
   const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
   const shown = {
@@ -147,9 +141,10 @@ export async function grepCommand(
     spans,
   };
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
-  // one file, named alone, prints its rows without its path.
+  // one file, named alone, prints its rows without its path (-H shows it, -I leaves every
+  // path off).
   const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
-  const alone = !(request.filenames ?? !(files.length === 1 && files[0] !== undefined));
+  const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
   let matched = 0;
   let stopped = false;
   let first = true;
@@ -198,9 +193,9 @@ export async function grepCommand(
         const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
         // (-c outweighs -l, as in ripgrep.)
-        if (request.count) print(alone ? `${count}\n` : `${shown}:${count}\n`);
+        if (request.count) print(withPaths ? `${shown}:${count}\n` : `${count}\n`);
         else if (request.filesWithMatches) print(`${shown}\n`);
-        else print(alone ? `${said}\n` : `${shown}: ${said}\n`);
+        else print(withPaths ? `${shown}: ${said}\n` : `${said}\n`);
         first = false;
       }
     }
@@ -213,11 +208,11 @@ export async function grepCommand(
       const count = counted(matching, request, spans);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
-      if (request.count) print(alone ? `${count}\n` : `${paint.path(path)}:${count}\n`);
+      if (request.count) print(withPaths ? `${paint.path(path)}:${count}\n` : `${count}\n`);
       else if (request.filesWithMatches) print(`${paint.path(path)}\n`);
       else {
         if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
-        print(printed(alone ? undefined : path, rows, shown));
+        print(printed(withPaths ? path : undefined, rows, shown));
       }
       first = false;
     }
