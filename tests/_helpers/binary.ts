@@ -4,6 +4,7 @@ import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import process from "node:process";
 import { createInterface } from "node:readline";
 
 /** Absolute path of the project. */
@@ -12,6 +13,23 @@ export const PROJECT = resolve(import.meta.dirname ?? ".", "../..");
 export const BINARY = join(PROJECT, "dist", "linewise");
 
 let built = false;
+
+let home: string | undefined;
+
+/**
+ * The environment the command line runs in for a test: a home of its own, empty, so that the
+ * user's git global excludes file (which `linewise grep` honours, as ripgrep does) leaves no
+ * file of a test out.
+ */
+export function cliEnv(): Record<string, string | undefined> {
+  if (home === undefined) {
+    const made = home = mkdtempSync(join(tmpdir(), "linewise-home-"));
+    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
+  }
+  const env: Record<string, string | undefined> = { ...process.env, HOME: home };
+  delete env.XDG_CONFIG_HOME;
+  return env;
+}
 
 /** Builds dist/linewise unless it is newer than every source. */
 export function ensureBinary(): string {
@@ -137,7 +155,7 @@ export function runCli(
   args: string[],
   cwd: string,
 ): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(ensureBinary(), args, { cwd, encoding: "utf8" });
+  const result = spawnSync(ensureBinary(), args, { cwd, encoding: "utf8", env: cliEnv() });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import process from "node:process";
-import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import { cliEnv, ensureBinary, tempRoot } from "../_helpers/binary.ts";
 
 const FILES: Record<string, string> = {
   "src/a.ts": "alpha\nfoo bar\nbeta\ngamma\nfoo\ndelta\nFoo baz\n",
@@ -242,11 +242,14 @@ test(`linewise grep prints what rg -n prints, for ${CASES.length} flag combinati
     }
     // (ripgrep reads .gitignore inside a git repository only.)
     assert.equal(spawnSync("git", ["init", "-q", root.dir]).status, 0);
+    // (Both without the user's git global excludes file: a home of their own.)
+    const env = cliEnv();
     for (const args of CASES) {
-      const ours = spawnSync(binary, ["grep", ...args], { cwd: root.dir, encoding: "utf8" });
+      const ours = spawnSync(binary, ["grep", ...args], { cwd: root.dir, encoding: "utf8", env });
       const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], {
         cwd: root.dir,
         encoding: "utf8",
+        env,
       });
       const what = `linewise grep ${args.join(" ")}`;
       assert.equal(ours.stdout, theirs.stdout, what);
