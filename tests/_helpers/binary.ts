@@ -1,10 +1,9 @@
 // Shared by the end-to-end tests: the compiled binary (built when missing or stale), a
 // fresh temporary root, and a raw line-level session for protocol tests.
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import process from "node:process";
 import { createInterface } from "node:readline";
 
 /** Absolute path of the project. */
@@ -14,18 +13,15 @@ export const BINARY = join(PROJECT, "dist", "linewise");
 
 let built = false;
 
-let home: string | undefined;
-
 /**
- * The environment the command line runs in for a test: a home of its own, empty, so that the
- * user's git global excludes file (which `linewise grep` honours, as ripgrep does) leaves no
- * file of a test out.
+ * The environment the command line runs in for a test: a home of its own, empty (one for all
+ * the tests, left in place: a test runner may end its workers without an exit event), so that
+ * the user's git global excludes file (which `linewise grep` honours, as ripgrep does) leaves
+ * no file of a test out.
  */
 export function cliEnv(): Record<string, string | undefined> {
-  if (home === undefined) {
-    const made = home = mkdtempSync(join(tmpdir(), "linewise-home-"));
-    process.once("exit", () => rmSync(made, { recursive: true, force: true }));
-  }
+  const home = join(tmpdir(), "linewise-test-home");
+  mkdirSync(home, { recursive: true });
   const env: Record<string, string | undefined> = { ...process.env, HOME: home };
   delete env.XDG_CONFIG_HOME;
   return env;
