@@ -225,6 +225,30 @@ const CASES = [
 ];
 
 const HAS_RG = spawnSync("rg", ["--version"]).status === 0;
+
+/** Writes files below a directory, their folders made on the way. */
+function writeFiles(dir: string, files: Record<string, string>): void {
+  for (const [name, text] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), text);
+  }
+}
+
+/** Runs `linewise grep` and `rg -n --sort path` with each of the cases, and compares them. */
+function sameAsRg(cases: string[][], cwd: string, env: Record<string, string | undefined>): void {
+  const binary = ensureBinary();
+  for (const args of cases) {
+    const ours = spawnSync(binary, ["grep", ...args], { cwd, encoding: "utf8", env });
+    const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], {
+      cwd,
+      encoding: "utf8",
+      env,
+    });
+    const what = `linewise grep ${args.join(" ")}`;
+    assert.equal(ours.stdout, theirs.stdout, what);
+    assert.equal(ours.status, theirs.status, `${what}: exit status (${ours.stderr})`);
+  }
+}
 const INSTALL = "ripgrep is needed: apt-get install ripgrep (or see its README)";
 
 test(`linewise grep prints what rg -n prints, for ${CASES.length} flag combinations`, {
@@ -233,28 +257,13 @@ test(`linewise grep prints what rg -n prints, for ${CASES.length} flag combinati
   timeout: 60_000,
 }, () => {
   assert.ok(HAS_RG, INSTALL);
-  const binary = ensureBinary();
   const root = tempRoot();
   try {
-    for (const [name, text] of Object.entries(FILES)) {
-      fs.mkdirSync(path.dirname(path.join(root.dir, name)), { recursive: true });
-      fs.writeFileSync(path.join(root.dir, name), text);
-    }
+    writeFiles(root.dir, FILES);
     // (ripgrep reads .gitignore inside a git repository only.)
     assert.equal(spawnSync("git", ["init", "-q", root.dir]).status, 0);
     // (Both without the user's git global excludes file: a home of their own.)
-    const env = cliEnv();
-    for (const args of CASES) {
-      const ours = spawnSync(binary, ["grep", ...args], { cwd: root.dir, encoding: "utf8", env });
-      const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], {
-        cwd: root.dir,
-        encoding: "utf8",
-        env,
-      });
-      const what = `linewise grep ${args.join(" ")}`;
-      assert.equal(ours.stdout, theirs.stdout, what);
-      assert.equal(ours.status, theirs.status, `${what}: exit status (${ours.stderr})`);
-    }
+    sameAsRg(CASES, root.dir, cliEnv());
   } finally {
     root.remove();
   }
@@ -266,7 +275,6 @@ test("linewise grep and glob read ripgrep's own ignore files and git's global on
 }, () => {
   // (`.ignore` and `.rgignore` were not read: rg left out files they name, linewise did not.)
   assert.ok(HAS_RG, INSTALL);
-  const binary = ensureBinary();
   const top = tempRoot();
   try {
     const root = path.join(top.dir, "root");
@@ -302,10 +310,7 @@ test("linewise grep and glob read ripgrep's own ignore files and git's global on
       "nested/x.swp",
     ];
     for (const name of searched) files[`root/${name}`] = "foo\n";
-    for (const [name, text] of Object.entries(files)) {
-      fs.mkdirSync(path.dirname(path.join(top.dir, name)), { recursive: true });
-      fs.writeFileSync(path.join(top.dir, name), text);
-    }
+    writeFiles(top.dir, files);
     assert.equal(spawnSync("git", ["init", "-q", root]).status, 0);
     // (A repository inside: ripgrep's own files hold on in it, git's from above do not.)
     assert.equal(spawnSync("git", ["init", "-q", path.join(root, "nested")]).status, 0);
@@ -318,22 +323,10 @@ test("linewise grep and glob read ripgrep's own ignore files and git's global on
       ["--no-ignore-global", "foo"],
       ["foo", "nested", "build"],
     ];
-    const env: Record<string, string | undefined> = { ...process.env };
-    env.HOME = path.join(top.dir, "home");
-    delete env.XDG_CONFIG_HOME;
-    for (const args of cases) {
-      const ours = spawnSync(binary, ["grep", ...args], { cwd: root, encoding: "utf8", env });
-      const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], {
-        cwd: root,
-        encoding: "utf8",
-        env,
-      });
-      const what = `linewise grep ${args.join(" ")}`;
-      assert.equal(ours.stdout, theirs.stdout, what);
-      assert.equal(ours.status, theirs.status, `${what}: exit status (${ours.stderr})`);
-    }
+    const env = { ...cliEnv(), HOME: path.join(top.dir, "home") };
+    sameAsRg(cases, root, env);
     const options = { cwd: root, encoding: "utf8" as const, env };
-    const listed = spawnSync(binary, ["glob", "**"], options).stdout;
+    const listed = spawnSync(ensureBinary(), ["glob", "**"], options).stdout;
     const rgFiles = spawnSync("rg", ["--files", "--sort", "path"], options);
     assert.equal(
       listed.split("\n").filter((line) => !line.startsWith("[")).join("\n"),
