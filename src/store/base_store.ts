@@ -171,6 +171,8 @@ export abstract class BaseFileStore implements FileStore {
       throw new TypeError(`maxEditBytes must be a non-negative integer, got ${max}`);
     }
     this.maxEditBytes = max;
+    // deno-lint-ignore no-this-alias
+    const store = this;
     this.walkSource = {
       listDirectory: (dir, options) => this.listDirectory(dir, options.sizes),
       child: (dir, name) => this.childPath(dir, name),
@@ -178,9 +180,10 @@ export abstract class BaseFileStore implements FileStore {
       ancestors: (node) => this.ancestorsOf(node),
       outerIgnoreFiles: (node) => this.outerIgnoreFilesOf(node),
       repositoryAt: (dir) => this.repositoryAt(dir),
+      get ripgrepIgnores() {
+        return store.ripgrepIgnores();
+      },
     };
-    const ripgrepIgnores = () => this.ripgrepIgnores();
-    Object.defineProperty(this.walkSource, "ripgrepIgnores", { get: ripgrepIgnores });
   }
 
   /**

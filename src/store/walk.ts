@@ -367,12 +367,15 @@ function ownRules(source: WalkSource, listed?: readonly DirEntry[]): OwnRules {
     ? GITIGNORE
     : [...GITIGNORE, ...source.ripgrepIgnores];
   if (listed === undefined) return { files: names, repository: true };
-  let files: OwnRules["files"] = [];
+  const files: Array<{ name: string; rank: IgnoreRank }> = [];
   let repository = false;
   for (const { name, kind } of listed) {
     if (name.charCodeAt(0) !== 46) continue; // (every such name starts with a dot)
     if (name === ".git") repository = true;
-    else if (kind === "file") files = files.concat(names.filter((file) => file.name === name));
+    else if (kind === "file") {
+      const file = names.find((one) => one.name === name);
+      if (file !== undefined) files.push(file);
+    }
   }
   return { files, repository };
 }
