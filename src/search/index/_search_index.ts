@@ -783,6 +783,11 @@ export class SearchIndex {
     // (A file's key is read only when files are known to lack a literal: for a new one, the
     // loop reads the filters alone, not every file's node as well.)
     const keyed = without !== undefined || literals.some(({ absent }) => absent !== undefined);
+    // (A large file's plan may rule it out: only those still to read are handed on.)
+    const handOn = (indices: number[], literal: string | undefined) => {
+      this.#plan(files, known, indices, literal, matcher, shape, plans);
+      for (const i of indices) if (known[i] === undefined) reading?.read(i, plans.get(i));
+    };
     for (let from = 0; from < files.length; from += stretch) {
       const to = Math.min(files.length, from + stretch);
       const first = toRead.length;
@@ -792,10 +797,7 @@ export class SearchIndex {
         if (known[i] === undefined) toRead.push(i);
       }
       if (!chosen) break; // (all judged: the plans wait for the rarest literal)
-      this.#plan(files, known, toRead.slice(first), matcher.requiredLiteral, matcher, shape, plans);
-      for (let t = first; t < toRead.length; t++) {
-        if (known[toRead[t]] === undefined) reading?.read(toRead[t], plans.get(toRead[t]));
-      }
+      handOn(toRead.slice(first), matcher.requiredLiteral);
     }
     let rarest = matcher.requiredLiteral;
     if (!chosen) {
@@ -803,9 +805,8 @@ export class SearchIndex {
       literals.forEach(({ literal }, i) => {
         if (passed[i] < fewest) [rarest, fewest] = [literal, passed[i]];
       });
-      this.#plan(files, known, toRead, rarest, matcher, shape, plans);
       reading?.rarest(rarest);
-      for (const i of toRead) if (known[i] === undefined) reading?.read(i, plans.get(i));
+      handOn(toRead, rarest);
     }
     return {
       files,
