@@ -220,8 +220,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     const serverStore = {
       ...storeOptions,
       outerIgnores: false, // (a server's roots are its world, and its walks SPEC §3's)
-      ripgrepIgnores: undefined,
-      globalExcludes: false,
+      ripgrepIgnores: undefined, // (nor ripgrep's files; the global one comes with those above)
       searchIndex: true,
       searchThread: true,
       searchIndexCache: values["no-cache"] ? undefined : defaultCacheDir(),

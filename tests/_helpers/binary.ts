@@ -146,12 +146,17 @@ export function patternHelpers(pid: number): number[] {
   return found.split("\n").filter((line) => line !== "").map(Number);
 }
 
-/** Runs the binary as a command line and returns its status and output. */
+/** Runs the binary as a command line (with `env` over {@linkcode cliEnv}) and returns its status and output. */
 export function runCli(
   args: string[],
   cwd: string,
+  env: Record<string, string> = {},
 ): { status: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(ensureBinary(), args, { cwd, encoding: "utf8", env: cliEnv() });
+  const result = spawnSync(ensureBinary(), args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...cliEnv(), ...env },
+  });
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
