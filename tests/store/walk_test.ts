@@ -291,6 +291,25 @@ describe("ripgrep's own ignore files (.ignore, .rgignore), where a store reads t
     ]);
   });
 
+  it("never reveal .git, whatever a rule says", async () => {
+    const tree = await treeOf("rg-dot-git", {
+      ".gitignore": "!.git/\n",
+      ".git/HEAD": "",
+      "a.txt": "",
+    });
+    try {
+      const store = await DirectoryStore.create({
+        roots: [tree],
+        ripgrepIgnores: [".rgignore", ".ignore"],
+      });
+      const entries = await store.list(".", { depth: 2 });
+      assert.deepEqual(entries.map((e) => e.path), ["a.txt"]);
+      assert.deepEqual(await store.glob({ glob: "**" }), ["a.txt"]);
+    } finally {
+      await fs.rm(tree, { recursive: true, force: true });
+    }
+  });
+
   it("leave .ignore out with --no-ignore-dot, as ripgrep's", async () => {
     assert.deepEqual(await searched(await storeOf([".rgignore"])), [
       ".cfg/c.txt",
