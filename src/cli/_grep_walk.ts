@@ -13,8 +13,12 @@ import type { Paint } from "./_grep_print.ts";
 
 /** What {@linkcode walkRules} needs of the command's request. */
 export interface WalkRequest {
+  /** How many directories deep below each path a file may lie (`--max-depth`; 1: its own). */
+  maxDepth: number | undefined;
   globs: string[];
   types: string[];
+  /** Types left out (`-T`). */
+  typesNot: string[];
   hidden: boolean;
   noIgnore: boolean;
 }
@@ -23,26 +27,37 @@ export interface WalkRequest {
 export interface WalkRules {
   /** The store's walk options (but its path). */
   options: Omit<WalkOptions, "path">;
-  /** Whether a file found is of the types asked for, where the walk could not tell. */
+  /** `--max-depth`, for {@linkcode depthFilter}. */
+  maxDepth: number | undefined;
+  /**
+   * Whether a file found is of the types asked for and of none left out, where the walk could
+   * not tell.
+   */
   ofType: (path: string) => boolean;
 }
 
 /**
- * The walk of a grep's `-g` globs and `-t` types. Types narrow the walk when no -g does, and
- * take hidden files of their types; beside -g globs that only leave files out, they filter
- * what was found. A -g glob that takes a file decides alone, as in ripgrep.
+ * The walk of a grep's `-g` globs and `-t` and `-T` types. Types narrow the walk when no -g
+ * does, and `-t` takes hidden files of its types; beside -g globs that only leave files out,
+ * they filter what was found. A -g glob that takes a file decides alone, as in ripgrep (over
+ * `-T` too).
  *
  * @param request the globs, types, --hidden and --no-ignore
  * @returns the walk, or the message of a type that does not exist
  */
 export function walkRules(request: WalkRequest): WalkRules | { error: string } {
-  const unknown = request.types.find((type) => FILE_TYPES[type] === undefined);
+  const unknown = [...request.types, ...request.typesNot].find((type) =>
+    FILE_TYPES[type] === undefined
+  );
   if (unknown !== undefined) {
     const known = Object.keys(FILE_TYPES).join(", ");
     return { error: `unrecognized file type: ${unknown} (known: ${known})` };
   }
   const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
-  const globs = request.globs.length > 0 ? request.globs : typeGlobs;
+  const notGlobs = request.typesNot.flatMap((type) => FILE_TYPES[type]);
+  const globs = request.globs.length > 0
+    ? request.globs
+    : [...typeGlobs, ...notGlobs.map((glob) => `!${glob}`)];
   const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
   const options = {
     glob: globs.length > 0 ? globs : undefined,
@@ -53,10 +68,15 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
     includeHidden: request.hidden,
     includeGitignored: request.noIgnore,
   };
-  const ofType = request.globs.length > 0 && !globTakes && typeGlobs.length > 0
+  const typed = request.globs.length > 0 && !globTakes && typeGlobs.length > 0
     ? compileGlob(typeGlobs)
     : () => true;
-  return { options, ofType };
+  const notTyped = notGlobs.length > 0 && !globTakes ? compileGlob(notGlobs) : () => false;
+  return {
+    options,
+    ofType: (path) => typed(path) && !notTyped(path),
+    maxDepth: request.maxDepth,
+  };
 }
 
 /**
@@ -76,6 +96,33 @@ export async function fileShown(store: FileStore, path: string): Promise<string 
 }
 
 /**
+ * Whether a file a walk of `path` found lies within `--max-depth` of it, as ripgrep counts
+ * depth: 1 for the files in the directory itself (a file named on the line is searched at
+ * any depth, as ripgrep searches it). Files below are left out after the walk.
+ *
+ * @param store where the files are
+ * @param path a path given on the command line
+ * @param maxDepth the depth, if any
+ * @returns a test on the display paths of the files found
+ */
+export async function depthFilter(
+  store: FileStore,
+  path: string,
+  maxDepth: number | undefined,
+): Promise<(file: string) => boolean> {
+  if (maxDepth === undefined) return () => true;
+  let start: string;
+  try {
+    start = (await store.stat(path)).path;
+  } catch (error) {
+    if (error instanceof StoreError) return () => true; // (the walk says what is wrong)
+    throw error;
+  }
+  const prefix = start === "." ? "" : `${start}/`;
+  return (file) => file.slice(prefix.length).split("/").length <= maxDepth;
+}
+
+/**
  * `--files`: the files a search of the paths would search, one a line, as ripgrep lists them
  * (a file named on the line whatever -g and -t say).
  *
@@ -92,11 +139,14 @@ export async function listFiles(
   let failed = false;
   for (const path of paths) {
     const named = await fileShown(store, path);
+    const deep = await depthFilter(store, path, rules.maxDepth);
     let files: string[];
     try {
       files = named !== undefined
         ? [named]
-        : (await store.glob({ ...rules.options, path })).filter(rules.ofType);
+        : (await store.glob({ ...rules.options, path })).filter((file) =>
+          rules.ofType(file) && deep(file)
+        );
     } catch (error) {
       if (!(error instanceof StoreError || error instanceof InputError)) throw error;
       out.stderr(`linewise: ${error.message}\n`);

@@ -27,7 +27,7 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
+import { depthFilter, fileShown, listFiles, walkRules } from "./_grep_walk.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 
 /** What the grep command was asked. */
@@ -36,11 +36,16 @@ export interface GrepRequest {
   paths: string[];
   ignoreCase: boolean;
   fixed: boolean;
+  /** A match has no word character right before or after it (`-w`). */
   word: boolean;
+  /** A match is the whole line (`-x`; the last of `-w` and `-x` is the one set). */
+  line: boolean;
   filesWithMatches: boolean;
   count: boolean;
   /** Each match alone on a line (`-o`; with `-c`, matches are counted instead of lines). */
   onlyMatching: boolean;
+  /** `-c` counts matches, not lines (`--count-matches`, which sets `count` too). */
+  countMatches: boolean;
   /** Nothing printed; the search stops at the first match (`-q`). */
   quiet: boolean;
   /** The most matching lines shown per file (`-m`). */
@@ -56,6 +61,10 @@ export interface GrepRequest {
   globs: string[];
   /** File types (`-t`, see `file_types.ts`): a file must be of one. */
   types: string[];
+  /** File types left out (`-T`). */
+  typesNot: string[];
+  /** How deep below each path a file may lie (`--max-depth`; 1: in it). */
+  maxDepth: number | undefined;
   /** Hidden files (`--hidden`), and what .gitignore excludes (`--no-ignore`). */
   hidden: boolean;
   noIgnore: boolean;
@@ -75,14 +84,16 @@ export interface GrepOutput {
 }
 
 /**
- * The regular expression for every pattern, as ripgrep joins `-e`, `-F` and `-w`: a word
- * match has no word character right before or after it, a word character as ripgrep reads it
- * (Unicode: `-w мир` is not in `мирный`), and `-w -e -EINVAL` finds `return -EINVAL;`, where
- * `\b` would want a word character beside the `-`.
+ * The regular expression for every pattern, as ripgrep joins `-e`, `-F`, `-w` and `-x`: a
+ * word match has no word character right before or after it, a word character as ripgrep
+ * reads it (Unicode: `-w мир` is not in `мирный`), and `-w -e -EINVAL` finds
+ * `return -EINVAL;`, where `\b` would want a word character beside the `-`; a line match is
+ * the whole line.
  */
 function joined(request: GrepRequest): string {
   const each = request.patterns.map((p) => request.fixed ? escapeRegExp(p) : p);
   const any = each.length === 1 ? each[0] : each.map((p) => `(?:${p})`).join("|");
+  if (request.line) return `^(?:${any})$`;
   return request.word ? `${WORD_START}(?:${any})${WORD_END}` : any;
 }
 
@@ -107,10 +118,12 @@ export async function grepCommand(
       ? refused(rules.error)
       : await listFiles(store, request.paths, rules, paint, out);
   }
+  // (As ripgrep: a pattern file without a line matches nothing.)
+  if (request.patterns.length === 0) return 1;
   let matcher;
   let spans: MatchSpans;
   try {
-    const simple = request.patterns.length === 1 && !request.word;
+    const simple = request.patterns.length === 1 && !request.word && !request.line;
     const options = { ignoreCase: request.ignoreCase, literal: simple && request.fixed };
     const pattern = simple ? request.patterns[0] : joined(request);
     const compiled = compilePattern(pattern, options);
@@ -128,7 +141,7 @@ export async function grepCommand(
     return refused(error.message);
   }
   if ("error" in rules) return refused(rules.error);
-  const { options: walk, ofType } = rules;
+  const { options: walk, ofType, maxDepth } = rules;
   const context = Math.max(request.before, request.after);
   // (-q prints nothing, and the search stops at the first match.)
   const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
@@ -152,6 +165,7 @@ export async function grepCommand(
   for (const [i, path] of request.paths.entries()) {
     const shownFile = files[i];
     const named = shownFile !== undefined;
+    const deep = await depthFilter(store, path, maxDepth);
     let result: SearchResult;
     const progress = progressLine(out, request.progressAfterMs, path);
     try {
@@ -199,7 +213,7 @@ export async function grepCommand(
         first = false;
       }
     }
-    for (const file of result.files.filter((f) => named || ofType(f.path))) {
+    for (const file of result.files.filter((f) => named || (ofType(f.path) && deep(f.path)))) {
       const rows = firstMatches(withinContext(file.rows, request), request.maxCount, request.after);
       const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
       if (matching.length === 0) continue;
@@ -326,6 +340,6 @@ async function binaryMatches(
  */
 function counted(rows: readonly ScanRow[], request: GrepRequest, spans: MatchSpans): number {
   const first = rows.slice(0, request.maxCount);
-  if (!request.onlyMatching) return first.length;
+  if (!request.onlyMatching && !request.countMatches) return first.length;
   return first.reduce((sum, row) => sum + spans(rowBody(row.text), row).length, 0);
 }

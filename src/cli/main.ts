@@ -5,6 +5,7 @@
  *
  * @module
  */
+import * as fs from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { serveStdio } from "../mcp/stdio.ts";
@@ -68,6 +69,9 @@ const OPTIONS = {
   "smart-case": { type: "boolean", short: "S" },
   unrestricted: { type: "boolean", short: "u", multiple: true },
   "fixed-strings": { type: "boolean", short: "F" },
+  pcre2: { type: "boolean", short: "P" },
+  "line-regexp": { type: "boolean", short: "x" },
+  file: { type: "string", short: "f", multiple: true },
   context: { type: "string", short: "C" },
   "after-context": { type: "string", short: "A" },
   "before-context": { type: "string", short: "B" },
@@ -76,6 +80,7 @@ const OPTIONS = {
   "files-with-matches": { type: "boolean", short: "l" },
   count: { type: "boolean", short: "c" },
   "only-matching": { type: "boolean", short: "o" },
+  "count-matches": { type: "boolean" },
   quiet: { type: "boolean", short: "q" },
   "max-count": { type: "string", short: "m" },
   "line-number": { type: "boolean", short: "n" },
@@ -85,13 +90,16 @@ const OPTIONS = {
   heading: { type: "boolean" },
   "no-heading": { type: "boolean" },
   color: { type: "string" },
-  hidden: { type: "boolean" },
+  hidden: { type: "boolean", short: "." },
   "no-ignore": { type: "boolean" },
   "no-ignore-dot": { type: "boolean" },
   "no-ignore-global": { type: "boolean" },
   files: { type: "boolean" },
   glob: { type: "string", short: "g", multiple: true },
   type: { type: "string", short: "t", multiple: true },
+  "type-not": { type: "string", short: "T", multiple: true },
+  "max-depth": { type: "string" },
+  sort: { type: "string" },
   "max-matches": { type: "string" },
   "include-ignored": { type: "boolean" },
   depth: { type: "string" },
@@ -424,7 +432,10 @@ function toolHelp(tool: ToolDefinition): string {
 function refuseRipgrepOnly(values: Values): void {
   const flags: Array<[keyof Values, string]> = [
     ["regexp", "-e"],
+    ["file", "-f"],
     ["word-regexp", "-w"],
+    ["line-regexp", "-x"],
+    ["count-matches", "--count-matches"],
     ["files-with-matches", "-l"],
     ["count", "-c"],
     ["only-matching", "-o"],
@@ -440,6 +451,8 @@ function refuseRipgrepOnly(values: Values): void {
     ["after-context", "-A"],
     ["before-context", "-B"],
     ["type", "-t"],
+    ["type-not", "-T"],
+    ["max-depth", "--max-depth"],
     ["hidden", "--hidden"],
     ["no-ignore", "--no-ignore"],
     ["heading", "--heading"],
@@ -513,9 +526,9 @@ function grepRequest(
   given: ReadonlyArray<{ name: string; value?: string }>,
   io: CliIo,
 ): GrepRequest {
-  const patterns = values.regexp ?? [];
+  const patterns = [...values.regexp ?? [], ...(values.file ?? []).flatMap(patternsIn)];
   const words = [...rest];
-  if (patterns.length === 0 && !values.files) {
+  if (patterns.length === 0 && !values.files && values.file === undefined) {
     if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
     patterns.push(words.shift()!);
   }
@@ -529,15 +542,27 @@ function grepRequest(
   // (The last of --heading and --no-heading decides, as in ripgrep.)
   const heading = lastOf(given, "heading", "no-heading");
   const filenames = lastOf(given, "with-filename", "no-filename");
+  // (-P asks for ripgrep's other engine: linewise's one already takes lookarounds and
+  // backreferences, as JavaScript does. Files print in path order, what --sort path asks.)
+  if (values.sort !== undefined && values.sort !== "path" && values.sort !== "none") {
+    throw new UsageError(
+      `--sort takes path or none, got ${
+        JSON.stringify(values.sort)
+      }: linewise prints files in path order`,
+    );
+  }
+  const whole = lastOf(given, "word-regexp", "line-regexp");
   return {
     patterns,
     paths: words.length > 0 ? words : ["."],
     ignoreCase: ignoresCase(given, patterns, values["fixed-strings"] ?? false),
     fixed: values["fixed-strings"] ?? false,
-    word: values["word-regexp"] ?? false,
+    word: whole === "word-regexp",
+    line: whole === "line-regexp",
     filesWithMatches: values["files-with-matches"] ?? false,
-    count: values.count ?? false,
+    count: (values.count || values["count-matches"]) ?? false,
     onlyMatching: values["only-matching"] ?? false,
+    countMatches: values["count-matches"] ?? false,
     quiet: values.quiet ?? false,
     maxCount: count(values["max-count"], "-m", 0),
     files: values.files ?? false,
@@ -547,6 +572,8 @@ function grepRequest(
     ...contextOf(given),
     globs: values.glob ?? [],
     types: values.type ?? [],
+    typesNot: values["type-not"] ?? [],
+    maxDepth: count(values["max-depth"], "--max-depth", 0),
     hidden: (values.hidden || values["include-ignored"] || unrestricted >= 2) ?? false,
     noIgnore: (values["no-ignore"] || values["include-ignored"] || unrestricted >= 1) ?? false,
     heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading === "heading",
@@ -555,6 +582,23 @@ function grepRequest(
     maxMatches: count(values["max-matches"], "--max-matches", 1),
     timeoutMs: seconds(values.timeout, "--timeout"),
   };
+}
+
+/**
+ * The patterns of a pattern file (`-f`; `-` is standard input), one a line, as ripgrep reads
+ * them: an empty line is a pattern that matches every line, and a file without a line has
+ * none.
+ */
+function patternsIn(file: string): string[] {
+  let text: string;
+  try {
+    text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+  } catch (error) {
+    throw new UsageError(`-f ${file}: ${messageOf(error)}`);
+  }
+  const lines = text.split("\n").map((line) => line.endsWith("\r") ? line.slice(0, -1) : line);
+  if (text.endsWith("\n") || text === "") lines.pop();
+  return lines;
 }
 
 /** Whether grep colours its output: `--color auto` (the default: on a terminal), always, never. */

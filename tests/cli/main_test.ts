@@ -80,6 +80,26 @@ describe("the linewise command line", () => {
     const uuu = runCli(["grep", "-uuu", "two"], root.dir);
     assert.equal(uuu.status, 2);
     assert.match(uuu.stderr, /^linewise: grep takes -u and -uu, not -uuu/);
+    const newer = runCli(
+      ["grep", "two", "--json", "-x", "-T", "md", "--max-depth", "1", "--count-matches"],
+      root.dir,
+    );
+    assert.equal(newer.status, 2);
+    assert.match(newer.stderr, /which takes no -x, --count-matches, -T, --max-depth$/m);
+  });
+
+  test("grep refuses a --sort it does not keep, a pattern file it cannot read, a bad depth", () => {
+    const sorted = runCli(["grep", "--sort", "modified", "two"], root.dir);
+    assert.equal(sorted.status, 2);
+    assert.match(sorted.stderr, /^linewise: --sort takes path or none, got "modified": linewise/);
+    const none = runCli(["grep", "--sort", "none", "-P", "tw(?=o)"], root.dir);
+    assert.equal(none.status, 0, none.stderr);
+    const missing = runCli(["grep", "-f", "no-such-patterns.txt", "."], root.dir);
+    assert.equal(missing.status, 2);
+    assert.match(missing.stderr, /^linewise: -f no-such-patterns\.txt: ENOENT/);
+    const depth = runCli(["grep", "--max-depth", "-1", "two"], root.dir);
+    assert.equal(depth.status, 2);
+    assert.match(depth.stderr, /^linewise: --max-depth takes a whole number of 0 or more/);
   });
 
   test("grep -o says when it shows a line's first match alone", () => {

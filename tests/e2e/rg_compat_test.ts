@@ -51,6 +51,10 @@ const FILES: Record<string, string> = {
   // before it at the start, without the literal around it, and the literal at the very end.
   "src/export.c":
     "XPORT_SYMBOL_GPL(a);\nEXPORT_SYMBOL(b);\nEXPORT_SYMBOL_GPL(c);\nEXPORT_SYMBOL_GPL(",
+  // Pattern files (-f): one pattern a line, an empty line matching every line, none at all.
+  "pats/two.txt": "beta\r\nga.ma\n",
+  "pats/blank.txt": "delta\n\n",
+  "pats/none.txt": "",
 };
 
 const CASES = [
@@ -222,6 +226,39 @@ const CASES = [
   ["-o", "-w", "-i", "fo+", "src/a.ts"],
   ["-o", "-w", "[A-Z]+", "src/dash.c"],
   ["-o", "-c", "-w", "[A-Za-z]+", "src/a.ts", "src/dash.c", "src/brace.c"],
+  // -x: a match is the whole line (the last of -w and -x decides; a CRLF line's \r is its
+  // terminator's, as for `$`); -P: lookarounds and backreferences, which linewise's patterns
+  // take as they are.
+  ["-x", "-g", "!*crlf*", "foo"],
+  ["-x", "-w", "foo"],
+  ["-w", "-x", "-g", "!*crlf*", "fo+"],
+  ["-x", "-F", "-g", "!*crlf*", "-g", "!pats", "-e", "foo", "-e", "beta"],
+  ["-x", "-c", "-i", "-g", "!*crlf*", "FOO"],
+  ["-P", "foo(?= bar)"],
+  ["-P", "-o", "(o)\\1", "src"],
+  // -f: patterns from files (with -e beside them; -F reads them as fixed strings).
+  ["-f", "pats/two.txt"],
+  ["-f", "pats/two.txt", "-e", "delta", "src"],
+  ["-F", "-f", "pats/two.txt"],
+  ["-f", "pats/blank.txt", "src/a.ts", "src/dash.c"],
+  ["-f", "pats/none.txt", "src"],
+  // --count-matches counts matches (over -l too); -T leaves a type out (whatever -g takes);
+  // -. is --hidden; --max-depth counts from each path (a file named on the line at any).
+  ["--count-matches", "o", "src"],
+  ["--count-matches", "-l", "fo+"],
+  ["-T", "md", "foo"],
+  ["-T", "md", "-T", "ts", "-l", "o"],
+  ["-T", "md", "-g", "*.md", "-g", "*.ts", "foo"],
+  ["--files", "-T", "ts"],
+  ["-.", "-g", "!.git", "foo"],
+  ["--max-depth", "1", "foo"],
+  ["--max-depth", "1", "foo", "src", "docs"],
+  ["--max-depth", "0", "foo", "src"],
+  ["--max-depth", "0", "foo", "src/deep/b.md"],
+  ["--max-depth", "2", "-c", "-i", "foo", "src"],
+  ["--files", "--max-depth", "1", "docs", "src"],
+  ["--files", "--max-depth", "1"],
+  ["--sort", "path", "-l", "foo"],
 ];
 
 const HAS_RG = spawnSync("rg", ["--version"]).status === 0;
