@@ -128,7 +128,8 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return await run(argv, io);
   } catch (error) {
     if (error instanceof UsageError || isParseError(error)) {
-      io.stderr(`linewise: ${(error as Error).message}\nTry 'linewise --help'.\n`);
+      const message = notTaken(error as Error, argv) ?? (error as Error).message;
+      io.stderr(`linewise: ${message}\nTry 'linewise --help'.\n`);
       return 2;
     }
     // A bug: one sentence, and the stack for the report.
@@ -644,6 +645,32 @@ function print(io: CliIo, text: string): number {
   io.stdout(text);
   return 0;
 }
+
+/**
+ * For a grep given an option it does not know (one of ripgrep's, most likely), what it says
+ * instead of the parser's advice on positionals: which option, and for the ones people
+ * reach for, why linewise has none.
+ */
+function notTaken(error: Error, argv: readonly string[]): string | undefined {
+  const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (option === undefined || !argv.includes("grep")) return undefined;
+  const why = NOT_TAKEN[option];
+  return `grep does not take ${option}${
+    why ? `: ${why}` : " (linewise --help lists what it takes)"
+  }`;
+}
+
+/** Why grep has no such option, for ripgrep's that people reach for. */
+const NOT_TAKEN: Record<string, string> = {
+  "-v": "it shows the lines that match (read shows a file's lines, numbered)",
+  "--invert-match": "it shows the lines that match (read shows a file's lines, numbered)",
+  "-U": "a match lies within a line, by linewise's line rule",
+  "--multiline": "a match lies within a line, by linewise's line rule",
+  "-a": "binary files a walk meets are passed over; one named on the line is looked through",
+  "--text": "binary files a walk meets are passed over; one named on the line is looked through",
+  "-L": "a walk searches links to files within the root and enters no linked directory",
+  "--follow": "a walk searches links to files within the root and enters no linked directory",
+};
 
 function isParseError(error: unknown): boolean {
   return error instanceof TypeError && "code" in error &&

@@ -102,6 +102,18 @@ describe("the linewise command line", () => {
     assert.match(depth.stderr, /^linewise: --max-depth takes a whole number of 0 or more/);
   });
 
+  test("grep names a ripgrep option it does not take, and why for the common ones", () => {
+    const invert = runCli(["grep", "-v", "two"], root.dir);
+    assert.equal(invert.status, 2);
+    assert.match(invert.stderr, /^linewise: grep does not take -v: it shows the lines that match/);
+    const column = runCli(["grep", "--column", "two"], root.dir);
+    assert.match(column.stderr, /^linewise: grep does not take --column \(linewise --help lists/);
+    // (Another command's unknown option keeps the parser's words.)
+    const read = runCli(["read", "--column", "a.txt"], root.dir);
+    assert.equal(read.status, 2);
+    assert.match(read.stderr, /^linewise: Unknown option '--column'/);
+  });
+
   test("grep -o says when it shows a line's first match alone", () => {
     // (-w puts fo+ on the stoppable engine, run again only over lines of 4,096 characters.)
     writeFileSync(join(root.dir, "long.txt"), `foo ${"x".repeat(5000)} foo\nfoo foo\n`);
