@@ -15,7 +15,7 @@ import {
   WORD_END,
   WORD_START,
 } from "../core/mod.ts";
-import { compilePattern, PatternError } from "../match/safe_matcher.ts";
+import { type CompiledPattern, compilePattern, PatternError } from "../match/safe_matcher.ts";
 import {
   COLOURED,
   type MatchSpans,
@@ -40,6 +40,8 @@ export interface GrepRequest {
   word: boolean;
   /** A match is the whole line (`-x`; the last of `-w` and `-x` is the one set). */
   line: boolean;
+  /** The lines that do not match are the ones found, whole (`-v`). */
+  invert: boolean;
   filesWithMatches: boolean;
   count: boolean;
   /** Each match alone on a line (`-o`; with `-c`, matches are counted instead of lines). */
@@ -98,6 +100,21 @@ function joined(request: GrepRequest): string {
 }
 
 /**
+ * `-v`: a line without a match of the pattern is one match, the whole line (what `-o` prints
+ * and `--count-matches` counts, as in ripgrep). A pattern that runs where it can be stopped
+ * (lookarounds, backreferences) is inverted in the pattern itself, and runs there too.
+ */
+function inverted(pattern: string, compiled: CompiledPattern, ignoreCase: boolean): Matcher {
+  const inner = compiled.matcher;
+  if (inner.stoppable !== undefined) {
+    return compilePattern(`^(?![\\s\\S]*?(?:${pattern}))[\\s\\S]*`, { ignoreCase }).matcher;
+  }
+  return {
+    matchLine: (text) => inner.matchLine(text) === null ? { start: 0, end: text.length } : null,
+  };
+}
+
+/**
  * Runs the search and prints it.
  *
  * @param store where the files are
@@ -111,7 +128,8 @@ export async function grepCommand(
   out: GrepOutput,
 ): Promise<number> {
   const refused = (message: string) => (out.stderr(`linewise: ${message}\n`), 2);
-  const paint = request.color ? COLOURED : PLAIN;
+  // (Inverted, the lines found are not coloured as matches, as in ripgrep.)
+  const paint = !request.color ? PLAIN : request.invert ? { ...COLOURED, match: String } : COLOURED;
   const rules = walkRules(request);
   if (request.files) {
     return "error" in rules
@@ -127,15 +145,17 @@ export async function grepCommand(
     const options = { ignoreCase: request.ignoreCase, literal: simple && request.fixed };
     const pattern = simple ? request.patterns[0] : joined(request);
     const compiled = compilePattern(pattern, options);
-    matcher = compiled.matcher;
+    matcher = request.invert ? inverted(pattern, compiled, request.ignoreCase) : compiled.matcher;
     let said = false;
-    spans = matchSpans(pattern, compiled.engine, options, () => {
-      if (said || !request.onlyMatching) return;
-      said = true;
-      out.stderr(
-        `linewise: -o shows the first match alone of lines this pattern cannot be run on again safely (on the ${compiled.engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
-      );
-    });
+    spans = request.invert
+      ? (_, row) => [row.match!]
+      : matchSpans(pattern, compiled.engine, options, () => {
+        if (said || !request.onlyMatching) return;
+        said = true;
+        out.stderr(
+          `linewise: -o shows the first match alone of lines this pattern cannot be run on again safely (on the ${compiled.engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
+        );
+      });
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
     return refused(error.message);

@@ -71,6 +71,7 @@ const OPTIONS = {
   "fixed-strings": { type: "boolean", short: "F" },
   pcre2: { type: "boolean", short: "P" },
   "line-regexp": { type: "boolean", short: "x" },
+  "invert-match": { type: "boolean", short: "v" },
   file: { type: "string", short: "f", multiple: true },
   context: { type: "string", short: "C" },
   "after-context": { type: "string", short: "A" },
@@ -436,6 +437,7 @@ function refuseRipgrepOnly(values: Values): void {
     ["file", "-f"],
     ["word-regexp", "-w"],
     ["line-regexp", "-x"],
+    ["invert-match", "-v"],
     ["count-matches", "--count-matches"],
     ["files-with-matches", "-l"],
     ["count", "-c"],
@@ -560,6 +562,7 @@ function grepRequest(
     fixed: values["fixed-strings"] ?? false,
     word: whole === "word-regexp",
     line: whole === "line-regexp",
+    invert: values["invert-match"] ?? false,
     filesWithMatches: values["files-with-matches"] ?? false,
     count: (values.count || values["count-matches"]) ?? false,
     onlyMatching: values["only-matching"] ?? false,
@@ -662,8 +665,6 @@ function notTaken(error: Error, argv: readonly string[]): string | undefined {
 
 /** Why grep has no such option, for ripgrep's that people reach for. */
 const NOT_TAKEN: Record<string, string> = {
-  "-v": "it shows the lines that match (read shows a file's lines, numbered)",
-  "--invert-match": "it shows the lines that match (read shows a file's lines, numbered)",
   "-U": "a match lies within a line, by linewise's line rule",
   "--multiline": "a match lies within a line, by linewise's line rule",
   "-a": "binary files a walk meets are passed over; one named on the line is looked through",

@@ -102,10 +102,22 @@ describe("the linewise command line", () => {
     assert.match(depth.stderr, /^linewise: --max-depth takes a whole number of 0 or more/);
   });
 
+  test("grep -v of a pattern that may run without end still stops at --timeout", {
+    timeout: 30_000,
+  }, () => {
+    // (A lookbehind before a run of stars never ends on a long run of a's: inverted, it still
+    // runs where it can be stopped.)
+    writeFileSync(join(root.dir, "run.txt"), "a".repeat(3000) + "\n");
+    const out = runCli(["grep", "-v", "--timeout", "1", "(?<=a)a*a*a*a*b", "run.txt"], root.dir);
+    rmSync(join(root.dir, "run.txt"));
+    assert.equal(out.status, 2, out.stderr);
+    assert.match(out.stderr, /stopped by the time budget/);
+  });
+
   test("grep names a ripgrep option it does not take, and why for the common ones", () => {
-    const invert = runCli(["grep", "-v", "two"], root.dir);
-    assert.equal(invert.status, 2);
-    assert.match(invert.stderr, /^linewise: grep does not take -v: it shows the lines that match/);
+    const multiline = runCli(["grep", "-U", "two"], root.dir);
+    assert.equal(multiline.status, 2);
+    assert.match(multiline.stderr, /^linewise: grep does not take -U: a match lies within a line/);
     const column = runCli(["grep", "--column", "two"], root.dir);
     assert.match(column.stderr, /^linewise: grep does not take --column \(linewise --help lists/);
     // (Another command's unknown option keeps the parser's words.)

@@ -259,6 +259,23 @@ const CASES = [
   ["--files", "--max-depth", "1", "docs", "src"],
   ["--files", "--max-depth", "1"],
   ["--sort", "path", "-l", "foo"],
+  // -v: the lines without a match, each whole (what -o prints and --count-matches counts);
+  // a pattern with lookarounds or backreferences is inverted where it can be stopped.
+  ["-v", "foo", "src"],
+  ["-v", "-c", "foo"],
+  ["-v", "-l", "-i", "FOO"],
+  ["-v", "-C1", "foo", "src"],
+  ["-v", "-o", "foo", "src/a.ts"],
+  ["-v", "-x", "-g", "!*crlf*", "foo", "src"],
+  ["-v", "-w", "-m", "1", "foo", "src"],
+  ["--color", "always", "-v", "-N", "foo", "src/a.ts"],
+  ["-v", "--count-matches", "o", "src"],
+  ["-v", "-q", "foo"],
+  ["-v", "foo", "bin.dat"],
+  ["-v", "zzz", "bin.dat"],
+  ["-v", "-c", "zzz", "bin.dat", "src/a.ts"],
+  ["-v", "^", "src"],
+  ["-P", "-v", "-c", "(o)\\1"],
 ];
 
 const HAS_RG = spawnSync("rg", ["--version"]).status === 0;
