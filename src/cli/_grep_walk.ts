@@ -15,6 +15,8 @@ import type { Paint } from "./_grep_print.ts";
 export interface WalkRequest {
   /** How many directories deep below each path a file may lie (`--max-depth`; 1: its own). */
   maxDepth: number | undefined;
+  /** The largest file searched, in bytes (`--max-filesize`). */
+  maxFilesize: number | undefined;
   globs: string[];
   types: string[];
   /** Types left out (`-T`). */
@@ -27,8 +29,9 @@ export interface WalkRequest {
 export interface WalkRules {
   /** The store's walk options (but its path). */
   options: Omit<WalkOptions, "path">;
-  /** `--max-depth`, for {@linkcode depthFilter}. */
+  /** `--max-depth` and `--max-filesize`, for {@linkcode keptOf}. */
   maxDepth: number | undefined;
+  maxFilesize: number | undefined;
   /**
    * Whether a file found is of the types asked for and of none left out, where the walk could
    * not tell.
@@ -76,6 +79,7 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
     options,
     ofType: (path) => typed(path) && !notTyped(path),
     maxDepth: request.maxDepth,
+    maxFilesize: request.maxFilesize,
   };
 }
 
@@ -96,16 +100,45 @@ export async function fileShown(store: FileStore, path: string): Promise<string 
 }
 
 /**
- * Whether a file a walk of `path` found lies within `--max-depth` of it, as ripgrep counts
- * depth: 1 for the files in the directory itself (a file named on the line is searched at
- * any depth, as ripgrep searches it). Files below are left out after the walk.
+ * The files a walk of `path` found that a grep keeps (a file named on the line is kept
+ * whatever they say, as ripgrep searches it): of the types asked for and of none left out,
+ * within `--max-depth` of the path, and no larger than `--max-filesize`. The walk reads the
+ * others too; they are left out here.
  *
  * @param store where the files are
  * @param path a path given on the command line
- * @param maxDepth the depth, if any
- * @returns a test on the display paths of the files found
+ * @param rules the walk's rules
+ * @param found what the walk found
+ * @param pathOf the display path of one of them
+ * @returns those kept, in order
  */
-export async function depthFilter(
+export async function keptOf<T>(
+  store: FileStore,
+  path: string,
+  rules: WalkRules,
+  found: readonly T[],
+  pathOf: (file: T) => string,
+): Promise<T[]> {
+  const deep = await depthFilter(store, path, rules.maxDepth);
+  const files = found.filter((file) => rules.ofType(pathOf(file)) && deep(pathOf(file)));
+  const most = rules.maxFilesize;
+  if (most === undefined) return files;
+  const small = await Promise.all(files.map(async (file) => {
+    try {
+      return (await store.stat(pathOf(file))).size <= most;
+    } catch (error) {
+      if (error instanceof StoreError) return false; // (gone since the walk)
+      throw error;
+    }
+  }));
+  return files.filter((_, i) => small[i]);
+}
+
+/**
+ * Whether a file a walk of `path` found lies within `--max-depth` of it, as ripgrep counts
+ * depth: 1 for the files in the directory itself.
+ */
+async function depthFilter(
   store: FileStore,
   path: string,
   maxDepth: number | undefined,
@@ -139,14 +172,11 @@ export async function listFiles(
   let failed = false;
   for (const path of paths) {
     const named = await fileShown(store, path);
-    const deep = await depthFilter(store, path, rules.maxDepth);
     let files: string[];
     try {
       files = named !== undefined
         ? [named]
-        : (await store.glob({ ...rules.options, path })).filter((file) =>
-          rules.ofType(file) && deep(file)
-        );
+        : await keptOf(store, path, rules, await store.glob({ ...rules.options, path }), String);
     } catch (error) {
       if (!(error instanceof StoreError || error instanceof InputError)) throw error;
       out.stderr(`linewise: ${error.message}\n`);

@@ -27,7 +27,7 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import { depthFilter, fileShown, listFiles, walkRules } from "./_grep_walk.ts";
+import { fileShown, keptOf, listFiles, walkRules } from "./_grep_walk.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 
 /** What the grep command was asked. */
@@ -67,6 +67,8 @@ export interface GrepRequest {
   typesNot: string[];
   /** How deep below each path a file may lie (`--max-depth`; 1: in it). */
   maxDepth: number | undefined;
+  /** The largest file searched, in bytes (`--max-filesize`). */
+  maxFilesize: number | undefined;
   /** Hidden files (`--hidden`), and what .gitignore excludes (`--no-ignore`). */
   hidden: boolean;
   noIgnore: boolean;
@@ -161,7 +163,7 @@ export async function grepCommand(
     return refused(error.message);
   }
   if ("error" in rules) return refused(rules.error);
-  const { options: walk, ofType, maxDepth } = rules;
+  const walk = rules.options;
   const context = Math.max(request.before, request.after);
   // (-q prints nothing, and the search stops at the first match.)
   const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
@@ -185,7 +187,6 @@ export async function grepCommand(
   for (const [i, path] of request.paths.entries()) {
     const shownFile = files[i];
     const named = shownFile !== undefined;
-    const deep = await depthFilter(store, path, maxDepth);
     let result: SearchResult;
     const progress = progressLine(out, request.progressAfterMs, path);
     try {
@@ -233,7 +234,10 @@ export async function grepCommand(
         first = false;
       }
     }
-    for (const file of result.files.filter((f) => named || (ofType(f.path) && deep(f.path)))) {
+    const shownFiles = named
+      ? result.files
+      : await keptOf(store, path, rules, result.files, (file) => file.path);
+    for (const file of shownFiles) {
       const rows = firstMatches(withinContext(file.rows, request), request.maxCount, request.after);
       const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
       if (matching.length === 0) continue;

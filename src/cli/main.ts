@@ -100,6 +100,7 @@ const OPTIONS = {
   type: { type: "string", short: "t", multiple: true },
   "type-not": { type: "string", short: "T", multiple: true },
   "max-depth": { type: "string" },
+  "max-filesize": { type: "string" },
   sort: { type: "string" },
   "max-matches": { type: "string" },
   "include-ignored": { type: "boolean" },
@@ -456,6 +457,7 @@ function refuseRipgrepOnly(values: Values): void {
     ["type", "-t"],
     ["type-not", "-T"],
     ["max-depth", "--max-depth"],
+    ["max-filesize", "--max-filesize"],
     ["hidden", "--hidden"],
     ["no-ignore", "--no-ignore"],
     ["heading", "--heading"],
@@ -578,6 +580,7 @@ function grepRequest(
     types: values.type ?? [],
     typesNot: values["type-not"] ?? [],
     maxDepth: count(values["max-depth"], "--max-depth", 0),
+    maxFilesize: bytesOf(values["max-filesize"], "--max-filesize"),
     hidden: (values.hidden || values["include-ignored"] || unrestricted >= 2) ?? false,
     noIgnore: (values["no-ignore"] || values["include-ignored"] || unrestricted >= 1) ?? false,
     heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading === "heading",
@@ -629,6 +632,18 @@ function count(value: string | undefined, name: string, minimum: number): number
     );
   }
   return Number(value);
+}
+
+/** A size as ripgrep writes one: digits, then K, M or G (of 1,024) if any. */
+function bytesOf(value: string | undefined, name: string): number | undefined {
+  if (value === undefined) return undefined;
+  const size = /^(\d+)([KMG]?)$/.exec(value);
+  if (size === null) {
+    throw new UsageError(
+      `${name} takes digits and K, M or G if any (as 10K or 2M), got ${JSON.stringify(value)}`,
+    );
+  }
+  return Number(size[1]) * 1024 ** " KMG".indexOf(size[2] || " ");
 }
 
 /** "2.5" seconds as milliseconds. */

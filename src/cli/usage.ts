@@ -12,7 +12,7 @@ Usage:
   linewise read FILE [START[:END]]        numbered lines START to END (START alone: to the end)
   linewise grep PATTERN [PATH]... [-e PATTERN]... [-f FILE]... [-i] [-F] [-w] [-x] [-v] [-l]
                 [-c] [-o] [-q] [-m N] [-A N] [-B N] [-C N] [-g GLOB]... [-t TYPE]... [-T TYPE]...
-                [--max-depth N] [--hidden] [--no-ignore]
+                [--max-depth N] [--max-filesize N] [--hidden] [--no-ignore]
                 [--no-ignore-dot] [--no-ignore-global] [--heading|--no-heading] [--color WHEN]
                 [--max-matches N] [--timeout SECONDS]      as ripgrep: path:line:text
   linewise grep --files [PATH]... [-g GLOB]... [-t TYPE]... the files it would search

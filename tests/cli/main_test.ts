@@ -86,9 +86,11 @@ describe("the linewise command line", () => {
     );
     assert.equal(newer.status, 2);
     assert.match(newer.stderr, /which takes no -x, --count-matches, -T, --max-depth$/m);
+    const sized = runCli(["grep", "two", "--json", "--max-filesize", "1K", "-v"], root.dir);
+    assert.match(sized.stderr, /which takes no -v, --max-filesize$/m);
   });
 
-  test("grep refuses a --sort it does not keep, a pattern file it cannot read, a bad depth", () => {
+  test("grep refuses a --sort it does not keep, a pattern file it cannot read, a bad size", () => {
     const sorted = runCli(["grep", "--sort", "modified", "two"], root.dir);
     assert.equal(sorted.status, 2);
     assert.match(sorted.stderr, /^linewise: --sort takes path or none, got "modified": linewise/);
@@ -100,6 +102,9 @@ describe("the linewise command line", () => {
     const depth = runCli(["grep", "--max-depth", "-1", "two"], root.dir);
     assert.equal(depth.status, 2);
     assert.match(depth.stderr, /^linewise: --max-depth takes a whole number of 0 or more/);
+    const size = runCli(["grep", "--max-filesize", "1.5M", "two"], root.dir);
+    assert.equal(size.status, 2);
+    assert.match(size.stderr, /^linewise: --max-filesize takes digits and K, M or G if any/);
   });
 
   test("grep -v of a pattern that may run without end still stops at --timeout", {

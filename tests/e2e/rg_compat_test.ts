@@ -55,6 +55,8 @@ const FILES: Record<string, string> = {
   "pats/two.txt": "beta\r\nga.ma\n",
   "pats/blank.txt": "delta\n\n",
   "pats/none.txt": "",
+  // 1,020 bytes: within --max-filesize 1K (of 1,024).
+  "src/k.txt": `foo\n${"x".repeat(1015)}\n`,
 };
 
 const CASES = [
@@ -259,6 +261,13 @@ const CASES = [
   ["--files", "--max-depth", "1", "docs", "src"],
   ["--files", "--max-depth", "1"],
   ["--sort", "path", "-l", "foo"],
+  // --max-filesize leaves larger files out (not one named on the line).
+  ["--max-filesize", "1K", "-c", "o"],
+  ["--max-filesize", "12K", "-l", "o"],
+  ["--max-filesize", "1K", "-c", "o", "src/min.js", "src"],
+  ["--files", "--max-filesize", "100"],
+  ["--max-filesize", "0", "foo"],
+  ["--max-filesize", "1K", "-l", "foo", "src"],
   // -v: the lines without a match, each whole (what -o prints and --count-matches counts);
   // a pattern with lookarounds or backreferences is inverted where it can be stopped.
   ["-v", "foo", "src"],
