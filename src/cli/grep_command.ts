@@ -27,7 +27,7 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import { fileShown, keptOf, listFiles, walkRules } from "./_grep_walk.ts";
+import { fileShown, keptOf, listFiles, type WalkRules, walkRules } from "./_grep_walk.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 
 /** What the grep command was asked. */
@@ -43,6 +43,11 @@ export interface GrepRequest {
   /** The lines that do not match are the ones found, whole (`-v`). */
   invert: boolean;
   filesWithMatches: boolean;
+  /**
+   * The files searched without a match instead (`--files-without-match`, unless an `-l`
+   * after it or a `-c` says otherwise).
+   */
+  filesWithoutMatch: boolean;
   count: boolean;
   /** Each match alone on a line (`-o`; with `-c`, matches are counted instead of lines). */
   onlyMatching: boolean;
@@ -181,6 +186,7 @@ export async function grepCommand(
   const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
   let matched = 0;
+  let without = 0;
   let stopped = false;
   let first = true;
   let failed = false;
@@ -220,10 +226,12 @@ export async function grepCommand(
     progress.clear();
     if (result.stopped === "time") stopped = true;
     // As ripgrep: a binary file named on the line is looked through, and said to match.
+    const hit = new Set<string>();
     if (named && result.files.length === 0 && result.binaryFilesSkipped > 0) {
       const binary = await binaryMatches(store, path, matcher, out);
       const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
-      if (binary !== undefined && count > 0) {
+      if (count > 0) hit.add(shownFile);
+      if (binary !== undefined && count > 0 && !request.filesWithoutMatch) {
         matched += count;
         const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
@@ -241,6 +249,8 @@ export async function grepCommand(
       const rows = firstMatches(withinContext(file.rows, request), request.maxCount, request.after);
       const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
       if (matching.length === 0) continue;
+      hit.add(file.path);
+      if (request.filesWithoutMatch) continue;
       matched += matching.length;
       // (-o -c counts the matches, not the lines.)
       const count = counted(matching, request, spans);
@@ -254,13 +264,66 @@ export async function grepCommand(
       }
       first = false;
     }
-    if (request.quiet && matched > 0) break;
+    if (request.filesWithoutMatch) {
+      for (const file of await filesWithout(store, path, shownFile, rules, hit)) {
+        print(`${paint.path(quotePath(file))}\n`);
+        without++;
+      }
+    }
+    if (request.quiet && matched + without > 0) break;
   }
   if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
+  // (With --files-without-match, a file printed is what was found.)
+  const found = request.filesWithoutMatch ? without : matched;
   // (As ripgrep: with -q, a match found outweighs a path that could not be searched.)
-  if (request.quiet && matched > 0) return 0;
-  if (failed || (stopped && matched === 0)) return 2;
-  return matched > 0 ? 0 : 1;
+  if (request.quiet && found > 0) return 0;
+  if (failed || (stopped && found === 0)) return 2;
+  return found > 0 ? 0 : 1;
+}
+
+/**
+ * `--files-without-match`: the files of a path that the search read and found no match in,
+ * in path order, as ripgrep lists them: a named file (a binary one too), or the text files a
+ * walk of it keeps (empty ones included).
+ *
+ * @param hit the files with a match
+ */
+async function filesWithout(
+  store: FileStore,
+  path: string,
+  named: string | undefined,
+  rules: WalkRules,
+  hit: ReadonlySet<string>,
+): Promise<string[]> {
+  if (named !== undefined) return hit.has(named) ? [] : [named];
+  const walked = await keptOf(
+    store,
+    path,
+    rules,
+    await store.glob({ ...rules.options, path }),
+    String,
+  );
+  const rest = walked.filter((file) => !hit.has(file));
+  const text: boolean[] = [];
+  // (A few at a time: thousands at once would run out of file descriptors.)
+  for (let at = 0; at < rest.length; at += AT_ONCE) {
+    text.push(...await Promise.all(rest.slice(at, at + AT_ONCE).map((f) => isText(store, f))));
+  }
+  return rest.filter((_, i) => text[i]);
+}
+
+/** How many files {@linkcode filesWithout} looks into at once. */
+const AT_ONCE = 32;
+
+/** Whether a file reads as text: not binary (a NUL in its first 8 KiB), nor unreadable. */
+async function isText(store: FileStore, path: string): Promise<boolean> {
+  try {
+    await store.readLines(path, { start: 1, end: 1, maxLines: 1, maxChars: 1, cut: 1 });
+    return true;
+  } catch (error) {
+    if (error instanceof StoreError) return false;
+    throw error;
+  }
 }
 
 /**

@@ -79,6 +79,7 @@ const OPTIONS = {
   regexp: { type: "string", short: "e", multiple: true },
   "word-regexp": { type: "boolean", short: "w" },
   "files-with-matches": { type: "boolean", short: "l" },
+  "files-without-match": { type: "boolean" },
   count: { type: "boolean", short: "c" },
   "only-matching": { type: "boolean", short: "o" },
   "count-matches": { type: "boolean" },
@@ -441,6 +442,7 @@ function refuseRipgrepOnly(values: Values): void {
     ["invert-match", "-v"],
     ["count-matches", "--count-matches"],
     ["files-with-matches", "-l"],
+    ["files-without-match", "--files-without-match"],
     ["count", "-c"],
     ["only-matching", "-o"],
     ["quiet", "-q"],
@@ -557,6 +559,9 @@ function grepRequest(
     );
   }
   const whole = lastOf(given, "word-regexp", "line-regexp");
+  // (The last of -l and --files-without-match decides; -c outweighs both.)
+  const listing = lastOf(given, "files-with-matches", "files-without-match");
+  const counting = (values.count || values["count-matches"]) ?? false;
   return {
     patterns,
     paths: words.length > 0 ? words : ["."],
@@ -566,7 +571,8 @@ function grepRequest(
     line: whole === "line-regexp",
     invert: values["invert-match"] ?? false,
     filesWithMatches: values["files-with-matches"] ?? false,
-    count: (values.count || values["count-matches"]) ?? false,
+    filesWithoutMatch: listing === "files-without-match" && !counting,
+    count: counting,
     onlyMatching: values["only-matching"] ?? false,
     countMatches: values["count-matches"] ?? false,
     quiet: values.quiet ?? false,

@@ -10,10 +10,11 @@ export const USAGE = `linewise: file tools for AI agents that agree on what a li
 Usage:
   linewise serve [DIR]... [--deny GLOB]... [--read-only]   MCP server on stdio (roots: DIR or --root)
   linewise read FILE [START[:END]]        numbered lines START to END (START alone: to the end)
-  linewise grep PATTERN [PATH]... [-e PATTERN]... [-f FILE]... [-i] [-F] [-w] [-x] [-v] [-l]
-                [-c] [-o] [-q] [-m N] [-A N] [-B N] [-C N] [-g GLOB]... [-t TYPE]... [-T TYPE]...
-                [--max-depth N] [--max-filesize N] [--hidden] [--no-ignore]
-                [--no-ignore-dot] [--no-ignore-global] [--heading|--no-heading] [--color WHEN]
+  linewise grep PATTERN [PATH]... [-e PATTERN]... [-f FILE]... [-i] [-F] [-w] [-x] [-v]
+                [-l|--files-without-match] [-c] [-o] [-q] [-m N] [-A N] [-B N] [-C N]
+                [-g GLOB]... [-t TYPE]... [-T TYPE]... [--max-depth N] [--max-filesize N]
+                [--hidden] [--no-ignore] [--no-ignore-dot] [--no-ignore-global]
+                [--heading|--no-heading] [--color WHEN]
                 [--max-matches N] [--timeout SECONDS]      as ripgrep: path:line:text
   linewise grep --files [PATH]... [-g GLOB]... [-t TYPE]... the files it would search
   linewise glob PATTERN [PATH] [--include-ignored]

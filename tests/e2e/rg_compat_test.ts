@@ -261,6 +261,17 @@ const CASES = [
   ["--files", "--max-depth", "1", "docs", "src"],
   ["--files", "--max-depth", "1"],
   ["--sort", "path", "-l", "foo"],
+  // --files-without-match: the text files searched without a match (a named binary one too;
+  // the last of it and -l decides, -c outweighs it).
+  ["--files-without-match", "foo"],
+  ["-l", "--files-without-match", "o"],
+  ["--files-without-match", "-l", "o", "src"],
+  ["--files-without-match", "zzz", "bin.dat", "src/a.ts"],
+  ["--files-without-match", "foo", "bin.dat", "src/a.ts", "src/dash.c"],
+  ["--files-without-match", "-c", "foo", "src"],
+  ["--files-without-match", "-q", "foo"],
+  ["--files-without-match", "-t", "md", "-i", "FOO"],
+  ["--files-without-match", "-v", "o", "src"],
   // --max-filesize leaves larger files out (not one named on the line).
   ["--max-filesize", "1K", "-c", "o"],
   ["--max-filesize", "12K", "-l", "o"],
