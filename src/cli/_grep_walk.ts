@@ -58,9 +58,14 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
   }
   const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
   const notGlobs = request.typesNot.flatMap((type) => FILE_TYPES[type]);
+  // (Without -g, whose globs with a `/` match from the root, the walk leaves out what lies
+  // below --max-depth: `!*/` every directory, `!*/*/` those two deep, `!*` everything.)
+  const tooDeep = request.maxDepth === undefined || request.globs.length > 0
+    ? []
+    : [request.maxDepth === 0 ? "!*" : `!${"*/".repeat(request.maxDepth)}`];
   const globs = request.globs.length > 0
     ? request.globs
-    : [...typeGlobs, ...notGlobs.map((glob) => `!${glob}`)];
+    : [...typeGlobs, ...notGlobs.map((glob) => `!${glob}`), ...tooDeep];
   const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
   const options = {
     glob: globs.length > 0 ? globs : undefined,

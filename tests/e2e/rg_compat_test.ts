@@ -259,6 +259,8 @@ const CASES = [
   ["--max-depth", "0", "foo", "src/deep/b.md"],
   ["--max-depth", "2", "-c", "-i", "foo", "src"],
   ["--files", "--max-depth", "1", "docs", "src"],
+  ["--max-depth", "1", "-g", "*.md", "-g", "!x", "foo", "docs", "src"],
+  ["--max-depth", "2", "-t", "md", "-T", "ts", "-l", "o"],
   ["--files", "--max-depth", "1"],
   ["--sort", "path", "-l", "foo"],
   // --files-without-match: the text files searched without a match (a named binary one too;
