@@ -33,6 +33,11 @@ export interface WalkRules {
   maxDepth: number | undefined;
   maxFilesize: number | undefined;
   /**
+   * Whether {@linkcode keptOf} may leave out a file the walk found (so a search may not stop
+   * at its first match and know that it counts).
+   */
+  filtersAfter: boolean;
+  /**
    * Whether a file found is of the types asked for and of none left out, where the walk could
    * not tell.
    */
@@ -53,8 +58,7 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
     FILE_TYPES[type] === undefined
   );
   if (unknown !== undefined) {
-    const known = Object.keys(FILE_TYPES).join(", ");
-    return { error: `unrecognized file type: ${unknown} (known: ${known})` };
+    return { error: `unrecognized file type: ${unknown} (grep --type-list lists them)` };
   }
   const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
   const notGlobs = request.typesNot.flatMap((type) => FILE_TYPES[type]);
@@ -85,6 +89,10 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
     ofType: (path) => typed(path) && !notTyped(path),
     maxDepth: request.maxDepth,
     maxFilesize: request.maxFilesize,
+    filtersAfter:
+      (request.globs.length > 0 && !globTakes && typeGlobs.length + notGlobs.length > 0) ||
+      (request.globs.length > 0 && request.maxDepth !== undefined) ||
+      request.maxFilesize !== undefined,
   };
 }
 

@@ -34,6 +34,8 @@ import type { FileStore, SearchResult } from "../store/file_store.ts";
 export interface GrepRequest {
   patterns: string[];
   paths: string[];
+  /** Whether the paths were given (else the current directory is searched). */
+  pathsGiven: boolean;
   ignoreCase: boolean;
   fixed: boolean;
   /** A match has no word character right before or after it (`-w`). */
@@ -107,6 +109,30 @@ function joined(request: GrepRequest): string {
 }
 
 /**
+ * Which of the patterns a joined one (`-e`, `-w`, `-x`) failed for, compiled alone: the
+ * error then names the pattern as it was typed, not as it was joined.
+ */
+function patternAtFault(request: GrepRequest): PatternError | undefined {
+  if (request.fixed) return undefined;
+  for (const pattern of request.patterns) {
+    try {
+      compilePattern(pattern, { ignoreCase: request.ignoreCase });
+    } catch (error) {
+      if (error instanceof PatternError) return error;
+      throw error;
+    }
+  }
+  return undefined;
+}
+
+/** A pattern's error in the command line's words: its flags, not the tool's arguments. */
+function inCommandWords(error: PatternError): PatternError {
+  return new PatternError(
+    error.message.replaceAll("pass literal=true", "pass -F").replaceAll("ignore_case=true", "-i"),
+  );
+}
+
+/**
  * `-v`: a line without a match of the pattern is one match, the whole line (what `-o` prints
  * and `--count-matches` counts, as in ripgrep). A pattern that runs where it can be stopped
  * (lookarounds, backreferences) is inverted in the pattern itself, and runs there too.
@@ -165,7 +191,7 @@ export async function grepCommand(
       });
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
-    return refused(error.message);
+    return refused(inCommandWords(patternAtFault(request) ?? error).message);
   }
   if ("error" in rules) return refused(rules.error);
   const walk = rules.options;
@@ -187,6 +213,7 @@ export async function grepCommand(
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
   let matched = 0;
   let without = 0;
+  let searched = 0;
   let stopped = false;
   let first = true;
   let failed = false;
@@ -205,7 +232,8 @@ export async function grepCommand(
         matcher,
         context,
         glob: named ? undefined : walk.glob,
-        maxMatches: request.quiet ? 1 : request.maxMatches ?? Infinity,
+        // (-q stops at the first match, unless a file found may be left out after the walk.)
+        maxMatches: request.quiet && !rules.filtersAfter ? 1 : request.maxMatches ?? Infinity,
         // (-m: each file's scan stops after its last line shown.)
         maxMatchesPerFile: request.maxCount || undefined,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
@@ -225,6 +253,7 @@ export async function grepCommand(
     }
     progress.clear();
     if (result.stopped === "time") stopped = true;
+    searched += result.filesSearched + result.binaryFilesSkipped;
     // As ripgrep: a binary file named on the line is looked through, and said to match.
     const hit = new Set<string>();
     if (named && result.files.length === 0 && result.binaryFilesSkipped > 0) {
@@ -273,6 +302,12 @@ export async function grepCommand(
     if (request.quiet && matched + without > 0) break;
   }
   if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
+  // (As ripgrep: a search of the current directory that had no file left to search is told.)
+  if (!request.pathsGiven && searched === 0 && !failed) {
+    return refused(
+      "no files were searched: the filters left none (-g, -t, -T, --max-depth, --max-filesize, hidden names or the ignore files)",
+    );
+  }
   // (With --files-without-match, a file printed is what was found.)
   const found = request.filesWithoutMatch ? without : matched;
   // (As ripgrep: with -q, a match found outweighs a path that could not be searched.)

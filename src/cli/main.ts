@@ -20,6 +20,7 @@ import { VERSION } from "../version.ts";
 import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
 import { grepCommand, type GrepRequest } from "./grep_command.ts";
+import { TYPE_LIST } from "./file_types.ts";
 import { defaultCacheDir } from "../search/index/_index_cache.ts";
 
 /** Where the command line writes. */
@@ -69,6 +70,8 @@ const OPTIONS = {
   "smart-case": { type: "boolean", short: "S" },
   unrestricted: { type: "boolean", short: "u", multiple: true },
   "fixed-strings": { type: "boolean", short: "F" },
+  // (-P asks for ripgrep's other engine: linewise's one already takes lookarounds and
+  // backreferences, as JavaScript does. It changes nothing.)
   pcre2: { type: "boolean", short: "P" },
   "line-regexp": { type: "boolean", short: "x" },
   "invert-match": { type: "boolean", short: "v" },
@@ -100,6 +103,7 @@ const OPTIONS = {
   glob: { type: "string", short: "g", multiple: true },
   type: { type: "string", short: "t", multiple: true },
   "type-not": { type: "string", short: "T", multiple: true },
+  "type-list": { type: "boolean" },
   "max-depth": { type: "string" },
   "max-filesize": { type: "string" },
   sort: { type: "string" },
@@ -280,6 +284,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     io.exit?.(0);
     return 0;
   }
+  if (command === "grep" && values["type-list"]) return print(io, TYPE_LIST);
   if (command === "grep" && !values.json) {
     return await grepCommand(
       new DirectoryStore(sandbox, storeOptions),
@@ -549,8 +554,7 @@ function grepRequest(
   // (The last of --heading and --no-heading decides, as in ripgrep.)
   const heading = lastOf(given, "heading", "no-heading");
   const filenames = lastOf(given, "with-filename", "no-filename");
-  // (-P asks for ripgrep's other engine: linewise's one already takes lookarounds and
-  // backreferences, as JavaScript does. Files print in path order, what --sort path asks.)
+  // (Files print in path order, what --sort path asks.)
   if (values.sort !== undefined && values.sort !== "path" && values.sort !== "none") {
     throw new UsageError(
       `--sort takes path or none, got ${
@@ -562,9 +566,12 @@ function grepRequest(
   // (The last of -l and --files-without-match decides; -c outweighs both.)
   const listing = lastOf(given, "files-with-matches", "files-without-match");
   const counting = (values.count || values["count-matches"]) ?? false;
+  // (The last of -c and --count-matches decides what is counted.)
+  const counted = lastOf(given, "count", "count-matches");
   return {
     patterns,
     paths: words.length > 0 ? words : ["."],
+    pathsGiven: words.length > 0,
     ignoreCase: ignoresCase(given, patterns, values["fixed-strings"] ?? false),
     fixed: values["fixed-strings"] ?? false,
     word: whole === "word-regexp",
@@ -574,7 +581,7 @@ function grepRequest(
     filesWithoutMatch: listing === "files-without-match" && !counting,
     count: counting,
     onlyMatching: values["only-matching"] ?? false,
-    countMatches: values["count-matches"] ?? false,
+    countMatches: counted === "count-matches",
     quiet: values.quiet ?? false,
     maxCount: count(values["max-count"], "-m", 0),
     files: values.files ?? false,
@@ -605,14 +612,30 @@ function grepRequest(
 function patternsIn(file: string): string[] {
   let text: string;
   try {
-    text = fs.readFileSync(file === "-" ? 0 : file, "utf8");
+    text = new TextDecoder("utf-8", { fatal: true }).decode(
+      fs.readFileSync(file === "-" ? 0 : file),
+    );
   } catch (error) {
-    throw new UsageError(`-f ${file}: ${messageOf(error)}`);
+    const code = (error as { code?: string }).code;
+    const why = error instanceof TypeError
+      ? "its bytes are not UTF-8"
+      : FILE_ERRORS[code ?? ""] ?? messageOf(error);
+    throw new UsageError(`-f ${file}: ${why}`);
   }
-  const lines = text.split("\n").map((line) => line.endsWith("\r") ? line.slice(0, -1) : line);
+  // (A \r ends a pattern's line only before a \n, as in ripgrep.)
+  const lines = text.split("\n").map((line, i, all) =>
+    i < all.length - 1 && line.endsWith("\r") ? line.slice(0, -1) : line
+  );
   if (text.endsWith("\n") || text === "") lines.pop();
   return lines;
 }
+
+/** What a pattern file that cannot be read is, by the error's code. */
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: "no such file",
+  EISDIR: "a directory, not a file",
+  EACCES: "permission denied",
+};
 
 /** Whether grep colours its output: `--color auto` (the default: on a terminal), always, never. */
 function colorOf(when: string | undefined, io: CliIo): boolean {
@@ -677,11 +700,22 @@ function print(io: CliIo, text: string): number {
  */
 function notTaken(error: Error, argv: readonly string[]): string | undefined {
   const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
-  if (option === undefined || !argv.includes("grep")) return undefined;
+  if (option === undefined || commandOf(argv) !== "grep") return undefined;
   const why = NOT_TAKEN[option];
   return `grep does not take ${option}${
     why ? `: ${why}` : " (linewise --help lists what it takes)"
   }`;
+}
+
+/** The command word of a line the parser refused: the first word that is no option's. */
+function commandOf(argv: readonly string[]): string | undefined {
+  for (let i = 0; i < argv.length; i++) {
+    const word = argv[i];
+    if (!word.startsWith("-")) return word;
+    const name = word.startsWith("--") ? word.slice(2) : SHORT_NAMES.get(word);
+    if (OPTIONS[name as keyof typeof OPTIONS]?.type === "string") i++; // (its value)
+  }
+  return undefined;
 }
 
 /** Why grep has no such option, for ripgrep's that people reach for. */

@@ -10,13 +10,15 @@ export const USAGE = `linewise: file tools for AI agents that agree on what a li
 Usage:
   linewise serve [DIR]... [--deny GLOB]... [--read-only]   MCP server on stdio (roots: DIR or --root)
   linewise read FILE [START[:END]]        numbered lines START to END (START alone: to the end)
-  linewise grep PATTERN [PATH]... [-e PATTERN]... [-f FILE]... [-i] [-F] [-w] [-x] [-v]
-                [-l|--files-without-match] [-c] [-o] [-q] [-m N] [-A N] [-B N] [-C N]
-                [-g GLOB]... [-t TYPE]... [-T TYPE]... [--max-depth N] [--max-filesize N]
-                [--hidden] [--no-ignore] [--no-ignore-dot] [--no-ignore-global]
-                [--heading|--no-heading] [--color WHEN]
-                [--max-matches N] [--timeout SECONDS]      as ripgrep: path:line:text
-  linewise grep --files [PATH]... [-g GLOB]... [-t TYPE]... the files it would search
+  linewise grep PATTERN [PATH]... [-e PATTERN]... [-f FILE]... [-i|-s|-S] [-F] [-P] [-w|-x]
+                [-v] [-l|--files-without-match] [-c|--count-matches] [-o] [-q] [-m N] [-A N]
+                [-B N] [-C N] [-g GLOB]... [-t TYPE]... [-T TYPE]... [--max-depth N]
+                [--max-filesize N] [--hidden|-.] [--no-ignore] [-u] [--no-ignore-dot]
+                [--no-ignore-global] [--heading|--no-heading] [--color WHEN] [-n|-N] [-H|-I]
+                [--sort path] [--max-matches N] [--timeout SECONDS]  as ripgrep: path:line:text
+  linewise grep --files [PATH]... [-g GLOB]... [-t TYPE]... [-T TYPE]... [--max-depth N]
+                                          the files it would search
+  linewise grep --type-list               ripgrep 13's file types, for -t and -T
   linewise glob PATTERN [PATH] [--include-ignored]
   linewise list [PATH] [--depth N] [--include-ignored]
   linewise call TOOL 'JSON-ARGS'          any tool, e.g. call replace_lines '{"path":"a.ts","edits":[...]}'

@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { main } from "../../src/cli/main.ts";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
+import { Buffer } from "node:buffer";
 import { ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { VERSION } from "../../src/version.ts";
@@ -98,10 +99,17 @@ describe("the linewise command line", () => {
     assert.equal(none.status, 0, none.stderr);
     const missing = runCli(["grep", "-f", "no-such-patterns.txt", "."], root.dir);
     assert.equal(missing.status, 2);
-    assert.match(missing.stderr, /^linewise: -f no-such-patterns\.txt: ENOENT/);
+    assert.match(missing.stderr, /^linewise: -f no-such-patterns\.txt: no such file/);
     const depth = runCli(["grep", "--max-depth", "-1", "two"], root.dir);
     assert.equal(depth.status, 2);
     assert.match(depth.stderr, /^linewise: --max-depth takes a whole number of 0 or more/);
+    writeFileSync(join(root.dir, "latin1.txt"), Buffer.from([0x66, 0xff, 0x0a]));
+    const latin1 = runCli(["grep", "-f", "latin1.txt", "."], root.dir);
+    rmSync(join(root.dir, "latin1.txt"));
+    assert.equal(latin1.status, 2);
+    assert.match(latin1.stderr, /^linewise: -f latin1\.txt: its bytes are not UTF-8/);
+    const folder = runCli(["grep", "-f", ".", "."], root.dir);
+    assert.match(folder.stderr, /^linewise: -f \.: a directory, not a file/);
     const size = runCli(["grep", "--max-filesize", "1.5M", "two"], root.dir);
     assert.equal(size.status, 2);
     assert.match(size.stderr, /^linewise: --max-filesize takes digits and K, M or G if any/);
@@ -117,6 +125,20 @@ describe("the linewise command line", () => {
     rmSync(join(root.dir, "run.txt"));
     assert.equal(out.status, 2, out.stderr);
     assert.match(out.stderr, /stopped by the time budget/);
+  });
+
+  test("grep names the pattern at fault as typed, and the flags that help", () => {
+    const out = runCli(["grep", "-x", "-e", "two", "-e", "fo(o"], root.dir);
+    assert.equal(out.status, 2);
+    assert.match(
+      out.stderr,
+      /^linewise: pattern "fo\(o" is not a valid regular expression \(.*\); fix it, or pass -F to/,
+    );
+    const inline = runCli(["grep", "-w", "(?i)two"], root.dir);
+    assert.match(
+      inline.stderr,
+      /\(\?i\) is ripgrep's syntax, not JavaScript's: leave it out, and pass -i$/m,
+    );
   });
 
   test("grep names a ripgrep option it does not take, and why for the common ones", () => {

@@ -55,6 +55,7 @@ const FILES: Record<string, string> = {
   "pats/two.txt": "beta\r\nga.ma\n",
   "pats/blank.txt": "delta\n\n",
   "pats/none.txt": "",
+  "pats/cr.txt": "beta\r",
   // 1,020 bytes: within --max-filesize 1K (of 1,024).
   "src/k.txt": `foo\n${"x".repeat(1015)}\n`,
 };
@@ -244,10 +245,12 @@ const CASES = [
   ["-F", "-f", "pats/two.txt"],
   ["-f", "pats/blank.txt", "src/a.ts", "src/dash.c"],
   ["-f", "pats/none.txt", "src"],
+  ["-f", "pats/cr.txt", "src/a.ts"], // (a \r ends a pattern only before a \n)
   // --count-matches counts matches (over -l too); -T leaves a type out (whatever -g takes);
   // -. is --hidden; --max-depth counts from each path (a file named on the line at any).
   ["--count-matches", "o", "src"],
   ["--count-matches", "-l", "fo+"],
+  ["--count-matches", "-c", "fo+", "src"], // (the last of the two decides)
   ["-T", "md", "foo"],
   ["-T", "md", "-T", "ts", "-l", "o"],
   ["-T", "md", "-g", "*.md", "-g", "*.ts", "foo"],
@@ -256,6 +259,14 @@ const CASES = [
   ["--max-depth", "1", "foo"],
   ["--max-depth", "1", "foo", "src", "docs"],
   ["--max-depth", "0", "foo", "src"],
+  // Nothing left to search in the current directory: status 2 (said on stderr).
+  ["--max-depth", "0", "foo"],
+  ["-t", "zig", "foo"],
+  // -q goes past a match that a filter after the walk leaves out (docs/readme.md here).
+  ["-q", "-T", "md", "-g", "!zz", "foo"],
+  // ripgrep 13's 169 types (a lock file, a shell's dot file), and their list.
+  ["-T", "lock", "-T", "sh", "-l", "o"],
+  ["--type-list"],
   ["--max-depth", "0", "foo", "src/deep/b.md"],
   ["--max-depth", "2", "-c", "-i", "foo", "src"],
   ["--files", "--max-depth", "1", "docs", "src"],
