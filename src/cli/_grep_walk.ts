@@ -1,6 +1,7 @@
 /**
- * Which files `linewise grep` walks, as ripgrep picks them with `-g` and `-t`, and its
- * `--files`: those files listed, not searched.
+ * Which files `linewise grep` walks, as ripgrep picks them with `-g`, `-t`, `-T`,
+ * `--max-depth` and `--max-filesize`; its `--files` (those files listed, not searched) and
+ * `--files-without-match` (those of them without a match).
  *
  * @module
  */
@@ -203,4 +204,49 @@ export async function listFiles(
   }
   if (failed) return 2;
   return listed > 0 ? 0 : 1;
+}
+
+/**
+ * `--files-without-match`: the files of a path that the search read and found no match in,
+ * in path order, as ripgrep lists them: a named file (a binary one too), or the text files a
+ * walk of it keeps (empty ones included).
+ *
+ * @param hit the files with a match
+ */
+export async function filesWithout(
+  store: FileStore,
+  path: string,
+  named: string | undefined,
+  rules: WalkRules,
+  hit: ReadonlySet<string>,
+): Promise<string[]> {
+  if (named !== undefined) return hit.has(named) ? [] : [named];
+  const walked = await keptOf(
+    store,
+    path,
+    rules,
+    await store.glob({ ...rules.options, path }),
+    String,
+  );
+  const rest = walked.filter((file) => !hit.has(file));
+  const text: boolean[] = [];
+  // (A few at a time: thousands at once would run out of file descriptors.)
+  for (let at = 0; at < rest.length; at += AT_ONCE) {
+    text.push(...await Promise.all(rest.slice(at, at + AT_ONCE).map((f) => isText(store, f))));
+  }
+  return rest.filter((_, i) => text[i]);
+}
+
+/** How many files {@linkcode filesWithout} looks into at once. */
+const AT_ONCE = 32;
+
+/** Whether a file reads as text: not binary (a NUL in its first 8 KiB), nor unreadable. */
+async function isText(store: FileStore, path: string): Promise<boolean> {
+  try {
+    await store.readLines(path, { start: 1, end: 1, maxLines: 1, maxChars: 1, cut: 1 });
+    return true;
+  } catch (error) {
+    if (error instanceof StoreError) return false;
+    throw error;
+  }
 }

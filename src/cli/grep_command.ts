@@ -5,21 +5,10 @@
  *
  * @module
  */
-import {
-  escapeRegExp,
-  InputError,
-  type Matcher,
-  quotePath,
-  type ScanRow,
-  scanText,
-  WORD_END,
-  WORD_START,
-} from "../core/mod.ts";
-import { type CompiledPattern, compilePattern, PatternError } from "../match/safe_matcher.ts";
+import { InputError, type Matcher, quotePath, type ScanRow, scanText } from "../core/mod.ts";
 import {
   COLOURED,
   type MatchSpans,
-  matchSpans,
   PLAIN,
   printed,
   rowBody,
@@ -27,7 +16,8 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import { fileShown, keptOf, listFiles, type WalkRules, walkRules } from "./_grep_walk.ts";
+import { fileShown, filesWithout, keptOf, listFiles, walkRules } from "./_grep_walk.ts";
+import { grepPattern } from "./_grep_pattern.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 
 /** What the grep command was asked. */
@@ -95,59 +85,6 @@ export interface GrepOutput {
 }
 
 /**
- * The regular expression for every pattern, as ripgrep joins `-e`, `-F`, `-w` and `-x`: a
- * word match has no word character right before or after it, a word character as ripgrep
- * reads it (Unicode: `-w мир` is not in `мирный`), and `-w -e -EINVAL` finds
- * `return -EINVAL;`, where `\b` would want a word character beside the `-`; a line match is
- * the whole line.
- */
-function joined(request: GrepRequest): string {
-  const each = request.patterns.map((p) => request.fixed ? escapeRegExp(p) : p);
-  const any = each.length === 1 ? each[0] : each.map((p) => `(?:${p})`).join("|");
-  if (request.line) return `^(?:${any})$`;
-  return request.word ? `${WORD_START}(?:${any})${WORD_END}` : any;
-}
-
-/**
- * Which of the patterns a joined one (`-e`, `-w`, `-x`) failed for, compiled alone: the
- * error then names the pattern as it was typed, not as it was joined.
- */
-function patternAtFault(request: GrepRequest): PatternError | undefined {
-  if (request.fixed) return undefined;
-  for (const pattern of request.patterns) {
-    try {
-      compilePattern(pattern, { ignoreCase: request.ignoreCase });
-    } catch (error) {
-      if (error instanceof PatternError) return error;
-      throw error;
-    }
-  }
-  return undefined;
-}
-
-/** A pattern's error in the command line's words: its flags, not the tool's arguments. */
-function inCommandWords(error: PatternError): PatternError {
-  return new PatternError(
-    error.message.replaceAll("pass literal=true", "pass -F").replaceAll("ignore_case=true", "-i"),
-  );
-}
-
-/**
- * `-v`: a line without a match of the pattern is one match, the whole line (what `-o` prints
- * and `--count-matches` counts, as in ripgrep). A pattern that runs where it can be stopped
- * (lookarounds, backreferences) is inverted in the pattern itself, and runs there too.
- */
-function inverted(pattern: string, compiled: CompiledPattern, ignoreCase: boolean): Matcher {
-  const inner = compiled.matcher;
-  if (inner.stoppable !== undefined) {
-    return compilePattern(`^(?![\\s\\S]*?(?:${pattern}))[\\s\\S]*`, { ignoreCase }).matcher;
-  }
-  return {
-    matchLine: (text) => inner.matchLine(text) === null ? { start: 0, end: text.length } : null,
-  };
-}
-
-/**
  * Runs the search and prints it.
  *
  * @param store where the files are
@@ -171,28 +108,15 @@ export async function grepCommand(
   }
   // (As ripgrep: a pattern file without a line matches nothing.)
   if (request.patterns.length === 0) return 1;
-  let matcher;
-  let spans: MatchSpans;
-  try {
-    const simple = request.patterns.length === 1 && !request.word && !request.line;
-    const options = { ignoreCase: request.ignoreCase, literal: simple && request.fixed };
-    const pattern = simple ? request.patterns[0] : joined(request);
-    const compiled = compilePattern(pattern, options);
-    matcher = request.invert ? inverted(pattern, compiled, request.ignoreCase) : compiled.matcher;
-    let said = false;
-    spans = request.invert
-      ? (_, row) => [row.match!]
-      : matchSpans(pattern, compiled.engine, options, () => {
-        if (said || !request.onlyMatching) return;
-        said = true;
-        out.stderr(
-          `linewise: -o shows the first match alone of lines this pattern cannot be run on again safely (on the ${compiled.engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
-        );
-      });
-  } catch (error) {
-    if (!(error instanceof PatternError)) throw error;
-    return refused(inCommandWords(patternAtFault(request) ?? error).message);
-  }
+  const compiled = grepPattern(request, (engine) => {
+    if (request.onlyMatching) {
+      out.stderr(
+        `linewise: -o shows the first match alone of lines this pattern cannot be run on again safely (on the ${engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
+      );
+    }
+  });
+  if ("error" in compiled) return refused(compiled.error);
+  const { matcher, spans } = compiled;
   if ("error" in rules) return refused(rules.error);
   const walk = rules.options;
   const context = Math.max(request.before, request.after);
@@ -314,51 +238,6 @@ export async function grepCommand(
   if (request.quiet && found > 0) return 0;
   if (failed || (stopped && found === 0)) return 2;
   return found > 0 ? 0 : 1;
-}
-
-/**
- * `--files-without-match`: the files of a path that the search read and found no match in,
- * in path order, as ripgrep lists them: a named file (a binary one too), or the text files a
- * walk of it keeps (empty ones included).
- *
- * @param hit the files with a match
- */
-async function filesWithout(
-  store: FileStore,
-  path: string,
-  named: string | undefined,
-  rules: WalkRules,
-  hit: ReadonlySet<string>,
-): Promise<string[]> {
-  if (named !== undefined) return hit.has(named) ? [] : [named];
-  const walked = await keptOf(
-    store,
-    path,
-    rules,
-    await store.glob({ ...rules.options, path }),
-    String,
-  );
-  const rest = walked.filter((file) => !hit.has(file));
-  const text: boolean[] = [];
-  // (A few at a time: thousands at once would run out of file descriptors.)
-  for (let at = 0; at < rest.length; at += AT_ONCE) {
-    text.push(...await Promise.all(rest.slice(at, at + AT_ONCE).map((f) => isText(store, f))));
-  }
-  return rest.filter((_, i) => text[i]);
-}
-
-/** How many files {@linkcode filesWithout} looks into at once. */
-const AT_ONCE = 32;
-
-/** Whether a file reads as text: not binary (a NUL in its first 8 KiB), nor unreadable. */
-async function isText(store: FileStore, path: string): Promise<boolean> {
-  try {
-    await store.readLines(path, { start: 1, end: 1, maxLines: 1, maxChars: 1, cut: 1 });
-    return true;
-  } catch (error) {
-    if (error instanceof StoreError) return false;
-    throw error;
-  }
 }
 
 /**

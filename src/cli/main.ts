@@ -5,7 +5,6 @@
  *
  * @module
  */
-import * as fs from "node:fs";
 import process from "node:process";
 import { parseArgs } from "node:util";
 import { serveStdio } from "../mcp/stdio.ts";
@@ -19,7 +18,9 @@ import { MemoryStore } from "../store/memory_store.ts";
 import { VERSION } from "../version.ts";
 import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
-import { grepCommand, type GrepRequest } from "./grep_command.ts";
+import { grepCommand } from "./grep_command.ts";
+import { grepRequest, notTaken, refuseRipgrepOnly } from "./_grep_request.ts";
+import { count, OPTIONS, seconds, UsageError, type Values, withValuesJoined } from "./_options.ts";
 import { TYPE_LIST } from "./file_types.ts";
 import { defaultCacheDir } from "../search/index/_index_cache.ts";
 
@@ -49,70 +50,6 @@ export interface CliIo {
 
 /** Signals that stop a server (SIGKILL cannot be caught: the next server cleans up). */
 const STOP_SIGNALS = ["SIGTERM", "SIGINT", "SIGHUP"] as const;
-
-/** A usage mistake: exit status 2. */
-class UsageError extends Error {}
-
-const OPTIONS = {
-  root: { type: "string", multiple: true },
-  deny: { type: "string", multiple: true },
-  "read-only": { type: "boolean" },
-  force: { type: "boolean" },
-  json: { type: "boolean" },
-  "max-lines": { type: "string" },
-  "max-chars": { type: "string" },
-  "max-edit-bytes": { type: "string" },
-  timeout: { type: "string" },
-  threads: { type: "string", short: "j" },
-  "no-cache": { type: "boolean" },
-  "ignore-case": { type: "boolean", short: "i" },
-  "case-sensitive": { type: "boolean", short: "s" },
-  "smart-case": { type: "boolean", short: "S" },
-  unrestricted: { type: "boolean", short: "u", multiple: true },
-  "fixed-strings": { type: "boolean", short: "F" },
-  // (-P asks for ripgrep's other engine: linewise's one already takes lookarounds and
-  // backreferences, as JavaScript does. It changes nothing.)
-  pcre2: { type: "boolean", short: "P" },
-  "line-regexp": { type: "boolean", short: "x" },
-  "invert-match": { type: "boolean", short: "v" },
-  file: { type: "string", short: "f", multiple: true },
-  context: { type: "string", short: "C" },
-  "after-context": { type: "string", short: "A" },
-  "before-context": { type: "string", short: "B" },
-  regexp: { type: "string", short: "e", multiple: true },
-  "word-regexp": { type: "boolean", short: "w" },
-  "files-with-matches": { type: "boolean", short: "l" },
-  "files-without-match": { type: "boolean" },
-  count: { type: "boolean", short: "c" },
-  "only-matching": { type: "boolean", short: "o" },
-  "count-matches": { type: "boolean" },
-  quiet: { type: "boolean", short: "q" },
-  "max-count": { type: "string", short: "m" },
-  "line-number": { type: "boolean", short: "n" },
-  "no-line-number": { type: "boolean", short: "N" },
-  "with-filename": { type: "boolean", short: "H" },
-  "no-filename": { type: "boolean", short: "I" },
-  heading: { type: "boolean" },
-  "no-heading": { type: "boolean" },
-  color: { type: "string" },
-  hidden: { type: "boolean", short: "." },
-  "no-ignore": { type: "boolean" },
-  "no-ignore-dot": { type: "boolean" },
-  "no-ignore-global": { type: "boolean" },
-  files: { type: "boolean" },
-  glob: { type: "string", short: "g", multiple: true },
-  type: { type: "string", short: "t", multiple: true },
-  "type-not": { type: "string", short: "T", multiple: true },
-  "type-list": { type: "boolean" },
-  "max-depth": { type: "string" },
-  "max-filesize": { type: "string" },
-  sort: { type: "string" },
-  "max-matches": { type: "string" },
-  "include-ignored": { type: "boolean" },
-  depth: { type: "string" },
-  help: { type: "boolean", short: "h" },
-  version: { type: "boolean", short: "V" },
-} as const;
 
 /**
  * Runs the command line.
@@ -148,32 +85,6 @@ export async function main(argv: string[], io: CliIo): Promise<number> {
     return 1;
   }
 }
-
-/**
- * The words with each option that takes a value joined to the next word when that starts
- * with `-` (`-e ->next` as `--regexp=->next`): it takes it, as in ripgrep, where `-e` is how
- * a pattern starting with `-` is given; `parseArgs` would refuse it as ambiguous.
- */
-function withValuesJoined(words: string[]): string[] {
-  const joined: string[] = [];
-  for (let i = 0; i < words.length; i++) {
-    const word = words[i];
-    if (word === "--") return [...joined, ...words.slice(i)];
-    const name = word.startsWith("--") ? word.slice(2) : SHORT_NAMES.get(word);
-    const takesValue = name !== undefined &&
-      OPTIONS[name as keyof typeof OPTIONS]?.type === "string";
-    if (takesValue && words[i + 1]?.startsWith("-")) joined.push(`--${name}=${words[++i]}`);
-    else joined.push(word);
-  }
-  return joined;
-}
-
-/** Each short option (`-e`) by the name of its long one. */
-const SHORT_NAMES = new Map<string, string>(
-  Object.entries(OPTIONS).flatMap(([name, option]) =>
-    "short" in option ? [[`-${option.short}`, name] as const] : []
-  ),
-);
 
 function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -288,7 +199,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (command === "grep" && !values.json) {
     return await grepCommand(
       new DirectoryStore(sandbox, storeOptions),
-      grepRequest(rest, values, optionsInOrder(tokens), io),
+      grepRequest(rest, values, tokens, io),
       io,
     );
   }
@@ -336,10 +247,6 @@ function refuseUncheckedNumbers(name: string, args: unknown): void {
     `${name} on the command line needs "version" (read and grep print it, as [version 1a2b3c4d]) or "expected_text" for its lines, since there is no session that saw them; or pass --force to apply it unchecked`,
   );
 }
-
-type Values = ReturnType<
-  typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>
->["values"];
 
 /** The sandbox of the options; a root or deny rule that cannot be used is a usage error. */
 async function sandboxOf(roots: string[], deny: string[], io: CliIo): Promise<Sandbox> {
@@ -437,213 +344,6 @@ function toolHelp(tool: ToolDefinition): string {
   return lines.join("\n") + "\n";
 }
 
-/** grep --json runs the grep tool, which has none of ripgrep's own flags: they are refused. */
-function refuseRipgrepOnly(values: Values): void {
-  const flags: Array<[keyof Values, string]> = [
-    ["regexp", "-e"],
-    ["file", "-f"],
-    ["word-regexp", "-w"],
-    ["line-regexp", "-x"],
-    ["invert-match", "-v"],
-    ["count-matches", "--count-matches"],
-    ["files-with-matches", "-l"],
-    ["files-without-match", "--files-without-match"],
-    ["count", "-c"],
-    ["only-matching", "-o"],
-    ["quiet", "-q"],
-    ["max-count", "-m"],
-    ["files", "--files"],
-    ["smart-case", "-S"],
-    ["case-sensitive", "-s"],
-    ["unrestricted", "-u"],
-    ["no-line-number", "-N"],
-    ["with-filename", "-H"],
-    ["no-filename", "-I"],
-    ["after-context", "-A"],
-    ["before-context", "-B"],
-    ["type", "-t"],
-    ["type-not", "-T"],
-    ["max-depth", "--max-depth"],
-    ["max-filesize", "--max-filesize"],
-    ["hidden", "--hidden"],
-    ["no-ignore", "--no-ignore"],
-    ["heading", "--heading"],
-    ["color", "--color"],
-  ];
-  const given = flags.filter(([key]) => values[key] !== undefined).map(([, flag]) => flag);
-  if ((values.glob?.length ?? 0) > 1) given.push("-g more than once");
-  if (given.length > 0) {
-    throw new UsageError(
-      `grep --json gives the grep tool's result, which takes no ${given.join(", ")}`,
-    );
-  }
-}
-
-/** The options given, in their order (what ripgrep's flags that override others need). */
-function optionsInOrder(tokens: ReadonlyArray<{ kind: string; name?: string; value?: string }>) {
-  return tokens.flatMap((token) =>
-    token.kind === "option" ? [{ name: token.name!, value: token.value }] : []
-  );
-}
-
-/**
- * The context lines asked for, as ripgrep 13 reads -A, -B and -C: a -C overrides an -A or -B
- * given before it, and an -A or -B overrides a -C given before it (the other side is then 0).
- */
-function contextOf(given: ReadonlyArray<{ name: string; value?: string }>) {
-  let after: number | undefined;
-  let before: number | undefined;
-  let both: number | undefined;
-  for (const { name, value } of given) {
-    if (name === "context") [both, after, before] = [count(value, "-C", 0), undefined, undefined];
-    else if (name === "after-context") [after, both] = [count(value, "-A", 0), undefined];
-    else if (name === "before-context") [before, both] = [count(value, "-B", 0), undefined];
-  }
-  return { before: before ?? both ?? 0, after: after ?? both ?? 0 };
-}
-
-/**
- * Whether a grep ignores case, as ripgrep reads -i, -s and -S: the last of them decides, and
- * -S ignores case when no pattern holds an upper-case letter of its own (one a `\x46` spells
- * too; not one in an escape such as `\S` or `\p{Lu}`, unless -F makes it a fixed string).
- */
-function ignoresCase(
-  given: ReadonlyArray<{ name: string }>,
-  patterns: readonly string[],
-  fixed: boolean,
-): boolean {
-  const last = lastOf(given, "ignore-case", "case-sensitive", "smart-case");
-  if (last !== "smart-case") return last === "ignore-case";
-  const own = (pattern: string) =>
-    fixed ? pattern : pattern
-      .replace(/\\[pP](?:\{[^}]*\}|[A-Za-z])/g, "")
-      .replace(/\\x\{([0-9a-fA-F]+)\}|\\x([0-9a-fA-F]{2})/g, (_, wide, two) =>
-        String.fromCodePoint(parseInt(wide ?? two, 16)))
-      .replace(/\\[A-Za-z]/g, "");
-  return !patterns.some((pattern) => /\p{Lu}/u.test(own(pattern)));
-}
-
-/** Which of some options that override each other was given last, if any. */
-function lastOf(
-  given: ReadonlyArray<{ name: string }>,
-  ...names: string[]
-): string | undefined {
-  return given.findLast(({ name }) => names.includes(name))?.name;
-}
-
-/** The grep command's flags and words, as ripgrep reads them. */
-function grepRequest(
-  rest: string[],
-  values: Values,
-  given: ReadonlyArray<{ name: string; value?: string }>,
-  io: CliIo,
-): GrepRequest {
-  const patterns = [...values.regexp ?? [], ...(values.file ?? []).flatMap(patternsIn)];
-  const words = [...rest];
-  if (patterns.length === 0 && !values.files && values.file === undefined) {
-    if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
-    patterns.push(words.shift()!);
-  }
-  // (-u leaves the ignore files out, -uu hidden names too; -uuu would search binary files.)
-  const unrestricted = values.unrestricted?.length ?? 0;
-  if (unrestricted >= 3) {
-    throw new UsageError(
-      "grep takes -u and -uu, not -uuu: binary files a walk meets are passed over (one named on the line is looked through)",
-    );
-  }
-  // (The last of --heading and --no-heading decides, as in ripgrep.)
-  const heading = lastOf(given, "heading", "no-heading");
-  const filenames = lastOf(given, "with-filename", "no-filename");
-  // (Files print in path order, what --sort path asks.)
-  if (values.sort !== undefined && values.sort !== "path" && values.sort !== "none") {
-    throw new UsageError(
-      `--sort takes path or none, got ${
-        JSON.stringify(values.sort)
-      }: linewise prints files in path order`,
-    );
-  }
-  const whole = lastOf(given, "word-regexp", "line-regexp");
-  // (The last of -l and --files-without-match decides; -c outweighs both.)
-  const listing = lastOf(given, "files-with-matches", "files-without-match");
-  const counting = (values.count || values["count-matches"]) ?? false;
-  // (The last of -c and --count-matches decides what is counted.)
-  const counted = lastOf(given, "count", "count-matches");
-  return {
-    patterns,
-    paths: words.length > 0 ? words : ["."],
-    pathsGiven: words.length > 0,
-    ignoreCase: ignoresCase(given, patterns, values["fixed-strings"] ?? false),
-    fixed: values["fixed-strings"] ?? false,
-    word: whole === "word-regexp",
-    line: whole === "line-regexp",
-    invert: values["invert-match"] ?? false,
-    filesWithMatches: values["files-with-matches"] ?? false,
-    filesWithoutMatch: listing === "files-without-match" && !counting,
-    count: counting,
-    onlyMatching: values["only-matching"] ?? false,
-    countMatches: counted === "count-matches",
-    quiet: values.quiet ?? false,
-    maxCount: count(values["max-count"], "-m", 0),
-    files: values.files ?? false,
-    // (The last of -n and -N, and of -H and -I, decides, as in ripgrep.)
-    lineNumbers: lastOf(given, "line-number", "no-line-number") !== "no-line-number",
-    filenames: filenames === undefined ? undefined : filenames === "with-filename",
-    ...contextOf(given),
-    globs: values.glob ?? [],
-    types: values.type ?? [],
-    typesNot: values["type-not"] ?? [],
-    maxDepth: count(values["max-depth"], "--max-depth", 0),
-    maxFilesize: bytesOf(values["max-filesize"], "--max-filesize"),
-    hidden: (values.hidden || values["include-ignored"] || unrestricted >= 2) ?? false,
-    noIgnore: (values["no-ignore"] || values["include-ignored"] || unrestricted >= 1) ?? false,
-    heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading === "heading",
-    color: colorOf(values.color, io),
-    progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
-    maxMatches: count(values["max-matches"], "--max-matches", 1),
-    timeoutMs: seconds(values.timeout, "--timeout"),
-  };
-}
-
-/**
- * The patterns of a pattern file (`-f`; `-` is standard input), one a line, as ripgrep reads
- * them: an empty line is a pattern that matches every line, and a file without a line has
- * none.
- */
-function patternsIn(file: string): string[] {
-  let text: string;
-  try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(
-      fs.readFileSync(file === "-" ? 0 : file),
-    );
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    const why = error instanceof TypeError
-      ? "its bytes are not UTF-8"
-      : FILE_ERRORS[code ?? ""] ?? messageOf(error);
-    throw new UsageError(`-f ${file}: ${why}`);
-  }
-  // (A \r ends a pattern's line only before a \n, as in ripgrep.)
-  const lines = text.split("\n").map((line, i, all) =>
-    i < all.length - 1 && line.endsWith("\r") ? line.slice(0, -1) : line
-  );
-  if (text.endsWith("\n") || text === "") lines.pop();
-  return lines;
-}
-
-/** What a pattern file that cannot be read is, by the error's code. */
-const FILE_ERRORS: Record<string, string> = {
-  ENOENT: "no such file",
-  EISDIR: "a directory, not a file",
-  EACCES: "permission denied",
-};
-
-/** Whether grep colours its output: `--color auto` (the default: on a terminal), always, never. */
-function colorOf(when: string | undefined, io: CliIo): boolean {
-  if (when === undefined || when === "auto") return io.stdoutIsTerminal ?? false;
-  if (when === "always" || when === "never") return when === "always";
-  throw new UsageError(`--color takes auto, always or never, got ${JSON.stringify(when)}`);
-}
-
 /** "10:20" → lines 10 to 20; "10" → 10 to the end; "10:" likewise. */
 function lineRange(spec: string | undefined): { start_line?: number; end_line?: number } {
   if (spec === undefined) return {};
@@ -651,37 +351,6 @@ function lineRange(spec: string | undefined): { start_line?: number; end_line?: 
   if (!match) throw new UsageError(`line range ${JSON.stringify(spec)} is not START or START:END`);
   const start = Number(match[1]);
   return match[2] ? { start_line: start, end_line: Number(match[2]) } : { start_line: start };
-}
-
-function count(value: string | undefined, name: string, minimum: number): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value) || Number(value) < minimum) {
-    throw new UsageError(
-      `${name} takes a whole number of ${minimum} or more, got ${JSON.stringify(value)}`,
-    );
-  }
-  return Number(value);
-}
-
-/** A size as ripgrep writes one: digits, then K, M or G (of 1,024) if any. */
-function bytesOf(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  const size = /^(\d+)([KMG]?)$/.exec(value);
-  if (size === null) {
-    throw new UsageError(
-      `${name} takes digits and K, M or G if any (as 10K or 2M), got ${JSON.stringify(value)}`,
-    );
-  }
-  return Number(size[1]) * 1024 ** " KMG".indexOf(size[2] || " ");
-}
-
-/** "2.5" seconds as milliseconds. */
-function seconds(value: string | undefined, name: string): number | undefined {
-  if (value === undefined) return undefined;
-  if (!/^\d+(?:\.\d+)?$/.test(value) || Number(value) <= 0) {
-    throw new UsageError(`${name} takes a number of seconds above 0, got ${JSON.stringify(value)}`);
-  }
-  return Math.round(Number(value) * 1000);
 }
 
 function expectArgs(rest: string[], min: number, max: number, message: string): void {
@@ -692,41 +361,6 @@ function print(io: CliIo, text: string): number {
   io.stdout(text);
   return 0;
 }
-
-/**
- * For a grep given an option it does not know (one of ripgrep's, most likely), what it says
- * instead of the parser's advice on positionals: which option, and for the ones people
- * reach for, why linewise has none.
- */
-function notTaken(error: Error, argv: readonly string[]): string | undefined {
-  const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
-  if (option === undefined || commandOf(argv) !== "grep") return undefined;
-  const why = NOT_TAKEN[option];
-  return `grep does not take ${option}${
-    why ? `: ${why}` : " (linewise --help lists what it takes)"
-  }`;
-}
-
-/** The command word of a line the parser refused: the first word that is no option's. */
-function commandOf(argv: readonly string[]): string | undefined {
-  for (let i = 0; i < argv.length; i++) {
-    const word = argv[i];
-    if (!word.startsWith("-")) return word;
-    const name = word.startsWith("--") ? word.slice(2) : SHORT_NAMES.get(word);
-    if (OPTIONS[name as keyof typeof OPTIONS]?.type === "string") i++; // (its value)
-  }
-  return undefined;
-}
-
-/** Why grep has no such option, for ripgrep's that people reach for. */
-const NOT_TAKEN: Record<string, string> = {
-  "-U": "a match lies within a line, by linewise's line rule",
-  "--multiline": "a match lies within a line, by linewise's line rule",
-  "-a": "binary files a walk meets are passed over; one named on the line is looked through",
-  "--text": "binary files a walk meets are passed over; one named on the line is looked through",
-  "-L": "a walk searches links to files within the root and enters no linked directory",
-  "--follow": "a walk searches links to files within the root and enters no linked directory",
-};
 
 function isParseError(error: unknown): boolean {
   return error instanceof TypeError && "code" in error &&

@@ -1,0 +1,248 @@
+/**
+ * What `linewise grep` is asked, read from its options as ripgrep reads its own: the ones
+ * that override each other, smart case, pattern files, and the options it does not take.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import type { GrepRequest } from "./grep_command.ts";
+import { bytesOf, commandOf, count, seconds, UsageError, type Values } from "./_options.ts";
+
+/** What grep asks of the terminal it runs in (see `CliIo`). */
+export interface GrepTerminal {
+  stdoutIsTerminal?: boolean;
+  stderrIsTerminal?: boolean;
+  progressAfterMs?: number;
+}
+
+/** The grep command's flags and words, as ripgrep reads them. */
+export function grepRequest(
+  rest: string[],
+  values: Values,
+  tokens: ReadonlyArray<{ kind: string; name?: string; value?: string }>,
+  io: GrepTerminal,
+): GrepRequest {
+  const given = optionsInOrder(tokens);
+  const patterns = [...values.regexp ?? [], ...(values.file ?? []).flatMap(patternsIn)];
+  const words = [...rest];
+  if (patterns.length === 0 && !values.files && values.file === undefined) {
+    if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
+    patterns.push(words.shift()!);
+  }
+  // (-u leaves the ignore files out, -uu hidden names too; -uuu would search binary files.)
+  const unrestricted = values.unrestricted?.length ?? 0;
+  if (unrestricted >= 3) {
+    throw new UsageError(
+      "grep takes -u and -uu, not -uuu: binary files a walk meets are passed over (one named on the line is looked through)",
+    );
+  }
+  // (The last of --heading and --no-heading decides, as in ripgrep.)
+  const heading = lastOf(given, "heading", "no-heading");
+  const filenames = lastOf(given, "with-filename", "no-filename");
+  // (Files print in path order, what --sort path asks.)
+  if (values.sort !== undefined && values.sort !== "path" && values.sort !== "none") {
+    throw new UsageError(
+      `--sort takes path or none, got ${
+        JSON.stringify(values.sort)
+      }: linewise prints files in path order`,
+    );
+  }
+  const whole = lastOf(given, "word-regexp", "line-regexp");
+  // (The last of -l and --files-without-match decides; -c outweighs both.)
+  const listing = lastOf(given, "files-with-matches", "files-without-match");
+  const counting = (values.count || values["count-matches"]) ?? false;
+  // (The last of -c and --count-matches decides what is counted.)
+  const counted = lastOf(given, "count", "count-matches");
+  return {
+    patterns,
+    paths: words.length > 0 ? words : ["."],
+    pathsGiven: words.length > 0,
+    ignoreCase: ignoresCase(given, patterns, values["fixed-strings"] ?? false),
+    fixed: values["fixed-strings"] ?? false,
+    word: whole === "word-regexp",
+    line: whole === "line-regexp",
+    invert: values["invert-match"] ?? false,
+    filesWithMatches: values["files-with-matches"] ?? false,
+    filesWithoutMatch: listing === "files-without-match" && !counting,
+    count: counting,
+    onlyMatching: values["only-matching"] ?? false,
+    countMatches: counted === "count-matches",
+    quiet: values.quiet ?? false,
+    maxCount: count(values["max-count"], "-m", 0),
+    files: values.files ?? false,
+    // (The last of -n and -N, and of -H and -I, decides, as in ripgrep.)
+    lineNumbers: lastOf(given, "line-number", "no-line-number") !== "no-line-number",
+    filenames: filenames === undefined ? undefined : filenames === "with-filename",
+    ...contextOf(given),
+    globs: values.glob ?? [],
+    types: values.type ?? [],
+    typesNot: values["type-not"] ?? [],
+    maxDepth: count(values["max-depth"], "--max-depth", 0),
+    maxFilesize: bytesOf(values["max-filesize"], "--max-filesize"),
+    hidden: (values.hidden || values["include-ignored"] || unrestricted >= 2) ?? false,
+    noIgnore: (values["no-ignore"] || values["include-ignored"] || unrestricted >= 1) ?? false,
+    heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading === "heading",
+    color: colorOf(values.color, io),
+    progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
+    maxMatches: count(values["max-matches"], "--max-matches", 1),
+    timeoutMs: seconds(values.timeout, "--timeout"),
+  };
+}
+
+/** The options given, in their order (what ripgrep's flags that override others need). */
+function optionsInOrder(tokens: ReadonlyArray<{ kind: string; name?: string; value?: string }>) {
+  return tokens.flatMap((token) =>
+    token.kind === "option" ? [{ name: token.name!, value: token.value }] : []
+  );
+}
+
+/**
+ * The context lines asked for, as ripgrep 13 reads -A, -B and -C: a -C overrides an -A or -B
+ * given before it, and an -A or -B overrides a -C given before it (the other side is then 0).
+ */
+function contextOf(given: ReadonlyArray<{ name: string; value?: string }>) {
+  let after: number | undefined;
+  let before: number | undefined;
+  let both: number | undefined;
+  for (const { name, value } of given) {
+    if (name === "context") [both, after, before] = [count(value, "-C", 0), undefined, undefined];
+    else if (name === "after-context") [after, both] = [count(value, "-A", 0), undefined];
+    else if (name === "before-context") [before, both] = [count(value, "-B", 0), undefined];
+  }
+  return { before: before ?? both ?? 0, after: after ?? both ?? 0 };
+}
+
+/**
+ * Whether a grep ignores case, as ripgrep reads -i, -s and -S: the last of them decides, and
+ * -S ignores case when no pattern holds an upper-case letter of its own (one a `\x46` spells
+ * too; not one in an escape such as `\S` or `\p{Lu}`, unless -F makes it a fixed string).
+ */
+function ignoresCase(
+  given: ReadonlyArray<{ name: string }>,
+  patterns: readonly string[],
+  fixed: boolean,
+): boolean {
+  const last = lastOf(given, "ignore-case", "case-sensitive", "smart-case");
+  if (last !== "smart-case") return last === "ignore-case";
+  const own = (pattern: string) =>
+    fixed ? pattern : pattern
+      .replace(/\\[pP](?:\{[^}]*\}|[A-Za-z])/g, "")
+      .replace(/\\x\{([0-9a-fA-F]+)\}|\\x([0-9a-fA-F]{2})/g, (_, wide, two) =>
+        String.fromCodePoint(parseInt(wide ?? two, 16)))
+      .replace(/\\[A-Za-z]/g, "");
+  return !patterns.some((pattern) => /\p{Lu}/u.test(own(pattern)));
+}
+
+/** Which of some options that override each other was given last, if any. */
+function lastOf(
+  given: ReadonlyArray<{ name: string }>,
+  ...names: string[]
+): string | undefined {
+  return given.findLast(({ name }) => names.includes(name))?.name;
+}
+
+/**
+ * The patterns of a pattern file (`-f`; `-` is standard input), one a line, as ripgrep reads
+ * them: an empty line is a pattern that matches every line, and a file without a line has
+ * none.
+ */
+function patternsIn(file: string): string[] {
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(
+      fs.readFileSync(file === "-" ? 0 : file),
+    );
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    const why = error instanceof TypeError
+      ? "its bytes are not UTF-8"
+      : FILE_ERRORS[code ?? ""] ?? (error as Error).message;
+    throw new UsageError(`-f ${file}: ${why}`);
+  }
+  // (A \r ends a pattern's line only before a \n, as in ripgrep.)
+  const lines = text.split("\n").map((line, i, all) =>
+    i < all.length - 1 && line.endsWith("\r") ? line.slice(0, -1) : line
+  );
+  if (text.endsWith("\n") || text === "") lines.pop();
+  return lines;
+}
+
+/** What a pattern file that cannot be read is, by the error's code. */
+const FILE_ERRORS: Record<string, string> = {
+  ENOENT: "no such file",
+  EISDIR: "a directory, not a file",
+  EACCES: "permission denied",
+};
+
+/** Whether grep colours its output: `--color auto` (the default: on a terminal), always, never. */
+function colorOf(when: string | undefined, io: GrepTerminal): boolean {
+  if (when === undefined || when === "auto") return io.stdoutIsTerminal ?? false;
+  if (when === "always" || when === "never") return when === "always";
+  throw new UsageError(`--color takes auto, always or never, got ${JSON.stringify(when)}`);
+}
+
+/** grep --json runs the grep tool, which has none of ripgrep's own flags: they are refused. */
+export function refuseRipgrepOnly(values: Values): void {
+  const flags: Array<[keyof Values, string]> = [
+    ["regexp", "-e"],
+    ["file", "-f"],
+    ["word-regexp", "-w"],
+    ["line-regexp", "-x"],
+    ["invert-match", "-v"],
+    ["count-matches", "--count-matches"],
+    ["files-with-matches", "-l"],
+    ["files-without-match", "--files-without-match"],
+    ["count", "-c"],
+    ["only-matching", "-o"],
+    ["quiet", "-q"],
+    ["max-count", "-m"],
+    ["files", "--files"],
+    ["smart-case", "-S"],
+    ["case-sensitive", "-s"],
+    ["unrestricted", "-u"],
+    ["no-line-number", "-N"],
+    ["with-filename", "-H"],
+    ["no-filename", "-I"],
+    ["after-context", "-A"],
+    ["before-context", "-B"],
+    ["type", "-t"],
+    ["type-not", "-T"],
+    ["max-depth", "--max-depth"],
+    ["max-filesize", "--max-filesize"],
+    ["hidden", "--hidden"],
+    ["no-ignore", "--no-ignore"],
+    ["heading", "--heading"],
+    ["color", "--color"],
+  ];
+  const given = flags.filter(([key]) => values[key] !== undefined).map(([, flag]) => flag);
+  if ((values.glob?.length ?? 0) > 1) given.push("-g more than once");
+  if (given.length > 0) {
+    throw new UsageError(
+      `grep --json gives the grep tool's result, which takes no ${given.join(", ")}`,
+    );
+  }
+}
+
+/**
+ * For a grep given an option it does not know (one of ripgrep's, most likely), what it says
+ * instead of the parser's advice on positionals: which option, and for the ones people
+ * reach for, why linewise has none.
+ */
+export function notTaken(error: Error, argv: readonly string[]): string | undefined {
+  const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
+  if (option === undefined || commandOf(argv) !== "grep") return undefined;
+  const why = NOT_TAKEN[option];
+  return `grep does not take ${option}${
+    why ? `: ${why}` : " (linewise --help lists what it takes)"
+  }`;
+}
+
+/** Why grep has no such option, for ripgrep's that people reach for. */
+const NOT_TAKEN: Record<string, string> = {
+  "-U": "a match lies within a line, by linewise's line rule",
+  "--multiline": "a match lies within a line, by linewise's line rule",
+  "-a": "binary files a walk meets are passed over; one named on the line is looked through",
+  "--text": "binary files a walk meets are passed over; one named on the line is looked through",
+  "-L": "a walk searches links to files within the root and enters no linked directory",
+  "--follow": "a walk searches links to files within the root and enters no linked directory",
+};
