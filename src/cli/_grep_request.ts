@@ -149,7 +149,8 @@ function lastOf(
 function patternsIn(file: string): string[] {
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(
+    // (A BOM is kept, as in ripgrep: a pattern's first character.)
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
       fs.readFileSync(file === "-" ? 0 : file),
     );
   } catch (error) {

@@ -30,7 +30,10 @@ export interface WalkRequest {
 export interface WalkRules {
   /** The store's walk options (but its path). */
   options: Omit<WalkOptions, "path">;
-  /** `--max-depth` and `--max-filesize`, for {@linkcode keptOf}. */
+  /**
+   * `--max-depth` where the walk cannot keep to it (beside `-g`) and `--max-filesize`, for
+   * {@linkcode keptOf}.
+   */
   maxDepth: number | undefined;
   maxFilesize: number | undefined;
   /**
@@ -46,53 +49,53 @@ export interface WalkRules {
 }
 
 /**
- * The walk of a grep's `-g` globs and `-t` and `-T` types. Types narrow the walk when no -g
- * does, and `-t` takes hidden files of its types; beside -g globs that only leave files out,
- * they filter what was found. A -g glob that takes a file decides alone, as in ripgrep (over
- * `-T` too).
+ * The walk of a grep's `-g` globs and `-t` and `-T` types. `-t` narrows the walk when no -g
+ * does, and takes hidden files of its types; beside -g globs that only leave files out, it
+ * filters what was found. `-T` leaves out files after the walk (its globs, given to the walk,
+ * would leave out directories too: `-T sh` a `profile/`). A -g glob that takes a file decides
+ * alone, as in ripgrep (over `-T` too). The type `all` is every type's globs.
  *
  * @param request the globs, types, --hidden and --no-ignore
  * @returns the walk, or the message of a type that does not exist
  */
 export function walkRules(request: WalkRequest): WalkRules | { error: string } {
   const unknown = [...request.types, ...request.typesNot].find((type) =>
-    FILE_TYPES[type] === undefined
+    type !== "all" && FILE_TYPES[type] === undefined
   );
   if (unknown !== undefined) {
     return { error: `unrecognized file type: ${unknown} (grep --type-list lists them)` };
   }
-  const typeGlobs = request.types.flatMap((type) => FILE_TYPES[type]);
-  const notGlobs = request.typesNot.flatMap((type) => FILE_TYPES[type]);
+  const globsOf = (type: string) =>
+    type === "all" ? Object.values(FILE_TYPES).flat() : FILE_TYPES[type];
+  const typeGlobs = request.types.flatMap(globsOf);
+  const notGlobs = request.typesNot.flatMap(globsOf);
+  const given = request.globs.length > 0;
+  const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
   // (Without -g, whose globs with a `/` match from the root, the walk leaves out what lies
   // below --max-depth: `!*/` every directory, `!*/*/` those two deep, `!*` everything.)
-  const tooDeep = request.maxDepth === undefined || request.globs.length > 0
+  const tooDeep = request.maxDepth === undefined || given
     ? []
     : [request.maxDepth === 0 ? "!*" : `!${"*/".repeat(request.maxDepth)}`];
-  const globs = request.globs.length > 0
-    ? request.globs
-    : [...typeGlobs, ...notGlobs.map((glob) => `!${glob}`), ...tooDeep];
-  const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
+  const globs = given ? request.globs : [...typeGlobs, ...tooDeep];
   const options = {
     glob: globs.length > 0 ? globs : undefined,
     // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not, but take hidden
     // files of their types, as ripgrep's do.)
-    globsFirst: request.globs.length > 0,
+    globsFirst: given,
     revealTypes: globTakes ? undefined : typeGlobs,
     includeHidden: request.hidden,
     includeGitignored: request.noIgnore,
   };
-  const typed = request.globs.length > 0 && !globTakes && typeGlobs.length > 0
-    ? compileGlob(typeGlobs)
-    : () => true;
-  const notTyped = notGlobs.length > 0 && !globTakes ? compileGlob(notGlobs) : () => false;
+  // What is left to filter after the walk (see keptOf).
+  const typed = given && !globTakes && typeGlobs.length > 0 ? compileGlob(typeGlobs) : undefined;
+  const notTyped = !globTakes && notGlobs.length > 0 ? compileGlob(notGlobs) : undefined;
+  const maxDepth = given ? request.maxDepth : undefined;
   return {
     options,
-    ofType: (path) => typed(path) && !notTyped(path),
-    maxDepth: request.maxDepth,
+    ofType: (path) => (typed?.(path) ?? true) && !(notTyped?.(path) ?? false),
+    maxDepth,
     maxFilesize: request.maxFilesize,
-    filtersAfter:
-      (request.globs.length > 0 && !globTakes && typeGlobs.length + notGlobs.length > 0) ||
-      (request.globs.length > 0 && request.maxDepth !== undefined) ||
+    filtersAfter: typed !== undefined || notTyped !== undefined || maxDepth !== undefined ||
       request.maxFilesize !== undefined,
   };
 }

@@ -9,7 +9,7 @@ import type { parseArgs } from "node:util";
 /** A usage mistake: exit status 2. */
 export class UsageError extends Error {}
 
-/** Every option of every command (the commands refuse those that are not theirs). */
+/** Every option of every command (a command passes over those it has no use for). */
 export const OPTIONS = {
   root: { type: "string", multiple: true },
   deny: { type: "string", multiple: true },
@@ -96,7 +96,7 @@ export function withValuesJoined(words: string[]): string[] {
 }
 
 /** Each short option (`-e`) by the name of its long one. */
-export const SHORT_NAMES = new Map<string, string>(
+const SHORT_NAMES = new Map<string, string>(
   Object.entries(OPTIONS).flatMap(([name, option]) =>
     "short" in option ? [[`-${option.short}`, name] as const] : []
   ),
@@ -113,6 +113,7 @@ export function commandOf(argv: readonly string[]): string | undefined {
   return undefined;
 }
 
+/** A whole number of `minimum` or more, as an option gives it (undefined: not given). */
 export function count(
   value: string | undefined,
   name: string,

@@ -16,7 +16,14 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import { fileShown, filesWithout, keptOf, listFiles, walkRules } from "./_grep_walk.ts";
+import {
+  fileShown,
+  filesWithout,
+  keptOf,
+  listFiles,
+  type WalkRules,
+  walkRules,
+} from "./_grep_walk.ts";
 import { grepPattern } from "./_grep_pattern.ts";
 import type { FileStore, SearchResult } from "../store/file_store.ts";
 
@@ -102,9 +109,11 @@ export async function grepCommand(
   const paint = !request.color ? PLAIN : request.invert ? { ...COLOURED, match: String } : COLOURED;
   const rules = walkRules(request);
   if (request.files) {
+    // (-q lists nothing, as in ripgrep.)
+    const listed = request.quiet ? { ...out, stdout: () => {} } : out;
     return "error" in rules
       ? refused(rules.error)
-      : await listFiles(store, request.paths, rules, paint, out);
+      : await listFiles(store, request.paths, rules, paint, listed);
   }
   // (As ripgrep: a pattern file without a line matches nothing.)
   if (request.patterns.length === 0) return 1;
@@ -118,6 +127,8 @@ export async function grepCommand(
   if ("error" in compiled) return refused(compiled.error);
   const { matcher, spans } = compiled;
   if ("error" in rules) return refused(rules.error);
+  // (As ripgrep: -m 0 searches nothing.)
+  if (request.maxCount === 0) return 1;
   const walk = rules.options;
   const context = Math.max(request.before, request.after);
   // (-q prints nothing, and the search stops at the first match.)
@@ -135,7 +146,7 @@ export async function grepCommand(
   // path off).
   const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
-  let matched = 0;
+  let hits = 0; // (files with a match)
   let without = 0;
   let searched = 0;
   let stopped = false;
@@ -156,10 +167,11 @@ export async function grepCommand(
         matcher,
         context,
         glob: named ? undefined : walk.glob,
-        // (-q stops at the first match, unless a file found may be left out after the walk.)
+        // (-q stops at the first match, unless a file found may be left out after the walk:
+        // then at the first of each file.)
         maxMatches: request.quiet && !rules.filtersAfter ? 1 : request.maxMatches ?? Infinity,
         // (-m: each file's scan stops after its last line shown.)
-        maxMatchesPerFile: request.maxCount || undefined,
+        maxMatchesPerFile: request.quiet ? 1 : request.maxCount,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
       });
     } catch (error) {
@@ -185,7 +197,6 @@ export async function grepCommand(
       const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
       if (count > 0) hit.add(shownFile);
       if (binary !== undefined && count > 0 && !request.filesWithoutMatch) {
-        matched += count;
         const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
         // (-c outweighs -l, as in ripgrep.)
@@ -204,7 +215,6 @@ export async function grepCommand(
       if (matching.length === 0) continue;
       hit.add(file.path);
       if (request.filesWithoutMatch) continue;
-      matched += matching.length;
       // (-o -c counts the matches, not the lines.)
       const count = counted(matching, request, spans);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
@@ -223,21 +233,35 @@ export async function grepCommand(
         without++;
       }
     }
-    if (request.quiet && matched + without > 0) break;
+    hits += hit.size;
+    if (request.quiet && hits > 0) break;
   }
   if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
   // (As ripgrep: a search of the current directory that had no file left to search is told.)
-  if (!request.pathsGiven && searched === 0 && !failed) {
+  if (!request.pathsGiven && !failed && hits === 0 && await noneSearched(store, rules, searched)) {
     return refused(
       "no files were searched: the filters left none (-g, -t, -T, --max-depth, --max-filesize, hidden names or the ignore files)",
     );
   }
-  // (With --files-without-match, a file printed is what was found.)
-  const found = request.filesWithoutMatch ? without : matched;
+  // (With --files-without-match, a file printed is what was found; with -q too, a match, as
+  // in ripgrep.)
+  const found = request.filesWithoutMatch && !request.quiet ? without : hits;
   // (As ripgrep: with -q, a match found outweighs a path that could not be searched.)
   if (request.quiet && found > 0) return 0;
   if (failed || (stopped && found === 0)) return 2;
   return found > 0 ? 0 : 1;
+}
+
+/**
+ * Whether a search of the current directory searched no file: the store's walk found none,
+ * or the filters after it (see `keptOf`) left none of what it found.
+ *
+ * @param searched the files the store searched (binary ones included)
+ */
+async function noneSearched(store: FileStore, rules: WalkRules, searched: number) {
+  if (searched === 0 || !rules.filtersAfter) return searched === 0;
+  const found = await store.glob({ ...rules.options, path: "." });
+  return (await keptOf(store, ".", rules, found, String)).length === 0;
 }
 
 /**

@@ -56,6 +56,9 @@ const FILES: Record<string, string> = {
   "pats/blank.txt": "delta\n\n",
   "pats/none.txt": "",
   "pats/cr.txt": "beta\r",
+  "pats/bom.txt": "\uFEFFfoo\n", // (a BOM stays a pattern's first character)
+  // A directory named as a type's file is (sh's `profile`): -T leaves out files alone.
+  "src/profile/p.ts": "foo\n",
   // 1,020 bytes: within --max-filesize 1K (of 1,024).
   "src/k.txt": `foo\n${"x".repeat(1015)}\n`,
 };
@@ -246,6 +249,7 @@ const CASES = [
   ["-f", "pats/blank.txt", "src/a.ts", "src/dash.c"],
   ["-f", "pats/none.txt", "src"],
   ["-f", "pats/cr.txt", "src/a.ts"], // (a \r ends a pattern only before a \n)
+  ["-f", "pats/bom.txt", "src/a.ts"],
   // --count-matches counts matches (over -l too); -T leaves a type out (whatever -g takes);
   // -. is --hidden; --max-depth counts from each path (a file named on the line at any).
   ["--count-matches", "o", "src"],
@@ -266,6 +270,15 @@ const CASES = [
   ["-q", "-T", "md", "-g", "!zz", "foo"],
   // ripgrep 13's 169 types (a lock file, a shell's dot file), and their list.
   ["-T", "lock", "-T", "sh", "-l", "o"],
+  ["-t", "all", "-T", "markdown", "-l", "foo"],
+  ["-T", "all", "-c", "o"],
+  // -q: the status tells a match, with --files-without-match too; --files -q lists nothing.
+  ["-q", "--files-without-match", "zzz"],
+  ["-q", "--files-without-match", "foo", "src/a.ts"],
+  ["-q", "--files"],
+  ["-m", "0", "--files-without-match", "foo"],
+  // Nothing left after the walk's filters, in the current directory: status 2.
+  ["-g", "!zz", "-t", "zig", "foo"],
   ["--type-list"],
   ["--max-depth", "0", "foo", "src/deep/b.md"],
   ["--max-depth", "2", "-c", "-i", "foo", "src"],
@@ -334,6 +347,7 @@ function sameAsRg(cases: string[][], cwd: string, env: Record<string, string | u
     const what = `linewise grep ${args.join(" ")}`;
     assert.equal(ours.stdout, theirs.stdout, what);
     assert.equal(ours.status, theirs.status, `${what}: exit status (${ours.stderr})`);
+    assert.doesNotMatch(ours.stderr, /internal error/, what);
   }
 }
 const INSTALL = "ripgrep is needed: apt-get install ripgrep (or see its README)";
