@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import { escapeRegExp, type ScanRow } from "../core/mod.ts";
 import { ripgrepSpelled } from "../match/_ripgrep_syntax.ts";
 
@@ -73,6 +74,7 @@ export function matchSpans(
 export interface Paint {
   path(path: string): string;
   line(line: number): string;
+  column(column: number): string;
   /** A match's text. */
   match(text: string): string;
 }
@@ -81,6 +83,7 @@ export interface Paint {
 export const PLAIN: Paint = {
   path: (path) => path,
   line: (line) => String(line),
+  column: (column) => String(column),
   match: (text) => text,
 };
 
@@ -90,6 +93,7 @@ const RESET = "\x1b[0m";
 export const COLOURED: Paint = {
   path: (path) => `${RESET}\x1b[35m${path}${RESET}`,
   line: (line) => `${RESET}\x1b[32m${line}${RESET}`,
+  column: (column) => `${RESET}${column}${RESET}`,
   match: (text) => `${RESET}\x1b[1m\x1b[31m${text}${RESET}`,
 };
 
@@ -103,6 +107,10 @@ export interface PrintOptions {
   context: boolean;
   /** Each match alone on a line (`-o`), instead of the line that holds it. */
   onlyMatching: boolean;
+  /** The column of a matching line's first match (`--column`), in bytes from 1, as ripgrep's. */
+  column: boolean;
+  /** A matching line once for each of its matches, with that match's column (`--vimgrep`). */
+  vimgrep: boolean;
   paint: Paint;
   spans: MatchSpans;
 }
@@ -119,7 +127,7 @@ export interface PrintOptions {
 export function printed(
   path: string | undefined,
   rows: readonly ScanRow[],
-  { numbers, heading, context, onlyMatching, paint, spans }: PrintOptions,
+  { numbers, heading, context, onlyMatching, column, vimgrep, paint, spans }: PrintOptions,
 ): string {
   const shownPath = path === undefined ? undefined : paint.path(path);
   let text = heading && shownPath !== undefined ? `${shownPath}\n` : "";
@@ -132,13 +140,24 @@ export function printed(
     const start = heading || shownPath === undefined ? number : `${shownPath}${mark}${number}`;
     const body = rowBody(row.text);
     const ending = row.text.slice(body.length);
+    const at = (from: number) =>
+      column ? `${paint.column(Buffer.byteLength(body.slice(0, from)) + 1)}:` : "";
     if (row.match === undefined) text += `${start}${body}${ending || "\n"}`;
     else if (onlyMatching) {
       for (const { start: from, end } of spans(body, row)) {
         // (An empty match is printed as its line number alone, uncoloured, as ripgrep's.)
-        text += `${start}${from === end ? "" : paint.match(body.slice(from, end))}\n`;
+        text += `${start}${at(from)}${from === end ? "" : paint.match(body.slice(from, end))}\n`;
       }
-    } else text += `${start}${marked(body, row, paint, spans)}${ending || "\n"}`;
+    } else if (vimgrep) {
+      // (Each match's line marks that match alone, as ripgrep's.)
+      for (const span of spans(body, row)) {
+        text += `${start}${at(span.start)}${marked(body, row, paint, () => [span])}${
+          ending || "\n"
+        }`;
+      }
+    } else {text += `${start}${at(row.match.start)}${marked(body, row, paint, spans)}${
+        ending || "\n"
+      }`;}
   }
   return text;
 }

@@ -72,7 +72,12 @@ export function grepRequest(
     files: values.files ?? false,
     // (The last of -n and -N, and of -H and -I, decides, as in ripgrep.)
     lineNumbers: lastOf(given, "line-number", "no-line-number") !== "no-line-number",
-    filenames: filenames === undefined ? undefined : filenames === "with-filename",
+    // (--vimgrep prints every path, as ripgrep's.)
+    filenames: filenames === undefined
+      ? (values.vimgrep ? true : undefined)
+      : filenames === "with-filename",
+    column: (values.column || values.vimgrep) ?? false,
+    vimgrep: values.vimgrep ?? false,
     ...contextOf(given),
     globs: values.glob ?? [],
     types: values.type ?? [],
@@ -81,7 +86,12 @@ export function grepRequest(
     maxFilesize: bytesOf(values["max-filesize"], "--max-filesize"),
     hidden: (values.hidden || values["include-ignored"] || unrestricted >= 2) ?? false,
     noIgnore: (values["no-ignore"] || values["include-ignored"] || unrestricted >= 1) ?? false,
-    heading: heading === undefined ? io.stdoutIsTerminal ?? false : heading === "heading",
+    // (--vimgrep prints no headings, as ripgrep's.)
+    heading: values.vimgrep
+      ? false
+      : heading === undefined
+      ? io.stdoutIsTerminal ?? false
+      : heading === "heading",
     color: colorOf(values.color, io),
     progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
     maxMatches: count(values["max-matches"], "--max-matches", 1),
@@ -191,6 +201,8 @@ export function refuseRipgrepOnly(values: Values): void {
     ["line-regexp", "-x"],
     ["invert-match", "-v"],
     ["count-matches", "--count-matches"],
+    ["column", "--column"],
+    ["vimgrep", "--vimgrep"],
     ["files-with-matches", "-l"],
     ["files-without-match", "--files-without-match"],
     ["count", "-c"],

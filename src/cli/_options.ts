@@ -61,6 +61,8 @@ export const OPTIONS = {
   type: { type: "string", short: "t", multiple: true },
   "type-not": { type: "string", short: "T", multiple: true },
   "type-list": { type: "boolean" },
+  column: { type: "boolean" },
+  vimgrep: { type: "boolean" },
   "max-depth": { type: "string" },
   "max-filesize": { type: "string" },
   sort: { type: "string" },

@@ -58,6 +58,10 @@ export interface GrepRequest {
   maxCount: number | undefined;
   /** List the files that would be searched instead (`--files`: every word is a path). */
   files: boolean;
+  /** The column of a line's first match, after its number (`--column`). */
+  column: boolean;
+  /** A line once for each of its matches, with its column (`--vimgrep`). */
+  vimgrep: boolean;
   /** Line numbers on each row (`-N` takes them off). */
   lineNumbers: boolean;
   /** Each row's path (`-H`) or none (`-I`); undefined: unless one file is named alone. */
@@ -138,6 +142,9 @@ export async function grepCommand(
     heading: request.heading,
     context: context > 0,
     onlyMatching: request.onlyMatching,
+    // (A line without a match, -v's, has no column.)
+    column: request.column && !request.invert,
+    vimgrep: request.vimgrep && !request.invert,
     paint,
     spans,
   };

@@ -145,12 +145,12 @@ describe("the linewise command line", () => {
     const multiline = runCli(["grep", "-U", "two"], root.dir);
     assert.equal(multiline.status, 2);
     assert.match(multiline.stderr, /^linewise: grep does not take -U: a match lies within a line/);
-    const column = runCli(["grep", "--column", "two"], root.dir);
-    assert.match(column.stderr, /^linewise: grep does not take --column \(linewise --help lists/);
+    const trim = runCli(["grep", "--trim", "two"], root.dir);
+    assert.match(trim.stderr, /^linewise: grep does not take --trim \(linewise --help lists/);
     // (Another command's unknown option keeps the parser's words.)
-    const read = runCli(["read", "--column", "a.txt"], root.dir);
+    const read = runCli(["read", "--trim", "a.txt"], root.dir);
     assert.equal(read.status, 2);
-    assert.match(read.stderr, /^linewise: Unknown option '--column'/);
+    assert.match(read.stderr, /^linewise: Unknown option '--trim'/);
   });
 
   test("grep -o says when it shows a line's first match alone", () => {

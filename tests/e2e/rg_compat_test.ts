@@ -277,6 +277,17 @@ const CASES = [
   ["-q", "--files-without-match", "foo", "src/a.ts"],
   ["-q", "--files"],
   ["-m", "0", "--files-without-match", "foo"],
+  // --column: the first match's column, in bytes from 1 (ru.txt's lines are Cyrillic);
+  // --vimgrep: a line for each match, with its column, every path shown, no heading.
+  ["--column", "-i", "foo", "src"],
+  ["--column", "-o", "o", "src/ru.txt", "src/a.ts"],
+  ["--column", "-C1", "-N", "foo", "src"],
+  ["--vimgrep", "-g", "!*.js", "o", "src"], // (not the bundles: 25 MB, a line per match)
+  ["--vimgrep", "-o", "-i", "fo+", "src/a.ts"],
+  ["--vimgrep", "--heading", "-C1", "foo", "src"],
+  ["--vimgrep", "-v", "foo", "src/a.ts"],
+  ["--color", "always", "--vimgrep", "-w", "foo", "src"],
+  ["--color", "always", "--column", "foo", "src/a.ts"],
   // Nothing left after the walk's filters, in the current directory: status 2.
   ["-g", "!zz", "-t", "zig", "foo"],
   ["--type-list"],
@@ -338,12 +349,10 @@ function writeFiles(dir: string, files: Record<string, string>): void {
 function sameAsRg(cases: string[][], cwd: string, env: Record<string, string | undefined>): void {
   const binary = ensureBinary();
   for (const args of cases) {
-    const ours = spawnSync(binary, ["grep", ...args], { cwd, encoding: "utf8", env });
-    const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], {
-      cwd,
-      encoding: "utf8",
-      env,
-    });
+    // (A large buffer: one cut at the default would cut the two outputs at different places.)
+    const options = { cwd, encoding: "utf8" as const, env, maxBuffer: 1 << 26 };
+    const ours = spawnSync(binary, ["grep", ...args], options);
+    const theirs = spawnSync("rg", ["-n", "--sort", "path", ...args], options);
     const what = `linewise grep ${args.join(" ")}`;
     assert.equal(ours.stdout, theirs.stdout, what);
     assert.equal(ours.status, theirs.status, `${what}: exit status (${ours.stderr})`);
