@@ -2,8 +2,8 @@
 // blow up (nested and repeated quantifiers, lookarounds, backreferences, stars in globs), sent
 // a few at a time against random files with long runs of one letter. Every call answers
 // within its time budget and a second, and pings sent every 50 ms meanwhile are answered
-// within 250 ms: a scan that held the loop would hold it for the budget (a second), while a
-// shared machine's scheduler delayed one ping of a round to 115-162 ms in 2 of some 45 CI
+// within 600 ms: a scan that held the loop would hold it for the budget (a second), while a
+// shared machine's scheduler delayed one ping of a round to 115-329 ms in 3 of some 50 CI
 // runs, each with other processes busy beside the suite. The first grep of each round is a
 // lookaround or backreference before a run of stars, which only the stoppable helper runs
 // and which never ends on a long run of a's: some of them must really be stopped there (a
@@ -87,7 +87,7 @@ const BUDGET_S = 1;
 const ROUNDS = 8;
 const AT_ONCE = 4;
 
-test("random catastrophic regexes and globs each answer within budget + 1 s, pings within 250 ms", {
+test("random catastrophic regexes and globs each answer within budget + 1 s, pings within 600 ms", {
   timeout: 120_000,
 }, async () => {
   const seed = Number(process.env.LINEWISE_FUZZ_SEED ?? Date.now() % 1_000_000);
@@ -143,7 +143,7 @@ test("random catastrophic regexes and globs each answer within budget + 1 s, pin
         if (/stopped by the time budget/.test(text)) stopped++;
         if (slow.has(request.id) && /the pattern was still matching/.test(text)) helperStops++;
       }
-      assert.ok(Math.max(0, ...pings) < 250, `seed ${seed}: pings ${pings.join(" ")} ms`);
+      assert.ok(Math.max(0, ...pings) < 600, `seed ${seed}: pings ${pings.join(" ")} ms`);
     }
     assert.ok(stopped >= 4, `seed ${seed}: ${stopped} calls stopped by the budget`);
     assert.ok(
