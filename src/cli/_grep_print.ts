@@ -140,8 +140,16 @@ export function printed(
     const start = heading || shownPath === undefined ? number : `${shownPath}${mark}${number}`;
     const body = rowBody(row.text);
     const ending = row.text.slice(body.length);
-    const at = (from: number) =>
-      column ? `${paint.column(Buffer.byteLength(body.slice(0, from)) + 1)}:` : "";
+    // (Columns in bytes, counted on from the last one: a line's matches come in order.)
+    let counted = 0;
+    let bytes = 0;
+    const at = (from: number) => {
+      if (!column) return "";
+      if (from < counted) [counted, bytes] = [0, 0];
+      bytes += Buffer.byteLength(body.slice(counted, from));
+      counted = from;
+      return `${paint.column(bytes + 1)}:`;
+    };
     if (row.match === undefined) text += `${start}${body}${ending || "\n"}`;
     else if (onlyMatching) {
       for (const { start: from, end } of spans(body, row)) {

@@ -42,8 +42,8 @@ export interface WalkRules {
    */
   filtersAfter: boolean;
   /**
-   * Whether a file found is of the types asked for and of none left out, where the walk could
-   * not tell.
+   * Whether a file found is of the types asked for, where the walk could not tell (beside -g
+   * globs that only leave files out).
    */
   ofType: (path: string) => boolean;
 }
@@ -51,9 +51,9 @@ export interface WalkRules {
 /**
  * The walk of a grep's `-g` globs and `-t` and `-T` types. `-t` narrows the walk when no -g
  * does, and takes hidden files of its types; beside -g globs that only leave files out, it
- * filters what was found. `-T` leaves out files after the walk (its globs, given to the walk,
- * would leave out directories too: `-T sh` a `profile/`). A -g glob that takes a file decides
- * alone, as in ripgrep (over `-T` too). The type `all` is every type's globs.
+ * filters what was found. `-T` leaves out the walk's files of its types (not directories of
+ * such names: `-T sh` still walks a `profile/`). A -g glob that takes a file decides alone, as
+ * in ripgrep (over `-T` too). The type `all` is every type's globs.
  *
  * @param request the globs, types, --hidden and --no-ignore
  * @returns the walk, or the message of a type that does not exist
@@ -83,19 +83,19 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
     // files of their types, as ripgrep's do.)
     globsFirst: given,
     revealTypes: globTakes ? undefined : typeGlobs,
+    hideTypes: notGlobs,
     includeHidden: request.hidden,
     includeGitignored: request.noIgnore,
   };
   // What is left to filter after the walk (see keptOf).
   const typed = given && !globTakes && typeGlobs.length > 0 ? compileGlob(typeGlobs) : undefined;
-  const notTyped = !globTakes && notGlobs.length > 0 ? compileGlob(notGlobs) : undefined;
   const maxDepth = given ? request.maxDepth : undefined;
   return {
     options,
-    ofType: (path) => (typed?.(path) ?? true) && !(notTyped?.(path) ?? false),
+    ofType: (path) => typed?.(path) ?? true,
     maxDepth,
     maxFilesize: request.maxFilesize,
-    filtersAfter: typed !== undefined || notTyped !== undefined || maxDepth !== undefined ||
+    filtersAfter: typed !== undefined || maxDepth !== undefined ||
       request.maxFilesize !== undefined,
   };
 }
@@ -118,7 +118,7 @@ export async function fileShown(store: FileStore, path: string): Promise<string 
 
 /**
  * The files a walk of `path` found that a grep keeps (a file named on the line is kept
- * whatever they say, as ripgrep searches it): of the types asked for and of none left out,
+ * whatever they say, as ripgrep searches it): of the types asked for (beside -g),
  * within `--max-depth` of the path, and no larger than `--max-filesize`. The walk reads the
  * others too; they are left out here.
  *

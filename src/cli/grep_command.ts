@@ -122,9 +122,10 @@ export async function grepCommand(
   // (As ripgrep: a pattern file without a line matches nothing.)
   if (request.patterns.length === 0) return 1;
   const compiled = grepPattern(request, (engine) => {
-    if (request.onlyMatching) {
+    if (request.onlyMatching || request.vimgrep) {
+      const flag = request.onlyMatching ? "-o" : "--vimgrep";
       out.stderr(
-        `linewise: -o shows the first match alone of lines this pattern cannot be run on again safely (on the ${engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
+        `linewise: ${flag} shows the first match alone of lines this pattern cannot be run on again safely (on the ${engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
       );
     }
   });

@@ -266,6 +266,7 @@ async function listFiles(
     query.glob,
     query.globsFirst,
     query.revealTypes,
+    query.hideTypes,
     hidden,
     gitignored,
   ]);
@@ -296,6 +297,7 @@ async function listFiles(
       glob: query.glob,
       globsFirst: query.globsFirst,
       revealTypes: query.revealTypes,
+      hideTypes: query.hideTypes,
       includeHidden: hidden,
       includeGitignored: gitignored,
     };

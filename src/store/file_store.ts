@@ -140,6 +140,11 @@ export interface WalkOptions {
    * files.
    */
   revealTypes?: readonly string[];
+  /**
+   * Globs of file types left out (ripgrep's `-T`, the command line's): files they match are
+   * not walked, directories of such names are (see `WalkFilesOptions.hideTypes`).
+   */
+  hideTypes?: readonly string[];
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
   includeIgnored?: boolean;
   /** Include hidden files alone (ripgrep's `--hidden`); default `includeIgnored`. */

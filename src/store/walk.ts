@@ -113,6 +113,11 @@ export interface WalkFilesOptions {
    */
   revealTypes?: readonly string[];
   /**
+   * Globs of file types left out (ripgrep's `-T`): files they match are not walked, and
+   * directories of such names are (`-T sh` still walks a `profile/`).
+   */
+  hideTypes?: readonly string[];
+  /**
    * Include hidden and .gitignore'd files (`.git` is skipped all the same).
    * @default false
    */
@@ -441,11 +446,14 @@ function skipped(entry: DirEntry, includeHidden: boolean): boolean {
 function walkGlobs(options: WalkFilesOptions): {
   glob?: (relative: string) => boolean;
   decide?: (relative: string, dir: boolean) => boolean | undefined;
+  hidesFile: (relative: string) => boolean;
 } {
-  if (options.glob === undefined) return {};
+  const types = options.hideTypes;
+  const hidesFile = types === undefined || types.length === 0 ? () => false : compileGlob(types);
+  if (options.glob === undefined) return { hidesFile };
   return options.globsFirst
-    ? { decide: compileGlobsFirst(options.glob) }
-    : { glob: compileGlob(options.glob) };
+    ? { decide: compileGlobsFirst(options.glob), hidesFile }
+    : { glob: compileGlob(options.glob), hidesFile };
 }
 
 /** Whether a hidden file is walked for its type (`WalkFilesOptions.revealTypes`). */
@@ -493,7 +501,7 @@ export async function* walkFileRuns(
   options: WalkFilesOptions = {},
 ): AsyncGenerator<WalkNode[]> {
   const { hidden, gitignored } = walkShows(options);
-  const { glob, decide } = walkGlobs(options);
+  const { glob, decide, hidesFile } = walkGlobs(options);
   const ofType = typesRevealed(options, hidden);
   // (ripgrep's globs match the path as it prints it: from the root, not the start.)
   const base = decide !== undefined ? "." : start.display;
@@ -562,6 +570,7 @@ export async function* walkFileRuns(
         continue;
       }
       if (glob && !glob(relativeTo(node.display))) continue;
+      if (taken !== true && hidesFile(relativeTo(node.display))) continue;
       run.push(node);
     }
   }
@@ -640,7 +649,7 @@ export async function createWalkFilter(
   options: WalkFilesOptions = {},
 ): Promise<(file: string) => Promise<boolean>> {
   const { hidden, gitignored } = walkShows(options);
-  const { glob, decide = () => undefined } = walkGlobs(options);
+  const { glob, decide = () => undefined, hidesFile } = walkGlobs(options);
   const ofType = typesRevealed(options, hidden);
   const base = start.display;
   const rootRules = gitignored ? new IgnoreRules() : await startRules(source, start);
@@ -664,6 +673,7 @@ export async function createWalkFilter(
     );
     if (taken.includes(false) || parts.includes(".git")) return false;
     if (glob && !glob(relative)) return false;
+    if (taken.at(-1) !== true && hidesFile(relative)) return false;
     const hides = (i: number) =>
       !hidden && taken[i] !== true && parts[i].startsWith(".") &&
       !(i === parts.length - 1 && ofType(relative));

@@ -163,6 +163,16 @@ describe("the linewise command line", () => {
     assert.match(out.stderr, /^linewise: -o shows the first match alone of lines this pattern/);
   });
 
+  test("grep --vimgrep says when it shows a line's first match alone", () => {
+    // (A repeated group puts the pattern on the linear engine, whose first match alone is known.)
+    writeFileSync(join(root.dir, "calls.txt"), "a.b c.d\n");
+    const out = runCli(["grep", "--vimgrep", "(?:\\w+\\.)+\\w+", "calls.txt"], root.dir);
+    rmSync(join(root.dir, "calls.txt"));
+    assert.equal(out.status, 0, out.stderr);
+    assert.equal(out.stdout, "calls.txt:1:1:a.b c.d\n");
+    assert.match(out.stderr, /^linewise: --vimgrep shows the first match alone of lines this/);
+  });
+
   test("a leading -- is passed over, as deno task start -- passes it on", () => {
     writeFileSync(join(root.dir, "dash.txt"), "x\nneedle\n");
     const out = runCli(["--", "grep", "needle", "dash.txt", "--max-matches", "1"], root.dir);

@@ -75,6 +75,25 @@ describe("BaseFileStore", () => {
     }
   });
 
+  it("leaves out files of the types left out (ripgrep's -T), not such directories, from candidates too", async () => {
+    const files = {
+      "a.md": "x\n",
+      "src/b.md": "x\n",
+      "src/c.ts": "x\n",
+      "notes.md/d.ts": "x\n",
+    };
+    const query = { matcher: literalMatcher("x"), hideTypes: ["*.md"] };
+    for (const store of [new MemoryStore(files), new GenerousStore(files)]) {
+      const result = await store.search(query);
+      const paths = result.files.map((file) => file.path);
+      assert.deepEqual(paths, ["notes.md/d.ts", "src/c.ts"], store.constructor.name);
+      // (A glob that takes a file, where globs decide first, outweighs the types.)
+      const taken = await store.search({ ...query, glob: ["*.md"], globsFirst: true });
+      const takenPaths = taken.files.map((file) => file.path);
+      assert.deepEqual(takenPaths, ["a.md", "src/b.md"], store.constructor.name);
+    }
+  });
+
   it("lets globs decide before the ignore rules where asked (ripgrep's -g), from candidates too", async () => {
     const files = {
       ".gitignore": "ignored/\nskip.txt\n",

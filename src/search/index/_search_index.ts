@@ -965,7 +965,9 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  * @returns the key, or undefined
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, globsFirst, revealTypes, context, maxMatches, maxChars, rowCut } = query;
+  const { matcher, glob, globsFirst, revealTypes, hideTypes, context, maxMatches, maxChars } =
+    query;
+  const { rowCut } = query;
   const { maxMatchesPerFile } = query;
   if (matcher.key === undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
@@ -976,6 +978,7 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     glob,
     globsFirst,
     revealTypes,
+    hideTypes,
     hidden,
     gitignored,
     context,
