@@ -111,6 +111,8 @@ export interface PrintOptions {
   column: boolean;
   /** A matching line once for each of its matches, with that match's column (`--vimgrep`). */
   vimgrep: boolean;
+  /** A NUL after the path instead of its `:`, `-` or line break (`-0`). */
+  nul: boolean;
   paint: Paint;
   spans: MatchSpans;
 }
@@ -127,17 +129,19 @@ export interface PrintOptions {
 export function printed(
   path: string | undefined,
   rows: readonly ScanRow[],
-  { numbers, heading, context, onlyMatching, column, vimgrep, paint, spans }: PrintOptions,
+  { numbers, heading, context, onlyMatching, column, vimgrep, nul, paint, spans }: PrintOptions,
 ): string {
   const shownPath = path === undefined ? undefined : paint.path(path);
-  let text = heading && shownPath !== undefined ? `${shownPath}\n` : "";
+  let text = heading && shownPath !== undefined ? `${shownPath}${nul ? "\0" : "\n"}` : "";
   let previous: number | undefined;
   for (const row of rows) {
     if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
     previous = row.line;
     const mark = row.match !== undefined ? ":" : "-";
     const number = numbers ? `${paint.line(row.line)}${mark}` : "";
-    const start = heading || shownPath === undefined ? number : `${shownPath}${mark}${number}`;
+    const start = heading || shownPath === undefined
+      ? number
+      : `${shownPath}${nul ? "\0" : mark}${number}`;
     const body = rowBody(row.text);
     const ending = row.text.slice(body.length);
     // (Columns in bytes, counted on from the last one: a line's matches come in order.)

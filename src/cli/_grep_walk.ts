@@ -184,6 +184,7 @@ export async function listFiles(
   rules: WalkRules,
   paint: Paint,
   out: { stdout(text: string): void; stderr(text: string): void },
+  end = "\n",
 ): Promise<number> {
   let listed = 0;
   let failed = false;
@@ -202,7 +203,7 @@ export async function listFiles(
       failed = true;
       continue;
     }
-    for (const file of files) out.stdout(`${paint.path(quotePath(file))}\n`);
+    for (const file of files) out.stdout(`${paint.path(quotePath(file))}${end}`);
     listed += files.length;
   }
   if (failed) return 2;

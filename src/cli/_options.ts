@@ -62,6 +62,7 @@ export const OPTIONS = {
   "type-not": { type: "string", short: "T", multiple: true },
   "type-list": { type: "boolean" },
   column: { type: "boolean" },
+  null: { type: "boolean", short: "0" },
   vimgrep: { type: "boolean" },
   "max-depth": { type: "string" },
   "max-filesize": { type: "string" },

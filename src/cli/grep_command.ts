@@ -62,6 +62,8 @@ export interface GrepRequest {
   column: boolean;
   /** A line once for each of its matches, with its column (`--vimgrep`). */
   vimgrep: boolean;
+  /** A NUL after each path printed, instead of what follows it (`-0`, for `xargs -0`). */
+  nul: boolean;
   /** Line numbers on each row (`-N` takes them off). */
   lineNumbers: boolean;
   /** Each row's path (`-H`) or none (`-I`); undefined: unless one file is named alone. */
@@ -112,12 +114,14 @@ export async function grepCommand(
   // (Inverted, the lines found are not coloured as matches, as in ripgrep.)
   const paint = !request.color ? PLAIN : request.invert ? { ...COLOURED, match: String } : COLOURED;
   const rules = walkRules(request);
+  // (What follows a path printed: a NUL with -0.)
+  const after = (separator: string) => request.nul ? "\0" : separator;
   if (request.files) {
     // (-q lists nothing, as in ripgrep.)
     const listed = request.quiet ? { ...out, stdout: () => {} } : out;
     return "error" in rules
       ? refused(rules.error)
-      : await listFiles(store, request.paths, rules, paint, listed);
+      : await listFiles(store, request.paths, rules, paint, listed, after("\n"));
   }
   // (As ripgrep: a pattern file without a line matches nothing.)
   if (request.patterns.length === 0) return 1;
@@ -145,6 +149,7 @@ export async function grepCommand(
     onlyMatching: request.onlyMatching,
     // (A line without a match, -v's, has no column.)
     column: request.column && !request.invert,
+    nul: request.nul,
     vimgrep: request.vimgrep && !request.invert,
     paint,
     spans,
@@ -208,9 +213,9 @@ export async function grepCommand(
         const shown = paint.path(quotePath(shownFile));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
         // (-c outweighs -l, as in ripgrep.)
-        if (request.count) print(withPaths ? `${shown}:${count}\n` : `${count}\n`);
-        else if (request.filesWithMatches) print(`${shown}\n`);
-        else print(withPaths ? `${shown}: ${said}\n` : `${said}\n`);
+        if (request.count) print(withPaths ? `${shown}${after(":")}${count}\n` : `${count}\n`);
+        else if (request.filesWithMatches) print(`${shown}${after("\n")}`);
+        else print(withPaths ? `${shown}${after(":")} ${said}\n` : `${said}\n`);
         first = false;
       }
     }
@@ -227,8 +232,9 @@ export async function grepCommand(
       const count = counted(matching, request, spans);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
-      if (request.count) print(withPaths ? `${paint.path(path)}:${count}\n` : `${count}\n`);
-      else if (request.filesWithMatches) print(`${paint.path(path)}\n`);
+      const shownPath = paint.path(path);
+      if (request.count) print(withPaths ? `${shownPath}${after(":")}${count}\n` : `${count}\n`);
+      else if (request.filesWithMatches) print(`${shownPath}${after("\n")}`);
       else {
         if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
         print(printed(withPaths ? path : undefined, rows, shown));
@@ -237,7 +243,7 @@ export async function grepCommand(
     }
     if (request.filesWithoutMatch) {
       for (const file of await filesWithout(store, path, shownFile, rules, hit)) {
-        print(`${paint.path(quotePath(file))}\n`);
+        print(`${paint.path(quotePath(file))}${after("\n")}`);
         without++;
       }
     }

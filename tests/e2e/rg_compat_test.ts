@@ -288,6 +288,13 @@ const CASES = [
   ["--vimgrep", "-v", "foo", "src/a.ts"],
   ["--color", "always", "--vimgrep", "-w", "foo", "src"],
   ["--color", "always", "--column", "foo", "src/a.ts"],
+  // -0: a NUL after each path, for xargs -0 (in place of the `:`, `-` or line break).
+  ["-0", "-l", "foo"],
+  ["-0", "-c", "-i", "foo", "src"],
+  ["-0", "--files", "docs"],
+  ["-0", "-C1", "foo", "src"],
+  ["-0", "--heading", "foo", "src"],
+  ["-0", "--files-without-match", "foo", "src"],
   // Nothing left after the walk's filters, in the current directory: status 2.
   ["-g", "!zz", "-t", "zig", "foo"],
   ["--type-list"],
