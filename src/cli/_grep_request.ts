@@ -79,6 +79,7 @@ export function grepRequest(
     column: (values.column || values.vimgrep) ?? false,
     vimgrep: values.vimgrep ?? false,
     nul: values.null ?? false,
+    noMessages: values["no-messages"] ?? false,
     ...contextOf(given),
     globs: values.glob ?? [],
     types: values.type ?? [],

@@ -63,6 +63,7 @@ export const OPTIONS = {
   "type-list": { type: "boolean" },
   column: { type: "boolean" },
   null: { type: "boolean", short: "0" },
+  "no-messages": { type: "boolean" },
   vimgrep: { type: "boolean" },
   "max-depth": { type: "string" },
   "max-filesize": { type: "string" },

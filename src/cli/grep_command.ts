@@ -62,6 +62,8 @@ export interface GrepRequest {
   column: boolean;
   /** A line once for each of its matches, with its column (`--vimgrep`). */
   vimgrep: boolean;
+  /** Paths that cannot be searched go unsaid (`--no-messages`); the status still tells. */
+  noMessages: boolean;
   /** A NUL after each path printed, instead of what follows it (`-0`, for `xargs -0`). */
   nul: boolean;
   /** Line numbers on each row (`-N` takes them off). */
@@ -194,9 +196,10 @@ export async function grepCommand(
         out.stderr(`linewise: ${error.message}\n`);
         return 2;
       }
-      // As ripgrep: a path that cannot be searched is said, and the others are searched.
+      // As ripgrep: a path that cannot be searched is said (unless --no-messages), and the
+      // others are searched.
       if (!(error instanceof StoreError)) throw error;
-      out.stderr(`linewise: ${error.message}\n`);
+      if (!request.noMessages) out.stderr(`linewise: ${error.message}\n`);
       failed = true;
       continue;
     }

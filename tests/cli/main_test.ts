@@ -141,6 +141,17 @@ describe("the linewise command line", () => {
     );
   });
 
+  test("grep --no-messages leaves a path it cannot search unsaid, and its status tells", () => {
+    const said = runCli(["grep", "two", "missing.txt", "."], root.dir);
+    assert.equal(said.status, 2);
+    assert.match(said.stderr, /^linewise: no file or directory at "missing\.txt"/);
+    const quiet = runCli(["grep", "--no-messages", "two", "missing.txt", "."], root.dir);
+    assert.equal(quiet.status, 2);
+    assert.equal(quiet.stderr, "");
+    assert.equal(quiet.stdout, said.stdout);
+    assert.notEqual(quiet.stdout, "");
+  });
+
   test("grep names a ripgrep option it does not take, and why for the common ones", () => {
     const multiline = runCli(["grep", "-U", "two"], root.dir);
     assert.equal(multiline.status, 2);
