@@ -7,7 +7,7 @@ import { main } from "../../src/cli/main.ts";
 import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { Buffer } from "node:buffer";
-import { ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
+import { cliEnv, ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { VERSION } from "../../src/version.ts";
 import { versionOf } from "../../src/versions/mod.ts";
@@ -139,6 +139,29 @@ describe("the linewise command line", () => {
       inline.stderr,
       /\(\?i\) is ripgrep's syntax, not JavaScript's: leave it out, and pass -i$/m,
     );
+  });
+
+  test("grep --files-without-match looks into many files within a low file limit", () => {
+    // (20,000 files looked into at once ran out of descriptors: EMFILE, an internal error.)
+    const dir = join(root.dir, "many");
+    mkdirSync(dir);
+    for (let i = 0; i < 600; i++) writeFileSync(join(dir, `f${i}.txt`), `line ${i}\n`);
+    const out = spawnSync(
+      "sh",
+      [
+        "-c",
+        'ulimit -n 128 && exec "$0" "$@"',
+        ensureBinary(),
+        "grep",
+        "--files-without-match",
+        "zzz",
+        "many",
+      ],
+      { cwd: root.dir, encoding: "utf8", env: cliEnv() },
+    );
+    rmSync(dir, { recursive: true });
+    assert.equal(out.status, 0, out.stderr);
+    assert.equal(out.stdout.split("\n").filter(Boolean).length, 600);
   });
 
   test("grep --no-messages leaves a path it cannot search unsaid, and its status tells", () => {
