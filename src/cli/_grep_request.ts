@@ -74,7 +74,7 @@ export function grepRequest(
     lineNumbers: lastOf(given, "line-number", "no-line-number") !== "no-line-number",
     // (--vimgrep prints every path, as ripgrep's.)
     filenames: filenames === undefined
-      ? (values.vimgrep ? true : undefined)
+      ? values.vimgrep || undefined
       : filenames === "with-filename",
     column: (values.column || values.vimgrep) ?? false,
     vimgrep: values.vimgrep ?? false,
@@ -254,11 +254,16 @@ export function notTaken(error: Error, argv: readonly string[]): string | undefi
 }
 
 /** Why grep has no such option, for ripgrep's that people reach for. */
-const NOT_TAKEN: Record<string, string> = {
-  "-U": "a match lies within a line, by linewise's line rule",
-  "--multiline": "a match lies within a line, by linewise's line rule",
-  "-a": "binary files a walk meets are passed over; one named on the line is looked through",
-  "--text": "binary files a walk meets are passed over; one named on the line is looked through",
-  "-L": "a walk searches links to files within the root and enters no linked directory",
-  "--follow": "a walk searches links to files within the root and enters no linked directory",
-};
+const NOT_TAKEN: Record<string, string> = Object.fromEntries(
+  ([
+    [["-U", "--multiline"], "a match lies within a line, by linewise's line rule"],
+    [
+      ["-a", "--text"],
+      "binary files a walk meets are passed over; one named on the line is looked through",
+    ],
+    [
+      ["-L", "--follow"],
+      "a walk searches links to files within the root and enters no linked directory",
+    ],
+  ] as [string[], string][]).flatMap(([names, why]) => names.map((name) => [name, why])),
+);

@@ -90,13 +90,18 @@ export function withValuesJoined(words: string[]): string[] {
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
     if (word === "--") return [...joined, ...words.slice(i)];
-    const name = word.startsWith("--") ? word.slice(2) : SHORT_NAMES.get(word);
-    const takesValue = name !== undefined &&
-      OPTIONS[name as keyof typeof OPTIONS]?.type === "string";
-    if (takesValue && words[i + 1]?.startsWith("-")) joined.push(`--${name}=${words[++i]}`);
-    else joined.push(word);
+    const name = valueTaker(word);
+    if (name !== undefined && words[i + 1]?.startsWith("-")) {
+      joined.push(`--${name}=${words[++i]}`);
+    } else joined.push(word);
   }
   return joined;
+}
+
+/** The long name of the option a word is (`-e`, `--regexp`) when it takes a value. */
+function valueTaker(word: string): string | undefined {
+  const name = word.startsWith("--") ? word.slice(2) : SHORT_NAMES.get(word);
+  return OPTIONS[name as keyof typeof OPTIONS]?.type === "string" ? name : undefined;
 }
 
 /** Each short option (`-e`) by the name of its long one. */
@@ -111,8 +116,7 @@ export function commandOf(argv: readonly string[]): string | undefined {
   for (let i = 0; i < argv.length; i++) {
     const word = argv[i];
     if (!word.startsWith("-")) return word;
-    const name = word.startsWith("--") ? word.slice(2) : SHORT_NAMES.get(word);
-    if (OPTIONS[name as keyof typeof OPTIONS]?.type === "string") i++; // (its value)
+    if (valueTaker(word) !== undefined) i++; // (its value)
   }
   return undefined;
 }

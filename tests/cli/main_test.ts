@@ -179,6 +179,9 @@ describe("the linewise command line", () => {
     const multiline = runCli(["grep", "-U", "two"], root.dir);
     assert.equal(multiline.status, 2);
     assert.match(multiline.stderr, /^linewise: grep does not take -U: a match lies within a line/);
+    // (An option's value before the command is not taken for the command.)
+    const after = runCli(["--timeout", "5", "grep", "--text", "two"], root.dir);
+    assert.match(after.stderr, /^linewise: grep does not take --text: binary files a walk meets/);
     const trim = runCli(["grep", "--trim", "two"], root.dir);
     assert.match(trim.stderr, /^linewise: grep does not take --trim \(linewise --help lists/);
     // (Another command's unknown option keeps the parser's words.)
