@@ -185,8 +185,9 @@ export async function grepCommand(
         // (-q stops at the first match, unless a file found may be left out after the walk:
         // then at the first of each file.)
         maxMatches: request.quiet && !rules.filtersAfter ? 1 : request.maxMatches ?? Infinity,
-        // (-m: each file's scan stops after its last line shown.)
-        maxMatchesPerFile: request.quiet ? 1 : request.maxCount,
+        // (-m: each file's scan stops after its last line shown; -q, -l and
+        // --files-without-match need a file's first matching line alone, unless -c counts.)
+        maxMatchesPerFile: firstAlone(request) ? 1 : request.maxCount,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
       });
     } catch (error) {
@@ -279,6 +280,15 @@ async function noneSearched(store: FileStore, rules: WalkRules, searched: number
   if (searched === 0 || !rules.filtersAfter) return searched === 0;
   const found = await store.glob({ ...rules.options, path: "." });
   return (await keptOf(store, ".", rules, found, String)).length === 0;
+}
+
+/**
+ * Whether a file's first matching line alone tells what grep prints: with `-q`, `-l` or
+ * `--files-without-match` (unless `-c`, which outweighs them, counts), whether a file matches.
+ */
+function firstAlone(request: GrepRequest): boolean {
+  return request.quiet ||
+    (!request.count && (request.filesWithMatches || request.filesWithoutMatch));
 }
 
 /**
