@@ -465,6 +465,10 @@ class ReadingQueue {
   readonly #exact: { literal: string | undefined; rowCut: number } | undefined;
   /** A regex more than its required literal, with the cut rows are shown with (or undefined). */
   readonly #stretch: Stretch | undefined;
+  /** Whether every occurrence of the literal, or of each alternative, is a match. */
+  readonly #exactly: { literal: string | undefined; alternatives: boolean };
+  /** The matching lines the search takes of a file (`maxMatchesPerFile`), if it says. */
+  readonly #linesAtMost: number | undefined;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   /** The digests the examination gives (the first files, when no matches are skipped). */
@@ -491,6 +495,11 @@ class ReadingQueue {
     this.#stretch = matcher.stretch !== undefined && rowCut !== undefined && context === 0
       ? { ...matcher.stretch, cut: rowCut }
       : undefined;
+    this.#exactly = {
+      literal: matcher.exactLiteral,
+      alternatives: matcher.exactAlternatives !== undefined,
+    };
+    this.#linesAtMost = matcher.stoppable === undefined ? query.maxMatchesPerFile : undefined;
     this.#options = { context, reader };
     const { digests } = query;
     if (digests?.afterMatches === 0) {
@@ -507,12 +516,22 @@ class ReadingQueue {
   /**
    * The bytes the examination looks for: the literal's, or else one of the alternatives';
    * with the cut of rows when the literal, or one of the alternatives, is the whole of every
-   * match; and the start every matching line has, if the matcher knows one.
+   * match, and the matching lines taken of a file when every line holding one matches; and
+   * the start every matching line has, if the matcher knows one.
    */
-  prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch"> {
+  prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch" | "linesAtMost"> {
     const found = prefilterOf(this.literal, this.#alternatives, this.#folded, this.#required);
     const lineStart = this.#lineStart;
-    const prefilter = lineStart === undefined ? found : { ...found, lineStart };
+    let prefilter: Prefilter & Pick<Examination, "linesAtMost"> = lineStart === undefined
+      ? found
+      : { ...found, lineStart };
+    // (A line holding an occurrence matches: the lines decoded may end after the last taken.)
+    const exactly = found.needle !== undefined
+      ? this.#exactly.literal === this.literal
+      : found.anyOf !== undefined && found.folded === undefined && this.#exactly.alternatives;
+    if (exactly && this.#linesAtMost !== undefined) {
+      prefilter = { ...prefilter, linesAtMost: this.#linesAtMost };
+    }
     const exact = this.#exact;
     if (exact !== undefined && exact.literal === this.literal) {
       return { ...prefilter, rowCut: exact.rowCut };

@@ -259,6 +259,14 @@ export interface Examination extends Prefilter {
    */
   stretch?: Stretch;
   /**
+   * Set when every line holding an occurrence of the needle, or of one of `anyOf` (not
+   * `folded`), is a matching line (`Matcher.exactLiteral`, `Matcher.exactAlternatives`) and
+   * the search takes at most this many matching lines of a file (`maxMatchesPerFile`): the
+   * lines decoded end with the context after that many lines holding one. `-l` or `-m 1`
+   * over a file holding its literal on most lines then decodes one line of it, not all.
+   */
+  linesAtMost?: number;
+  /**
    * The digests the search's caller asks for (`SearchQuery.digests`), where the examination
    * can give them: a file among the search's first `files` (by position) that has lines to
    * scan, read whole with its stat and at most `maxBytes`, gets its SHA-1 and identity, so
@@ -730,7 +738,7 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  */
 export function examineBytes(
   bytes: Uint8Array,
-  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch">,
+  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch" | "linesAtMost">,
   context: number,
 ): Examined {
   // (The path most files take is kept short: a hot function is compiled with all that it
@@ -806,21 +814,14 @@ function textOf(
   found: number | readonly Occurrence[],
   context: number,
   folded: readonly Uint8Array[] | undefined,
-  { rowCut, stretch }: Pick<Examination, "rowCut" | "stretch">,
+  { rowCut, stretch, linesAtMost }: Pick<Examination, "rowCut" | "stretch" | "linesAtMost">,
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
   const listed = typeof found === "number" ? undefined : found;
   const first = typeof found === "number" ? found : found[0].at;
-  // Where the last occurrence of any of them ends.
-  let lastEnd = 0;
-  if (listed !== undefined) {
-    for (const { at, length } of listed) lastEnd = Math.max(lastEnd, at + length);
-  } else {
-    for (const needle of needles) {
-      const last = buffer.lastIndexOf(needle);
-      if (last !== -1) lastEnd = Math.max(lastEnd, last + needle.length);
-    }
-  }
+  const lastEnd = linesAtMost === undefined || folded !== undefined
+    ? lastOccurrenceEnd(buffer, needles, listed)
+    : occurrenceLinesEnd(buffer, needles, listed, first, linesAtMost);
   // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
   // line keeps a U+FEFF at the window's start from being read as a BOM).
   let start = buffer.lastIndexOf(LF, first) + 1;
@@ -847,6 +848,46 @@ function textOf(
     invalid: invalid || !isUtf8(bytes),
     linesBefore: countLf(bytes, 0, start),
   };
+}
+
+/** Where the last occurrence of any of the needles ends (those `listed`, if given). */
+function lastOccurrenceEnd(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  listed: readonly Occurrence[] | undefined,
+): number {
+  let lastEnd = 0;
+  if (listed !== undefined) {
+    for (const { at, length } of listed) lastEnd = Math.max(lastEnd, at + length);
+  } else {
+    for (const needle of needles) {
+      const last = buffer.lastIndexOf(needle);
+      if (last !== -1) lastEnd = Math.max(lastEnd, last + needle.length);
+    }
+  }
+  return lastEnd;
+}
+
+/**
+ * Where the occurrence that puts the `lines`-th line holding one ends (the last one's end
+ * when fewer lines hold one), the first being at `first`.
+ */
+function occurrenceLinesEnd(
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  listed: readonly Occurrence[] | undefined,
+  first: number,
+  lines: number,
+): number {
+  const next = listed === undefined ? occurrences(buffer, needles) : listedOccurrences(listed);
+  let end = first;
+  for (let found = next(first), seen = 0; found.at !== -1;) {
+    end = found.at + found.length;
+    const lineEnd = buffer.indexOf(LF, end);
+    if (++seen === lines || lineEnd === -1) break;
+    found = next(lineEnd + 1);
+  }
+  return end;
 }
 
 /**

@@ -182,6 +182,12 @@ const CASES = [
   ["-m", "2", "-c", "-i", "foo"],
   ["-m", "0", "foo"],
   ["-l", "-m", "1", "foo"],
+  // (A file is decoded up to its last line taken when each line holding the literal matches:
+  // not for a regex, whose first such line in src/a.ts is no match.)
+  ["-m", "2", "-A", "1", "foo", "src/a.ts"],
+  ["-m", "1", "foo$", "src/a.ts"],
+  ["-m", "1", "-B", "1", "-e", "gamma", "-e", "foo", "src"],
+  ["-l", "-e", "gamma", "-e", "foo"],
   ["-q", "foo"],
   ["-q", "nomatch"],
   ["-q", "foo", "missing", "src"], // (a match outweighs the path that is not there)

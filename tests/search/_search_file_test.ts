@@ -54,11 +54,27 @@ function countingReads(dir: string) {
   return counted;
 }
 
-/** What a search of one file shows when it goes through examineBytes. */
-async function examined(bytes: Uint8Array, matcher: Matcher, context: number, maxMatches: number) {
-  const query = { matcher, context, maxMatches };
+/**
+ * What a search of one file shows when it goes through examineBytes, taking at most
+ * `perFile` matching lines of it (the lines decoded end there when a line holding a needle
+ * matches, as the directory search asks).
+ */
+async function examined(
+  bytes: Uint8Array,
+  matcher: Matcher,
+  context: number,
+  maxMatches: number,
+  perFile?: number,
+) {
+  const query = { matcher, context, maxMatches, maxMatchesPerFile: perFile };
   const collector = new SearchCollector(query);
-  const outcome = examineBytes(bytes, prefilterOf(matcher), context);
+  const prefilter = prefilterOf(matcher);
+  const exactly = prefilter.needle !== undefined
+    ? matcher.exactLiteral === matcher.requiredLiteral
+    : prefilter.anyOf !== undefined && prefilter.folded === undefined &&
+      matcher.exactAlternatives !== undefined;
+  const linesAtMost = exactly ? perFile : undefined;
+  const outcome = examineBytes(bytes, { ...prefilter, linesAtMost }, context);
   if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
     const chunks = typeof text === "string" ? [text] : text;
@@ -113,20 +129,22 @@ describe("examineBytes()", () => {
         ),
         fc.integer({ min: 0, max: 3 }),
         fc.constantFrom(1, 2, 5, 200),
+        fc.constantFrom(undefined, 1, 2, 3),
         fc.boolean(),
         fc.boolean(),
         // (Lines before them, so that a file ignoring case is long enough to be scanned for
         // its caseless parts: see _caseless_scan.ts.)
         fc.constantFrom("", "x\n".repeat(300)),
-        async (parts, pattern, context, maxMatches, bad, ignoreCase, before) => {
+        async (parts, pattern, context, maxMatches, perFile, bad, ignoreCase, before) => {
           const text = before + parts.join("");
           const bytes = bad
             ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
             : encoder.encode(text);
           const matcher = regexMatcher(pattern, { ignoreCase });
           const memory = new MemoryStore({ f: bytes });
-          const want = await memory.search({ matcher, context, maxMatches });
-          const got = await examined(bytes, matcher, context, maxMatches);
+          const maxMatchesPerFile = perFile;
+          const want = await memory.search({ matcher, context, maxMatches, maxMatchesPerFile });
+          const got = await examined(bytes, matcher, context, maxMatches, perFile);
           assert.deepEqual(got.files, want.files);
           assert.equal(got.matchedLines, want.matchedLines);
         },
@@ -168,6 +186,24 @@ describe("examineBytes()", () => {
     // (One piece costs less than three: each is decoded and scanned apart.)
     assert.deepEqual(textOf("a_1\n}\n\nb_2\n"), "a_1\n}\n\nb_2\n");
     assert.deepEqual(textOf(`a_1\n${"x".repeat(70)}\nb_2\n`), ["a_1\n", 1, "b_2\n"]);
+  });
+
+  it("decodes the lines up to the last a search takes of a file, with their context", () => {
+    const text = "a\nfoo 1\nb\nfoo 2\nfoo 3\nc\nd\nfoo 4\n".repeat(1_000);
+    const decoded = (prefilter: Prefilter & { linesAtMost?: number }, context: number) => {
+      const outcome = examineBytes(encoder.encode(text), prefilter, context);
+      assert.equal(outcome.kind, "text");
+      return outcome.kind === "text" ? kept(outcome.text) : "";
+    };
+    const needle = encoder.encode("foo");
+    assert.equal(decoded({ needle, linesAtMost: 1 }, 0), "foo 1\n");
+    assert.equal(decoded({ needle, linesAtMost: 2 }, 0), "foo 1\nb\nfoo 2\n");
+    assert.equal(decoded({ needle, linesAtMost: 3 }, 2), "a\nfoo 1\nb\nfoo 2\nfoo 3\nc\nd\n");
+    // (Alternatives: a line holding either counts once.)
+    const anyOf = [encoder.encode("2"), encoder.encode("foo")];
+    assert.equal(decoded({ anyOf, linesAtMost: 2 }, 0), "foo 1\nb\nfoo 2\n");
+    // Without it, every line holding the needle is decoded.
+    assert.equal(decoded({ needle }, 0).split("foo").length - 1, 4_000);
   });
 
   it("ignoring case, confirms each alternative's spelling by its own literal", () => {
