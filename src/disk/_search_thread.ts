@@ -464,7 +464,19 @@ export class SearchThread {
     if ("error" in reply) pending.reject(thrownError(reply.error, pending.query.signal));
     else if ("apart" in reply && pending.strings === undefined) {
       pending.reject(new Error("the search thread posted a result without its rows"));
-    } else pending.resolve(this.#result(reply, pending));
+    } else {
+      let result: SearchResult;
+      try {
+        result = this.#result(reply, pending);
+      } catch (error) {
+        // (Never left unanswered: a result that cannot be read is the thread's failure.)
+        const reason = workerFailureReason(error);
+        return pending.reject(
+          new Error(`the search thread posted a result that could not be read (${reason})`),
+        );
+      }
+      pending.resolve(result);
+    }
   }
 
   /** A result posted, or one held here; a kept one is held (and used) as the latest. */

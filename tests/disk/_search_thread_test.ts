@@ -71,6 +71,7 @@ self.onmessage = (event) => {
   self.postMessage({ id, strings: true, texts: pattern, paths: "a.txt" });
   self.postMessage({ id, kept, apart: true, result: {
     files: { paths: "", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
+      matchedLines: new Int32Array([-1]),
       lines: new Int32Array([2]), textLengths: new Int32Array([pattern.length]), texts: "",
       matches: new Int32Array([0, pattern.length]), pieces: [], sha1s: [] },
     matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
@@ -81,9 +82,17 @@ const ROWLESS = `self.onmessage = (event) => {
   if (typeof event.data.id !== "number") return;
   self.postMessage({ id: event.data.id, apart: true, result: {
     files: { paths: "", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
+      matchedLines: new Int32Array([-1]),
       lines: new Int32Array([2]), textLengths: new Int32Array([6]), texts: "",
       matches: new Int32Array([0, 6]), pieces: [], sha1s: [] },
     matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
+};`;
+
+/** One that posts a result in a shape the answering side cannot read (no rows at all). */
+const UNREADABLE = `self.onmessage = (event) => {
+  if (typeof event.data.id !== "number") return;
+  self.postMessage({ id: event.data.id, result: { files: { paths: "a.txt" }, matchedLines: 1,
+    filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
 };`;
 
 /** How a module of the tests' tells its thread's id, as the search thread does. */
@@ -187,6 +196,7 @@ describe("the search thread", { skip: !hasWorkers }, () => {
     await fs.writeFile(path.join(modules, "throwing.js"), THROWING);
     await fs.writeFile(path.join(modules, "keeping.js"), KEEPING);
     await fs.writeFile(path.join(modules, "rowless.js"), ROWLESS);
+    await fs.writeFile(path.join(modules, "unreadable.js"), UNREADABLE);
     await fs.writeFile(path.join(modules, "stuck-once.js"), STUCK_ONCE);
     await fs.writeFile(path.join(modules, "waiting.js"), WAITING);
     inThread = await DirectoryStore.create({ roots: [dir] });
@@ -484,6 +494,22 @@ describe("the search thread", { skip: !hasWorkers }, () => {
       assert.ok(error instanceof Error && !(error instanceof StoreError), String(error));
       assert.match(error.message, /posted a result without its rows/);
     } finally {
+      thread.close();
+    }
+  });
+
+  it("refuses a result it cannot read as a failure, rather than leave the search unanswered", async () => {
+    const thread = await threadOf("unreadable.js");
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      const error = await Promise.race([
+        thread.search(query("needle")).catch((e) => e),
+        new Promise((resolve) => timer = setTimeout(() => resolve("not answered in 5 s"), 5_000)),
+      ]);
+      assert.ok(error instanceof Error && !(error instanceof StoreError), String(error));
+      assert.match(error.message, /^the search thread posted a result that could not be read \(/);
+    } finally {
+      clearTimeout(timer);
       thread.close();
     }
   });
