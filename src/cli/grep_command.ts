@@ -180,7 +180,9 @@ export async function grepCommand(
         onProgress: progress.update,
         path,
         matcher,
-        context,
+        // (-c counts lines, which the search may count without keeping them; -o -c and
+        // --count-matches count the matches in them.)
+        ...countsLines(request) ? { countOnly: true, context: 0 } : { context },
         glob: named ? undefined : walk.glob,
         // (-q stops at the first match, unless a file found may be left out after the walk:
         // then at the first of each file.)
@@ -227,13 +229,16 @@ export async function grepCommand(
       ? result.files
       : await keptOf(store, path, rules, result.files, (file) => file.path);
     for (const file of shownFiles) {
-      const rows = firstMatches(withinContext(file.rows, request), request.maxCount, request.after);
+      // (Counted by the search, a file has no rows.)
+      const rows = file.matchedLines === undefined
+        ? firstMatches(withinContext(file.rows, request), request.maxCount, request.after)
+        : [];
       const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
-      if (matching.length === 0) continue;
+      if ((file.matchedLines ?? matching.length) === 0) continue;
       hit.add(file.path);
       if (request.filesWithoutMatch) continue;
       // (-o -c counts the matches, not the lines.)
-      const count = counted(matching, request, spans);
+      const count = file.matchedLines ?? counted(matching, request, spans);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
       const shownPath = paint.path(path);
@@ -280,6 +285,11 @@ async function noneSearched(store: FileStore, rules: WalkRules, searched: number
   if (searched === 0 || !rules.filtersAfter) return searched === 0;
   const found = await store.glob({ ...rules.options, path: "." });
   return (await keptOf(store, ".", rules, found, String)).length === 0;
+}
+
+/** Whether grep prints how many lines of each file match (`-c`, without `-o`). */
+function countsLines(request: GrepRequest): boolean {
+  return request.count && !request.onlyMatching && !request.countMatches;
 }
 
 /**

@@ -20,6 +20,8 @@ export interface PackedFiles {
   invalid: Uint8Array;
   /** Per file: how many rows it has. */
   rowCounts: Int32Array;
+  /** Per file: its `matchedLines` (a count without rows), or -1. */
+  matchedLines: Int32Array;
   /** Per row: its line number. */
   lines: Int32Array;
   /** Per row: its text's length in UTF-16 code units. */
@@ -90,6 +92,7 @@ export function packResult(
     paths: "",
     invalid: new Uint8Array(result.files.length),
     rowCounts: new Int32Array(result.files.length),
+    matchedLines: new Int32Array(result.files.length),
     lines: new Int32Array(rowCount),
     textLengths: new Int32Array(rowCount),
     texts: "",
@@ -108,6 +111,7 @@ export function packResult(
     }
     files.invalid[f] = file.invalidUtf8 ? 1 : 0;
     files.rowCounts[f] = file.rows.length;
+    files.matchedLines[f] = file.matchedLines ?? -1;
     for (const whole of file.rows) {
       const row = cut === undefined ? whole : windowRow(whole, cut);
       files.lines[r] = row.line;
@@ -122,8 +126,14 @@ export function packResult(
   files.texts = texts.join("");
   files.paths = paths.join("\0");
   const { files: _, ...rest } = result;
-  const transfer = [files.invalid, files.rowCounts, files.lines, files.textLengths, files.matches]
-    .map((array) => array.buffer as ArrayBuffer);
+  const transfer = [
+    files.invalid,
+    files.rowCounts,
+    files.matchedLines,
+    files.lines,
+    files.textLengths,
+    files.matches,
+  ].map((array) => array.buffer as ArrayBuffer);
   return { packed: { ...rest, files }, transfer };
 }
 
@@ -158,6 +168,7 @@ export function unpackResult(packed: PackedResult): SearchResult {
     const file: FileMatches = { path, rows, invalidUtf8: flat.invalid[f] === 1 };
     if (digest !== undefined) file.sha1 = digest.sha1;
     if (digest?.identity !== undefined) file.identity = digest.identity;
+    if (flat.matchedLines[f] !== -1) file.matchedLines = flat.matchedLines[f];
     files.push(file);
   });
   return { ...rest, files };

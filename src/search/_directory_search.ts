@@ -408,7 +408,9 @@ async function collectInOrder(
     // (Most files are ruled out; they are counted without a promise each.)
     if (outcome.kind === "none") collector.searchedWithoutMatch();
     else if (outcome.kind === "binary") collector.binary();
-    else {
+    else if (outcome.kind === "counted") {
+      collector.countedFile(files[i].display, outcome.lines, outcome.invalid);
+    } else {
       if (!(await recordExamined(collector, files[i].display, outcome))) {
         if (!(await searchOne(files[i], search.reader, collector, search))) read.keepable = false;
       }
@@ -441,6 +443,9 @@ interface OneFileSearch extends Prefilter {
   denies: SearchPlace["denies"];
 }
 
+/** What the examination may do by the occurrences alone, each a matching line. */
+type ByOccurrence = "linesAtMost" | "countLines";
+
 /**
  * The files a search must read, handed to the examination in batches as they are found:
  * with a warm worker (lent by the index) from the first file, with a new one only from
@@ -469,6 +474,8 @@ class ReadingQueue {
   readonly #exactly: { literal: string | undefined; alternatives: boolean };
   /** The matching lines the search takes of a file (`maxMatchesPerFile`), if it says. */
   readonly #linesAtMost: number | undefined;
+  /** Whether the search counts only (`SearchQuery.countOnly`). */
+  readonly #countOnly: boolean;
   readonly #place: SearchPlace;
   readonly #options: { context: number; reader: FileReader };
   /** The digests the examination gives (the first files, when no matches are skipped). */
@@ -500,6 +507,7 @@ class ReadingQueue {
       alternatives: matcher.exactAlternatives !== undefined,
     };
     this.#linesAtMost = matcher.stoppable === undefined ? query.maxMatchesPerFile : undefined;
+    this.#countOnly = query.countOnly === true && matcher.stoppable === undefined;
     this.#options = { context, reader };
     const { digests } = query;
     if (digests?.afterMatches === 0) {
@@ -519,19 +527,21 @@ class ReadingQueue {
    * match, and the matching lines taken of a file when every line holding one matches; and
    * the start every matching line has, if the matcher knows one.
    */
-  prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch" | "linesAtMost"> {
+  prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch" | ByOccurrence> {
     const found = prefilterOf(this.literal, this.#alternatives, this.#folded, this.#required);
     const lineStart = this.#lineStart;
-    let prefilter: Prefilter & Pick<Examination, "linesAtMost"> = lineStart === undefined
+    let prefilter: Prefilter & Pick<Examination, ByOccurrence> = lineStart === undefined
       ? found
       : { ...found, lineStart };
-    // (A line holding an occurrence matches: the lines decoded may end after the last taken.)
+    // (A line holding an occurrence matches: the lines decoded may end after the last taken,
+    // and a count may be taken without decoding them.)
     const exactly = found.needle !== undefined
       ? this.#exactly.literal === this.literal
       : found.anyOf !== undefined && found.folded === undefined && this.#exactly.alternatives;
     if (exactly && this.#linesAtMost !== undefined) {
       prefilter = { ...prefilter, linesAtMost: this.#linesAtMost };
     }
+    if (exactly && this.#countOnly) prefilter = { ...prefilter, countLines: true };
     const exact = this.#exact;
     if (exact !== undefined && exact.literal === this.literal) {
       return { ...prefilter, rowCut: exact.rowCut };
@@ -778,6 +788,9 @@ async function recordExamined(
         examined.sha1,
         examined.identity,
       );
+      return true;
+    case "counted":
+      collector.countedFile(display, examined.lines, examined.invalid);
       return true;
     case "redo":
       return false;

@@ -13,13 +13,13 @@ import type { Examined } from "./_search_file.ts";
 export interface FlatOutcomes {
   /**
    * One letter per file: `b` binary, `n` none, `h` none though it holds the needle, `r` redo,
-   * `t` text in one string, `a` text in parts.
+   * `t` text in one string, `a` text in parts, `c` lines counted.
    */
   kinds: string;
   /**
    * For each text, comma-separated: invalid (0 or 1), the lines before it, then its length
    * (`t`), or its count of parts and each part (`a`): a string's length, or a number `n` as
-   * `-1 - n`.
+   * `-1 - n`; for each count, invalid and the lines counted.
    */
   numbers: string;
   /** Every string of text, one after another. */
@@ -43,6 +43,10 @@ export function flatOutcomes(outcomes: readonly Examined[]): FlatOutcomes | unde
     else if (outcome.kind === "none") {
       if (outcome.linked !== undefined) return undefined;
       kinds += outcome.holdsNeedle ? "h" : "n";
+    } else if (outcome.kind === "counted") {
+      if (outcome.linked !== undefined) return undefined;
+      kinds += "c";
+      numbers.push(outcome.invalid ? 1 : 0, outcome.lines);
     } else {
       const { text, invalid, linesBefore, linked, sha1, identity } = outcome;
       if (linked !== undefined || sha1 !== undefined || identity !== undefined) return undefined;
@@ -82,7 +86,9 @@ export function outcomesOf(flat: FlatOutcomes): Examined[] {
     else if (kind === "r") outcomes.push({ kind: "redo" });
     else if (kind === "n") outcomes.push({ kind: "none" });
     else if (kind === "h") outcomes.push({ kind: "none", holdsNeedle: true });
-    else {
+    else if (kind === "c") {
+      outcomes.push({ kind: "counted", invalid: numbers[n++] === 1, lines: numbers[n++] });
+    } else {
       const invalid = numbers[n++] === 1;
       const linesBefore = numbers[n++];
       let text: string | (string | number)[];

@@ -85,6 +85,11 @@ export type Examined =
     sha1?: string;
     identity?: string;
   }
+  /**
+   * Its lines holding the needle counted in its bytes, none decoded (at most `linesAtMost`):
+   * each is a matching line (`Examination.countLines`).
+   */
+  | { kind: "counted"; lines: number; invalid: boolean; linked?: FileStat }
   /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
   | { kind: "redo" };
 
@@ -266,6 +271,12 @@ export interface Examination extends Prefilter {
    * over a file holding its literal on most lines then decodes one line of it, not all.
    */
   linesAtMost?: number;
+  /**
+   * Set, where every line holding an occurrence is a matching line (as for `linesAtMost`),
+   * when the search counts only (`SearchQuery.countOnly`): those lines are counted in the
+   * bytes, and none is decoded.
+   */
+  countLines?: boolean;
   /**
    * The digests the search's caller asks for (`SearchQuery.digests`), where the examination
    * can give them: a file among the search's first `files` (by position) that has lines to
@@ -738,7 +749,7 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  */
 export function examineBytes(
   bytes: Uint8Array,
-  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch" | "linesAtMost">,
+  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch" | "linesAtMost" | "countLines">,
   context: number,
 ): Examined {
   // (The path most files take is kept short: a hot function is compiled with all that it
@@ -814,14 +825,22 @@ function textOf(
   found: number | readonly Occurrence[],
   context: number,
   folded: readonly Uint8Array[] | undefined,
-  { rowCut, stretch, linesAtMost }: Pick<Examination, "rowCut" | "stretch" | "linesAtMost">,
+  { rowCut, stretch, linesAtMost, countLines }: Pick<
+    Examination,
+    "rowCut" | "stretch" | "linesAtMost" | "countLines"
+  >,
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
   const listed = typeof found === "number" ? undefined : found;
   const first = typeof found === "number" ? found : found[0].at;
-  const lastEnd = linesAtMost === undefined || folded !== undefined
+  const exact = folded === undefined;
+  if (countLines && exact) {
+    const { lines } = occurrenceLines(buffer, needles, listed, first, linesAtMost ?? Infinity);
+    return { kind: "counted", lines, invalid: !isUtf8(bytes) };
+  }
+  const lastEnd = linesAtMost === undefined || !exact
     ? lastOccurrenceEnd(buffer, needles, listed)
-    : occurrenceLinesEnd(buffer, needles, listed, first, linesAtMost);
+    : occurrenceLines(buffer, needles, listed, first, linesAtMost).end;
   // Back to the start of the first occurrence's line, then context + 1 lines more (the extra
   // line keeps a U+FEFF at the window's start from being read as a BOM).
   let start = buffer.lastIndexOf(LF, first) + 1;
@@ -869,25 +888,26 @@ function lastOccurrenceEnd(
 }
 
 /**
- * Where the occurrence that puts the `lines`-th line holding one ends (the last one's end
- * when fewer lines hold one), the first being at `first`.
+ * How many lines hold an occurrence of the needles, up to `atMost`, the first being at
+ * `first`; and where the occurrence that puts the last of them ends.
  */
-function occurrenceLinesEnd(
+function occurrenceLines(
   buffer: Buffer,
   needles: readonly Uint8Array[],
   listed: readonly Occurrence[] | undefined,
   first: number,
-  lines: number,
-): number {
+  atMost: number,
+): { lines: number; end: number } {
   const next = listed === undefined ? occurrences(buffer, needles) : listedOccurrences(listed);
   let end = first;
-  for (let found = next(first), seen = 0; found.at !== -1;) {
+  let lines = 0;
+  for (let found = next(first); found.at !== -1;) {
     end = found.at + found.length;
     const lineEnd = buffer.indexOf(LF, end);
-    if (++seen === lines || lineEnd === -1) break;
+    if (++lines === atMost || lineEnd === -1) break;
     found = next(lineEnd + 1);
   }
-  return end;
+  return { lines, end };
 }
 
 /**

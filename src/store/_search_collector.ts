@@ -155,7 +155,13 @@ export class SearchCollector {
   ): Promise<void> {
     const rows: ScanRow[] = [];
     const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
-    const found = () => ({ path, rows, invalidUtf8: isInvalid(), ...version });
+    // (Counting only, the rows are left out, and with them the lines' text.)
+    const countOnly = this.#query.countOnly === true;
+    const found = () =>
+      countOnly
+        ? { path, rows, invalidUtf8: isInvalid(), matchedLines: fileMatches, ...version }
+        : { path, rows, invalidUtf8: isInvalid(), ...version };
+    const shows = () => (countOnly ? fileMatches : rows.length) > 0;
     const context = this.#context;
     let before = linesBefore; // lines of the file before the current chunk
     // The last lines of the previous chunk; after lines passed over, an empty line stands for
@@ -181,7 +187,7 @@ export class SearchCollector {
         // before this chunk): what it found stands, but it was not searched to the end.
         this.#stopped = "time";
         if (timedOut && chunk.patternStopped) this.#patternStopped = true;
-        if (rows.length > 0) this.#files.push(found());
+        if (shows()) this.#files.push(found());
         this.#filesNotSearched++;
         return;
       }
@@ -219,7 +225,7 @@ export class SearchCollector {
           lastMatch = line;
           this.#shown(text);
         }
-        rows.push({ line, text, match: chunk.match, piece });
+        if (!countOnly) rows.push({ line, text, match: chunk.match, piece });
         continue;
       }
       if (scanned !== undefined) {
@@ -252,7 +258,7 @@ export class SearchCollector {
           // Before-context of a match that will not be shown: skip, look for the match.
           return true;
         }
-        rows.push(row.line === line ? row : { ...row, line });
+        if (!countOnly) rows.push(row.line === line ? row : { ...row, line });
         lastReported = line;
         return true;
       };
@@ -260,7 +266,7 @@ export class SearchCollector {
       if (!(await this.#scan(text, sink, perFile - fileMatches))) {
         // Stopped in the middle of this file: what it found stands, but it was not searched
         // to the end.
-        if (rows.length > 0) this.#files.push(found());
+        if (shows()) this.#files.push(found());
         this.#filesNotSearched++;
         return;
       }
@@ -273,7 +279,27 @@ export class SearchCollector {
       scanned = text;
     }
     this.#filesSearched++;
-    if (rows.length > 0) this.#files.push(found());
+    if (shows()) this.#files.push(found());
+    this.#progress();
+  }
+
+  /**
+   * Takes a file whose matching lines were counted without decoding them (a search counting
+   * only, `SearchQuery.countOnly`, of a literal every occurrence of which is a match), as
+   * {@linkcode scanFile} would have counted them: at most the file's own limit, and past the
+   * search's cap, none (the search then stops, as one matching line more tells it).
+   *
+   * @param path display path of the file
+   * @param lines how many of its lines hold the literal (at most its limit)
+   * @param invalid whether its bytes were invalid UTF-8
+   */
+  countedFile(path: string, lines: number, invalid: boolean): void {
+    const left = this.#maxMatches - this.#matchedLines;
+    const taken = Math.min(lines, left);
+    if (lines > left) this.#stopped = "max_matches";
+    this.#matchedLines += taken;
+    this.#filesSearched++;
+    if (taken > 0) this.#files.push({ path, rows: [], invalidUtf8: invalid, matchedLines: taken });
     this.#progress();
   }
 
@@ -321,8 +347,8 @@ export class SearchCollector {
    * tells the answer that more exist) and then the search stops.
    */
   #shown(text: string): void {
-    const { maxChars, rowCut = Infinity } = this.#query;
-    if (maxChars === undefined || this.#chars > maxChars) return;
+    const { maxChars, rowCut = Infinity, countOnly } = this.#query;
+    if (maxChars === undefined || countOnly || this.#chars > maxChars) return;
     this.#chars += Math.min(text.length, rowCut);
     if (this.#chars > maxChars) {
       this.#maxMatches = Math.min(this.#maxMatches, this.#matchedLines + 1);

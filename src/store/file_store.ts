@@ -179,6 +179,12 @@ export interface SearchQuery extends WalkOptions {
    */
   maxMatchesPerFile?: number;
   /**
+   * Only how many lines of each file match is wanted (`FileMatches.matchedLines`): a store
+   * may leave the rows out, and need not hold the lines' text meanwhile. Context and
+   * `maxChars` then do not apply.
+   */
+  countOnly?: boolean;
+  /**
    * Characters of matching rows that an answer can show (a row counted as at most `rowCut`
    * characters): once the rows found hold more, the search takes one matching line more,
    * which no answer within that budget shows, and stops as at `maxMatches`. Omit to search on.
@@ -230,6 +236,11 @@ export interface FileMatches {
   rows: ScanRow[];
   /** True when the file was not valid UTF-8 (shown as U+FFFD). */
   invalidUtf8: boolean;
+  /**
+   * How many of its lines matched, when the rows were left out (`SearchQuery.countOnly`);
+   * otherwise the rows with a `match` tell it.
+   */
+  matchedLines?: number;
   /**
    * The SHA-1 (hex) of the file's bytes the rows were found in, when the store knows it
    * without reading the file again (a directory store's search index read it whole, and the

@@ -289,6 +289,36 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("search() counting only gives each file's matching lines as its rows tell them", async () => {
+        await withStore(tree, [], async (store) => {
+          // (A store may leave the rows out, and give each file's count instead.)
+          const counts = (result: SearchResult, perFile = Infinity) =>
+            result.files.map((f) => [
+              f.path,
+              f.matchedLines ?? Math.min(f.rows.filter((r) => r.match).length, perFile),
+            ]);
+          for (
+            const matcher of [
+              literalMatcher("beta"),
+              regexMatcher("beta|zeta"),
+              regexMatcher("^beta"),
+              literalMatcher("BETA", { ignoreCase: true }),
+            ]
+          ) {
+            for (const limits of [{}, { maxMatches: 3 }, { maxMatchesPerFile: 1, context: 1 }]) {
+              const query = { matcher, ...limits };
+              const rows = await store.search(query);
+              const counted = await store.search({ ...query, countOnly: true });
+              const what = `${matcher.key} ${JSON.stringify(limits)}`;
+              assert.deepEqual(counts(counted), counts(rows, limits.maxMatchesPerFile), what);
+              assert.equal(counted.matchedLines, rows.matchedLines, what);
+              assert.equal(counted.stopped, rows.stopped, what);
+              assert.equal(counted.filesSearched, rows.filesSearched, what);
+            }
+          }
+        });
+      });
+
       it("search() takes one matching line past maxChars of rows, then stops", async () => {
         await withStore(tree, [], async (store) => {
           // The first rows, in path order: "beta\r\n" (6 characters), "gamma beta\n" (11),

@@ -23,6 +23,9 @@ const flattenable: fc.Arbitrary<Examined> = fc.oneof(
   fc.record({ text: kept, invalid: fc.boolean(), linesBefore: fc.nat(1_000_000) }).map(
     (fields): Examined => ({ kind: "text", ...fields }),
   ),
+  fc.record({ lines: fc.nat(1_000_000), invalid: fc.boolean() }).map(
+    (fields): Examined => ({ kind: "counted", ...fields }),
+  ),
 );
 
 describe("flatOutcomes()", () => {
@@ -48,6 +51,7 @@ describe("flatOutcomes()", () => {
     for (
       const odd of [
         { kind: "none", linked: stat },
+        { kind: "counted", lines: 2, invalid: false, linked: stat },
         { ...text, linked: stat },
         { ...text, sha1: "f".repeat(40), identity: "1:2:2:3:4" },
         { ...text, text: ["a\n", 3, window] },

@@ -23,6 +23,7 @@ import {
 } from "../../src/search/_search_file.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
+import type { SearchResult } from "../../src/store/file_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { filesOf } from "../_helpers/files.ts";
 import { needlePiece } from "../_helpers/arbitraries.ts";
@@ -65,8 +66,9 @@ async function examined(
   context: number,
   maxMatches: number,
   perFile?: number,
+  countOnly = false,
 ) {
-  const query = { matcher, context, maxMatches, maxMatchesPerFile: perFile };
+  const query = { matcher, context, maxMatches, maxMatchesPerFile: perFile, countOnly };
   const collector = new SearchCollector(query);
   const prefilter = prefilterOf(matcher);
   const exactly = prefilter.needle !== undefined
@@ -74,8 +76,10 @@ async function examined(
     : prefilter.anyOf !== undefined && prefilter.folded === undefined &&
       matcher.exactAlternatives !== undefined;
   const linesAtMost = exactly ? perFile : undefined;
-  const outcome = examineBytes(bytes, { ...prefilter, linesAtMost }, context);
-  if (outcome.kind === "text") {
+  const countLines = exactly && countOnly;
+  const outcome = examineBytes(bytes, { ...prefilter, linesAtMost, countLines }, context);
+  if (outcome.kind === "counted") collector.countedFile("f", outcome.lines, outcome.invalid);
+  else if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
     const chunks = typeof text === "string" ? [text] : text;
     await collector.scanFile("f", chunks, () => invalid, linesBefore);
@@ -132,10 +136,21 @@ describe("examineBytes()", () => {
         fc.constantFrom(undefined, 1, 2, 3),
         fc.boolean(),
         fc.boolean(),
+        fc.boolean(),
         // (Lines before them, so that a file ignoring case is long enough to be scanned for
         // its caseless parts: see _caseless_scan.ts.)
         fc.constantFrom("", "x\n".repeat(300)),
-        async (parts, pattern, context, maxMatches, perFile, bad, ignoreCase, before) => {
+        async (
+          parts,
+          pattern,
+          context,
+          maxMatches,
+          perFile,
+          countOnly,
+          bad,
+          ignoreCase,
+          before,
+        ) => {
           const text = before + parts.join("");
           const bytes = bad
             ? new Uint8Array([...encoder.encode(text), 0xff, 10, ...encoder.encode(text)])
@@ -144,9 +159,22 @@ describe("examineBytes()", () => {
           const memory = new MemoryStore({ f: bytes });
           const maxMatchesPerFile = perFile;
           const want = await memory.search({ matcher, context, maxMatches, maxMatchesPerFile });
-          const got = await examined(bytes, matcher, context, maxMatches, perFile);
-          assert.deepEqual(got.files, want.files);
+          const got = await examined(bytes, matcher, context, maxMatches, perFile, countOnly);
+          // (Counting only: each file's count of matching lines, and no rows. A match in the
+          // context after a file's last one taken is shown, not counted.)
+          const counts = (result: SearchResult) =>
+            result.files.map((file) => ({
+              path: file.path,
+              rows: [],
+              invalidUtf8: file.invalidUtf8,
+              matchedLines: Math.min(
+                file.rows.filter((row) => row.match !== undefined).length,
+                perFile ?? Infinity,
+              ),
+            }));
+          assert.deepEqual(got.files, countOnly ? counts(want) : want.files);
           assert.equal(got.matchedLines, want.matchedLines);
+          assert.equal(got.stopped, want.stopped);
         },
       ),
       { numRuns: 500 },

@@ -968,7 +968,7 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
   const { matcher, glob, globsFirst, revealTypes, hideTypes, context, maxMatches, maxChars } =
     query;
   const { rowCut } = query;
-  const { maxMatchesPerFile } = query;
+  const { maxMatchesPerFile, countOnly } = query;
   if (matcher.key === undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
@@ -984,6 +984,7 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     context,
     maxMatches,
     maxMatchesPerFile,
+    countOnly,
     maxChars,
     rowCut,
   ]);

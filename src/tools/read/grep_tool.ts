@@ -165,7 +165,8 @@ async function search(
     glob: args.glob,
     includeIgnored: args.include_ignored,
     matcher,
-    context: args.output === "content" ? args.context : 0,
+    // (Counting, the rows are not wanted: a store may count the lines without them.)
+    ...args.output === "content" ? { context: args.context } : { context: 0, countOnly: true },
     // (An offset skips that many matching lines of what is found.)
     maxMatches: args.max_matches + args.offset,
     deadline: Date.now() + settings.timeBudgetMs,
@@ -253,7 +254,7 @@ async function counted(
   const { result, engine } = await search(store, settings, args, context);
   const files = result.files.map((file) => ({
     path: quotePath(file.path),
-    count: file.rows.filter((row) => row.match).length,
+    count: file.matchedLines ?? file.rows.filter((row) => row.match).length,
   }));
   const listed = args.output === "files"
     ? capped(files.map((f) => `${f.path}\t${f.count}`), settings)
