@@ -216,8 +216,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   if (!toolOptions.force) refuseUncheckedNumbers(name, args);
   const result = await tool.call(args);
   const said = result.content.map((c) => c.text).join("");
-  // (The CLI's read takes START:END, not the tool's start_line and end_line.)
-  const text = command === "read" && result.isError ? inCliWords(said, rest[0]) : said;
+  // (The CLI's read takes START:END, not the tool's start_line and end_line; its glob and
+  // list take --include-ignored.)
+  const text = command === "read" && result.isError
+    ? inCliWords(said, rest[0])
+    : command === "glob" || command === "list"
+    ? skippedInCliWords(said)
+    : said;
   // (Here grep is grep --json; its status is ripgrep's, as grepCommand's.)
   const grep = command === "grep";
   if (result.isError) {
@@ -323,6 +328,20 @@ function inCliWords(text: string, file: string): string {
     )
     .replace(/end_line >= start_line/g, "END >= START")
     .replace(/start_line/g, "START").replace(/end_line/g, "END");
+}
+
+/**
+ * A walk's note of what it left out, in the command line's words: the option that shows them,
+ * and "ignored" for what any of the ignore files it reads (`.gitignore`, `.ignore`,
+ * `.rgignore`, git's excludes) left out. The note is the last line; a path that could pass
+ * for one is printed quoted.
+ */
+function skippedInCliWords(text: string): string {
+  return text.replace(
+    /^\[(.*) left out; include_ignored=true shows them\]\n$/m,
+    (_, what: string) =>
+      `[${what.replace(".gitignore'd", "ignored")} left out; --include-ignored shows them]\n`,
+  );
 }
 
 /** A tool's description and arguments, for `linewise call TOOL --help`. */

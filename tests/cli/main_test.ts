@@ -408,6 +408,34 @@ describe("the linewise command line", () => {
     }
   });
 
+  test("glob and list say what they left out as the command line shows it", () => {
+    const root = tempRoot();
+    try {
+      mkdirSync(join(root.dir, ".git"));
+      writeFileSync(join(root.dir, ".ignore"), "a.log\n");
+      writeFileSync(join(root.dir, ".gitignore"), "b.txt\n");
+      for (const file of ["a.log", "b.txt", "c.txt", ".h.txt"]) {
+        writeFileSync(join(root.dir, file), "hit\n");
+      }
+      // (.ignore and .gitignore left out one each: both are ignore files the CLI reads.)
+      const note =
+        "[3 hidden entries and 2 ignored entries left out; --include-ignored shows them]\n";
+      assert.equal(runCli(["glob", "*.*"], root.dir).stdout, `c.txt\n${note}`);
+      assert.equal(runCli(["list"], root.dir).stdout, `file\t4\tc.txt\n${note}`);
+      assert.equal(
+        runCli(["glob", "--include-ignored", "*.txt"], root.dir).stdout.split("\n").length,
+        4,
+      );
+      // (The tool's arguments, given as JSON, keep the tool's words.)
+      assert.match(
+        runCli(["call", "list", "{}"], root.dir).stdout,
+        /include_ignored=true shows them/,
+      );
+    } finally {
+      root.remove();
+    }
+  });
+
   test("grep, glob and list honour the repository's .git/info/exclude, below every .gitignore", () => {
     // (As ripgrep: files a user keeps out of git in .git/info/exclude were searched.)
     const top = tempRoot();
