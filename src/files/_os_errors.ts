@@ -13,6 +13,7 @@ import {
   PathChangedError,
   PermissionError,
   type StoreError,
+  TooManyOpenFilesError,
 } from "../store/errors.ts";
 
 /** Which access was being attempted, for the wording of a permission refusal. */
@@ -69,6 +70,10 @@ function storeErrorFor(
     case "ENXIO":
     case "ENODEV":
       return new NotAFileError(path, "a device, FIFO or socket");
+    case "EMFILE":
+      return new TooManyOpenFilesError(path, "this process's");
+    case "ENFILE":
+      return new TooManyOpenFilesError(path, "the system's");
     default:
       return undefined;
   }

@@ -22,6 +22,7 @@ export type StoreErrorCode =
   | "raced"
   | "no_space"
   | "busy"
+  | "too_many_open_files"
   | "cannot_move";
 
 /** Base class of every error a store throws on purpose. */
@@ -289,6 +290,29 @@ export class NoSpaceError extends StoreError {
       }; nothing was written. Free some space and try again`,
     );
     this.name = "NoSpaceError";
+  }
+}
+
+/**
+ * The process, or the whole system, has as many files open as it may (EMFILE, ENFILE): the
+ * file could not be opened, though nothing is wrong with it.
+ */
+export class TooManyOpenFilesError extends StoreError {
+  /**
+   * Makes the error, with its message.
+   *
+   * @param path the path as the caller gave it
+   * @param whose "this process's" or "the system's"
+   */
+  constructor(path: string, whose: string) {
+    super(
+      "too_many_open_files",
+      path,
+      `${JSON.stringify(path)} could not be opened: ${whose} limit of open files is reached ` +
+        "(nothing was changed). Try again once fewer files are open, or raise the limit " +
+        "(ulimit -n)",
+    );
+    this.name = "TooManyOpenFilesError";
   }
 }
 
