@@ -22,12 +22,11 @@
  *
  * @module
  */
-import * as fs from "node:fs";
 import process from "node:process";
 import { InputError } from "../core/input_errors.ts";
 import { HAS_WORKERS, startWorker, WATCH_ORDER_KEPT, workerFailureReason } from "../io/runtime.ts";
 import { threadCpuMs } from "../io/thread_cpu.ts";
-import { createBarrierDir } from "../files/_barrier_dir.ts";
+import { createBarrierDir, removeQuietly } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
 import type { SharedSandbox } from "./sandbox.ts";
@@ -510,7 +509,7 @@ export class SearchThread {
   }
 
   #removeWatchDir(): void {
-    if (this.#watchDir !== undefined) fs.rmSync(this.#watchDir, { recursive: true, force: true });
+    if (this.#watchDir !== undefined) removeQuietly(this.#watchDir);
     this.#watchDir = undefined;
   }
 }

@@ -29,6 +29,21 @@ export function createBarrierDir(parent: string = tmpdir()): string {
 }
 
 /**
+ * Removes a barrier directory, or a file in it, if it can: a server that cannot (out of file
+ * descriptors, say) leaves it for the next one to remove (see
+ * {@linkcode removeStaleBarrierDirs}) rather than fail the work it was tidying after.
+ *
+ * @param path the directory or file
+ */
+export function removeQuietly(path: string): void {
+  try {
+    fs.rmSync(path, { recursive: true, force: true });
+  } catch {
+    // (Left for the next server.)
+  }
+}
+
+/**
  * Removes the barrier directories in `parent` whose process is no longer running. A
  * directory of another user's server, or of a process that reused a dead server's id, is
  * left alone, and so is one whose removal fails for any reason: the temporary folder is

@@ -8,6 +8,7 @@ import { describe, it } from "node:test";
 import {
   BARRIER_PREFIX,
   createBarrierDir,
+  removeQuietly,
   removeStaleBarrierDirs,
 } from "../../src/files/_barrier_dir.ts";
 
@@ -60,5 +61,17 @@ describe("barrier directories", () => {
     } finally {
       fs.rmSync(parent, { recursive: true, force: true });
     }
+  });
+});
+
+describe("removeQuietly()", () => {
+  it("removes a directory and what it holds, and says nothing when it cannot", () => {
+    const dir = createBarrierDir(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-quiet-")));
+    fs.writeFileSync(path.join(dir, "sentinel"), "");
+    removeQuietly(dir);
+    assert.equal(fs.existsSync(dir), false);
+    removeQuietly(dir); // (gone already)
+    removeQuietly("a\0b"); // (refused by the runtime: it throws, and is passed over)
+    fs.rmSync(path.dirname(dir), { recursive: true });
   });
 });

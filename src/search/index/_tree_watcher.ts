@@ -29,7 +29,7 @@
  */
 import * as fs from "node:fs";
 import { join } from "node:path";
-import { createBarrierDir } from "../../files/_barrier_dir.ts";
+import { createBarrierDir, removeQuietly } from "../../files/_barrier_dir.ts";
 import { reportWorkerFailure, startWorker } from "../../io/runtime.ts";
 import { unref } from "../_search_pool.ts";
 import type { WatchEvent, WatchJob, WatchReply } from "./_watch_thread.ts";
@@ -184,7 +184,7 @@ export class TreeWatcher {
     this.#stopThread();
     this.#broken = true;
     for (const resolve of this.#waiting.values()) resolve();
-    fs.rmSync(this.#barrierDir, { recursive: true, force: true });
+    removeQuietly(this.#barrierDir);
   }
 
   /** Events from the thread, in order: a root's changes, or a sentinel of the barrier. */
@@ -244,7 +244,7 @@ export class TreeWatcher {
     } finally {
       clearTimeout(timer);
       this.#waiting.delete(name);
-      fs.rmSync(join(this.#barrierDir, name), { force: true });
+      removeQuietly(join(this.#barrierDir, name));
     }
     return false;
   }
