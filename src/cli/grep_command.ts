@@ -25,7 +25,7 @@ import {
   walkRules,
 } from "./_grep_walk.ts";
 import { grepPattern } from "./_grep_pattern.ts";
-import type { FileStore, SearchResult } from "../store/file_store.ts";
+import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
 
 /** What the grep command was asked. */
 export interface GrepRequest {
@@ -172,6 +172,31 @@ export async function grepCommand(
     const named = shownFile !== undefined;
     let result: SearchResult;
     const progress = progressLine(out, request.progressAfterMs, path);
+    const hit = new Set<string>();
+    /** Prints a file's matches (as -c, -l or rows), and notes it as one with a match. */
+    const show = (file: FileMatches) => {
+      // (Counted by the search, a file has no rows.)
+      const rows = file.matchedLines === undefined
+        ? firstMatches(withinContext(file.rows, request), request.maxCount, request.after)
+        : [];
+      const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
+      if ((file.matchedLines ?? matching.length) === 0) return;
+      hit.add(file.path);
+      if (request.filesWithoutMatch) return;
+      progress.clear();
+      // (-o -c counts the matches, not the lines.)
+      const count = file.matchedLines ?? counted(matching, request, spans);
+      // A name that could pass for rows or notes is shown quoted, as the tools show it.
+      const path = quotePath(file.path);
+      const shownPath = paint.path(path);
+      if (request.count) print(withPaths ? `${shownPath}${after(":")}${count}\n` : `${count}\n`);
+      else if (request.filesWithMatches) print(`${shownPath}${after("\n")}`);
+      else {
+        if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
+        print(printed(withPaths ? path : undefined, rows, shown));
+      }
+      first = false;
+    };
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
       if (walk.glob !== undefined) compileGlob(walk.glob);
@@ -191,6 +216,9 @@ export async function grepCommand(
         // --files-without-match need a file's first matching line alone, unless -c counts.)
         maxMatchesPerFile: firstAlone(request) ? 1 : request.maxCount,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
+        // (Each file is printed as the search finishes it, unless filters after the walk may
+        // leave it out: `… | head` ends the command at once, and the matches are not held.)
+        onFile: named || !rules.filtersAfter ? show : undefined,
       });
     } catch (error) {
       progress.clear();
@@ -210,8 +238,7 @@ export async function grepCommand(
     if (result.stopped === "time") stopped = true;
     searched += result.filesSearched + result.binaryFilesSkipped;
     // As ripgrep: a binary file named on the line is looked through, and said to match.
-    const hit = new Set<string>();
-    if (named && result.files.length === 0 && result.binaryFilesSkipped > 0) {
+    if (named && hit.size === 0 && result.files.length === 0 && result.binaryFilesSkipped > 0) {
       const binary = await binaryMatches(store, path, matcher, out);
       const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
       if (count > 0) hit.add(shownFile);
@@ -228,28 +255,8 @@ export async function grepCommand(
     const shownFiles = named
       ? result.files
       : await keptOf(store, path, rules, result.files, (file) => file.path);
-    for (const file of shownFiles) {
-      // (Counted by the search, a file has no rows.)
-      const rows = file.matchedLines === undefined
-        ? firstMatches(withinContext(file.rows, request), request.maxCount, request.after)
-        : [];
-      const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
-      if ((file.matchedLines ?? matching.length) === 0) continue;
-      hit.add(file.path);
-      if (request.filesWithoutMatch) continue;
-      // (-o -c counts the matches, not the lines.)
-      const count = file.matchedLines ?? counted(matching, request, spans);
-      // A name that could pass for rows or notes is shown quoted, as the tools show it.
-      const path = quotePath(file.path);
-      const shownPath = paint.path(path);
-      if (request.count) print(withPaths ? `${shownPath}${after(":")}${count}\n` : `${count}\n`);
-      else if (request.filesWithMatches) print(`${shownPath}${after("\n")}`);
-      else {
-        if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
-        print(printed(withPaths ? path : undefined, rows, shown));
-      }
-      first = false;
-    }
+    // (Files the search did not hand over as it went, filtered first if need be.)
+    for (const file of shownFiles) show(file);
     if (request.filesWithoutMatch) {
       for (const file of await filesWithout(store, path, shownFile, rules, hit)) {
         print(`${paint.path(quotePath(file))}${after("\n")}`);

@@ -344,8 +344,17 @@ export class SearchThread {
     const worker = this.#started();
     if (worker === undefined) throw new Error("the search thread did not start");
     const id = this.#next++;
-    // (onSkipped is for glob and list: a search does not tell of skipped entries.)
-    const { matcher, signal, onProgress, onUnreadable, onSkipped: _skipped, ...rest } = query;
+    // (onSkipped is for glob and list: a search does not tell of skipped entries. The files
+    // come back in the result, not one at a time: onFile is left uncalled.)
+    const {
+      matcher,
+      signal,
+      onProgress,
+      onUnreadable,
+      onSkipped: _skipped,
+      onFile: _onFile,
+      ...rest
+    } = query;
     const held = new Map(this.#kept);
     const message: ThreadSearch = {
       id,

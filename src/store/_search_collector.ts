@@ -187,7 +187,7 @@ export class SearchCollector {
         // before this chunk): what it found stands, but it was not searched to the end.
         this.#stopped = "time";
         if (timedOut && chunk.patternStopped) this.#patternStopped = true;
-        if (shows()) this.#files.push(found());
+        if (shows()) this.#take(found());
         this.#filesNotSearched++;
         return;
       }
@@ -266,7 +266,7 @@ export class SearchCollector {
       if (!(await this.#scan(text, sink, perFile - fileMatches))) {
         // Stopped in the middle of this file: what it found stands, but it was not searched
         // to the end.
-        if (shows()) this.#files.push(found());
+        if (shows()) this.#take(found());
         this.#filesNotSearched++;
         return;
       }
@@ -279,7 +279,7 @@ export class SearchCollector {
       scanned = text;
     }
     this.#filesSearched++;
-    if (shows()) this.#files.push(found());
+    if (shows()) this.#take(found());
     this.#progress();
   }
 
@@ -299,7 +299,7 @@ export class SearchCollector {
     if (lines > left) this.#stopped = "max_matches";
     this.#matchedLines += taken;
     this.#filesSearched++;
-    if (taken > 0) this.#files.push({ path, rows: [], invalidUtf8: invalid, matchedLines: taken });
+    if (taken > 0) this.#take({ path, rows: [], invalidUtf8: invalid, matchedLines: taken });
     this.#progress();
   }
 
@@ -339,6 +339,13 @@ export class SearchCollector {
     }
     for (const row of rows) if (!sink(row)) break;
     return true;
+  }
+
+  /** A file with matches: to the query's `onFile`, or kept for the result. */
+  #take(file: FileMatches): void {
+    const onFile = this.#query.onFile;
+    if (onFile === undefined) this.#files.push(file);
+    else onFile(file);
   }
 
   /**

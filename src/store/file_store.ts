@@ -209,6 +209,13 @@ export interface SearchQuery extends WalkOptions {
   signal?: AbortSignal;
   /** Called now and then with the number of files searched so far. */
   onProgress?: (filesSearched: number, filesTotal?: number) => void;
+  /**
+   * Given each file's matches as the search finishes it, in path order, instead of in the
+   * result's `files` (its counts still count them): a caller may show them while the search
+   * goes on, and need not hold them all. A store may leave it uncalled and give them in
+   * `files`, as the directory store's search thread does.
+   */
+  onFile?: (file: FileMatches) => void;
 }
 
 /** How many entries a walk left out, by why. */

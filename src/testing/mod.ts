@@ -14,7 +14,12 @@
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { literalMatcher, regexMatcher, splitBom, splitLines } from "../core/mod.ts";
-import type { FileStore, LineRangeOptions, SearchResult } from "../store/file_store.ts";
+import type {
+  FileMatches,
+  FileStore,
+  LineRangeOptions,
+  SearchResult,
+} from "../store/file_store.ts";
 
 /** A store made for one test, with what the suite needs around it. */
 export interface StoreFixture {
@@ -315,6 +320,31 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
               assert.equal(counted.stopped, rows.stopped, what);
               assert.equal(counted.filesSearched, rows.filesSearched, what);
             }
+          }
+        });
+      });
+
+      it("search() hands each file over as it finishes it, when asked, or gives it in files", async () => {
+        await withStore(tree, [], async (store) => {
+          for (const limits of [{}, { maxMatches: 3 }, { context: 1 }]) {
+            const query = { matcher: literalMatcher("beta"), ...limits };
+            const whole = await store.search(query);
+            const handed: FileMatches[] = [];
+            let settled = false;
+            const streamed = store.search({
+              ...query,
+              onFile: (file) => {
+                assert.equal(settled, false, "handed over before the search ends");
+                handed.push(file);
+              },
+            });
+            const result = await streamed.finally(() => settled = true);
+            // (A store may give them in files instead: either way, the same files in order.)
+            assert.deepEqual([...handed, ...result.files], whole.files, JSON.stringify(limits));
+            assert.ok(handed.length === 0 || result.files.length === 0);
+            const { files: _, ...counts } = result;
+            const { files: __, ...wholeCounts } = whole;
+            assert.deepEqual(counts, wholeCounts);
           }
         });
       });

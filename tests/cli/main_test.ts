@@ -8,6 +8,7 @@ import { spawnSync } from "node:child_process";
 import process from "node:process";
 import { Buffer } from "node:buffer";
 import { cliEnv, ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
+import { opensWhile } from "../_helpers/opens.ts";
 import denoJson from "../../deno.json" with { type: "json" };
 import { VERSION } from "../../src/version.ts";
 import { versionOf } from "../../src/versions/mod.ts";
@@ -362,6 +363,33 @@ describe("the linewise command line", () => {
       assert.match(out.stderr, /^linewise: /);
     });
   }
+
+  test("grep prints each file as it is searched: a reader that stops early stops the search", {
+    skip: process.platform === "linux" ? false : "counts opens with inotify",
+  }, () => {
+    // (Every file was searched before the first was printed: \`grep … | head -1\` over the
+    // Linux tree took 4.5 s, against ripgrep's 0.01, and held every match in memory.)
+    const tree = tempRoot();
+    try {
+      mkdirSync(join(tree.dir, "a"));
+      mkdirSync(join(tree.dir, "b"));
+      writeFileSync(join(tree.dir, "a/first.txt"), "hit\n");
+      for (let i = 0; i < 5_000; i++) {
+        writeFileSync(join(tree.dir, `b/${String(i).padStart(4, "0")}.txt`), "hit\n");
+      }
+      const bin = ensureBinary();
+      const headed = opensWhile(join(tree.dir, "b"), `"${bin}" grep hit | head -1`, tree.dir);
+      assert.equal(headed.stdout, "a/first.txt:1:hit\n");
+      assert.equal(headed.stderr, "");
+      assert.ok(headed.opens < 2_500, `${headed.opens} of b's 5,000 files opened`);
+      // (Read to the end, every file is searched and printed.)
+      const all = opensWhile(join(tree.dir, "b"), `"${bin}" grep -c hit | wc -l`, tree.dir);
+      assert.equal(all.stdout.trim(), "5001");
+      assert.equal(all.opens, 5_000);
+    } finally {
+      tree.remove();
+    }
+  });
 
   test("an output that cannot be written is an error (2), said on stderr; a reader gone is not", {
     skip: process.platform === "linux" ? false : "needs /dev/full",

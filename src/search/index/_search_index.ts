@@ -969,7 +969,8 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     query;
   const { rowCut } = query;
   const { maxMatchesPerFile, countOnly } = query;
-  if (matcher.key === undefined) return undefined;
+  // (A search that hands its files over as it goes has none in its result to keep.)
+  if (matcher.key === undefined || query.onFile !== undefined) return undefined;
   const { hidden, gitignored } = walkShows(query);
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
   return JSON.stringify([
