@@ -16,14 +16,7 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import {
-  fileShown,
-  filesWithout,
-  keptOf,
-  listFiles,
-  type WalkRules,
-  walkRules,
-} from "./_grep_walk.ts";
+import { fileShown, keptOf, listFiles, type WalkRules, walkRules } from "./_grep_walk.ts";
 import { grepPattern } from "./_grep_pattern.ts";
 import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
 
@@ -173,6 +166,14 @@ export async function grepCommand(
     let result: SearchResult;
     const progress = progressLine(out, request.progressAfterMs, path);
     const hit = new Set<string>();
+    /** Prints a file without a match (--files-without-match). */
+    const showWithout = (file: string) => {
+      progress.clear();
+      print(`${paint.path(quotePath(file))}${after("\n")}`);
+      without++;
+    };
+    // (Those filters after the walk may leave out are held until they are filtered.)
+    const heldWithout: string[] = [];
     /** Prints a file's matches (as -c, -l or rows), and notes it as one with a match. */
     const show = (file: FileMatches) => {
       // (Counted by the search, a file has no rows.)
@@ -219,6 +220,12 @@ export async function grepCommand(
         // (Each file is printed as the search finishes it, unless filters after the walk may
         // leave it out: `… | head` ends the command at once, and the matches are not held.)
         onFile: named || !rules.filtersAfter ? show : undefined,
+        // (A file named on the line is listed whether binary or not, below.)
+        onNoMatch: !request.filesWithoutMatch || named
+          ? undefined
+          : rules.filtersAfter
+          ? (file) => void heldWithout.push(file)
+          : showWithout,
       });
     } catch (error) {
       progress.clear();
@@ -258,10 +265,10 @@ export async function grepCommand(
     // (Files the search did not hand over as it went, filtered first if need be.)
     for (const file of shownFiles) show(file);
     if (request.filesWithoutMatch) {
-      for (const file of await filesWithout(store, path, shownFile, rules, hit)) {
-        print(`${paint.path(quotePath(file))}${after("\n")}`);
-        without++;
-      }
+      const rest = named
+        ? (hit.has(shownFile) ? [] : [shownFile])
+        : await keptOf(store, path, rules, heldWithout, String);
+      rest.forEach(showWithout);
     }
     hits += hit.size;
     if (request.quiet && hits > 0) break;

@@ -345,7 +345,7 @@ export class SearchThread {
     if (worker === undefined) throw new Error("the search thread did not start");
     const id = this.#next++;
     // (onSkipped is for glob and list: a search does not tell of skipped entries. The files
-    // come back in the result, not one at a time: onFile is left uncalled.)
+    // come back in the result, not one at a time: onFile and onNoMatch are left uncalled.)
     const {
       matcher,
       signal,
@@ -353,6 +353,7 @@ export class SearchThread {
       onUnreadable,
       onSkipped: _skipped,
       onFile: _onFile,
+      onNoMatch: _onNoMatch,
       ...rest
     } = query;
     const held = new Map(this.#kept);

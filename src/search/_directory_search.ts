@@ -406,7 +406,7 @@ async function collectInOrder(
       }
     }
     // (Most files are ruled out; they are counted without a promise each.)
-    if (outcome.kind === "none") collector.searchedWithoutMatch();
+    if (outcome.kind === "none") collector.searchedWithoutMatch(files[i].display);
     else if (outcome.kind === "binary") collector.binary();
     else if (outcome.kind === "counted") {
       collector.countedFile(files[i].display, outcome.lines, outcome.invalid);
@@ -658,7 +658,7 @@ async function searchOne(
   if (examined !== undefined) await recordExamined(collector, node.display, examined);
   else {
     const found = lookThrough(reader, node.key, search, collector.query, outcome.stat.size);
-    if (found === "absent") collector.searchedWithoutMatch();
+    if (found === "absent") collector.searchedWithoutMatch(node.display);
     else if (found === "binary") collector.binary();
     else return await streamFile(reader.files, node, collector, search);
   }
@@ -697,7 +697,7 @@ async function streamFile(
     }
     const head = await readHead(handle, BINARY_PROBE_BYTES);
     if (head.length === 0) {
-      collector.searchedWithoutMatch();
+      collector.searchedWithoutMatch(node.display);
       return oneName;
     }
     if (isBinary(head)) {
@@ -777,7 +777,7 @@ async function recordExamined(
       collector.binary();
       return true;
     case "none":
-      collector.searchedWithoutMatch();
+      collector.searchedWithoutMatch(display);
       return true;
     case "text":
       await collector.scanFile(

@@ -122,9 +122,15 @@ export class SearchCollector {
     this.#progress();
   }
 
-  /** Counts a file searched without scanning it (a prefilter ruled it out). */
-  searchedWithoutMatch(): void {
+  /**
+   * Counts a file searched without scanning it (a prefilter ruled it out), and tells the
+   * query's `onNoMatch`.
+   *
+   * @param path display path of the file
+   */
+  searchedWithoutMatch(path: string): void {
     this.#filesSearched++;
+    this.#query.onNoMatch?.(path);
     this.#progress();
   }
 
@@ -280,6 +286,8 @@ export class SearchCollector {
     }
     this.#filesSearched++;
     if (shows()) this.#take(found());
+    // (A file the cap stopped in holds a match, one past the cap.)
+    else if (!stop && fileMatches === 0) this.#query.onNoMatch?.(path);
     this.#progress();
   }
 

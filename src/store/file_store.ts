@@ -216,6 +216,13 @@ export interface SearchQuery extends WalkOptions {
    * `files`, as the directory store's search thread does.
    */
   onFile?: (file: FileMatches) => void;
+  /**
+   * Told of each text file the search went through without a match, in path order (not of
+   * a binary file, one it could not read, or one left unsearched once it stopped), as
+   * ripgrep's `--files-without-match` lists them. A store may leave it uncalled, as the
+   * directory store's search thread does.
+   */
+  onNoMatch?: (path: string) => void;
 }
 
 /** How many entries a walk left out, by why. */

@@ -349,6 +349,27 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("search() tells of the text files it found no match in, in path order, when asked", async () => {
+        await withStore({ ...tree, "bin.dat": "beta\0" }, [], async (store) => {
+          const cases = [
+            // (Without the literal; with it, but no match; and none: a binary file is not told.)
+            [literalMatcher("gamma"), ["src/a-b.txt", "src/b.ts", "src/deep/c.ts"]],
+            [regexMatcher("beta\\d"), ["a.txt", "src/a-b.txt", "src/b.ts", "src/deep/c.ts"]],
+            [literalMatcher("beta"), []],
+          ] as const;
+          const told: string[][] = [];
+          for (const [matcher] of cases) {
+            const paths: string[] = [];
+            await store.search({ matcher, onNoMatch: (path) => void paths.push(path) });
+            told.push(paths);
+          }
+          // (A store may leave it uncalled; one that tells any file tells them all.)
+          if (told.some((paths) => paths.length > 0)) {
+            assert.deepEqual(told, cases.map(([, without]) => without));
+          }
+        });
+      });
+
       it("search() takes one matching line past maxChars of rows, then stops", async () => {
         await withStore(tree, [], async (store) => {
           // The first rows, in path order: "beta\r\n" (6 characters), "gamma beta\n" (11),

@@ -45,7 +45,7 @@ async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number,
       () => invalid,
       linesBefore,
     );
-  } else if (outcome.kind === "none") collector.searchedWithoutMatch();
+  } else if (outcome.kind === "none") collector.searchedWithoutMatch("f");
   return { result: collector.result(), text: outcome.kind === "text" ? outcome.text : undefined };
 }
 

@@ -83,7 +83,7 @@ async function examined(
     const { text, invalid, linesBefore } = outcome;
     const chunks = typeof text === "string" ? [text] : text;
     await collector.scanFile("f", chunks, () => invalid, linesBefore);
-  } else if (outcome.kind === "none") collector.searchedWithoutMatch();
+  } else if (outcome.kind === "none") collector.searchedWithoutMatch("f");
   else if (outcome.kind === "binary") collector.binary();
   return collector.result();
 }

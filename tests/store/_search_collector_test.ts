@@ -126,3 +126,17 @@ test("SearchCollector: a cap per file gives a stoppable scan's and a long line's
     [[1, true], [2, true], [3, false], [4, false]],
   ]);
 });
+
+test("SearchCollector: tells onNoMatch of each file searched without a match, and of no other", async () => {
+  const told: string[] = [];
+  const query = { matcher: literalMatcher("needle"), onNoMatch: (path: string) => told.push(path) };
+  const collector = new SearchCollector({ ...query, maxMatches: 1 });
+  collector.searchedWithoutMatch("ruled-out.txt"); // (a prefilter ruled it out)
+  await collector.scanFile("scanned.txt", ["no match here\n"], () => false);
+  await collector.scanFile("one.txt", ["a needle\n"], () => false);
+  collector.binary();
+  // (The cap, filled by one.txt, stops in this file at its first match: it holds one.)
+  await collector.scanFile("capped.txt", ["x\nneedle\n"], () => false);
+  assert.deepEqual(told, ["ruled-out.txt", "scanned.txt"]);
+  assert.equal(collector.result().stopped, "max_matches");
+});

@@ -75,7 +75,7 @@ describe("block filters", () => {
     if (outcome.kind === "text") {
       const chunks = typeof outcome.text === "string" ? [outcome.text] : outcome.text;
       await collector.scanFile("f", chunks, () => outcome.invalid, outcome.linesBefore);
-    } else if (outcome.kind === "none") collector.searchedWithoutMatch();
+    } else if (outcome.kind === "none") collector.searchedWithoutMatch("f");
     return { outcome, result: collector.result() };
   }
 
