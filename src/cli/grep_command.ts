@@ -186,7 +186,9 @@ export async function grepCommand(
       if (request.filesWithoutMatch) return;
       progress.clear();
       // (-o -c counts the matches, not the lines.)
-      const count = file.matchedLines ?? counted(matching, request, spans);
+      const count = file.matchedLines === undefined
+        ? counted(matching, request, spans)
+        : Math.min(file.matchedLines, request.maxCount ?? Infinity);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
       const shownPath = paint.path(path);
@@ -308,11 +310,14 @@ function countsLines(request: GrepRequest): boolean {
 
 /**
  * Whether a file's first matching line alone tells what grep prints: with `-q`, `-l` or
- * `--files-without-match` (unless `-c`, which outweighs them, counts), whether a file matches.
+ * `--files-without-match` (unless `-c`, which outweighs them, counts, or `--max-matches`
+ * counts), whether a file matches.
  */
 function firstAlone(request: GrepRequest): boolean {
+  // (--max-matches counts every matching line, as it did before: not the first alone.)
   return request.quiet ||
-    (!request.count && (request.filesWithMatches || request.filesWithoutMatch));
+    (!request.count && request.maxMatches === undefined &&
+      (request.filesWithMatches || request.filesWithoutMatch));
 }
 
 /**

@@ -443,6 +443,11 @@ interface OneFileSearch extends Prefilter {
   denies: SearchPlace["denies"];
 }
 
+/** Whether a needle's bytes start with the UTF-8 BOM's (U+FEFF). */
+function startsAsBom(needle: Uint8Array): boolean {
+  return needle[0] === 0xef && needle[1] === 0xbb && needle[2] === 0xbf;
+}
+
 /** What the examination may do by the occurrences alone, each a matching line. */
 type ByOccurrence = "linesAtMost" | "countLines";
 
@@ -535,9 +540,13 @@ class ReadingQueue {
       : { ...found, lineStart };
     // (A line holding an occurrence matches: the lines decoded may end after the last taken,
     // and a count may be taken without decoding them.)
-    const exactly = found.needle !== undefined
-      ? this.#exactly.literal === this.literal
-      : found.anyOf !== undefined && found.folded === undefined && this.#exactly.alternatives;
+    // (Not for a needle that starts as the BOM does: the BOM starting a file is no part of
+    // its first line, and an occurrence there no match.)
+    const needles = found.needle !== undefined ? [found.needle] : found.anyOf ?? [];
+    const exactly = !needles.some(startsAsBom) &&
+      (found.needle !== undefined
+        ? this.#exactly.literal === this.literal
+        : found.anyOf !== undefined && found.folded === undefined && this.#exactly.alternatives);
     if (exactly && this.#linesAtMost !== undefined) {
       prefilter = { ...prefilter, linesAtMost: this.#linesAtMost };
     }

@@ -26,6 +26,8 @@ const FILES: Record<string, string> = {
   "src/dash.c": "x->next = y;\nreturn -EINVAL;\n",
   "src/brace.c": "int f() {\n}\narr[0] = 1;\n#define X 42\n",
   "src/ru.txt": "мирный\nмир\nfooé foo\n",
+  // A BOM, which is no part of line 1, and a U+FEFF that is.
+  "src/bom.txt": "\uFEFFa\nb\uFEFF\n",
   // Minified lines: `\bnull\b.*\bundefined\b` is checked from the first null on.
   "src/min.js":
     `undefined,${"null,".repeat(3000)}\nvar a=null,b=${"x,".repeat(3000)}undefined,c\n` +
@@ -188,6 +190,11 @@ const CASES = [
   ["-m", "1", "foo$", "src/a.ts"],
   ["-m", "1", "-B", "1", "-e", "gamma", "-e", "foo", "src"],
   ["-l", "-e", "gamma", "-e", "foo"],
+  // (A U+FEFF looked for in the bytes: the BOM's bytes are no occurrence.)
+  ["-c", "-F", "\uFEFF"],
+  ["-l", "-F", "\uFEFF"],
+  ["-m", "1", "-F", "\uFEFF", "src"],
+  ["--files-without-match", "-F", "\uFEFF", "src"],
   ["-q", "foo"],
   ["-q", "nomatch"],
   ["-q", "foo", "missing", "src"], // (a match outweighs the path that is not there)
