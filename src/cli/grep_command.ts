@@ -158,6 +158,7 @@ export async function grepCommand(
   let without = 0;
   let searched = 0;
   let stopped = false;
+  let capped = false; // (by --max-matches: more matches exist)
   let first = true;
   let failed = false;
   for (const [i, path] of request.paths.entries()) {
@@ -245,6 +246,10 @@ export async function grepCommand(
     }
     progress.clear();
     if (result.stopped === "time") stopped = true;
+    // (-q's own cap of one match is no --max-matches.)
+    if (result.stopped === "max_matches" && request.maxMatches !== undefined && !request.quiet) {
+      capped = true;
+    }
     searched += result.filesSearched + result.binaryFilesSkipped;
     // As ripgrep: a binary file named on the line is looked through, and said to match.
     if (named && hit.size === 0 && result.files.length === 0 && result.binaryFilesSkipped > 0) {
@@ -276,6 +281,9 @@ export async function grepCommand(
     if (request.quiet && hits > 0) break;
   }
   if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
+  if (capped) {
+    out.stderr(`linewise: stopped at --max-matches ${request.maxMatches}: more matches exist\n`);
+  }
   // (As ripgrep: a search of the current directory that had no file left to search is told.)
   if (!request.pathsGiven && !failed && hits === 0 && await noneSearched(store, rules, searched)) {
     return refused(
@@ -287,7 +295,7 @@ export async function grepCommand(
   const found = request.filesWithoutMatch && !request.quiet ? without : hits;
   // (As ripgrep: with -q, a match found outweighs a path that could not be searched.)
   if (request.quiet && found > 0) return 0;
-  if (failed || (stopped && found === 0)) return 2;
+  if (failed || ((stopped || capped) && found === 0)) return 2;
   return found > 0 ? 0 : 1;
 }
 

@@ -372,6 +372,18 @@ describe("the linewise command line", () => {
       writeFileSync(join(tree.dir, "b.txt"), "foo\n");
       const listed = runCli(["grep", "-l", "--max-matches", "2", "foo"], tree.dir);
       assert.equal(listed.stdout, "a.txt\n");
+      // (The cap is said: the output is not all there is.)
+      assert.equal(listed.stderr, "linewise: stopped at --max-matches 2: more matches exist\n");
+      assert.equal(listed.status, 0);
+      const all = runCli(["grep", "-l", "--max-matches", "4", "foo"], tree.dir);
+      assert.deepEqual([all.stdout, all.stderr], ["a.txt\nb.txt\n", ""]);
+      // (Stopped before any file could be told to have none: not "nothing", but stopped.)
+      const without = runCli(
+        ["grep", "--files-without-match", "--max-matches", "2", "foo"],
+        tree.dir,
+      );
+      assert.deepEqual([without.stdout, without.status], ["", 2]);
+      assert.equal(runCli(["grep", "-q", "foo"], tree.dir).stderr, "");
       const counted = runCli(["grep", "-c", "-m", "2", "foo"], tree.dir);
       assert.equal(counted.stdout, "a.txt:2\nb.txt:1\n");
     } finally {
