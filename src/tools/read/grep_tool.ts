@@ -24,8 +24,11 @@ interface GrepArgs {
   offset: number;
 }
 
-/** Matching lines a files or count grep looks for unless max_matches says otherwise. */
-const COUNTING_MATCHES = 100_000;
+/**
+ * Matching lines a files or count grep looks for unless max_matches says otherwise: all of
+ * them, within the time budget (such a grep keeps no rows: `SearchQuery.countOnly`).
+ */
+const COUNTING_MATCHES = Infinity;
 
 const inputSchema = {
   type: "object" as const,

@@ -683,6 +683,13 @@ describe("grep output", () => {
     assert.match(okText(few), /^f00\.txt\t10\nf01\.txt\t5\n\[stopped at max_matches=15: /);
   });
 
+  test("count counts every matching line unless max_matches is given", async () => {
+    // (It stopped at 100,000 lines when counting kept every row; a count keeps none.)
+    const big = { "big.txt": "hit\n".repeat(150_000) };
+    const all = await tools(big).call("grep", { pattern: "hit", output: "count" });
+    assert.equal(okText(all), "150000 matching lines in 1 file\n");
+  });
+
   test("files says no match as content does, and an empty output is content", async () => {
     const h = tools(files);
     assert.match(
