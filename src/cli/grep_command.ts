@@ -282,7 +282,11 @@ export async function grepCommand(
   }
   if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
   if (capped) {
-    out.stderr(`linewise: stopped at --max-matches ${request.maxMatches}: more matches exist\n`);
+    // (Beside filters after the walk, the cap counts matches in files they then left out.)
+    const more = rules.filtersAfter
+      ? "more may exist (it counts matches in files --max-depth, -T or --max-filesize then left out)"
+      : "more matches exist";
+    out.stderr(`linewise: stopped at --max-matches ${request.maxMatches}: ${more}\n`);
   }
   // (As ripgrep: a search of the current directory that had no file left to search is told.)
   if (!request.pathsGiven && !failed && hits === 0 && await noneSearched(store, rules, searched)) {

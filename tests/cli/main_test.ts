@@ -386,6 +386,16 @@ describe("the linewise command line", () => {
       assert.equal(runCli(["grep", "-q", "foo"], tree.dir).stderr, "");
       const counted = runCli(["grep", "-c", "-m", "2", "foo"], tree.dir);
       assert.equal(counted.stdout, "a.txt:2\nb.txt:1\n");
+      // (Beside a filter after the walk, the cap counts matches in files it then leaves out.)
+      writeFileSync(join(tree.dir, "big.txt"), `foo\nfoo\nfoo\n${"x".repeat(200)}\n`);
+      const sized = runCli(
+        ["grep", "--max-matches", "2", "--max-filesize", "100", "foo"],
+        tree.dir,
+      );
+      assert.match(
+        sized.stderr,
+        /^linewise: stopped at --max-matches 2: more may exist \(it counts/,
+      );
     } finally {
       tree.remove();
     }
