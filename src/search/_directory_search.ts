@@ -22,6 +22,7 @@ import { openForRead, readHead } from "../files/_open_file.ts";
 import { mapOsError } from "../files/_os_errors.ts";
 import { type PassedLine, SearchCollector } from "../store/_search_collector.ts";
 import {
+  type ByteExamination,
   type Examination,
   examineBytes,
   type Examined,
@@ -443,14 +444,6 @@ interface OneFileSearch extends Prefilter {
   denies: SearchPlace["denies"];
 }
 
-/** Whether a needle's bytes start with the UTF-8 BOM's (U+FEFF). */
-function startsAsBom(needle: Uint8Array): boolean {
-  return needle[0] === 0xef && needle[1] === 0xbb && needle[2] === 0xbf;
-}
-
-/** What the examination may do by the occurrences alone, each a matching line. */
-type ByOccurrence = "linesAtMost" | "countLines";
-
 /**
  * The files a search must read, handed to the examination in batches as they are found:
  * with a warm worker (lent by the index) from the first file, with a new one only from
@@ -470,13 +463,16 @@ class ReadingQueue {
   readonly #lineStart: Uint8Array | undefined;
   /**
    * The literal that is the whole of every match (undefined: one of the alternatives is, or
-   * their folded literal), with the cut rows are shown with.
+   * their folded literal), and whether each alternative's every occurrence is a match.
    */
-  readonly #exact: { literal: string | undefined; rowCut: number } | undefined;
+  readonly #exactly: { literal: string | undefined; alternatives: boolean };
+  /**
+   * The cut rows are shown with, where the literal, an alternative or their folded literal is
+   * the whole of every match (for long lines windowed from their bytes); else undefined.
+   */
+  readonly #exactCut: number | undefined;
   /** A regex more than its required literal, with the cut rows are shown with (or undefined). */
   readonly #stretch: Stretch | undefined;
-  /** Whether every occurrence of the literal, or of each alternative, is a match. */
-  readonly #exactly: { literal: string | undefined; alternatives: boolean };
   /** The matching lines the search takes of a file (`maxMatchesPerFile`), if it says. */
   readonly #linesAtMost: number | undefined;
   /** Whether the search counts only (`SearchQuery.countOnly`). */
@@ -500,9 +496,8 @@ class ReadingQueue {
     this.#lineStart = lineStartNeedle(matcher.lineStart);
     // (A stoppable pattern's scan is where it can be stopped; it is left to that.)
     const exact = matcher.exactLiteral ?? matcher.exactAlternatives ?? matcher.exactFolded;
-    this.#exact = exact !== undefined && rowCut !== undefined && context === 0 &&
-        matcher.stoppable === undefined
-      ? { literal: matcher.exactLiteral, rowCut }
+    this.#exactCut = exact !== undefined && context === 0 && matcher.stoppable === undefined
+      ? rowCut
       : undefined;
     this.#stretch = matcher.stretch !== undefined && rowCut !== undefined && context === 0
       ? { ...matcher.stretch, cut: rowCut }
@@ -532,18 +527,16 @@ class ReadingQueue {
    * match, and the matching lines taken of a file when every line holding one matches; and
    * the start every matching line has, if the matcher knows one.
    */
-  prefilter(): Prefilter & Pick<Examination, "rowCut" | "stretch" | ByOccurrence> {
+  prefilter(): ByteExamination {
     const found = prefilterOf(this.literal, this.#alternatives, this.#folded, this.#required);
     const lineStart = this.#lineStart;
-    let prefilter: Prefilter & Pick<Examination, ByOccurrence> = lineStart === undefined
-      ? found
-      : { ...found, lineStart };
+    let prefilter: ByteExamination = lineStart === undefined ? found : { ...found, lineStart };
     // (A line holding an occurrence matches: the lines decoded may end after the last taken,
     // and a count may be taken without decoding them.)
     // (Not for a needle that starts as the BOM does: the BOM starting a file is no part of
     // its first line, and an occurrence there no match.)
     const needles = found.needle !== undefined ? [found.needle] : found.anyOf ?? [];
-    const exactly = !needles.some(startsAsBom) &&
+    const exactly = !needles.some((needle) => utf8BomLength(needle) > 0) &&
       (found.needle !== undefined
         ? this.#exactly.literal === this.literal
         : found.anyOf !== undefined && found.folded === undefined && this.#exactly.alternatives);
@@ -551,9 +544,8 @@ class ReadingQueue {
       prefilter = { ...prefilter, linesAtMost: this.#linesAtMost };
     }
     if (exactly && this.#countOnly) prefilter = { ...prefilter, countLines: true };
-    const exact = this.#exact;
-    if (exact !== undefined && exact.literal === this.literal) {
-      return { ...prefilter, rowCut: exact.rowCut };
+    if (this.#exactCut !== undefined && this.#exactly.literal === this.literal) {
+      return { ...prefilter, rowCut: this.#exactCut };
     }
     // (Each required literal is in every match: the needle may be any of them.)
     const stretch = this.#stretch;

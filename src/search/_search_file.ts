@@ -289,6 +289,11 @@ export interface Examination extends Prefilter {
   digests?: { files: number; maxBytes: number; more?: number };
 }
 
+/** What {@linkcode examineBytes} takes of an examination: the bytes, and what it may do by them. */
+export type ByteExamination =
+  & Prefilter
+  & Pick<Examination, "rowCut" | "stretch" | "linesAtMost" | "countLines">;
+
 /**
  * Reads a file whole with `reader` and examines it; anything else than a small regular file
  * read without error is left to the caller (`redo`), who reports it as search must. With a
@@ -749,7 +754,7 @@ export function indexFile(reader: FileReader, key: string): IndexedFile {
  */
 export function examineBytes(
   bytes: Uint8Array,
-  prefilter: Prefilter & Pick<Examination, "rowCut" | "stretch" | "linesAtMost" | "countLines">,
+  prefilter: ByteExamination,
   context: number,
 ): Examined {
   // (The path most files take is kept short: a hot function is compiled with all that it
@@ -825,10 +830,7 @@ function textOf(
   found: number | readonly Occurrence[],
   context: number,
   folded: readonly Uint8Array[] | undefined,
-  { rowCut, stretch, linesAtMost, countLines }: Pick<
-    Examination,
-    "rowCut" | "stretch" | "linesAtMost" | "countLines"
-  >,
+  { rowCut, stretch, linesAtMost, countLines }: ByteExamination,
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
   const listed = typeof found === "number" ? undefined : found;

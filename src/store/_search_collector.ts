@@ -163,10 +163,13 @@ export class SearchCollector {
     const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
     // (Counting only, the rows are left out, and with them the lines' text.)
     const countOnly = this.#query.countOnly === true;
-    const found = () =>
-      countOnly
-        ? { path, rows, invalidUtf8: isInvalid(), matchedLines: fileMatches, ...version }
-        : { path, rows, invalidUtf8: isInvalid(), ...version };
+    const found = () => ({
+      path,
+      rows,
+      invalidUtf8: isInvalid(),
+      ...countOnly ? { matchedLines: fileMatches } : {},
+      ...version,
+    });
     const shows = () => (countOnly ? fileMatches : rows.length) > 0;
     const context = this.#context;
     let before = linesBefore; // lines of the file before the current chunk

@@ -23,7 +23,7 @@ while True:
     except BlockingIOError: break
     at = 0
     while at < len(data):
-        mask, length = struct.unpack_from("iIII", data, at)[1], struct.unpack_from("iIII", data, at)[3]
+        _, mask, _, length = struct.unpack_from("iIII", data, at)
         if mask & 0x20 and not mask & 0x40000000: opens += 1
         at += 16 + length
 sys.stdout.write(f"{opens} {ran.returncode}\\n")
