@@ -1,0 +1,68 @@
+// What `linewise grep` asks of the store for its flags: the limits and callbacks that keep a
+// search from holding every match (they change no output, so the output tests cannot tell).
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { parseArgs } from "node:util";
+import { grepCommand } from "../../src/cli/grep_command.ts";
+import { grepRequest } from "../../src/cli/_grep_request.ts";
+import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
+import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
+import { MemoryStore } from "../../src/store/memory_store.ts";
+
+/** A store that keeps the queries it was asked. */
+class RecordingStore extends MemoryStore {
+  readonly queries: SearchQuery[] = [];
+
+  override search(query: SearchQuery): Promise<SearchResult> {
+    this.queries.push(query);
+    return super.search(query);
+  }
+}
+
+/** Runs grep with the words of a command line over a few files; its one query and output. */
+async function grep(...words: string[]) {
+  const store = new RecordingStore({ "a.txt": "foo\nfoo\n", "b.txt": "bar\n" });
+  const { values, positionals, tokens } = parseArgs({
+    args: withValuesJoined(["grep", ...words]),
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+    tokens: true,
+  });
+  let stdout = "";
+  const out = { stdout: (text: string) => void (stdout += text), stderr: () => {} };
+  await grepCommand(store, grepRequest(positionals.slice(1), values, tokens, {}), out);
+  assert.equal(store.queries.length, 1);
+  return { query: store.queries[0], stdout };
+}
+
+test("grep -l, -q and --files-without-match take each file's first match alone", async () => {
+  for (const flag of ["-l", "-q", "--files-without-match"]) {
+    assert.equal((await grep(flag, "foo")).query.maxMatchesPerFile, 1, flag);
+  }
+  // (-c outweighs -l and counts every line; --max-matches counts every line too.)
+  assert.equal((await grep("-c", "-l", "foo")).query.maxMatchesPerFile, undefined);
+  assert.equal((await grep("-l", "--max-matches", "5", "foo")).query.maxMatchesPerFile, undefined);
+  assert.equal((await grep("-m", "2", "foo")).query.maxMatchesPerFile, 2);
+});
+
+test("grep -c counts lines without rows; -o -c and --count-matches count matches in them", async () => {
+  const counted = await grep("-c", "-A", "2", "foo");
+  assert.deepEqual([counted.query.countOnly, counted.query.context], [true, 0]);
+  assert.equal(counted.stdout, "a.txt:2\n");
+  assert.equal((await grep("-o", "-c", "foo")).query.countOnly, undefined);
+  assert.equal((await grep("--count-matches", "foo")).query.countOnly, undefined);
+});
+
+test("grep prints files as the search hands them over, unless a filter after the walk may drop them", async () => {
+  const streamed = await grep("foo");
+  assert.equal(typeof streamed.query.onFile, "function");
+  assert.equal(streamed.stdout, "a.txt:1:foo\na.txt:2:foo\n");
+  const sized = await grep("--max-filesize", "100", "foo");
+  assert.equal(sized.query.onFile, undefined);
+  assert.equal(sized.stdout, "a.txt:1:foo\na.txt:2:foo\n");
+  const without = await grep("--files-without-match", "foo");
+  assert.equal(typeof without.query.onNoMatch, "function");
+  assert.equal(without.stdout, "b.txt\n");
+  assert.equal((await grep("foo")).query.onNoMatch, undefined);
+});
