@@ -8,7 +8,6 @@
 import { InputError, quotePath } from "../core/mod.ts";
 import { StoreError } from "../store/errors.ts";
 import type { FileStore, WalkOptions } from "../store/file_store.ts";
-import { compileGlob } from "../store/walk.ts";
 import { FILE_TYPES } from "./file_types.ts";
 import type { Paint } from "./_grep_print.ts";
 
@@ -30,30 +29,21 @@ export interface WalkRequest {
 export interface WalkRules {
   /** The store's walk options (but its path). */
   options: Omit<WalkOptions, "path">;
-  /**
-   * `--max-depth` where the walk cannot keep to it (beside `-g`) and `--max-filesize`, for
-   * {@linkcode keptOf}.
-   */
-  maxDepth: number | undefined;
+  /** `--max-filesize`, for {@linkcode keptOf}: the walk does not know the files' sizes. */
   maxFilesize: number | undefined;
   /**
    * Whether {@linkcode keptOf} may leave out a file the walk found (so a search may not stop
    * at its first match and know that it counts).
    */
   filtersAfter: boolean;
-  /**
-   * Whether a file found is of the types asked for, where the walk could not tell (beside -g
-   * globs that only leave files out).
-   */
-  ofType: (path: string) => boolean;
 }
 
 /**
- * The walk of a grep's `-g` globs and `-t` and `-T` types. `-t` narrows the walk when no -g
- * does, and takes hidden files of its types; beside -g globs that only leave files out, it
- * filters what was found. `-T` leaves out the walk's files of its types (not directories of
- * such names: `-T sh` still walks a `profile/`). A -g glob that takes a file decides alone, as
- * in ripgrep (over `-T` too). The type `all` is every type's globs.
+ * The walk of a grep's `-g` globs, `-t` and `-T` types and `--max-depth`. `-t` narrows the
+ * walk, and takes hidden files of its types. `-T` leaves out the walk's files of its types
+ * (not directories of such names: `-T sh` still walks a `profile/`). A -g glob that takes a
+ * file decides alone, as in ripgrep (over `-t` and `-T` too). The type `all` is every type's
+ * globs.
  *
  * @param request the globs, types, --hidden and --no-ignore
  * @returns the walk, or the message of a type that does not exist
@@ -71,32 +61,24 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
   const notGlobs = request.typesNot.flatMap(globsOf);
   const given = request.globs.length > 0;
   const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
-  // (Without -g, whose globs with a `/` match from the root, the walk leaves out what lies
-  // below --max-depth: `!*/` every directory, `!*/*/` those two deep, `!*` everything.)
-  const tooDeep = request.maxDepth === undefined || given
-    ? []
-    : [request.maxDepth === 0 ? "!*" : `!${"*/".repeat(request.maxDepth)}`];
-  const globs = given ? request.globs : [...typeGlobs, ...tooDeep];
+  const glob = given ? request.globs : typeGlobs;
   const options = {
-    glob: globs.length > 0 ? globs : undefined,
+    glob: glob.length > 0 ? glob : undefined,
     // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not, but take hidden
     // files of their types, as ripgrep's do.)
     globsFirst: given,
     revealTypes: globTakes ? undefined : typeGlobs,
     hideTypes: notGlobs,
+    // (Beside -g globs that only leave files out, -t keeps its types of what they leave.)
+    onlyTypes: given && !globTakes && typeGlobs.length > 0 ? typeGlobs : undefined,
+    maxDepth: request.maxDepth,
     includeHidden: request.hidden,
     includeGitignored: request.noIgnore,
   };
-  // What is left to filter after the walk (see keptOf).
-  const typed = given && !globTakes && typeGlobs.length > 0 ? compileGlob(typeGlobs) : undefined;
-  const maxDepth = given ? request.maxDepth : undefined;
   return {
     options,
-    ofType: (path) => typed?.(path) ?? true,
-    maxDepth,
     maxFilesize: request.maxFilesize,
-    filtersAfter: typed !== undefined || maxDepth !== undefined ||
-      request.maxFilesize !== undefined,
+    filtersAfter: request.maxFilesize !== undefined,
   };
 }
 
@@ -117,13 +99,11 @@ export async function fileShown(store: FileStore, path: string): Promise<string 
 }
 
 /**
- * The files a walk of `path` found that a grep keeps (a file named on the line is kept
- * whatever they say, as ripgrep searches it): of the types asked for (beside -g),
- * within `--max-depth` of the path, and no larger than `--max-filesize`. The walk reads the
+ * The files a walk found that a grep keeps: those no larger than `--max-filesize` (a file
+ * named on the line is kept whatever it says, as ripgrep searches it). The walk reads the
  * others too; they are left out here.
  *
  * @param store where the files are
- * @param path a path given on the command line
  * @param rules the walk's rules
  * @param found what the walk found
  * @param pathOf the display path of one of them
@@ -131,16 +111,13 @@ export async function fileShown(store: FileStore, path: string): Promise<string 
  */
 export async function keptOf<T>(
   store: FileStore,
-  path: string,
   rules: WalkRules,
   found: readonly T[],
   pathOf: (file: T) => string,
 ): Promise<T[]> {
-  const deep = await depthFilter(store, path, rules.maxDepth);
-  const files = found.filter((file) => rules.ofType(pathOf(file)) && deep(pathOf(file)));
   const most = rules.maxFilesize;
-  if (most === undefined) return files;
-  const small = await Promise.all(files.map(async (file) => {
+  if (most === undefined) return [...found];
+  const small = await Promise.all(found.map(async (file) => {
     try {
       return (await store.stat(pathOf(file))).size <= most;
     } catch (error) {
@@ -148,28 +125,7 @@ export async function keptOf<T>(
       throw error;
     }
   }));
-  return files.filter((_, i) => small[i]);
-}
-
-/**
- * Whether a file a walk of `path` found lies within `--max-depth` of it, as ripgrep counts
- * depth: 1 for the files in the directory itself.
- */
-async function depthFilter(
-  store: FileStore,
-  path: string,
-  maxDepth: number | undefined,
-): Promise<(file: string) => boolean> {
-  if (maxDepth === undefined) return () => true;
-  let start: string;
-  try {
-    start = (await store.stat(path)).path;
-  } catch (error) {
-    if (error instanceof StoreError) return () => true; // (the walk says what is wrong)
-    throw error;
-  }
-  const prefix = start === "." ? "" : `${start}/`;
-  return (file) => file.slice(prefix.length).split("/").length <= maxDepth;
+  return found.filter((_, i) => small[i]);
 }
 
 /**
@@ -194,7 +150,7 @@ export async function listFiles(
     try {
       files = named !== undefined
         ? [named]
-        : await keptOf(store, path, rules, await store.glob({ ...rules.options, path }), String);
+        : await keptOf(store, rules, await store.glob({ ...rules.options, path }), String);
     } catch (error) {
       if (!(error instanceof StoreError || error instanceof InputError)) throw error;
       out.stderr(`linewise: ${error.message}\n`);

@@ -65,7 +65,7 @@ import {
   compileGlob,
   walkFileRuns,
   type WalkNode,
-  walkShows,
+  walkRulesOf,
   type WalkSource,
 } from "../store/walk.ts";
 
@@ -261,16 +261,8 @@ async function listFiles(
     return { files: [start], known: [undefined] };
   }
   if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
-  const { hidden, gitignored } = walkShows(query);
-  const walkKey = JSON.stringify([
-    start.key,
-    query.glob,
-    query.globsFirst,
-    query.revealTypes,
-    query.hideTypes,
-    hidden,
-    gitignored,
-  ]);
+  const rules = walkRulesOf(query);
+  const walkKey = JSON.stringify([start.key, rules]);
   const walked = index?.walk(walkKey);
   if (index !== undefined && walked !== undefined) {
     const { files } = walked;
@@ -294,19 +286,11 @@ async function listFiles(
     const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed };
     index.rememberWalk(walkKey, kept, walkEpoch!);
   } else {
-    const options = {
-      glob: query.glob,
-      globsFirst: query.globsFirst,
-      revealTypes: query.revealTypes,
-      hideTypes: query.hideTypes,
-      includeHidden: hidden,
-      includeGitignored: gitignored,
-    };
     const again = () => {
       const skipped = skippedCounter();
       const dirs = directoryRecorder();
       const runs = walkFileRuns(place.walkSource, start, {
-        ...options,
+        ...rules,
         onSkipped: skipped.count,
         onDirectory: dirs.record,
         onUnreadable: () => dirs.listed.unsure = true,

@@ -145,6 +145,16 @@ export interface WalkOptions {
    * not walked, directories of such names are (see `WalkFilesOptions.hideTypes`).
    */
   hideTypes?: readonly string[];
+  /**
+   * Globs of file types asked for beside `glob`s that decide first and only leave files out
+   * (ripgrep's `-t` beside `-g '!…'`, the command line's): a file must match one of them too.
+   */
+  onlyTypes?: readonly string[];
+  /**
+   * How many directories deep below `path` a file may lie (ripgrep's `--max-depth`, the
+   * command line's): 1 for its own files, 0 for none.
+   */
+  maxDepth?: number;
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
   includeIgnored?: boolean;
   /** Include hidden files alone (ripgrep's `--hidden`); default `includeIgnored`. */

@@ -118,6 +118,16 @@ export interface WalkFilesOptions {
    */
   hideTypes?: readonly string[];
   /**
+   * Globs of file types asked for beside globs that decide first and only leave files out
+   * (ripgrep's `-t` beside `-g '!…'`): a file must match one of them too.
+   */
+  onlyTypes?: readonly string[];
+  /**
+   * How many directories deep below the start a file may lie (ripgrep's `--max-depth`): 1
+   * for the start's own files, 0 for none. Deeper directories are not listed.
+   */
+  maxDepth?: number;
+  /**
    * Include hidden and .gitignore'd files (`.git` is skipped all the same).
    * @default false
    */
@@ -447,13 +457,34 @@ function walkGlobs(options: WalkFilesOptions): {
   glob?: (relative: string) => boolean;
   decide?: (relative: string, dir: boolean) => boolean | undefined;
   hidesFile: (relative: string) => boolean;
+  ofTypes: (relative: string) => boolean;
 } {
   const types = options.hideTypes;
   const hidesFile = types === undefined || types.length === 0 ? () => false : compileGlob(types);
-  if (options.glob === undefined) return { hidesFile };
+  const only = options.onlyTypes;
+  const ofTypes = only === undefined ? () => true : compileGlob(only);
+  if (options.glob === undefined) return { hidesFile, ofTypes };
   return options.globsFirst
-    ? { decide: compileGlobsFirst(options.glob), hidesFile }
-    : { glob: compileGlob(options.glob), hidesFile };
+    ? { decide: compileGlobsFirst(options.glob), hidesFile, ofTypes }
+    : { glob: compileGlob(options.glob), hidesFile, ofTypes };
+}
+
+/**
+ * What decides which files a walk yields, without its callbacks: what makes two walks the
+ * same (`hidden` and `gitignored` as {@linkcode walkShows} tells them).
+ */
+export function walkRulesOf(options: WalkFilesOptions): WalkFilesOptions {
+  const { hidden, gitignored } = walkShows(options);
+  return {
+    glob: options.glob,
+    globsFirst: options.globsFirst,
+    revealTypes: options.revealTypes,
+    hideTypes: options.hideTypes,
+    onlyTypes: options.onlyTypes,
+    maxDepth: options.maxDepth,
+    includeHidden: hidden,
+    includeGitignored: gitignored,
+  };
 }
 
 /** Whether a hidden file is walked for its type (`WalkFilesOptions.revealTypes`). */
@@ -501,8 +532,9 @@ export async function* walkFileRuns(
   options: WalkFilesOptions = {},
 ): AsyncGenerator<WalkNode[]> {
   const { hidden, gitignored } = walkShows(options);
-  const { glob, decide, hidesFile } = walkGlobs(options);
+  const { glob, decide, hidesFile, ofTypes } = walkGlobs(options);
   const ofType = typesRevealed(options, hidden);
+  const maxDepth = options.maxDepth ?? Infinity;
   // (ripgrep's globs match the path as it prints it: from the root, not the start.)
   const base = decide !== undefined ? "." : start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
@@ -553,8 +585,9 @@ export async function* walkFileRuns(
       }
     }
     const node = childNode(source, frame.dir, entry);
+    // (The stack holds a frame per directory down to this one: its files lie that deep.)
     if (entry.kind === "directory") {
-      if (entry.symlink) continue;
+      if (entry.symlink || stack.length >= maxDepth) continue;
       if (taken !== true && !gitignored && frame.rules.ignores(node.display, true, entry.name)) {
         onSkipped?.(node.display, "ignored");
         continue;
@@ -569,8 +602,10 @@ export async function* walkFileRuns(
         onSkipped?.(node.display, "ignored");
         continue;
       }
+      if (stack.length > maxDepth) continue;
       if (glob && !glob(relativeTo(node.display))) continue;
       if (taken !== true && hidesFile(relativeTo(node.display))) continue;
+      if (!ofTypes(relativeTo(node.display))) continue;
       run.push(node);
     }
   }
@@ -649,7 +684,7 @@ export async function createWalkFilter(
   options: WalkFilesOptions = {},
 ): Promise<(file: string) => Promise<boolean>> {
   const { hidden, gitignored } = walkShows(options);
-  const { glob, decide = () => undefined, hidesFile } = walkGlobs(options);
+  const { glob, decide = () => undefined, hidesFile, ofTypes } = walkGlobs(options);
   const ofType = typesRevealed(options, hidden);
   const base = start.display;
   const rootRules = gitignored ? new IgnoreRules() : await startRules(source, start);
@@ -665,6 +700,7 @@ export async function createWalkFilter(
     const relative = base === "." ? file : file.slice(base.length + 1);
     const parts = segments(relative);
     if (parts.length === 0 || parts.join("/") !== relative) return false;
+    if (parts.length > (options.maxDepth ?? Infinity)) return false;
     // (Each of the path's entries as the walk meets it: the globs first, where they decide,
     // on the path from the root, as ripgrep's.)
     const above = base === "." ? "" : base + "/";
@@ -674,6 +710,7 @@ export async function createWalkFilter(
     if (taken.includes(false) || parts.includes(".git")) return false;
     if (glob && !glob(relative)) return false;
     if (taken.at(-1) !== true && hidesFile(relative)) return false;
+    if (!ofTypes(relative)) return false;
     const hides = (i: number) =>
       !hidden && taken[i] !== true && parts[i].startsWith(".") &&
       !(i === parts.length - 1 && ofType(relative));

@@ -502,6 +502,38 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("walks keep to a depth (maxDepth) and to types beside globs that decide (onlyTypes)", async () => {
+        const files = {
+          "a.md": "x\n",
+          "a.ts": "x\n",
+          "src/b.ts": "x\n",
+          "src/c.md": "x\n",
+          "src/deep/d.ts": "x\n",
+        };
+        const cases: Array<[Omit<SearchQuery, "matcher">, string[]]> = [
+          [{ maxDepth: 1 }, ["a.md", "a.ts"]],
+          [{ maxDepth: 2 }, ["a.md", "a.ts", "src/b.ts", "src/c.md"]],
+          [{ maxDepth: 0 }, []],
+          // (The depth counts from the path; globs that decide first match from the root.)
+          [{ path: "src", maxDepth: 1, glob: ["src/*"], globsFirst: true }, [
+            "src/b.ts",
+            "src/c.md",
+          ]],
+          [{ glob: ["!a.*"], globsFirst: true, onlyTypes: ["*.ts"] }, [
+            "src/b.ts",
+            "src/deep/d.ts",
+          ]],
+          [{ onlyTypes: ["*.md"], maxDepth: 2 }, ["a.md", "src/c.md"]],
+        ];
+        await withStore(files, [], async (store) => {
+          for (const [query, expected] of cases) {
+            const found = await store.search({ matcher: literalMatcher("x"), ...query });
+            assert.deepEqual(found.files.map((f) => f.path), expected, JSON.stringify(query));
+            assert.deepEqual(await store.glob(query), expected, JSON.stringify(query));
+          }
+        });
+      });
+
       it("a directory or file asked for by name is walked even when hidden or ignored", async () => {
         await withStore(tree, [], async (store) => {
           assert.deepEqual(await store.glob({ path: ".config", glob: "*" }), [

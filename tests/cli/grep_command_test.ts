@@ -9,19 +9,27 @@ import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 
-/** A store that keeps the queries it was asked. */
+/** A store that keeps the queries it was asked, and tells when each search ends. */
 class RecordingStore extends MemoryStore {
   readonly queries: SearchQuery[] = [];
+  searched = () => {};
 
-  override search(query: SearchQuery): Promise<SearchResult> {
+  override async search(query: SearchQuery): Promise<SearchResult> {
     this.queries.push(query);
-    return super.search(query);
+    const result = await super.search(query);
+    this.searched();
+    return result;
   }
 }
 
 /** Runs grep with the words of a command line over a few files; its one query and output. */
 async function grep(...words: string[]) {
-  const store = new RecordingStore({ "a.txt": "foo\nfoo\n", "b.txt": "bar\n" });
+  const store = new RecordingStore({
+    "a.txt": "foo\nfoo\n",
+    "b.txt": "bar\n",
+    "d/c.md": "foo\n",
+    "d/e/f.txt": "foo\n",
+  });
   const { values, positionals, tokens } = parseArgs({
     args: withValuesJoined(["grep", ...words]),
     options: OPTIONS,
@@ -30,10 +38,12 @@ async function grep(...words: string[]) {
     tokens: true,
   });
   let stdout = "";
+  let printedWhileSearching = "";
+  store.searched = () => void (printedWhileSearching = stdout);
   const out = { stdout: (text: string) => void (stdout += text), stderr: () => {} };
   await grepCommand(store, grepRequest(positionals.slice(1), values, tokens, {}), out);
   assert.equal(store.queries.length, 1);
-  return { query: store.queries[0], stdout };
+  return { query: store.queries[0], stdout, printedWhileSearching };
 }
 
 test("grep -l, -q and --files-without-match take each file's first match alone", async () => {
@@ -49,20 +59,30 @@ test("grep -l, -q and --files-without-match take each file's first match alone",
 test("grep -c counts lines without rows; -o -c and --count-matches count matches in them", async () => {
   const counted = await grep("-c", "-A", "2", "foo");
   assert.deepEqual([counted.query.countOnly, counted.query.context], [true, 0]);
-  assert.equal(counted.stdout, "a.txt:2\n");
+  assert.equal(counted.stdout, "a.txt:2\nd/c.md:1\nd/e/f.txt:1\n");
   assert.equal((await grep("-o", "-c", "foo")).query.countOnly, undefined);
   assert.equal((await grep("--count-matches", "foo")).query.countOnly, undefined);
 });
 
 test("grep prints files as the search hands them over, unless a filter after the walk may drop them", async () => {
   const streamed = await grep("foo");
-  assert.equal(typeof streamed.query.onFile, "function");
-  assert.equal(streamed.stdout, "a.txt:1:foo\na.txt:2:foo\n");
-  const sized = await grep("--max-filesize", "100", "foo");
-  assert.equal(sized.query.onFile, undefined);
-  assert.equal(sized.stdout, "a.txt:1:foo\na.txt:2:foo\n");
+  assert.equal(streamed.stdout, "a.txt:1:foo\na.txt:2:foo\nd/c.md:1:foo\nd/e/f.txt:1:foo\n");
+  assert.equal(streamed.printedWhileSearching, streamed.stdout);
+  // (--max-depth and -t beside -g are the walk's: printed as found too.)
+  const walked = await grep("-g", "!b.txt", "-t", "txt", "--max-depth", "2", "foo");
+  assert.deepEqual(
+    [walked.query.maxDepth, walked.query.onlyTypes?.includes("*.txt")],
+    [2, true],
+  );
+  assert.equal(walked.stdout, "a.txt:1:foo\na.txt:2:foo\n");
+  assert.equal(walked.printedWhileSearching, walked.stdout);
+  // (--max-filesize is not: its files are held until their sizes are known.)
+  const sized = await grep("--max-filesize", "4", "foo");
+  assert.deepEqual([sized.printedWhileSearching, sized.stdout], [
+    "",
+    "d/c.md:1:foo\nd/e/f.txt:1:foo\n",
+  ]);
   const without = await grep("--files-without-match", "foo");
-  assert.equal(typeof without.query.onNoMatch, "function");
-  assert.equal(without.stdout, "b.txt\n");
+  assert.deepEqual([without.stdout, without.printedWhileSearching], ["b.txt\n", "b.txt\n"]);
   assert.equal((await grep("foo")).query.onNoMatch, undefined);
 });

@@ -276,6 +276,10 @@ const CASES = [
   ["--max-depth", "1", "foo"],
   ["--max-depth", "1", "foo", "src", "docs"],
   ["--max-depth", "0", "foo", "src"],
+  // (--max-depth and -t beside -g are kept by the walk: the globs match from the root.)
+  ["--max-depth", "1", "-g", "*.ts", "foo", "src", "."],
+  ["--max-depth", "2", "-g", "!*.js", "-l", "o"],
+  ["-t", "md", "-g", "!zz", "-c", "foo"],
   // Nothing left to search in the current directory: status 2 (said on stderr).
   ["--max-depth", "0", "foo"],
   ["-t", "zig", "foo"],

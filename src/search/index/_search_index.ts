@@ -36,7 +36,7 @@ import {
   needleTrigrams,
 } from "./_trigram_filter.ts";
 import { plannedNeedles, type PlanShape, type ReadPlan, readPlan } from "./_block_filters.ts";
-import { type WalkNode, walkShows } from "../../store/walk.ts";
+import { type WalkNode, walkRulesOf } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
 import {
@@ -965,23 +965,14 @@ function trigramsOf(literal: string): Uint32Array | undefined {
  * @returns the key, or undefined
  */
 export function resultKey(start: string, query: SearchQuery): string | undefined {
-  const { matcher, glob, globsFirst, revealTypes, hideTypes, context, maxMatches, maxChars } =
-    query;
-  const { rowCut } = query;
-  const { maxMatchesPerFile, countOnly } = query;
+  const { matcher, context, maxMatches, maxChars, rowCut, maxMatchesPerFile, countOnly } = query;
   // (A search that hands its files over as it goes has none in its result to keep.)
   if (matcher.key === undefined || query.onFile !== undefined) return undefined;
-  const { hidden, gitignored } = walkShows(query);
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
   return JSON.stringify([
     matcher.key,
     start,
-    glob,
-    globsFirst,
-    revealTypes,
-    hideTypes,
-    hidden,
-    gitignored,
+    walkRulesOf(query),
     context,
     maxMatches,
     maxMatchesPerFile,

@@ -53,6 +53,13 @@ const QUERIES: Array<[string, () => Matcher, Partial<SearchQuery>?]> = [
   ["a type's glob", () => literalMatcher("createElement"), { glob: "*.ts" }],
   ["a type", () => literalMatcher("createElement"), { glob: "*.ts", revealTypes: ["*.ts"] }],
   ["a subdirectory", () => literalMatcher("createElement"), { path: "d3" }],
+  // (Two walks more: one kept to a depth, one kept to a type beside globs that leave out.)
+  ["a depth", () => literalMatcher("createElement"), { maxDepth: 1 }],
+  ["a type beside -g", () => literalMatcher("createElement"), {
+    glob: ["!f1*"],
+    globsFirst: true,
+    onlyTypes: ["*.ts"],
+  }],
   ["context", () => literalMatcher("createElement"), { context: 1 }],
   ["a match cap", () => literalMatcher("export"), { maxMatches: 7 }],
   // (The same pattern with a cap per file and without: two results.)
