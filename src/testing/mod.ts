@@ -18,6 +18,7 @@ import type {
   FileMatches,
   FileStore,
   LineRangeOptions,
+  SearchQuery,
   SearchResult,
 } from "../store/file_store.ts";
 
