@@ -185,7 +185,7 @@ describe("a store that starts from the cache", () => {
     assert.ok(held.keys.includes(path.join(root, "sub/trace.log")), "the walk with ignored files");
     const keys = held.walks.map((walk) => JSON.parse(walk.key));
     assert.deepEqual(keys.map(([start]) => start), held.walks.map(() => root));
-    assert.ok(keys.some(([, glob]) => glob === "sub/**"), "the walk of a glob");
+    assert.ok(keys.some(([, rules]) => rules.glob === "sub/**"), "the walk of a glob");
     for (const walk of held.walks) assert.ok(walk.dirs.listed.includes(path.join(root, "empty")));
   });
 
