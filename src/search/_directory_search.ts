@@ -35,6 +35,7 @@ import {
   WHOLE_FILE_BYTES,
 } from "./_search_file.ts";
 import type { Stretch } from "./_long_rows.ts";
+import { type WorkerScan, workerScanOf } from "./_worker_scan.ts";
 import {
   directoryRecorder,
   resultKey,
@@ -466,6 +467,8 @@ class ReadingQueue {
   /** The digests the examination gives (the first files, when no matches are skipped). */
   readonly #digests: Examination["digests"];
   readonly #lease: WorkerLease | undefined;
+  /** The scan of the files the workers read (see `_worker_scan.ts`), if they may do it. */
+  readonly #scan: WorkerScan | undefined;
   readonly #plans = new Map<number, ReadPlan>(); // by position in keys
   #batches: ExaminedBatches | undefined;
 
@@ -503,6 +506,7 @@ class ReadingQueue {
       this.#digests = { files: digests.files, maxBytes: digests.maxBytes, more };
     }
     this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
+    this.#scan = workerScanOf(query);
   }
 
   /**
@@ -598,6 +602,7 @@ class ReadingQueue {
         this.#place.denies !== undefined,
       reader: this.#options.reader,
       workers,
+      scan: this.#scan,
     });
   }
 }
@@ -776,6 +781,9 @@ async function recordExamined(
       return true;
     case "counted":
       collector.countedFile(display, examined.lines, examined.invalid);
+      return true;
+    case "scanned":
+      collector.takeScanned(display, examined);
       return true;
     case "redo":
       return false;
