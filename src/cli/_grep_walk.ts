@@ -25,21 +25,15 @@ export interface WalkRequest {
   noIgnore: boolean;
 }
 
-/** The walk a grep asks of the store, and what it keeps of the files found. */
+/** The walk a grep asks of the store. */
 export interface WalkRules {
   /** The store's walk options (but its path). */
   options: Omit<WalkOptions, "path">;
-  /** `--max-filesize`, for {@linkcode keptOf}: the walk does not know the files' sizes. */
-  maxFilesize: number | undefined;
-  /**
-   * Whether {@linkcode keptOf} may leave out a file the walk found (so a search may not stop
-   * at its first match and know that it counts).
-   */
-  filtersAfter: boolean;
 }
 
 /**
- * The walk of a grep's `-g` globs, `-t` and `-T` types and `--max-depth`. `-t` narrows the
+ * The walk of a grep's `-g` globs, `-t` and `-T` types, `--max-depth` and `--max-filesize`
+ * (of the files walked: a file named on the line is searched whatever they say). `-t` narrows the
  * walk, and takes hidden files of its types. `-T` leaves out the walk's files of its types
  * (not directories of such names: `-T sh` still walks a `profile/`). A -g glob that takes a
  * file decides alone, as in ripgrep (over `-t` and `-T` too). The type `all` is every type's
@@ -72,14 +66,11 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
     // (Beside -g globs that only leave files out, -t keeps its types of what they leave.)
     onlyTypes: given && !globTakes && typeGlobs.length > 0 ? typeGlobs : undefined,
     maxDepth: request.maxDepth,
+    maxFileSize: request.maxFilesize,
     includeHidden: request.hidden,
     includeGitignored: request.noIgnore,
   };
-  return {
-    options,
-    maxFilesize: request.maxFilesize,
-    filtersAfter: request.maxFilesize !== undefined,
-  };
+  return { options };
 }
 
 /**
@@ -96,36 +87,6 @@ export async function fileShown(store: FileStore, path: string): Promise<string 
     if (error instanceof StoreError) return undefined; // (the walk says what is wrong)
     throw error;
   }
-}
-
-/**
- * The files a walk found that a grep keeps: those no larger than `--max-filesize` (a file
- * named on the line is kept whatever it says, as ripgrep searches it). The walk reads the
- * others too; they are left out here.
- *
- * @param store where the files are
- * @param rules the walk's rules
- * @param found what the walk found
- * @param pathOf the display path of one of them
- * @returns those kept, in order
- */
-export async function keptOf<T>(
-  store: FileStore,
-  rules: WalkRules,
-  found: readonly T[],
-  pathOf: (file: T) => string,
-): Promise<T[]> {
-  const most = rules.maxFilesize;
-  if (most === undefined) return [...found];
-  const small = await Promise.all(found.map(async (file) => {
-    try {
-      return (await store.stat(pathOf(file))).size <= most;
-    } catch (error) {
-      if (error instanceof StoreError) return false; // (gone since the walk)
-      throw error;
-    }
-  }));
-  return found.filter((_, i) => small[i]);
 }
 
 /**
@@ -148,9 +109,7 @@ export async function listFiles(
     const named = await fileShown(store, path);
     let files: string[];
     try {
-      files = named !== undefined
-        ? [named]
-        : await keptOf(store, rules, await store.glob({ ...rules.options, path }), String);
+      files = named !== undefined ? [named] : await store.glob({ ...rules.options, path });
     } catch (error) {
       if (!(error instanceof StoreError || error instanceof InputError)) throw error;
       out.stderr(`linewise: ${error.message}\n`);

@@ -16,7 +16,7 @@ import {
 } from "./_grep_print.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
-import { fileShown, keptOf, listFiles, type WalkRules, walkRules } from "./_grep_walk.ts";
+import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
 import { grepPattern } from "./_grep_pattern.ts";
 import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
 
@@ -173,35 +173,21 @@ export async function grepCommand(
       print(`${paint.path(quotePath(file))}${after("\n")}`);
       without++;
     };
-    // Beside --max-filesize, which leaves files out after the search, the files found (with
-    // matches, and without them for --files-without-match) are held until they are filtered,
-    // and --max-matches is kept here: the store's cap would count the matches of files left
-    // out, and miss those of files kept after them.
-    const held: Array<FileMatches | string> = [];
-    let left = rules.filtersAfter && !named ? request.maxMatches ?? Infinity : Infinity;
-    let cappedHere = false;
     /** Prints a file's matches (as -c, -l or rows), and notes it as one with a match. */
     const show = (file: FileMatches) => {
-      const found = file.matchedLines ??
-        file.rows.reduce((sum, row) => sum + (row.match === undefined ? 0 : 1), 0);
-      if (found > left) cappedHere = true;
-      const most = Math.min(request.maxCount ?? Infinity, left);
-      const limit = most === Infinity ? undefined : most;
       // (Counted by the search, a file has no rows.)
       const rows = file.matchedLines === undefined
-        ? firstMatches(withinContext(file.rows, request), limit, request.after)
+        ? firstMatches(withinContext(file.rows, request), request.maxCount, request.after)
         : [];
-      const matching = rows.filter((row) => row.match !== undefined).slice(0, limit);
-      const shownLines = Math.min(file.matchedLines ?? matching.length, most);
-      if (shownLines === 0) return;
-      left -= shownLines;
+      const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
+      if ((file.matchedLines ?? matching.length) === 0) return;
       hit.add(file.path);
       if (request.filesWithoutMatch) return;
       progress.clear();
       // (-o -c counts the matches, not the lines.)
       const count = file.matchedLines === undefined
         ? counted(matching, request, spans)
-        : shownLines;
+        : Math.min(file.matchedLines, request.maxCount ?? Infinity);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
       const path = quotePath(file.path);
       const shownPath = paint.path(path);
@@ -225,26 +211,17 @@ export async function grepCommand(
         // --count-matches count the matches in them.)
         ...countsLines(request) ? { countOnly: true, context: 0 } : { context },
         glob: named ? undefined : walk.glob,
-        // (-q stops at the first match, unless a file found may be left out after the walk:
-        // then at the first of each file.)
-        maxMatches: request.quiet && !rules.filtersAfter
-          ? 1
-          : left === Infinity
-          ? request.maxMatches ?? Infinity
-          : Infinity,
+        // (-q stops at the first match.)
+        maxMatches: request.quiet ? 1 : request.maxMatches ?? Infinity,
         // (-m: each file's scan stops after its last line shown; -q, -l and
         // --files-without-match need a file's first matching line alone, unless -c counts.)
         maxMatchesPerFile: firstAlone(request) ? 1 : request.maxCount,
         deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
-        // (Each file is printed as the search finishes it, unless filters after the walk may
-        // leave it out: `… | head` ends the command at once, and the matches are not held.)
-        onFile: named || !rules.filtersAfter ? show : (file) => void held.push(file),
+        // (Each file is printed as the search finishes it: `… | head` ends the command at
+        // once, and the matches are not held.)
+        onFile: show,
         // (A file named on the line is listed whether binary or not, below.)
-        onNoMatch: !request.filesWithoutMatch || named
-          ? undefined
-          : rules.filtersAfter
-          ? (file) => void held.push(file)
-          : showWithout,
+        onNoMatch: !request.filesWithoutMatch || named ? undefined : showWithout,
       });
     } catch (error) {
       progress.clear();
@@ -282,16 +259,8 @@ export async function grepCommand(
         first = false;
       }
     }
-    // (Files the search did not hand over as it went, and those held, filtered first; the
-    // cap kept here stops with the first match past it, as the store's would.)
-    const rest = [...held, ...result.files];
-    const kept = named ? rest : await keptOf(store, rules, rest, pathOf);
-    for (const file of kept) {
-      if (cappedHere) break;
-      if (typeof file === "string") showWithout(file);
-      else show(file);
-    }
-    if (cappedHere) capped = true;
+    // (Files the search did not hand over as it went.)
+    for (const file of result.files) show(file);
     if (named && request.filesWithoutMatch && !hit.has(shownFile)) showWithout(shownFile);
     hits += hit.size;
     if (request.quiet && hits > 0) break;
@@ -301,7 +270,7 @@ export async function grepCommand(
     out.stderr(`linewise: stopped at --max-matches ${request.maxMatches}: more matches exist\n`);
   }
   // (As ripgrep: a search of the current directory that had no file left to search is told.)
-  if (!request.pathsGiven && !failed && hits === 0 && await noneSearched(store, rules, searched)) {
+  if (!request.pathsGiven && !failed && hits === 0 && searched === 0) {
     return refused(
       "no files were searched: the filters left none (-g, -t, -T, --max-depth, --max-filesize, hidden names or the ignore files)",
     );
@@ -313,18 +282,6 @@ export async function grepCommand(
   if (request.quiet && found > 0) return 0;
   if (failed || ((stopped || capped) && found === 0)) return 2;
   return found > 0 ? 0 : 1;
-}
-
-/**
- * Whether a search of the current directory searched no file: the store's walk found none,
- * or the filters after it (see `keptOf`) left none of what it found.
- *
- * @param searched the files the store searched (binary ones included)
- */
-async function noneSearched(store: FileStore, rules: WalkRules, searched: number) {
-  if (searched === 0 || !rules.filtersAfter) return searched === 0;
-  const found = await store.glob({ ...rules.options, path: "." });
-  return (await keptOf(store, rules, found, String)).length === 0;
 }
 
 /** Whether grep prints how many lines of each file match (`-c`, without `-o`). */
@@ -447,9 +404,4 @@ function counted(rows: readonly ScanRow[], request: GrepRequest, spans: MatchSpa
   const first = rows.slice(0, request.maxCount);
   if (!request.onlyMatching && !request.countMatches) return first.length;
   return first.reduce((sum, row) => sum + spans(rowBody(row.text), row).length, 0);
-}
-
-/** The display path of a file a search found. */
-function pathOf(file: FileMatches | string): string {
-  return typeof file === "string" ? file : file.path;
 }

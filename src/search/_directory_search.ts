@@ -264,7 +264,9 @@ async function listFiles(
   if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
   const rules = walkRulesOf(query);
   const walkKey = JSON.stringify([start.key, rules]);
-  const walked = index?.walk(walkKey);
+  // (A walk by size is not kept: a file grows past it with no change to its directory.)
+  const keeps = query.maxFileSize === undefined;
+  const walked = keeps ? index?.walk(walkKey) : undefined;
   if (index !== undefined && walked !== undefined) {
     const { files } = walked;
     // (The files to read are queued as they are judged: the first are read meanwhile.)
@@ -285,8 +287,8 @@ async function listFiles(
   if (listing.unreadable) dirs.listed.unsure = true;
   if (index !== undefined) {
     const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed };
-    index.rememberWalk(walkKey, kept, walkEpoch!);
-  } else {
+    if (keeps) index.rememberWalk(walkKey, kept, walkEpoch!);
+  } else if (keeps) {
     const again = () => {
       const skipped = skippedCounter();
       const dirs = directoryRecorder();

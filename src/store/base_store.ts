@@ -706,6 +706,8 @@ export abstract class BaseFileStore implements FileStore {
       ? await createWalkFilter(this.walkSource, start, options)
       : (file: string) =>
         Promise.resolve(file === start.display && globAccepts(options.glob, file));
+    // (A file given as the start is searched whatever its size.)
+    const most = isDirectory ? options.maxFileSize ?? Infinity : Infinity;
     const unique = [...new Set(candidates)].sort(comparePaths);
     const files: WalkNode[] = [];
     for (const display of unique) {
@@ -718,7 +720,8 @@ export abstract class BaseFileStore implements FileStore {
         if (error instanceof StoreError && error.code !== "permission") continue;
         throw error;
       }
-      if ((await this.statPath(node)).kind === "file") files.push(node);
+      const { kind, size } = await this.statPath(node);
+      if (kind === "file" && size <= most) files.push(node);
     }
     return files;
   }

@@ -155,6 +155,11 @@ export interface WalkOptions {
    * command line's): 1 for its own files, 0 for none.
    */
   maxDepth?: number;
+  /**
+   * The largest file walked, in bytes (ripgrep's `--max-filesize`, the command line's); a
+   * file given as `path` is searched whatever its size.
+   */
+  maxFileSize?: number;
   /** Include hidden and .gitignore'd files (`.git/` is always skipped). */
   includeIgnored?: boolean;
   /** Include hidden files alone (ripgrep's `--hidden`); default `includeIgnored`. */

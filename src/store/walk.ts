@@ -128,6 +128,11 @@ export interface WalkFilesOptions {
    */
   maxDepth?: number;
   /**
+   * The largest file walked, in bytes (ripgrep's `--max-filesize`): a larger one is passed
+   * over. The walk then lists each directory with its files' sizes (a stat per file).
+   */
+  maxFileSize?: number;
+  /**
    * Include hidden and .gitignore'd files (`.git` is skipped all the same).
    * @default false
    */
@@ -482,6 +487,7 @@ export function walkRulesOf(options: WalkFilesOptions): WalkFilesOptions {
     hideTypes: options.hideTypes,
     onlyTypes: options.onlyTypes,
     maxDepth: options.maxDepth,
+    maxFileSize: options.maxFileSize,
     includeHidden: hidden,
     includeGitignored: gitignored,
   };
@@ -535,6 +541,8 @@ export async function* walkFileRuns(
   const { glob, decide, hidesFile, ofTypes } = walkGlobs(options);
   const ofType = typesRevealed(options, hidden);
   const maxDepth = options.maxDepth ?? Infinity;
+  const maxFileSize = options.maxFileSize ?? Infinity;
+  const sizes = options.maxFileSize !== undefined;
   // (ripgrep's globs match the path as it prints it: from the root, not the start.)
   const base = decide !== undefined ? "." : start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
@@ -554,7 +562,7 @@ export async function* walkFileRuns(
   const pace = new Pace();
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
-    const entries = await listOrSkip(source, dir, false, isStart ? undefined : onUnreadable);
+    const entries = await listOrSkip(source, dir, sizes, isStart ? undefined : onUnreadable);
     const own = gitignored ? undefined : ownRules(source, entries);
     // (A repository inside another: as the walk meets it, its rules stand alone.)
     if (own?.repository || own?.files.length) rules = await rulesInside(source, dir, rules, own);
@@ -602,7 +610,7 @@ export async function* walkFileRuns(
         onSkipped?.(node.display, "ignored");
         continue;
       }
-      if (stack.length > maxDepth) continue;
+      if (stack.length > maxDepth || entry.size > maxFileSize) continue;
       if (glob && !glob(relativeTo(node.display))) continue;
       if (taken !== true && hidesFile(relativeTo(node.display))) continue;
       if (!ofTypes(relativeTo(node.display))) continue;
@@ -671,7 +679,7 @@ export async function* walkEntries(
  * Tells whether a file a store proposed (a search candidate) is one the walk from `start`
  * would visit: below the start, no hidden or `.git` segment, not ignored, matching the glob.
  * It does not know about symlinked directories on the way; a store proposing candidates
- * must not look through them.
+ * must not look through them. Nor does it know sizes: `maxFileSize` is the caller's to check.
  *
  * @param source the store's directory access (for `.gitignore` files)
  * @param start the walk's start directory

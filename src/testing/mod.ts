@@ -503,11 +503,11 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
-      it("walks keep to a depth (maxDepth) and to types beside globs that decide (onlyTypes)", async () => {
+      it("walks keep to a depth (maxDepth), to types beside globs that decide (onlyTypes) and to a size (maxFileSize)", async () => {
         const files = {
           "a.md": "x\n",
           "a.ts": "x\n",
-          "src/b.ts": "x\n",
+          "src/b.ts": "x\nx\n",
           "src/c.md": "x\n",
           "src/deep/d.ts": "x\n",
         };
@@ -525,6 +525,11 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
             "src/deep/d.ts",
           ]],
           [{ onlyTypes: ["*.md"], maxDepth: 2 }, ["a.md", "src/c.md"]],
+          // (Of two bytes at most: src/b.ts has four; a file given as the path has any size.)
+          [{ maxFileSize: 2 }, ["a.md", "a.ts", "src/c.md", "src/deep/d.ts"]],
+          [{ maxFileSize: 4, path: "src", maxDepth: 1 }, ["src/b.ts", "src/c.md"]],
+          [{ maxFileSize: 0 }, []],
+          [{ maxFileSize: 2, path: "src/b.ts" }, ["src/b.ts"]],
         ];
         await withStore(files, [], async (store) => {
           for (const [query, expected] of cases) {

@@ -64,11 +64,11 @@ test("grep -c counts lines without rows; -o -c and --count-matches count matches
   assert.equal((await grep("--count-matches", "foo")).query.countOnly, undefined);
 });
 
-test("grep prints files as the search hands them over, unless a filter after the walk may drop them", async () => {
+test("grep prints files as the search hands them over, its filters kept by the walk", async () => {
   const streamed = await grep("foo");
   assert.equal(streamed.stdout, "a.txt:1:foo\na.txt:2:foo\nd/c.md:1:foo\nd/e/f.txt:1:foo\n");
   assert.equal(streamed.printedWhileSearching, streamed.stdout);
-  // (--max-depth and -t beside -g are the walk's: printed as found too.)
+  // (--max-depth, -t beside -g and --max-filesize are the walk's: printed as found too.)
   const walked = await grep("-g", "!b.txt", "-t", "txt", "--max-depth", "2", "foo");
   assert.deepEqual(
     [walked.query.maxDepth, walked.query.onlyTypes?.includes("*.txt")],
@@ -76,12 +76,12 @@ test("grep prints files as the search hands them over, unless a filter after the
   );
   assert.equal(walked.stdout, "a.txt:1:foo\na.txt:2:foo\n");
   assert.equal(walked.printedWhileSearching, walked.stdout);
-  // (--max-filesize is not: its files are held until their sizes are known.)
   const sized = await grep("--max-filesize", "4", "foo");
-  assert.deepEqual([sized.printedWhileSearching, sized.stdout], [
-    "",
-    "d/c.md:1:foo\nd/e/f.txt:1:foo\n",
-  ]);
+  assert.equal(sized.query.maxFileSize, 4);
+  assert.equal(sized.stdout, "d/c.md:1:foo\nd/e/f.txt:1:foo\n");
+  assert.equal(sized.printedWhileSearching, sized.stdout);
+  // (-q stops at the first match whatever the filters.)
+  assert.equal((await grep("-q", "--max-filesize", "4", "foo")).query.maxMatches, 1);
   const without = await grep("--files-without-match", "foo");
   assert.deepEqual([without.stdout, without.printedWhileSearching], ["b.txt\n", "b.txt\n"]);
   assert.equal((await grep("foo")).query.onNoMatch, undefined);

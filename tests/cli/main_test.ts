@@ -386,8 +386,8 @@ describe("the linewise command line", () => {
       assert.equal(runCli(["grep", "-q", "foo"], tree.dir).stderr, "");
       const counted = runCli(["grep", "-c", "-m", "2", "foo"], tree.dir);
       assert.equal(counted.stdout, "a.txt:2\nb.txt:1\n");
-      // (Beside --max-filesize, the cap counts the matches of the files kept alone: a larger
-      // file's do not stop the search before the smaller ones after it.)
+      // (Beside --max-filesize, the cap counts the matches of the files searched alone: a
+      // larger file's do not stop the search before the smaller ones after it.)
       writeFileSync(join(tree.dir, "0big.txt"), `foo\nfoo\nfoo\n${"x".repeat(200)}\n`);
       const sized = (max: string) =>
         runCli(["grep", "--max-matches", max, "--max-filesize", "100", "foo"], tree.dir);

@@ -340,6 +340,8 @@ const CASES = [
   ["--files", "--max-filesize", "100"],
   ["--max-filesize", "0", "foo"],
   ["--max-filesize", "1K", "-l", "foo", "src"],
+  ["-q", "--max-filesize", "1K", "foo"],
+  ["--files-without-match", "--max-filesize", "1K", "foo"],
   // -v: the lines without a match, each whole (what -o prints and --count-matches counts);
   // a pattern with lookarounds or backreferences is inverted where it can be stopped.
   ["-v", "foo", "src"],

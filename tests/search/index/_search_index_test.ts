@@ -117,6 +117,19 @@ describe("the search index", () => {
     },
   );
 
+  test("keeps no walk by size: a file grown past it is left out", BUN_ONLY, async () => {
+    await indexed(store);
+    const file = (await store.search({ matcher: literalMatcher("createElement(") })).files[0].path;
+    const size = fs.statSync(at(file)).size;
+    const query = () => ({ matcher: literalMatcher("createElement("), maxFileSize: size + 4 });
+    const paths = async () => (await store.search(query())).files.map((found) => found.path);
+    assert.ok((await paths()).includes(file));
+    // (Its directory does not change: a walk kept by its directories would still hold it.)
+    fs.appendFileSync(at(file), "// longer now\n");
+    assert.ok(!(await paths()).includes(file));
+    assert.deepEqual(await store.search(query()), await plain.search(query()));
+  });
+
   test("sees every change made just before a search", BUN_ONLY, async () => {
     await indexed(store);
     let seed = 5;
