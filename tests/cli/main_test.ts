@@ -405,6 +405,12 @@ describe("the linewise command line", () => {
         [four.stdout, four.stderr],
         ["a.txt:1:foo\na.txt:2:foo\na.txt:3:foo\nb.txt:1:foo\n", ""],
       );
+      // (A match in the context after the last one taken ends it: no more than the cap shown.)
+      const after = runCli(
+        ["grep", "-A", "1", "--max-matches", "1", "--max-filesize", "100", "foo"],
+        tree.dir,
+      );
+      assert.equal(after.stdout, "a.txt:1:foo\n");
       const cappedCount = runCli(
         ["grep", "-c", "--max-matches", "3", "--max-filesize", "100", "foo"],
         tree.dir,
