@@ -2,33 +2,14 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import fc from "fast-check";
 import { compilePattern } from "../../src/match/safe_matcher.ts";
-import type { Matcher } from "../../src/core/mod.ts";
-import {
-  examineBytes,
-  type Examined,
-  lineStartNeedle,
-  type Prefilter,
-  prefilterOf as prefilterFor,
-} from "../../src/search/_search_file.ts";
+import { examineBytes, type Examined } from "../../src/search/_search_file.ts";
 import { workerScanner, workerScanOf } from "../../src/search/_worker_scan.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
 import type { SearchQuery } from "../../src/store/file_store.ts";
 import { needlePiece } from "../_helpers/arbitraries.ts";
+import { prefilterOf } from "../_helpers/prefilter.ts";
 
 const encoder = new TextEncoder();
-
-/** What the search looks for in a file's bytes, for a matcher. */
-function prefilterOf(matcher: Matcher): Prefilter {
-  const { requiredLiteral, alternativeLiterals, foldedLiterals, requiredLiterals } = matcher;
-  const lineStart = lineStartNeedle(matcher.lineStart);
-  const found = prefilterFor(
-    requiredLiteral,
-    alternativeLiterals,
-    foldedLiterals,
-    requiredLiterals,
-  );
-  return lineStart === undefined ? found : { ...found, lineStart };
-}
 
 /** Takes a file's outcome into a collector, as the search thread does. */
 async function take(collector: SearchCollector, path: string, outcome: Examined) {
