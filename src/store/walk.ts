@@ -462,12 +462,12 @@ function walkGlobs(options: WalkFilesOptions): {
   glob?: (relative: string) => boolean;
   decide?: (relative: string, dir: boolean) => boolean | undefined;
   hidesFile: (relative: string) => boolean;
-  ofTypes: (relative: string) => boolean;
+  ofTypes?: (relative: string) => boolean;
 } {
   const types = options.hideTypes;
   const hidesFile = types === undefined || types.length === 0 ? () => false : compileGlob(types);
   const only = options.onlyTypes;
-  const ofTypes = only === undefined ? () => true : compileGlob(only);
+  const ofTypes = only === undefined ? undefined : compileGlob(only);
   if (options.glob === undefined) return { hidesFile, ofTypes };
   return options.globsFirst
     ? { decide: compileGlobsFirst(options.glob), hidesFile, ofTypes }
@@ -613,7 +613,7 @@ export async function* walkFileRuns(
       if (stack.length > maxDepth || entry.size > maxFileSize) continue;
       if (glob && !glob(relativeTo(node.display))) continue;
       if (taken !== true && hidesFile(relativeTo(node.display))) continue;
-      if (!ofTypes(relativeTo(node.display))) continue;
+      if (ofTypes !== undefined && !ofTypes(relativeTo(node.display))) continue;
       run.push(node);
     }
   }
@@ -718,7 +718,7 @@ export async function createWalkFilter(
     if (taken.includes(false) || parts.includes(".git")) return false;
     if (glob && !glob(relative)) return false;
     if (taken.at(-1) !== true && hidesFile(relative)) return false;
-    if (!ofTypes(relative)) return false;
+    if (ofTypes !== undefined && !ofTypes(relative)) return false;
     const hides = (i: number) =>
       !hidden && taken[i] !== true && parts[i].startsWith(".") &&
       !(i === parts.length - 1 && ofType(relative));
