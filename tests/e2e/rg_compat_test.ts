@@ -283,7 +283,7 @@ const CASES = [
   // Nothing left to search in the current directory: status 2 (said on stderr).
   ["--max-depth", "0", "foo"],
   ["-t", "zig", "foo"],
-  // -q goes past a match that a filter after the walk leaves out (docs/readme.md here).
+  // -q is not stopped by a match the walk leaves out (docs/readme.md here).
   ["-q", "-T", "md", "-g", "!zz", "foo"],
   // ripgrep 13's 169 types (a lock file, a shell's dot file), and their list.
   ["-T", "lock", "-T", "sh", "-l", "o"],
