@@ -35,7 +35,6 @@ import {
   WHOLE_FILE_BYTES,
 } from "./_search_file.ts";
 import type { Stretch } from "./_long_rows.ts";
-import { type WorkerScan, workerScanOf } from "./_worker_scan.ts";
 import {
   directoryRecorder,
   resultKey,
@@ -469,8 +468,6 @@ class ReadingQueue {
   /** The digests the examination gives (the first files, when no matches are skipped). */
   readonly #digests: Examination["digests"];
   readonly #lease: WorkerLease | undefined;
-  /** The scan of the files the workers read (see `_worker_scan.ts`), if they may do it. */
-  readonly #scan: WorkerScan | undefined;
   readonly #plans = new Map<number, ReadPlan>(); // by position in keys
   #batches: ExaminedBatches | undefined;
 
@@ -508,7 +505,6 @@ class ReadingQueue {
       this.#digests = { files: digests.files, maxBytes: digests.maxBytes, more };
     }
     this.#lease = place.threads > 1 ? place.index?.borrowWorkers() : undefined;
-    this.#scan = workerScanOf(query);
   }
 
   /**
@@ -604,7 +600,6 @@ class ReadingQueue {
         this.#place.denies !== undefined,
       reader: this.#options.reader,
       workers,
-      scan: this.#scan,
     });
   }
 }
@@ -783,9 +778,6 @@ async function recordExamined(
       return true;
     case "counted":
       collector.countedFile(display, examined.lines, examined.invalid);
-      return true;
-    case "scanned":
-      collector.takeScanned(display, examined);
       return true;
     case "redo":
       return false;

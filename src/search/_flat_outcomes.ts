@@ -7,21 +7,19 @@
  *
  * @module
  */
-import type { ScanRow } from "../core/mod.ts";
 import type { Examined } from "./_search_file.ts";
 
 /** The outcomes of a batch, flat: one letter each, their numbers, their text. */
 export interface FlatOutcomes {
   /**
    * One letter per file: `b` binary, `n` none, `h` none though it holds the needle, `r` redo,
-   * `t` text in one string, `a` text in parts, `c` lines counted, `s` rows scanned.
+   * `t` text in one string, `a` text in parts, `c` lines counted.
    */
   kinds: string;
   /**
    * For each text, comma-separated: invalid (0 or 1), the lines before it, then its length
    * (`t`), or its count of parts and each part (`a`): a string's length, or a number `n` as
-   * `-1 - n`; for each count, invalid and the lines counted; for rows scanned, invalid, their
-   * count, and each row's line, length, and match's start and end (-1 and -1: none).
+   * `-1 - n`; for each count, invalid and the lines counted.
    */
   numbers: string;
   /** Every string of text, one after another. */
@@ -49,16 +47,6 @@ export function flatOutcomes(outcomes: readonly Examined[]): FlatOutcomes | unde
       if (outcome.linked !== undefined) return undefined;
       kinds += "c";
       numbers.push(outcome.invalid ? 1 : 0, outcome.lines);
-    } else if (outcome.kind === "scanned") {
-      const { rows, invalid, linked, sha1, identity } = outcome;
-      if (linked !== undefined || sha1 !== undefined || identity !== undefined) return undefined;
-      kinds += "s";
-      numbers.push(invalid ? 1 : 0, rows.length);
-      for (const { line, text, match, piece } of rows) {
-        if (piece !== undefined) return undefined;
-        numbers.push(line, text.length, match?.start ?? -1, match?.end ?? -1);
-        texts.push(text);
-      }
     } else {
       const { text, invalid, linesBefore, linked, sha1, identity } = outcome;
       if (linked !== undefined || sha1 !== undefined || identity !== undefined) return undefined;
@@ -100,17 +88,6 @@ export function outcomesOf(flat: FlatOutcomes): Examined[] {
     else if (kind === "h") outcomes.push({ kind: "none", holdsNeedle: true });
     else if (kind === "c") {
       outcomes.push({ kind: "counted", invalid: numbers[n++] === 1, lines: numbers[n++] });
-    } else if (kind === "s") {
-      const invalid = numbers[n++] === 1;
-      const rows: ScanRow[] = [];
-      for (let count = numbers[n++]; count > 0; count--) {
-        const line = numbers[n++];
-        const text = piece(numbers[n++]);
-        const start = numbers[n++];
-        const end = numbers[n++];
-        rows.push(start === -1 ? { line, text } : { line, text, match: { start, end } });
-      }
-      outcomes.push({ kind: "scanned", rows, invalid });
     } else {
       const invalid = numbers[n++] === 1;
       const linesBefore = numbers[n++];

@@ -47,7 +47,7 @@ import {
   windowedLine,
   windowedPart,
 } from "./_long_rows.ts";
-import { type ScanRow, utf8BomLength } from "../core/mod.ts";
+import { utf8BomLength } from "../core/mod.ts";
 import { IDENTITY_WORDS, identityOfStat, identityText } from "../io/file_identity.ts";
 import { versionOfBytes } from "./_digests.ts";
 
@@ -90,18 +90,6 @@ export type Examined =
    * each is a matching line (`Examination.countLines`).
    */
   | { kind: "counted"; lines: number; invalid: boolean; linked?: FileStat }
-  /**
-   * Its lines scanned where it was read (a search worker's, see `_worker_scan.ts`): the rows
-   * the search's collector would find, numbered in the file, with no cap but the file's own.
-   */
-  | {
-    kind: "scanned";
-    rows: ScanRow[];
-    invalid: boolean;
-    linked?: FileStat;
-    sha1?: string;
-    identity?: string;
-  }
   /** Not read whole (large, not a regular file, or an error): the caller searches it itself. */
   | { kind: "redo" };
 

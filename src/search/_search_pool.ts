@@ -25,7 +25,6 @@ import {
 import { type Examination, type Examined, examineFile } from "./_search_file.ts";
 import { type FlatOutcomes, flatOutcomes, outcomesOf } from "./_flat_outcomes.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
-import type { WorkerScan } from "./_worker_scan.ts";
 
 /** Files per batch: small enough for the deadline, large enough that messages cost little. */
 export const BATCH_SIZE = 32;
@@ -52,8 +51,6 @@ export interface SearchJob extends Examination {
   counter: SharedArrayBuffer;
   /** Where the files are read (the same handles as the main thread's). */
   files: SharedFileSystem;
-  /** The scan of the files the worker reads, if it scans them (see `_worker_scan.ts`). */
-  scan?: WorkerScan;
 }
 
 /** What the main thread posts to the worker next, a few batches at a time, in order. */
@@ -128,7 +125,6 @@ export function handOver(
 export function textLength(outcomes: readonly Examined[]): number {
   let text = 0;
   for (const outcome of outcomes) {
-    if (outcome.kind === "scanned") { for (const row of outcome.rows) text += row.text.length; }
     if (outcome.kind !== "text") continue;
     if (typeof outcome.text === "string") text += outcome.text.length;
     else for (const part of outcome.text) if (typeof part === "string") text += part.length;
@@ -294,20 +290,17 @@ export class ExaminedBatches {
   #wake: (() => void) | undefined;
 
   /**
-   * @param options the examination asked for, the main thread's reader, the workers (if
-   *   any): its own, stopped when the search ends, or lent ones, given back; and the scan
-   *   the workers do of the files they read, if they scan them (this thread's files are
-   *   left to the search's own scan)
+   * @param options the examination asked for, the main thread's reader, and the workers
+   *   (if any): its own, stopped when the search ends, or lent ones, given back
    */
   constructor(
     options: Examination & {
       reader: FileReader;
       workers: Worker[] | WorkerLease | undefined;
-      scan?: WorkerScan;
     },
   ) {
-    // (Everything but the reader, the workers and the scan is the examination, posted to them.)
-    const { reader, workers: given, scan, ...examination } = options;
+    // (Everything but the reader and the workers is the examination, posted to them.)
+    const { reader, workers: given, ...examination } = options;
     this.#examination = examination;
     this.#reader = reader;
     this.#lease = given !== undefined && "release" in given ? given : undefined;
@@ -340,7 +333,6 @@ export class ExaminedBatches {
         ...this.#examination,
         counter: this.#claims.buffer as SharedArrayBuffer,
         files: reader.files.share(),
-        ...scan === undefined ? {} : { scan },
       });
     }
   }

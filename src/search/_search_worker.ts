@@ -3,9 +3,8 @@
  * the batches of files in order as the walk completes them; it claims batches it knows from
  * a counter shared with the main thread, examines each file with {@linkcode examineFile}
  * (read, binary check, literal prefilter, decode of the window) and posts the outcomes of
- * each batch back. Given a scan (see `_worker_scan.ts`), it scans the text of the files it
- * read with the matcher compiled again here, and posts the rows found; the match cap and the
- * order of results stay on the main thread.
+ * each batch back. It never sees the matcher: scanning, the match cap and the order of
+ * results stay on the main thread.
  *
  * @module
  */
@@ -13,8 +12,7 @@ import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
 import { collectGarbageWhenIdle } from "../io/runtime.ts";
 import { FileReader } from "../io/_file_reader.ts";
 import { lowerThisThread } from "../io/libc.ts";
-import { type Examined, examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
-import { workerScanner } from "./_worker_scan.ts";
+import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./index/_file_filters.ts";
 import { type CheckJob, type CheckReply, filesHeld } from "./index/_cache_checks.ts";
 import type { ReadPlan } from "./index/_block_filters.ts";
@@ -41,8 +39,6 @@ lowerThisThread();
 const readers = new Map<string, FileReader>();
 let reader: FileReader | undefined;
 let job: SearchJob | undefined;
-/** The scan of the job's files, if it asks for one. */
-let scanner: ((examined: Examined) => Promise<Examined>) | undefined;
 
 function readerFor(shared: SharedFileSystem): FileReader {
   const key = JSON.stringify(shared);
@@ -86,37 +82,22 @@ scope.onmessage = (event) => {
   } else {
     // A new search (the worker may be kept warm between searches).
     job = data;
-    scanner = data.scan === undefined ? undefined : workerScanner(data.scan);
     claims = new Int32Array(data.counter);
     reader = readerFor(data.files);
     batches.length = 0;
     plans.clear();
   }
   if (job === undefined || claims === undefined || reader === undefined) return;
-  void examineBatches(job, reader, claims, scanner);
-};
-
-/**
- * Examines (and scans, if asked) every batch known and not claimed by the main thread; more
- * arrive as messages. (A scan awaits nothing but promises already settled: no message comes
- * in between.)
- */
-async function examineBatches(
-  current: SearchJob,
-  examiner: FileReader,
-  shared: Int32Array,
-  scan: ((examined: Examined) => Promise<Examined>) | undefined,
-): Promise<void> {
-  for (let batch = claimForWorker(shared, batches.length); batch !== -1;) {
+  const current = job;
+  const examiner = reader;
+  // Examine every batch known and not claimed by the main thread; more arrive as messages.
+  for (let batch = claimForWorker(claims, batches.length); batch !== -1;) {
     const from = batch * BATCH_SIZE;
     const outcomes = batches[batch].map((key, i) =>
-      examineFile(examiner, key, current, plans.get(from + i), from + i, shared)
+      examineFile(examiner, key, current, plans.get(from + i), from + i, claims)
     );
-    if (scan !== undefined) {
-      for (let i = 0; i < outcomes.length; i++) outcomes[i] = await scan(outcomes[i]);
-    }
-    handOver(shared, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
-    batch = claimForWorker(shared, batches.length);
+    handOver(claims, { id: current.id, batch, outcomes }, (message) => scope.postMessage(message));
+    batch = claimForWorker(claims, batches.length);
   }
   collectGarbageWhenIdle();
-}
+};

@@ -295,52 +295,6 @@ export class SearchCollector {
   }
 
   /**
-   * Takes the rows a scan of a file elsewhere found (a search worker's, see
-   * `_worker_scan.ts`): every row {@linkcode scanFile} would have given, numbered in the file,
-   * with the file's own limit and no other. They are taken as its sink takes them: the match
-   * cap and `maxChars` stop the search here as they would have stopped the scan.
-   *
-   * @param path display path of the file
-   * @param found its rows, whether its bytes were invalid UTF-8, and its version if known
-   */
-  takeScanned(
-    path: string,
-    found: { rows: readonly ScanRow[]; invalid: boolean; sha1?: string; identity?: string },
-  ): void {
-    const context = this.#context;
-    const perFile = this.#query.maxMatchesPerFile ?? Infinity;
-    const rows: ScanRow[] = [];
-    let fileMatches = 0;
-    let lastMatch = -Infinity;
-    let stop = false;
-    for (const row of found.rows) {
-      // (Past the file's own limit, the scan gave the context after its last match alone.)
-      if (fileMatches < perFile) {
-        if (row.match) {
-          if (this.#matchedLines >= this.#maxMatches) {
-            stop = true;
-            break;
-          }
-          this.#matchedLines++;
-          fileMatches++;
-          lastMatch = row.line;
-          this.#shown(row.text);
-        } else if (this.#matchedLines >= this.#maxMatches && row.line > lastMatch + context) {
-          continue; // (before-context of a match that will not be taken)
-        }
-      }
-      rows.push(row);
-    }
-    if (stop) this.#stopped = "max_matches";
-    this.#filesSearched++;
-    const { sha1, identity } = found;
-    const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
-    if (rows.length > 0) this.#take({ path, rows, invalidUtf8: found.invalid, ...version });
-    else if (!stop && fileMatches === 0) this.#query.onNoMatch?.(path);
-    this.#progress();
-  }
-
-  /**
    * Takes a file whose matching lines were counted without decoding them (a search counting
    * only, `SearchQuery.countOnly`, of a literal every occurrence of which is a match), as
    * {@linkcode scanFile} would have counted them: at most the file's own limit, and past the

@@ -14,16 +14,6 @@ const kept = fc.oneof(
   }),
 );
 
-/** A row a worker's scan found: a matching line, or one of context. */
-const row = fc.oneof(
-  fc.record({ line: fc.nat(1_000_000), text: fc.string({ unit: "binary", maxLength: 20 }) }),
-  fc.record({
-    line: fc.nat(1_000_000),
-    text: fc.string({ unit: "binary", maxLength: 20 }),
-    match: fc.record({ start: fc.nat(20), end: fc.nat(20) }).map((span) => ({ ...span })),
-  }),
-).map((fields) => ({ ...fields }));
-
 /** The outcomes a batch may hold that cross flat. */
 const flattenable: fc.Arbitrary<Examined> = fc.oneof(
   fc.constant<Examined>({ kind: "binary" }),
@@ -35,9 +25,6 @@ const flattenable: fc.Arbitrary<Examined> = fc.oneof(
   ),
   fc.record({ lines: fc.nat(1_000_000), invalid: fc.boolean() }).map(
     (fields): Examined => ({ kind: "counted", ...fields }),
-  ),
-  fc.record({ rows: fc.array(row, { maxLength: 5 }), invalid: fc.boolean() }).map(
-    (fields): Examined => ({ kind: "scanned", ...fields }),
   ),
 );
 
@@ -68,12 +55,6 @@ describe("flatOutcomes()", () => {
         { ...text, linked: stat },
         { ...text, sha1: "f".repeat(40), identity: "1:2:2:3:4" },
         { ...text, text: ["a\n", 3, window] },
-        {
-          kind: "scanned",
-          rows: [{ line: 1, text: "a", match: { start: 0, end: 1 }, piece: window }],
-          invalid: false,
-        },
-        { kind: "scanned", rows: [], invalid: false, sha1: "f".repeat(40) },
       ] as Examined[]
     ) {
       assert.equal(flatOutcomes([{ kind: "binary" }, odd]), undefined, JSON.stringify(odd));

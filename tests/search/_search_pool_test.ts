@@ -8,9 +8,7 @@ import { describe, it } from "node:test";
 import { FileReader } from "../../src/io/_file_reader.ts";
 import { HAS_SHARED_MEMORY, HAS_WORKERS, RUNTIME } from "../../src/io/runtime.ts";
 import { filesOf } from "../_helpers/files.ts";
-import { compilePattern } from "../../src/match/safe_matcher.ts";
-import { type Examination, type Examined, examineFile } from "../../src/search/_search_file.ts";
-import { workerScanOf } from "../../src/search/_worker_scan.ts";
+import { type Examination, examineFile } from "../../src/search/_search_file.ts";
 import { ExaminedBatches, startSearchWorkers, WarmWorkers } from "../../src/search/_search_pool.ts";
 
 async function withTree(
@@ -38,18 +36,16 @@ async function withTree(
 }
 
 /** What one thread alone makes of the files. */
-function expected(keys: string[], needle: Uint8Array, context = 1): unknown[] {
+function expected(keys: string[], needle: Uint8Array): unknown[] {
   const reader = new FileReader(filesOf("/"), 1 << 20);
-  return keys.map((key) => examineFile(reader, key, { needle, context, links: true }));
+  return keys.map((key) => examineFile(reader, key, { needle, context: 1, links: true }));
 }
 
-async function all(batches: ExaminedBatches, keys: string[], headStartMs = 0): Promise<unknown[]> {
+async function all(batches: ExaminedBatches, keys: string[]): Promise<unknown[]> {
   const outcomes: unknown[] = [];
   try {
     for (const key of keys) batches.add(key);
     batches.end();
-    // (The workers may be given time to claim batches before this thread claims the rest.)
-    if (headStartMs > 0) await new Promise((resolve) => setTimeout(resolve, headStartMs));
     for (let i = 0; i < batches.count; i++) outcomes.push(...await batches.get(i));
   } finally {
     batches.close();
@@ -95,36 +91,6 @@ describe("ExaminedBatches", () => {
     withTree(700, async (keys) => {
       const batches = batchesWith(startSearchWorkers(1));
       assert.deepEqual(await all(batches, keys), expected(keys, needle));
-    }));
-
-  it("has its workers scan the text of the files they read, when given a scan", () =>
-    withTree(700, async (keys) => {
-      const { matcher } = compilePattern("needle (\\d+)");
-      const batches = new ExaminedBatches({
-        needle,
-        context: 0,
-        links: true,
-        reader: new FileReader(filesOf("/"), 1 << 20),
-        workers: startSearchWorkers(1),
-        scan: workerScanOf({ matcher, context: 0 }),
-      });
-      const outcomes = (await all(batches, keys, 1000)) as Examined[];
-      const plain = expected(keys, needle, 0) as Examined[];
-      // (The main thread's own files are left as text, for the search's scan.)
-      const kinds = new Set(outcomes.map((outcome) => outcome.kind));
-      if (HAS_WORKERS && HAS_SHARED_MEMORY) assert.ok(kinds.has("scanned"), [...kinds].join());
-      for (const [i, outcome] of outcomes.entries()) {
-        if (outcome.kind !== "scanned") {
-          assert.deepEqual(outcome, plain[i]);
-          continue;
-        }
-        assert.equal(plain[i].kind, "text");
-        assert.deepEqual(outcome.rows, [{
-          line: 2,
-          text: `needle ${i}\n`,
-          match: { start: 0, end: 7 + String(i).length },
-        }]);
-      }
     }));
 
   it("gives every file's outcome in path order with three workers", () =>
