@@ -11,6 +11,7 @@ import {
   compileGlob,
   walkFileRuns,
   walkFiles,
+  type WalkFilesOptions,
   type WalkNode,
   type WalkSource,
 } from "../../src/store/walk.ts";
@@ -114,6 +115,39 @@ describe("walkFileRuns()", () => {
     for await (const run of walkFileRuns(source, start)) runs.push(run.map((f) => f.display));
     assert.deepEqual(runs.flat(), files);
     assert.deepEqual(runs, [["a.txt"], ["b/c.txt"], ["b/d/e.txt", "b/f.txt", "g.txt", "h.txt"]]);
+  });
+
+  it("lists no directory below maxDepth, and sizes only for maxFileSize", async () => {
+    const store = new MemoryStore({ "a.txt": "", "b/c.txt": "", "b/d/e.txt": "" });
+    const inside = store as unknown as {
+      walkSource: WalkSource;
+      resolvePath(path: string, forWrite: boolean): Promise<WalkNode>;
+    };
+    const start = await inside.resolvePath(".", false);
+    const listed: string[] = [];
+    const source: WalkSource = {
+      ...inside.walkSource,
+      listDirectory: (dir, options) => {
+        listed.push(`${dir.display}${options.sizes ? " (sizes)" : ""}`);
+        return inside.walkSource.listDirectory(dir, options);
+      },
+    };
+    const walked = async (options: WalkFilesOptions) => {
+      listed.length = 0;
+      const files = [];
+      for await (const run of walkFileRuns(source, start, options)) files.push(...run);
+      return { files: files.map((file) => file.display), listed: [...listed] };
+    };
+    assert.deepEqual(await walked({ maxDepth: 1 }), { files: ["a.txt"], listed: ["."] });
+    assert.deepEqual(await walked({ maxDepth: 2 }), {
+      files: ["a.txt", "b/c.txt"],
+      listed: [".", "b"],
+    });
+    assert.deepEqual((await walked({ maxFileSize: 10 })).listed, [
+      ". (sizes)",
+      "b (sizes)",
+      "b/d (sizes)",
+    ]);
   });
 });
 
