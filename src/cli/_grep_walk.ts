@@ -25,11 +25,8 @@ export interface WalkRequest {
   noIgnore: boolean;
 }
 
-/** The walk a grep asks of the store. */
-export interface WalkRules {
-  /** The store's walk options (but its path). */
-  options: Omit<WalkOptions, "path">;
-}
+/** The walk a grep asks of the store: its walk options, but its path. */
+export type WalkRules = Omit<WalkOptions, "path">;
 
 /**
  * The walk of a grep's `-g` globs, `-t` and `-T` types, `--max-depth` and `--max-filesize`
@@ -56,7 +53,7 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
   const given = request.globs.length > 0;
   const globTakes = request.globs.some((glob) => !glob.startsWith("!"));
   const glob = given ? request.globs : typeGlobs;
-  const options = {
+  return {
     glob: glob.length > 0 ? glob : undefined,
     // (-g globs outweigh the ignore rules, as ripgrep's do; -t types do not, but take hidden
     // files of their types, as ripgrep's do.)
@@ -70,7 +67,6 @@ export function walkRules(request: WalkRequest): WalkRules | { error: string } {
     includeHidden: request.hidden,
     includeGitignored: request.noIgnore,
   };
-  return { options };
 }
 
 /**
@@ -109,7 +105,7 @@ export async function listFiles(
     const named = await fileShown(store, path);
     let files: string[];
     try {
-      files = named !== undefined ? [named] : await store.glob({ ...rules.options, path });
+      files = named !== undefined ? [named] : await store.glob({ ...rules, path });
     } catch (error) {
       if (!(error instanceof StoreError || error instanceof InputError)) throw error;
       out.stderr(`linewise: ${error.message}\n`);

@@ -133,7 +133,6 @@ export async function grepCommand(
   if ("error" in rules) return refused(rules.error);
   // (As ripgrep: -m 0 searches nothing.)
   if (request.maxCount === 0) return 1;
-  const walk = rules.options;
   const context = Math.max(request.before, request.after);
   // (-q prints nothing, and the search stops at the first match.)
   const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
@@ -201,16 +200,16 @@ export async function grepCommand(
     };
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
-      if (walk.glob !== undefined) compileGlob(walk.glob);
+      if (rules.glob !== undefined) compileGlob(rules.glob);
       result = await store.search({
-        ...walk,
+        ...rules,
         onProgress: progress.update,
         path,
         matcher,
         // (-c counts lines, which the search may count without keeping them; -o -c and
         // --count-matches count the matches in them.)
         ...countsLines(request) ? { countOnly: true, context: 0 } : { context },
-        glob: named ? undefined : walk.glob,
+        glob: named ? undefined : rules.glob,
         // (-q stops at the first match.)
         maxMatches: request.quiet ? 1 : request.maxMatches ?? Infinity,
         // (-m: each file's scan stops after its last line shown; -q, -l and

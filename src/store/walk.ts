@@ -467,11 +467,11 @@ function walkGlobs(options: WalkFilesOptions): {
   const types = options.hideTypes;
   const hidesFile = types === undefined || types.length === 0 ? () => false : compileGlob(types);
   const only = options.onlyTypes;
-  const ofTypes = only === undefined ? undefined : compileGlob(only);
-  if (options.glob === undefined) return { hidesFile, ofTypes };
+  const files = { hidesFile, ofTypes: only === undefined ? undefined : compileGlob(only) };
+  if (options.glob === undefined) return files;
   return options.globsFirst
-    ? { decide: compileGlobsFirst(options.glob), hidesFile, ofTypes }
-    : { glob: compileGlob(options.glob), hidesFile, ofTypes };
+    ? { ...files, decide: compileGlobsFirst(options.glob) }
+    : { ...files, glob: compileGlob(options.glob) };
 }
 
 /**

@@ -14,9 +14,11 @@ import {
   examineFile,
   indexFile,
   type KeptText,
+  lineStartNeedle,
   LOOK_THROUGH_BYTES,
   lookThrough,
   type Prefilter,
+  prefilterOf as prefilterFor,
   sharedRun,
 } from "../../src/search/_search_file.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
@@ -25,9 +27,21 @@ import type { SearchResult } from "../../src/store/file_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { filesOf } from "../_helpers/files.ts";
 import { needlePiece } from "../_helpers/arbitraries.ts";
-import { prefilterOf } from "../_helpers/prefilter.ts";
 
 const encoder = new TextEncoder();
+
+/** The bytes a search looks for with a matcher, as the search works them out. */
+function prefilterOf(matcher: Matcher): Prefilter {
+  const { requiredLiteral, alternativeLiterals, foldedLiterals, requiredLiterals } = matcher;
+  const lineStart = lineStartNeedle(matcher.lineStart);
+  const prefilter = prefilterFor(
+    requiredLiteral,
+    alternativeLiterals,
+    foldedLiterals,
+    requiredLiterals,
+  );
+  return lineStart === undefined ? prefilter : { ...prefilter, lineStart };
+}
 
 /** The file system of `dir`, counting the bytes its reads return. */
 function countingReads(dir: string) {
