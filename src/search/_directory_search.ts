@@ -361,6 +361,7 @@ async function collectInOrder(
   search: OneFileSearch,
 ): Promise<ReadOutcomes> {
   const read: ReadOutcomes = { keepable: true, without: [] };
+  const named = collector.namesFilesWithoutMatch;
   let slice = performance.now();
   let outcomes: Examined[] = [];
   let taken = 0;
@@ -393,8 +394,9 @@ async function collectInOrder(
       }
     }
     // (Most files are ruled out; they are counted without a promise each.)
-    if (outcome.kind === "none") collector.searchedWithoutMatch(files[i].display);
-    else if (outcome.kind === "binary") collector.binary();
+    if (outcome.kind === "none") {
+      collector.searchedWithoutMatch(named ? files[i].display : undefined);
+    } else if (outcome.kind === "binary") collector.binary();
     else if (outcome.kind === "counted") {
       collector.countedFile(files[i].display, outcome.lines, outcome.invalid);
     } else {

@@ -76,6 +76,14 @@ export class SearchCollector {
     return this.#query;
   }
 
+  /**
+   * Whether the paths of files without a match are wanted: most files of a search are ruled
+   * out without reading, and a loop over them need not load their nodes otherwise.
+   */
+  get namesFilesWithoutMatch(): boolean {
+    return this.#query.onNoMatch !== undefined;
+  }
+
   /** True once the search must not look at further files. */
   get done(): boolean {
     return this.#stopped !== undefined;
@@ -126,11 +134,12 @@ export class SearchCollector {
    * Counts a file searched without scanning it (a prefilter ruled it out), and tells the
    * query's `onNoMatch`.
    *
-   * @param path display path of the file
+   * @param path display path of the file; needed only when the query has an `onNoMatch`
+   *   ({@linkcode namesFilesWithoutMatch})
    */
-  searchedWithoutMatch(path: string): void {
+  searchedWithoutMatch(path?: string): void {
     this.#filesSearched++;
-    this.#query.onNoMatch?.(path);
+    this.#query.onNoMatch?.(path!);
     this.#progress();
   }
 
