@@ -783,6 +783,11 @@ export class SearchIndex {
     // (A file's key is read only when files are known to lack a literal: for a new one, the
     // loop reads the filters alone, not every file's node as well.)
     const keyed = without !== undefined || literals.some(({ absent }) => absent !== undefined);
+    // (The common case, one literal and nothing else to test, judged by the filters alone.)
+    const only = chosen && literals.length === 1 && !keyed && alternatives === undefined &&
+        folded === undefined
+      ? literals[0].trigrams
+      : undefined;
     // (A large file's plan may rule it out: only those still to read are handed on.)
     const handOn = (indices: number[], literal: string | undefined) => {
       this.#plan(files, known, indices, literal, matcher, shape, plans);
@@ -791,10 +796,13 @@ export class SearchIndex {
     for (let from = 0; from < files.length; from += stretch) {
       const to = Math.min(files.length, from + stretch);
       const first = toRead.length;
-      for (let i = from; i < to; i++) {
-        const key = keyed ? files[i].key : "";
-        known.push(judge(filters[i], key, literals, alternatives, folded, without, passed));
-        if (known[i] === undefined) toRead.push(i);
+      if (only !== undefined) judgeByFilters(filters, from, to, only, known, toRead);
+      else {
+        for (let i = from; i < to; i++) {
+          const key = keyed ? files[i].key : "";
+          known.push(judge(filters[i], key, literals, alternatives, folded, without, passed));
+          if (known[i] === undefined) toRead.push(i);
+        }
       }
       if (!chosen) break; // (all judged: the plans wait for the rarest literal)
       handOn(toRead.slice(first), matcher.requiredLiteral);
@@ -901,6 +909,35 @@ function judge(
     none = !folded.some((trigrams) => mayContainFolded(filter, trigrams));
   }
   return none ? KNOWN_NONE : undefined;
+}
+
+/**
+ * {@linkcode judge} of files `from` to `to` for a search with one literal and nothing else to
+ * test (no file known to lack it, no alternatives, no case ignored): a loop of its own, which
+ * reads each file's filter and nothing else.
+ *
+ * @param trigrams the literal's
+ * @param known where each file's outcome is pushed
+ * @param toRead where a file that may hold the literal is pushed, by index
+ */
+function judgeByFilters(
+  filters: readonly (Filter | undefined)[],
+  from: number,
+  to: number,
+  trigrams: Uint32Array,
+  known: (Examined | undefined)[],
+  toRead: number[],
+): void {
+  for (let i = from; i < to; i++) {
+    const filter = filters[i];
+    const outcome = filter === BINARY
+      ? KNOWN_BINARY
+      : filter !== undefined && !mayContain(filter, trigrams)
+      ? KNOWN_NONE
+      : undefined;
+    known.push(outcome);
+    if (outcome === undefined) toRead.push(i);
+  }
 }
 
 /**
