@@ -125,7 +125,7 @@ describe("a store that keeps its search workers", { skip: !HAS_WORKERS }, () => 
       const { lines } = await stderrOf(async () => {
         // (Not a batch: the worker throws and ends; Deno prints its error on stderr itself.)
         counts.last!.postMessage({ paths: 0 });
-        for (let i = 0; i < 500 && counts.stopped < 2; i++) {
+        for (let i = 0; i < 3000 && counts.stopped < 2; i++) {
           await new Promise((resolve) => setTimeout(resolve, 10));
         }
       });
