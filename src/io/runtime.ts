@@ -84,14 +84,15 @@ export function isCompiledBinary(): boolean {
 }
 
 /**
- * The JavaScriptCore options of a compiled binary that searches: the top tier (FTL) compiles a
- * function once it has run ten times longer than the engine's default asks. A search's
- * functions are hot for a few hundred milliseconds, and compiling them then took the CPU the
- * search needed on a machine of few cores; the index build, hot for seconds, still reaches the
- * top tier (measured in docs/decisions.md).
+ * The JavaScriptCore options of a compiled binary that searches: the optimizing tiers (DFG,
+ * then FTL) compile a function once it has run ten times longer (the top tier about fifteen)
+ * than the engine's defaults ask. A search's functions are hot for a few hundred milliseconds,
+ * and compiling them then took the CPU the search needed on a machine of few cores; the index
+ * build, hot for seconds, still reaches the top tier (measured in docs/decisions.md).
  */
 export const SEARCH_JIT_ENV: Readonly<Record<string, string>> = {
   BUN_JSC_thresholdForFTLOptimizeAfterWarmUp: "1000000",
+  BUN_JSC_thresholdForOptimizeAfterWarmUp: "10000",
 };
 
 /**
