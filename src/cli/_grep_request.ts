@@ -23,6 +23,14 @@ export function grepRequest(
   io: GrepTerminal,
 ): GrepRequest {
   const given = optionsInOrder(tokens);
+  // (As ripgrep: --files lists what a search would look through, and its words are paths.)
+  if (values.files && (values.regexp !== undefined || values.file !== undefined)) {
+    throw new UsageError(
+      `--files lists the files a search would look through and takes no pattern: drop ${
+        values.regexp !== undefined ? "-e" : "-f"
+      }, or --files`,
+    );
+  }
   const patterns = [...values.regexp ?? [], ...(values.file ?? []).flatMap(patternsIn)];
   const words = [...rest];
   if (patterns.length === 0 && !values.files && values.file === undefined) {

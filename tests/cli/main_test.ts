@@ -79,6 +79,17 @@ describe("the linewise command line", () => {
     );
     assert.equal(more.status, 2);
     assert.match(more.stderr, /which takes no -o, -q, -m, -S, -u, -N$/m);
+    for (const [flag, value] of [["-e", "two"], ["-f", "a.txt"]]) {
+      const listed = runCli(["grep", "--files", flag, value], root.dir);
+      assert.equal(listed.status, 2);
+      assert.equal(listed.stdout, "");
+      assert.match(
+        listed.stderr,
+        new RegExp(
+          `^linewise: --files lists the files a search would look through and takes no pattern: drop ${flag}, or --files`,
+        ),
+      );
+    }
     const uuu = runCli(["grep", "-uuu", "two"], root.dir);
     assert.equal(uuu.status, 2);
     assert.match(uuu.stderr, /^linewise: grep takes -u and -uu, not -uuu/);
