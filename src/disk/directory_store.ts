@@ -439,6 +439,19 @@ export class DirectoryStore extends BaseFileStore {
     return { key, display: joinDisplay(dir.display, name) };
   }
 
+  /** The file a symlink leads to within the roots (an ignore file read through it). */
+  protected override async linkedFile(node: WalkNode): Promise<WalkNode | undefined> {
+    let stat;
+    try {
+      stat = this.sandbox.files.lstat(node.key);
+    } catch {
+      return undefined; // (not there: reading it says so)
+    }
+    if (stat.kind !== "symlink") return undefined;
+    const target = await this.#linkTarget(node.key);
+    return target === undefined ? undefined : { key: target, display: node.display };
+  }
+
   /** The directories from the root holding the node down to its parent (for .gitignore files). */
   protected override ancestorsOf(node: WalkNode): WalkNode[] {
     const absolute = this.sandbox.absolute(node.display);

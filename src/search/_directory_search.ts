@@ -63,6 +63,7 @@ import {
 } from "../store/file_store.ts";
 import {
   compileGlob,
+  type ListedDirectory,
   walkFileRuns,
   type WalkNode,
   walkRulesOf,
@@ -311,7 +312,7 @@ async function walkAndQueue(
   knowing: ((key: string) => Examined | undefined) | undefined,
   reading: ReadingQueue,
   listing: Listing,
-  onDirectory: (dir: WalkNode, what: { ignoreFile: boolean }) => void,
+  onDirectory: (dir: WalkNode, what: ListedDirectory) => void,
 ): Promise<void> {
   const { files, known } = listing;
   const walk = {

@@ -47,6 +47,7 @@ import {
   compileGlob,
   createWalkFilter,
   type DirEntry,
+  type IgnoreFileText,
   type OuterIgnoreFile,
   walkEntries,
   walkFiles,
@@ -340,23 +341,37 @@ export abstract class BaseFileStore implements FileStore {
   }
 
   /**
-   * The text of an ignore file in a directory, or undefined.
+   * The text of an ignore file in a directory, or undefined; through a symlink, the text of
+   * the file it leads to within the roots ({@linkcode linkedFile}).
    *
    * @param dir a directory node
    * @param name the file's name
-   * @returns the file's text
+   * @returns the file's text, and whether it was read through a symlink
    */
   protected async readIgnoreFile(
     dir: WalkNode,
     name = ".gitignore",
-  ): Promise<string | undefined> {
+  ): Promise<IgnoreFileText | undefined> {
     try {
-      const { bytes } = await this.readFile(this.childPath(dir, name), 1024 * 1024);
-      return decodeUtf8(bytes).text;
+      const child = this.childPath(dir, name);
+      const target = await this.linkedFile(child);
+      const { bytes } = await this.readFile(target ?? child, 1024 * 1024);
+      return { text: decodeUtf8(bytes).text, linked: target !== undefined };
     } catch (error) {
       if (error instanceof StoreError && error.code !== "permission") return undefined;
       throw error;
     }
+  }
+
+  /**
+   * The file a node leads to when it is a symlink to a file within the roots (its key the
+   * target's real path), else undefined. A store without symlinks has none.
+   *
+   * @param _node a node of a directory's entry
+   * @returns the target's node, or undefined
+   */
+  protected linkedFile(_node: WalkNode): Promise<WalkNode | undefined> {
+    return Promise.resolve(undefined);
   }
 
   /**

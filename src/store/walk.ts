@@ -66,8 +66,11 @@ export interface WalkSource {
   listDirectory(dir: WalkNode, options: { sizes: boolean }): Promise<DirEntry[]>;
   /** The node of an entry of `dir`. */
   child(dir: WalkNode, name: string): WalkNode;
-  /** The text of the `.gitignore` (or of `name`) in `dir`, or undefined when there is none. */
-  readIgnoreFile(dir: WalkNode, name?: string): Promise<string | undefined>;
+  /**
+   * The text of the `.gitignore` (or of `name`) in `dir`, or undefined when there is none; a
+   * symlink is read through when it leads to a file within the roots, as a walk follows one.
+   */
+  readIgnoreFile(dir: WalkNode, name?: string): Promise<IgnoreFileText | undefined>;
   /** The directories from the top of the node's root down to its parent, outermost first. */
   ancestors(node: WalkNode): WalkNode[];
   /**
@@ -90,6 +93,25 @@ export interface WalkSource {
    * and its `info/exclude` (the text, if any) applies from it. Undefined elsewhere.
    */
   repositoryAt?(dir: WalkNode): { exclude: string | undefined } | undefined;
+}
+
+/** An ignore file as {@linkcode WalkSource.readIgnoreFile} read it. */
+export interface IgnoreFileText {
+  /** Its text. */
+  text: string;
+  /** Whether it was read through a symlink (its target may change with no change to `dir`). */
+  linked: boolean;
+}
+
+/** What a walk tells of each directory it listed ({@linkcode WalkFilesOptions.onDirectory}). */
+export interface ListedDirectory {
+  /** Whether its own `.gitignore` was read. */
+  ignoreFile: boolean;
+  /**
+   * Whether an ignore file the walk read there was a symlink (for the start, one in a directory
+   * above it too): the file it leads to may change with no change to the directories listed.
+   */
+  linkedIgnoreFile: boolean;
 }
 
 /** Options of {@linkcode walkFiles}. */
@@ -155,10 +177,10 @@ export interface WalkFilesOptions {
    */
   onSkipped?: (display: string, why: "hidden" | "ignored") => void;
   /**
-   * Told of each directory listed (the start too), and whether its `.gitignore` was read:
-   * what the walk's files depend on.
+   * Told of each directory listed (the start too), and of the ignore files read there: what
+   * the walk's files depend on.
    */
-  onDirectory?: (dir: WalkNode, listed: { ignoreFile: boolean }) => void;
+  onDirectory?: (dir: WalkNode, listed: ListedDirectory) => void;
 }
 
 /** One entry found by {@linkcode walkEntries}. */
@@ -354,7 +376,11 @@ async function listOrSkip(
  * even when they ignore it (someone asked for `build/` by name, as ripgrep searches a path it
  * is given), and they still hold for what is in it (`*.log`), as ripgrep's do.
  */
-async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRules> {
+async function startRules(
+  source: WalkSource,
+  start: WalkNode,
+  seen?: { linked: boolean },
+): Promise<IgnoreRules> {
   let rules = new IgnoreRules();
   const ancestors = source.ancestors(start);
   // (The files above the root, where the store reads them, go first: they are the outermost.)
@@ -362,7 +388,7 @@ async function startRules(source: WalkSource, start: WalkNode): Promise<IgnoreRu
   for (const { prefix, text, rank, everywhere } of source.outerIgnoreFiles?.(start) ?? []) {
     rules = rules.with(root.display, text, prefix, rank, everywhere);
   }
-  for (const dir of ancestors) rules = await rulesInside(source, dir, rules);
+  for (const dir of ancestors) rules = await rulesInside(source, dir, rules, undefined, seen);
   return rules;
 }
 
@@ -403,17 +429,20 @@ function ownRules(source: WalkSource, listed?: readonly DirEntry[]): OwnRules {
 /**
  * The rules in force inside a directory, given those around it: at the top of a repository
  * whose rules stand alone, git's from above stop (`WalkSource.repositoryAt`); then its own
- * ignore files apply.
+ * ignore files apply. `seen.linked` is set when one of them was read through a symlink.
  */
 async function rulesInside(
   source: WalkSource,
   dir: WalkNode,
   rules: IgnoreRules,
   { files, repository }: OwnRules = ownRules(source),
+  seen?: { linked: boolean },
 ): Promise<IgnoreRules> {
   if (repository) rules = withinRepository(source, dir, rules);
   for (const { name, rank } of files) {
-    rules = rules.with(dir.display, await source.readIgnoreFile(dir, name), undefined, rank);
+    const read = await source.readIgnoreFile(dir, name);
+    if (read?.linked && seen !== undefined) seen.linked = true;
+    rules = rules.with(dir.display, read?.text, undefined, rank);
   }
   return rules;
 }
@@ -546,7 +575,9 @@ export async function* walkFileRuns(
   // (ripgrep's globs match the path as it prints it: from the root, not the start.)
   const base = decide !== undefined ? "." : start.display;
   const relativeTo = (display: string) => base === "." ? display : display.slice(base.length + 1);
-  const rules = gitignored ? new IgnoreRules() : await startRules(source, start);
+  // (The ignore files above the start count as the start's: its files depend on them.)
+  const above = { linked: false };
+  const rules = gitignored ? new IgnoreRules() : await startRules(source, start, above);
 
   // One frame per directory being walked, deepest last: a file is yielded once, not passed
   // up through one generator per level of the tree.
@@ -564,9 +595,15 @@ export async function* walkFileRuns(
     await pace.turn();
     const entries = await listOrSkip(source, dir, sizes, isStart ? undefined : onUnreadable);
     const own = gitignored ? undefined : ownRules(source, entries);
+    const seen = { linked: isStart && above.linked };
     // (A repository inside another: as the walk meets it, its rules stand alone.)
-    if (own?.repository || own?.files.length) rules = await rulesInside(source, dir, rules, own);
-    onDirectory?.(dir, { ignoreFile: own !== undefined && own.files.length > 0 });
+    if (own?.repository || own?.files.length) {
+      rules = await rulesInside(source, dir, rules, own, seen);
+    }
+    onDirectory?.(dir, {
+      ignoreFile: own !== undefined && own.files.length > 0,
+      linkedIgnoreFile: seen.linked,
+    });
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
   const stack = [await open(start, rules, true)];

@@ -36,7 +36,7 @@ import {
   needleTrigrams,
 } from "./_trigram_filter.ts";
 import { plannedNeedles, type PlanShape, type ReadPlan, readPlan } from "./_block_filters.ts";
-import { type WalkNode, walkRulesOf } from "../../store/walk.ts";
+import { type ListedDirectory, type WalkNode, walkRulesOf } from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
 import {
@@ -153,6 +153,12 @@ export interface WalkDirs {
   ignoreFiles: string[];
   /** Whether it depends on more than its directories show (one it could not open). */
   unsure: boolean;
+  /**
+   * Whether it read an ignore file through a symlink: the file it leads to may change with no
+   * change the watcher ties to walks (it hears ignore files by their name), so such a walk is
+   * never kept.
+   */
+  linkedIgnoreFile: boolean;
 }
 
 /**
@@ -162,14 +168,15 @@ export interface WalkDirs {
  */
 export function directoryRecorder(): {
   listed: WalkDirs;
-  record: (dir: WalkNode, what: { ignoreFile: boolean }) => void;
+  record: (dir: WalkNode, what: ListedDirectory) => void;
 } {
-  const listed: WalkDirs = { listed: [], ignoreFiles: [], unsure: false };
+  const listed: WalkDirs = { listed: [], ignoreFiles: [], unsure: false, linkedIgnoreFile: false };
   return {
     listed,
     record: (dir, what) => {
       listed.listed.push(dir.key);
       if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
+      if (what.linkedIgnoreFile) listed.linkedIgnoreFile = true;
     },
   };
 }
@@ -353,6 +360,7 @@ export class SearchIndex {
    */
   rememberWalk(key: string, walk: KeptWalk, since: number): void {
     if (this.#closed || since !== this.#walkEpoch || this.#watcher === undefined) return;
+    if (walk.dirs.linkedIgnoreFile) return;
     keepRecent(this.#walks, key, walk, MAX_WALKS);
     this.#saveSoon();
   }
@@ -626,7 +634,12 @@ export class SearchIndex {
       this.#tookFromDisk = true;
     }
     for (const { key, dirs, files, skipped } of holding) {
-      keepRecent(this.#walks, key, { files, skipped, dirs: { ...dirs, unsure: false } }, MAX_WALKS);
+      keepRecent(
+        this.#walks,
+        key,
+        { files, skipped, dirs: { ...dirs, unsure: false, linkedIgnoreFile: false } },
+        MAX_WALKS,
+      );
     }
     // (Lined up now, beside the session's start, rather than in its first search.)
     for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
