@@ -437,13 +437,16 @@ export class Sandbox {
           }
           throw mapOsError(error, asked, "read");
         }
+        // (A target that ends in a separator names a directory, as the kernel has it: a `.`
+        // after it makes a file there not found.)
+        const directoryOnly = /[\\/]$/.test(target) ? ["."] : [];
         if (nativePath.isAbsolute(target)) {
           const place = this.#rootFor(nativePath.resolve(target));
           if (place === undefined) throw new PathOutsideRootError(asked);
           current = place.root;
-          queue.unshift(...splitNative(place.rest));
+          queue.unshift(...splitNative(place.rest), ...directoryOnly);
         } else {
-          queue.unshift(...splitNative(target));
+          queue.unshift(...splitNative(target), ...directoryOnly);
         }
         continue;
       }

@@ -394,3 +394,31 @@ describe("Sandbox", () => {
     assert.equal(sandbox.contains(path.join(base, "a2/x")), false);
   });
 });
+
+describe("a symlink whose target ends with a separator", () => {
+  it("leads to a directory only, as the kernel has it", async () => {
+    const root = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-slash-")));
+    await fs.mkdir(path.join(root, "sub"));
+    await fs.writeFile(path.join(root, "real.txt"), "needle\n");
+    await fs.writeFile(path.join(root, "sub", "inner.txt"), "needle\n");
+    await fs.writeFile(path.join(root, "rules.txt"), "inner.txt\n");
+    await fs.symlink("real.txt/", path.join(root, "file-slash"));
+    await fs.symlink(path.join(root, "real.txt") + "/", path.join(root, "file-slash-abs"));
+    await fs.symlink("sub/", path.join(root, "dir-slash"));
+    await fs.symlink("rules.txt/", path.join(root, "sub", ".gitignore"));
+    try {
+      const store = await DirectoryStore.create({ roots: [root] });
+      // (The kernel's own answer: a file with a separator after it is not a directory.)
+      await assert.rejects(fs.readFile(path.join(root, "file-slash")), { code: "ENOTDIR" });
+      for (const link of ["file-slash", "file-slash-abs"]) {
+        await assert.rejects(store.readText(link), { code: "not_found" }, link);
+      }
+      assert.equal((await store.readText("dir-slash/inner.txt")).text, "needle\n");
+      // A walk leaves such a link out, and reads no ignore file through it.
+      assert.deepEqual(await store.glob({}), ["real.txt", "rules.txt", "sub/inner.txt"]);
+      store.close();
+    } finally {
+      await fs.rm(root, { recursive: true, force: true });
+    }
+  });
+});
