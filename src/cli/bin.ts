@@ -1,6 +1,8 @@
 // The executable's entry: runs the command line with the process's arguments and streams.
 // (No top-level await: `bun build --compile --bytecode` needs a plain script.)
 import process from "node:process";
+import { isatty } from "node:tty";
+import { blockingOutput } from "./_stdout.ts";
 import { PATTERN_HELPER_ENV, runPatternHelper } from "../match/pattern_helper.ts";
 import { main } from "./main.ts";
 import { isCompiledBinary, relaunchForSearch } from "../io/runtime.ts";
@@ -16,22 +18,24 @@ if (isCompiledBinary() && process.env[PATTERN_HELPER_ENV] === "1") {
 } else run();
 
 function run(): void {
-  // A reader that goes away (`linewise grep … | head`) must not crash the command; any other
-  // failure to write (a full disk) is said, and is an error (2), as ripgrep says it.
-  process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  // Written with blocking calls, so that a slow reader holds the search back (see
+  // _stdout.ts). A reader that goes away (`linewise grep … | head`) must not crash the
+  // command; any other failure to write (a full disk) is said, and is an error (2), as
+  // ripgrep says it.
+  const stdout = blockingOutput(1, (error) => {
     if (error.code === "EPIPE") process.exit(0);
     process.stderr.write(`linewise: cannot write the output: ${error.message}\n`);
     process.exit(2);
   });
   main(process.argv.slice(2), {
-    stdout: (text) => process.stdout.write(text),
-    stdoutIsTerminal: process.stdout.isTTY === true,
-    stderrIsTerminal: process.stderr.isTTY === true,
+    stdout,
+    stdoutIsTerminal: isatty(1),
+    stderrIsTerminal: isatty(2),
     stderr: (text) => process.stderr.write(text),
-    // Once stdout has taken everything: process.exit drops writes still queued for a pipe.
+    // (A server writes through process.stdout: it exits once that has taken everything, as
+    // process.exit drops writes still queued for a pipe.)
     exit: (status) => process.stdout.write("", () => process.exit(status)),
   }).then((status) => {
-    // Ending naturally lets a slow reader receive all the output.
     process.exitCode = status;
   });
 }

@@ -459,6 +459,50 @@ describe("the linewise command line", () => {
     }
   });
 
+  test("grep waits for a slow reader: what it prints is not queued in memory", {
+    skip: process.platform === "linux" ? false : "counts opens with inotify",
+  }, () => {
+    // (Written through process.stdout, every row waited in the process for the reader: the
+    // search went on to the end, and the Linux tree's 732 MB of `grep e drivers/gpu` grew
+    // the process to 1.7 GB when piped to `wc -c`.)
+    const tree = tempRoot();
+    try {
+      mkdirSync(join(tree.dir, "b"));
+      const lines = `${"hit ".repeat(24)}\n`.repeat(1_000); // (100 KB a file)
+      for (let i = 0; i < 300; i++) writeFileSync(join(tree.dir, `b/${i}.txt`), lines);
+      const bin = ensureBinary();
+      // The reader reads nothing for 2 s, then 100 bytes: the search waits, then stops.
+      const slow = opensWhile(
+        join(tree.dir, "b"),
+        `"${bin}" grep hit | (sleep 2; head -c 100)`,
+        tree.dir,
+      );
+      assert.equal(slow.stdout, `b/0.txt:1:${"hit ".repeat(24)}`.slice(0, 100));
+      assert.equal(slow.stderr, "");
+      assert.ok(slow.opens < 200, `${slow.opens} of b's 300 files opened`);
+    } finally {
+      tree.remove();
+    }
+  });
+
+  test("grep leaves its output as blocking as it found it, for the commands after it", {
+    skip: process.platform === "linux" ? false : "reads the flags with fcntl",
+  }, () => {
+    // (Bun's process.stdout made the pipe non-blocking, for every process sharing it: a
+    // command after linewise in `(linewise grep …; cat big) | less` then failed with EAGAIN.)
+    const flags =
+      `import fcntl, os; print("non-blocking" if fcntl.fcntl(1, fcntl.F_GETFL) & os.O_NONBLOCK else "blocking")`;
+    const ran = spawnSync("sh", [
+      "-c",
+      `("${ensureBinary()}" grep -i t; python3 -c '${flags}') | cat`,
+    ], {
+      cwd: root.dir,
+      encoding: "utf8",
+    });
+    assert.ok(ran.stdout.length > "blocking\n".length, ran.stderr);
+    assert.ok(ran.stdout.endsWith("\nblocking\n"), ran.stdout.slice(-40));
+  });
+
   test("an output that cannot be written is an error (2), said on stderr; a reader gone is not", {
     skip: process.platform === "linux" ? false : "needs /dev/full",
   }, () => {
