@@ -1,7 +1,8 @@
 // Greps on the Linux kernel source (the tree ripgrep's own benchmarks use), against ripgrep:
 // the first grep of a fresh server, the same grep again once the index is built, a small
 // read's wait while a long grep runs in the same server, and how both scale from one core
-// (taskset -c 0) to all of this machine's.
+// (taskset -c 0) to all of this machine's; and the command line printing hundreds of megabytes
+// of rows to a pipe, beside ripgrep.
 import { availableParallelism } from "node:os";
 import { McpClient } from "./client.ts";
 import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./agree.ts";
@@ -12,8 +13,10 @@ import {
   inTurns,
   log,
   median,
+  peakRssMiB,
   percentile,
   rows,
+  run,
   RUNS,
   type timeCommand,
 } from "./support.ts";
@@ -128,6 +131,41 @@ export async function kernelBench(): Promise<void> {
   await knownTreeRows("kernel: ", (cache) => serve([], cache), KERNEL, CASES, rgTimes);
   await readsBesideAGrep();
   await scaling(CASES[1]);
+  await commandLineRow();
+}
+
+/**
+ * `linewise grep` printing every row of a large output to a pipe (`wc -c` reads it), as
+ * `… | less` or `… > file` would, in turns with ripgrep printing the same rows; and the peak
+ * memory of each (GNU time, output to /dev/null).
+ */
+async function commandLineRow(): Promise<void> {
+  const search = "grep e drivers/gpu";
+  const ours = `"${BINARY}" ${search}`;
+  const theirs =
+    `rg -n --no-heading --with-filename --no-require-git --no-ignore-parent e drivers/gpu`;
+  let bytes: Record<string, string> = {};
+  const piped = (name: string, command: string) => () => {
+    const ran = run("sh", ["-c", `${command} | wc -c`], { cwd: KERNEL });
+    bytes = { ...bytes, [name]: ran.stdout.toString().trim() };
+    return ran.ms;
+  };
+  const timed = await inTurns({ rg: piped("rg", theirs), ours: piped("ours", ours) });
+  const [rg, linewise] = [timed.rg, timed.ours];
+  const peak = (command: string) => peakRssMiB(`cd ${KERNEL} && ${command}`)?.toFixed(0) ?? "?";
+  rows.push({
+    target: "command line: a large output to a pipe",
+    what: `kernel, \`linewise ${search} | wc -c\` against \`rg -n … e drivers/gpu | wc -c\`; ` +
+      `peak RSS, output to /dev/null: ${peak(ours)} MiB against ${peak(theirs)} MiB`,
+    linewise: fmt(linewise),
+    other: `rg ${fmt(rg)}`,
+    ratio: `${(linewise / rg).toFixed(2)}×`,
+    goal: "report",
+    met: undefined,
+    agree: bytes.rg === bytes.ours
+      ? `same ${bytes.rg} bytes`
+      : `DIFFER: ${bytes.ours} bytes against rg's ${bytes.rg}`,
+  });
 }
 
 /**
