@@ -24,7 +24,13 @@
  */
 import process from "node:process";
 import { InputError } from "../core/input_errors.ts";
-import { HAS_WORKERS, startWorker, WATCH_ORDER_KEPT, workerFailureReason } from "../io/runtime.ts";
+import {
+  HAS_SHARED_MEMORY,
+  HAS_WORKERS,
+  startWorker,
+  WATCH_ORDER_KEPT,
+  workerFailureReason,
+} from "../io/runtime.ts";
 import { threadCpuMs } from "../io/thread_cpu.ts";
 import { createBarrierDir, removeQuietly } from "../files/_barrier_dir.ts";
 import { StoreError, type StoreErrorCode } from "../store/errors.ts";
@@ -115,6 +121,11 @@ export interface ThreadInit {
   store: ThreadStoreOptions;
   /** The private directory of the index's watcher, removed here on close. */
   watchDir: string | undefined;
+  /**
+   * Four bytes, set to 1 before the thread is stopped and its watcher's directory removed:
+   * a sync under way then fails, and says nothing (see `quietWhen`).
+   */
+  stopping?: SharedArrayBuffer;
 }
 
 /** The options of the thread's directory store. */
@@ -230,6 +241,8 @@ export class SearchThread {
   /** The id of the worker's thread, once it said. */
   #threadId: number | undefined;
   #watchDir: string | undefined;
+  /** The running thread's flag (see `ThreadInit.stopping`). */
+  #stopping: Int32Array | undefined;
   #next = 1;
   readonly #pending = new Map<number, Pending>();
   /** Kept results, unpacked and frozen, by number; the most recently used last. */
@@ -409,7 +422,12 @@ export class SearchThread {
       event.preventDefault?.();
       this.#stop(new Error(`the search thread failed: ${workerFailureReason(event)}`));
     };
-    const init: ThreadInit = { ...this.#init, watchDir: this.#watchDir };
+    this.#stopping = HAS_SHARED_MEMORY ? new Int32Array(new SharedArrayBuffer(4)) : undefined;
+    const init: ThreadInit = {
+      ...this.#init,
+      watchDir: this.#watchDir,
+      stopping: this.#stopping?.buffer as SharedArrayBuffer | undefined,
+    };
     worker.postMessage(init);
     this.#worker = worker;
     return worker;
@@ -507,6 +525,8 @@ export class SearchThread {
 
   /** Terminates the thread, failing what it had under way; the next search starts another. */
   #stop(reason?: Error): void {
+    if (this.#stopping !== undefined) Atomics.store(this.#stopping, 0, 1);
+    this.#stopping = undefined;
     this.#probe?.();
     this.#worker?.terminate();
     this.#worker = undefined;

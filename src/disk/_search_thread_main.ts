@@ -16,6 +16,7 @@ import { lowerThisThread } from "../io/libc.ts";
 import { thisThreadId } from "../io/thread_cpu.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
+import { quietWhen } from "../search/index/_tree_watcher.ts";
 import { keptNumber, packResult, splitStrings } from "./_packed_result.ts";
 import { IdleWarmUp } from "./_warm_up.ts";
 import { Sandbox } from "./sandbox.ts";
@@ -52,6 +53,11 @@ let warmUp: IdleWarmUp | undefined;
 scope.onmessage = (event) => {
   const data = event.data;
   if ("sandbox" in data) {
+    // (Stopped by its owner, whatever its watcher meets then goes unsaid.)
+    if (data.stopping !== undefined) {
+      const flag = new Int32Array(data.stopping);
+      quietWhen(() => Atomics.load(flag, 0) === 1);
+    }
     // (Its workers are kept between searches: they end with this thread.)
     store = new DirectoryStore(Sandbox.fromShared(data.sandbox), {
       ...data.store,

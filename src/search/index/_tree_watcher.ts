@@ -57,6 +57,25 @@ export const MAX_PENDING_EVENTS = 100_000;
 /** How long a sync waits for its sentinel before it gives the watcher up. */
 const SYNC_TIMEOUT_MS = 2000;
 
+/** Whether this thread is being stopped (see {@linkcode quietWhen}). */
+let stopping: () => boolean = () => false;
+
+/**
+ * Tells this thread's watchers how to know that the thread is being stopped: its owner then
+ * removes the watcher's directory while a sync may still be under way, and the check file
+ * that cannot be written is no failure to say (the line came as a server ended).
+ *
+ * @param isStopping whether the thread is being stopped
+ * @example
+ * ```ts
+ * import { quietWhen } from "./_tree_watcher.ts";
+ * quietWhen(() => false);
+ * ```
+ */
+export function quietWhen(isStopping: () => boolean): void {
+  stopping = isStopping;
+}
+
 /** Watches roots recursively and tells what changed since the last sync. */
 export class TreeWatcher {
   /** The thread that watches, until closed. */
@@ -253,10 +272,13 @@ export class TreeWatcher {
     if (name !== undefined) this.#waiting.get(name)?.();
   }
 
-  /** Gives the watcher up, and says why on stderr (searches then read every file). */
+  /**
+   * Gives the watcher up, and says why on stderr (searches then read every file), unless
+   * its thread is being stopped.
+   */
   #fail(why: string): void {
     if (this.#broken) return;
-    say("the file watcher stopped", why);
+    if (!stopping()) say("the file watcher stopped", why);
     this.#broken = true;
     this.#changes.lost = true;
     // No more events: nothing they could tell is trusted any more.

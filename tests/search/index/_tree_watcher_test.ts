@@ -6,7 +6,11 @@ import process from "node:process";
 import { after, before, describe, test } from "node:test";
 import { setImmediate } from "node:timers";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
-import { REPEAT_WINDOW_MS, TreeWatcher } from "../../../src/search/index/_tree_watcher.ts";
+import {
+  quietWhen,
+  REPEAT_WINDOW_MS,
+  TreeWatcher,
+} from "../../../src/search/index/_tree_watcher.ts";
 import { stderrOf } from "../../_helpers/stderr.ts";
 
 const isBun = "Bun" in globalThis;
@@ -210,6 +214,26 @@ describe("TreeWatcher", () => {
       assert.equal(lines.length, 1, lines.join("\n"));
       assert.match(lines[0], /^linewise: the file watcher stopped \(its check file could not/);
     } finally {
+      other.close();
+    }
+  });
+
+  test("a watcher whose thread is being stopped fails without a word", BUN_ONLY, async () => {
+    // (The thread's owner removes the directory as it stops the thread: a sync under way said
+    // "the file watcher stopped" as a server ended.)
+    const barrier = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-watch-barrier-"));
+    const other = (await TreeWatcher.start([root], undefined, barrier))!;
+    let stopping = false;
+    quietWhen(() => stopping);
+    try {
+      stopping = true;
+      fs.rmSync(barrier, { recursive: true });
+      const { value, lines } = await stderrOf(() => other.sync());
+      assert.equal(value.lost, true);
+      assert.equal(other.healthy, false);
+      assert.deepEqual(lines, []);
+    } finally {
+      quietWhen(() => false);
       other.close();
     }
   });
