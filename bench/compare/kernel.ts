@@ -144,14 +144,16 @@ async function commandLineRow(): Promise<void> {
   const ours = `"${BINARY}" ${search}`;
   const theirs =
     `rg -n --no-heading --with-filename --no-require-git --no-ignore-parent e drivers/gpu`;
-  let bytes: Record<string, string> = {};
+  const bytes: Record<string, string> = {};
   const piped = (name: string, command: string) => () => {
     const ran = run("sh", ["-c", `${command} | wc -c`], { cwd: KERNEL });
-    bytes = { ...bytes, [name]: ran.stdout.toString().trim() };
+    bytes[name] = ran.stdout.toString().trim();
     return ran.ms;
   };
-  const timed = await inTurns({ rg: piped("rg", theirs), ours: piped("ours", ours) });
-  const [rg, linewise] = [timed.rg, timed.ours];
+  const { rg, ours: linewise } = await inTurns({
+    rg: piped("rg", theirs),
+    ours: piped("ours", ours),
+  });
   const peak = (command: string) => peakRssMiB(`cd ${KERNEL} && ${command}`)?.toFixed(0) ?? "?";
   rows.push({
     target: "command line: a large output to a pipe",
