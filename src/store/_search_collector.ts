@@ -7,6 +7,7 @@
  * @module
  */
 import { PatternStoppedError, type ScanRow, scanText, splitLines } from "../core/mod.ts";
+import { JoinedRuns, wholeLines } from "./_joined_runs.ts";
 import type { FileMatches, SearchQuery, SearchResult, SkippedEntries } from "./file_store.ts";
 
 /** How often progress is reported at most. */
@@ -181,11 +182,16 @@ export class SearchCollector {
     });
     const shows = () => (countOnly ? fileMatches : rows.length) > 0;
     const context = this.#context;
-    let before = linesBefore; // lines of the file before the current chunk
+    // Without context, a file read whole is scanned at once, its runs joined.
+    const joined = context === 0 && !this.#query.matcher.stoppable && Array.isArray(chunks)
+      ? JoinedRuns.of(chunks, linesBefore)
+      : undefined;
+    // (Joined, the text's own line numbers are mapped back: there is nothing before it.)
+    let before = joined === undefined ? linesBefore : 0; // lines of the file before the chunk
     // The last lines of the previous chunk; after lines passed over, an empty line stands for
     // the last of them, so that a U+FEFF starting the next chunk is not taken for a BOM.
-    let tail = linesBefore > 0 ? "\n" : "";
-    let tailLines = linesBefore > 0 ? 1 : 0;
+    let tail = before > 0 ? "\n" : "";
+    let tailLines = before > 0 ? 1 : 0;
     // The text last scanned: its last lines are the tail of the next chunk, if that is text
     // (worked out only then: most chunks are followed by lines passed over, or by nothing).
     let scanned: string | undefined;
@@ -197,7 +203,11 @@ export class SearchCollector {
     let fileMatches = 0;
     let fileDone = false;
     // A stoppable scan goes in pieces, so that a stop keeps what the pieces before found.
-    const pieces = this.#query.matcher.stoppable ? piecesOf(chunks, STOPPABLE_PIECE) : chunks;
+    const pieces = joined !== undefined
+      ? [joined.text]
+      : this.#query.matcher.stoppable
+      ? piecesOf(chunks, STOPPABLE_PIECE)
+      : chunks;
     for await (const chunk of pieces) {
       const timedOut = typeof chunk === "object" && chunk.timedOut === true;
       if (timedOut || (!this.proceed() && this.#stopped === "time")) {
@@ -255,7 +265,7 @@ export class SearchCollector {
       }
       const offset = before - tailLines;
       const sink = (row: ScanRow): boolean => {
-        const line = row.line + offset;
+        const line = joined === undefined ? row.line + offset : joined.lineOf(row.line);
         if (line <= lastReported) return true;
         if (fileMatches >= perFile) {
           // (Past the file's limit: the context after its last matching line, and no more.)
@@ -293,7 +303,7 @@ export class SearchCollector {
         break;
       }
       if (fileDone) break;
-      before += countWholeLines(chunk);
+      before += wholeLines(chunk);
       scanned = text;
     }
     this.#filesSearched++;
@@ -473,13 +483,6 @@ async function* piecesOf(
 
 /** Lines passed over that {@linkcode piecesOf} writes as empty lines, fewer than this. */
 const JOINED_LINES_PASSED = 4096;
-
-/** Lines in a chunk of whole lines: its `\n`s, plus one for an unterminated last line. */
-function countWholeLines(chunk: string): number {
-  let count = 0;
-  for (let at = chunk.indexOf("\n"); at !== -1; at = chunk.indexOf("\n", at + 1)) count++;
-  return chunk.length > 0 && !chunk.endsWith("\n") ? count + 1 : count;
-}
 
 /** The last `count` lines of a text of whole lines, and how many there are. */
 function lastLines(text: string, count: number): { text: string; count: number } {
