@@ -286,7 +286,9 @@ export class SearchCollector {
           // Before-context of a match that will not be shown: skip, look for the match.
           return true;
         }
-        if (!countOnly) rows.push(row.line === line ? row : { ...row, line });
+        // (Each row is the scanner's own, made for this call: renumbered, not copied.)
+        row.line = line;
+        if (!countOnly) rows.push(row);
         lastReported = line;
         return true;
       };
