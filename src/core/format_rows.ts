@@ -85,10 +85,9 @@ export const DEFAULT_CUT = 2000;
  */
 export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
   const cut = options.cut ?? DEFAULT_CUT;
-  const prefix = `${row.line}${row.context ? "-" : ""}\t`;
+  const prefix = rowPrefix(row.line, row.context === true);
   if (row.piece) return formatPiece(row, row.piece, prefix, cut);
-  // (Most rows: no longer than the cut in UTF-16 units, terminator and all, so shown whole.)
-  if (row.text.length <= cut && (options.column ?? 1) === 1) {
+  if (shownWhole(row.text, row.piece, cut) && (options.column ?? 1) === 1) {
     return { text: prefix + row.text, cut: false };
   }
   const window = windowOf(row, cut, options.column ?? 1);
@@ -99,6 +98,37 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
     ? ` … [line cut: ${length} code points; column=${window.columnOf(to)} shows more]`
     : "";
   return { text: prefix + lead + text.slice(from, to) + tail + terminator, cut: true };
+}
+
+/**
+ * What a row is shown with in front of its text: its number and a tab, with `-` before the
+ * tab for a context row.
+ *
+ * @param line the row's line number
+ * @param context whether it is a context row
+ * @returns the prefix
+ * @example
+ * ```ts
+ * import { rowPrefix } from "./format_rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(rowPrefix(7, true), "7-\t");
+ * ```
+ */
+export function rowPrefix(line: number, context: boolean): string {
+  return context ? `${line}-\t` : `${line}\t`;
+}
+
+/**
+ * Whether {@linkcode formatRow} shows a row from column 1 as its prefix and then its text
+ * as it is: most rows, no longer than the cut in UTF-16 units, terminator and all.
+ *
+ * @param text the row's text
+ * @param piece the row's piece, if it holds part of a long line
+ * @param cut the cut it is shown with
+ * @returns true when its text is shown whole
+ */
+export function shownWhole(text: string, piece: LinePiece | undefined, cut = DEFAULT_CUT): boolean {
+  return piece === undefined && text.length <= cut;
 }
 
 /** Longest row {@linkcode windowRow} leaves whole, as a multiple of the cut. */

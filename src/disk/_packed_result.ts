@@ -9,8 +9,8 @@
  * @module
  */
 import { type LinePiece, windowRow } from "../core/format_rows.ts";
-import type { ScanRow } from "../core/mod.ts";
 import type { FileMatches, SearchResult } from "../store/file_store.ts";
+import { withFlatRows } from "../store/flat_rows.ts";
 
 /** The rows of a result's files, flat. */
 export interface PackedFiles {
@@ -138,34 +138,29 @@ export function packResult(
 }
 
 /**
- * The result a {@linkcode packResult} packed.
+ * The result a {@linkcode packResult} packed, its rows left flat until asked for (see
+ * `src/store/flat_rows.ts`).
  *
  * @param packed what crossed the threads
- * @returns the result, with a row object per row again
+ * @returns the result
  */
 export function unpackResult(packed: PackedResult): SearchResult {
   const { files: flat, ...rest } = packed;
+  const { lines, textLengths, texts, matches } = flat;
   const pieces = new Map(flat.pieces);
   const sha1s = new Map(flat.sha1s.map(([f, sha1, identity]) => [f, { sha1, identity }]));
   const files: FileMatches[] = [];
-  let r = 0;
+  let from = 0;
   let at = 0;
   const paths = flat.rowCounts.length === 0 ? [] : flat.paths.split("\0");
   paths.forEach((path, f) => {
-    const rows: ScanRow[] = [];
-    const end = r + flat.rowCounts[f];
-    for (; r < end; r++) {
-      const text = flat.texts.slice(at, at += flat.textLengths[r]);
-      const row: ScanRow = { line: flat.lines[r], text };
-      if (flat.matches[2 * r] !== -1) {
-        row.match = { start: flat.matches[2 * r], end: flat.matches[2 * r + 1] };
-      }
-      const piece = pieces.get(r);
-      if (piece !== undefined) row.piece = piece;
-      rows.push(row);
+    const count = flat.rowCounts[f];
+    const file: FileMatches = { path, rows: [], invalidUtf8: flat.invalid[f] === 1 };
+    if (count > 0) {
+      withFlatRows(file, { lines, textLengths, texts, matches, pieces, from, count, at });
     }
+    for (const end = from + count; from < end; from++) at += textLengths[from];
     const digest = sha1s.get(f);
-    const file: FileMatches = { path, rows, invalidUtf8: flat.invalid[f] === 1 };
     if (digest !== undefined) file.sha1 = digest.sha1;
     if (digest?.identity !== undefined) file.identity = digest.identity;
     if (flat.matchedLines[f] !== -1) file.matchedLines = flat.matchedLines[f];

@@ -5,6 +5,7 @@
  * @module
  */
 import type { SearchResult } from "./file_store.ts";
+import { hasFlatRows } from "./flat_rows.ts";
 
 /**
  * Freezes a result and everything it holds, object by object as the types have them (a
@@ -32,6 +33,11 @@ import type { SearchResult } from "./file_store.ts";
  */
 export function freezeResult(result: SearchResult): SearchResult {
   for (const file of result.files) {
+    // (Rows still flat are frozen as they are made, if ever.)
+    if (hasFlatRows(file)) {
+      Object.freeze(file);
+      continue;
+    }
     for (const row of file.rows) {
       if (row.match !== undefined) Object.freeze(row.match);
       if (row.piece !== undefined) Object.freeze(row.piece);

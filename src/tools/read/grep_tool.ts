@@ -1,6 +1,14 @@
 // The grep tool: matching lines across files, numbered exactly as read numbers them.
 import { setImmediate } from "node:timers";
-import { appendNote, appendNotes, formatRow, quotePath, type ScanRow } from "../../core/mod.ts";
+import {
+  appendNote,
+  appendNotes,
+  formatRow,
+  quotePath,
+  rowPrefix,
+  shownWhole,
+} from "../../core/mod.ts";
+import { eachRow } from "../../store/flat_rows.ts";
 import type { FileStore, SearchResult } from "../../store/file_store.ts";
 import { ArgumentError, checkArgs } from "../_args.ts";
 import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "../_results.ts";
@@ -403,29 +411,37 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     // (The block's end is told by its last piece: asking the block would flatten it.)
     let last = block;
     const lines: number[] = [];
-    let previous: ScanRow | undefined;
-    for (const row of file.rows) {
-      // (A matching row as it is: a copy of each of tens of thousands of rows costs.)
-      const shown = row.match ? row : { ...row, context: true };
-      let piece = formatRow(shown, rowOptions).text;
-      if (separators && previous && row.line > previous.line + 1) piece = "--\n" + piece;
+    let previous = -1; // the line of the row before
+    // (Rows still flat stay so: no object is made of rows only shown.)
+    eachRow(file, (line, text, start, end, piece) => {
+      const match = start !== -1;
+      let shown = shownWhole(text, piece, rowOptions.cut)
+        ? rowPrefix(line, !match) + text
+        : formatRow(
+          match
+            ? { line, text, match: { start, end }, piece }
+            : { line, text, context: true, piece },
+          rowOptions,
+        ).text;
+      if (separators && previous !== -1 && line > previous + 1) shown = "--\n" + shown;
       // The first row is always shown, so that a result makes progress on any budget, and so
       // is the first matching row: context rows before it give way (an offset to continue
       // from would otherwise name the same call again).
       if (
         rowCount >= settings.maxLines ||
-        (rowCount > 0 && length + head.length + room + block.length + piece.length > maxChars)
+        (rowCount > 0 && length + head.length + room + block.length + shown.length > maxChars)
       ) {
         out.budgetHit = true;
-        if (out.matchedLines > 0 || lines.length > 0) break;
-        if (!row.match) continue;
+        if (out.matchedLines > 0 || lines.length > 0) return false;
+        if (!match) return true;
       }
-      block += piece;
-      last = piece;
+      block += shown;
+      last = shown;
       rowCount++;
-      if (row.match) lines.push(row.line);
-      previous = row;
-    }
+      if (match) lines.push(line);
+      previous = line;
+      return true;
+    });
     if (lines.length > 0) {
       out.blocks.push({ head, body: block });
       length += head.length + room + block.length;

@@ -1,0 +1,90 @@
+// Rows kept flat read as the rows they stand for, are made only when asked for, and a file
+// frozen before they are made gets them frozen.
+import { describe, it } from "node:test";
+import assert from "node:assert/strict";
+import type { ScanRow } from "../../src/core/mod.ts";
+import type { FileMatches, SearchResult } from "../../src/store/file_store.ts";
+import { eachRow, hasFlatRows, withFlatRows } from "../../src/store/flat_rows.ts";
+import { freezeResult } from "../../src/store/frozen_result.ts";
+
+const piece = { from: 3, codePoints: 9000, terminator: "\n" };
+/** The rows of two files, flat; the second file's are rows 2 and 3. */
+const flat = {
+  lines: Int32Array.of(1, 2, 7, 8),
+  textLengths: Int32Array.of(2, 3, 4, 2),
+  texts: "a\nbc\nxyz\nq\n",
+  matches: Int32Array.of(0, 1, -1, -1, 1, 2, -1, -1),
+  pieces: new Map([[2, piece]]),
+};
+const second: ScanRow[] = [
+  { line: 7, text: "xyz\n", match: { start: 1, end: 2 }, piece },
+  { line: 8, text: "q\n" },
+];
+
+function secondFile(): FileMatches {
+  return withFlatRows({ path: "b.txt", rows: [], invalidUtf8: false }, {
+    ...flat,
+    from: 2,
+    count: 2,
+    at: 5,
+  });
+}
+
+function seen(file: FileMatches, stopAfter = Infinity): unknown[] {
+  const rows: unknown[] = [];
+  eachRow(file, (line, text, start, end, piece) => {
+    rows.push([line, text, start, end, piece]);
+    return rows.length < stopAfter;
+  });
+  return rows;
+}
+
+describe("flat rows", () => {
+  it("read as the rows they stand for, made once", () => {
+    const file = secondFile();
+    assert.ok(hasFlatRows(file));
+    assert.deepEqual(file.rows, second);
+    assert.equal(file.rows, file.rows);
+    assert.ok(!hasFlatRows(file));
+  });
+
+  it("are read in order without making a row, or stopped", () => {
+    const file = secondFile();
+    const expected = [[7, "xyz\n", 1, 2, piece], [8, "q\n", -1, -1, undefined]];
+    assert.deepEqual(seen(file), expected);
+    assert.deepEqual(seen(file, 1), expected.slice(0, 1));
+    assert.ok(hasFlatRows(file), "no row was made");
+    // (A file of rows as objects reads alike.)
+    assert.deepEqual(seen({ path: "b.txt", rows: second, invalidUtf8: false }), expected);
+  });
+
+  it("of a frozen file are frozen as they are made", () => {
+    const result: SearchResult = {
+      files: [secondFile()],
+      matchedLines: 1,
+      filesSearched: 2,
+      binaryFilesSkipped: 0,
+      filesNotSearched: 0,
+    };
+    freezeResult(result);
+    const [file] = result.files;
+    assert.ok(Object.isFrozen(file) && hasFlatRows(file), "frozen, and not made by freezing");
+    const rows = file.rows;
+    assert.ok(Object.isFrozen(rows) && rows.every((row) => Object.isFrozen(row)));
+    assert.ok(Object.isFrozen(rows[0].match) && Object.isFrozen(rows[0].piece));
+    assert.throws(() => (rows[0] as { line: number }).line = 1, TypeError);
+  });
+
+  it("made before the file is frozen are frozen with it", () => {
+    const file = secondFile();
+    void file.rows;
+    freezeResult({
+      files: [file],
+      matchedLines: 1,
+      filesSearched: 2,
+      binaryFilesSkipped: 0,
+      filesNotSearched: 0,
+    });
+    assert.ok(file.rows.every((row) => Object.isFrozen(row)));
+  });
+});
