@@ -56,8 +56,7 @@ export class JoinedRuns {
       }
       if (typeof chunk !== "string") return undefined;
       if (chunk.length === 0) continue;
-      const previous = parts.at(-1);
-      if (starts.length > 0 && !previous!.endsWith("\n")) return undefined;
+      if (starts.length > 0 && !parts.at(-1)!.endsWith("\n")) return undefined;
       const count = wholeLines(chunk);
       starts.push(joined);
       lines.push(line);

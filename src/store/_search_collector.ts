@@ -149,7 +149,8 @@ export class SearchCollector {
    * the first may start with the BOM), or counts of lines a prefilter found can neither
    * match nor be context of a match (counted, not scanned). Each chunk is scanned with the
    * last lines of the previous one in front, so that context and the line rule see across
-   * the seam; rows already reported are not reported again.
+   * the seam; rows already reported are not reported again. Without context, the chunks of a
+   * file given whole (an array) are joined and scanned at once (see `_joined_runs.ts`).
    *
    * @param path display path of the file
    * @param chunks the decoded text, in order
