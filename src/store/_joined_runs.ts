@@ -43,12 +43,7 @@ export class JoinedRuns {
     const starts: number[] = [];
     const lines: number[] = [];
     let line = linesBefore + 1;
-    // A run after lines left out never starts the text: a U+FEFF there is no BOM.
     let joined = 1;
-    if (linesBefore > 0 || typeof chunks[0] === "number") {
-      parts.push("\n");
-      joined = 2;
-    }
     for (const chunk of chunks) {
       if (typeof chunk === "number") {
         line += chunk;
@@ -57,6 +52,11 @@ export class JoinedRuns {
       if (typeof chunk !== "string") return undefined;
       if (chunk.length === 0) continue;
       if (starts.length > 0 && !parts.at(-1)!.endsWith("\n")) return undefined;
+      // A first run after lines left out does not start the text: a U+FEFF there is no BOM.
+      if (starts.length === 0 && line > 1) {
+        parts.push("\n");
+        joined = 2;
+      }
       const count = wholeLines(chunk);
       starts.push(joined);
       lines.push(line);

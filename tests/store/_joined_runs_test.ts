@@ -20,6 +20,10 @@ describe("JoinedRuns", () => {
     const runs = JoinedRuns.of([4, "\uFEFFe\n", 1, "g\n"], 0)!;
     assert.equal(runs.text, "\n\uFEFFe\ng\n");
     assert.deepEqual([1, 2, 3].map((line) => runs.lineOf(line)), [4, 5, 7]);
+    // (An empty run first changes nothing: a helper's fuzz found the gap.)
+    const after = JoinedRuns.of(["", 2, "\uFEFFc\n", 1, "e\n"], 0)!;
+    assert.equal(after.text, "\n\uFEFFc\ne\n");
+    assert.deepEqual([1, 2, 3].map((line) => after.lineOf(line)), [2, 3, 5]);
   });
 
   it("leaves alone what it cannot join", () => {
