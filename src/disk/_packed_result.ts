@@ -9,8 +9,9 @@
  * @module
  */
 import { type LinePiece, windowRow } from "../core/format_rows.ts";
+import type { ScanRow } from "../core/mod.ts";
 import type { FileMatches, SearchResult } from "../store/file_store.ts";
-import { withFlatRows } from "../store/flat_rows.ts";
+import { eachRow, rowCount, RowTable, withFlatRows } from "../store/flat_rows.ts";
 
 /** The rows of a result's files, flat. */
 export interface PackedFiles {
@@ -86,17 +87,17 @@ export function packResult(
   result: SearchResult,
   cut: number | undefined,
 ): { packed: PackedResult; transfer: ArrayBuffer[] } {
-  const rowCount = result.files.reduce((sum, file) => sum + file.rows.length, 0);
+  const rows = result.files.reduce((sum, file) => sum + rowCount(file), 0);
   const paths: string[] = [];
   const files: PackedFiles = {
     paths: "",
     invalid: new Uint8Array(result.files.length),
     rowCounts: new Int32Array(result.files.length),
     matchedLines: new Int32Array(result.files.length),
-    lines: new Int32Array(rowCount),
-    textLengths: new Int32Array(rowCount),
+    lines: new Int32Array(rows),
+    textLengths: new Int32Array(rows),
     texts: "",
-    matches: new Int32Array(rowCount * 2),
+    matches: new Int32Array(rows * 2),
     pieces: [],
     sha1s: [],
   };
@@ -110,18 +111,25 @@ export function packResult(
       );
     }
     files.invalid[f] = file.invalidUtf8 ? 1 : 0;
-    files.rowCounts[f] = file.rows.length;
+    files.rowCounts[f] = rowCount(file);
     files.matchedLines[f] = file.matchedLines ?? -1;
-    for (const whole of file.rows) {
-      const row = cut === undefined ? whole : windowRow(whole, cut);
-      files.lines[r] = row.line;
-      files.textLengths[r] = row.text.length;
-      texts.push(row.text);
-      files.matches[2 * r] = row.match?.start ?? -1;
-      files.matches[2 * r + 1] = row.match?.end ?? -1;
-      if (row.piece !== undefined) files.pieces.push([r, row.piece]);
+    // (Read without making a row object of each; a long row is cut to the part shown.)
+    eachRow(file, (line, text, start, end, piece) => {
+      if (cut !== undefined && piece === undefined && text.length > cut) {
+        const whole: ScanRow = { line, text, ...start === -1 ? {} : { match: { start, end } } };
+        const shown = windowRow(whole, cut);
+        ({ text, piece } = shown);
+        ({ start, end } = shown.match ?? { start: -1, end: -1 });
+      }
+      files.lines[r] = line;
+      files.textLengths[r] = text.length;
+      texts.push(text);
+      files.matches[2 * r] = start;
+      files.matches[2 * r + 1] = end;
+      if (piece !== undefined) files.pieces.push([r, piece]);
       r++;
-    }
+      return true;
+    });
   });
   files.texts = texts.join("");
   files.paths = paths.join("\0");
@@ -147,7 +155,7 @@ export function packResult(
 export function unpackResult(packed: PackedResult): SearchResult {
   const { files: flat, ...rest } = packed;
   const { lines, textLengths, texts, matches } = flat;
-  const pieces = new Map(flat.pieces);
+  const table = new RowTable({ lines, matches, texts, textLengths, pieces: new Map(flat.pieces) });
   const sha1s = new Map(flat.sha1s.map(([f, sha1, identity]) => [f, { sha1, identity }]));
   const files: FileMatches[] = [];
   let from = 0;
@@ -156,9 +164,7 @@ export function unpackResult(packed: PackedResult): SearchResult {
   paths.forEach((path, f) => {
     const count = flat.rowCounts[f];
     const file: FileMatches = { path, rows: [], invalidUtf8: flat.invalid[f] === 1 };
-    if (count > 0) {
-      withFlatRows(file, { lines, textLengths, texts, matches, pieces, from, count, at });
-    }
+    if (count > 0) withFlatRows(file, { table, from, count, at });
     for (const end = from + count; from < end; from++) at += textLengths[from];
     const digest = sha1s.get(f);
     if (digest !== undefined) file.sha1 = digest.sha1;

@@ -10,6 +10,7 @@
 import { workerFailureReason } from "../io/runtime.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
+import { eachRow } from "../store/flat_rows.ts";
 
 /** Where each warm-up search that finds lines stops. */
 export const WARM_UP_MATCHES = 2_000;
@@ -94,11 +95,12 @@ export const WARM_UP_CALLS = 6;
 function namedCalls(result: SearchResult): WarmUpSearch[] {
   const counts = new Map<string, number>();
   for (const file of result.files) {
-    for (const { text, match } of file.rows) {
-      if (match === undefined || match.end - match.start < 9) continue;
-      const name = text.slice(match.start, match.end - 1);
+    eachRow(file, (_line, text, start, end) => {
+      if (start === -1 || end - start < 9) return true;
+      const name = text.slice(start, end - 1);
       counts.set(name, (counts.get(name) ?? 0) + 1);
-    }
+      return true;
+    });
   }
   return [...counts].sort((a, b) => b[1] - a[1]).slice(0, WARM_UP_CALLS).map(([name]) => ({
     pattern: `${name}\\(`,

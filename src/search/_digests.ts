@@ -15,6 +15,7 @@ import type { FileStat } from "../io/file_stat.ts";
 import { hexDigest } from "../io/hashes.ts";
 import { identityText, sizeOfIdentityText } from "../io/file_identity.ts";
 import type { FileMatches, SearchQuery } from "../store/file_store.ts";
+import { eachRow } from "../store/flat_rows.ts";
 import type { WalkNode } from "../store/walk.ts";
 
 /**
@@ -36,7 +37,11 @@ export function digestFiles(
   let w = 0;
   for (const file of found) {
     if (taken === files) return;
-    const matches = file.rows.reduce((sum, row) => row.match ? sum + 1 : sum, 0);
+    let matches = 0;
+    eachRow(file, (_line, _text, start) => {
+      if (start !== -1) matches++;
+      return true;
+    });
     if (matches <= left) {
       left -= matches;
       continue;

@@ -61,6 +61,7 @@ import {
   skippedCounter,
   type SkippedEntries,
 } from "../store/file_store.ts";
+import { rowCount } from "../store/flat_rows.ts";
 import {
   compileGlob,
   type ListedDirectory,
@@ -202,7 +203,7 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   // (The index learns what was read also when it was not trusted to answer this search.)
   const learning = place.index;
   if (learning !== undefined) {
-    const rows = result.files.reduce((sum, file) => sum + file.rows.length, 0);
+    const rows = result.files.reduce((sum, file) => sum + rowCount(file), 0);
     const delay = learningDelay(reading.keys.length, rows);
     setTimeout(() => learning.learn(reading.keys, listing.walkAgain), delay);
   }

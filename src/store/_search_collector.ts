@@ -8,6 +8,7 @@
  */
 import { PatternStoppedError, type ScanRow, scanText, splitLines } from "../core/mod.ts";
 import { JoinedRuns, wholeLines } from "./_joined_runs.ts";
+import { RowTable, withFlatRows } from "./flat_rows.ts";
 import type { FileMatches, SearchQuery, SearchResult, SkippedEntries } from "./file_store.ts";
 
 /** How often progress is reported at most. */
@@ -48,6 +49,8 @@ export class SearchCollector {
   /** The matching lines to take: `maxMatches`, or fewer once `maxChars` is filled. */
   #maxMatches: number;
   readonly #files: FileMatches[] = [];
+  /** The rows of the files taken, flat (see `flat_rows.ts`). */
+  #table: RowTable | undefined;
   #matchedLines = 0;
   /** Characters of the matching rows taken, each counted as at most the cut. */
   #chars = 0;
@@ -170,18 +173,28 @@ export class SearchCollector {
     sha1?: string,
     identity?: string,
   ): Promise<void> {
-    const rows: ScanRow[] = [];
     const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
     // (Counting only, the rows are left out, and with them the lines' text.)
     const countOnly = this.#query.countOnly === true;
-    const found = () => ({
-      path,
-      rows,
-      invalidUtf8: isInvalid(),
-      ...countOnly ? { matchedLines: fileMatches } : {},
-      ...version,
-    });
-    const shows = () => (countOnly ? fileMatches : rows.length) > 0;
+    // The rows go in the search's table, flat, unless each file is handed on as it is done.
+    const table = countOnly || this.#query.onFile !== undefined
+      ? undefined
+      : this.#table ??= new RowTable();
+    const from = table?.count ?? 0;
+    const rows: ScanRow[] = [];
+    const add = (row: ScanRow) =>
+      table ? table.push(row.line, row.text, row.match, row.piece) : rows.push(row);
+    const found = (): FileMatches => {
+      const file: FileMatches = {
+        path,
+        rows,
+        invalidUtf8: isInvalid(),
+        ...countOnly ? { matchedLines: fileMatches } : {},
+        ...version,
+      };
+      return table ? withFlatRows(file, { table, from, count: table.count - from, at: 0 }) : file;
+    };
+    const shows = () => (countOnly ? fileMatches : (table?.count ?? from) - from + rows.length) > 0;
     const context = this.#context;
     // Without context, a file read whole is scanned at once, its runs joined.
     const joined = context === 0 && !this.#query.matcher.stoppable && Array.isArray(chunks)
@@ -254,7 +267,7 @@ export class SearchCollector {
           lastMatch = line;
           this.#shown(text);
         }
-        if (!countOnly) rows.push({ line, text, match: chunk.match, piece });
+        if (!countOnly) add({ line, text, match: chunk.match, piece });
         continue;
       }
       if (scanned !== undefined) {
@@ -289,7 +302,7 @@ export class SearchCollector {
         }
         // (Each row is the scanner's own, made for this call: renumbered, not copied.)
         row.line = line;
-        if (!countOnly) rows.push(row);
+        if (!countOnly) add(row);
         lastReported = line;
         return true;
       };
@@ -397,6 +410,7 @@ export class SearchCollector {
 
   /** The result so far. */
   result(): SearchResult {
+    this.#table?.trim(); // (a result may be kept long)
     const result: SearchResult = {
       files: this.#files,
       matchedLines: this.#matchedLines,

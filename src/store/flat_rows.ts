@@ -1,32 +1,98 @@
 /**
- * A file's rows kept flat: in typed arrays and one string shared by every file of a result,
- * made into row objects only when asked for. A result that crosses threads arrives flat (see
- * `src/disk/_packed_result.ts`); hundreds of thousands of row objects made again there took
- * longer than showing the rows, and held the collector up on the thread that answers. A
- * caller that only shows the rows reads them with {@linkcode eachRow}, which makes none.
+ * A file's rows kept flat, in a table of the rows of every file of a result, made into row
+ * objects only when asked for. A search collects its rows so (see `_search_collector.ts`), and
+ * a result that crosses threads arrives so (see `src/disk/_packed_result.ts`): hundreds of
+ * thousands of row objects, long-lived, cost the collector on each thread, and making them
+ * again after the crossing took longer than showing the rows. A caller that only shows or
+ * packs the rows reads them with {@linkcode eachRow}, which makes none.
  *
  * @module
  */
-import type { LinePiece, ScanRow } from "../core/mod.ts";
+import type { LinePiece, MatchSpan, ScanRow } from "../core/mod.ts";
 import type { FileMatches } from "./file_store.ts";
 
-/** The rows of the files of a result, flat, and where one file's are. */
-export interface FlatRows {
+/**
+ * Rows of many files, column by column: as a search collects them (each row's text a string
+ * of its own, the table growing as rows come), or as they crossed threads (every row's text
+ * in one string, with their lengths).
+ */
+export class RowTable {
   /** Per row: its line number. */
   lines: Int32Array;
-  /** Per row: its text's length in UTF-16 code units. */
-  textLengths: Int32Array;
-  /** Every row's text, one after another. */
-  texts: string;
   /** Per row: the match's start and end, or -1 and -1 for a context row. */
   matches: Int32Array;
+  /** Per row, its text; or every row's text in one string, then with `textLengths`. */
+  texts: string[] | string;
+  /** Per row: its text's length in UTF-16 code units, where `texts` is one string. */
+  readonly textLengths: Int32Array | undefined;
   /** The rows that hold a part of a long line, by index. */
-  pieces: ReadonlyMap<number, LinePiece>;
+  readonly pieces: Map<number, LinePiece>;
+  /** How many rows it holds. */
+  count: number;
+
+  /**
+   * @param rows the rows as they crossed threads (see `src/disk/_packed_result.ts`); none: an
+   *   empty table that grows
+   */
+  constructor(rows?: {
+    lines: Int32Array;
+    matches: Int32Array;
+    texts: string;
+    textLengths: Int32Array;
+    pieces: Map<number, LinePiece>;
+  }) {
+    this.lines = rows?.lines ?? new Int32Array(256);
+    this.matches = rows?.matches ?? new Int32Array(512);
+    this.texts = rows?.texts ?? [];
+    this.textLengths = rows?.textLengths;
+    this.pieces = rows?.pieces ?? new Map();
+    this.count = rows?.lines.length ?? 0;
+  }
+
+  /**
+   * Adds a row to a growing table (made with no rows).
+   *
+   * @param line its line number
+   * @param text its text
+   * @param match where it matched; none for a context row
+   * @param piece which part of a long line it holds, if it holds one
+   */
+  push(line: number, text: string, match?: MatchSpan, piece?: LinePiece): void {
+    const r = this.count++;
+    if (r === this.lines.length) {
+      this.lines = grown(this.lines);
+      this.matches = grown(this.matches);
+    }
+    this.lines[r] = line;
+    this.matches[2 * r] = match?.start ?? -1;
+    this.matches[2 * r + 1] = match?.end ?? -1;
+    (this.texts as string[]).push(text);
+    if (piece !== undefined) this.pieces.set(r, piece);
+  }
+
+  /** Gives back the room a grown table holds beyond its rows (once it is complete). */
+  trim(): void {
+    if (this.lines.length === this.count) return;
+    this.lines = this.lines.slice(0, this.count);
+    this.matches = this.matches.slice(0, 2 * this.count);
+    if (typeof this.texts !== "string") this.texts = this.texts.slice();
+  }
+}
+
+function grown(array: Int32Array): Int32Array {
+  const bigger = new Int32Array(array.length * 2);
+  bigger.set(array);
+  return bigger;
+}
+
+/** Where one file's rows are in a table. */
+export interface FlatRows {
+  table: RowTable;
   /** The file's first row. */
   from: number;
   /** How many rows the file has. */
   count: number;
-  /** Where the file's first row's text starts in `texts`. */
+  /** Where the file's first row's text starts, where the table's texts are one string. */
   at: number;
 }
 
@@ -99,10 +165,23 @@ function rowsOf(flat: FlatRows, frozen: boolean): ScanRow[] {
 }
 
 function eachRowOf(flat: FlatRows, each: Parameters<typeof eachRow>[1]): void {
-  const { lines, textLengths, texts, matches, pieces, from, count } = flat;
+  const { table, from, count } = flat;
+  const { lines, matches, texts, textLengths, pieces } = table;
+  const pieced = pieces.size > 0;
   let at = flat.at;
   for (let r = from; r < from + count; r++) {
-    const text = texts.slice(at, at += textLengths[r]);
-    if (!each(lines[r], text, matches[2 * r], matches[2 * r + 1], pieces.get(r))) return;
+    const text = typeof texts === "string" ? texts.slice(at, at += textLengths![r]) : texts[r];
+    const piece = pieced ? pieces.get(r) : undefined;
+    if (!each(lines[r], text, matches[2 * r], matches[2 * r + 1], piece)) return;
   }
+}
+
+/**
+ * How many rows a file has, without making them.
+ *
+ * @param file a file of a result
+ * @returns its rows' count
+ */
+export function rowCount(file: FileMatches): number {
+  return flatRows.get(file)?.count ?? file.rows.length;
 }

@@ -4,18 +4,25 @@ import { describe, it } from "node:test";
 import assert from "node:assert/strict";
 import type { ScanRow } from "../../src/core/mod.ts";
 import type { FileMatches, SearchResult } from "../../src/store/file_store.ts";
-import { eachRow, hasFlatRows, withFlatRows } from "../../src/store/flat_rows.ts";
+import {
+  eachRow,
+  hasFlatRows,
+  rowCount,
+  RowTable,
+  withFlatRows,
+} from "../../src/store/flat_rows.ts";
 import { freezeResult } from "../../src/store/frozen_result.ts";
 
 const piece = { from: 3, codePoints: 9000, terminator: "\n" };
-/** The rows of two files, flat; the second file's are rows 2 and 3. */
-const flat = {
-  lines: Int32Array.of(1, 2, 7, 8),
-  textLengths: Int32Array.of(2, 3, 4, 2),
-  texts: "a\nbc\nxyz\nq\n",
-  matches: Int32Array.of(0, 1, -1, -1, 1, 2, -1, -1),
-  pieces: new Map([[2, piece]]),
-};
+/** The rows of two files as they cross threads; the second file's are rows 2 and 3. */
+const crossed = () =>
+  new RowTable({
+    lines: Int32Array.of(1, 2, 7, 8),
+    textLengths: Int32Array.of(2, 3, 4, 2),
+    texts: "a\nbc\nxyz\nq\n",
+    matches: Int32Array.of(0, 1, -1, -1, 1, 2, -1, -1),
+    pieces: new Map([[2, piece]]),
+  });
 const second: ScanRow[] = [
   { line: 7, text: "xyz\n", match: { start: 1, end: 2 }, piece },
   { line: 8, text: "q\n" },
@@ -23,7 +30,7 @@ const second: ScanRow[] = [
 
 function secondFile(): FileMatches {
   return withFlatRows({ path: "b.txt", rows: [], invalidUtf8: false }, {
-    ...flat,
+    table: crossed(),
     from: 2,
     count: 2,
     at: 5,
@@ -46,6 +53,26 @@ describe("flat rows", () => {
     assert.deepEqual(file.rows, second);
     assert.equal(file.rows, file.rows);
     assert.ok(!hasFlatRows(file));
+  });
+
+  it("are collected in a table that grows, each file reading its own", () => {
+    const table = new RowTable();
+    const first: ScanRow[] = Array.from({ length: 700 }, (_, i) => ({
+      line: i + 1,
+      text: `${i}\n`,
+      ...i % 3 === 0 ? { match: { start: 0, end: 1 } } : {},
+    }));
+    for (const row of first) table.push(row.line, row.text, row.match, row.piece);
+    for (const row of second) table.push(row.line, row.text, row.match, row.piece);
+    const file = (from: number, count: number) =>
+      withFlatRows({ path: "x", rows: [], invalidUtf8: false }, { table, from, count, at: 0 });
+    assert.deepEqual(file(0, 700).rows, first);
+    assert.deepEqual(file(700, 2).rows, second);
+    assert.equal(rowCount(file(700, 2)), 2);
+    // (Trimmed of the room it grew into, it reads the same.)
+    table.trim();
+    assert.equal(table.lines.length, 702);
+    assert.deepEqual(file(700, 2).rows, second);
   });
 
   it("are read in order without making a row, or stopped", () => {
