@@ -184,6 +184,7 @@ export class SearchCollector {
     const rows: ScanRow[] = [];
     const add = (row: ScanRow) =>
       table ? table.push(row.line, row.text, row.match, row.piece) : rows.push(row);
+    const added = () => table ? table.count - from : rows.length;
     const found = (): FileMatches => {
       const file: FileMatches = {
         path,
@@ -192,9 +193,9 @@ export class SearchCollector {
         ...countOnly ? { matchedLines: fileMatches } : {},
         ...version,
       };
-      return table ? withFlatRows(file, { table, from, count: table.count - from, at: 0 }) : file;
+      return table ? withFlatRows(file, { table, from, count: added(), at: 0 }) : file;
     };
-    const shows = () => (countOnly ? fileMatches : (table?.count ?? from) - from + rows.length) > 0;
+    const shows = () => (countOnly ? fileMatches : added()) > 0;
     const context = this.#context;
     // Without context, a file read whole is scanned at once, its runs joined.
     const joined = context === 0 && !this.#query.matcher.stoppable && Array.isArray(chunks)
