@@ -100,7 +100,7 @@ const flatRows = new WeakMap<FileMatches, FlatRows>();
 
 /**
  * Gives a file rows made from flat ones when first asked for (and frozen then when the file
- * is frozen by then).
+ * is frozen by then). They may be replaced, as a plain file's may, unless the file is frozen.
  *
  * @param file the file, its rows replaced
  * @param flat its rows, flat
@@ -116,6 +116,11 @@ export function withFlatRows(file: FileMatches, flat: FlatRows): FileMatches {
         flatRows.delete(made); // (made: from now on they are read as any file's)
       }
       return rows;
+    },
+    set: (given: ScanRow[]) => {
+      if (Object.isFrozen(made)) throw new TypeError("the rows of a frozen result cannot change");
+      rows = given;
+      flatRows.delete(made);
     },
   }) as FileMatches;
   flatRows.set(made, flat);

@@ -75,6 +75,16 @@ describe("flat rows", () => {
     assert.deepEqual(file(700, 2).rows, second);
   });
 
+  it("may be replaced, as a plain file's rows may, unless the file is frozen", () => {
+    const file = secondFile();
+    file.rows = second.slice(1);
+    assert.deepEqual(seen(file), [[8, "q\n", -1, -1, undefined]]);
+    assert.equal(rowCount(file), 1);
+    const frozen = Object.freeze(secondFile());
+    assert.throws(() => (frozen as FileMatches).rows = [], TypeError);
+    assert.equal(frozen.rows.length, 2);
+  });
+
   it("are read in order without making a row, or stopped", () => {
     const file = secondFile();
     const expected = [[7, "xyz\n", 1, 2, piece], [8, "q\n", -1, -1, undefined]];
