@@ -12,6 +12,8 @@ import {
   withFlatRows,
 } from "../../src/store/flat_rows.ts";
 import { freezeResult } from "../../src/store/frozen_result.ts";
+import { MemoryStore } from "../../src/store/memory_store.ts";
+import { literalMatcher } from "../../src/core/mod.ts";
 
 const piece = { from: 3, codePoints: 9000, terminator: "\n" };
 /** The rows of two files as they cross threads; the second file's are rows 2 and 3. */
@@ -110,6 +112,19 @@ describe("flat rows", () => {
     assert.ok(Object.isFrozen(rows) && rows.every((row) => Object.isFrozen(row)));
     assert.ok(Object.isFrozen(rows[0].match) && Object.isFrozen(rows[0].piece));
     assert.throws(() => (rows[0] as { line: number }).line = 1, TypeError);
+  });
+
+  it("are how a search keeps its rows, but not those it hands on file by file", async () => {
+    const store = new MemoryStore({ "a.txt": "x\nfoo\nfoo\n", "b.txt": "foo\n" });
+    const query = { matcher: literalMatcher("foo"), context: 0 };
+    const kept = await store.search(query);
+    assert.deepEqual(kept.files.map(hasFlatRows), [true, true]);
+    assert.deepEqual(kept.files.map((file) => file.rows.map((row) => row.line)), [[2, 3], [1]]);
+    // (Handed on, a file's rows are printed and dropped: a table would hold them all.)
+    const handed: FileMatches[] = [];
+    await store.search({ ...query, onFile: (file) => handed.push(file) });
+    assert.deepEqual(handed.map(hasFlatRows), [false, false]);
+    assert.deepEqual(handed.map((file) => file.rows.map((row) => row.line)), [[2, 3], [1]]);
   });
 
   it("made before the file is frozen are frozen with it", () => {
