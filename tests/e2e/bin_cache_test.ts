@@ -249,6 +249,44 @@ describe("the binary's search index kept between servers", () => {
     }
   });
 
+  test("a FIFO in the cache folder is never opened: the servers answer all the same", {
+    timeout: 90_000,
+  }, async () => {
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    const first = await session();
+    let file: string;
+    try {
+      await greps(first);
+      file = await savedAfter(0);
+    } finally {
+      await first.close();
+    }
+    // (An open of a FIFO waits for a writer: the cache file made one, and another beside it,
+    // which a save looks through for caches of roots that are gone.)
+    const other = join(cacheDir, "other.index");
+    fs.rmSync(file);
+    for (const fifo of [file, other]) {
+      const made = spawnSync("mkfifo", ["-m", "600", fifo], { encoding: "utf8" });
+      assert.equal(made.status, 0, made.stderr);
+    }
+    const client = await session();
+    try {
+      const started = Date.now();
+      assert.deepEqual(await greps(client), oneShot(), "a new server, the cache file a FIFO");
+      assert.ok(Date.now() - started < 5_000, "answered without waiting on the FIFO");
+      // Saved over the FIFO; then a grep still answers (the save did not wait on the other).
+      for (let i = 0; i < 1500 && !fs.statSync(file).isFile(); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.ok(fs.statSync(file).isFile(), "the cache file was written over the FIFO");
+      assert.deepEqual(await greps(client), oneShot(), "the same server after it saved");
+    } finally {
+      await client.close();
+    }
+    assert.ok(fs.lstatSync(other).isFIFO(), "the other FIFO left alone");
+    await newServerGreps("a new server, the cache file saved over the FIFO");
+  });
+
   test("--no-cache neither loads nor saves it", { timeout: 60_000 }, async () => {
     fs.rmSync(cacheDir, { recursive: true, force: true });
     const client = await session(["--no-cache"]);

@@ -165,15 +165,12 @@ export function loadIndex(file: string, scope: string): CachedIndex | undefined 
   let bytes: Uint8Array;
   let fd: number | undefined;
   try {
-    // (The file opened must be the name itself: a symlink, or a name swapped for one between
-    // the lstat and the open, shows as another device or inode. O_NOFOLLOW is not honoured
-    // by every runtime's node:fs.)
-    const named = fs.lstatSync(file);
-    fd = fs.openSync(file, "r");
-    const stat = fs.fstatSync(fd);
-    if (stat.dev !== named.dev || stat.ino !== named.ino) return undefined;
+    const opened = openRegular(file);
+    if (opened === undefined) return undefined;
+    fd = opened.fd;
+    const { stat } = opened;
     const uid = process.getuid?.(); // (throws where it may not be known: then refused)
-    if (!stat.isFile() || (stat.mode & 0o077) !== 0 || stat.size > MAX_CACHE_BYTES) return;
+    if ((stat.mode & 0o077) !== 0 || stat.size > MAX_CACHE_BYTES) return;
     if (uid !== undefined && stat.uid !== uid) return; // another user's: refused
     // (The filters are views of these bytes.)
     bytes = new Uint8Array(stat.size);
@@ -345,6 +342,25 @@ function readBlocks(input: Reader, block: number, count: number): BlockFilters {
   };
 }
 
+/**
+ * Opens a cache file for reading when it is a regular file, and the name itself: a symlink, or
+ * a name swapped for one between the look and the open, shows as another device or inode
+ * (O_NOFOLLOW is not honoured by every runtime's node:fs). Nothing else is opened, and the
+ * open does not wait: a FIFO's would, for a writer that may never come.
+ *
+ * @param file the path
+ * @returns the descriptor and its status, or undefined (it was not opened, or is closed)
+ */
+function openRegular(file: string): { fd: number; stat: fs.Stats } | undefined {
+  const named = fs.lstatSync(file);
+  if (!named.isFile()) return undefined;
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  const stat = fs.fstatSync(fd);
+  if (stat.isFile() && stat.dev === named.dev && stat.ino === named.ino) return { fd, stat };
+  fs.closeSync(fd);
+  return undefined;
+}
+
 /** Removes the cache files (not `keep`) whose roots are not all there any more. */
 function removeGone(dir: string, keep: string): void {
   for (const name of fs.readdirSync(dir)) {
@@ -352,12 +368,13 @@ function removeGone(dir: string, keep: string): void {
     if (!name.endsWith(".index") || file === keep) continue;
     try {
       const head = new Uint8Array(64 * 1024);
-      const fd = fs.openSync(file, "r");
+      const opened = openRegular(file);
+      if (opened === undefined) continue;
       let got: number;
       try {
-        got = fs.readSync(fd, head, 0, head.length, 0);
+        got = fs.readSync(opened.fd, head, 0, head.length, 0);
       } finally {
-        fs.closeSync(fd);
+        fs.closeSync(opened.fd);
       }
       const view = new DataView(head.buffer, 0, got);
       const length = view.getUint32(8, true); // (the scope follows the magic and the format)
