@@ -280,6 +280,7 @@ async function listFiles(
     return { files, known: answer.known, skipped: walked.skipped };
   }
   const walkEpoch = index?.walkEpoch;
+  const madeAt = Date.now();
   const dirs = directoryRecorder();
   const listing: Listing = { files: [], known: [], skipped: { hidden: 0, ignored: 0 } };
   await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs.record);
@@ -287,7 +288,7 @@ async function listFiles(
   // (A directory it could not open may open for another server: such a walk is not saved.)
   if (listing.unreadable) dirs.listed.unsure = true;
   if (index !== undefined) {
-    const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed };
+    const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed, madeAt };
     if (keeps) index.rememberWalk(walkKey, kept, walkEpoch!);
   } else if (keeps) {
     const again = () => {

@@ -249,6 +249,48 @@ describe("the binary's search index kept between servers", () => {
     }
   });
 
+  test("a .gitignore changed unheard while a server ran: it and a new server answer alike", {
+    timeout: 90_000,
+  }, async () => {
+    // Rewritten through a hard link outside the roots, which the watcher does not hear: the
+    // server's walk, made under the old rules, must neither be saved nor be kept.
+    const ignore = at(".gitignore");
+    const logged = at("src1/trace.log");
+    const link = join(cacheHome.dir, "gitignore-link");
+    fs.writeFileSync(ignore, "*.log\n");
+    fs.writeFileSync(logged, 'createElement("logged");\n');
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 2_100)); // (past the racy window)
+      fs.rmSync(cacheDir, { recursive: true, force: true });
+      const first = await session();
+      try {
+        assert.deepEqual(await greps(first), oneShot(), "the first server");
+        assert.doesNotMatch(JSON.stringify(oneShot()[0]), /trace\.log/, "ignored at first");
+        await savedAfter(0);
+        await new Promise((resolve) => setTimeout(resolve, 2_000)); // (its walk saved too)
+        fs.linkSync(ignore, link);
+        fs.writeFileSync(link, "# nothing ignored\n");
+        fs.rmSync(link);
+        // A change the watcher hears, and a grep that reads it again, so that the index is
+        // saved again (the grep's answer may be the walk's, which nothing said was stale).
+        const changedAt = Date.now();
+        fs.appendFileSync(at("src2/m2.js"), "// more\n");
+        await greps(first);
+        await savedAfter(changedAt);
+        await new Promise((resolve) => setTimeout(resolve, 3_500));
+        assert.match(JSON.stringify(oneShot()[0]), /trace\.log/, "no longer ignored");
+        assert.deepEqual(await greps(first), oneShot(), "the server that did not hear it");
+      } finally {
+        await first.close();
+      }
+      await newServerGreps("a new server after the .gitignore changed unheard");
+    } finally {
+      fs.rmSync(ignore, { force: true });
+      fs.rmSync(logged, { force: true });
+      fs.rmSync(link, { force: true });
+    }
+  });
+
   test("a FIFO in the cache folder is never opened: the servers answer all the same", {
     timeout: 90_000,
   }, async () => {

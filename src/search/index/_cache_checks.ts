@@ -9,12 +9,24 @@
 import * as fs from "node:fs";
 import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import type { DirHandle } from "../../io/_file_system_types.ts";
-import { IDENTITY_WORDS, type IdentityKind, sameIdentity } from "../../io/file_identity.ts";
+import {
+  ctimeMsOfIdentity,
+  IDENTITY_WORDS,
+  type IdentityKind,
+  sameIdentity,
+} from "../../io/file_identity.ts";
 import { isInside } from "../../store/_paths.ts";
 import type { CachedWalk } from "./_index_cache.ts";
 import { notRacy } from "./_index_cache.ts";
 
 const IGNORE_FILE = ".gitignore";
+
+/**
+ * How far a file system's times may lag the clock: they are read from the kernel's coarse
+ * clock, which moves once a tick (4 ms at 250 Hz, 10 at 100 Hz). A status changed after a
+ * moment may be stamped this much before it.
+ */
+export const CLOCK_TICK_MS = 20;
 
 /** A share of a saved index's files to check, as a search worker is sent it. */
 export interface CheckJob {
@@ -190,22 +202,31 @@ export class IdentityCheck {
  * that may change unseen (a file of it lies outside its directories: its symlinks' targets
  * are files of it, under the link's directory) or that changed within the racy window.
  *
+ * The identities are taken now, not when the walk was made: a directory or `.gitignore` whose
+ * status changed since the walk began was changed in a way the watcher did not hear (it drops
+ * the walks at any change it hears), such as a write through a hard link outside the roots,
+ * and the walk may not be what the tree holds now. Such a walk is "stale".
+ *
  * @param check the check to take them with
  * @param walk the walk (without what it is checked against yet)
- * @returns the checks, "racy" when a directory or `.gitignore` changed just now, or
- *   undefined when it is not to be saved
+ * @param madeAt when the walk began (ms since the epoch)
+ * @returns the checks; "stale" when a directory or `.gitignore` changed since the walk
+ *   began, "racy" when one changed just now; undefined when it is not to be saved
  */
 export function walkIdentities(
   check: IdentityCheck,
   walk: Omit<CachedWalk, WalkChecks>,
-): Pick<CachedWalk, WalkChecks> | "racy" | undefined {
+  madeAt: number,
+): Pick<CachedWalk, WalkChecks> | "stale" | "racy" | undefined {
   const { listed, ignoreFiles } = walk.dirs;
   const words = new Uint32Array((listed.length + ignoreFiles.length) * IDENTITY_WORDS);
   const links: string[] = [];
   const now = Date.now();
   let racy = false;
+  let stale = false;
   const take = (key: string, ignoreFile: boolean, i: number) => {
     if (!check.take(key, ignoreFile, words, i * IDENTITY_WORDS)) return false;
+    stale ||= ctimeMsOfIdentity(words, i * IDENTITY_WORDS) >= madeAt - CLOCK_TICK_MS;
     if (!ignoreFile) {
       const names = check.symlinks(key);
       if (names === undefined) return false;
@@ -216,6 +237,7 @@ export function walkIdentities(
   };
   if (!listed.every((key, i) => take(key, false, i))) return undefined;
   if (!ignoreFiles.every((key, i) => take(key, true, listed.length + i))) return undefined;
+  if (stale) return "stale";
   const leads = links.map((link) => check.leads(link));
   const dirs = new Set(listed);
   const targets = new Set(leads.map((lead) => lead.slice(lead.indexOf(":") + 1)));

@@ -142,6 +142,11 @@ export interface KeptWalk {
   files: WalkNode[];
   skipped: SkippedEntries;
   dirs: WalkDirs;
+  /**
+   * When it began (ms since the epoch), or when it was checked, taken from the cache on disk:
+   * a directory changed since was changed unheard (see `walkIdentities`).
+   */
+  madeAt: number;
 }
 
 /**
@@ -575,6 +580,7 @@ export class SearchIndex {
     for (const [key, walk] of this.#walksToMake) {
       this.#walksToMake.delete(key);
       const since = this.#walkEpoch;
+      const madeAt = Date.now();
       const files: WalkNode[] = [];
       const made = walk();
       try {
@@ -583,7 +589,7 @@ export class SearchIndex {
       } catch {
         continue; // (the next search walks itself, and says what went wrong)
       }
-      this.rememberWalk(key, { files, skipped: made.skipped, dirs: made.dirs }, since);
+      this.rememberWalk(key, { files, skipped: made.skipped, dirs: made.dirs, madeAt }, since);
     }
     for (const kept of this.#walks.values()) this.#alignedFilters(kept.files);
     this.#saveSoon();
@@ -616,7 +622,9 @@ export class SearchIndex {
     if (!(await watching) || loaded === undefined || this.#closed) return;
     const { keys, identities, filters, blocks } = loaded;
     const holding: CachedWalk[] = [];
+    let checkedAt = 0;
     const checkWalks = () => {
+      checkedAt = Date.now();
       const check = new IdentityCheck(this.#files);
       try {
         for (const walk of loaded.walks) if (walkHolds(check, walk)) holding.push(walk);
@@ -637,7 +645,12 @@ export class SearchIndex {
       keepRecent(
         this.#walks,
         key,
-        { files, skipped, dirs: { ...dirs, unsure: false, linkedIgnoreFile: false } },
+        {
+          files,
+          skipped,
+          dirs: { ...dirs, unsure: false, linkedIgnoreFile: false },
+          madeAt: checkedAt,
+        },
         MAX_WALKS,
       );
     }
@@ -744,8 +757,12 @@ export class SearchIndex {
           continue;
         }
         const saved = { key, files: walk.files, skipped: walk.skipped, dirs: walk.dirs };
-        const checks = walkIdentities(check, saved);
-        if (checks === "racy") racy = true;
+        const checks = walkIdentities(check, saved, walk.madeAt);
+        if (checks === "stale") {
+          // (Walked again when a search asks, and what was found through it is forgotten.)
+          this.#walks.delete(key);
+          this.#results.clear();
+        } else if (checks === "racy") racy = true;
         else if (checks !== undefined) walks.push({ ...saved, ...checks });
       }
     } finally {

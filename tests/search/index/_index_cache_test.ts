@@ -231,7 +231,7 @@ describe("the checks of what the cache holds", () => {
   function taken(walk = walkOf()): CachedWalk {
     const check = new IdentityCheck(openFileSystem([root]));
     try {
-      const checks = walkIdentities(check, walk);
+      const checks = walkIdentities(check, walk, Date.now());
       assert.ok(typeof checks === "object", "taken");
       return { ...walk, ...checks };
     } finally {
@@ -264,22 +264,35 @@ describe("the checks of what the cache holds", () => {
     );
   });
 
-  test("a walk is not kept when it may change unseen", () => {
+  test("a walk is not kept when it may change unseen", async () => {
     const check = new IdentityCheck(openFileSystem([root]));
+    // (Walks made now, after what the tests before changed: a clock tick later.)
+    await new Promise((resolve) => setTimeout(resolve, 50));
     try {
       // A file outside the directories listed (a symlink's target elsewhere).
       const walk = walkOf();
       walk.dirs.listed = walk.dirs.listed.filter((dir) => !dir.endsWith("/sub"));
-      assert.equal(walkIdentities(check, walk), undefined, "a file outside");
-      // A directory changed within the racy window.
+      assert.equal(walkIdentities(check, walk, Date.now()), undefined, "a file outside");
+      // A directory changed within the racy window, before the walk began.
       fs.writeFileSync(path.join(root, "sub/c.ts"), "");
-      assert.equal(walkIdentities(check, walkOf()), "racy", "to be saved later");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(walkIdentities(check, walkOf(), Date.now()), "racy", "to be saved later");
+      // A directory or a .gitignore changed since the walk began, unheard by the watcher
+      // (which drops the walks at what it hears): the walk may not be the tree's any more.
+      const madeAt = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      fs.writeFileSync(path.join(root, "sub/d.ts"), "");
+      assert.equal(walkIdentities(check, walkOf(), madeAt), "stale", "a directory");
+      const later = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      fs.appendFileSync(path.join(root, ".gitignore"), "*.tmp\n");
+      assert.equal(walkIdentities(check, walkOf(), later), "stale", "a .gitignore");
       // A .gitignore that is not there any more.
       const gone = {
         ...walkOf(),
         dirs: { ...walkOf().dirs, ignoreFiles: [path.join(root, "sub")] },
       };
-      assert.equal(walkIdentities(check, gone), undefined, "no .gitignore");
+      assert.equal(walkIdentities(check, gone, Date.now()), undefined, "no .gitignore");
     } finally {
       check.close();
     }
