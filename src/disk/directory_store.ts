@@ -70,6 +70,7 @@ import { Sandbox, type SandboxOptions } from "./sandbox.ts";
 import {
   compileGlob,
   type DirEntry,
+  type IgnoreFileText,
   type IgnoreRank,
   type OuterIgnoreFile,
   WALK_HOT_PATH,
@@ -500,6 +501,29 @@ export class DirectoryStore extends BaseFileStore {
     return this.sandbox.roots
       .filter((r) => isInside(r, absolute, nativePath.sep))
       .reduce((a, b) => (a === "" || b.length < a.length ? b : a), "");
+  }
+
+  /**
+   * An ignore file as the inherited read gives it, told as `linked` also when it has other
+   * names (hard links): a write through one of those is heard as that name's change, not the
+   * ignore file's, so a walk that read it is never kept by the search index (as one read
+   * through a symlink).
+   */
+  protected override async readIgnoreFile(
+    dir: WalkNode,
+    name = ".gitignore",
+  ): Promise<IgnoreFileText | undefined> {
+    const read = await super.readIgnoreFile(dir, name);
+    if (read === undefined || read.linked) return read;
+    let names = 1;
+    try {
+      names = this.sandbox.files.lstat(this.childPath(dir, name).key).nlink;
+    } catch (error) {
+      // (Gone since it was read: what was read stands, as for a file read just before.)
+      const code = (error as { code?: string }).code;
+      if (code !== "ENOENT" && code !== "ENOTDIR") throw error;
+    }
+    return names > 1 ? { ...read, linked: true } : read;
   }
 
   /** Reads a regular file whole; its version is device, inode, size, mtime and the bytes. */

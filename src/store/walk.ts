@@ -99,7 +99,11 @@ export interface WalkSource {
 export interface IgnoreFileText {
   /** Its text. */
   text: string;
-  /** Whether it was read through a symlink (its target may change with no change to `dir`). */
+  /**
+   * Whether it may change with no change heard of it by its name: read through a symlink (its
+   * target may change with no change to `dir`), or (a directory store's) a file with other
+   * names, which a write through one of those changes.
+   */
   linked: boolean;
 }
 

@@ -107,3 +107,29 @@ describe("an ignore file that is a symlink", () => {
     },
   );
 });
+
+describe("an ignore file with other names (hard links)", () => {
+  test(
+    "makes a walk the index never keeps: a write through another name is seen",
+    BUN_ONLY,
+    async () => {
+      await withStore(
+        { "sub/.gitignore": "a.txt\n", "sub/a.txt": "needle\n", "sub/b.txt": "needle\n" },
+        {},
+        async (store, root) => {
+          // (The watcher hears a write through rules.txt as a change of rules.txt alone.)
+          fs.linkSync(path.join(root, "sub/.gitignore"), path.join(root, "rules.txt"));
+          assert.deepEqual(await found(store), ["sub/b.txt"]);
+          await until(store, "the index did not fill", () => {
+            const stats = store.searchIndexStats();
+            return stats !== undefined && stats.files > 0 && stats.queued + stats.indexing === 0;
+          });
+          assert.deepEqual(await found(store), ["sub/b.txt"]);
+          fs.writeFileSync(path.join(root, "rules.txt"), "b.txt\n");
+          assert.deepEqual(await found(store), ["sub/a.txt"]);
+        },
+        true,
+      );
+    },
+  );
+});
