@@ -133,6 +133,23 @@ describe("the binary's search index kept between servers", () => {
     }
   }
 
+  /**
+   * Waits past the racy window (what was just written is then kept), and starts a server
+   * without a cache, whose greps must be the command line's.
+   */
+  async function firstServer(): Promise<Client> {
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    fs.rmSync(cacheDir, { recursive: true, force: true });
+    const client = await session();
+    try {
+      assert.deepEqual(await greps(client), oneShot(), "the first server");
+      return client;
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+  }
+
   test("a new server answers from it as the command line does, before and after changes", {
     timeout: 90_000,
   }, async () => {
@@ -190,11 +207,8 @@ describe("the binary's search index kept between servers", () => {
     fs.symlinkSync("../.store/kept.js", links[0]);
     fs.symlinkSync("../.store/later.js", links[1]); // (leads nowhere yet)
     try {
-      await new Promise((resolve) => setTimeout(resolve, 2_100)); // (past the racy window)
-      fs.rmSync(cacheDir, { recursive: true, force: true });
-      const first = await session();
+      const first = await firstServer();
       try {
-        assert.deepEqual(await greps(first), oneShot(), "the first server");
         // (Saved once the walk is in it, with its symlinks.)
         for (let i = 0; i < 1500 && !/later\.js/.test(cacheText()); i++) {
           await new Promise((resolve) => setTimeout(resolve, 10));
@@ -259,29 +273,52 @@ describe("the binary's search index kept between servers", () => {
     const link = join(cacheHome.dir, "gitignore-link");
     fs.writeFileSync(ignore, "*.log\n");
     fs.writeFileSync(logged, 'createElement("logged");\n');
+    /**
+     * Rewrites the .gitignore unheard, then makes a change the watcher hears and a grep that
+     * reads it again, so that `client`'s index is saved again (that grep's answer may be the
+     * walk's, which nothing said was stale), and waits past the racy window and the save.
+     */
+    async function rewriteUnheard(client: Client, rules: string): Promise<void> {
+      fs.linkSync(ignore, link);
+      fs.writeFileSync(link, rules);
+      fs.rmSync(link);
+      const changedAt = Date.now();
+      fs.appendFileSync(at("src2/m2.js"), "// more\n");
+      await greps(client);
+      await savedAfter(changedAt);
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+    }
     try {
-      await new Promise((resolve) => setTimeout(resolve, 2_100)); // (past the racy window)
-      fs.rmSync(cacheDir, { recursive: true, force: true });
-      const first = await session();
+      // A walk the server made.
+      const first = await firstServer();
       try {
-        assert.deepEqual(await greps(first), oneShot(), "the first server");
         assert.doesNotMatch(JSON.stringify(oneShot()[0]), /trace\.log/, "ignored at first");
         await savedAfter(0);
         await new Promise((resolve) => setTimeout(resolve, 2_000)); // (its walk saved too)
-        fs.linkSync(ignore, link);
-        fs.writeFileSync(link, "# nothing ignored\n");
-        fs.rmSync(link);
-        // A change the watcher hears, and a grep that reads it again, so that the index is
-        // saved again (the grep's answer may be the walk's, which nothing said was stale).
-        const changedAt = Date.now();
-        fs.appendFileSync(at("src2/m2.js"), "// more\n");
-        await greps(first);
-        await savedAfter(changedAt);
-        await new Promise((resolve) => setTimeout(resolve, 3_500));
+        await rewriteUnheard(first, "# nothing ignored\n");
         assert.match(JSON.stringify(oneShot()[0]), /trace\.log/, "no longer ignored");
         assert.deepEqual(await greps(first), oneShot(), "the server that did not hear it");
       } finally {
         await first.close();
+      }
+      // A walk taken from the cache on disk: a second server saves one, a third takes it.
+      const second = await session();
+      try {
+        const since = Date.now();
+        assert.deepEqual(await greps(second), oneShot(), "a new server");
+        await savedAfter(since);
+        await new Promise((resolve) => setTimeout(resolve, 2_000));
+      } finally {
+        await second.close();
+      }
+      const third = await session();
+      try {
+        assert.deepEqual(await greps(third), oneShot(), "a server that took the saved walk");
+        await rewriteUnheard(third, "*.log\n");
+        assert.doesNotMatch(JSON.stringify(oneShot()[0]), /trace\.log/, "ignored again");
+        assert.deepEqual(await greps(third), oneShot(), "it did not hear it either");
+      } finally {
+        await third.close();
       }
       await newServerGreps("a new server after the .gitignore changed unheard");
     } finally {
