@@ -180,6 +180,14 @@ export async function until(
   assert.fail(`${what}: ${JSON.stringify(store.searchIndexStats())}`);
 }
 
+/** Waits until the store's index has learned the files queued (one search's, at least). */
+export async function indexFilled(store: DirectoryStore): Promise<void> {
+  await until(store, "the index did not fill", () => {
+    const stats = store.searchIndexStats();
+    return stats !== undefined && stats.queued + stats.indexing === 0 && stats.files > 0;
+  });
+}
+
 /**
  * A store with an index that has learned every file of the tree (block filters for the large
  * ones), watches it, and keeps the walk of the whole tree: trusted from its next search on.
@@ -198,10 +206,7 @@ export async function learnedStore(
   const store = await DirectoryStore.create({ roots: [root], searchIndex: true, ...options });
   try {
     await store.search({ matcher: literalMatcher("nothing at all") }); // (it learns)
-    await until(store, "the index did not fill", () => {
-      const stats = store.searchIndexStats();
-      return stats !== undefined && stats.queued + stats.indexing === 0 && stats.files > 0;
-    });
+    await indexFilled(store);
     await until(store, "the walk was not made again", () => store.searchIndexStats()!.walks > 0);
     const stats = store.searchIndexStats()!;
     assert.equal(stats.files, files, JSON.stringify(stats));

@@ -10,7 +10,7 @@ import { describe, test } from "node:test";
 import { literalMatcher } from "../../src/core/mod.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
 import { runCli } from "../_helpers/binary.ts";
-import { BUN_ONLY, makeTree, until } from "../_helpers/index_history.ts";
+import { BUN_ONLY, indexFilled, makeTree } from "../_helpers/index_history.ts";
 
 /**
  * Runs `use` on a store (with an index, if asked) of a tree of `files` (path → text) and the
@@ -93,10 +93,7 @@ describe("an ignore file that is a symlink", () => {
         async (store, root) => {
           assert.deepEqual(await found(store), ["sub/b.txt"]);
           // (Once it has learned the files, the index keeps the walks it may keep.)
-          await until(store, "the index did not fill", () => {
-            const stats = store.searchIndexStats();
-            return stats !== undefined && stats.files > 0 && stats.queued + stats.indexing === 0;
-          });
+          await indexFilled(store);
           assert.deepEqual(await found(store), ["sub/b.txt"]);
           // (Neither sub/ nor its link changes: only the file the link leads to.)
           fs.writeFileSync(path.join(root, "rules.txt"), "b.txt\n");
@@ -120,10 +117,7 @@ describe("an ignore file with other names (hard links)", () => {
           // (The watcher hears a write through rules.txt as a change of rules.txt alone.)
           fs.linkSync(path.join(root, "sub/.gitignore"), path.join(root, "rules.txt"));
           assert.deepEqual(await found(store), ["sub/b.txt"]);
-          await until(store, "the index did not fill", () => {
-            const stats = store.searchIndexStats();
-            return stats !== undefined && stats.files > 0 && stats.queued + stats.indexing === 0;
-          });
+          await indexFilled(store);
           assert.deepEqual(await found(store), ["sub/b.txt"]);
           fs.writeFileSync(path.join(root, "rules.txt"), "b.txt\n");
           assert.deepEqual(await found(store), ["sub/a.txt"]);

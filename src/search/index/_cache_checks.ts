@@ -26,7 +26,7 @@ const IGNORE_FILE = ".gitignore";
  * clock, which moves once a tick (4 ms at 250 Hz, 10 at 100 Hz). A status changed after a
  * moment may be stamped this much before it.
  */
-export const CLOCK_TICK_MS = 20;
+const CLOCK_TICK_MS = 20;
 
 /** A share of a saved index's files to check, as a search worker is sent it. */
 export interface CheckJob {
