@@ -23,7 +23,10 @@
  * Not seen by any inotify watcher, and so not by this one: writes through another name of a
  * file (a hard link) than the one watched, writes through a shared memory map, and changes
  * made by another machine on a network file system. (The search index never rules out a
- * file that has several names when it reads it.)
+ * file that has several names when it reads it.) Nor is a file system mounted over a
+ * directory in a root, or unmounted from one: a sync compares the mounts inside the roots
+ * with those when the watcher started (`_mount_table.ts`), and gives the watcher up when they
+ * differ.
  *
  * @module
  */
@@ -33,6 +36,7 @@ import { createBarrierDir, removeQuietly } from "../../files/_barrier_dir.ts";
 import { reportWorkerFailure, startWorker } from "../../io/runtime.ts";
 import { unref } from "../_search_pool.ts";
 import type { WatchEvent, WatchJob, WatchReply } from "./_watch_thread.ts";
+import { mountsInside } from "./_mount_table.ts";
 
 /** What changed since the last {@linkcode TreeWatcher.sync}. */
 export interface TreeChanges {
@@ -83,6 +87,8 @@ export class TreeWatcher {
   readonly #roots: readonly string[];
   readonly #barrierDir: string;
   readonly #maxPending: number;
+  /** The mounts inside the roots when it started. */
+  readonly #mounts: string;
   #changes: TreeChanges = { paths: new Set(), structural: false, lost: false };
   /** Events heard since the last sync (repeats of a path included). */
   #events = 0;
@@ -98,6 +104,7 @@ export class TreeWatcher {
     this.#roots = roots;
     this.#barrierDir = barrierDir;
     this.#maxPending = maxPending;
+    this.#mounts = mountsInside(roots);
   }
 
   /**
@@ -181,6 +188,9 @@ export class TreeWatcher {
     // heard, so its event is read after every event read with the first, whatever order
     // the watchers of one read are handed over in.
     if (!this.#broken && await this.#sentinel()) await this.#sentinel();
+    if (!this.#broken && mountsInside(this.#roots) !== this.#mounts) {
+      this.#fail("a file system was mounted or unmounted inside the roots");
+    }
     const changes = this.#changes;
     if (this.#broken) changes.lost = true;
     this.#changes = { paths: new Set(), structural: false, lost: false };
