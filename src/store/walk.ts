@@ -116,6 +116,11 @@ export interface ListedDirectory {
    * above it too): the file it leads to may change with no change to the directories listed.
    */
   linkedIgnoreFile: boolean;
+  /**
+   * Whether it holds a symlink: what the walk shows of one depends on where it leads, which may
+   * lie in a directory the walk did not list.
+   */
+  symlinks: boolean;
 }
 
 /** Options of {@linkcode walkFiles}. */
@@ -607,6 +612,7 @@ export async function* walkFileRuns(
     onDirectory?.(dir, {
       ignoreFile: own !== undefined && own.files.length > 0,
       linkedIgnoreFile: seen.linked,
+      symlinks: entries.some((entry) => entry.symlink),
     });
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }

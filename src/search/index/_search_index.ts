@@ -19,9 +19,11 @@
  * @module
  */
 import * as fs from "node:fs";
+import { dirname } from "node:path";
 import type { Matcher } from "../../core/mod.ts";
 import type { SearchQuery, SearchResult, SkippedEntries } from "../../store/file_store.ts";
 import { freezeResult } from "../../store/frozen_result.ts";
+import { isInside } from "../../store/_paths.ts";
 import type { FileSystem } from "../../io/file_system.ts";
 import { FileReader } from "../../io/_file_reader.ts";
 import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
@@ -164,6 +166,8 @@ export interface WalkDirs {
    * never kept.
    */
   linkedIgnoreFile: boolean;
+  /** Whether a directory it listed holds a symlink (see `ListedDirectory.symlinks`). */
+  symlinks: boolean;
 }
 
 /**
@@ -175,15 +179,45 @@ export function directoryRecorder(): {
   listed: WalkDirs;
   record: (dir: WalkNode, what: ListedDirectory) => void;
 } {
-  const listed: WalkDirs = { listed: [], ignoreFiles: [], unsure: false, linkedIgnoreFile: false };
+  const listed: WalkDirs = {
+    listed: [],
+    ignoreFiles: [],
+    unsure: false,
+    linkedIgnoreFile: false,
+    symlinks: false,
+  };
   return {
     listed,
     record: (dir, what) => {
       listed.listed.push(dir.key);
       if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
       if (what.linkedIgnoreFile) listed.linkedIgnoreFile = true;
+      if (what.symlinks) listed.symlinks = true;
     },
   };
+}
+
+/** Each walk's listed directories, as a set (made when a change is first checked against it). */
+const listedSets = new WeakMap<WalkDirs, Set<string>>();
+
+/**
+ * Whether entries created, deleted or renamed may change what a walk found: one in a
+ * directory it listed, or its start or a directory above that; any one, where the walk holds
+ * a symlink (it may lead into a directory the walk did not list) or could not open a
+ * directory. A change in a directory it passed over (ignored, hidden, deeper than it went)
+ * changes nothing it found.
+ *
+ * @param dirs what the walk listed
+ * @param moved the real paths of the entries
+ * @returns true when the walk is to be made again
+ */
+export function walkTouched(dirs: WalkDirs, moved: ReadonlySet<string>): boolean {
+  const start = dirs.listed[0];
+  if (dirs.symlinks || dirs.unsure || start === undefined) return moved.size > 0;
+  let listed = listedSets.get(dirs);
+  if (listed === undefined) listedSets.set(dirs, listed = new Set(dirs.listed));
+  for (const path of moved) if (listed.has(dirname(path)) || isInside(path, start)) return true;
+  return false;
 }
 
 /** Where the index is kept on disk between processes (see `_index_cache.ts`). */
@@ -244,7 +278,7 @@ export class SearchIndex {
   #savedAt = 0;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #changes = 0; // refreshes that forgot something
-  #walkEpoch = 0; // structural changes heard
+  #walkEpoch = 0; // changes heard that may change walks
   #absentVersion = 0; // grows when searches find literals absent from more files
 
   /**
@@ -310,7 +344,7 @@ export class SearchIndex {
     return this.#changes;
   }
 
-  /** A mark of the structural changes heard so far, for {@linkcode rememberWalk}. */
+  /** A mark of the changes heard so far that may change walks, for {@linkcode rememberWalk}. */
   get walkEpoch(): number {
     return this.#walkEpoch;
   }
@@ -329,8 +363,10 @@ export class SearchIndex {
       this.close();
       return "closed";
     }
-    if (changes.structural) {
-      this.#walks.clear();
+    if (changes.rules || changes.moved.size > 0) {
+      for (const [key, walk] of this.#walks) {
+        if (changes.rules || walkTouched(walk.dirs, changes.moved)) this.#walks.delete(key);
+      }
       this.#walkEpoch++;
     }
     if (changes.paths.size > 0) {
@@ -347,7 +383,7 @@ export class SearchIndex {
   }
 
   /**
-   * The files of a walk made since the last structural change.
+   * The files of a walk, kept until a change heard may change them (see {@linkcode walkTouched}).
    *
    * @param key the walk's start, glob and options
    * @returns the files, or undefined
@@ -357,7 +393,8 @@ export class SearchIndex {
   }
 
   /**
-   * Keeps the files of a complete walk, unless a structural change was heard since it began.
+   * Keeps the files of a complete walk, unless an entry was created, deleted or renamed, or an
+   * ignore file changed, since it began.
    *
    * @param key the walk's start, glob and options
    * @param walk its files in order, and what it left out
@@ -573,7 +610,7 @@ export class SearchIndex {
 
   /**
    * Indexing done: makes the walks asked for (the watcher is running, so each is good until
-   * it reports a structural change), and lines the filters up with every kept walk, all
+   * it reports a change that may change it), and lines the filters up with every kept walk, all
    * before the next search needs them.
    */
   async #makeWalks(): Promise<void> {
@@ -641,14 +678,14 @@ export class SearchIndex {
       this.#filters.adopt(keys[i], filters[i], identity, blocks.get(i));
       this.#tookFromDisk = true;
     }
-    for (const { key, dirs, files, skipped } of holding) {
+    for (const { key, dirs, files, skipped, links } of holding) {
       keepRecent(
         this.#walks,
         key,
         {
           files,
           skipped,
-          dirs: { ...dirs, unsure: false, linkedIgnoreFile: false },
+          dirs: { ...dirs, unsure: false, linkedIgnoreFile: false, symlinks: links.length > 0 },
           madeAt: checkedAt,
         },
         MAX_WALKS,

@@ -42,8 +42,10 @@ import { mountsInside } from "./_mount_table.ts";
 export interface TreeChanges {
   /** Paths (absolute) that were created, deleted, renamed or written. */
   paths: Set<string>;
-  /** True when a path was created, deleted or renamed (listings may differ). */
-  structural: boolean;
+  /** Of those, the ones created, deleted or renamed (their directories' listings differ). */
+  moved: Set<string>;
+  /** True when an ignore file changed (any walk may find other files). */
+  rules: boolean;
   /** True when changes may have been missed: forget everything learned. */
   lost: boolean;
 }
@@ -89,11 +91,11 @@ export class TreeWatcher {
   readonly #maxPending: number;
   /** The mounts inside the roots when it started. */
   readonly #mounts: string;
-  #changes: TreeChanges = { paths: new Set(), structural: false, lost: false };
+  #changes: TreeChanges = noChanges();
   /** Events heard since the last sync (repeats of a path included). */
   #events = 0;
-  /** Paths heard from lately: when, and whether structurally. */
-  #recent = new Map<string, { at: number; structural: boolean }>();
+  /** Paths heard from lately: when, and whether created, deleted or renamed. */
+  #recent = new Map<string, { at: number; moved: boolean }>();
   #lastSync = 0;
   #broken = false;
   #sentinels = 0;
@@ -193,7 +195,7 @@ export class TreeWatcher {
     }
     const changes = this.#changes;
     if (this.#broken) changes.lost = true;
-    this.#changes = { paths: new Set(), structural: false, lost: false };
+    this.#changes = noChanges();
     this.#events = 0;
     // Report again what was heard so short a time before the last sync that a repeat of it
     // after that sync may have been dropped; forget what is older.
@@ -201,7 +203,8 @@ export class TreeWatcher {
       if (heard.at + REPEAT_WINDOW_MS <= this.#lastSync) this.#recent.delete(path);
       else {
         changes.paths.add(path);
-        if (heard.structural) changes.structural = true;
+        if (heard.moved) changes.moved.add(path);
+        if (isIgnoreFile(path)) changes.rules = true;
       }
     }
     this.#lastSync = Date.now();
@@ -245,14 +248,11 @@ export class TreeWatcher {
     // Walks never enter .git, so what git does there changes no search.
     if (name.split("/").includes(".git")) return;
     const path = join(root, name);
-    const walkChanged = structural || name === ".gitignore" || name.endsWith("/.gitignore");
     this.#changes.paths.add(path);
-    if (walkChanged) this.#changes.structural = true;
+    if (structural) this.#changes.moved.add(path);
+    if (isIgnoreFile(path)) this.#changes.rules = true;
     const before = this.#recent.get(path);
-    this.#recent.set(path, {
-      at: Date.now(),
-      structural: walkChanged || before?.structural === true,
-    });
+    this.#recent.set(path, { at: Date.now(), moved: structural || before?.moved === true });
   }
 
   /** Creates a sentinel file and waits for its event; false (and failed) on a timeout. */
@@ -295,6 +295,16 @@ export class TreeWatcher {
     this.#stopThread();
     for (const resolve of this.#waiting.values()) resolve();
   }
+}
+
+/** No changes yet. */
+function noChanges(): TreeChanges {
+  return { paths: new Set(), moved: new Set(), rules: false, lost: false };
+}
+
+/** Whether a path names an ignore file (the walks' rules). */
+function isIgnoreFile(path: string): boolean {
+  return path.endsWith("/.gitignore");
 }
 
 /**

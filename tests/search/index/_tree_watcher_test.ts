@@ -42,16 +42,17 @@ describe("TreeWatcher", () => {
     await watcher.sync();
     const changes = await watcher.sync();
     assert.deepEqual([...changes.paths], []);
-    assert.equal(changes.structural, false);
+    assert.deepEqual([...changes.moved], []);
+    assert.equal(changes.rules, false);
     assert.equal(changes.lost, false);
   });
 
-  test("a write just before the sync is reported, and is not structural", BUN_ONLY, async () => {
+  test("a write just before the sync is reported, and moves nothing", BUN_ONLY, async () => {
     for (let round = 0; round < 50; round++) {
       fs.writeFileSync(at("src/a.ts"), `round ${round}\n`);
       const changes = await watcher.sync();
       assert.ok(changes.paths.has(at("src/a.ts")), `round ${round}`);
-      assert.equal(changes.structural, false);
+      assert.deepEqual([...changes.moved], [], `round ${round}`);
     }
   });
 
@@ -92,19 +93,20 @@ describe("TreeWatcher", () => {
     },
   );
 
-  test("creating, deleting and renaming are structural", BUN_ONLY, async () => {
+  test("creating, deleting and renaming move the entries", BUN_ONLY, async () => {
     fs.writeFileSync(at("src/b.ts"), "b\n");
     let changes = await watcher.sync();
     assert.ok(changes.paths.has(at("src/b.ts")));
-    assert.equal(changes.structural, true);
+    assert.ok(changes.moved.has(at("src/b.ts")));
     fs.renameSync(at("src/b.ts"), at("src/c.ts"));
     changes = await watcher.sync();
     assert.ok(changes.paths.has(at("src/b.ts")) && changes.paths.has(at("src/c.ts")));
-    assert.equal(changes.structural, true);
+    assert.ok(changes.moved.has(at("src/b.ts")) && changes.moved.has(at("src/c.ts")));
     fs.rmSync(at("src/c.ts"));
     changes = await watcher.sync();
     assert.ok(changes.paths.has(at("src/c.ts")));
-    assert.equal(changes.structural, true);
+    assert.ok(changes.moved.has(at("src/c.ts")));
+    assert.equal(changes.rules, false);
   });
 
   test("a file written in a directory made just before is reported", BUN_ONLY, async () => {
@@ -115,14 +117,28 @@ describe("TreeWatcher", () => {
     assert.ok(changes.paths.has(at("new/x.ts")));
   });
 
-  test("editing a .gitignore is structural (the walk's files may change)", BUN_ONLY, async () => {
-    fs.writeFileSync(at(".gitignore"), "a\n");
-    await watcher.sync();
-    fs.writeFileSync(at(".gitignore"), "b\n");
-    const changes = await watcher.sync();
-    assert.ok(changes.paths.has(at(".gitignore")));
-    assert.equal(changes.structural, true);
-  });
+  test(
+    "editing a .gitignore changes the rules (any walk's files may change)",
+    BUN_ONLY,
+    async () => {
+      fs.writeFileSync(at(".gitignore"), "a\n");
+      await watcher.sync();
+      fs.writeFileSync(at(".gitignore"), "b\n");
+      const changes = await watcher.sync();
+      assert.ok(changes.paths.has(at(".gitignore")));
+      assert.equal(changes.rules, true);
+      fs.writeFileSync(at("src/.gitignore"), "c\n");
+      assert.equal((await watcher.sync()).rules, true, "one below");
+      // (Past the window in which a path heard is reported again.)
+      await new Promise((resolve) => setTimeout(resolve, 2 * REPEAT_WINDOW_MS));
+      await watcher.sync();
+      fs.writeFileSync(at("src/a.gitignore"), "c\n");
+      assert.equal((await watcher.sync()).rules, false, "another name");
+      fs.rmSync(at("src/.gitignore"));
+      fs.rmSync(at("src/a.gitignore"));
+      await watcher.sync();
+    },
+  );
 
   test(
     "concurrent syncs each wait for their own sentinel and all report the change",

@@ -1,0 +1,327 @@
+// The search index keeps a walk until an entry is created, deleted or renamed where the walk
+// looked (a directory it listed, its start or above), or an ignore file changes; entries that
+// come and go where it did not look (an ignored build folder, a hidden cache, deeper than it
+// went) leave it kept. Drawn sequences of such changes, interleaved with searches of every
+// kind of walk (from a folder, with hidden or ignored files, one level deep), are checked
+// against a store without an index on the same tree; and a store that counts its listings
+// shows which changes made it walk again. Bun only (see _tree_watcher.ts).
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
+import { after, describe, test } from "node:test";
+import fc from "fast-check";
+import { literalMatcher } from "../../../src/core/mod.ts";
+import { DirectoryStore } from "../../../src/disk/directory_store.ts";
+import { type WalkDirs, walkTouched } from "../../../src/search/index/_search_index.ts";
+import type { SearchQuery } from "../../../src/store/file_store.ts";
+import {
+  brief,
+  BUN_ONLY,
+  filesOf,
+  learnedStore,
+  makeTree,
+  outcome,
+  sleep,
+  sometimes,
+} from "../../_helpers/index_history.ts";
+import { REPEAT_WINDOW_MS } from "../../../src/search/index/_tree_watcher.ts";
+
+const IGNORE_RULES = "gen/\n*.log\n";
+const TREE: Record<string, string> = {
+  ".gitignore": IGNORE_RULES,
+  "src/a.ts": "zebra in src\n",
+  "src/deep/b.ts": "zebra deep down\n",
+  "src/app.log": "zebra in a log\n",
+  "lib/c.ts": "zebra in lib\n",
+  "lib/plain.ts": "nothing\n",
+  "gen/out.ts": "zebra generated\n",
+  "gen/sub/x.ts": "zebra generated below\n",
+  ".cache/k.ts": "zebra hidden\n",
+};
+/** The files a search sees by default (neither hidden nor ignored). */
+const SEEN = 4;
+/** Where entries are made: listed by most walks, or by few. */
+const DIRS = ["src", "src/deep", "lib", "gen", "gen/sub", ".cache", "."];
+/** Directories renamed (to the name with a 2, and back). */
+const RENAMED = ["src/deep", "gen/sub", "lib", ".cache", "src"];
+
+/** A tree of {@linkcode TREE}, with `src/deep/link.ts` leading into the ignored folder. */
+function makeLinkedTree(): string {
+  const root = makeTree(TREE);
+  fs.symlinkSync("../../gen/out.ts", path.join(root, "src/deep/link.ts"));
+  return root;
+}
+
+interface Change {
+  change: "create" | "delete" | "move" | "mkdir" | "rename" | "swap" | "rules" | "relink";
+  pick: number;
+  other: number;
+  zebra: boolean;
+}
+
+interface Search {
+  path?: string;
+  includeHidden?: boolean;
+  includeIgnored?: boolean;
+  maxDepth?: number;
+}
+
+const anyChange: fc.Arbitrary<Change> = fc.record({
+  change: fc.constantFrom<Change["change"]>(
+    "create",
+    "delete",
+    "move",
+    "mkdir",
+    "rename",
+    "swap",
+    "rules",
+    "relink",
+  ),
+  pick: fc.nat({ max: 99 }),
+  other: fc.nat({ max: 99 }),
+  zebra: fc.boolean(),
+});
+
+const anySearch: fc.Arbitrary<Search> = fc.record({
+  path: sometimes("src", "src/deep", "lib", "gen", "src/deep2"),
+  includeHidden: sometimes(true),
+  includeIgnored: sometimes(true),
+  maxDepth: sometimes(1),
+}).map((drawn) => Object.fromEntries(Object.entries(drawn).filter(([, v]) => v !== undefined)));
+
+type Step = { search: Search } | Change;
+const anyStep: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 2, arbitrary: anySearch.map((search) => ({ search })) },
+  { weight: 3, arbitrary: anyChange },
+);
+
+/** Makes a change under `root`; returns what it did, for a failure to show. */
+function makeChange(root: string, change: Change, count: { made: number }): string {
+  const at = (name: string) => path.join(root, name);
+  const dirs = DIRS.filter((dir) => fs.existsSync(at(dir)));
+  const dir = dirs[change.pick % dirs.length];
+  const files = filesOf(root).filter((name) => name !== ".gitignore");
+  const file = files[change.other % Math.max(1, files.length)];
+  const text = change.zebra ? "zebra made\n" : "made\n";
+  switch (change.change) {
+    case "create": {
+      const name = path.posix.join(dir, `n${++count.made}.ts`);
+      fs.writeFileSync(at(name), text);
+      return `create ${name}`;
+    }
+    case "delete":
+      if (file === undefined) return "(nothing to delete)";
+      fs.rmSync(at(file));
+      return `delete ${file}`;
+    case "move": {
+      if (file === undefined) return "(nothing to move)";
+      const to = path.posix.join(dir, `m${++count.made}.ts`);
+      fs.renameSync(at(file), at(to));
+      return `move ${file} to ${to}`;
+    }
+    case "mkdir": {
+      const name = path.posix.join(dir, `d${++count.made}`);
+      fs.mkdirSync(at(name));
+      fs.writeFileSync(at(`${name}/f.ts`), text);
+      return `make ${name}/f.ts`;
+    }
+    case "rename": {
+      const from = RENAMED[change.pick % RENAMED.length];
+      const [old, now] = fs.existsSync(at(from)) ? [from, `${from}2`] : [`${from}2`, from];
+      if (!fs.existsSync(at(old))) return `(no ${from} to rename)`;
+      fs.renameSync(at(old), at(now));
+      return `rename ${old} to ${now}`;
+    }
+    case "swap": {
+      // Another src, with a deep folder of its own, made aside and renamed in.
+      const aside = `.swap${++count.made}`;
+      fs.mkdirSync(at(`${aside}/deep`), { recursive: true });
+      fs.writeFileSync(at(`${aside}/deep/swapped.ts`), text);
+      if (fs.existsSync(at("src"))) fs.renameSync(at("src"), at(`src_${count.made}`));
+      fs.renameSync(at(aside), at("src"));
+      return `rename src aside, and ${aside} (with deep/swapped.ts) to src`;
+    }
+    case "rules": {
+      const now = fs.readFileSync(at(".gitignore"), "utf8");
+      const rules = now === IGNORE_RULES ? "*.log\n" : IGNORE_RULES;
+      fs.writeFileSync(at(".gitignore"), rules);
+      return `write .gitignore ${JSON.stringify(rules)}`;
+    }
+    case "relink": {
+      // The link's target in turn: a file, a symlink to another file, gone.
+      const target = at("gen/out.ts");
+      const kind = fs.lstatSync(target, { throwIfNoEntry: false });
+      if (kind === undefined) fs.writeFileSync(target, text);
+      else if (kind.isSymbolicLink()) fs.rmSync(target);
+      else {
+        fs.rmSync(target);
+        fs.symlinkSync("sub/x.ts", target);
+      }
+      const now = kind === undefined ? "a file" : kind.isSymbolicLink() ? "gone" : "a symlink";
+      return `make gen/out.ts (the link's target) ${now}`;
+    }
+  }
+}
+
+const zebra = (search: Search): SearchQuery => ({ matcher: literalMatcher("zebra"), ...search });
+
+describe("the search index's kept walks, as entries come and go", () => {
+  const roots: string[] = [];
+  after(() => {
+    for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  /**
+   * Runs the steps on a new tree, each search checked against a store without an index; each
+   * walk is made first, so that the changes meet kept walks.
+   */
+  async function agree(steps: Step[]): Promise<void> {
+    const root = makeLinkedTree();
+    roots.push(root);
+    const store = await learnedStore(root, SEEN + 1, 0, { searchThreads: 1 }); // (the link's)
+    const plain = await DirectoryStore.create({ roots: [root] });
+    const done: string[] = [];
+    const count = { made: 0 };
+    try {
+      const check = async (search: Search) => {
+        done.push(`search ${JSON.stringify(search)}`);
+        const want = await outcome(plain, zebra(search));
+        const got = await outcome(store, zebra(search));
+        const message = `steps:\n  ${done.join("\n  ")}`;
+        assert.deepEqual(brief(got), brief(want), message);
+        assert.deepEqual(got, want, message);
+      };
+      for (const search of [{}, { path: "lib" }, { path: "src/deep" }, { includeHidden: true }]) {
+        await check(search);
+      }
+      for (const step of steps) {
+        if ("search" in step) await check(step.search);
+        else done.push(makeChange(root, step, count));
+      }
+      for (const search of [{}, { includeIgnored: true }, { path: "lib", maxDepth: 1 }]) {
+        await check(search);
+      }
+    } finally {
+      store.close();
+      plain.close();
+    }
+  }
+
+  test("give what a store without an index gives, wherever the change was", BUN_ONLY, async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(anyStep, { minLength: 4, maxLength: 12 }), agree),
+      { numRuns: 20 },
+    );
+  });
+
+  test("see a folder above their start renamed, and a symlink's target made a symlink", {
+    ...BUN_ONLY,
+  }, async () => {
+    const change = (change: Change["change"], pick = 0): Change => ({
+      change,
+      pick,
+      other: 0,
+      zebra: true,
+    });
+    // (src is renamed by the fifth pick.)
+    const renamed = [change("rename", 4), { search: { path: "src/deep" } }];
+    await agree([...renamed, { search: { path: "src2/deep" } }]);
+    await agree([change("swap"), { search: { path: "src/deep" } }]);
+    await agree([change("relink"), { search: {} }, change("relink"), { search: {} }]);
+  });
+
+  test("walk again only where a change was where they looked", BUN_ONLY, async () => {
+    const root = makeTree(TREE);
+    roots.push(root);
+    const at = (name: string) => path.join(root, name);
+    const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
+    const listed: string[] = [];
+    const own = store as unknown as { listDirectory: (dir: { key: string }) => unknown };
+    const list = own.listDirectory.bind(store);
+    own.listDirectory = (dir: { key: string }, ...rest: unknown[]) => {
+      listed.push(path.relative(root, dir.key) || ".");
+      return (list as (...args: unknown[]) => unknown)(dir, ...rest);
+    };
+    /** The directories a search listed, after `change`. */
+    const listedBy = async (change: () => void, search: Search = {}) => {
+      change();
+      // (Past the window in which the watcher reports a path heard again at the next sync:
+      // see _tree_watcher.ts.)
+      await sleep(2 * REPEAT_WINDOW_MS);
+      listed.length = 0;
+      await store.search(zebra(search));
+      return [...listed];
+    };
+    const lib = { path: "lib", maxDepth: 1 };
+    try {
+      await listedBy(() => {}, lib); // (kept from here on)
+      assert.deepEqual(await listedBy(() => {}), [], "nothing changed");
+      assert.deepEqual(
+        await listedBy(() => {
+          fs.writeFileSync(at("gen/new.ts"), "zebra\n");
+          fs.mkdirSync(at("gen/sub/more"));
+          fs.mkdirSync(at(".cache/d"));
+          fs.renameSync(at("gen/out.ts"), at("gen/sub/out.ts"));
+          fs.writeFileSync(at("src/a.ts"), "zebra written in place\n");
+        }),
+        [],
+        "changes in ignored and hidden folders, and a write in place",
+      );
+      assert.deepEqual(await listedBy(() => {}, lib), [], "the walk of lib, kept too");
+      assert.deepEqual(
+        await listedBy(() => fs.writeFileSync(at("src/deep/d.ts"), "zebra\n"), lib),
+        [],
+        "a walk of lib after a file was made outside it",
+      );
+      assert.deepEqual(
+        await listedBy(() => {}),
+        [".", "lib", "src", "src/deep"],
+        "the walk of the whole tree after it",
+      );
+      assert.deepEqual(
+        await listedBy(() => {
+          fs.mkdirSync(at("lib/sub"));
+          fs.writeFileSync(at("lib/sub/e.ts"), "zebra\n");
+        }, lib),
+        ["lib"],
+        "a walk one level deep, after a directory was made in it",
+      );
+      assert.deepEqual(
+        await listedBy(() => fs.writeFileSync(at("lib/sub/f.ts"), "zebra\n"), lib),
+        [],
+        "and after a file was made below where it went",
+      );
+      assert.deepEqual(
+        await listedBy(() => fs.writeFileSync(at(".gitignore"), "gen/\n")),
+        [".", "lib", "lib/sub", "src", "src/deep"],
+        "an ignore file written",
+      );
+    } finally {
+      store.close();
+    }
+  });
+
+  test("are touched by an entry where they listed, at their start or above it", () => {
+    const dirs = (listed: string[], more: Partial<WalkDirs> = {}): WalkDirs => ({
+      listed,
+      ignoreFiles: [],
+      unsure: false,
+      linkedIgnoreFile: false,
+      symlinks: false,
+      ...more,
+    });
+    const deep = dirs(["/r/src/deep", "/r/src/deep/x"]);
+    const touched = (walk: WalkDirs, ...moved: string[]) => walkTouched(walk, new Set(moved));
+    assert.equal(touched(deep), false, "nothing");
+    assert.equal(touched(deep, "/r/src/deep/a.ts"), true, "in the start");
+    assert.equal(touched(deep, "/r/src/deep/x/y/b.ts"), false, "below where it listed");
+    assert.equal(touched(deep, "/r/src/deep/x/y"), true, "a folder where it listed");
+    assert.equal(touched(deep, "/r/src/deep"), true, "the start");
+    assert.equal(touched(deep, "/r/src"), true, "above the start");
+    assert.equal(touched(deep, "/r"), true, "the root");
+    assert.equal(touched(deep, "/r/src/other.ts", "/r/src/deeper"), false, "beside the start");
+    assert.equal(touched(dirs(["/r/src/deep"], { symlinks: true }), "/r/gen/a"), true, "links");
+    assert.equal(touched(dirs(["/r/src/deep"], { unsure: true }), "/r/gen/a"), true, "unsure");
+    assert.equal(touched(dirs(["/r/src/deep"], { unsure: true })), false, "unsure, no change");
+  });
+});
