@@ -37,6 +37,7 @@ import {
 import type { Stretch } from "./_long_rows.ts";
 import {
   directoryRecorder,
+  type KeptWalk,
   resultKey,
   type SearchIndex,
   type WalkToMake,
@@ -210,7 +211,7 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   if (listing.cut) result.walkUnfinished = true;
   if (query.digests !== undefined) digestFiles(result.files, listing.files, reader, query.digests);
   if (keyOfResult !== undefined && changesAtStart !== undefined && read.keepable) {
-    index?.rememberResult(keyOfResult, result, changesAtStart);
+    index?.rememberResult(keyOfResult, result, changesAtStart, listing.walk);
   }
   return result;
 }
@@ -226,6 +227,8 @@ interface Listing {
   known: (Examined | undefined)[];
   /** The first search's walk, made before the watcher ran, for the index to make again. */
   walkAgain?: WalkToMake;
+  /** The walk the index keeps that the files came from, by its key. */
+  walk?: { key: string; kept: KeptWalk };
   /** True when the deadline stopped the walk before its end. */
   cut?: boolean;
 }
@@ -277,7 +280,12 @@ async function listFiles(
       },
       read: (i, plan) => reading.add(files[i].key, plan),
     });
-    return { files, known: answer.known, skipped: walked.skipped };
+    return {
+      files,
+      known: answer.known,
+      skipped: walked.skipped,
+      walk: { key: walkKey, kept: walked },
+    };
   }
   const walkEpoch = index?.walkEpoch;
   const madeAt = Date.now();
@@ -290,6 +298,7 @@ async function listFiles(
   if (index !== undefined) {
     const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed, madeAt };
     if (keeps) index.rememberWalk(walkKey, kept, walkEpoch!);
+    if (index.walk(walkKey) === kept) listing.walk = { key: walkKey, kept };
   } else if (keeps) {
     const again = () => {
       const skipped = skippedCounter();

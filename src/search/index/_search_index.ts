@@ -197,6 +197,25 @@ export function directoryRecorder(): {
   };
 }
 
+/** A search's result kept, and the kept walk it went through (see `SearchIndex.rememberResult`). */
+interface KeptResult {
+  /** {@linkcode SearchIndex.changes} when it was last known to hold. */
+  changes: number;
+  result: SearchResult;
+  walk: { key: string; kept: KeptWalk } | undefined;
+}
+
+/** Each kept walk's files, by real path (made when a change is first checked against it). */
+const fileSets = new WeakMap<WalkNode[], Set<string>>();
+
+/** Whether one of `paths` is one of a walk's files. */
+function someFileOf(files: WalkNode[], paths: ReadonlySet<string>): boolean {
+  let keys = fileSets.get(files);
+  if (keys === undefined) fileSets.set(files, keys = new Set(files.map((file) => file.key)));
+  for (const path of paths) if (keys.has(path)) return true;
+  return false;
+}
+
 /** Each walk's listed directories, as a set (made when a change is first checked against it). */
 const listedSets = new WeakMap<WalkDirs, Set<string>>();
 
@@ -256,8 +275,8 @@ export class SearchIndex {
    * (those its filter let through).
    */
   readonly #absent = new Map<string, Set<string>>();
-  /** Results of complete searches, by {@linkcode resultKey}. */
-  readonly #results = new Map<string, { changes: number; result: SearchResult }>();
+  /** Results of complete searches, by {@linkcode resultKey}, with the walk each went through. */
+  readonly #results = new Map<string, KeptResult>();
   /** Answers of {@linkcode knownFiles}. */
   readonly #known = new Map<string, KnownFiles>();
   /** Each kept walk's filters, in its order, as of a filters version. */
@@ -371,7 +390,7 @@ export class SearchIndex {
     }
     if (changes.paths.size > 0) {
       this.#changes++;
-      this.#results.clear();
+      this.#forgetResults(changes.paths);
       const maybeDirs = this.#filters.forget(changes.paths);
       for (const keys of this.#absent.values()) {
         for (const key of keys) {
@@ -525,11 +544,34 @@ export class SearchIndex {
    * @param key the search's {@linkcode resultKey}
    * @param result its result
    * @param since {@linkcode changes} when it started
+   * @param walk the kept walk it went through, by its key: the result outlives changes that
+   *   leave that walk kept and touch none of its files
    */
-  rememberResult(key: string, result: SearchResult, since: number): void {
+  rememberResult(
+    key: string,
+    result: SearchResult,
+    since: number,
+    walk?: { key: string; kept: KeptWalk },
+  ): void {
     if (this.#closed || since !== this.#changes || result.stopped === "time") return;
     if (result.matchedLines > MAX_RESULT_LINES) return;
-    keepRecent(this.#results, key, { changes: since, result: freezeResult(result) }, MAX_RESULTS);
+    const kept = { changes: since, result: freezeResult(result), walk };
+    keepRecent(this.#results, key, kept, MAX_RESULTS);
+  }
+
+  /**
+   * After changes (the walks they touch dropped already), forgets each kept result but those
+   * that went through a walk still kept none of whose files changed (a symlinked file is
+   * there by the real path of its target).
+   */
+  #forgetResults(paths: ReadonlySet<string>): void {
+    for (const [key, kept] of this.#results) {
+      const walk = kept.walk;
+      const holds = walk !== undefined && this.#walks.get(walk.key) === walk.kept &&
+        !someFileOf(walk.kept.files, paths);
+      if (holds) kept.changes = this.#changes;
+      else this.#results.delete(key);
+    }
   }
 
   /**

@@ -53,7 +53,16 @@ function makeLinkedTree(): string {
 }
 
 interface Change {
-  change: "create" | "delete" | "move" | "mkdir" | "rename" | "swap" | "rules" | "relink";
+  change:
+    | "create"
+    | "write"
+    | "delete"
+    | "move"
+    | "mkdir"
+    | "rename"
+    | "swap"
+    | "rules"
+    | "relink";
   pick: number;
   other: number;
   zebra: boolean;
@@ -69,6 +78,7 @@ interface Search {
 const anyChange: fc.Arbitrary<Change> = fc.record({
   change: fc.constantFrom<Change["change"]>(
     "create",
+    "write",
     "delete",
     "move",
     "mkdir",
@@ -109,6 +119,10 @@ function makeChange(root: string, change: Change, count: { made: number }): stri
       fs.writeFileSync(at(name), text);
       return `create ${name}`;
     }
+    case "write": // (in place: no entry comes or goes)
+      if (file === undefined) return "(nothing to write)";
+      fs.writeFileSync(at(file), text);
+      return `write ${JSON.stringify(text)} to ${file}`;
     case "delete":
       if (file === undefined) return "(nothing to delete)";
       fs.rmSync(at(file));
@@ -298,6 +312,61 @@ describe("the search index's kept walks, as entries come and go", () => {
       );
     } finally {
       store.close();
+    }
+  });
+
+  test("keep a result while no change touches its walk or its files", BUN_ONLY, async () => {
+    const root = makeTree(TREE);
+    roots.push(root);
+    const at = (name: string) => path.join(root, name);
+    const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
+    const plain = await DirectoryStore.create({ roots: [root] });
+    /** Whether a search after `change` gave the very result kept before it (and the right one). */
+    const keptAfter = async (change: () => void, search: Search = {}) => {
+      const before = await store.search(zebra(search));
+      change();
+      await sleep(2 * REPEAT_WINDOW_MS); // (as above)
+      const after = await store.search(zebra(search));
+      assert.deepEqual(await outcome(store, zebra(search)), await outcome(plain, zebra(search)));
+      return after === before;
+    };
+    try {
+      await store.search(zebra({})); // (its walk kept, then its result)
+      assert.equal(await keptAfter(() => {}), true, "nothing changed");
+      assert.equal(
+        await keptAfter(() => {
+          fs.writeFileSync(at("gen/out.ts"), "zebra rewritten\n");
+          fs.writeFileSync(at("src/app.log"), "zebra rewritten\n");
+          fs.writeFileSync(at("gen/new.ts"), "zebra\n");
+          fs.writeFileSync(at(".cache/k.ts"), "zebra rewritten\n");
+        }),
+        true,
+        "ignored and hidden files written",
+      );
+      const ignored = { includeIgnored: true };
+      assert.equal(
+        await keptAfter(() => fs.writeFileSync(at("gen/out.ts"), "zebra again\n"), ignored),
+        false,
+        "a file of its walk written",
+      );
+      assert.equal(
+        await keptAfter(() => fs.writeFileSync(at("lib/plain.ts"), "zebra now\n")),
+        false,
+        "a file of its walk written in place",
+      );
+      assert.equal(
+        await keptAfter(() => fs.writeFileSync(at("lib/new.ts"), "nothing\n")),
+        false,
+        "a file made where its walk listed",
+      );
+      assert.equal(
+        await keptAfter(() => fs.writeFileSync(at("src/deep/new.ts"), "zebra\n"), { path: "lib" }),
+        true,
+        "a file made outside a walk of lib",
+      );
+    } finally {
+      store.close();
+      plain.close();
     }
   });
 
