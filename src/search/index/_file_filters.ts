@@ -186,9 +186,10 @@ export class FileFilters {
       if (!this.drop(path)) unknown.add(path);
     }
     if (unknown.size === 0) return unknown;
-    for (const key of [...this.#filters.keys(), ...this.#unindexable]) {
-      if (underAny(key, unknown)) this.drop(key);
-    }
+    const under = underAnyOf(unknown);
+    // (A map or set skips, not repeats, what is deleted while it is iterated.)
+    for (const key of this.#filters.keys()) if (under(key)) this.drop(key);
+    for (const key of this.#unindexable) if (under(key)) this.drop(key);
     return unknown;
   }
 
@@ -199,9 +200,13 @@ export class FileFilters {
    * @returns false when it was not known
    */
   drop(key: string): boolean {
-    this.#version++;
     const filter = this.#filters.get(key);
-    if (filter === undefined) return this.#unindexable.delete(key);
+    if (filter === undefined) {
+      if (!this.#unindexable.delete(key)) return false;
+      this.#version++;
+      return true;
+    }
+    this.#version++;
     if (filter !== BINARY) this.#bytes -= filter.length;
     this.#filters.delete(key);
     if (this.#identities.delete(key)) this.#savedVersion++;
@@ -291,9 +296,10 @@ export class FileFilters {
     this.#version++;
     const stale = this.#changedInFlight ?? new Set<string>();
     this.#changedInFlight = undefined;
+    const underStale = underAnyOf(stale);
     for (const file of indexed) {
       this.#queued.delete(file.key);
-      if (stale.size > 0 && (stale.has(file.key) || underAny(file.key, stale))) continue;
+      if (stale.has(file.key) || underStale(file.key)) continue;
       if (file.filter !== undefined) {
         if (!this.#makeRoom(file.filter.length)) continue;
         this.#set(file.key, file.filter, file.identity);
@@ -385,9 +391,27 @@ export class FileFilters {
  * @param dirs absolute paths of directories
  * @returns true when one of them is an ancestor of `key`
  */
-export function underAny(key: string, dirs: Set<string>): boolean {
+export function underAny(key: string, dirs: ReadonlySet<string>): boolean {
   for (let at = key.lastIndexOf(sep); at > 0; at = key.lastIndexOf(sep, at - 1)) {
     if (dirs.has(key.slice(0, at))) return true;
   }
   return false;
+}
+
+/** Directories past which {@linkcode underAnyOf} looks a path's ancestors up instead. */
+const FEW_DIRS = 8;
+
+/**
+ * {@linkcode underAny} for many paths against the same directories: a few are compared as
+ * prefixes, which costs a tenth of looking each path's ancestors up (the Linux tree's 78,268
+ * paths against one directory: 2 against 35 ms), the usual case after a change.
+ *
+ * @param dirs absolute paths of directories
+ * @returns whether one of them is an ancestor of a path
+ */
+export function underAnyOf(dirs: ReadonlySet<string>): (key: string) => boolean {
+  if (dirs.size === 0) return () => false;
+  if (dirs.size > FEW_DIRS) return (key) => underAny(key, dirs);
+  const prefixes = [...dirs].map((dir) => dir + sep);
+  return (key) => prefixes.some((prefix) => key.startsWith(prefix));
 }

@@ -26,7 +26,7 @@ import { freezeResult } from "../../store/frozen_result.ts";
 import { isInside } from "../../store/_paths.ts";
 import type { FileSystem } from "../../io/file_system.ts";
 import { FileReader } from "../../io/_file_reader.ts";
-import { BINARY, FileFilters, type Filter, underAny } from "./_file_filters.ts";
+import { BINARY, FileFilters, type Filter, underAnyOf } from "./_file_filters.ts";
 import { type Examined, prefilterOf, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
@@ -391,10 +391,10 @@ export class SearchIndex {
     if (changes.paths.size > 0) {
       this.#changes++;
       this.#forgetResults(changes.paths);
-      const maybeDirs = this.#filters.forget(changes.paths);
+      const underMaybeDirs = underAnyOf(this.#filters.forget(changes.paths));
       for (const keys of this.#absent.values()) {
         for (const key of keys) {
-          if (changes.paths.has(key) || underAny(key, maybeDirs)) keys.delete(key);
+          if (changes.paths.has(key) || underMaybeDirs(key)) keys.delete(key);
         }
       }
     }

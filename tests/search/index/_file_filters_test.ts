@@ -3,7 +3,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { BINARY, FileFilters, underAny } from "../../../src/search/index/_file_filters.ts";
+import {
+  BINARY,
+  FileFilters,
+  underAny,
+  underAnyOf,
+} from "../../../src/search/index/_file_filters.ts";
 import { filesOf } from "../../_helpers/files.ts";
 import { mayContain, needleTrigrams } from "../../../src/search/index/_trigram_filter.ts";
 
@@ -203,5 +208,19 @@ describe("underAny()", () => {
     assert.equal(underAny(path.join(path.sep, "x", "y", "z", "w"), dirs), true);
     assert.equal(underAny(path.join(path.sep, "ab", "c"), dirs), false);
     assert.equal(underAny(path.join(path.sep, "a"), dirs), false);
+  });
+});
+
+describe("underAnyOf()", () => {
+  it("answers as underAny, for few directories and for many", () => {
+    const key = (...parts: string[]) => path.join(path.sep, ...parts);
+    const keys = [key("a", "b"), key("x", "y", "z", "w"), key("ab", "c"), key("a"), key("q", "r")];
+    for (let count = 0; count <= 20; count++) {
+      const dirs = new Set([key("a"), key("x", "y")]);
+      for (let i = 0; dirs.size < count; i++) dirs.add(key(`d${i}`));
+      while (dirs.size > count) dirs.delete([...dirs].pop()!);
+      const under = underAnyOf(dirs);
+      for (const one of keys) assert.equal(under(one), underAny(one, dirs), `${count}: ${one}`);
+    }
   });
 });
