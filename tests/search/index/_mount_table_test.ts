@@ -46,10 +46,17 @@ describe("mountsInside", () => {
     assert.equal(mountsInside(["/"], path.join(dir, "missing")), "");
   });
 
-  test("this process's table is read (Linux)", { skip: process.platform !== "linux" }, () => {
+  // (Deno reads /proc/self/mountinfo only with --allow-all; the index runs on Bun.)
+  let own: string | undefined;
+  try {
+    own = fs.readFileSync(MOUNT_TABLE, "utf8");
+  } catch { /* none to read here */ }
+  test("this process's table is read", {
+    skip: own === undefined ? "no mount table to read here" : false,
+  }, () => {
     // Every mount but the root's own lies below "/".
     const mounts = mountsInside(["/"]).split("\n");
     assert.ok(mounts.length > 0 && mounts.every((mount) => mount.split(" ")[4] !== "/"));
-    assert.ok(fs.readFileSync(MOUNT_TABLE, "utf8").split("\n").length > mounts.length);
+    assert.ok(own!.split("\n").length > mounts.length);
   });
 });
