@@ -220,22 +220,29 @@ function someFileOf(files: WalkNode[], paths: ReadonlySet<string>): boolean {
 const listedSets = new WeakMap<WalkDirs, Set<string>>();
 
 /**
- * Whether entries created, deleted or renamed may change what a walk found: one in a
- * directory it listed, or its start or a directory above that; any one, where the walk holds
- * a symlink (it may lead into a directory the walk did not list) or could not open a
- * directory. A change in a directory it passed over (ignored, hidden, deeper than it went)
+ * Whether changes may change what a walk found: an entry created, deleted or renamed in a
+ * directory it listed, or its start or a directory above that, or anywhere where the walk
+ * holds a symlink (it may lead into a directory the walk did not list) or could not open a
+ * directory; or a change to a directory it listed, or above its start, itself (its mode or
+ * owner: the walk may no longer pass). A change in a directory it passed over (ignored, hidden, deeper than it went)
  * changes nothing it found.
  *
  * @param dirs what the walk listed
- * @param moved the real paths of the entries
+ * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
+ *   all that changed (`paths`)
  * @returns true when the walk is to be made again
  */
-export function walkTouched(dirs: WalkDirs, moved: ReadonlySet<string>): boolean {
+export function walkTouched(
+  dirs: WalkDirs,
+  changes: { moved: ReadonlySet<string>; paths: ReadonlySet<string> },
+): boolean {
+  const { moved, paths } = changes;
   const start = dirs.listed[0];
-  if (dirs.symlinks || dirs.unsure || start === undefined) return moved.size > 0;
+  if ((dirs.symlinks || dirs.unsure || start === undefined) && moved.size > 0) return true;
   let listed = listedSets.get(dirs);
   if (listed === undefined) listedSets.set(dirs, listed = new Set(dirs.listed));
   for (const path of moved) if (listed.has(dirname(path)) || isInside(path, start)) return true;
+  for (const path of paths) if (listed.has(path) || isInside(path, start)) return true;
   return false;
 }
 
@@ -382,11 +389,12 @@ export class SearchIndex {
       this.close();
       return "closed";
     }
-    if (changes.rules || changes.moved.size > 0) {
+    if (changes.rules || changes.paths.size > 0) {
       for (const [key, walk] of this.#walks) {
-        if (changes.rules || walkTouched(walk.dirs, changes.moved)) this.#walks.delete(key);
+        if (changes.rules || walkTouched(walk.dirs, changes)) this.#walks.delete(key);
       }
-      this.#walkEpoch++;
+      // (A walk under way is not kept after an entry came or went: it may have listed before.)
+      if (changes.rules || changes.moved.size > 0) this.#walkEpoch++;
     }
     if (changes.paths.size > 0) {
       this.#changes++;

@@ -380,7 +380,10 @@ describe("the search index's kept walks, as entries come and go", () => {
       ...more,
     });
     const deep = dirs(["/r/src/deep", "/r/src/deep/x"]);
-    const touched = (walk: WalkDirs, ...moved: string[]) => walkTouched(walk, new Set(moved));
+    const touched = (walk: WalkDirs, ...moved: string[]) =>
+      walkTouched(walk, { moved: new Set(moved), paths: new Set(moved) });
+    const written = (walk: WalkDirs, ...paths: string[]) =>
+      walkTouched(walk, { moved: new Set(), paths: new Set(paths) });
     assert.equal(touched(deep), false, "nothing");
     assert.equal(touched(deep, "/r/src/deep/a.ts"), true, "in the start");
     assert.equal(touched(deep, "/r/src/deep/x/y/b.ts"), false, "below where it listed");
@@ -392,5 +395,10 @@ describe("the search index's kept walks, as entries come and go", () => {
     assert.equal(touched(dirs(["/r/src/deep"], { symlinks: true }), "/r/gen/a"), true, "links");
     assert.equal(touched(dirs(["/r/src/deep"], { unsure: true }), "/r/gen/a"), true, "unsure");
     assert.equal(touched(dirs(["/r/src/deep"], { unsure: true })), false, "unsure, no change");
+    assert.equal(written(deep, "/r/src/deep/a.ts", "/r/gen/x"), false, "files written");
+    assert.equal(written(deep, "/r/src/deep/x"), true, "a directory it listed (its mode)");
+    assert.equal(written(deep, "/r/src"), true, "a directory above the start (its mode)");
+    assert.equal(written(deep, "/r/src/other"), false, "a directory beside the start");
+    assert.equal(written(dirs(["/r/src/deep"], { symlinks: true }), "/r/gen/a"), false, "links");
   });
 });
