@@ -224,8 +224,8 @@ const listedSets = new WeakMap<WalkDirs, Set<string>>();
  * directory it listed, or its start or a directory above that, or anywhere where the walk
  * holds a symlink (it may lead into a directory the walk did not list) or could not open a
  * directory; or a change to a directory it listed, or above its start, itself (its mode or
- * owner: the walk may no longer pass). A change in a directory it passed over (ignored, hidden, deeper than it went)
- * changes nothing it found.
+ * owner: the walk may no longer pass). A change in a directory it passed over (ignored,
+ * hidden, deeper than it went) changes nothing it found.
  *
  * @param dirs what the walk listed
  * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
@@ -238,10 +238,12 @@ export function walkTouched(
 ): boolean {
   const { moved, paths } = changes;
   const start = dirs.listed[0];
-  if ((dirs.symlinks || dirs.unsure || start === undefined) && moved.size > 0) return true;
+  if (start === undefined) return paths.size > 0;
+  if ((dirs.symlinks || dirs.unsure) && moved.size > 0) return true;
   let listed = listedSets.get(dirs);
   if (listed === undefined) listedSets.set(dirs, listed = new Set(dirs.listed));
-  for (const path of moved) if (listed.has(dirname(path)) || isInside(path, start)) return true;
+  for (const path of moved) if (listed.has(dirname(path))) return true;
+  // (Every moved path is among the changed ones too.)
   for (const path of paths) if (listed.has(path) || isInside(path, start)) return true;
   return false;
 }
