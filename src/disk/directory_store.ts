@@ -72,6 +72,7 @@ import {
   type DirEntry,
   type IgnoreFileText,
   type IgnoreRank,
+  type LinkLead,
   type OuterIgnoreFile,
   WALK_HOT_PATH,
   walkFileRuns,
@@ -547,7 +548,11 @@ export class DirectoryStore extends BaseFileStore {
   }
 
   /** One directory, without denied entries and without symlinks leading outside, to denied paths, or nowhere. */
-  protected override async listDirectory(dir: WalkNode, sizes: boolean): Promise<DirEntry[]> {
+  protected override async listDirectory(
+    dir: WalkNode,
+    sizes: boolean,
+    links?: LinkLead[],
+  ): Promise<DirEntry[]> {
     const files = this.sandbox.files;
     let handle: DirHandle;
     let listed;
@@ -586,7 +591,7 @@ export class DirectoryStore extends BaseFileStore {
         ) {
           continue;
         }
-        const entry = await this.#entry(handle, name, listedKind, child, sizes);
+        const entry = await this.#entry(handle, name, listedKind, child, sizes, links);
         if (entry !== undefined) entries.push(entry);
       }
     } finally {
@@ -602,7 +607,10 @@ export class DirectoryStore extends BaseFileStore {
     listedKind: string | undefined,
     child: WalkNode,
     sizes: boolean,
+    links: LinkLead[] | undefined,
   ): Promise<DirEntry | undefined> {
+    // (A symlink is told of as left out until what it leads to is shown.)
+    const link = { name, lead: "" };
     try {
       let stat: FileStat | undefined;
       let kind = listedKind;
@@ -613,11 +621,13 @@ export class DirectoryStore extends BaseFileStore {
         kind = stat.kind;
       }
       if (kind === "symlink") {
+        links?.push(link);
         const target = await this.#linkTarget(child.key);
         if (target === undefined) return undefined;
         const pointed = this.sandbox.files.lstat(target);
         if (await this.sandbox.deniedByIdentity(pointed)) return undefined;
         const targetKind = kindOf(pointed);
+        link.lead = `${pointed.kind}:${target}`;
         return {
           name,
           kind: targetKind,

@@ -48,6 +48,7 @@ import {
   createWalkFilter,
   type DirEntry,
   type IgnoreFileText,
+  type LinkLead,
   type OuterIgnoreFile,
   walkEntries,
   walkFiles,
@@ -175,7 +176,7 @@ export abstract class BaseFileStore implements FileStore {
     // deno-lint-ignore no-this-alias
     const store = this;
     this.walkSource = {
-      listDirectory: (dir, options) => this.listDirectory(dir, options.sizes),
+      listDirectory: (dir, options) => this.listDirectory(dir, options.sizes, options.links),
       child: (dir, name) => this.childPath(dir, name),
       readIgnoreFile: (dir, name) => this.readIgnoreFile(dir, name),
       ancestors: (node) => this.ancestorsOf(node),
@@ -220,9 +221,14 @@ export abstract class BaseFileStore implements FileStore {
    *
    * @param dir a checked directory
    * @param sizes whether file sizes are needed (else they may be 0)
+   * @param links where to add every symlink it holds, with where it leads (if asked)
    * @returns its entries, in any order
    */
-  protected abstract listDirectory(dir: WalkNode, sizes: boolean): Promise<DirEntry[]>;
+  protected abstract listDirectory(
+    dir: WalkNode,
+    sizes: boolean,
+    links?: LinkLead[],
+  ): Promise<DirEntry[]>;
 
   /**
    * Writes a whole file atomically (all or nothing, even across a crash), creating missing

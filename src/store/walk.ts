@@ -61,9 +61,13 @@ export interface WalkSource {
   /**
    * The entries of one directory, in any order, without denied entries and without
    * symlinks that lead outside the roots, to denied paths, or nowhere. Sizes of files may be
-   * left 0 unless `sizes` is set (a stat per file costs).
+   * left 0 unless `sizes` is set (a stat per file costs). Where `links` is given, every
+   * symlink the directory holds is added to it (a store without symlinks adds none).
    */
-  listDirectory(dir: WalkNode, options: { sizes: boolean }): Promise<DirEntry[]>;
+  listDirectory(
+    dir: WalkNode,
+    options: { sizes: boolean; links?: LinkLead[] },
+  ): Promise<DirEntry[]>;
   /** The node of an entry of `dir`. */
   child(dir: WalkNode, name: string): WalkNode;
   /**
@@ -117,10 +121,21 @@ export interface ListedDirectory {
    */
   linkedIgnoreFile: boolean;
   /**
-   * Whether it holds a symlink: what the walk shows of one depends on where it leads, which may
-   * lie in a directory the walk did not list.
+   * The symlinks it holds, each with where it led for the walk: what the walk shows of one
+   * depends on where it leads, which may lie in a directory the walk did not list.
    */
-  symlinks: boolean;
+  links: readonly LinkLead[];
+}
+
+/** A symlink a listing held ({@linkcode WalkSource.listDirectory}'s `links`). */
+export interface LinkLead {
+  /** Its name in the directory. */
+  name: string;
+  /**
+   * The kind and real path of what it led to (`file:/root/a/b`), or empty when the listing
+   * left it out (it led outside the roots, nowhere, or to a denied path).
+   */
+  lead: string;
 }
 
 /** Options of {@linkcode walkFiles}. */
@@ -368,9 +383,10 @@ async function listOrSkip(
   dir: WalkNode,
   sizes: boolean,
   onUnreadable: ((display: string) => void) | undefined,
+  links?: LinkLead[],
 ): Promise<DirEntry[]> {
   try {
-    return await source.listDirectory(dir, { sizes });
+    return await source.listDirectory(dir, { sizes, links });
   } catch (error) {
     if (onUnreadable === undefined) throw error;
     if (!(error instanceof StoreError) || !SKIPPABLE.has(error.code)) throw error;
@@ -602,7 +618,8 @@ export async function* walkFileRuns(
   const pace = new Pace();
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
-    const entries = await listOrSkip(source, dir, sizes, isStart ? undefined : onUnreadable);
+    const links: LinkLead[] | undefined = onDirectory === undefined ? undefined : [];
+    const entries = await listOrSkip(source, dir, sizes, isStart ? undefined : onUnreadable, links);
     const own = gitignored ? undefined : ownRules(source, entries);
     const seen = { linked: isStart && above.linked };
     // (A repository inside another: as the walk meets it, its rules stand alone.)
@@ -612,7 +629,7 @@ export async function* walkFileRuns(
     onDirectory?.(dir, {
       ignoreFile: own !== undefined && own.files.length > 0,
       linkedIgnoreFile: seen.linked,
-      symlinks: entries.some((entry) => entry.symlink),
+      links: links ?? [],
     });
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }

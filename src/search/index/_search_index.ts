@@ -166,8 +166,12 @@ export interface WalkDirs {
    * never kept.
    */
   linkedIgnoreFile: boolean;
-  /** Whether a directory it listed holds a symlink (see `ListedDirectory.symlinks`). */
-  symlinks: boolean;
+  /**
+   * The symlinks in the directories it listed (real paths), and where each led for it (see
+   * `LinkLead`, and `IdentityCheck.leads`, which gives the same).
+   */
+  links: string[];
+  leads: string[];
 }
 
 /**
@@ -184,7 +188,8 @@ export function directoryRecorder(): {
     ignoreFiles: [],
     unsure: false,
     linkedIgnoreFile: false,
-    symlinks: false,
+    links: [],
+    leads: [],
   };
   return {
     listed,
@@ -192,7 +197,10 @@ export function directoryRecorder(): {
       listed.listed.push(dir.key);
       if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
       if (what.linkedIgnoreFile) listed.linkedIgnoreFile = true;
-      if (what.symlinks) listed.symlinks = true;
+      for (const { name, lead } of what.links) {
+        listed.links.push(`${dir.key === "/" ? "" : dir.key}/${name}`);
+        listed.leads.push(lead);
+      }
     },
   };
 }
@@ -222,10 +230,10 @@ const listedSets = new WeakMap<WalkDirs, Set<string>>();
 /**
  * Whether changes may change what a walk found: an entry created, deleted or renamed in a
  * directory it listed, or its start or a directory above that, or anywhere where the walk
- * holds a symlink (it may lead into a directory the walk did not list) or could not open a
- * directory; or a change to a directory it listed, or above its start, itself (its mode or
- * owner: the walk may no longer pass). A change in a directory it passed over (ignored,
- * hidden, deeper than it went) changes nothing it found.
+ * could not open a directory; or a change to a directory it listed, or above its start, itself
+ * (its mode or owner: the walk may no longer pass). A change in a directory it passed over
+ * (ignored, hidden, deeper than it went) changes nothing it found, but where one of its
+ * symlinks leads (see `SearchIndex.refresh`).
  *
  * @param dirs what the walk listed
  * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
@@ -239,7 +247,7 @@ export function walkTouched(
   const { moved, paths } = changes;
   const start = dirs.listed[0];
   if (start === undefined) return paths.size > 0;
-  if ((dirs.symlinks || dirs.unsure) && moved.size > 0) return true;
+  if (dirs.unsure && moved.size > 0) return true;
   let listed = listedSets.get(dirs);
   if (listed === undefined) listedSets.set(dirs, listed = new Set(dirs.listed));
   for (const path of moved) if (listed.has(dirname(path))) return true;
@@ -393,7 +401,9 @@ export class SearchIndex {
     }
     if (changes.rules || changes.paths.size > 0) {
       for (const [key, walk] of this.#walks) {
-        if (changes.rules || walkTouched(walk.dirs, changes)) this.#walks.delete(key);
+        const touched = changes.rules || walkTouched(walk.dirs, changes) ||
+          (changes.moved.size > 0 && !this.#leadsHold(walk.dirs));
+        if (touched) this.#walks.delete(key);
       }
       // (A walk under way is not kept after an entry came or went: it may have listed before.)
       if (changes.rules || changes.moved.size > 0) this.#walkEpoch++;
@@ -628,6 +638,21 @@ export class SearchIndex {
     };
   }
 
+  /**
+   * Whether each symlink a walk's directories held still leads where it led: an entry that
+   * came or went where the walk did not look may be on the way (its target, a directory above
+   * that, or a symlink between).
+   */
+  #leadsHold(dirs: WalkDirs): boolean {
+    if (dirs.links.length === 0) return true;
+    const check = new IdentityCheck(this.#files);
+    try {
+      return dirs.links.every((link, i) => check.leads(link) === dirs.leads[i]);
+    } finally {
+      check.close();
+    }
+  }
+
   /** Stops watching and indexing, and forgets everything. */
   close(): void {
     this.#closed = true;
@@ -730,14 +755,14 @@ export class SearchIndex {
       this.#filters.adopt(keys[i], filters[i], identity, blocks.get(i));
       this.#tookFromDisk = true;
     }
-    for (const { key, dirs, files, skipped, links } of holding) {
+    for (const { key, dirs, files, skipped, links, leads } of holding) {
       keepRecent(
         this.#walks,
         key,
         {
           files,
           skipped,
-          dirs: { ...dirs, unsure: false, linkedIgnoreFile: false, symlinks: links.length > 0 },
+          dirs: { ...dirs, unsure: false, linkedIgnoreFile: false, links, leads },
           madeAt: checkedAt,
         },
         MAX_WALKS,
