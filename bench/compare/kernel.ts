@@ -1,8 +1,9 @@
 // Greps on the Linux kernel source (the tree ripgrep's own benchmarks use), against ripgrep:
 // the first grep of a fresh server, the same grep again once the index is built, a small
-// read's wait while a long grep runs in the same server, and how both scale from one core
-// (taskset -c 0) to all of this machine's; and the command line printing hundreds of megabytes
-// of rows to a pipe, beside ripgrep.
+// read's wait while a long grep runs in the same server, a grep repeated after the tree
+// changed (changes.ts), and how both scale from one core (taskset -c 0) to all of this
+// machine's; and the command line printing hundreds of megabytes of rows to a pipe, beside
+// ripgrep.
 import { availableParallelism } from "node:os";
 import { McpClient } from "./client.ts";
 import { compareKeys, linewiseKeys, RG_ARGS, rgKeys } from "./agree.ts";
@@ -22,6 +23,7 @@ import {
 } from "./support.ts";
 import { knownTreeRows } from "./known.ts";
 import { type FirstGreps, firstGrepSeries } from "./grep.ts";
+import { changingTreeRows } from "./changes.ts";
 
 const CASES: { name: string; args: Record<string, unknown>; rg: string[] }[] = [
   {
@@ -130,6 +132,7 @@ export async function kernelBench(): Promise<void> {
   }
   await knownTreeRows("kernel: ", (cache) => serve([], cache), KERNEL, CASES, rgTimes);
   await readsBesideAGrep();
+  await changingTreeRows();
   await scaling(CASES[1]);
   await commandLineRow();
 }
