@@ -36,6 +36,7 @@ import {
 } from "./_search_file.ts";
 import type { Stretch } from "./_long_rows.ts";
 import {
+  type DirectoryRecorder,
   directoryRecorder,
   type KeptWalk,
   resultKey,
@@ -65,7 +66,6 @@ import {
 import { rowCount } from "../store/flat_rows.ts";
 import {
   compileGlob,
-  type ListedDirectory,
   walkFileRuns,
   type WalkNode,
   walkRulesOf,
@@ -291,7 +291,7 @@ async function listFiles(
   const madeAt = Date.now();
   const dirs = directoryRecorder();
   const listing: Listing = { files: [], known: [], skipped: { hidden: 0, ignored: 0 } };
-  await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs.record);
+  await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs);
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
   // (A directory it could not open may open for another server: such a walk is not saved.)
   if (listing.unreadable) dirs.listed.unsure = true;
@@ -305,7 +305,10 @@ async function listFiles(
       const dirs = directoryRecorder();
       const runs = walkFileRuns(place.walkSource, start, {
         ...rules,
-        onSkipped: skipped.count,
+        onSkipped: (display, why, key) => {
+          skipped.count(display, why);
+          dirs.skip(key);
+        },
         onDirectory: dirs.record,
         onUnreadable: () => dirs.listed.unsure = true,
       });
@@ -323,17 +326,20 @@ async function walkAndQueue(
   knowing: ((key: string) => Examined | undefined) | undefined,
   reading: ReadingQueue,
   listing: Listing,
-  onDirectory: (dir: WalkNode, what: ListedDirectory) => void,
+  dirs: DirectoryRecorder,
 ): Promise<void> {
   const { files, known } = listing;
   const walk = {
     ...query,
-    onDirectory,
+    onDirectory: dirs.record,
     onUnreadable: (display: string) => {
       listing.unreadable = (listing.unreadable ?? 0) + 1;
       query.onUnreadable?.(display);
     },
-    onSkipped: (_display: string, why: "hidden" | "ignored") => void listing.skipped![why]++,
+    onSkipped: (_display: string, why: "hidden" | "ignored", key: string) => {
+      listing.skipped![why]++;
+      dirs.skip(key);
+    },
   };
   for await (const run of walkFileRuns(place.walkSource, place.start, walk)) {
     for (const file of run) {

@@ -197,9 +197,10 @@ export interface WalkFilesOptions {
   onUnreadable?: (display: string) => void;
   /**
    * Told of each entry the walk leaves out as hidden or as .gitignore'd (a directory once,
-   * not its contents; `.git` is not told of).
+   * not its contents; `.git` is not told of), with its key (a symlink's own, not its
+   * target's).
    */
-  onSkipped?: (display: string, why: "hidden" | "ignored") => void;
+  onSkipped?: (display: string, why: "hidden" | "ignored", key: string) => void;
   /**
    * Told of each directory listed (the start too), and of the ignore files read there: what
    * the walk's files depend on.
@@ -652,7 +653,7 @@ export async function* walkFileRuns(
       const display = joinDisplay(frame.dir.display, entry.name);
       const typed = entry.kind === "file" && ofType(relativeTo(display));
       if (!typed && (gitignored || !revealed(source, frame.rules, display, entry))) {
-        onSkipped?.(display, "hidden");
+        onSkipped?.(display, "hidden", source.child(frame.dir, entry.name).key);
         continue;
       }
     }
@@ -661,7 +662,7 @@ export async function* walkFileRuns(
     if (entry.kind === "directory") {
       if (entry.symlink || stack.length >= maxDepth) continue;
       if (taken !== true && !gitignored && frame.rules.ignores(node.display, true, entry.name)) {
-        onSkipped?.(node.display, "ignored");
+        onSkipped?.(node.display, "ignored", source.child(frame.dir, entry.name).key);
         continue;
       }
       if (run.length > 0) {
@@ -671,7 +672,7 @@ export async function* walkFileRuns(
       stack.push(await open(node, frame.rules));
     } else if (entry.kind === "file") {
       if (taken !== true && !gitignored && frame.rules.ignores(node.display, false, entry.name)) {
-        onSkipped?.(node.display, "ignored");
+        onSkipped?.(node.display, "ignored", source.child(frame.dir, entry.name).key);
         continue;
       }
       if (stack.length > maxDepth || entry.size > maxFileSize) continue;

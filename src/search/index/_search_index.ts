@@ -172,17 +172,29 @@ export interface WalkDirs {
    */
   links: string[];
   leads: string[];
+  /**
+   * The entries of the directories it listed that it left out as hidden or ignored (real
+   * paths; undefined for a walk taken from the cache on disk, which does not keep them).
+   */
+  skipped: string[] | undefined;
+}
+
+/** What {@linkcode directoryRecorder} gives. */
+export interface DirectoryRecorder {
+  /** What it recorded. */
+  listed: WalkDirs;
+  /** The walk's `onDirectory`. */
+  record: (dir: WalkNode, what: ListedDirectory) => void;
+  /** Told of the key of each entry the walk left out as hidden or ignored. */
+  skip: (key: string) => void;
 }
 
 /**
- * Records the directories of a walk (its `onDirectory`).
+ * Records the directories of a walk (its `onDirectory`), and what it left out in them.
  *
- * @returns what it recorded, and the walk's callback
+ * @returns what it recorded, and the walk's callbacks
  */
-export function directoryRecorder(): {
-  listed: WalkDirs;
-  record: (dir: WalkNode, what: ListedDirectory) => void;
-} {
+export function directoryRecorder(): DirectoryRecorder {
   const listed: WalkDirs = {
     listed: [],
     ignoreFiles: [],
@@ -190,9 +202,11 @@ export function directoryRecorder(): {
     linkedIgnoreFile: false,
     links: [],
     leads: [],
+    skipped: [],
   };
   return {
     listed,
+    skip: (key) => listed.skipped!.push(key),
     record: (dir, what) => {
       listed.listed.push(dir.key);
       if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
@@ -218,42 +232,70 @@ const fileSets = new WeakMap<WalkNode[], Set<string>>();
 
 /** Whether one of `paths` is one of a walk's files. */
 function someFileOf(files: WalkNode[], paths: ReadonlySet<string>): boolean {
-  let keys = fileSets.get(files);
-  if (keys === undefined) fileSets.set(files, keys = new Set(files.map((file) => file.key)));
+  const keys = setOf(fileSets, files, files.map((file) => file.key));
   for (const path of paths) if (keys.has(path)) return true;
   return false;
 }
 
-/** Each walk's listed directories, as a set (made when a change is first checked against it). */
+/**
+ * Each walk's listed directories, and what it left out in them, as sets (made when a change
+ * is first checked against it).
+ */
 const listedSets = new WeakMap<WalkDirs, Set<string>>();
+const skippedSets = new WeakMap<WalkDirs, Set<string>>();
+
+/** What an entry is now, as {@linkcode walkTouched} asks. */
+export type EntryNow = "file" | "none" | "other";
 
 /**
- * Whether changes may change what a walk found: an entry created, deleted or renamed in a
- * directory it listed, or its start or a directory above that, or anywhere where the walk
- * could not open a directory; or a change to a directory it listed, or above its start, itself
- * (its mode or owner: the walk may no longer pass). A change in a directory it passed over
- * (ignored, hidden, deeper than it went) changes nothing it found, but where one of its
- * symlinks leads (see `SearchIndex.refresh`).
+ * Whether changes may change what a walk found:
+ * - an entry created, deleted or renamed in a directory it listed that is not now what the
+ *   walk saw there: a regular file it walked, or nothing where it saw nothing (a temporary file
+ *   made and removed, or renamed over a file it walked, as editors and formatters write, is
+ *   not such a change; for a walk taken from the cache on disk, which does not know what it
+ *   left out, every one is);
+ * - a change to its start or a directory above that, or to a directory it listed (its mode or
+ *   owner: the walk may no longer pass);
+ * - any entry created, deleted or renamed, where the walk could not open a directory.
  *
- * @param dirs what the walk listed
+ * A change in a directory it passed over (ignored, hidden, deeper than it went) changes
+ * nothing it found, but where one of its symlinks leads (see `SearchIndex.refresh`).
+ *
+ * @param walk what the walk listed, and its files
  * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
  *   all that changed (`paths`)
+ * @param now what an entry is now (by real path)
  * @returns true when the walk is to be made again
  */
 export function walkTouched(
-  dirs: WalkDirs,
+  walk: { dirs: WalkDirs; files: WalkNode[] },
   changes: { moved: ReadonlySet<string>; paths: ReadonlySet<string> },
+  now: (path: string) => EntryNow,
 ): boolean {
+  const { dirs } = walk;
   const { moved, paths } = changes;
   const start = dirs.listed[0];
   if (start === undefined) return paths.size > 0;
   if (dirs.unsure && moved.size > 0) return true;
-  let listed = listedSets.get(dirs);
-  if (listed === undefined) listedSets.set(dirs, listed = new Set(dirs.listed));
-  for (const path of moved) if (listed.has(dirname(path))) return true;
+  const listed = setOf(listedSets, dirs, dirs.listed);
+  for (const path of moved) {
+    if (!listed.has(dirname(path))) continue;
+    if (dirs.skipped === undefined || listed.has(path)) return true;
+    const walked = setOf(fileSets, walk.files, walk.files.map((file) => file.key)).has(path);
+    const kind = now(path);
+    if (kind === "file" ? !walked : kind === "other" || walked) return true;
+    if (setOf(skippedSets, dirs, dirs.skipped).has(path)) return true;
+  }
   // (Every moved path is among the changed ones too.)
   for (const path of paths) if (listed.has(path) || isInside(path, start)) return true;
   return false;
+}
+
+/** The set of `values`, made once per `owner`. */
+function setOf<K extends object>(sets: WeakMap<K, Set<string>>, owner: K, values: string[]) {
+  let set = sets.get(owner);
+  if (set === undefined) sets.set(owner, set = new Set(values));
+  return set;
 }
 
 /** Where the index is kept on disk between processes (see `_index_cache.ts`). */
@@ -401,7 +443,7 @@ export class SearchIndex {
     }
     if (changes.rules || changes.paths.size > 0) {
       for (const [key, walk] of this.#walks) {
-        const touched = changes.rules || walkTouched(walk.dirs, changes) ||
+        const touched = changes.rules || walkTouched(walk, changes, this.#entryNow) ||
           (changes.moved.size > 0 && !this.#leadsHold(walk.dirs));
         if (touched) this.#walks.delete(key);
       }
@@ -638,6 +680,15 @@ export class SearchIndex {
     };
   }
 
+  /** What an entry is now (see {@linkcode walkTouched}). */
+  readonly #entryNow = (path: string): EntryNow => {
+    try {
+      return this.#files.lstat(path).kind === "file" ? "file" : "other";
+    } catch (error) {
+      return (error as { code?: string }).code === "ENOENT" ? "none" : "other";
+    }
+  };
+
   /**
    * Whether each symlink a walk's directories held still leads where it led: an entry that
    * came or went where the walk did not look may be on the way (its target, a directory above
@@ -762,7 +813,14 @@ export class SearchIndex {
         {
           files,
           skipped,
-          dirs: { ...dirs, unsure: false, linkedIgnoreFile: false, links, leads },
+          dirs: {
+            ...dirs,
+            unsure: false,
+            linkedIgnoreFile: false,
+            links,
+            leads,
+            skipped: undefined,
+          },
           madeAt: checkedAt,
         },
         MAX_WALKS,

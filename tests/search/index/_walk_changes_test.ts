@@ -12,7 +12,11 @@ import { after, describe, test } from "node:test";
 import fc from "fast-check";
 import { literalMatcher } from "../../../src/core/mod.ts";
 import { DirectoryStore } from "../../../src/disk/directory_store.ts";
-import { type WalkDirs, walkTouched } from "../../../src/search/index/_search_index.ts";
+import {
+  type EntryNow,
+  type WalkDirs,
+  walkTouched,
+} from "../../../src/search/index/_search_index.ts";
 import type { SearchQuery } from "../../../src/store/file_store.ts";
 import {
   brief,
@@ -60,6 +64,8 @@ interface Change {
   change:
     | "create"
     | "write"
+    | "replace"
+    | "temporary"
     | "delete"
     | "move"
     | "mkdir"
@@ -83,6 +89,8 @@ const anyChange: fc.Arbitrary<Change> = fc.record({
   change: fc.constantFrom<Change["change"]>(
     "create",
     "write",
+    "replace",
+    "temporary",
     "delete",
     "move",
     "mkdir",
@@ -127,6 +135,19 @@ function makeChange(root: string, change: Change, count: { made: number }): stri
       if (file === undefined) return "(nothing to write)";
       fs.writeFileSync(at(file), text);
       return `write ${JSON.stringify(text)} to ${file}`;
+    case "replace": { // (a new file renamed over it, as editors and formatters write)
+      if (file === undefined) return "(nothing to replace)";
+      const temporary = path.posix.join(path.posix.dirname(file), `.${++count.made}.tmp`);
+      fs.writeFileSync(at(temporary), text);
+      fs.renameSync(at(temporary), at(file));
+      return `write ${JSON.stringify(text)} to ${temporary}, renamed over ${file}`;
+    }
+    case "temporary": {
+      const name = path.posix.join(dir, `t${++count.made}.tmp`);
+      fs.writeFileSync(at(name), text);
+      fs.rmSync(at(name));
+      return `make ${name} and remove it`;
+    }
     case "delete":
       if (file === undefined) return "(nothing to delete)";
       fs.rmSync(at(file));
@@ -307,6 +328,21 @@ describe("the search index's kept walks, as entries come and go", () => {
       );
       assert.deepEqual(
         await listedBy(() => {
+          fs.writeFileSync(at("lib/.plain.ts.tmp"), "zebra written through\n");
+          fs.renameSync(at("lib/.plain.ts.tmp"), at("lib/plain.ts"));
+          fs.writeFileSync(at("src/scratch.tmp"), "zebra\n");
+          fs.rmSync(at("src/scratch.tmp"));
+        }),
+        [],
+        "a file written through a temporary one renamed over it, and one made and removed",
+      );
+      assert.deepEqual(
+        await listedBy(() => fs.rmSync(at("src/app.log"))),
+        [".", "lib", "src", "src/deep"],
+        "an ignored file it left out, removed",
+      );
+      assert.deepEqual(
+        await listedBy(() => {
           fs.mkdirSync(at("lib/sub"));
           fs.writeFileSync(at("lib/sub/e.ts"), "zebra\n");
         }, lib),
@@ -391,21 +427,47 @@ describe("the search index's kept walks, as entries come and go", () => {
       linkedIgnoreFile: false,
       links: [],
       leads: [],
+      skipped: ["/r/src/deep/.hidden", "/r/src/deep/x/ignored.log"],
       ...more,
     });
+    // Walked: a.ts, x/b.ts and old.ts; on disk now: a.ts, x/b.ts, x/new.ts, x/dir/, x/link.
+    const files = ["/r/src/deep/a.ts", "/r/src/deep/x/b.ts", "/r/src/deep/old.ts"]
+      .map((key) => ({ key, display: key }));
+    const disk: Record<string, EntryNow> = {
+      "/r/src/deep/a.ts": "file",
+      "/r/src/deep/x/b.ts": "file",
+      "/r/src/deep/x/new.ts": "file",
+      "/r/src/deep/x/dir": "other",
+      "/r/src/deep/x/link": "other",
+    };
+    const now = (path: string) => disk[path] ?? "none";
     const deep = dirs(["/r/src/deep", "/r/src/deep/x"]);
     const touched = (walk: WalkDirs, ...moved: string[]) =>
-      walkTouched(walk, { moved: new Set(moved), paths: new Set(moved) });
+      walkTouched({ dirs: walk, files }, { moved: new Set(moved), paths: new Set(moved) }, now);
     const written = (walk: WalkDirs, ...paths: string[]) =>
-      walkTouched(walk, { moved: new Set(), paths: new Set(paths) });
+      walkTouched({ dirs: walk, files }, { moved: new Set(), paths: new Set(paths) }, now);
     assert.equal(touched(deep), false, "nothing");
-    assert.equal(touched(deep, "/r/src/deep/a.ts"), true, "in the start");
+    assert.equal(touched(deep, "/r/src/deep/x/new.ts"), true, "a file made where it listed");
+    assert.equal(touched(deep, "/r/src/deep/gone.ts"), false, "a file made and removed there");
+    assert.equal(
+      touched(deep, "/r/src/deep/a.ts", "/r/src/deep/.a.ts.tmp"),
+      false,
+      "a file it walked, written through a temporary file renamed over it",
+    );
+    assert.equal(touched(deep, "/r/src/deep/x/b.ts"), false, "a file it walked, made again");
+    assert.equal(touched(deep, "/r/src/deep/old.ts"), true, "a file it walked, gone");
+    assert.equal(touched(deep, "/r/src/deep/x/dir"), true, "a folder made where it listed");
+    assert.equal(touched(deep, "/r/src/deep/x/link"), true, "a symlink made where it listed");
+    assert.equal(touched(deep, "/r/src/deep/.hidden"), true, "a hidden file it left out, gone");
+    assert.equal(touched(deep, "/r/src/deep/x/ignored.log"), true, "an ignored one, gone");
     assert.equal(touched(deep, "/r/src/deep/x/y/b.ts"), false, "below where it listed");
-    assert.equal(touched(deep, "/r/src/deep/x/y"), true, "a folder where it listed");
+    assert.equal(touched(deep, "/r/src/deep/x"), true, "a folder it listed");
     assert.equal(touched(deep, "/r/src/deep"), true, "the start");
     assert.equal(touched(deep, "/r/src"), true, "above the start");
     assert.equal(touched(deep, "/r"), true, "the root");
     assert.equal(touched(deep, "/r/src/other.ts", "/r/src/deeper"), false, "beside the start");
+    const fromDisk = dirs(deep.listed, { skipped: undefined });
+    assert.equal(touched(fromDisk, "/r/src/deep/gone.ts"), true, "taken from disk: any");
     assert.equal(touched(dirs(["/r/src/deep"], { unsure: true }), "/r/gen/a"), true, "unsure");
     assert.equal(touched(dirs(["/r/src/deep"], { unsure: true })), false, "unsure, no change");
     assert.equal(written(deep, "/r/src/deep/a.ts", "/r/gen/x"), false, "files written");
