@@ -35,14 +35,8 @@ import {
   WHOLE_FILE_BYTES,
 } from "./_search_file.ts";
 import type { Stretch } from "./_long_rows.ts";
-import {
-  type DirectoryRecorder,
-  directoryRecorder,
-  type KeptWalk,
-  resultKey,
-  type SearchIndex,
-  type WalkToMake,
-} from "./index/_search_index.ts";
+import { resultKey, type SearchIndex, type WalkToMake } from "./index/_search_index.ts";
+import { type DirectoryRecorder, directoryRecorder, type KeptWalk } from "./index/_kept_walks.ts";
 import type { PlanShape, ReadPlan } from "./index/_block_filters.ts";
 import { spansLines } from "./_byte_search.ts";
 import { digestFiles } from "./_digests.ts";

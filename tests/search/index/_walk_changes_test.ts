@@ -16,7 +16,7 @@ import {
   type EntryNow,
   type WalkDirs,
   walkTouched,
-} from "../../../src/search/index/_search_index.ts";
+} from "../../../src/search/index/_kept_walks.ts";
 import type { SearchQuery } from "../../../src/store/file_store.ts";
 import {
   brief,

@@ -1,0 +1,169 @@
+/**
+ * The walks the search index keeps, and which changes leave one as it is: what a walk records
+ * of the directories it listed (their symlinks and where each led, what it left out), and the
+ * rule that tells, from what the watcher heard, whether a kept walk may still be used.
+ *
+ * @module
+ */
+import { dirname } from "node:path";
+import type { SkippedEntries } from "../../store/file_store.ts";
+import { isInside } from "../../store/_paths.ts";
+import type { ListedDirectory, WalkNode } from "../../store/walk.ts";
+
+/** A complete walk kept: its files in order, what it left out, and what it listed. */
+export interface KeptWalk {
+  files: WalkNode[];
+  skipped: SkippedEntries;
+  dirs: WalkDirs;
+  /**
+   * When it began (ms since the epoch), or when it was checked, taken from the cache on disk:
+   * a directory changed since was changed unheard (see `walkIdentities`).
+   */
+  madeAt: number;
+}
+
+/**
+ * The directories a walk listed (real paths), and those whose `.gitignore` it read: what its
+ * files depend on, checked by the cache on disk before the walk is trusted again.
+ */
+export interface WalkDirs {
+  listed: string[];
+  ignoreFiles: string[];
+  /** Whether it depends on more than its directories show (one it could not open). */
+  unsure: boolean;
+  /**
+   * Whether it read an ignore file through a symlink: the file it leads to may change with no
+   * change the watcher ties to walks (it hears ignore files by their name), so such a walk is
+   * never kept.
+   */
+  linkedIgnoreFile: boolean;
+  /**
+   * The symlinks in the directories it listed (real paths), and where each led for it (see
+   * `LinkLead`, and `IdentityCheck.leads`, which gives the same).
+   */
+  links: string[];
+  leads: string[];
+  /**
+   * The entries of the directories it listed that it left out as hidden or ignored (real
+   * paths; undefined for a walk taken from the cache on disk, which does not keep them).
+   */
+  skipped: string[] | undefined;
+}
+
+/** What {@linkcode directoryRecorder} gives. */
+export interface DirectoryRecorder {
+  /** What it recorded. */
+  listed: WalkDirs;
+  /** The walk's `onDirectory`. */
+  record: (dir: WalkNode, what: ListedDirectory) => void;
+  /** Told of the key of each entry the walk left out as hidden or ignored. */
+  skip: (key: string) => void;
+}
+
+/**
+ * Records the directories of a walk (its `onDirectory`), and what it left out in them.
+ *
+ * @returns what it recorded, and the walk's callbacks
+ */
+export function directoryRecorder(): DirectoryRecorder {
+  const listed: WalkDirs = {
+    listed: [],
+    ignoreFiles: [],
+    unsure: false,
+    linkedIgnoreFile: false,
+    links: [],
+    leads: [],
+    skipped: [],
+  };
+  return {
+    listed,
+    skip: (key) => listed.skipped!.push(key),
+    record: (dir, what) => {
+      listed.listed.push(dir.key);
+      if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
+      if (what.linkedIgnoreFile) listed.linkedIgnoreFile = true;
+      for (const { name, lead } of what.links) {
+        listed.links.push(`${dir.key === "/" ? "" : dir.key}/${name}`);
+        listed.leads.push(lead);
+      }
+    },
+  };
+}
+
+/** Each kept walk's files, by real path (made when a change is first checked against it). */
+const fileSets = new WeakMap<WalkNode[], Set<string>>();
+
+/** Whether one of `paths` is one of a walk's files. */
+export function someFileOf(files: WalkNode[], paths: ReadonlySet<string>): boolean {
+  const keys = keysOf(files);
+  for (const path of paths) if (keys.has(path)) return true;
+  return false;
+}
+
+/**
+ * Each walk's listed directories, and what it left out in them, as sets (made when a change
+ * is first checked against it).
+ */
+const listedSets = new WeakMap<WalkDirs, Set<string>>();
+const skippedSets = new WeakMap<WalkDirs, Set<string>>();
+
+/** What an entry is now, as {@linkcode walkTouched} asks. */
+export type EntryNow = "file" | "none" | "other";
+
+/**
+ * Whether changes may change what a walk found:
+ * - an entry created, deleted or renamed in a directory it listed that is not now what the
+ *   walk saw there: a regular file it walked, or nothing where it saw nothing (a temporary file
+ *   made and removed, or renamed over a file it walked, as editors and formatters write, is
+ *   not such a change; for a walk taken from the cache on disk, which does not know what it
+ *   left out, every one is);
+ * - a change to its start or a directory above that, or to a directory it listed (its mode or
+ *   owner: the walk may no longer pass);
+ * - any entry created, deleted or renamed, where the walk could not open a directory.
+ *
+ * A change in a directory it passed over (ignored, hidden, deeper than it went) changes
+ * nothing it found, but where one of its symlinks leads (see `SearchIndex.refresh`).
+ *
+ * @param walk what the walk listed, and its files
+ * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
+ *   all that changed (`paths`)
+ * @param now what an entry is now (by real path)
+ * @returns true when the walk is to be made again
+ */
+export function walkTouched(
+  walk: { dirs: WalkDirs; files: WalkNode[] },
+  changes: { moved: ReadonlySet<string>; paths: ReadonlySet<string> },
+  now: (path: string) => EntryNow,
+): boolean {
+  const { dirs } = walk;
+  const { moved, paths } = changes;
+  const start = dirs.listed[0];
+  if (start === undefined) return paths.size > 0;
+  if (dirs.unsure && moved.size > 0) return true;
+  const listed = setOf(listedSets, dirs, () => dirs.listed);
+  for (const path of moved) {
+    if (!listed.has(dirname(path))) continue;
+    if (dirs.skipped === undefined || listed.has(path)) return true;
+    const walked = keysOf(walk.files).has(path);
+    const kind = now(path);
+    if (kind === "file" ? !walked : kind === "other" || walked) return true;
+    if (setOf(skippedSets, dirs, () => dirs.skipped!).has(path)) return true;
+  }
+  // (Every moved path is among the changed ones too.)
+  for (const path of paths) if (listed.has(path) || isInside(path, start)) return true;
+  return false;
+}
+
+/** The set of what `values` gives, made once per `owner`. */
+function setOf<K extends object>(
+  sets: WeakMap<K, Set<string>>,
+  owner: K,
+  values: () => Iterable<string>,
+): Set<string> {
+  let set = sets.get(owner);
+  if (set === undefined) sets.set(owner, set = new Set(values()));
+  return set;
+}
+
+/** A walk's files, by real path. */
+const keysOf = (files: WalkNode[]) => setOf(fileSets, files, () => files.map((file) => file.key));
