@@ -204,7 +204,10 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   }
   if (listing.cut) result.walkUnfinished = true;
   if (query.digests !== undefined) digestFiles(result.files, listing.files, reader, query.digests);
-  if (keyOfResult !== undefined && changesAtStart !== undefined && read.keepable) {
+  // (Through a directory, only with its walk: one the index does not keep, as one that read
+  // an ignore file with other names, may change unheard.)
+  const keepable = read.keepable && (kind === "file" || listing.walk !== undefined);
+  if (keyOfResult !== undefined && changesAtStart !== undefined && keepable) {
     index?.rememberResult(keyOfResult, result, changesAtStart, listing.walk);
   }
   return result;
@@ -278,6 +281,7 @@ async function listFiles(
       files,
       known: answer.known,
       skipped: walked.skipped,
+      unreadable: walked.dirs.unreadable || undefined,
       walk: { key: walkKey, kept: walked },
     };
   }
@@ -288,7 +292,7 @@ async function listFiles(
   await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs);
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
   // (A directory it could not open may open for another server: such a walk is not saved.)
-  if (listing.unreadable) dirs.listed.unsure = true;
+  dirs.listed.unreadable = listing.unreadable ?? 0;
   if (index !== undefined) {
     const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed, madeAt };
     if (keeps) index.rememberWalk(walkKey, kept, walkEpoch!);
@@ -304,7 +308,7 @@ async function listFiles(
           dirs.skip(key);
         },
         onDirectory: dirs.record,
-        onUnreadable: () => dirs.listed.unsure = true,
+        onUnreadable: () => void dirs.listed.unreadable++,
       });
       return { runs, skipped: skipped.counts, dirs: dirs.listed };
     };

@@ -126,4 +126,35 @@ describe("an ignore file with other names (hard links)", () => {
       );
     },
   );
+
+  test(
+    "keeps no result through such a walk: a write through a name no watch hears is seen",
+    BUN_ONLY,
+    async () => {
+      const outside = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-outside-"));
+      try {
+        await withStore(
+          { "sub/.gitignore": "a.txt\n", "sub/a.txt": "needle\n", "sub/b.txt": "needle\n" },
+          {},
+          async (store, root) => {
+            // (Outside the roots, and inside .git, where no walk lists.)
+            const names = [path.join(outside, "rules"), path.join(root, ".git/rules")];
+            fs.mkdirSync(path.join(root, ".git"));
+            for (const name of names) fs.linkSync(path.join(root, "sub/.gitignore"), name);
+            assert.deepEqual(await found(store), ["sub/b.txt"]);
+            await indexFilled(store);
+            assert.deepEqual(await found(store), ["sub/b.txt"]);
+            assert.deepEqual(await found(store), ["sub/b.txt"], "the same search again");
+            fs.writeFileSync(names[0], "b.txt\n");
+            assert.deepEqual(await found(store), ["sub/a.txt"], "written from outside");
+            fs.writeFileSync(names[1], "a.txt\n");
+            assert.deepEqual(await found(store), ["sub/b.txt"], "written inside .git");
+          },
+          true,
+        );
+      } finally {
+        fs.rmSync(outside, { recursive: true, force: true });
+      }
+    },
+  );
 });

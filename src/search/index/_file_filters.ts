@@ -174,16 +174,18 @@ export class FileFilters {
 
   /**
    * Forgets the changed paths and everything below them (a path that had no filter may be a
-   * directory).
+   * directory, or have been one: renamed away, its files are not heard of). A path that is a
+   * regular file now is not looked under: what lay below it can only be walked again once it is
+   * a directory again, which is a change heard then.
    *
    * @param paths absolute paths
-   * @returns the paths that had no filter (directories among them)
+   * @returns the paths that had no filter and are no regular file now (directories among them)
    */
   forget(paths: Set<string>): Set<string> {
     const unknown = new Set<string>();
     for (const path of paths) {
       this.#changedInFlight?.add(path);
-      if (!this.drop(path)) unknown.add(path);
+      if (!this.drop(path) && !this.#isFile(path)) unknown.add(path);
     }
     if (unknown.size === 0) return unknown;
     const under = underAnyOf(unknown);
@@ -191,6 +193,15 @@ export class FileFilters {
     for (const key of this.#filters.keys()) if (under(key)) this.drop(key);
     for (const key of this.#unindexable) if (under(key)) this.drop(key);
     return unknown;
+  }
+
+  /** Whether a path is a regular file now (a burst of new files, as git writes, is many). */
+  #isFile(path: string): boolean {
+    try {
+      return this.#files.lstat(path).kind === "file";
+    } catch {
+      return false;
+    }
   }
 
   /**

@@ -29,8 +29,11 @@ export interface KeptWalk {
 export interface WalkDirs {
   listed: string[];
   ignoreFiles: string[];
-  /** Whether it depends on more than its directories show (one it could not open). */
-  unsure: boolean;
+  /**
+   * How many directories it could not open: it depends on more than its directories show (a
+   * search through it says how many).
+   */
+  unreadable: number;
   /**
    * Whether it read an ignore file through a symlink: the file it leads to may change with no
    * change the watcher ties to walks (it hears ignore files by their name), so such a walk is
@@ -69,7 +72,7 @@ export function directoryRecorder(): DirectoryRecorder {
   const listed: WalkDirs = {
     listed: [],
     ignoreFiles: [],
-    unsure: false,
+    unreadable: 0,
     linkedIgnoreFile: false,
     links: [],
     leads: [],
@@ -139,7 +142,7 @@ export function walkTouched(
   const { moved, paths } = changes;
   const start = dirs.listed[0];
   if (start === undefined) return paths.size > 0;
-  if (dirs.unsure && moved.size > 0) return true;
+  if (dirs.unreadable > 0 && moved.size > 0) return true;
   const listed = setOf(listedSets, dirs, () => dirs.listed);
   for (const path of moved) {
     if (!listed.has(dirname(path))) continue;

@@ -298,11 +298,12 @@ export class SearchIndex {
     if (changes.rules || changes.paths.size > 0) {
       for (const [key, walk] of this.#walks) {
         const touched = changes.rules || walkTouched(walk, changes, this.#entryNow) ||
-          (changes.moved.size > 0 && !this.#leadsHold(walk.dirs));
+          !this.#leadsHold(walk.dirs);
         if (touched) this.#walks.delete(key);
       }
-      // (A walk under way is not kept after an entry came or went: it may have listed before.)
-      if (changes.rules || changes.moved.size > 0) this.#walkEpoch++;
+      // (A walk under way is not kept after an entry came or went: it may have listed before.
+      // Inside .git, none that may be kept lists: what git writes there, often, keeps them.)
+      if (changes.rules || [...changes.moved].some((path) => !inGit(path))) this.#walkEpoch++;
     }
     if (changes.paths.size > 0) {
       this.#changes++;
@@ -328,8 +329,8 @@ export class SearchIndex {
   }
 
   /**
-   * Keeps the files of a complete walk, unless an entry was created, deleted or renamed, or an
-   * ignore file changed, since it began.
+   * Keeps the files of a complete walk, unless an entry was created, deleted or renamed (outside
+   * `.git`), or an ignore file changed, since it began; never one that starts inside `.git`.
    *
    * @param key the walk's start, glob and options
    * @param walk its files in order, and what it left out
@@ -337,7 +338,7 @@ export class SearchIndex {
    */
   rememberWalk(key: string, walk: KeptWalk, since: number): void {
     if (this.#closed || since !== this.#walkEpoch || this.#watcher === undefined) return;
-    if (walk.dirs.linkedIgnoreFile) return;
+    if (walk.dirs.linkedIgnoreFile || inGit(walk.dirs.listed[0] ?? "")) return;
     keepRecent(this.#walks, key, walk, MAX_WALKS);
     this.#saveSoon();
   }
@@ -544,9 +545,9 @@ export class SearchIndex {
   };
 
   /**
-   * Whether each symlink a walk's directories held still leads where it led: an entry that
-   * came or went where the walk did not look may be on the way (its target, a directory above
-   * that, or a symlink between).
+   * Whether each symlink a walk's directories held still leads where it led: a change where
+   * the walk did not look may be on the way (its target, a directory above that made
+   * unreadable, or a symlink between).
    */
   #leadsHold(dirs: WalkDirs): boolean {
     if (dirs.links.length === 0) return true;
@@ -669,7 +670,7 @@ export class SearchIndex {
           skipped,
           dirs: {
             ...dirs,
-            unsure: false,
+            unreadable: 0,
             linkedIgnoreFile: false,
             links,
             leads,
@@ -779,7 +780,8 @@ export class SearchIndex {
     let racy = false;
     try {
       for (const [key, walk] of this.#walks) {
-        if (!cache.walks || walk.dirs.unsure || !this.#roots.includes(JSON.parse(key)[0])) {
+        const unsure = walk.dirs.unreadable > 0;
+        if (!cache.walks || unsure || !this.#roots.includes(JSON.parse(key)[0])) {
           continue;
         }
         const saved = { key, files: walk.files, skipped: walk.skipped, dirs: walk.dirs };
@@ -1073,6 +1075,11 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     maxChars,
     rowCut,
   ]);
+}
+
+/** Whether a real path lies in a `.git` directory (or is one). */
+function inGit(path: string): boolean {
+  return path.endsWith("/.git") || path.includes("/.git/");
 }
 
 /** Sets a map entry as the most recent one, dropping the oldest beyond `max`. */

@@ -245,8 +245,8 @@ export class TreeWatcher {
       this.#changes.lost = true;
       return;
     }
-    // Walks never enter .git, so what git does there changes no search.
-    if (name.split("/").includes(".git")) return;
+    // (A change inside .git is told of too: a grep of `.git`, or through a symlink into it,
+    // reads files there.)
     const path = join(root, name);
     this.#changes.paths.add(path);
     if (structural) this.#changes.moved.add(path);

@@ -419,11 +419,42 @@ describe("the search index's kept walks, as entries come and go", () => {
     }
   });
 
+  test("see changes inside .git, through a symlink and in a search of .git", BUN_ONLY, async () => {
+    const root = makeTree({
+      "src/a.ts": "zebra\n",
+      ".git/notes.txt": "nothing yet\n",
+      ".git/sub/more.txt": "nothing\n",
+    });
+    roots.push(root);
+    fs.symlinkSync("../.git/notes.txt", path.join(root, "src/link.ts"));
+    const at = (name: string) => path.join(root, name);
+    const store = await learnedStore(root, 2, 0, { searchThreads: 1 });
+    const plain = await DirectoryStore.create({ roots: [root] });
+    const searches: Search[] = [{}, { path: ".git" }, { path: ".git/sub" }];
+    const agree = async () => {
+      for (const search of searches) {
+        const want = await outcome(plain, zebra(search));
+        assert.deepEqual(await outcome(store, zebra(search)), want, JSON.stringify(search));
+      }
+    };
+    try {
+      await agree();
+      await agree(); // (kept, where they may be)
+      fs.appendFileSync(at(".git/notes.txt"), "zebra now\n");
+      fs.writeFileSync(at(".git/sub/new.txt"), "zebra\n");
+      await agree();
+      assert.match(JSON.stringify(await outcome(store, zebra({}))), /link\.ts/);
+    } finally {
+      store.close();
+      plain.close();
+    }
+  });
+
   test("are touched by an entry where they listed, at their start or above it", () => {
     const dirs = (listed: string[], more: Partial<WalkDirs> = {}): WalkDirs => ({
       listed,
       ignoreFiles: [],
-      unsure: false,
+      unreadable: 0,
       linkedIgnoreFile: false,
       links: [],
       leads: [],
@@ -468,8 +499,9 @@ describe("the search index's kept walks, as entries come and go", () => {
     assert.equal(touched(deep, "/r/src/other.ts", "/r/src/deeper"), false, "beside the start");
     const fromDisk = dirs(deep.listed, { skipped: undefined });
     assert.equal(touched(fromDisk, "/r/src/deep/gone.ts"), true, "taken from disk: any");
-    assert.equal(touched(dirs(["/r/src/deep"], { unsure: true }), "/r/gen/a"), true, "unsure");
-    assert.equal(touched(dirs(["/r/src/deep"], { unsure: true })), false, "unsure, no change");
+    const unsure = dirs(["/r/src/deep"], { unreadable: 1 });
+    assert.equal(touched(unsure, "/r/gen/a"), true, "one it could not open");
+    assert.equal(touched(unsure), false, "one it could not open, no change");
     assert.equal(written(deep, "/r/src/deep/a.ts", "/r/gen/x"), false, "files written");
     assert.equal(written(deep, "/r/src/deep/x"), true, "a directory it listed (its mode)");
     assert.equal(written(deep, "/r/src"), true, "a directory above the start (its mode)");
