@@ -5,7 +5,6 @@
  *
  * @module
  */
-import { dirname } from "node:path";
 import type { SkippedEntries } from "../../store/file_store.ts";
 import { isInside } from "../../store/_paths.ts";
 import type { ListedDirectory, WalkNode } from "../../store/walk.ts";
@@ -145,7 +144,7 @@ export function walkTouched(
   if (dirs.unreadable > 0 && moved.size > 0) return true;
   const listed = setOf(listedSets, dirs, () => dirs.listed);
   for (const path of moved) {
-    if (!listed.has(dirname(path))) continue;
+    if (!listed.has(path.slice(0, path.lastIndexOf("/")) || "/")) continue;
     if (dirs.skipped === undefined || listed.has(path)) return true;
     const walked = keysOf(walk.files).has(path);
     const kind = now(path);

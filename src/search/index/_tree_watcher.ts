@@ -247,7 +247,9 @@ export class TreeWatcher {
     }
     // (A change inside .git is told of too: a grep of `.git`, or through a symlink into it,
     // reads files there.)
-    const path = join(root, name);
+    // (Joined as text: the runtime's path.join writes a name that is not UTF-8, which the
+    // thread hands over as the walks spell it, lossily.)
+    const path = `${root === "/" ? "" : root}/${name}`;
     this.#changes.paths.add(path);
     if (structural) this.#changes.moved.add(path);
     if (isIgnoreFile(path)) this.#changes.rules = true;

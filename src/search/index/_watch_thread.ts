@@ -11,6 +11,7 @@
  */
 import * as fs from "node:fs";
 import { setImmediate } from "node:timers";
+import { decodeName } from "../../io/path_bytes.ts";
 
 /** What the watcher asks: the paths to watch, in order, and which of them recursively. */
 export interface WatchJob {
@@ -45,9 +46,12 @@ function flush(): void {
 scope.onmessage = (event) => {
   try {
     event.data.watch.forEach(({ path, recursive }, at) => {
-      const watcher = fs.watch(path, { recursive, persistent: false }, (kind, name) => {
+      // (Names as bytes, read as the walks read them: one that is not UTF-8 would otherwise
+      // come lossily decoded, and name no file the index knows.)
+      const options = { recursive, persistent: false, encoding: "buffer" as const };
+      const watcher = fs.watch(path, options, (kind, name) => {
         if (pending.length === 0) setImmediate(flush);
-        pending.push([at, name ?? null, kind === "rename"]);
+        pending.push([at, name === null ? null : decodeName(name), kind === "rename"]);
       });
       watcher.on("error", (error) => scope.postMessage({ failed: messageOf(error) }));
     });

@@ -6,6 +6,7 @@
 // against a store without an index on the same tree; and a store that counts its listings
 // shows which changes made it walk again. Bun only (see _tree_watcher.ts).
 import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
@@ -444,6 +445,37 @@ describe("the search index's kept walks, as entries come and go", () => {
       fs.writeFileSync(at(".git/sub/new.txt"), "zebra\n");
       await agree();
       assert.match(JSON.stringify(await outcome(store, zebra({}))), /link\.ts/);
+    } finally {
+      store.close();
+      plain.close();
+    }
+  });
+
+  test("see changes to names that are not UTF-8", BUN_ONLY, async () => {
+    const root = makeTree({ "src/ok.ts": "zebra\n" });
+    roots.push(root);
+    // (Bytes as the system has them: 0xff and a Latin-1 é are no UTF-8.)
+    const at = (name: string) => Buffer.from(`${root}/${name}`, "latin1");
+    fs.writeFileSync(at("src/bad\xff.ts"), "nothing\n");
+    fs.mkdirSync(at("src/d\xe9"));
+    fs.writeFileSync(at("src/d\xe9/f.ts"), "nothing\n");
+    const store = await learnedStore(root, 3, 0, { searchThreads: 1 });
+    const plain = await DirectoryStore.create({ roots: [root] });
+    const agree = async (what: string) => {
+      for (let i = 0; i < 2; i++) {
+        const want = await outcome(plain, zebra({}));
+        assert.deepEqual(await outcome(store, zebra({})), want, what);
+      }
+    };
+    try {
+      await agree("at first");
+      fs.appendFileSync(at("src/bad\xff.ts"), "zebra\n");
+      await agree("a file written");
+      fs.appendFileSync(at("src/d\xe9/f.ts"), "zebra\n");
+      await agree("a file written in a folder");
+      fs.writeFileSync(at("src/d\xe9/new.ts"), "zebra\n");
+      await agree("a file made in a folder");
+      assert.equal((await store.search(zebra({}))).matchedLines, 4);
     } finally {
       store.close();
       plain.close();
