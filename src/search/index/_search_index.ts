@@ -295,20 +295,21 @@ export class SearchIndex {
       this.close();
       return "closed";
     }
-    if (changes.rules || changes.paths.size > 0) {
+    if (changes.paths.size > 0) {
       for (const [key, walk] of this.#walks) {
         const touched = changes.rules || walkTouched(walk, changes, this.#entryNow) ||
           !this.#leadsHold(walk.dirs);
         if (touched) this.#walks.delete(key);
       }
-      // (A walk under way is not kept after an entry came or went: it may have listed before.
-      // Inside .git, none that may be kept lists: what git writes there, often, keeps them.)
-      if (changes.rules || [...changes.moved].some((path) => !inGit(path))) this.#walkEpoch++;
-    }
-    if (changes.paths.size > 0) {
       this.#changes++;
       this.#forgetResults(changes.paths);
-      const underMaybeDirs = underAnyOf(this.#filters.forget(changes.paths));
+      const maybeDirs = this.#filters.forget(changes.paths);
+      // (A walk under way is not kept after an entry came or went, or a directory changed its
+      // mode: it may have listed before. Inside .git, none that may be kept lists: what git
+      // writes there, often, lets them be kept.)
+      const outside = (path: string) => !inGit(path);
+      if (changes.rules || [...changes.moved, ...maybeDirs].some(outside)) this.#walkEpoch++;
+      const underMaybeDirs = underAnyOf(maybeDirs);
       for (const keys of this.#absent.values()) {
         for (const key of keys) {
           if (changes.paths.has(key) || underMaybeDirs(key)) keys.delete(key);

@@ -365,6 +365,45 @@ describe("the search index's kept walks, as entries come and go", () => {
     }
   });
 
+  test("keep no walk under way when another search heard a folder's mode change", {
+    ...BUN_ONLY,
+  }, async () => {
+    const root = makeTree(TREE);
+    roots.push(root);
+    const at = (name: string) => path.join(root, name);
+    const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
+    const listed: string[] = [];
+    let during: (() => Promise<unknown>) | undefined;
+    const own = store as unknown as { listDirectory: (dir: { key: string }) => unknown };
+    const list = own.listDirectory.bind(store);
+    own.listDirectory = async (dir: { key: string }, ...rest: unknown[]) => {
+      listed.push(path.relative(root, dir.key) || ".");
+      const now = during;
+      during = undefined;
+      await now?.();
+      return (list as (...args: unknown[]) => unknown)(dir, ...rest);
+    };
+    try {
+      fs.writeFileSync(at("src/new.ts"), "zebra\n"); // (the kept walk goes)
+      await sleep(2 * REPEAT_WINDOW_MS);
+      // While the next search walks, the mode of a folder it lists changes, and another
+      // search hears of it.
+      during = async () => {
+        fs.chmodSync(at("src/deep"), 0o700);
+        await sleep(2 * REPEAT_WINDOW_MS);
+        await store.search(zebra({ path: "lib" }));
+      };
+      await store.search(zebra({}));
+      await sleep(2 * REPEAT_WINDOW_MS);
+      listed.length = 0;
+      await store.search(zebra({}));
+      assert.ok(listed.includes("src/deep"), `walked again: ${JSON.stringify(listed)}`);
+    } finally {
+      fs.chmodSync(at("src/deep"), 0o755);
+      store.close();
+    }
+  });
+
   test("keep a result while no change touches its walk or its files", BUN_ONLY, async () => {
     const root = makeTree(TREE);
     roots.push(root);
