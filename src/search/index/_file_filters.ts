@@ -11,6 +11,7 @@ import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts
 import type { IndexedFile } from "../_search_file.ts";
 import { startSearchWorkers, unref } from "../_search_pool.ts";
 import { blockBytes, type BlockFilters, RACY_MS } from "./_block_filters.ts";
+import { type EntryNow, entryNow } from "./_kept_walks.ts";
 
 /** Files per message to the indexing worker. */
 const INDEX_BATCH = 256;
@@ -179,13 +180,17 @@ export class FileFilters {
    * a directory again, which is a change heard then.
    *
    * @param paths absolute paths
+   * @param now what a path is now (by default, looked at; the caller may know already)
    * @returns the paths that had no filter and are no regular file now (directories among them)
    */
-  forget(paths: Set<string>): Set<string> {
+  forget(
+    paths: Set<string>,
+    now: (path: string) => EntryNow = (path) => entryNow(this.#files, path),
+  ): Set<string> {
     const unknown = new Set<string>();
     for (const path of paths) {
       this.#changedInFlight?.add(path);
-      if (!this.drop(path) && !this.#isFile(path)) unknown.add(path);
+      if (!this.drop(path) && now(path) !== "file") unknown.add(path);
     }
     if (unknown.size === 0) return unknown;
     const under = underAnyOf(unknown);
@@ -193,15 +198,6 @@ export class FileFilters {
     for (const key of this.#filters.keys()) if (under(key)) this.drop(key);
     for (const key of this.#unindexable) if (under(key)) this.drop(key);
     return unknown;
-  }
-
-  /** Whether a path is a regular file now (a burst of new files, as git writes, is many). */
-  #isFile(path: string): boolean {
-    try {
-      return this.#files.lstat(path).kind === "file";
-    } catch {
-      return false;
-    }
   }
 
   /**

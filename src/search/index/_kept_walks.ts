@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { FileSystem } from "../../io/file_system.ts";
 import type { SkippedEntries } from "../../store/file_store.ts";
 import { isInside } from "../../store/_paths.ts";
 import type { ListedDirectory, WalkNode } from "../../store/walk.ts";
@@ -111,6 +112,22 @@ const skippedSets = new WeakMap<WalkDirs, Set<string>>();
 
 /** What an entry is now, as {@linkcode walkTouched} asks. */
 export type EntryNow = "file" | "none" | "other";
+
+/**
+ * What an entry is now: a regular file, nothing, or anything else (a directory, a symlink, one
+ * that cannot be looked at).
+ *
+ * @param files the roots' file system
+ * @param path the entry's real path
+ * @returns its kind
+ */
+export function entryNow(files: FileSystem, path: string): EntryNow {
+  try {
+    return files.lstat(path).kind === "file" ? "file" : "other";
+  } catch (error) {
+    return (error as { code?: string }).code === "ENOENT" ? "none" : "other";
+  }
+}
 
 /**
  * Whether changes may change what a walk found:

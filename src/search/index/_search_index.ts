@@ -28,13 +28,7 @@ import { BINARY, FileFilters, type Filter, underAnyOf } from "./_file_filters.ts
 import { type Examined, prefilterOf, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
-import {
-  type EntryNow,
-  type KeptWalk,
-  someFileOf,
-  type WalkDirs,
-  walkTouched,
-} from "./_kept_walks.ts";
+import { entryNow, type KeptWalk, someFileOf, type WalkDirs, walkTouched } from "./_kept_walks.ts";
 import {
   type FoldedTrigrams,
   foldedTrigrams,
@@ -296,14 +290,21 @@ export class SearchIndex {
       return "closed";
     }
     if (changes.paths.size > 0) {
+      // (A walk also goes when one of its symlinks leads elsewhere: a change where it did not
+      // look may be on the way. Each path is looked at, and each symlink resolved, once: the
+      // kept walks share them.)
+      const check = new IdentityCheck(this.#files);
+      const now = remembered((path) => entryNow(this.#files, path));
+      const leadOf = remembered((link) => check.leads(link));
       for (const [key, walk] of this.#walks) {
-        const touched = changes.rules || walkTouched(walk, changes, this.#entryNow) ||
-          !this.#leadsHold(walk.dirs);
+        const touched = changes.rules || walkTouched(walk, changes, now) ||
+          !walk.dirs.links.every((link, i) => leadOf(link) === walk.dirs.leads[i]);
         if (touched) this.#walks.delete(key);
       }
+      check.close();
       this.#changes++;
       this.#forgetResults(changes.paths);
-      const maybeDirs = this.#filters.forget(changes.paths);
+      const maybeDirs = this.#filters.forget(changes.paths, now);
       // (A walk under way is not kept after an entry came or went, or a directory changed its
       // mode: it may have listed before. Inside .git, none that may be kept lists: what git
       // writes there, often, lets them be kept.)
@@ -534,30 +535,6 @@ export class SearchIndex {
       ended = true;
       this.#filters.resume();
     };
-  }
-
-  /** What an entry is now (see {@linkcode walkTouched}). */
-  readonly #entryNow = (path: string): EntryNow => {
-    try {
-      return this.#files.lstat(path).kind === "file" ? "file" : "other";
-    } catch (error) {
-      return (error as { code?: string }).code === "ENOENT" ? "none" : "other";
-    }
-  };
-
-  /**
-   * Whether each symlink a walk's directories held still leads where it led: a change where
-   * the walk did not look may be on the way (its target, a directory above that made
-   * unreadable, or a symlink between).
-   */
-  #leadsHold(dirs: WalkDirs): boolean {
-    if (dirs.links.length === 0) return true;
-    const check = new IdentityCheck(this.#files);
-    try {
-      return dirs.links.every((link, i) => check.leads(link) === dirs.leads[i]);
-    } finally {
-      check.close();
-    }
   }
 
   /** Stops watching and indexing, and forgets everything. */
@@ -1076,6 +1053,15 @@ export function resultKey(start: string, query: SearchQuery): string | undefined
     maxChars,
     rowCut,
   ]);
+}
+
+/** `answer`, asked once per key. */
+function remembered<T>(answer: (key: string) => T): (key: string) => T {
+  const answers = new Map<string, T>();
+  return (key) => {
+    if (!answers.has(key)) answers.set(key, answer(key));
+    return answers.get(key)!;
+  };
 }
 
 /** Whether a real path lies in a `.git` directory (or is one). */

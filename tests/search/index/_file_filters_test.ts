@@ -195,6 +195,13 @@ describe("FileFilters", () => {
       filters.forget(new Set([at("a.ts")]));
       assert.equal(filters.get(at("a.ts")), undefined);
       assert.equal(filters.stats.bytes, 0);
+      // (A regular file without a filter, a new one say, is not looked under; one that is
+      // gone may have been a directory.)
+      fs.writeFileSync(at("new.ts"), "new\n");
+      const before = filters.version;
+      const gone = at("gone");
+      assert.deepEqual([...filters.forget(new Set([at("new.ts"), gone]))], [gone]);
+      assert.equal(filters.version, before, "nothing known changed");
     } finally {
       filters.close();
     }
