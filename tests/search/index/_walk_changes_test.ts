@@ -134,6 +134,10 @@ function makeChange(root: string, change: Change, count: { made: number }): stri
     }
     case "write": // (in place: no entry comes or goes)
       if (file === undefined) return "(nothing to write)";
+      // (A symlink moved away from where its target lies may lead into no folder at all.)
+      if (fs.lstatSync(at(file)).isSymbolicLink() && !fs.existsSync(at(file))) {
+        return `(${file} leads nowhere: nothing to write)`;
+      }
       fs.writeFileSync(at(file), text);
       return `write ${JSON.stringify(text)} to ${file}`;
     case "replace": { // (a new file renamed over it, as editors and formatters write)
@@ -213,6 +217,30 @@ function makeChange(root: string, change: Change, count: { made: number }): stri
 
 const zebra = (search: Search): SearchQuery => ({ matcher: literalMatcher("zebra"), ...search });
 
+/**
+ * Hooks a store's directory listings: each is told in `listed` (relative to the root), and
+ * `before.run` runs just before the listing of `before.dir`, once.
+ */
+function hookListings(store: DirectoryStore, root: string) {
+  const hook = {
+    listed: [] as string[],
+    before: undefined as { dir: string; run: () => Promise<unknown> } | undefined,
+  };
+  const own = store as unknown as { listDirectory: (dir: { key: string }) => unknown };
+  const list = own.listDirectory.bind(store) as (...args: unknown[]) => unknown;
+  own.listDirectory = async (dir: { key: string }, ...rest: unknown[]) => {
+    const name = path.relative(root, dir.key) || ".";
+    hook.listed.push(name);
+    const before = hook.before;
+    if (before?.dir === name) {
+      hook.before = undefined;
+      await before.run();
+    }
+    return list(dir, ...rest);
+  };
+  return hook;
+}
+
 describe("the search index's kept walks, as entries come and go", () => {
   const roots: string[] = [];
   after(() => {
@@ -284,13 +312,7 @@ describe("the search index's kept walks, as entries come and go", () => {
     roots.push(root);
     const at = (name: string) => path.join(root, name);
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
-    const listed: string[] = [];
-    const own = store as unknown as { listDirectory: (dir: { key: string }) => unknown };
-    const list = own.listDirectory.bind(store);
-    own.listDirectory = (dir: { key: string }, ...rest: unknown[]) => {
-      listed.push(path.relative(root, dir.key) || ".");
-      return (list as (...args: unknown[]) => unknown)(dir, ...rest);
-    };
+    const { listed } = hookListings(store, root);
     /** The directories a search listed, after `change`. */
     const listedBy = async (change: () => void, search: Search = {}) => {
       change();
@@ -372,32 +394,25 @@ describe("the search index's kept walks, as entries come and go", () => {
     roots.push(root);
     const at = (name: string) => path.join(root, name);
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
-    const listed: string[] = [];
-    let during: (() => Promise<unknown>) | undefined;
-    const own = store as unknown as { listDirectory: (dir: { key: string }) => unknown };
-    const list = own.listDirectory.bind(store);
-    own.listDirectory = async (dir: { key: string }, ...rest: unknown[]) => {
-      listed.push(path.relative(root, dir.key) || ".");
-      const now = during;
-      during = undefined;
-      await now?.();
-      return (list as (...args: unknown[]) => unknown)(dir, ...rest);
-    };
+    const hook = hookListings(store, root);
     try {
       fs.writeFileSync(at("src/new.ts"), "zebra\n"); // (the kept walk goes)
       await sleep(2 * REPEAT_WINDOW_MS);
       // While the next search walks, the mode of a folder it lists changes, and another
       // search hears of it.
-      during = async () => {
-        fs.chmodSync(at("src/deep"), 0o700);
-        await sleep(2 * REPEAT_WINDOW_MS);
-        await store.search(zebra({ path: "lib" }));
+      hook.before = {
+        dir: ".",
+        run: async () => {
+          fs.chmodSync(at("src/deep"), 0o700);
+          await sleep(2 * REPEAT_WINDOW_MS);
+          await store.search(zebra({ path: "lib" }));
+        },
       };
       await store.search(zebra({}));
       await sleep(2 * REPEAT_WINDOW_MS);
-      listed.length = 0;
+      hook.listed.length = 0;
       await store.search(zebra({}));
-      assert.ok(listed.includes("src/deep"), `walked again: ${JSON.stringify(listed)}`);
+      assert.ok(hook.listed.includes("src/deep"), `walked again: ${JSON.stringify(hook.listed)}`);
     } finally {
       fs.chmodSync(at("src/deep"), 0o755);
       store.close();
@@ -484,6 +499,40 @@ describe("the search index's kept walks, as entries come and go", () => {
       fs.writeFileSync(at(".git/sub/new.txt"), "zebra\n");
       await agree();
       assert.match(JSON.stringify(await outcome(store, zebra({}))), /link\.ts/);
+    } finally {
+      store.close();
+      plain.close();
+    }
+  });
+
+  test("keep no walk inside .git, whose changes let a walk under way be kept", {
+    ...BUN_ONLY,
+  }, async () => {
+    const root = makeTree({
+      "src/a.ts": "zebra\n",
+      ".git/a.txt": "zebra\n",
+      ".git/sub/b.txt": "x\n",
+    });
+    roots.push(root);
+    const at = (name: string) => path.join(root, name);
+    const store = await learnedStore(root, 1, 0, { searchThreads: 1 });
+    const plain = await DirectoryStore.create({ roots: [root] });
+    const hook = hookListings(store, root);
+    try {
+      // While a walk of .git lists its last folder, a file comes in one it listed, and
+      // another search hears of it.
+      hook.before = {
+        dir: ".git/sub",
+        run: async () => {
+          fs.writeFileSync(at(".git/late.txt"), "zebra late\n");
+          await sleep(2 * REPEAT_WINDOW_MS);
+          await store.search(zebra({}));
+        },
+      };
+      await store.search(zebra({ path: ".git" }));
+      const want = await outcome(plain, zebra({ path: ".git" }));
+      assert.match(JSON.stringify(want), /late\.txt/);
+      assert.deepEqual(await outcome(store, zebra({ path: ".git" })), want);
     } finally {
       store.close();
       plain.close();
