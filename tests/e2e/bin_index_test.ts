@@ -132,7 +132,7 @@ describe("the binary's repeated grep", () => {
     for (let round = 0; round < 60; round++) {
       const i = pick(400);
       const name = `src${i % 9}/m${i}.js`;
-      switch (pick(6)) {
+      switch (pick(8)) {
         case 0:
           fs.writeFileSync(at(name), `createElement(${round})\n`);
           break;
@@ -158,6 +158,14 @@ describe("the binary's repeated grep", () => {
             });
             assert.ok(!result.isError, JSON.stringify(result.content));
           }
+          break;
+        case 6: // as an editor saves: a temporary file renamed over it
+          fs.writeFileSync(at(`${name}.swp`), `createElement("saved ${round}")\n`);
+          fs.renameSync(at(`${name}.swp`), at(name));
+          break;
+        case 7: // where no grep looks: a hidden folder, written as a build writes
+          fs.mkdirSync(at(".cache"), { recursive: true });
+          fs.writeFileSync(at(`.cache/out${round}.js`), "createElement(0)\n");
           break;
       }
       assert.deepEqual(await served(), await inMemory(), `round ${round}`);
