@@ -351,6 +351,7 @@ export class DirectoryStore extends BaseFileStore {
         options.watchDir,
         this.#searchThreads - 1,
         cache,
+        this.walkSource,
       );
     }
   }

@@ -132,7 +132,7 @@ describe("the binary's repeated grep", () => {
     for (let round = 0; round < 60; round++) {
       const i = pick(400);
       const name = `src${i % 9}/m${i}.js`;
-      switch (pick(8)) {
+      switch (pick(9)) {
         case 0:
           fs.writeFileSync(at(name), `createElement(${round})\n`);
           break;
@@ -166,6 +166,9 @@ describe("the binary's repeated grep", () => {
         case 7: // where no grep looks: a hidden folder, written as a build writes
           fs.mkdirSync(at(".cache"), { recursive: true });
           fs.writeFileSync(at(`.cache/out${round}.js`), "createElement(0)\n");
+          break;
+        case 8: // a hidden file where the grep looks: left out, and counted so
+          fs.writeFileSync(at(`src${i % 9}/.h${round}.js`), "createElement(0)\n");
           break;
       }
       assert.deepEqual(await served(), await inMemory(), `round ${round}`);

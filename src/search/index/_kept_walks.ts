@@ -51,6 +51,12 @@ export interface WalkDirs {
    * paths; undefined for a walk taken from the cache on disk, which does not keep them).
    */
   skipped: string[] | undefined;
+  /**
+   * The display paths of the directories it listed, in the order of `listed` (undefined for
+   * a walk taken from the cache on disk): a directory is listed again by them to add a file
+   * created in it (see `_walk_patch.ts`).
+   */
+  displays?: string[];
 }
 
 /** What {@linkcode directoryRecorder} gives. */
@@ -77,12 +83,14 @@ export function directoryRecorder(): DirectoryRecorder {
     links: [],
     leads: [],
     skipped: [],
+    displays: [],
   };
   return {
     listed,
     skip: (key) => listed.skipped!.push(key),
     record: (dir, what) => {
       listed.listed.push(dir.key);
+      listed.displays!.push(dir.display);
       if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
       if (what.linkedIgnoreFile) listed.linkedIgnoreFile = true;
       for (const { name, lead } of what.links) {
@@ -130,12 +138,30 @@ export function entryNow(files: FileSystem, path: string): EntryNow {
 }
 
 /**
+ * {@linkcode walkChanged}, yes or no: whether a walk may have to be made again (or patched).
+ *
+ * @param walk what the walk listed, and its files
+ * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
+ *   all that changed (`paths`)
+ * @param now what an entry is now (by real path)
+ * @returns true when the walk no longer holds as it is
+ */
+export function walkTouched(
+  walk: { dirs: WalkDirs; files: WalkNode[] },
+  changes: { moved: ReadonlySet<string>; paths: ReadonlySet<string> },
+  now: (path: string) => EntryNow,
+): boolean {
+  return walkChanged(walk, changes, now) !== false;
+}
+
+/**
  * Whether changes may change what a walk found:
  * - an entry created, deleted or renamed in a directory it listed that is not now what the
  *   walk saw there: a regular file it walked, or nothing where it saw nothing (a temporary file
  *   made and removed, or renamed over a file it walked, as editors and formatters write, is
  *   not such a change; for a walk taken from the cache on disk, which does not know what it
- *   left out, every one is);
+ *   left out, every one is). A regular file now where the walk saw nothing is one the walk
+ *   may take by a patch (`_walk_patch.ts`), when nothing else changed it;
  * - a change to its start or a directory above that, or to a directory it listed (its mode or
  *   owner: the walk may no longer pass);
  * - any entry created, deleted or renamed, where the walk could not open a directory.
@@ -147,30 +173,33 @@ export function entryNow(files: FileSystem, path: string): EntryNow {
  * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
  *   all that changed (`paths`)
  * @param now what an entry is now (by real path)
- * @returns true when the walk is to be made again
+ * @returns false when the walk holds as it is; true when it is to be made again; else the
+ *   regular files created in directories it listed (real paths), which it lacks
  */
-export function walkTouched(
+export function walkChanged(
   walk: { dirs: WalkDirs; files: WalkNode[] },
   changes: { moved: ReadonlySet<string>; paths: ReadonlySet<string> },
   now: (path: string) => EntryNow,
-): boolean {
+): boolean | string[] {
   const { dirs } = walk;
   const { moved, paths } = changes;
   const start = dirs.listed[0];
   if (start === undefined) return paths.size > 0;
   if (dirs.unreadable > 0 && moved.size > 0) return true;
   const listed = setOf(listedSets, dirs, () => dirs.listed);
+  const created: string[] = [];
   for (const path of moved) {
     if (!listed.has(path.slice(0, path.lastIndexOf("/")) || "/")) continue;
     if (dirs.skipped === undefined || listed.has(path)) return true;
     const walked = keysOf(walk.files).has(path);
     const kind = now(path);
-    if (kind === "file" ? !walked : kind === "other" || walked) return true;
+    if (kind === "other" || (kind === "none" && walked)) return true;
     if (setOf(skippedSets, dirs, () => dirs.skipped!).has(path)) return true;
+    if (kind === "file" && !walked) created.push(path);
   }
   // (Every moved path is among the changed ones too.)
   for (const path of paths) if (listed.has(path) || isInside(path, start)) return true;
-  return false;
+  return created.length > 0 ? created : false;
 }
 
 /** The set of what `values` gives, made once per `owner`. */

@@ -28,7 +28,8 @@ import { BINARY, FileFilters, type Filter, underAnyOf } from "./_file_filters.ts
 import { type Examined, prefilterOf, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
-import { entryNow, type KeptWalk, someFileOf, type WalkDirs, walkTouched } from "./_kept_walks.ts";
+import { entryNow, type KeptWalk, someFileOf, walkChanged, type WalkDirs } from "./_kept_walks.ts";
+import { patchWalk } from "./_walk_patch.ts";
 import {
   type FoldedTrigrams,
   foldedTrigrams,
@@ -38,7 +39,12 @@ import {
   needleTrigrams,
 } from "./_trigram_filter.ts";
 import { plannedNeedles, type PlanShape, type ReadPlan, readPlan } from "./_block_filters.ts";
-import { type WalkNode, walkRulesOf } from "../../store/walk.ts";
+import {
+  type WalkFilesOptions,
+  type WalkNode,
+  walkRulesOf,
+  type WalkSource,
+} from "../../store/walk.ts";
 import { IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { type CachedWalk, loadIndex, saveIndex } from "./_index_cache.ts";
 import {
@@ -193,6 +199,8 @@ export class SearchIndex {
     { version: number; filters: (Filter | undefined)[] }
   >();
   readonly #files: FileSystem;
+  /** Where walks are patched (none: a walk a change touched is always made again). */
+  readonly #walkSource: WalkSource | undefined;
   readonly #cache: IndexCacheFile | undefined;
   /** The start from the cache on disk, while it runs: searches wait for it. */
   #warming: Promise<void> | undefined;
@@ -217,6 +225,8 @@ export class SearchIndex {
    * @param helpers the workers that read beside a search's own thread
    * @param cache where the index is kept between processes: when the file holds one, the
    *   watcher starts at once and what still holds of it is taken before the first search
+   * @param walkSource where the store walks: a kept walk that lacks only files created where
+   *   it listed is patched by listing those directories again there
    */
   constructor(
     files: FileSystem,
@@ -224,7 +234,9 @@ export class SearchIndex {
     watchDir?: string,
     helpers: number = defaultSearchThreads() - 1,
     cache?: IndexCacheFile,
+    walkSource?: WalkSource,
   ) {
+    this.#walkSource = walkSource;
     this.#roots = files.roots;
     this.#files = files;
     this.#cache = cache;
@@ -285,6 +297,7 @@ export class SearchIndex {
     if (this.#warming !== undefined) await this.#warming;
     if (this.#closed) return "closed";
     if (this.#watcher === undefined) return "learning";
+    const heardBy = Date.now(); // (every change made before it is in what the sync hands over)
     const changes = await this.#watcher.sync();
     if (changes.lost || !this.#watcher.healthy) {
       this.close();
@@ -297,10 +310,17 @@ export class SearchIndex {
       const check = new IdentityCheck(this.#files);
       const now = remembered((path) => entryNow(this.#files, path));
       const leadOf = remembered((link) => check.leads(link));
+      // (A walk that lacks only files created where it listed is patched, below.)
+      const patches: Array<{ key: string; walk: KeptWalk; created: string[] }> = [];
       for (const [key, walk] of this.#walks) {
-        const touched = changes.rules || walkTouched(walk, changes, now) ||
-          !walk.dirs.links.every((link, i) => leadOf(link) === walk.dirs.leads[i]);
-        if (touched) this.#walks.delete(key);
+        const changed = changes.rules ||
+          !walk.dirs.links.every((link, i) => leadOf(link) === walk.dirs.leads[i]) ||
+          walkChanged(walk, changes, now);
+        if (changed === false) continue;
+        this.#walks.delete(key);
+        if (changed !== true && this.#walkSource !== undefined) {
+          patches.push({ key, walk, created: changed });
+        }
       }
       check.close();
       this.#changes++;
@@ -317,12 +337,33 @@ export class SearchIndex {
           if (changes.paths.has(key) || underMaybeDirs(key)) keys.delete(key);
         }
       }
+      await this.#patch(patches, heardBy);
     }
     return "trusted";
   }
 
   /**
-   * The files of a walk, kept until a change heard may change them (see {@linkcode walkTouched}).
+   * Keeps again, patched, the walks that lacked only files created where they listed (see
+   * `_walk_patch.ts`): each once its patch is made, if no change that may change walks was
+   * heard meanwhile and no walk took its place.
+   */
+  async #patch(
+    patches: Array<{ key: string; walk: KeptWalk; created: string[] }>,
+    heardBy: number,
+  ): Promise<void> {
+    const epoch = this.#walkEpoch;
+    for (const { key, walk, created } of patches) {
+      const rules = JSON.parse(key)[1] as WalkFilesOptions;
+      const patched = await patchWalk(this.#walkSource!, rules, walk, created, heardBy);
+      if (patched === undefined || this.#closed) continue;
+      if (epoch !== this.#walkEpoch || this.#walks.has(key)) continue;
+      keepRecent(this.#walks, key, patched, MAX_WALKS);
+      this.#saveSoon();
+    }
+  }
+
+  /**
+   * The files of a walk, kept until a change heard may change them (see `walkChanged`).
    *
    * @param key the walk's start, glob and options
    * @returns the files, or undefined

@@ -127,8 +127,9 @@ function makeChange(root: string, change: Change, count: { made: number }): stri
   const file = files[change.other % Math.max(1, files.length)];
   const text = change.zebra ? "zebra made\n" : "made\n";
   switch (change.change) {
-    case "create": {
-      const name = path.posix.join(dir, `n${++count.made}.ts`);
+    case "create": { // (a file, or one hidden or ignored: a kept walk is patched to add it)
+      const kinds = [`n${++count.made}.ts`, `.h${count.made}.ts`, `n${count.made}.log`];
+      const name = path.posix.join(dir, kinds[change.other % kinds.length]);
       fs.writeFileSync(at(name), text);
       return `create ${name}`;
     }
@@ -341,13 +342,31 @@ describe("the search index's kept walks, as entries come and go", () => {
       assert.deepEqual(await listedBy(() => {}, lib), [], "the walk of lib, kept too");
       assert.deepEqual(
         await listedBy(() => fs.writeFileSync(at("src/deep/d.ts"), "zebra\n"), lib),
-        [],
-        "a walk of lib after a file was made outside it",
+        ["src/deep"],
+        "a walk of lib after a file was made outside it: the whole tree's patched",
       );
+      assert.deepEqual(await listedBy(() => {}), [], "the walk of the whole tree after it");
       assert.deepEqual(
-        await listedBy(() => {}),
+        (await listedBy(() => {
+          fs.writeFileSync(at("lib/d.ts"), "zebra\n");
+          fs.writeFileSync(at("src/e.ts"), "zebra\n");
+          fs.writeFileSync(at("src/.hidden.ts"), "zebra\n");
+          fs.writeFileSync(at("lib/more.log"), "zebra\n");
+        })).sort(),
+        ["lib", "src"],
+        "files made, one hidden and one ignored: each folder listed once to patch the walk",
+      );
+      const plain = await DirectoryStore.create({ roots: [root] });
+      try {
+        // (In the walk's order: lib/d.ts between lib/c.ts and lib/plain.ts; counted as left out.)
+        assert.deepEqual(await outcome(store, zebra({})), await outcome(plain, zebra({})));
+      } finally {
+        plain.close();
+      }
+      assert.deepEqual(
+        await listedBy(() => fs.rmSync(at("src/e.ts"))),
         [".", "lib", "src", "src/deep"],
-        "the walk of the whole tree after it",
+        "a file it walked, removed",
       );
       assert.deepEqual(
         await listedBy(() => {
@@ -396,7 +415,7 @@ describe("the search index's kept walks, as entries come and go", () => {
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
     const hook = hookListings(store, root);
     try {
-      fs.writeFileSync(at("src/new.ts"), "zebra\n"); // (the kept walk goes)
+      fs.rmSync(at("src/a.ts")); // (the kept walk goes)
       await sleep(2 * REPEAT_WINDOW_MS);
       // While the next search walks, the mode of a folder it lists changes, and another
       // search hears of it.
