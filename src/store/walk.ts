@@ -810,6 +810,36 @@ export async function createWalkFilter(
 }
 
 /**
+ * What a walk does with a directory it meets in `dir`: walks it, leaves it out as hidden or
+ * as ignored (counted), or passes over it (`.git`), by the rules in force in `dir`, as
+ * {@linkcode walkFileRuns} decides. Not for a walk with globs, which decide first.
+ *
+ * @param source the store's directory access
+ * @param dir the directory that holds it
+ * @param name its name
+ * @param options the walk's options
+ * @returns the verdict
+ */
+export async function directoryVerdict(
+  source: WalkSource,
+  dir: WalkNode,
+  name: string,
+  options: WalkFilesOptions = {},
+): Promise<"walked" | "hidden" | "ignored" | "passed"> {
+  if (name === ".git") return "passed";
+  const { hidden, gitignored } = walkShows(options);
+  const rules = gitignored
+    ? new IgnoreRules()
+    : await rulesInside(source, dir, await startRules(source, dir));
+  const entry: DirEntry = { name, kind: "directory", size: 0, symlink: false };
+  const display = joinDisplay(dir.display, name);
+  if (skipped(entry, hidden) && (gitignored || !revealed(source, rules, display, entry))) {
+    return "hidden";
+  }
+  return !gitignored && rules.ignores(display, true, name) ? "ignored" : "walked";
+}
+
+/**
  * The functions a walk of a large tree calls most: for a store that tunes how the runtime
  * compiles them (the directory store keeps them off JavaScriptCore's top tier). Only plain
  * functions: the body of an async function or generator is compiled apart from the function

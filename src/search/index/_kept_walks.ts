@@ -118,11 +118,11 @@ export function someFileOf(files: WalkNode[], paths: ReadonlySet<string>): boole
 const listedSets = new WeakMap<WalkDirs, Set<string>>();
 const skippedSets = new WeakMap<WalkDirs, Set<string>>();
 
-/** What an entry is now, as {@linkcode walkTouched} asks. */
-export type EntryNow = "file" | "none" | "other";
+/** What an entry is now, as {@linkcode walkChanged} asks. */
+export type EntryNow = "file" | "directory" | "none" | "other";
 
 /**
- * What an entry is now: a regular file, nothing, or anything else (a directory, a symlink, one
+ * What an entry is now: a regular file, a directory, nothing, or anything else (a symlink, one
  * that cannot be looked at).
  *
  * @param files the roots' file system
@@ -131,10 +131,19 @@ export type EntryNow = "file" | "none" | "other";
  */
 export function entryNow(files: FileSystem, path: string): EntryNow {
   try {
-    return files.lstat(path).kind === "file" ? "file" : "other";
+    const { kind } = files.lstat(path);
+    return kind === "file" || kind === "directory" ? kind : "other";
   } catch (error) {
     return (error as { code?: string }).code === "ENOENT" ? "none" : "other";
   }
+}
+
+/** An entry created in a directory a walk listed, which the walk lacks. */
+export interface CreatedEntry {
+  /** Its real path. */
+  path: string;
+  /** A directory (its files lie below it), or else a regular file. */
+  directory: boolean;
 }
 
 /**
@@ -160,8 +169,8 @@ export function walkTouched(
  *   walk saw there: a regular file it walked, or nothing where it saw nothing (a temporary file
  *   made and removed, or renamed over a file it walked, as editors and formatters write, is
  *   not such a change; for a walk taken from the cache on disk, which does not know what it
- *   left out, every one is). A regular file now where the walk saw nothing is one the walk
- *   may take by a patch (`_walk_patch.ts`), when nothing else changed it;
+ *   left out, every one is). A regular file or a directory now where the walk saw nothing is
+ *   one the walk may take by a patch (`_walk_patch.ts`), when nothing else changed it;
  * - a change to its start or a directory above that, or to a directory it listed (its mode or
  *   owner: the walk may no longer pass);
  * - any entry created, deleted or renamed, where the walk could not open a directory.
@@ -174,28 +183,28 @@ export function walkTouched(
  *   all that changed (`paths`)
  * @param now what an entry is now (by real path)
  * @returns false when the walk holds as it is; true when it is to be made again; else the
- *   regular files created in directories it listed (real paths), which it lacks
+ *   regular files and directories created in directories it listed, which it lacks
  */
 export function walkChanged(
   walk: { dirs: WalkDirs; files: WalkNode[] },
   changes: { moved: ReadonlySet<string>; paths: ReadonlySet<string> },
   now: (path: string) => EntryNow,
-): boolean | string[] {
+): boolean | CreatedEntry[] {
   const { dirs } = walk;
   const { moved, paths } = changes;
   const start = dirs.listed[0];
   if (start === undefined) return paths.size > 0;
   if (dirs.unreadable > 0 && moved.size > 0) return true;
   const listed = setOf(listedSets, dirs, () => dirs.listed);
-  const created: string[] = [];
+  const created: CreatedEntry[] = [];
   for (const path of moved) {
     if (!listed.has(path.slice(0, path.lastIndexOf("/")) || "/")) continue;
     if (dirs.skipped === undefined || listed.has(path)) return true;
     const walked = keysOf(walk.files).has(path);
     const kind = now(path);
-    if (kind === "other" || (kind === "none" && walked)) return true;
+    if (kind === "other" || (kind !== "file" && walked)) return true;
     if (setOf(skippedSets, dirs, () => dirs.skipped!).has(path)) return true;
-    if (kind === "file" && !walked) created.push(path);
+    if (kind !== "none" && !walked) created.push({ path, directory: kind === "directory" });
   }
   // (Every moved path is among the changed ones too.)
   for (const path of paths) if (listed.has(path) || isInside(path, start)) return true;

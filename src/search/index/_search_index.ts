@@ -28,7 +28,14 @@ import { BINARY, FileFilters, type Filter, underAnyOf } from "./_file_filters.ts
 import { type Examined, prefilterOf, WHOLE_FILE_BYTES } from "../_search_file.ts";
 import { defaultSearchThreads, WarmWorkers, type WorkerLease } from "../_search_pool.ts";
 import { TreeWatcher } from "./_tree_watcher.ts";
-import { entryNow, type KeptWalk, someFileOf, walkChanged, type WalkDirs } from "./_kept_walks.ts";
+import {
+  type CreatedEntry,
+  entryNow,
+  type KeptWalk,
+  someFileOf,
+  walkChanged,
+  type WalkDirs,
+} from "./_kept_walks.ts";
 import { patchWalk } from "./_walk_patch.ts";
 import {
   type FoldedTrigrams,
@@ -225,7 +232,7 @@ export class SearchIndex {
    * @param helpers the workers that read beside a search's own thread
    * @param cache where the index is kept between processes: when the file holds one, the
    *   watcher starts at once and what still holds of it is taken before the first search
-   * @param walkSource where the store walks: a kept walk that lacks only files created where
+   * @param walkSource where the store walks: a kept walk that lacks only entries created where
    *   it listed is patched by listing those directories again there
    */
   constructor(
@@ -310,8 +317,8 @@ export class SearchIndex {
       const check = new IdentityCheck(this.#files);
       const now = remembered((path) => entryNow(this.#files, path));
       const leadOf = remembered((link) => check.leads(link));
-      // (A walk that lacks only files created where it listed is patched, below.)
-      const patches: Array<{ key: string; walk: KeptWalk; created: string[] }> = [];
+      // (A walk that lacks only entries created where it listed is patched, below.)
+      const patches: Array<{ key: string; walk: KeptWalk; created: CreatedEntry[] }> = [];
       for (const [key, walk] of this.#walks) {
         const changed = changes.rules ||
           !walk.dirs.links.every((link, i) => leadOf(link) === walk.dirs.leads[i]) ||
@@ -343,12 +350,12 @@ export class SearchIndex {
   }
 
   /**
-   * Keeps again, patched, the walks that lacked only files created where they listed (see
+   * Keeps again, patched, the walks that lacked only entries created where they listed (see
    * `_walk_patch.ts`): each once its patch is made, if no change that may change walks was
    * heard meanwhile and no walk took its place.
    */
   async #patch(
-    patches: Array<{ key: string; walk: KeptWalk; created: string[] }>,
+    patches: Array<{ key: string; walk: KeptWalk; created: CreatedEntry[] }>,
     heardBy: number,
   ): Promise<void> {
     const epoch = this.#walkEpoch;

@@ -15,6 +15,7 @@ import { literalMatcher } from "../../../src/core/mod.ts";
 import { DirectoryStore } from "../../../src/disk/directory_store.ts";
 import {
   type EntryNow,
+  walkChanged,
   type WalkDirs,
   walkTouched,
 } from "../../../src/search/index/_kept_walks.ts";
@@ -164,8 +165,9 @@ function makeChange(root: string, change: Change, count: { made: number }): stri
       fs.renameSync(at(file), at(to));
       return `move ${file} to ${to}`;
     }
-    case "mkdir": {
-      const name = path.posix.join(dir, `d${++count.made}`);
+    case "mkdir": { // (a folder, or one hidden or ignored: a kept walk is patched to add it)
+      const kinds = [`d${++count.made}`, `.d${count.made}`, `d${count.made}.log`];
+      const name = path.posix.join(dir, kinds[change.other % kinds.length]);
       fs.mkdirSync(at(name));
       fs.writeFileSync(at(`${name}/f.ts`), text);
       return `make ${name}/f.ts`;
@@ -314,6 +316,10 @@ describe("the search index's kept walks, as entries come and go", () => {
     const at = (name: string) => path.join(root, name);
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
     const { listed } = hookListings(store, root);
+    const plain = await DirectoryStore.create({ roots: [root] });
+    /** Whether the store answers as one without an index does. */
+    const agrees = async (message: string) =>
+      assert.deepEqual(await outcome(store, zebra({})), await outcome(plain, zebra({})), message);
     /** The directories a search listed, after `change`. */
     const listedBy = async (change: () => void, search: Search = {}) => {
       change();
@@ -356,13 +362,8 @@ describe("the search index's kept walks, as entries come and go", () => {
         ["lib", "src"],
         "files made, one hidden and one ignored: each folder listed once to patch the walk",
       );
-      const plain = await DirectoryStore.create({ roots: [root] });
-      try {
-        // (In the walk's order: lib/d.ts between lib/c.ts and lib/plain.ts; counted as left out.)
-        assert.deepEqual(await outcome(store, zebra({})), await outcome(plain, zebra({})));
-      } finally {
-        plain.close();
-      }
+      // (In the walk's order: lib/d.ts between lib/c.ts and lib/plain.ts; counted as left out.)
+      await agrees("after the files made");
       assert.deepEqual(
         await listedBy(() => fs.rmSync(at("src/e.ts"))),
         [".", "lib", "src", "src/deep"],
@@ -384,18 +385,20 @@ describe("the search index's kept walks, as entries come and go", () => {
         "an ignored file it left out, removed",
       );
       assert.deepEqual(
-        await listedBy(() => {
+        (await listedBy(() => {
           fs.mkdirSync(at("lib/sub"));
           fs.writeFileSync(at("lib/sub/e.ts"), "zebra\n");
-        }, lib),
-        ["lib"],
-        "a walk one level deep, after a directory was made in it",
+        }, lib)).sort(),
+        ["lib", "lib/sub"],
+        "a walk one level deep, after a directory was made in it (and the whole tree's walk " +
+          "patched: lib/sub walked)",
       );
       assert.deepEqual(
         await listedBy(() => fs.writeFileSync(at("lib/sub/f.ts"), "zebra\n"), lib),
-        [],
-        "and after a file was made below where it went",
+        ["lib/sub"],
+        "and after a file was made below where it went (the whole tree's walk patched)",
       );
+      await agrees("after the directory made");
       assert.deepEqual(
         await listedBy(() => fs.writeFileSync(at(".gitignore"), "gen/\n")),
         [".", "lib", "lib/sub", "src", "src/deep"],
@@ -403,6 +406,7 @@ describe("the search index's kept walks, as entries come and go", () => {
       );
     } finally {
       store.close();
+      plain.close();
     }
   });
 
@@ -607,7 +611,7 @@ describe("the search index's kept walks, as entries come and go", () => {
       "/r/src/deep/a.ts": "file",
       "/r/src/deep/x/b.ts": "file",
       "/r/src/deep/x/new.ts": "file",
-      "/r/src/deep/x/dir": "other",
+      "/r/src/deep/x/dir": "directory",
       "/r/src/deep/x/link": "other",
     };
     const now = (path: string) => disk[path] ?? "none";
@@ -627,6 +631,14 @@ describe("the search index's kept walks, as entries come and go", () => {
     assert.equal(touched(deep, "/r/src/deep/x/b.ts"), false, "a file it walked, made again");
     assert.equal(touched(deep, "/r/src/deep/old.ts"), true, "a file it walked, gone");
     assert.equal(touched(deep, "/r/src/deep/x/dir"), true, "a folder made where it listed");
+    const changed = (...moved: string[]) =>
+      walkChanged({ dirs: deep, files }, { moved: new Set(moved), paths: new Set(moved) }, now);
+    assert.deepEqual(changed("/r/src/deep/x/new.ts", "/r/src/deep/x/dir", "/r/src/deep/gone.ts"), [
+      { path: "/r/src/deep/x/new.ts", directory: false },
+      { path: "/r/src/deep/x/dir", directory: true },
+    ], "what a patch may add");
+    assert.equal(changed("/r/src/deep/x/new.ts", "/r/src/deep/old.ts"), true, "and a file gone");
+    assert.equal(changed("/r/src/deep/x/new.ts", "/r/src/deep/x/link"), true, "and a symlink");
     assert.equal(touched(deep, "/r/src/deep/x/link"), true, "a symlink made where it listed");
     assert.equal(touched(deep, "/r/src/deep/.hidden"), true, "a hidden file it left out, gone");
     assert.equal(touched(deep, "/r/src/deep/x/ignored.log"), true, "an ignored one, gone");

@@ -12,6 +12,9 @@ import type { DirEntry, WalkNode, WalkSource } from "../../../src/store/walk.ts"
 /** Directories by real path: their entries' names (a name ending in `/` is a directory). */
 type Tree = Record<string, string[]>;
 
+/** The `.gitignore` of /r in every tree here. */
+const RULES = "build/\n*.log\n";
+
 function sourceOf(tree: Tree, failing?: Error): WalkSource {
   return {
     listDirectory: (dir) => {
@@ -31,7 +34,10 @@ function sourceOf(tree: Tree, failing?: Error): WalkSource {
       key: `${dir.key}/${name}`,
       display: dir.display === "." ? name : `${dir.display}/${name}`,
     }),
-    readIgnoreFile: () => Promise.resolve(undefined),
+    readIgnoreFile: (dir, name = ".gitignore") =>
+      Promise.resolve(
+        dir.key === "/r" && name === ".gitignore" ? { text: RULES, linked: false } : undefined,
+      ),
     ancestors: (node: WalkNode) => {
       const parts = node.display === "." ? [] : node.display.split("/");
       return parts.map((_, i) => ({
@@ -43,6 +49,8 @@ function sourceOf(tree: Tree, failing?: Error): WalkSource {
 }
 
 const node = (display: string): WalkNode => ({ key: `/r/${display}`, display });
+const made = (...paths: string[]) => paths.map((path) => ({ path, directory: false }));
+const madeDirs = (...paths: string[]) => paths.map((path) => ({ path, directory: true }));
 
 /** A walk of /r (shown as "."), as the index keeps one. */
 function keptWalk(files: string[], listed: Record<string, string>): KeptWalk {
@@ -79,7 +87,7 @@ describe("a kept walk, patched for files created where it listed", () => {
       "/r/lib": [...TREE["/r/lib"], "d.ts", "e.ts"],
     };
     const walk = keptWalk(FILES, LISTED);
-    const created = ["/r/lib/d.ts", "/r/m.ts", "/r/.hidden.ts", "/r/lib/e.ts"];
+    const created = made("/r/lib/d.ts", "/r/m.ts", "/r/.hidden.ts", "/r/lib/e.ts");
     const patched = await patchWalk(sourceOf(tree), {}, walk, created, 42);
     assert.deepEqual(patched?.files.map((file) => file.display), [
       "a.ts",
@@ -98,11 +106,60 @@ describe("a kept walk, patched for files created where it listed", () => {
     assert.deepEqual(walk.dirs.skipped, []);
   });
 
+  test("walks a directory made where it listed, or counts it left out", async () => {
+    const tree = {
+      ...TREE,
+      "/r/lib": [...TREE["/r/lib"], "new/", "empty/", "build/", "x.log"],
+      "/r/lib/new": ["x.ts", "sub/", ".h.ts", "y.log"],
+      "/r/lib/new/sub": ["y.ts"],
+      "/r/lib/empty": [],
+      "/r/lib/build": ["out.ts"],
+      "/r": [...TREE["/r"], ".cache/"],
+      "/r/.cache": ["k.ts"],
+    };
+    const walk = keptWalk(FILES, LISTED);
+    const created = [
+      ...madeDirs("/r/lib/new", "/r/lib/empty", "/r/lib/build", "/r/.cache"),
+      ...made("/r/lib/x.log"),
+    ];
+    const patched = await patchWalk(sourceOf(tree), {}, walk, created, 0);
+    assert.deepEqual(patched?.files.map((file) => file.display), [
+      "a.ts",
+      "lib/c.ts",
+      "lib/deep/b.ts",
+      "lib/new/sub/y.ts",
+      "lib/new/x.ts",
+      "lib/plain.ts",
+      "z.ts",
+    ]);
+    assert.deepEqual(patched?.skipped, { hidden: 2, ignored: 3 });
+    assert.deepEqual(patched?.dirs.skipped?.sort(), [
+      "/r/.cache",
+      "/r/lib/build",
+      "/r/lib/new/.h.ts",
+      "/r/lib/new/y.log",
+      "/r/lib/x.log",
+    ]);
+    // (Listed now: what is made in them later is heard as made where the walk looked.)
+    assert.deepEqual(patched?.dirs.listed.slice(3), [
+      "/r/lib/new",
+      "/r/lib/new/sub",
+      "/r/lib/empty",
+    ]);
+    assert.deepEqual(patched?.dirs.displays?.slice(3), ["lib/new", "lib/new/sub", "lib/empty"]);
+    const all = await patchWalk(sourceOf(tree), { includeIgnored: true }, walk, created, 0);
+    assert.deepEqual(all?.files.map((file) => file.display).slice(0, 3), [
+      ".cache/k.ts",
+      "a.ts",
+      "lib/build/out.ts",
+    ]);
+  });
+
   test("gives none where a walk made again is needed", async () => {
     const tree = { ...TREE, "/r/lib": [...TREE["/r/lib"], "d.ts"], "/r/empty": ["n.ts"] };
     const walk = keptWalk(FILES, LISTED);
-    const patch = (created: string[], rules = {}, source = sourceOf(tree), kept = walk) =>
-      patchWalk(source, rules, kept, created, 0);
+    const patch = (paths: string[], rules = {}, source = sourceOf(tree), kept = walk) =>
+      patchWalk(source, rules, kept, made(...paths), 0);
     assert.equal(await patch(["/r/lib/gone.ts"]), undefined, "a file gone again");
     assert.equal(await patch(["/r/lib/d.ts"], { glob: "*.ts" }), undefined, "a glob");
     assert.equal(await patch(["/r/lib/d.ts"], { maxDepth: 3 }), undefined, "a depth");
@@ -128,6 +185,6 @@ describe("a kept walk, patched for files created where it listed", () => {
   test("a failure that is no store's refusal is not taken for one", async () => {
     const walk = keptWalk(FILES, LISTED);
     const bug = new TypeError("a bug");
-    await assert.rejects(patchWalk(sourceOf(TREE, bug), {}, walk, ["/r/lib/d.ts"], 0), bug);
+    await assert.rejects(patchWalk(sourceOf(TREE, bug), {}, walk, made("/r/lib/d.ts"), 0), bug);
   });
 });
