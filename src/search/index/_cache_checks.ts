@@ -202,21 +202,25 @@ export class IdentityCheck {
  * that may change unseen (a file of it lies outside its directories: its symlinks' targets
  * are files of it, under the link's directory) or that changed within the racy window.
  *
- * The identities are taken now, not when the walk was made: a directory or `.gitignore` whose
- * status changed since the walk began was changed in a way the watcher did not hear (it drops
- * the walks at any change it hears), such as a write through a hard link outside the roots,
- * and the walk may not be what the tree holds now. Such a walk is "stale".
+ * The identities are taken now, not when the walk was made: a `.gitignore` whose status
+ * changed since the walk began was changed in a way the watcher did not hear (it drops the
+ * walks when one changes), such as a write through a hard link outside the roots, and the
+ * walk may not be what the tree holds now. Such a walk is "stale"; so is one a directory of
+ * which changed since the watcher last found the walk to hold (`heardAt`): a directory has one
+ * name, and every change to it is heard, but not one made meanwhile.
  *
  * @param check the check to take them with
  * @param walk the walk (without what it is checked against yet)
  * @param madeAt when the walk began (ms since the epoch)
- * @returns the checks; "stale" when a directory or `.gitignore` changed since the walk
- *   began, "racy" when one changed just now; undefined when it is not to be saved
+ * @param heardAt when the watcher last found it to hold (its directories checked since then)
+ * @returns the checks; "stale" when a directory or `.gitignore` changed since, "racy" when one
+ *   changed just now; undefined when it is not to be saved
  */
 export function walkIdentities(
   check: IdentityCheck,
   walk: Omit<CachedWalk, WalkChecks>,
   madeAt: number,
+  heardAt: number = madeAt,
 ): Pick<CachedWalk, WalkChecks> | "stale" | "racy" | undefined {
   const { listed, ignoreFiles } = walk.dirs;
   const words = new Uint32Array((listed.length + ignoreFiles.length) * IDENTITY_WORDS);
@@ -226,7 +230,8 @@ export function walkIdentities(
   let stale = false;
   const take = (key: string, ignoreFile: boolean, i: number) => {
     if (!check.take(key, ignoreFile, words, i * IDENTITY_WORDS)) return false;
-    stale ||= ctimeMsOfIdentity(words, i * IDENTITY_WORDS) >= madeAt - CLOCK_TICK_MS;
+    const since = ignoreFile ? madeAt : Math.max(madeAt, heardAt);
+    stale ||= ctimeMsOfIdentity(words, i * IDENTITY_WORDS) >= since - CLOCK_TICK_MS;
     if (!ignoreFile) {
       const names = check.symlinks(key);
       if (names === undefined) return false;

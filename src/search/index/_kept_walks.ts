@@ -17,9 +17,14 @@ export interface KeptWalk {
   dirs: WalkDirs;
   /**
    * When it began (ms since the epoch), or when it was checked, taken from the cache on disk:
-   * a directory changed since was changed unheard (see `walkIdentities`).
+   * a `.gitignore` changed since was changed unheard (see `walkIdentities`).
    */
   madeAt: number;
+  /**
+   * The last wait for the watcher that found it to hold: a directory it listed that changed
+   * before then was heard, and left it as it was (an editor's save through a temporary file).
+   */
+  heardAt?: number;
 }
 
 /**

@@ -310,6 +310,8 @@ export class SearchIndex {
       this.close();
       return "closed";
     }
+    // (A walk that lacks only entries created where it listed is patched, below.)
+    const patches: Array<{ key: string; walk: KeptWalk; created: CreatedEntry[] }> = [];
     if (changes.paths.size > 0) {
       // (A walk also goes when one of its symlinks leads elsewhere: a change where it did not
       // look may be on the way. Each path is looked at, and each symlink resolved, once: the
@@ -317,8 +319,6 @@ export class SearchIndex {
       const check = new IdentityCheck(this.#files);
       const now = remembered((path) => entryNow(this.#files, path));
       const leadOf = remembered((link) => check.leads(link));
-      // (A walk that lacks only entries created where it listed is patched, below.)
-      const patches: Array<{ key: string; walk: KeptWalk; created: CreatedEntry[] }> = [];
       for (const [key, walk] of this.#walks) {
         const changed = changes.rules ||
           !walk.dirs.links.every((link, i) => leadOf(link) === walk.dirs.leads[i]) ||
@@ -344,8 +344,12 @@ export class SearchIndex {
           if (changes.paths.has(key) || underMaybeDirs(key)) keys.delete(key);
         }
       }
-      await this.#patch(patches, heardBy);
     }
+    // Every walk still kept holds as of the sync: a directory it listed that changed before
+    // then (an editor's save through a temporary file) was heard, and left it as it was. A
+    // save checks the directories against this moment, and would take such a walk for stale.
+    for (const walk of this.#walks.values()) walk.heardAt = heardBy;
+    if (patches.length > 0) await this.#patch(patches, heardBy);
     return "trusted";
   }
 
@@ -812,7 +816,7 @@ export class SearchIndex {
           continue;
         }
         const saved = { key, files: walk.files, skipped: walk.skipped, dirs: walk.dirs };
-        const checks = walkIdentities(check, saved, walk.madeAt);
+        const checks = walkIdentities(check, saved, walk.madeAt, walk.heardAt);
         if (checks === "stale") {
           // (Walked again when a search asks, and what was found through it is forgotten.)
           this.#walks.delete(key);

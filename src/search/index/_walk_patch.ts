@@ -32,7 +32,7 @@ import { type CreatedEntry, directoryRecorder, type KeptWalk } from "./_kept_wal
  * @param rules the walk's rules (from its key)
  * @param walk the kept walk
  * @param created the files and directories created in directories it listed, which it lacks
- * @param madeAt when the changes it now holds were all heard (ms since the epoch)
+ * @param heardAt when the changes it now holds were all heard (ms since the epoch)
  * @returns the new walk (the old one is left as it was)
  */
 export async function patchWalk(
@@ -40,7 +40,7 @@ export async function patchWalk(
   rules: WalkFilesOptions,
   walk: KeptWalk,
   created: readonly CreatedEntry[],
-  madeAt: number,
+  heardAt: number,
 ): Promise<KeptWalk | undefined> {
   const { dirs } = walk;
   if (
@@ -63,7 +63,7 @@ export async function patchWalk(
     if (error instanceof StoreError) return undefined; // (gone meanwhile, say)
     throw error;
   }
-  return { ...patch, madeAt };
+  return { ...patch, madeAt: walk.madeAt, heardAt };
 }
 
 /** A walk being patched (copies: the kept walk stays as it was). */

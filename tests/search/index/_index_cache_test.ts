@@ -264,6 +264,12 @@ describe("the checks of what the cache holds", () => {
     );
   });
 
+  /** A walk that read no ignore file. */
+  const withoutIgnoreFiles = (walk: ReturnType<typeof walkOf>) => ({
+    ...walk,
+    dirs: { ...walk.dirs, ignoreFiles: [] },
+  });
+
   test("a walk is not kept when it may change unseen", async () => {
     const check = new IdentityCheck(openFileSystem([root]));
     // (Walks made now, after what the tests before changed: a clock tick later.)
@@ -287,6 +293,17 @@ describe("the checks of what the cache holds", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
       fs.appendFileSync(path.join(root, ".gitignore"), "*.tmp\n");
       assert.equal(walkIdentities(check, walkOf(), later), "stale", "a .gitignore");
+      // The watcher found the walk to hold after both changes (a directory's, heard, left it
+      // as it was): its directories are checked from then, its .gitignore from its start.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const heard = Date.now();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(
+        walkIdentities(check, withoutIgnoreFiles(walkOf()), madeAt, heard),
+        "racy", // (not "stale": saved once the directory's change is old enough)
+        "a directory changed before the watcher found the walk to hold",
+      );
+      assert.equal(walkIdentities(check, walkOf(), later, heard), "stale", "a .gitignore still");
       // A .gitignore that is not there any more.
       const gone = {
         ...walkOf(),

@@ -8,6 +8,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
+import * as os from "node:os";
 import * as path from "node:path";
 import { after, describe, test } from "node:test";
 import fc from "fast-check";
@@ -407,6 +408,40 @@ describe("the search index's kept walks, as entries come and go", () => {
     } finally {
       store.close();
       plain.close();
+    }
+  });
+
+  test("keep a walk through an editor's save, also once the index is saved", {
+    ...BUN_ONLY,
+    timeout: 30_000,
+  }, async () => {
+    const root = makeTree(TREE);
+    const cache = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-kept-")));
+    roots.push(root, cache);
+    const at = (name: string) => path.join(root, name);
+    const store = await learnedStore(root, SEEN, 0, { searchThreads: 1, searchIndexCache: cache });
+    const { listed } = hookListings(store, root);
+    const savedAt = () => {
+      const name = fs.readdirSync(cache).find((name) => name.endsWith(".index"));
+      return name === undefined ? 0 : fs.statSync(path.join(cache, name)).mtimeMs;
+    };
+    try {
+      await store.search(zebra({}));
+      const before = savedAt();
+      fs.writeFileSync(at("src/.a.ts.tmp"), "zebra saved\n");
+      fs.renameSync(at("src/.a.ts.tmp"), at("src/a.ts"));
+      await sleep(2 * REPEAT_WINDOW_MS);
+      listed.length = 0;
+      await store.search(zebra({}));
+      assert.deepEqual(listed, [], "kept through the save");
+      // (The index learns the file again and saves itself, a second or a few later.)
+      for (let i = 0; i < 1_500 && savedAt() === before; i++) await sleep(10);
+      assert.notEqual(savedAt(), before, "the index was saved");
+      listed.length = 0;
+      await store.search(zebra({}));
+      assert.deepEqual(listed, [], "kept once the index was saved");
+    } finally {
+      store.close();
     }
   });
 

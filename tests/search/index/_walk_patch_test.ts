@@ -101,7 +101,8 @@ describe("a kept walk, patched for files created where it listed", () => {
     ]);
     assert.deepEqual(patched?.skipped, { hidden: 1, ignored: 0 });
     assert.deepEqual(patched?.dirs.skipped, ["/r/.hidden.ts"]);
-    assert.equal(patched?.madeAt, 42);
+    assert.equal(patched?.madeAt, 0, "when the walk began: its .gitignore files are checked by it");
+    assert.equal(patched?.heardAt, 42);
     assert.deepEqual(walk.files.map((file) => file.display), FILES, "the kept one as it was");
     assert.deepEqual(walk.dirs.skipped, []);
   });
