@@ -50,7 +50,7 @@ export async function patchWalk(
   const patch: Patch = {
     files: walk.files,
     skipped: { ...walk.skipped },
-    dirs: { ...dirs, skipped: [...dirs.skipped], displays: [...dirs.displays] },
+    dirs: { ...dirs, skipped: [...dirs.skipped] },
   };
   try {
     for (const [dirKey, entries] of byDirectory(created)) {
@@ -137,7 +137,8 @@ async function walkInto(
     onDirectory: recorder.record,
     onUnreadable: () => void recorder.listed.unreadable++,
   });
-  for await (const run of walked) files.push(...run);
+  // (Not spread: a run, one directory's files, may be more than a call takes arguments.)
+  for await (const run of walked) for (const file of run) files.push(file);
   const { listed } = recorder;
   if (listed.linkedIgnoreFile) return false;
   const { dirs } = patch;
