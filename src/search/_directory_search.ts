@@ -162,7 +162,7 @@ async function search(query: SearchQuery, place: SearchPlace): Promise<SearchRes
   const reader = place.index?.reader ?? new FileReader(place.files, WHOLE_FILE_BYTES);
   const index = place.indexTrusted ? place.index : undefined;
   const changesAtStart = index?.changes;
-  const keyOfResult = index && resultKey(start.key, query);
+  const keyOfResult = index && resultKey(start, query);
   const kept = keyOfResult === undefined ? undefined : index?.result(keyOfResult);
   if (kept !== undefined) return kept;
   const reading = new ReadingQueue(place, query, reader);
@@ -264,7 +264,9 @@ async function listFiles(
   }
   if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
   const rules = walkRulesOf(query);
-  const walkKey = JSON.stringify([start.key, rules]);
+  // (The start's real path, and the path it is shown by: the files of a directory reached
+  // through a symlink are shown under the symlink's name. The index reads the rules at [1].)
+  const walkKey = JSON.stringify([start.key, rules, start.display]);
   // (A walk by size is not kept: a file grows past it with no change to its directory.)
   const keeps = query.maxFileSize === undefined;
   const walked = keeps ? index?.walk(walkKey) : undefined;

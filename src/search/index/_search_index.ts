@@ -1113,21 +1113,23 @@ function trigramsOf(literal: string): Uint32Array | undefined {
 
 /**
  * What makes two searches identical, for {@linkcode SearchIndex.result}: the matcher's key,
- * the real start, and every option that changes the result; undefined when the matcher has
- * no key.
+ * the start (its real path, and the path it is shown by: through a symlink to a directory, the
+ * same files are shown under the symlink's name), and every option that changes the result;
+ * undefined when the matcher has no key.
  *
- * @param start the real path of the start
+ * @param start the start
  * @param query the search
  * @returns the key, or undefined
  */
-export function resultKey(start: string, query: SearchQuery): string | undefined {
+export function resultKey(start: WalkNode, query: SearchQuery): string | undefined {
   const { matcher, context, maxMatches, maxChars, rowCut, maxMatchesPerFile, countOnly } = query;
   // (A search that hands its files over as it goes has none in its result to keep.)
   if (matcher.key === undefined || query.onFile !== undefined) return undefined;
   // (The cut too: a long line may be kept as the part of it shown with that cut.)
   return JSON.stringify([
     matcher.key,
-    start,
+    start.key,
+    start.display,
     walkRulesOf(query),
     context,
     maxMatches,

@@ -411,6 +411,30 @@ describe("the search index's kept walks, as entries come and go", () => {
     }
   });
 
+  test("show a folder reached by two names under the name each search gave", {
+    ...BUN_ONLY,
+  }, async () => {
+    const root = makeTree(TREE);
+    roots.push(root);
+    fs.symlinkSync("../lib", path.join(root, "src/dlink"));
+    fs.symlinkSync("lib", path.join(root, "libl"));
+    const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
+    const plain = await DirectoryStore.create({ roots: [root] });
+    try {
+      for (const search of [{ path: "src/dlink" }, { path: "libl" }, { path: "lib" }]) {
+        await store.search(zebra(search)); // (kept once this search is answered)
+        await sleep(50);
+      }
+      for (const search of [{ path: "src/dlink" }, { path: "libl" }, { path: "lib" }]) {
+        const got = await outcome(store, zebra(search));
+        assert.deepEqual(got, await outcome(plain, zebra(search)), search.path);
+      }
+    } finally {
+      store.close();
+      plain.close();
+    }
+  });
+
   test("keep a walk through an editor's save, also once the index is saved", {
     ...BUN_ONLY,
     timeout: 30_000,
