@@ -50,13 +50,7 @@ import {
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { DeniedPathError, NotAFileError, StoreError } from "../store/errors.ts";
 import { DEFAULT_CUT, utf8BomLength } from "../core/mod.ts";
-import {
-  type EntryKind,
-  type SearchQuery,
-  type SearchResult,
-  skippedCounter,
-  type SkippedEntries,
-} from "../store/file_store.ts";
+import type { EntryKind, SearchQuery, SearchResult, SkippedEntries } from "../store/file_store.ts";
 import { rowCount } from "../store/flat_rows.ts";
 import {
   compileGlob,
@@ -289,30 +283,20 @@ async function listFiles(
   }
   const walkEpoch = index?.walkEpoch;
   const madeAt = Date.now();
-  const dirs = directoryRecorder();
   const listing: Listing = { files: [], known: [], skipped: { hidden: 0, ignored: 0 } };
+  const dirs = directoryRecorder(listing.skipped!);
   await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs);
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
-  // (A directory it could not open may open for another server: such a walk is not saved.)
-  dirs.listed.unreadable = listing.unreadable ?? 0;
   if (index !== undefined) {
     const kept = { files: listing.files, skipped: listing.skipped!, dirs: dirs.listed, madeAt };
     if (keeps) index.rememberWalk(walkKey, kept, walkEpoch!);
     if (index.walk(walkKey) === kept) listing.walk = { key: walkKey, kept };
   } else if (keeps) {
     const again = () => {
-      const skipped = skippedCounter();
-      const dirs = directoryRecorder();
-      const runs = walkFileRuns(place.walkSource, start, {
-        ...rules,
-        onSkipped: (display, why, key) => {
-          skipped.count(display, why);
-          dirs.skip(key);
-        },
-        onDirectory: dirs.record,
-        onUnreadable: () => void dirs.listed.unreadable++,
-      });
-      return { runs, skipped: skipped.counts, dirs: dirs.listed };
+      const skipped = { hidden: 0, ignored: 0 };
+      const dirs = directoryRecorder(skipped);
+      const runs = walkFileRuns(place.walkSource, start, { ...rules, ...dirs.callbacks });
+      return { runs, skipped, dirs: dirs.listed };
     };
     listing.walkAgain = { key: walkKey, files: again };
   }
@@ -331,14 +315,12 @@ async function walkAndQueue(
   const { files, known } = listing;
   const walk = {
     ...query,
-    onDirectory: dirs.record,
+    ...dirs.callbacks,
+    // (A directory it could not open may open for another server: such a walk is not saved.)
     onUnreadable: (display: string) => {
-      listing.unreadable = (listing.unreadable ?? 0) + 1;
+      dirs.callbacks.onUnreadable(display);
+      listing.unreadable = dirs.listed.unreadable;
       query.onUnreadable?.(display);
-    },
-    onSkipped: (_display: string, why: "hidden" | "ignored", key: string) => {
-      listing.skipped![why]++;
-      dirs.skip(key);
     },
   };
   for await (const run of walkFileRuns(place.walkSource, place.start, walk)) {

@@ -810,33 +810,36 @@ export async function createWalkFilter(
 }
 
 /**
- * What a walk does with a directory it meets in `dir`: walks it, leaves it out as hidden or
- * as ignored (counted), or passes over it (`.git`), by the rules in force in `dir`, as
- * {@linkcode walkFileRuns} decides. Not for a walk with globs, which decide first.
+ * What a walk does with directories it meets in `dir`: walks each, leaves it out as hidden
+ * or as ignored (counted), or passes over it (`.git`), by the rules in force in `dir` (read
+ * once for all of them), as {@linkcode walkFileRuns} decides. Not for a walk with globs, which
+ * decide first.
  *
  * @param source the store's directory access
- * @param dir the directory that holds it
- * @param name its name
+ * @param dir the directory that holds them
+ * @param names their names
  * @param options the walk's options
- * @returns the verdict
+ * @returns each one's verdict, in the order of `names`
  */
-export async function directoryVerdict(
+export async function directoryVerdicts(
   source: WalkSource,
   dir: WalkNode,
-  name: string,
+  names: readonly string[],
   options: WalkFilesOptions = {},
-): Promise<"walked" | "hidden" | "ignored" | "passed"> {
-  if (name === ".git") return "passed";
+): Promise<Array<"walked" | "hidden" | "ignored" | "passed">> {
   const { hidden, gitignored } = walkShows(options);
   const rules = gitignored
     ? new IgnoreRules()
     : await rulesInside(source, dir, await startRules(source, dir));
-  const entry: DirEntry = { name, kind: "directory", size: 0, symlink: false };
-  const display = joinDisplay(dir.display, name);
-  if (skipped(entry, hidden) && (gitignored || !revealed(source, rules, display, entry))) {
-    return "hidden";
-  }
-  return !gitignored && rules.ignores(display, true, name) ? "ignored" : "walked";
+  return names.map((name) => {
+    if (name === ".git") return "passed";
+    const entry: DirEntry = { name, kind: "directory", size: 0, symlink: false };
+    const display = joinDisplay(dir.display, name);
+    if (skipped(entry, hidden) && (gitignored || !revealed(source, rules, display, entry))) {
+      return "hidden";
+    }
+    return !gitignored && rules.ignores(display, true, name) ? "ignored" : "walked";
+  });
 }
 
 /**

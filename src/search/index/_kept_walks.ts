@@ -8,7 +8,7 @@
 import type { FileSystem } from "../../io/file_system.ts";
 import type { SkippedEntries } from "../../store/file_store.ts";
 import { isInside } from "../../store/_paths.ts";
-import type { ListedDirectory, WalkNode } from "../../store/walk.ts";
+import type { WalkFilesOptions, WalkNode } from "../../store/walk.ts";
 
 /** A complete walk kept: its files in order, what it left out, and what it listed. */
 export interface KeptWalk {
@@ -68,18 +68,18 @@ export interface WalkDirs {
 export interface DirectoryRecorder {
   /** What it recorded. */
   listed: WalkDirs;
-  /** The walk's `onDirectory`. */
-  record: (dir: WalkNode, what: ListedDirectory) => void;
-  /** Told of the key of each entry the walk left out as hidden or ignored. */
-  skip: (key: string) => void;
+  /** The walk's callbacks that record into it. */
+  callbacks: Required<Pick<WalkFilesOptions, "onDirectory" | "onSkipped" | "onUnreadable">>;
 }
 
 /**
- * Records the directories of a walk (its `onDirectory`), and what it left out in them.
+ * Records the directories of a walk, what it left out in them, and the directories it could
+ * not open.
  *
+ * @param skipped where the entries it leaves out as hidden or ignored are counted
  * @returns what it recorded, and the walk's callbacks
  */
-export function directoryRecorder(): DirectoryRecorder {
+export function directoryRecorder(skipped: SkippedEntries): DirectoryRecorder {
   const listed: WalkDirs = {
     listed: [],
     ignoreFiles: [],
@@ -92,16 +92,22 @@ export function directoryRecorder(): DirectoryRecorder {
   };
   return {
     listed,
-    skip: (key) => listed.skipped!.push(key),
-    record: (dir, what) => {
-      listed.listed.push(dir.key);
-      listed.displays!.push(dir.display);
-      if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
-      if (what.linkedIgnoreFile) listed.linkedIgnoreFile = true;
-      for (const { name, lead } of what.links) {
-        listed.links.push(`${dir.key === "/" ? "" : dir.key}/${name}`);
-        listed.leads.push(lead);
-      }
+    callbacks: {
+      onDirectory: (dir, what) => {
+        listed.listed.push(dir.key);
+        listed.displays!.push(dir.display);
+        if (what.ignoreFile) listed.ignoreFiles.push(dir.key);
+        if (what.linkedIgnoreFile) listed.linkedIgnoreFile = true;
+        for (const { name, lead } of what.links) {
+          listed.links.push(`${dir.key === "/" ? "" : dir.key}/${name}`);
+          listed.leads.push(lead);
+        }
+      },
+      onSkipped: (_display, why, key) => {
+        skipped[why]++;
+        listed.skipped!.push(key);
+      },
+      onUnreadable: () => void listed.unreadable++,
     },
   };
 }

@@ -17,7 +17,7 @@
 import { StoreError } from "../../store/errors.ts";
 import { joinDisplay } from "../../store/_paths.ts";
 import {
-  directoryVerdict,
+  directoryVerdicts,
   walkFileRuns,
   type WalkFilesOptions,
   type WalkNode,
@@ -96,10 +96,12 @@ async function patchDirectory(
     patch.skipped[why]++;
     patch.dirs.skipped!.push(key);
   };
+  const folders = entries.filter(({ directory }) => directory).map(({ name }) => name);
+  const verdicts = folders.length === 0 ? [] : await directoryVerdicts(source, dir, folders, rules);
   for (const { name, directory } of entries) {
     const node = source.child(dir, name);
     if (directory) {
-      const verdict = await directoryVerdict(source, dir, name, rules);
+      const verdict = verdicts[folders.indexOf(name)];
       if (verdict === "hidden" || verdict === "ignored") leaveOut(verdict, node.key);
       else if (verdict === "walked" && !await walkInto(source, rules, dir, name, patch)) {
         return false;
@@ -126,17 +128,9 @@ async function walkInto(
   name: string,
   patch: Patch,
 ): Promise<boolean> {
-  const recorder = directoryRecorder();
+  const recorder = directoryRecorder(patch.skipped);
   const files: WalkNode[] = [];
-  const walked = walkFileRuns(source, source.child(dir, name), {
-    ...rules,
-    onSkipped: (_, why, key) => {
-      patch.skipped[why]++;
-      recorder.skip(key);
-    },
-    onDirectory: recorder.record,
-    onUnreadable: () => void recorder.listed.unreadable++,
-  });
+  const walked = walkFileRuns(source, source.child(dir, name), { ...rules, ...recorder.callbacks });
   // (Not spread: a run, one directory's files, may be more than a call takes arguments.)
   for await (const run of walked) for (const file of run) files.push(file);
   const { listed } = recorder;

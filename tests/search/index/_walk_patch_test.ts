@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { patchWalk } from "../../../src/search/index/_walk_patch.ts";
-import type { KeptWalk } from "../../../src/search/index/_kept_walks.ts";
+import { directoryRecorder, type KeptWalk } from "../../../src/search/index/_kept_walks.ts";
 import { StoreError } from "../../../src/store/errors.ts";
 import type { DirEntry, WalkNode, WalkSource } from "../../../src/store/walk.ts";
 
@@ -54,21 +54,16 @@ const madeDirs = (...paths: string[]) => paths.map((path) => ({ path, directory:
 
 /** A walk of /r (shown as "."), as the index keeps one. */
 function keptWalk(files: string[], listed: Record<string, string>): KeptWalk {
-  return {
-    files: files.map(node),
-    skipped: { hidden: 0, ignored: 0 },
-    dirs: {
-      listed: Object.keys(listed),
-      displays: Object.values(listed),
-      ignoreFiles: [],
-      unreadable: 0,
+  const skipped = { hidden: 0, ignored: 0 };
+  const dirs = directoryRecorder(skipped);
+  for (const [key, display] of Object.entries(listed)) {
+    dirs.callbacks.onDirectory({ key, display }, {
+      ignoreFile: false,
       linkedIgnoreFile: false,
       links: [],
-      leads: [],
-      skipped: [],
-    },
-    madeAt: 0,
-  };
+    });
+  }
+  return { files: files.map(node), skipped, dirs: dirs.listed, madeAt: 0 };
 }
 
 const TREE: Tree = {
