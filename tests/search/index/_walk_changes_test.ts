@@ -469,6 +469,38 @@ describe("the search index's kept walks, as entries come and go", () => {
     }
   });
 
+  test("keep no patched walk when another search heard a change while it was made", {
+    ...BUN_ONLY,
+  }, async () => {
+    const root = makeTree(TREE);
+    roots.push(root);
+    const at = (name: string) => path.join(root, name);
+    const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
+    const hook = hookListings(store, root);
+    const plain = await DirectoryStore.create({ roots: [root] });
+    try {
+      await store.search(zebra({}));
+      fs.writeFileSync(at("src/new.ts"), "zebra\n"); // (the walk is patched: src listed again)
+      await sleep(2 * REPEAT_WINDOW_MS);
+      // While the patch lists src, a file is made in lib, and another search hears it: the
+      // walk being patched never will.
+      hook.before = {
+        dir: "src",
+        run: async () => {
+          fs.writeFileSync(at("lib/late.ts"), "zebra made late\n");
+          await sleep(2 * REPEAT_WINDOW_MS);
+          await store.search(zebra({ path: "lib" }));
+        },
+      };
+      await store.search(zebra({ path: "lib" }));
+      await sleep(2 * REPEAT_WINDOW_MS);
+      assert.deepEqual(await outcome(store, zebra({})), await outcome(plain, zebra({})));
+    } finally {
+      store.close();
+      plain.close();
+    }
+  });
+
   test("keep no walk under way when another search heard a folder's mode change", {
     ...BUN_ONLY,
   }, async () => {

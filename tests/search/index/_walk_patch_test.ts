@@ -157,6 +157,16 @@ describe("a kept walk, patched for files created where it listed", () => {
     const patch = (paths: string[], rules = {}, source = sourceOf(tree), kept = walk) =>
       patchWalk(source, rules, kept, made(...paths), 0);
     assert.equal(await patch(["/r/lib/gone.ts"]), undefined, "a file gone again");
+    const withGit = sourceOf({
+      ...tree,
+      "/r/lib": [...tree["/r/lib"], ".git/"],
+      "/r/lib/.git": [],
+    });
+    assert.equal(
+      await patchWalk(withGit, {}, walk, madeDirs("/r/lib/.git"), 0),
+      undefined,
+      "a repository made inside the tree",
+    );
     assert.equal(await patch(["/r/lib/d.ts"], { glob: "*.ts" }), undefined, "a glob");
     assert.equal(await patch(["/r/lib/d.ts"], { maxDepth: 3 }), undefined, "a depth");
     assert.equal(await patch(["/r/lib/d.ts"], { maxFileSize: 9 }), undefined, "a size");
