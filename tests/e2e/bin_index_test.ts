@@ -407,3 +407,35 @@ test("a server with a nested root greps the first root for relative paths", {
     root.remove();
   }
 });
+
+// A folder reached by two names has one real path: the index once kept its file list and its
+// answers by that path alone, and a grep of one name answered with the other's paths.
+test("a folder reached through two symlinks is shown under the name each grep gives", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  fs.mkdirSync(join(root.dir, "lib"));
+  fs.mkdirSync(join(root.dir, "src"));
+  fs.writeFileSync(join(root.dir, "lib", "l.txt"), "hello\n");
+  fs.symlinkSync("../lib", join(root.dir, "src", "dlink"));
+  fs.symlinkSync("lib", join(root.dir, "libl"));
+  const { client } = await sdkSession(["serve", "--root", root.dir, "--no-cache"], {
+    name: "two-names",
+  });
+  try {
+    const grep = async (path: string) =>
+      unversioned(
+        ((await client.callTool({ name: "grep", arguments: { pattern: "hello", path } }))
+          .content as { text: string }[])[0].text,
+      );
+    for (let round = 0; round < 2; round++) { // (the second round meets kept walks and answers)
+      for (const path of ["src/dlink", "libl", "lib"]) {
+        assert.equal(await grep(path), `${path}/l.txt\n1\thello\n`, `${path}, round ${round}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    }
+  } finally {
+    await client.close();
+    root.remove();
+  }
+});
