@@ -115,7 +115,34 @@ export function formatRow(row: Row, options: RowOptions = {}): FormattedRow {
  * ```
  */
 export function rowPrefix(line: number, context: boolean): string {
-  return context ? `${line}-\t` : `${line}\t`;
+  if (line >= KEPT_PREFIXES) return context ? `${line}-\t` : `${line}\t`;
+  // (Kept: a grep of hundreds of thousands of rows made as many strings of a few numbers.)
+  const slot = 2 * line + (context ? 1 : 0);
+  return prefixes[slot] ??= context ? `${line}-\t` : `${line}\t`;
+}
+
+/** {@linkcode rowPrefix}'s prefixes made, a matching row's then a context row's for each line. */
+const prefixes: string[] = [];
+/** The line numbers whose prefixes are kept are those below it. */
+const KEPT_PREFIXES = 1 << 16;
+
+/**
+ * The length of {@linkcode rowPrefix}'s prefix, without making it.
+ *
+ * @param line the row's line number
+ * @param context whether it is a context row
+ * @returns its length in UTF-16 code units
+ * @example
+ * ```ts
+ * import { rowPrefix, rowPrefixLength } from "./format_rows.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(rowPrefixLength(1234, true), rowPrefix(1234, true).length);
+ * ```
+ */
+export function rowPrefixLength(line: number, context: boolean): number {
+  let digits = 1;
+  for (let rest = line; rest >= 10; rest = Math.floor(rest / 10)) digits++;
+  return digits + (context ? 2 : 1);
 }
 
 /**

@@ -9,6 +9,7 @@
  * @module
  */
 import type { LinePiece, MatchSpan, ScanRow } from "../core/mod.ts";
+import { rowPrefixLength } from "../core/format_rows.ts";
 import type { FileMatches } from "./file_store.ts";
 
 /**
@@ -23,7 +24,10 @@ export class RowTable {
   matches: Int32Array;
   /** Per row, its text; or every row's text in one string, then with `textLengths`. */
   texts: string[] | string;
-  /** Per row: its text's length in UTF-16 code units, where `texts` is one string. */
+  /**
+   * Per row, where `texts` is one string: the length in UTF-16 code units of its text there,
+   * which comes after its prefix as a grep shows it (`rowPrefix`), counted in.
+   */
   readonly textLengths: Int32Array | undefined;
   /** The rows that hold a part of a long line, by index. */
   readonly pieces: Map<number, LinePiece>;
@@ -94,6 +98,11 @@ export interface FlatRows {
   count: number;
   /** Where the file's first row's text starts, where the table's texts are one string. */
   at: number;
+  /**
+   * The cut at which every row of the file is shown as it is, after its prefix (see
+   * {@linkcode shownRows}); undefined when not known so.
+   */
+  wholeAt?: number;
 }
 
 const flatRows = new WeakMap<FileMatches, FlatRows>();
@@ -175,10 +184,38 @@ function eachRowOf(flat: FlatRows, each: Parameters<typeof eachRow>[1]): void {
   const pieced = pieces.size > 0;
   let at = flat.at;
   for (let r = from; r < from + count; r++) {
-    const text = typeof texts === "string" ? texts.slice(at, at += textLengths![r]) : texts[r];
+    const text = typeof texts === "string"
+      ? texts.slice(at + rowPrefixLength(lines[r], matches[2 * r] === -1), at += textLengths![r])
+      : texts[r];
     const piece = pieced ? pieces.get(r) : undefined;
     if (!each(lines[r], text, matches[2 * r], matches[2 * r + 1], piece)) return;
   }
+}
+
+/**
+ * A file's rows as a grep shows them (each after its prefix) in one string, where it can be
+ * taken whole: rows that crossed threads, every one of them short enough to be shown as it
+ * is at the cut given.
+ *
+ * @param file a file of a result
+ * @param cut the cut the rows are shown with
+ * @returns the text, with the file's row count and the line numbers of its matching rows;
+ *   undefined where the rows must be shown one by one
+ */
+export function shownRows(
+  file: FileMatches,
+  cut: number,
+): { text: string; count: number; matchLines: number[] } | undefined {
+  const flat = flatRows.get(file);
+  if (flat?.wholeAt === undefined || flat.wholeAt !== cut) return undefined;
+  const { table: { lines, matches, textLengths, texts }, from, count, at } = flat;
+  const matchLines: number[] = [];
+  let end = at;
+  for (let r = from; r < from + count; r++) {
+    end += textLengths![r];
+    if (matches[2 * r] !== -1) matchLines.push(lines[r]);
+  }
+  return { text: (texts as string).slice(at, end), count, matchLines };
 }
 
 /**

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { windowRow } from "../../src/core/format_rows.ts";
+import { rowPrefix, shownWhole, windowRow } from "../../src/core/format_rows.ts";
 import {
   keptNumber,
   packResult,
@@ -11,6 +11,7 @@ import {
   withStrings,
 } from "../../src/disk/_packed_result.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
+import { shownRows } from "../../src/store/flat_rows.ts";
 
 const row = fc.record(
   {
@@ -115,7 +116,32 @@ test("packing with a cut gives each row as windowRow shows it", () => {
   assert.deepEqual(back.files[0].rows, original.files[0].rows.map((r) => windowRow(r, 2000)));
   assert.ok(back.files[0].rows[0].text.length < long.length, "the long row was cut");
   assert.equal(back.stopped, "max_matches");
-  assert.equal(transfer.length, 6);
+  assert.equal(transfer.length, 7);
+});
+
+test("a file packed with a cut is shown whole in one piece exactly when each row is", () => {
+  fc.assert(
+    fc.property(result, fc.integer({ min: 1, max: 45 }), (original, cut) => {
+      const back = unpackResult(structuredClone(packResult(original, cut).packed));
+      back.files.forEach((file, f) => {
+        const whole = shownRows(file, cut);
+        const rows = file.rows; // (made now: the file is no longer flat after this)
+        const shown = rows.length > 0 && rows.every((row) => shownWhole(row.text, row.piece, cut));
+        assert.equal(whole !== undefined, shown, `file ${f}`);
+        if (whole === undefined) return;
+        assert.equal(whole.text, rows.map((r) => rowPrefix(r.line, !r.match) + r.text).join(""));
+        assert.deepEqual(whole.matchLines, rows.filter((r) => r.match).map((r) => r.line));
+        assert.equal(whole.count, rows.length);
+        assert.equal(shownRows(file, cut), undefined, "rows made are read one by one");
+      });
+      // (Asked at another cut, or packed without one, no file is taken whole.)
+      const other = unpackResult(packResult(original, cut).packed);
+      assert.ok(other.files.every((file) => shownRows(file, cut + 1) === undefined));
+      const uncut = unpackResult(packResult(original, undefined).packed);
+      assert.ok(uncut.files.every((file) => shownRows(file, cut) === undefined));
+    }),
+    { numRuns: 300 },
+  );
 });
 
 test("a kept (frozen) result has one number per cut; a result of one search has none", () => {

@@ -68,11 +68,12 @@ self.onmessage = (event) => {
   const pattern = query.recipe.pattern;
   const kept = numbers.get(pattern) ?? numbers.set(pattern, numbers.size + 1).get(pattern);
   if (held.includes(kept)) return self.postMessage({ id, kept });
-  self.postMessage({ id, strings: true, texts: pattern, paths: "a.txt" });
+  // (A row's text goes after its prefix, as the grep tool shows it: "2\\t".)
+  self.postMessage({ id, strings: true, texts: "2\\t" + pattern, paths: "a.txt" });
   self.postMessage({ id, kept, apart: true, result: {
     files: { paths: "", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
-      matchedLines: new Int32Array([-1]),
-      lines: new Int32Array([2]), textLengths: new Int32Array([pattern.length]), texts: "",
+      matchedLines: new Int32Array([-1]), whole: new Uint8Array(1),
+      lines: new Int32Array([2]), textLengths: new Int32Array([pattern.length + 2]), texts: "",
       matches: new Int32Array([0, pattern.length]), pieces: [], sha1s: [] },
     matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
 };`;
@@ -82,8 +83,8 @@ const ROWLESS = `self.onmessage = (event) => {
   if (typeof event.data.id !== "number") return;
   self.postMessage({ id: event.data.id, apart: true, result: {
     files: { paths: "", invalid: new Uint8Array(1), rowCounts: new Int32Array([1]),
-      matchedLines: new Int32Array([-1]),
-      lines: new Int32Array([2]), textLengths: new Int32Array([6]), texts: "",
+      matchedLines: new Int32Array([-1]), whole: new Uint8Array(1),
+      lines: new Int32Array([2]), textLengths: new Int32Array([8]), texts: "",
       matches: new Int32Array([0, 6]), pieces: [], sha1s: [] },
     matchedLines: 1, filesSearched: 1, binaryFilesSkipped: 0, filesNotSearched: 0 } });
 };`;

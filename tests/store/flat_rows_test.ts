@@ -16,12 +16,15 @@ import { MemoryStore } from "../../src/store/memory_store.ts";
 import { literalMatcher } from "../../src/core/mod.ts";
 
 const piece = { from: 3, codePoints: 9000, terminator: "\n" };
-/** The rows of two files as they cross threads; the second file's are rows 2 and 3. */
+/**
+ * The rows of two files as they cross threads, each after its prefix; the second file's are
+ * rows 2 and 3.
+ */
 const crossed = () =>
   new RowTable({
     lines: Int32Array.of(1, 2, 7, 8),
-    textLengths: Int32Array.of(2, 3, 4, 2),
-    texts: "a\nbc\nxyz\nq\n",
+    textLengths: Int32Array.of(4, 6, 6, 5),
+    texts: "1\ta\n2-\tbc\n7\txyz\n8-\tq\n",
     matches: Int32Array.of(0, 1, -1, -1, 1, 2, -1, -1),
     pieces: new Map([[2, piece]]),
   });
@@ -35,7 +38,7 @@ function secondFile(): FileMatches {
     table: crossed(),
     from: 2,
     count: 2,
-    at: 5,
+    at: 10,
   });
 }
 

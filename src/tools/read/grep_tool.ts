@@ -8,7 +8,7 @@ import {
   rowPrefix,
   shownWhole,
 } from "../../core/mod.ts";
-import { eachRow } from "../../store/flat_rows.ts";
+import { eachRow, shownRows } from "../../store/flat_rows.ts";
 import type { FileStore, SearchResult } from "../../store/file_store.ts";
 import { ArgumentError, checkArgs } from "../_args.ts";
 import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "../_results.ts";
@@ -410,38 +410,50 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     let block = "\n";
     // (The block's end is told by its last piece: asking the block would flatten it.)
     let last = block;
-    const lines: number[] = [];
+    let lines: number[] = [];
     let previous = -1; // the line of the row before
-    // (Rows still flat stay so: no object is made of rows only shown.)
-    eachRow(file, (line, text, start, end, piece) => {
-      const match = start !== -1;
-      let shown = shownWhole(text, piece, rowOptions.cut)
-        ? rowPrefix(line, !match) + text
-        : formatRow(
-          match
-            ? { line, text, match: { start, end }, piece }
-            : { line, text, context: true, piece },
-          rowOptions,
-        ).text;
-      if (separators && previous !== -1 && line > previous + 1) shown = "--\n" + shown;
-      // The first row is always shown, so that a result makes progress on any budget, and so
-      // is the first matching row: context rows before it give way (an offset to continue
-      // from would otherwise name the same call again).
-      if (
-        rowCount >= settings.maxLines ||
-        (rowCount > 0 && length + head.length + room + block.length + shown.length > maxChars)
-      ) {
-        out.budgetHit = true;
-        if (out.matchedLines > 0 || lines.length > 0) return false;
-        if (!match) return true;
-      }
-      block += shown;
-      last = shown;
-      rowCount++;
-      if (match) lines.push(line);
-      previous = line;
-      return true;
-    });
+    // (A file whose rows all fit is taken whole, where it can be: one piece, not a row each.)
+    const whole = separators ? undefined : shownRows(file, rowOptions.cut);
+    if (
+      whole !== undefined && rowCount + whole.count <= settings.maxLines &&
+      length + head.length + room + block.length + whole.text.length <= maxChars
+    ) {
+      block += whole.text;
+      last = whole.text;
+      rowCount += whole.count;
+      lines = whole.matchLines;
+    } else {
+      // (Rows still flat stay so: no object is made of rows only shown.)
+      eachRow(file, (line, text, start, end, piece) => {
+        const match = start !== -1;
+        let shown = shownWhole(text, piece, rowOptions.cut)
+          ? rowPrefix(line, !match) + text
+          : formatRow(
+            match
+              ? { line, text, match: { start, end }, piece }
+              : { line, text, context: true, piece },
+            rowOptions,
+          ).text;
+        if (separators && previous !== -1 && line > previous + 1) shown = "--\n" + shown;
+        // The first row is always shown, so that a result makes progress on any budget, and so
+        // is the first matching row: context rows before it give way (an offset to continue
+        // from would otherwise name the same call again).
+        if (
+          rowCount >= settings.maxLines ||
+          (rowCount > 0 && length + head.length + room + block.length + shown.length > maxChars)
+        ) {
+          out.budgetHit = true;
+          if (out.matchedLines > 0 || lines.length > 0) return false;
+          if (!match) return true;
+        }
+        block += shown;
+        last = shown;
+        rowCount++;
+        if (match) lines.push(line);
+        previous = line;
+        return true;
+      });
+    }
     if (lines.length > 0) {
       out.blocks.push({ head, body: block });
       length += head.length + room + block.length;
