@@ -47,6 +47,8 @@ export function grepRequest(
   // (The last of --heading and --no-heading decides, as in ripgrep.)
   const heading = lastOf(given, "heading", "no-heading");
   const filenames = lastOf(given, "with-filename", "no-filename");
+  // (And of --line-buffered and --block-buffered.)
+  const buffering = lastOf(given, "line-buffered", "block-buffered");
   // (Files print in path order, what --sort path asks.)
   if (values.sort !== undefined && values.sort !== "path" && values.sort !== "none") {
     throw new UsageError(
@@ -103,6 +105,9 @@ export function grepRequest(
       ? io.stdoutIsTerminal ?? false
       : heading === "heading",
     color: colorOf(values.color, io),
+    lineBuffered: buffering === undefined
+      ? io.stdoutIsTerminal ?? false
+      : buffering === "line-buffered",
     progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
     maxMatches: count(values["max-matches"], "--max-matches", 1),
     timeoutMs: seconds(values.timeout, "--timeout"),

@@ -51,6 +51,8 @@ export const OPTIONS = {
   "no-filename": { type: "boolean", short: "I" },
   heading: { type: "boolean" },
   "no-heading": { type: "boolean" },
+  "line-buffered": { type: "boolean" },
+  "block-buffered": { type: "boolean" },
   color: { type: "string" },
   hidden: { type: "boolean", short: "." },
   "no-ignore": { type: "boolean" },

@@ -17,6 +17,7 @@ import {
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
 import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
+import { outputBuffer } from "./_stdout.ts";
 import { grepPattern } from "./_grep_pattern.ts";
 import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
 
@@ -80,6 +81,11 @@ export interface GrepRequest {
   heading: boolean;
   /** Colour as ripgrep's (paths magenta, line numbers green, matches bold red). */
   color: boolean;
+  /**
+   * Each file's rows written as soon as it is searched (`--line-buffered`; the default on a
+   * terminal), rather than gathered into writes of {@linkcode OUTPUT_BUFFER_CHARS}.
+   */
+  lineBuffered: boolean;
   maxMatches: number | undefined;
   timeoutMs: number | undefined;
   /** Show progress on stderr once a search has run this long (stderr is a terminal). */
@@ -97,14 +103,31 @@ export interface GrepOutput {
  *
  * @param store where the files are
  * @param request the flags and words
- * @param out where to write
+ * @param given where to write
  * @returns 0 something matched, 1 nothing did, 2 an error (or stopped before it could tell)
  */
 export async function grepCommand(
   store: FileStore,
   request: GrepRequest,
-  out: GrepOutput,
+  given: GrepOutput,
 ): Promise<number> {
+  const buffer = outputBuffer(given.stdout, request.lineBuffered ? 0 : OUTPUT_BUFFER_CHARS);
+  // (What is said on stderr comes after what was printed before it, for a reader of both.)
+  const stderr = (text: string) => (buffer.flush(), given.stderr(text));
+  try {
+    return await grep(store, request, { stdout: buffer.write, stderr });
+  } finally {
+    buffer.flush();
+  }
+}
+
+/**
+ * The characters of output gathered into one write off a terminal: about ripgrep's 8 KiB, so
+ * that a reader that stops early (`| head -1`) stops the search as soon.
+ */
+export const OUTPUT_BUFFER_CHARS = 8 * 1024;
+
+async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Promise<number> {
   const refused = (message: string) => (out.stderr(`linewise: ${message}\n`), 2);
   // (Inverted, the lines found are not coloured as matches, as in ripgrep.)
   const paint = !request.color ? PLAIN : request.invert ? { ...COLOURED, match: String } : COLOURED;

@@ -15,7 +15,7 @@ Usage:
                 [-B N] [-C N] [-g GLOB]... [-t TYPE]... [-T TYPE]... [--max-depth N]
                 [--max-filesize N] [--hidden|-.] [--no-ignore] [-u] [--no-ignore-dot]
                 [--no-ignore-global] [--heading|--no-heading] [--color WHEN] [-n|-N] [-H|-I]
-                [--column|--vimgrep] [-0] [--no-messages]
+                [--column|--vimgrep] [-0] [--no-messages] [--line-buffered|--block-buffered]
                 [--sort path] [--max-matches N] [--timeout SECONDS]  as ripgrep: path:line:text
   linewise grep --files [PATH]... [-g GLOB]... [-t TYPE]... [-T TYPE]... [--max-depth N]
                                           the files it would search

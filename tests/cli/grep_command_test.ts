@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseArgs } from "node:util";
-import { grepCommand } from "../../src/cli/grep_command.ts";
+import { grepCommand, OUTPUT_BUFFER_CHARS } from "../../src/cli/grep_command.ts";
 import { grepRequest } from "../../src/cli/_grep_request.ts";
 import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
@@ -65,24 +65,73 @@ test("grep -c counts lines without rows; -o -c and --count-matches count matches
 });
 
 test("grep prints files as the search hands them over, its filters kept by the walk", async () => {
-  const streamed = await grep("foo");
+  // (Line-buffered, as on a terminal: off one, what is printed waits for a full buffer.)
+  const lined = (...words: string[]) => grep("--line-buffered", ...words);
+  const streamed = await lined("foo");
   assert.equal(streamed.stdout, "a.txt:1:foo\na.txt:2:foo\nd/c.md:1:foo\nd/e/f.txt:1:foo\n");
   assert.equal(streamed.printedWhileSearching, streamed.stdout);
   // (--max-depth, -t beside -g and --max-filesize are the walk's: printed as found too.)
-  const walked = await grep("-g", "!b.txt", "-t", "txt", "--max-depth", "2", "foo");
+  const walked = await lined("-g", "!b.txt", "-t", "txt", "--max-depth", "2", "foo");
   assert.deepEqual(
     [walked.query.maxDepth, walked.query.onlyTypes?.includes("*.txt")],
     [2, true],
   );
   assert.equal(walked.stdout, "a.txt:1:foo\na.txt:2:foo\n");
   assert.equal(walked.printedWhileSearching, walked.stdout);
-  const sized = await grep("--max-filesize", "4", "foo");
+  const sized = await lined("--max-filesize", "4", "foo");
   assert.equal(sized.query.maxFileSize, 4);
   assert.equal(sized.stdout, "d/c.md:1:foo\nd/e/f.txt:1:foo\n");
   assert.equal(sized.printedWhileSearching, sized.stdout);
   // (-q stops at the first match whatever the filters.)
-  assert.equal((await grep("-q", "--max-filesize", "4", "foo")).query.maxMatches, 1);
-  const without = await grep("--files-without-match", "foo");
+  assert.equal((await lined("-q", "--max-filesize", "4", "foo")).query.maxMatches, 1);
+  const without = await lined("--files-without-match", "foo");
   assert.deepEqual([without.stdout, without.printedWhileSearching], ["b.txt\n", "b.txt\n"]);
-  assert.equal((await grep("foo")).query.onNoMatch, undefined);
+  assert.equal((await lined("foo")).query.onNoMatch, undefined);
+});
+
+test("off a terminal grep gathers what it prints into writes of 8 KiB, and flushes before stderr", async () => {
+  const files: Record<string, string> = {};
+  for (let i = 0; i < 2_000; i++) files[`f/${String(i).padStart(4, "0")}.txt`] = "foo\n";
+  /** The writes of a grep over the files, stdout's and stderr's in the order made. */
+  const writes = async (words: string[], stdoutIsTerminal: boolean) => {
+    const { values, positionals, tokens } = parseArgs({
+      args: withValuesJoined(["grep", "--color", "never", ...words]),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+    const made: Array<[string, string]> = [];
+    const out = {
+      stdout: (text: string) => void made.push(["out", text]),
+      stderr: (text: string) => void made.push(["err", text]),
+    };
+    const request = grepRequest(positionals.slice(1), values, tokens, { stdoutIsTerminal });
+    const status = await grepCommand(new MemoryStore(files), request, out);
+    return { status, made, printed: made.filter(([to]) => to === "out").map(([, t]) => t) };
+  };
+  const each = await writes(["--no-heading", "foo"], true);
+  assert.equal(each.printed.length, 2_000, "on a terminal, each file as it is searched");
+  const rows = each.printed.join("");
+  for (const words of [["foo"], ["--line-buffered", "--block-buffered", "foo"]]) {
+    const gathered = await writes(["--no-heading", ...words], words.includes("--block-buffered"));
+    assert.equal(gathered.printed.join(""), rows, words.join(" "));
+    assert.ok(gathered.printed.length <= Math.floor(rows.length / OUTPUT_BUFFER_CHARS) + 1);
+    assert.ok(gathered.printed.slice(0, -1).every((text) => text.length >= OUTPUT_BUFFER_CHARS));
+  }
+  // (--line-buffered off a terminal, the last of the two given, writes each file at once.)
+  const lined = await writes(["--block-buffered", "--line-buffered", "foo"], false);
+  assert.equal(lined.printed.length, 2_000);
+  // What is said on stderr comes after what was printed before it.
+  const missing = await writes(["foo", "f/0000.txt", "nowhere", "f/0001.txt"], false);
+  assert.equal(missing.status, 2);
+  assert.deepEqual(missing.made.map(([to]) => to), ["out", "err", "out"]);
+  assert.equal(missing.made[0][1], "f/0000.txt:1:foo\n");
+  assert.match(missing.made[1][1], /nowhere/);
+  // (--files lists alike.)
+  const listed = await writes(["--files"], false);
+  assert.equal(listed.printed.join("").split("\n").length, 2_001);
+  assert.ok(
+    listed.printed.length <= Math.floor(listed.printed.join("").length / OUTPUT_BUFFER_CHARS) + 1,
+  );
 });
