@@ -82,10 +82,15 @@ export interface Paint {
 /** No colour. */
 export const PLAIN: Paint = {
   path: (path) => path,
-  line: (line) => String(line),
+  line: (line) => line < KEPT_NUMBERS ? numbers[line] ??= String(line) : String(line),
   column: (column) => String(column),
   match: (text) => text,
 };
+
+/** Line numbers made into text, kept (a grep may print millions of rows). */
+const numbers: string[] = [];
+/** The line numbers whose text is kept are those below it. */
+const KEPT_NUMBERS = 1 << 16;
 
 const RESET = "\x1b[0m";
 
@@ -133,6 +138,9 @@ export function printed(
 ): string {
   const shownPath = path === undefined ? undefined : paint.path(path);
   let text = heading && shownPath !== undefined ? `${shownPath}${nul ? "\0" : "\n"}` : "";
+  // (Most rows: uncoloured, each its text as it is, but for a `\n` after a last line without
+  // one; made so without taking the text apart.)
+  const plain = paint === PLAIN && !column && !onlyMatching && !vimgrep;
   let previous: number | undefined;
   for (const row of rows) {
     if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
@@ -142,6 +150,10 @@ export function printed(
     const start = heading || shownPath === undefined
       ? number
       : `${shownPath}${nul ? "\0" : mark}${number}`;
+    if (plain) {
+      text += row.text.endsWith("\n") ? start + row.text : `${start}${row.text}\n`;
+      continue;
+    }
     const body = rowBody(row.text);
     const ending = row.text.slice(body.length);
     // (Columns in bytes, counted on from the last one: a line's matches come in order.)

@@ -197,11 +197,17 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     };
     /** Prints a file's matches (as -c, -l or rows), and notes it as one with a match. */
     const show = (file: FileMatches) => {
-      // (Counted by the search, a file has no rows.)
-      const rows = file.matchedLines === undefined
-        ? firstMatches(withinContext(file.rows, request), request.maxCount, request.after)
-        : [];
-      const matching = rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
+      // (Counted by the search, a file has no rows. Without context and -m, each row is a
+      // matching line to show.)
+      const every = context === 0 && request.maxCount === undefined;
+      const rows = file.matchedLines !== undefined
+        ? []
+        : every
+        ? file.rows
+        : firstMatches(withinContext(file.rows, request), request.maxCount, request.after);
+      const matching = every
+        ? rows
+        : rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
       if ((file.matchedLines ?? matching.length) === 0) return;
       hit.add(file.path);
       if (request.filesWithoutMatch) return;
