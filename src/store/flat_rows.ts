@@ -207,7 +207,7 @@ export function shownRows(
   cut: number,
 ): { text: string; count: number; matchLines: number[] } | undefined {
   const flat = flatRows.get(file);
-  if (flat?.wholeAt === undefined || flat.wholeAt !== cut) return undefined;
+  if (flat === undefined || flat.wholeAt !== cut) return undefined;
   const { table: { lines, matches, textLengths, texts }, from, count, at } = flat;
   const matchLines: number[] = [];
   let end = at;
