@@ -21,13 +21,14 @@ import type { FileSystem } from "../io/file_system.ts";
 import { openForRead, readHead } from "../files/_open_file.ts";
 import { mapOsError } from "../files/_os_errors.ts";
 import { type PassedLine, SearchCollector } from "../store/_search_collector.ts";
+import { JoinedRuns } from "../store/_joined_runs.ts";
 import {
   type ByteExamination,
   type Examination,
   examineBytes,
   type Examined,
+  type KeptPieces,
   keptRun,
-  type KeptText,
   lineStartNeedle,
   lookThrough,
   type Prefilter,
@@ -470,6 +471,8 @@ class ReadingQueue {
   /** The digests the examination gives (the first files, when no matches are skipped). */
   readonly #digests: Examination["digests"];
   readonly #lease: WorkerLease | undefined;
+  /** Whether the examination gives a file's kept runs joined (`Examination.joinRuns`). */
+  readonly #joinRuns: boolean;
   readonly #plans = new Map<number, ReadPlan>(); // by position in keys
   #batches: ExaminedBatches | undefined;
 
@@ -495,6 +498,8 @@ class ReadingQueue {
       alternatives: matcher.exactAlternatives !== undefined,
     };
     this.#linesAtMost = matcher.stoppable === undefined ? query.maxMatchesPerFile : undefined;
+    // (As the scan joins them: see SearchCollector.scanFile.)
+    this.#joinRuns = context === 0 && matcher.stoppable === undefined;
     this.#countOnly = query.countOnly === true && matcher.stoppable === undefined;
     this.#options = { context, reader };
     const { digests } = query;
@@ -596,6 +601,7 @@ class ReadingQueue {
     return new ExaminedBatches({
       ...this.prefilter(),
       context: this.#options.context,
+      joinRuns: this.#joinRuns,
       digests: this.#digests,
       // (Only a trusted index keeps what a search learned; deny rules hold for other names.)
       links: (this.#place.indexTrusted && this.#place.index !== undefined) ||
@@ -700,7 +706,7 @@ async function streamFile(
     const passable = context === 0 && needles !== undefined && !spansLines(needles)
       ? needles
       : undefined;
-    const decode = (run: Uint8Array): KeptText | number => {
+    const decode = (run: Uint8Array): KeptPieces | number => {
       if (passable !== undefined) {
         const kept = keptRun(run, passable, folded);
         if (kept.invalid) invalid = true;
@@ -728,7 +734,7 @@ async function streamFile(
  */
 async function* linesOf(
   reader: LineReader,
-  decode: (run: Uint8Array) => KeptText | number,
+  decode: (run: Uint8Array) => KeptPieces | number,
   query: SearchQuery,
   onInvalid: () => void,
 ): AsyncGenerator<string | number | PassedLine> {
@@ -771,7 +777,11 @@ async function recordExamined(
     case "text":
       await collector.scanFile(
         display,
-        typeof examined.text === "string" ? [examined.text] : examined.text,
+        typeof examined.text === "string"
+          ? [examined.text]
+          : Array.isArray(examined.text)
+          ? examined.text
+          : JoinedRuns.from(examined.text),
         () => examined.invalid,
         examined.linesBefore,
         examined.sha1,

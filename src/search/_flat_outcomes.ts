@@ -8,18 +8,20 @@
  * @module
  */
 import type { Examined } from "./_search_file.ts";
+import type { JoinedText } from "../store/_joined_runs.ts";
 
 /** The outcomes of a batch, flat: one letter each, their numbers, their text. */
 export interface FlatOutcomes {
   /**
    * One letter per file: `b` binary, `n` none, `h` none though it holds the needle, `r` redo,
-   * `t` text in one string, `a` text in parts, `c` lines counted.
+   * `t` text in one string, `a` text in parts, `j` text joined, `c` lines counted.
    */
   kinds: string;
   /**
    * For each text, comma-separated: invalid (0 or 1), the lines before it, then its length
    * (`t`), or its count of parts and each part (`a`): a string's length, or a number `n` as
-   * `-1 - n`; for each count, invalid and the lines counted.
+   * `-1 - n`, or its length and count of runs and each run's two line numbers (`j`, see
+   * `JoinedText`); for each count, invalid and the lines counted.
    */
   numbers: string;
   /** Every string of text, one after another. */
@@ -57,6 +59,14 @@ export function flatOutcomes(outcomes: readonly Examined[]): FlatOutcomes | unde
         texts.push(text);
         continue;
       }
+      if (!Array.isArray(text)) {
+        kinds += "j";
+        const { joined, starts, lines } = text;
+        numbers.push(joined.length, starts.length);
+        for (let r = 0; r < starts.length; r++) numbers.push(starts[r], lines[r]);
+        texts.push(joined);
+        continue;
+      }
       kinds += "a";
       numbers.push(text.length);
       for (const part of text) {
@@ -91,9 +101,17 @@ export function outcomesOf(flat: FlatOutcomes): Examined[] {
     } else {
       const invalid = numbers[n++] === 1;
       const linesBefore = numbers[n++];
-      let text: string | (string | number)[];
+      let text: string | (string | number)[] | JoinedText;
       if (kind === "t") text = piece(numbers[n++]);
-      else {
+      else if (kind === "j") {
+        const joined = piece(numbers[n++]);
+        const starts: number[] = [];
+        const lines: number[] = [];
+        for (let runs = numbers[n++]; runs > 0; runs--) {
+          starts.push(numbers[n++]), lines.push(numbers[n++]);
+        }
+        text = { joined, starts, lines };
+      } else {
         text = [];
         for (let parts = numbers[n++]; parts > 0; parts--) {
           const part = numbers[n++];

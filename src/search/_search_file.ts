@@ -26,6 +26,7 @@ import { type CaselessPart, caselessPartsOf } from "./_caseless_scan.ts";
 import { countLf } from "../io/_count_lf.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
+import type { JoinedText } from "../store/_joined_runs.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
 import {
   BLOCKED_FROM_BYTES,
@@ -96,9 +97,13 @@ export type Examined =
 /**
  * The lines of a file to scan, in order: runs of whole lines (the first may start with the
  * BOM), between them the counts of lines left out, which can neither match nor be context
- * of a match, and long matching lines windowed from their bytes (see `_long_rows.ts`).
+ * of a match, and long matching lines windowed from their bytes (see `_long_rows.ts`); or,
+ * for an examination that joins them (`Examination.joinRuns`), the runs joined.
  */
-export type KeptText = string | (string | number | PassedLine)[];
+export type KeptText = KeptPieces | JoinedText;
+
+/** {@linkcode KeptText} as pieces: a run alone, or runs, counts and windows in order. */
+export type KeptPieces = string | (string | number | PassedLine)[];
 
 const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };
@@ -287,12 +292,19 @@ export interface Examination extends Prefilter {
    * are seldom the first files.
    */
   digests?: { files: number; maxBytes: number; more?: number };
+  /**
+   * Set for a search without context whose pattern is not run where it can be stopped: the
+   * runs of lines kept of a file read whole are decoded as one text, their lines counted in
+   * the bytes, and given joined (`JoinedText`), as the scan would join them (see
+   * `_joined_runs.ts`), rather than a string each.
+   */
+  joinRuns?: boolean;
 }
 
 /** What {@linkcode examineBytes} takes of an examination: the bytes, and what it may do by them. */
 export type ByteExamination =
   & Prefilter
-  & Pick<Examination, "rowCut" | "stretch" | "linesAtMost" | "countLines">;
+  & Pick<Examination, "rowCut" | "stretch" | "linesAtMost" | "countLines" | "joinRuns">;
 
 /**
  * Reads a file whole with `reader` and examines it; anything else than a small regular file
@@ -830,7 +842,7 @@ function textOf(
   found: number | readonly Occurrence[],
   context: number,
   folded: readonly Uint8Array[] | undefined,
-  { rowCut, stretch, linesAtMost, countLines }: ByteExamination,
+  { rowCut, stretch, linesAtMost, countLines, joinRuns }: ByteExamination,
 ): Examined {
   if (spansLines(needles)) return whole(bytes);
   const listed = typeof found === "number" ? undefined : found;
@@ -853,6 +865,7 @@ function textOf(
   let end = buffer.indexOf(LF, lastEnd);
   for (let i = 0; i < context && end !== -1; i++) end = buffer.indexOf(LF, end + 1);
   end = end === -1 ? bytes.length : end + 1;
+  const linesBefore = countLf(bytes, 0, start);
   const { text, invalid } = keptLines(bytes, buffer, needles, {
     start,
     end,
@@ -862,13 +875,9 @@ function textOf(
     stretch,
     fileStart: true,
     occurring: listed && listedOccurrences(listed),
+    joinAfter: joinRuns && context === 0 ? linesBefore : undefined,
   });
-  return {
-    kind: "text",
-    text,
-    invalid: invalid || !isUtf8(bytes),
-    linesBefore: countLf(bytes, 0, start),
-  };
+  return { kind: "text", text, invalid: invalid || !isUtf8(bytes), linesBefore };
 }
 
 /** Where the last occurrence of any of the needles ends (those `listed`, if given). */
@@ -928,7 +937,7 @@ export function keptRun(
   run: Uint8Array,
   needles: readonly Uint8Array[],
   folded: Uint8Array[] | undefined,
-): { text: KeptText | number; invalid: boolean } {
+): { text: KeptPieces | number; invalid: boolean } {
   const buffer = bytesOf(run);
   const invalid = !isUtf8(run);
   if (!holdsAny(buffer, needles, folded)) return { text: countLf(run, 0, run.length), invalid };
@@ -944,6 +953,27 @@ export function keptRun(
  */
 const KEPT_GAP_BYTES = 64;
 
+/** What {@linkcode keptLines} keeps, and how. */
+interface KeptOptions {
+  start: number;
+  end: number;
+  context: number;
+  folded: readonly Uint8Array[] | undefined;
+  /** See {@linkcode Examination.rowCut}. */
+  rowCut?: number;
+  /** See {@linkcode Examination.stretch}. */
+  stretch?: Stretch;
+  /** Whether `bytes` starts where the file does (a BOM there is no part of line 1). */
+  fileStart?: boolean;
+  /** The occurrences that count, found already (see `occurrences`). */
+  occurring?: (from: number) => Occurrence;
+  /**
+   * Without context, the lines of the file before `start`, when the runs are to be given
+   * joined (see `Examination.joinRuns`).
+   */
+  joinAfter?: number;
+}
+
 /**
  * The text of the window `[start, end)` with every line that holds no occurrence of a
  * needle and lies more than `context` lines from one that does left empty (its `\n`
@@ -957,31 +987,37 @@ function keptLines(
   bytes: Uint8Array,
   buffer: Buffer,
   needles: readonly Uint8Array[],
-  { start, end, context, folded, rowCut, stretch, fileStart, occurring }: {
-    start: number;
-    end: number;
-    context: number;
-    folded: readonly Uint8Array[] | undefined;
-    /** See {@linkcode Examination.rowCut}. */
-    rowCut?: number;
-    /** See {@linkcode Examination.stretch}. */
-    stretch?: Stretch;
-    /** Whether `bytes` starts where the file does (a BOM there is no part of line 1). */
-    fileStart?: boolean;
-    /** The occurrences that count, found already (see `occurrences`). */
-    occurring?: (from: number) => Occurrence;
-  },
+  options: KeptOptions & { joinAfter?: undefined },
+): { text: KeptPieces; invalid: boolean; held: boolean };
+function keptLines(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  options: KeptOptions,
+): { text: KeptText; invalid: boolean; held: boolean };
+function keptLines(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  needles: readonly Uint8Array[],
+  { start, end, context, folded, rowCut, stretch, fileStart, occurring, joinAfter }: KeptOptions,
 ): { text: KeptText; invalid: boolean; held: boolean } {
   const pieces: (string | number | PassedLine)[] = [];
   let invalid = false;
   let done = start; // bytes before this are in pieces
   let keepFrom = -1; // the run of lines being kept, not yet in pieces
   let keepTo = -1;
+  // (To be joined, each run's bytes and its place in the pieces, decoded in the end.)
+  const runs: number[] = [];
   const flush = () => {
     if (keepFrom > done) pieces.push(countLf(bytes, done, keepFrom));
-    const decoded = decodeUtf8(bytes.subarray(keepFrom, keepTo));
-    if (decoded.invalid) invalid = true;
-    pieces.push(decoded.text);
+    if (joinAfter !== undefined) {
+      runs.push(keepFrom, keepTo, pieces.length);
+      pieces.push("");
+    } else {
+      const decoded = decodeUtf8(bytes.subarray(keepFrom, keepTo));
+      if (decoded.invalid) invalid = true;
+      pieces.push(decoded.text);
+    }
     done = keepTo;
     keepFrom = keepTo = -1;
   };
@@ -1062,10 +1098,82 @@ function keptLines(
   }
   if (keepTo !== -1) flush();
   if (done < end) pieces.push(countLf(bytes, done, end));
+  if (joinAfter !== undefined) {
+    const joined = joinedRuns(bytes, buffer, pieces, runs, joinAfter);
+    if (joined !== undefined) return { text: joined.text, invalid: joined.invalid, held };
+    // (Fewer than two runs, or a long line windowed between them: each run decoded.)
+    for (let i = 0; i < runs.length; i += 3) {
+      const decoded = decodeUtf8(bytes.subarray(runs[i], runs[i + 1]));
+      if (decoded.invalid) invalid = true;
+      pieces[runs[i + 2]] = decoded.text;
+    }
+  }
   const [only] = pieces;
   const text = pieces.length === 1 && typeof only === "string" ? only : pieces;
   return { text, invalid, held };
 }
+
+/**
+ * The runs {@linkcode keptLines} kept, joined as `JoinedRuns.of` would join their texts: the
+ * bytes copied one after another (after a `\n` when the first run is not the file's first
+ * line) and decoded once, the lines of each counted in its bytes. Runs split at `\n`s, so
+ * the text is the one their decoded texts would join to; undefined where that would not join
+ * them (fewer than two runs, or a long line's window among them).
+ *
+ * @param pieces the kept pieces, an empty string standing for each run
+ * @param runs per run: its start and end in `bytes`, and its place in `pieces`
+ * @param linesBefore the lines of the file before the pieces
+ */
+function joinedRuns(
+  bytes: Uint8Array,
+  buffer: Buffer,
+  pieces: readonly (string | number | PassedLine)[],
+  runs: readonly number[],
+  linesBefore: number,
+): { text: JoinedText; invalid: boolean } | undefined {
+  if (runs.length < 6 || pieces.some((piece) => typeof piece === "object")) return undefined;
+  const starts: number[] = []; // (in bytes at first, then in lines)
+  const lines: number[] = [];
+  const counts: number[] = []; // the `\n`s of each run
+  let line = linesBefore + 1; // the file's line at the next piece
+  let size = 0;
+  let run = 0;
+  for (const piece of pieces) {
+    if (typeof piece === "number") {
+      line += piece;
+      continue;
+    }
+    const count = countLf(bytes, runs[run], runs[run + 1]);
+    lines.push(line);
+    starts.push(size);
+    counts.push(count);
+    size += runs[run + 1] - runs[run];
+    line += count; // (only the last run may end without a `\n`)
+    run += 3;
+  }
+  // (A first run past the file's first line follows an empty line: a U+FEFF starting it is
+  // then no BOM.)
+  const lead = lines[0] > 1 ? 1 : 0;
+  if (joinScratch.length < lead + size) {
+    joinScratch = new Uint8Array(2 ** Math.ceil(Math.log2(lead + size)));
+  }
+  const joined = joinScratch;
+  if (lead === 1) joined[0] = LF;
+  let joinedLine = 1 + lead;
+  for (let r = 0; r < starts.length; r++) {
+    buffer.copy(joined, lead + starts[r], runs[3 * r], runs[3 * r + 1]);
+    starts[r] = joinedLine;
+    joinedLine += counts[r];
+  }
+  const { text, invalid } = decodeUtf8(joined.subarray(0, lead + size));
+  return { text: { joined: text, starts, lines }, invalid };
+}
+
+/**
+ * Where {@linkcode joinedRuns} copies the runs of a file to decode them at once, kept from one
+ * file to the next (a fresh one each time took a page fault a page).
+ */
+let joinScratch = new Uint8Array(64 * 1024);
 
 /**
  * {@linkcode windowedLine} of the line from `from` to `next` at an occurrence, its text

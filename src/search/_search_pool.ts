@@ -127,6 +127,7 @@ export function textLength(outcomes: readonly Examined[]): number {
   for (const outcome of outcomes) {
     if (outcome.kind !== "text") continue;
     if (typeof outcome.text === "string") text += outcome.text.length;
+    else if (!Array.isArray(outcome.text)) text += outcome.text.joined.length;
     else for (const part of outcome.text) if (typeof part === "string") text += part.length;
   }
   return text;

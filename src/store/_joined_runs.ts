@@ -9,6 +9,17 @@
  * @module
  */
 
+/**
+ * A file's kept runs joined where its bytes were read (see `Examination.joinRuns`): the text
+ * {@linkcode JoinedRuns.of} would join, and per run the number of its first line in that text
+ * and in the file.
+ */
+export interface JoinedText {
+  joined: string;
+  starts: number[];
+  lines: number[];
+}
+
 /** Runs of whole lines joined, and where each run's lines are in the file. */
 export class JoinedRuns {
   /** The runs, one after another (after an empty line when the first is not the file's first). */
@@ -65,6 +76,16 @@ export class JoinedRuns {
       line += count;
     }
     return starts.length < 2 ? undefined : new JoinedRuns(parts.join(""), starts, lines);
+  }
+
+  /**
+   * Runs joined where the file's bytes were read.
+   *
+   * @param kept the text and where its runs are
+   * @returns the joined runs, to map line numbers back from
+   */
+  static from({ joined, starts, lines }: JoinedText): JoinedRuns {
+    return new JoinedRuns(joined, starts, lines);
   }
 
   /**

@@ -167,7 +167,8 @@ export class SearchCollector {
     path: string,
     chunks:
       | AsyncIterable<string | number | PassedLine>
-      | Iterable<string | number | PassedLine>,
+      | Iterable<string | number | PassedLine>
+      | JoinedRuns,
     isInvalid: () => boolean,
     linesBefore = 0,
     sha1?: string,
@@ -197,8 +198,15 @@ export class SearchCollector {
     };
     const shows = () => (countOnly ? fileMatches : added()) > 0;
     const context = this.#context;
-    // Without context, a file read whole is scanned at once, its runs joined.
-    const joined = context === 0 && !this.#query.matcher.stoppable && Array.isArray(chunks)
+    // Without context, a file read whole is scanned at once, its runs joined (where it was
+    // read, or here).
+    const joinable = context === 0 && !this.#query.matcher.stoppable;
+    if (chunks instanceof JoinedRuns && !joinable) {
+      throw new Error("runs joined for a search with context or a pattern run apart");
+    }
+    const joined = chunks instanceof JoinedRuns
+      ? chunks
+      : joinable && Array.isArray(chunks)
       ? JoinedRuns.of(chunks, linesBefore)
       : undefined;
     // (Joined, the text's own line numbers are mapped back: there is nothing before it.)
@@ -218,8 +226,8 @@ export class SearchCollector {
     let fileMatches = 0;
     let fileDone = false;
     // A stoppable scan goes in pieces, so that a stop keeps what the pieces before found.
-    const pieces = joined !== undefined
-      ? [joined.text]
+    const pieces = chunks instanceof JoinedRuns || joined !== undefined
+      ? [joined!.text]
       : this.#query.matcher.stoppable
       ? piecesOf(chunks, STOPPABLE_PIECE)
       : chunks;
@@ -320,7 +328,8 @@ export class SearchCollector {
         break;
       }
       if (fileDone) break;
-      before += wholeLines(chunk);
+      // (Joined, the text is scanned at once: no chunk comes after it.)
+      if (joined === undefined) before += wholeLines(chunk);
       scanned = text;
     }
     this.#filesSearched++;

@@ -6,12 +6,23 @@ import { textLength } from "../../src/search/_search_pool.ts";
 import type { FileStat } from "../../src/io/file_stat.ts";
 import type { Examined } from "../../src/search/_search_file.ts";
 
-/** Text as the examination keeps it: strings (any characters) and counts of lines passed. */
+/**
+ * Text as the examination keeps it: strings (any characters) and counts of lines passed, or
+ * runs joined with the numbers of their first lines.
+ */
 const kept = fc.oneof(
   fc.string({ unit: "binary", maxLength: 40 }),
   fc.array(fc.oneof(fc.string({ unit: "binary", maxLength: 20 }), fc.nat(1_000_000)), {
     maxLength: 6,
   }),
+  fc.record({
+    joined: fc.string({ unit: "binary", maxLength: 40 }),
+    runs: fc.array(fc.tuple(fc.nat(1_000_000), fc.nat(1_000_000)), { maxLength: 6 }),
+  }).map(({ joined, runs }) => ({
+    joined,
+    starts: runs.map(([start]) => start),
+    lines: runs.map(([, line]) => line),
+  })),
 );
 
 /** The outcomes a batch may hold that cross flat. */

@@ -15,6 +15,7 @@ import {
 import { occurrences } from "../../src/search/_byte_search.ts";
 import { Buffer } from "node:buffer";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
+import { JoinedRuns } from "../../src/store/_joined_runs.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { shownRows } from "../_helpers/rows.ts";
 
@@ -33,15 +34,18 @@ async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number,
     foldedLiterals,
     requiredLiterals,
   );
+  // (Runs joined where the bytes are read, as a search without context asks: not where a long
+  // line is windowed between them.)
+  const joinRuns = matcher.stoppable === undefined;
   const examination = matcher.exactLiteral !== undefined || matcher.stretch === undefined
-    ? { ...prefilter, rowCut }
-    : { ...prefilter, stretch: { ...matcher.stretch, cut: rowCut } };
+    ? { ...prefilter, rowCut, joinRuns }
+    : { ...prefilter, stretch: { ...matcher.stretch, cut: rowCut }, joinRuns };
   const outcome = examineBytes(bytes, examination, 0);
   if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
     await collector.scanFile(
       "f",
-      typeof text === "string" ? [text] : text,
+      typeof text === "string" ? [text] : Array.isArray(text) ? text : JoinedRuns.from(text),
       () => invalid,
       linesBefore,
     );
@@ -70,6 +74,7 @@ async function assertShownAlike(
 function longestDecoded(text: KeptText | undefined): number {
   if (text === undefined) return 0;
   if (typeof text === "string") return text.length;
+  if (!Array.isArray(text)) return text.joined.length;
   return Math.max(0, ...text.map((part) => typeof part === "string" ? part.length : 0));
 }
 

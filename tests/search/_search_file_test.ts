@@ -23,6 +23,7 @@ import {
 } from "../../src/search/_search_file.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
+import { JoinedRuns } from "../../src/store/_joined_runs.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { filesOf } from "../_helpers/files.ts";
@@ -67,6 +68,7 @@ async function examined(
   maxMatches: number,
   perFile?: number,
   countOnly = false,
+  join = false,
 ) {
   const query = { matcher, context, maxMatches, maxMatchesPerFile: perFile, countOnly };
   const collector = new SearchCollector(query);
@@ -77,11 +79,17 @@ async function examined(
       matcher.exactAlternatives !== undefined;
   const linesAtMost = exactly ? perFile : undefined;
   const countLines = exactly && countOnly;
-  const outcome = examineBytes(bytes, { ...prefilter, linesAtMost, countLines }, context);
+  // (Runs joined where the bytes are read, as a search without context asks: see joinRuns.)
+  const joinRuns = join && context === 0 && matcher.stoppable === undefined;
+  const outcome = examineBytes(bytes, { ...prefilter, linesAtMost, countLines, joinRuns }, context);
   if (outcome.kind === "counted") collector.countedFile("f", outcome.lines, outcome.invalid);
   else if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
-    const chunks = typeof text === "string" ? [text] : text;
+    const chunks = typeof text === "string"
+      ? [text]
+      : Array.isArray(text)
+      ? text
+      : JoinedRuns.from(text);
     await collector.scanFile("f", chunks, () => invalid, linesBefore);
   } else if (outcome.kind === "none") collector.searchedWithoutMatch("f");
   else if (outcome.kind === "binary") collector.binary();
@@ -100,10 +108,33 @@ function inTempDir(work: (dir: string) => void): void {
 
 /** The lines an examination kept, without the counts of those it left out. */
 function kept(text: KeptText): string {
-  return typeof text === "string" ? text : text.filter((part) => typeof part === "string").join("");
+  if (typeof text === "string") return text;
+  if (!Array.isArray(text)) return text.joined;
+  return text.filter((part) => typeof part === "string").join("");
 }
 
 describe("examineBytes()", () => {
+  it("joins a file's kept runs where asked as the scan would join them, a U+FEFF kept apart", async () => {
+    // (Runs apart, the second line's U+FEFF is no BOM: the joined text starts with an empty
+    // line, as the scan's own join starts it.)
+    const filler = "x".repeat(100) + "\n";
+    const text = `x\n\uFEFFneedle 1\n${filler}${filler}needle 2\n${filler}\uFEFFneedle 3`;
+    const bytes = encoder.encode(text);
+    const kept = {
+      "^\uFEFFneedle": ["\n\uFEFFneedle 1\n\uFEFFneedle 3", [2, 3], [2, 7]],
+      "needle \\d": ["\n\uFEFFneedle 1\nneedle 2\n\uFEFFneedle 3", [2, 3, 4], [2, 5, 7]],
+    };
+    for (const [pattern, [joined, starts, lines]] of Object.entries(kept)) {
+      const matcher = regexMatcher(pattern);
+      const outcome = examineBytes(bytes, { ...prefilterOf(matcher), joinRuns: true }, 0);
+      assert.ok(outcome.kind === "text" && !Array.isArray(outcome.text), "runs joined");
+      assert.deepEqual(outcome.text, { joined, starts, lines });
+      const want = await new MemoryStore({ f: bytes }).search({ matcher, maxMatches: 10 });
+      const got = await examined(bytes, matcher, 0, 10, undefined, false, true);
+      assert.deepEqual([got.files, got.matchedLines], [want.files, lines.length]);
+    }
+  });
+
   it("lets a search show what the in-memory store shows, whatever the lines", async () => {
     await fc.assert(
       fc.asyncProperty(
@@ -140,6 +171,7 @@ describe("examineBytes()", () => {
         // (Lines before them, so that a file ignoring case is long enough to be scanned for
         // its caseless parts: see _caseless_scan.ts.)
         fc.constantFrom("", "x\n".repeat(300)),
+        fc.boolean(),
         async (
           parts,
           pattern,
@@ -150,6 +182,7 @@ describe("examineBytes()", () => {
           bad,
           ignoreCase,
           before,
+          join,
         ) => {
           const text = before + parts.join("");
           const bytes = bad
@@ -159,7 +192,7 @@ describe("examineBytes()", () => {
           const memory = new MemoryStore({ f: bytes });
           const maxMatchesPerFile = perFile;
           const want = await memory.search({ matcher, context, maxMatches, maxMatchesPerFile });
-          const got = await examined(bytes, matcher, context, maxMatches, perFile, countOnly);
+          const got = await examined(bytes, matcher, context, maxMatches, perFile, countOnly, join);
           // (Counting only: each file's count of matching lines, and no rows. A match in the
           // context after a file's last one taken is shown, not counted.)
           const counts = (result: SearchResult) =>
