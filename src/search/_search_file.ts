@@ -1154,10 +1154,11 @@ function joinedRuns(
   // (A first run past the file's first line follows an empty line: a U+FEFF starting it is
   // then no BOM.)
   const lead = lines[0] > 1 ? 1 : 0;
-  if (joinScratch.length < lead + size) {
+  // (A scratch kept for the next files, unless the runs are too large to keep one for.)
+  if (joinScratch.length < lead + size && lead + size <= JOIN_SCRATCH_MAX_BYTES) {
     joinScratch = new Uint8Array(2 ** Math.ceil(Math.log2(lead + size)));
   }
-  const joined = joinScratch;
+  const joined = joinScratch.length >= lead + size ? joinScratch : new Uint8Array(lead + size);
   if (lead === 1) joined[0] = LF;
   let joinedLine = 1 + lead;
   for (let r = 0; r < starts.length; r++) {
@@ -1174,6 +1175,8 @@ function joinedRuns(
  * file to the next (a fresh one each time took a page fault a page).
  */
 let joinScratch = new Uint8Array(64 * 1024);
+/** The largest scratch kept: the runs of a larger file get one of their own. */
+const JOIN_SCRATCH_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * {@linkcode windowedLine} of the line from `from` to `next` at an occurrence, its text

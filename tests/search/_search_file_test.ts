@@ -114,6 +114,42 @@ function kept(text: KeptText): string {
 }
 
 describe("examineBytes()", () => {
+  it("joins runs of more than the kept scratch, and the next file's in the scratch", async () => {
+    // (80,000 matching lines of 210 bytes, each after a line of 100 that does not match: 16.8
+    // MB of runs, past the 16 MiB scratch kept from one file to the next.)
+    const matching = (i: number) => `needle ${String(i).padStart(202, "0")}\n`;
+    const other = "x".repeat(99) + "\n";
+    const count = 80_000;
+    const parts: string[] = [];
+    for (let i = 0; i < count; i++) parts.push(other, matching(i));
+    const matcher = regexMatcher("needle \\d");
+    const examination = { ...prefilterOf(matcher), joinRuns: true };
+    for (const text of [parts.join(""), other + matching(1) + other + matching(2)]) {
+      const outcome = examineBytes(encoder.encode(text), examination, 0);
+      assert.ok(outcome.kind === "text" && !Array.isArray(outcome.text), "runs joined");
+      const { joined, starts, lines } = outcome.text as Extract<KeptText, { joined: string }>;
+      const runs = lines.length;
+      assert.equal(joined.length, 1 + runs * matching(0).length);
+      assert.deepEqual([starts[runs - 1], lines[runs - 1]], [1 + runs, 2 * runs]);
+      const got = await examined(
+        encoder.encode(text),
+        matcher,
+        0,
+        Infinity,
+        undefined,
+        false,
+        true,
+      );
+      const rows = got.files[0].rows;
+      assert.equal(rows.length, runs);
+      assert.deepEqual(rows.at(-1), {
+        line: 2 * runs,
+        text: text.slice(text.lastIndexOf("needle")),
+        match: { start: 0, end: 8 },
+      });
+    }
+  });
+
   it("joins a file's kept runs where asked as the scan would join them, a U+FEFF kept apart", async () => {
     // (Runs apart, the second line's U+FEFF is no BOM: the joined text starts with an empty
     // line, as the scan's own join starts it.)
