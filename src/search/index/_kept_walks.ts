@@ -158,23 +158,6 @@ export interface CreatedEntry {
 }
 
 /**
- * {@linkcode walkChanged}, yes or no: whether a walk may have to be made again (or patched).
- *
- * @param walk what the walk listed, and its files
- * @param changes the real paths of the entries created, deleted or renamed (`moved`), and of
- *   all that changed (`paths`)
- * @param now what an entry is now (by real path)
- * @returns true when the walk no longer holds as it is
- */
-export function walkTouched(
-  walk: { dirs: WalkDirs; files: WalkNode[] },
-  changes: { moved: ReadonlySet<string>; paths: ReadonlySet<string> },
-  now: (path: string) => EntryNow,
-): boolean {
-  return walkChanged(walk, changes, now) !== false;
-}
-
-/**
  * Whether changes may change what a walk found:
  * - an entry created, deleted or renamed in a directory it listed that is not now what the
  *   walk saw there: a regular file it walked, or nothing where it saw nothing (a temporary file

@@ -18,7 +18,6 @@ import {
   type EntryNow,
   walkChanged,
   type WalkDirs,
-  walkTouched,
 } from "../../../src/search/index/_kept_walks.ts";
 import type { SearchQuery } from "../../../src/store/file_store.ts";
 import {
@@ -247,6 +246,12 @@ function hookListings(store: DirectoryStore, root: string) {
 
 describe("the search index's kept walks, as entries come and go", () => {
   const roots: string[] = [];
+  /** A tree of {@linkcode TREE}, removed after the tests, and the path of an entry in it. */
+  const newTree = () => {
+    const root = makeTree(TREE);
+    roots.push(root);
+    return { root, at: (name: string) => path.join(root, name) };
+  };
   after(() => {
     for (const root of roots) fs.rmSync(root, { recursive: true, force: true });
   });
@@ -312,9 +317,7 @@ describe("the search index's kept walks, as entries come and go", () => {
   });
 
   test("walk again only where a change was where they looked", BUN_ONLY, async () => {
-    const root = makeTree(TREE);
-    roots.push(root);
-    const at = (name: string) => path.join(root, name);
+    const { root, at } = newTree();
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
     const { listed } = hookListings(store, root);
     const plain = await DirectoryStore.create({ roots: [root] });
@@ -414,8 +417,7 @@ describe("the search index's kept walks, as entries come and go", () => {
   test("show a folder reached by two names under the name each search gave", {
     ...BUN_ONLY,
   }, async () => {
-    const root = makeTree(TREE);
-    roots.push(root);
+    const { root } = newTree();
     fs.symlinkSync("../lib", path.join(root, "src/dlink"));
     fs.symlinkSync("lib", path.join(root, "libl"));
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
@@ -472,9 +474,7 @@ describe("the search index's kept walks, as entries come and go", () => {
   test("keep no patched walk when another search heard a change while it was made", {
     ...BUN_ONLY,
   }, async () => {
-    const root = makeTree(TREE);
-    roots.push(root);
-    const at = (name: string) => path.join(root, name);
+    const { root, at } = newTree();
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
     const hook = hookListings(store, root);
     const plain = await DirectoryStore.create({ roots: [root] });
@@ -504,9 +504,7 @@ describe("the search index's kept walks, as entries come and go", () => {
   test("keep no walk under way when another search heard a folder's mode change", {
     ...BUN_ONLY,
   }, async () => {
-    const root = makeTree(TREE);
-    roots.push(root);
-    const at = (name: string) => path.join(root, name);
+    const { root, at } = newTree();
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
     const hook = hookListings(store, root);
     try {
@@ -534,9 +532,7 @@ describe("the search index's kept walks, as entries come and go", () => {
   });
 
   test("keep a result while no change touches its walk or its files", BUN_ONLY, async () => {
-    const root = makeTree(TREE);
-    roots.push(root);
-    const at = (name: string) => path.join(root, name);
+    const { root, at } = newTree();
     const store = await learnedStore(root, SEEN, 0, { searchThreads: 1 });
     const plain = await DirectoryStore.create({ roots: [root] });
     /** Whether a search after `change` gave the very result kept before it (and the right one). */
@@ -707,10 +703,12 @@ describe("the search index's kept walks, as entries come and go", () => {
     };
     const now = (path: string) => disk[path] ?? "none";
     const deep = dirs(["/r/src/deep", "/r/src/deep/x"]);
-    const touched = (walk: WalkDirs, ...moved: string[]) =>
-      walkTouched({ dirs: walk, files }, { moved: new Set(moved), paths: new Set(moved) }, now);
-    const written = (walk: WalkDirs, ...paths: string[]) =>
-      walkTouched({ dirs: walk, files }, { moved: new Set(), paths: new Set(paths) }, now);
+    /** What walkChanged says of the walk: false, true, or what a patch may add. */
+    const changedIn = (walk: WalkDirs, moved: string[], paths = moved) =>
+      walkChanged({ dirs: walk, files }, { moved: new Set(moved), paths: new Set(paths) }, now);
+    // (Touched: to be made again, or patched.)
+    const touched = (walk: WalkDirs, ...moved: string[]) => changedIn(walk, moved) !== false;
+    const written = (walk: WalkDirs, ...paths: string[]) => changedIn(walk, [], paths) !== false;
     assert.equal(touched(deep), false, "nothing");
     assert.equal(touched(deep, "/r/src/deep/x/new.ts"), true, "a file made where it listed");
     assert.equal(touched(deep, "/r/src/deep/gone.ts"), false, "a file made and removed there");
@@ -722,8 +720,7 @@ describe("the search index's kept walks, as entries come and go", () => {
     assert.equal(touched(deep, "/r/src/deep/x/b.ts"), false, "a file it walked, made again");
     assert.equal(touched(deep, "/r/src/deep/old.ts"), true, "a file it walked, gone");
     assert.equal(touched(deep, "/r/src/deep/x/dir"), true, "a folder made where it listed");
-    const changed = (...moved: string[]) =>
-      walkChanged({ dirs: deep, files }, { moved: new Set(moved), paths: new Set(moved) }, now);
+    const changed = (...moved: string[]) => changedIn(deep, moved);
     assert.deepEqual(changed("/r/src/deep/x/new.ts", "/r/src/deep/x/dir", "/r/src/deep/gone.ts"), [
       { path: "/r/src/deep/x/new.ts", directory: false },
       { path: "/r/src/deep/x/dir", directory: true },
