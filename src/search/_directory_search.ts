@@ -21,7 +21,6 @@ import type { FileSystem } from "../io/file_system.ts";
 import { openForRead, readHead } from "../files/_open_file.ts";
 import { mapOsError } from "../files/_os_errors.ts";
 import { type PassedLine, SearchCollector } from "../store/_search_collector.ts";
-import { JoinedRuns } from "../store/_joined_runs.ts";
 import {
   type ByteExamination,
   type Examination,
@@ -33,6 +32,7 @@ import {
   lookThrough,
   type Prefilter,
   prefilterOf,
+  scannedChunks,
   WHOLE_FILE_BYTES,
 } from "./_search_file.ts";
 import type { Stretch } from "./_long_rows.ts";
@@ -777,11 +777,7 @@ async function recordExamined(
     case "text":
       await collector.scanFile(
         display,
-        typeof examined.text === "string"
-          ? [examined.text]
-          : Array.isArray(examined.text)
-          ? examined.text
-          : JoinedRuns.from(examined.text),
+        scannedChunks(examined.text),
         () => examined.invalid,
         examined.linesBefore,
         examined.sha1,

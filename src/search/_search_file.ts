@@ -26,7 +26,7 @@ import { type CaselessPart, caselessPartsOf } from "./_caseless_scan.ts";
 import { countLf } from "../io/_count_lf.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
-import type { JoinedText } from "../store/_joined_runs.ts";
+import { JoinedRuns, type JoinedText } from "../store/_joined_runs.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
 import {
   BLOCKED_FROM_BYTES,
@@ -104,6 +104,18 @@ export type KeptText = KeptPieces | JoinedText;
 
 /** {@linkcode KeptText} as pieces: a run alone, or runs, counts and windows in order. */
 export type KeptPieces = string | (string | number | PassedLine)[];
+
+/**
+ * A kept text as the scan takes it (`SearchCollector.scanFile`): its pieces, or its runs
+ * joined.
+ *
+ * @param text what the examination kept
+ * @returns the chunks to scan
+ */
+export function scannedChunks(text: KeptText): (string | number | PassedLine)[] | JoinedRuns {
+  if (typeof text === "string") return [text];
+  return Array.isArray(text) ? text : JoinedRuns.from(text);
+}
 
 const BINARY: Examined = { kind: "binary" };
 const NONE: Examined = { kind: "none" };

@@ -5,7 +5,12 @@ import { describe, it } from "node:test";
 import fc from "fast-check";
 import { literalMatcher, type Matcher, regexMatcher } from "../../src/core/mod.ts";
 import { compilePattern } from "../../src/match/safe_matcher.ts";
-import { examineBytes, type KeptText, prefilterOf } from "../../src/search/_search_file.ts";
+import {
+  examineBytes,
+  type KeptText,
+  prefilterOf,
+  scannedChunks,
+} from "../../src/search/_search_file.ts";
 import {
   codePointsIn,
   stretchedPart,
@@ -15,7 +20,6 @@ import {
 import { occurrences } from "../../src/search/_byte_search.ts";
 import { Buffer } from "node:buffer";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
-import { JoinedRuns } from "../../src/store/_joined_runs.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { shownRows } from "../_helpers/rows.ts";
 
@@ -45,7 +49,7 @@ async function examined(bytes: Uint8Array, matcher: Matcher, maxMatches: number,
     const { text, invalid, linesBefore } = outcome;
     await collector.scanFile(
       "f",
-      typeof text === "string" ? [text] : Array.isArray(text) ? text : JoinedRuns.from(text),
+      scannedChunks(text),
       () => invalid,
       linesBefore,
     );

@@ -19,11 +19,11 @@ import {
   lookThrough,
   type Prefilter,
   prefilterOf as prefilterFor,
+  scannedChunks,
   sharedRun,
 } from "../../src/search/_search_file.ts";
 import { CASELESS_FROM_BYTES } from "../../src/search/_caseless_scan.ts";
 import { SearchCollector } from "../../src/store/_search_collector.ts";
-import { JoinedRuns } from "../../src/store/_joined_runs.ts";
 import type { SearchResult } from "../../src/store/file_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { filesOf } from "../_helpers/files.ts";
@@ -85,12 +85,7 @@ async function examined(
   if (outcome.kind === "counted") collector.countedFile("f", outcome.lines, outcome.invalid);
   else if (outcome.kind === "text") {
     const { text, invalid, linesBefore } = outcome;
-    const chunks = typeof text === "string"
-      ? [text]
-      : Array.isArray(text)
-      ? text
-      : JoinedRuns.from(text);
-    await collector.scanFile("f", chunks, () => invalid, linesBefore);
+    await collector.scanFile("f", scannedChunks(text), () => invalid, linesBefore);
   } else if (outcome.kind === "none") collector.searchedWithoutMatch("f");
   else if (outcome.kind === "binary") collector.binary();
   return collector.result();

@@ -9,7 +9,7 @@ import { after, before, describe, it } from "node:test";
 import fc from "fast-check";
 import { type Matcher, regexMatcher } from "../../../src/core/mod.ts";
 import { FileReader } from "../../../src/io/_file_reader.ts";
-import { examineFile, type KeptPieces, prefilterOf } from "../../../src/search/_search_file.ts";
+import { examineFile, prefilterOf, scannedChunks } from "../../../src/search/_search_file.ts";
 import {
   blockFilters,
   plannedNeedles,
@@ -73,10 +73,7 @@ describe("block filters", () => {
       plan === undefined ? undefined : { ...plan, invalid },
     );
     if (outcome.kind === "text") {
-      // (A file read as planned has its runs given as they are: none joined.)
-      const chunks = typeof outcome.text === "string"
-        ? [outcome.text]
-        : outcome.text as Exclude<KeptPieces, string>;
+      const chunks = scannedChunks(outcome.text);
       await collector.scanFile("f", chunks, () => outcome.invalid, outcome.linesBefore);
     } else if (outcome.kind === "none") collector.searchedWithoutMatch("f");
     return { outcome, result: collector.result() };
