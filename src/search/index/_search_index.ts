@@ -356,7 +356,7 @@ export class SearchIndex {
   /**
    * Keeps again, patched, the walks that lacked only entries created where they listed (see
    * `_walk_patch.ts`): each once its patch is made, if no change that may change walks was
-   * heard meanwhile and no walk took its place.
+   * heard meanwhile (a walk kept since then holds no more than it does).
    */
   async #patch(
     patches: Array<{ key: string; walk: KeptWalk; created: CreatedEntry[] }>,
@@ -367,7 +367,7 @@ export class SearchIndex {
       const rules = JSON.parse(key)[1] as WalkFilesOptions;
       const patched = await patchWalk(this.#walkSource!, rules, walk, created, heardBy);
       if (patched === undefined || this.#closed) continue;
-      if (epoch !== this.#walkEpoch || this.#walks.has(key)) continue;
+      if (epoch !== this.#walkEpoch) continue;
       keepRecent(this.#walks, key, patched, MAX_WALKS);
       this.#saveSoon();
     }

@@ -186,6 +186,21 @@ describe("a kept walk, patched for files created where it listed", () => {
     assert.equal(await patch(["/r/lib/d.ts"], {}, sourceOf(tree), fromCache), undefined);
     const gone = sourceOf({ ...tree, "/r/lib": undefined as unknown as string[] });
     assert.equal(await patch(["/r/lib/d.ts"], {}, gone), undefined, "its directory gone");
+    // (A walk that read an ignore file through a symlink is never kept: a write to where it
+    // leads changes the rules unheard.)
+    const linked = sourceOf({
+      ...tree,
+      "/r/lib": [...tree["/r/lib"], "new/"],
+      "/r/lib/new": [".gitignore", "x.ts"],
+    });
+    const read = linked.readIgnoreFile;
+    linked.readIgnoreFile = (dir, name) =>
+      dir.key === "/r/lib/new" ? Promise.resolve({ text: "", linked: true }) : read(dir, name);
+    assert.equal(
+      await patchWalk(linked, {}, walk, madeDirs("/r/lib/new"), 0),
+      undefined,
+      "a directory made whose ignore file is a symlink",
+    );
   });
 
   test("a failure that is no store's refusal is not taken for one", async () => {
