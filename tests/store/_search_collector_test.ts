@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { literalMatcher, type ScanRow, scanText } from "../../src/core/mod.ts";
 import { checkQuery, type PassedLine, SearchCollector } from "../../src/store/_search_collector.ts";
+import { JoinedRuns } from "../../src/store/_joined_runs.ts";
 
 test("SearchCollector: a deadline between two chunks of a file leaves it not searched to the end", async () => {
   const deadline = Date.now() + 50;
@@ -139,4 +140,15 @@ test("SearchCollector: tells onNoMatch of each file searched without a match, an
   await collector.scanFile("capped.txt", ["x\nneedle\n"], () => false);
   assert.deepEqual(told, ["ruled-out.txt", "scanned.txt"]);
   assert.equal(collector.result().stopped, "max_matches");
+});
+
+test("SearchCollector: scans runs joined where the file was read, and refuses them with context", async () => {
+  const joined = () =>
+    JoinedRuns.from({ joined: "\nneedle 1\nneedle 2\n", starts: [2, 3], lines: [4, 9] });
+  const collector = new SearchCollector({ matcher: literalMatcher("needle"), context: 0 });
+  await collector.scanFile("f.txt", joined(), () => false);
+  assert.deepEqual(collector.result().files[0].rows.map((row) => row.line), [4, 9]);
+  // (Joined runs leave no room for context lines: given them, a search with context is a bug.)
+  const withContext = new SearchCollector({ matcher: literalMatcher("needle"), context: 1 });
+  await assert.rejects(withContext.scanFile("f.txt", joined(), () => false), /runs joined/);
 });
