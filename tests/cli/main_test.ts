@@ -520,6 +520,29 @@ describe("the linewise command line", () => {
     assert.equal(gone.stderr, "");
   });
 
+  test("grep off a terminal prints what it found before what it says on stderr, buffered or not", () => {
+    // (Off a terminal the rows are gathered into writes of 8 KiB: a message on stderr flushes
+    // them first, so that a reader of both, 2>&1, sees them in order.)
+    const tree = tempRoot();
+    try {
+      writeFileSync(join(tree.dir, "a.txt"), "foo\n");
+      writeFileSync(join(tree.dir, "b.txt"), "foo\n");
+      for (const flag of ["", "--block-buffered", "--line-buffered"]) {
+        const ran = spawnSync("sh", [
+          "-c",
+          `"${ensureBinary()}" grep ${flag} foo a.txt missing.txt b.txt 2>&1 | cat`,
+        ], { cwd: tree.dir, encoding: "utf8", env: cliEnv() });
+        const lines = ran.stdout.trimEnd().split("\n");
+        assert.equal(lines.length, 3, ran.stdout);
+        assert.equal(lines[0], "a.txt:1:foo", flag);
+        assert.match(lines[1], /^linewise: .*missing\.txt/, flag);
+        assert.equal(lines[2], "b.txt:1:foo", flag);
+      }
+    } finally {
+      tree.remove();
+    }
+  });
+
   test("grep, glob and list honour the .gitignore files above the start, up to the repository", () => {
     // (As ripgrep: started in a repository's subdirectory, the top's .gitignore applies; it
     // did not, and agents got dist/ and *.log files git ignores.)
