@@ -14,6 +14,7 @@ import {
   rowBody,
   STOPPABLE_SPAN_CHARS,
 } from "./_grep_print.ts";
+import { noticesTo } from "../io/runtime.ts";
 import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
 import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
@@ -114,9 +115,12 @@ export async function grepCommand(
   const buffer = outputBuffer(given.stdout, request.lineBuffered ? 0 : OUTPUT_BUFFER_CHARS);
   // (What is said on stderr comes after what was printed before it, for a reader of both.)
   const stderr = (text: string) => (buffer.flush(), given.stderr(text));
+  // (The engine's notices, such as a worker that failed, come in the same order.)
+  const routedBack = noticesTo((line) => stderr(`${line}\n`));
   try {
     return await grep(store, request, { stdout: buffer.write, stderr });
   } finally {
+    routedBack();
     buffer.flush();
   }
 }

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { workerFailureReason } from "../io/runtime.ts";
+import { notice, workerFailureReason } from "../io/runtime.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import type { SearchQuery, SearchResult } from "../store/file_store.ts";
 import { eachRow } from "../store/flat_rows.ts";
@@ -73,7 +73,7 @@ export async function warmUpSearches(
       result = await search({ ...WARM_UP_QUERY, matcher, maxMatches, signal, deadline });
     } catch (error) {
       if (!signal.aborted) {
-        console.error(`linewise: the search warm-up failed (${workerFailureReason(error)})`);
+        notice(`the search warm-up failed (${workerFailureReason(error)})`);
       }
       return false;
     }

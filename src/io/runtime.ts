@@ -228,7 +228,34 @@ const failedWorkers = new Set<WorkerName>();
 function sayOnce(name: WorkerName, text: string): void {
   if (failedWorkers.has(name)) return;
   failedWorkers.add(name);
-  console.error(`linewise: ${text}`);
+  notice(text);
+}
+
+/** Where this thread's notices go: stderr, unless {@linkcode noticesTo} routes them. */
+let noticeSink = (line: string): void => console.error(line);
+
+/**
+ * Says one of the engine's notices (a worker failed, the index gives up on something) as a
+ * line `linewise: text` on stderr, or through the route {@linkcode noticesTo} set.
+ *
+ * @param text what to say
+ */
+export function notice(text: string): void {
+  noticeSink(`linewise: ${text}`);
+}
+
+/**
+ * Routes this thread's notices through `say` until the returned function is called: the
+ * command line's grep says them after the rows it printed before them, as it says its own
+ * messages (its rows wait in a buffer that stderr does not see).
+ *
+ * @param say takes a notice's line (without its line feed)
+ * @returns what puts the route before this one back
+ */
+export function noticesTo(say: (line: string) => void): () => void {
+  const before = noticeSink;
+  noticeSink = say;
+  return () => void (noticeSink = before);
 }
 
 /**

@@ -8,6 +8,7 @@ import { grepRequest } from "../../src/cli/_grep_request.ts";
 import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
+import { notice, noticesTo } from "../../src/io/runtime.ts";
 
 /** A store that keeps the queries it was asked, and tells when each search ends. */
 class RecordingStore extends MemoryStore {
@@ -134,4 +135,47 @@ test("off a terminal grep gathers what it prints into writes of 8 KiB, and flush
   assert.ok(
     listed.printed.length <= Math.floor(listed.printed.join("").length / OUTPUT_BUFFER_CHARS) + 1,
   );
+});
+
+test("the engine's notices during a grep come after the rows printed before them", async () => {
+  /** A store that says a notice once the first file's rows are handed over. */
+  class NoticingStore extends MemoryStore {
+    override search(query: SearchQuery): Promise<SearchResult> {
+      const onFile = query.onFile;
+      let handed = 0;
+      return super.search({
+        ...query,
+        onFile: onFile && ((file) => {
+          onFile(file);
+          if (++handed === 1) notice("the search worker failed (on purpose); working without it");
+        }),
+      });
+    }
+  }
+  const { values, positionals, tokens } = parseArgs({
+    args: withValuesJoined(["grep", "--color", "never", "foo"]),
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+    tokens: true,
+  });
+  const made: Array<[string, string]> = [];
+  const out = {
+    stdout: (text: string) => void made.push(["out", text]),
+    stderr: (text: string) => void made.push(["err", text]),
+  };
+  const store = new NoticingStore({ "a.txt": "foo\n", "b.txt": "foo\n" });
+  const request = grepRequest(positionals.slice(1), values, tokens, { stdoutIsTerminal: false });
+  assert.equal(await grepCommand(store, request, out), 0);
+  assert.deepEqual(made, [
+    ["out", "a.txt:1:foo\n"],
+    ["err", "linewise: the search worker failed (on purpose); working without it\n"],
+    ["out", "b.txt:1:foo\n"],
+  ]);
+  // (Once the grep is over, notices go to stderr again.)
+  const said: string[] = [];
+  const routedBack = noticesTo((line) => said.push(line));
+  notice("after");
+  routedBack();
+  assert.deepEqual([said, made.length], [["linewise: after"], 3]);
 });

@@ -63,7 +63,7 @@ import {
   walkIdentities,
 } from "./_cache_checks.ts";
 import { RACY_MS } from "./_block_filters.ts";
-import { reportWorkerFailure, workerFailureReason } from "../../io/runtime.ts";
+import { notice, reportWorkerFailure, workerFailureReason } from "../../io/runtime.ts";
 
 /** Walks kept (one per start, glob and `includeIgnored` searched recently). */
 export const MAX_WALKS = 8;
@@ -1177,5 +1177,5 @@ function foldedOf(matcher: Matcher): FoldedTrigrams[] | undefined {
 
 /** Says on stderr that the cache on disk failed (an internal failure, not the user's). */
 function cacheFailed(what: string, error: unknown): void {
-  console.error(`linewise: ${what} (${workerFailureReason(error)}); going on without it`);
+  notice(`${what} (${workerFailureReason(error)}); going on without it`);
 }

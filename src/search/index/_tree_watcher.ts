@@ -33,7 +33,7 @@
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { createBarrierDir, removeQuietly } from "../../files/_barrier_dir.ts";
-import { reportWorkerFailure, startWorker } from "../../io/runtime.ts";
+import { notice, reportWorkerFailure, startWorker } from "../../io/runtime.ts";
 import { unref } from "../_search_pool.ts";
 import type { WatchEvent, WatchJob, WatchReply } from "./_watch_thread.ts";
 import { mountsInside } from "./_mount_table.ts";
@@ -315,5 +315,5 @@ function isIgnoreFile(path: string): boolean {
  */
 function say(what: string, why: string): void {
   const hint = why.includes("ENOSPC") ? " (raise fs.inotify.max_user_watches)" : "";
-  console.error(`linewise: ${what} (${why}); searches read every file from now on${hint}`);
+  notice(`${what} (${why}); searches read every file from now on${hint}`);
 }
