@@ -26,9 +26,9 @@ export interface PackedFiles {
   /** Per file: how many rows it has. */
   rowCounts: Int32Array;
   /** Per file: its `matchedLines` (a count without rows), or -1. */
-  matchedLines: Int32Array;
-  /** Per row: its line number. */
-  lines: Int32Array;
+  matchedLines: Float64Array;
+  /** Per row: its line number (doubles, as a file may have more than 2^31 lines). */
+  lines: Float64Array;
   /** Per row: its text's length in UTF-16 code units, its prefix counted in. */
   textLengths: Int32Array;
   /** Every row's text after its prefix as a grep shows it ({@linkcode rowPrefix}), in order. */
@@ -101,8 +101,8 @@ export function packResult(
     paths: "",
     invalid: new Uint8Array(result.files.length),
     rowCounts: new Int32Array(result.files.length),
-    matchedLines: new Int32Array(result.files.length),
-    lines: new Int32Array(rows),
+    matchedLines: new Float64Array(result.files.length),
+    lines: new Float64Array(rows),
     textLengths: new Int32Array(rows),
     texts: "",
     whole: new Uint8Array(result.files.length),

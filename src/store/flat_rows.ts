@@ -18,8 +18,8 @@ import type { FileMatches } from "./file_store.ts";
  * in one string, with their lengths).
  */
 export class RowTable {
-  /** Per row: its line number. */
-  lines: Int32Array;
+  /** Per row: its line number (a double: a file may have more than 2^31 lines). */
+  lines: Float64Array;
   /** Per row: the match's start and end, or -1 and -1 for a context row. */
   matches: Int32Array;
   /** Per row, its text; or every row's text in one string, then with `textLengths`. */
@@ -39,13 +39,13 @@ export class RowTable {
    *   empty table that grows
    */
   constructor(rows?: {
-    lines: Int32Array;
+    lines: Float64Array;
     matches: Int32Array;
     texts: string;
     textLengths: Int32Array;
     pieces: Map<number, LinePiece>;
   }) {
-    this.lines = rows?.lines ?? new Int32Array(256);
+    this.lines = rows?.lines ?? new Float64Array(256);
     this.matches = rows?.matches ?? new Int32Array(512);
     this.texts = rows?.texts ?? [];
     this.textLengths = rows?.textLengths;
@@ -83,8 +83,8 @@ export class RowTable {
   }
 }
 
-function grown(array: Int32Array): Int32Array {
-  const bigger = new Int32Array(array.length * 2);
+function grown<T extends Int32Array | Float64Array>(array: T): T {
+  const bigger = new (array.constructor as new (length: number) => T)(array.length * 2);
   bigger.set(array);
   return bigger;
 }

@@ -22,7 +22,7 @@ const piece = { from: 3, codePoints: 9000, terminator: "\n" };
  */
 const crossed = () =>
   new RowTable({
-    lines: Int32Array.of(1, 2, 7, 8),
+    lines: Float64Array.of(1, 2, 7, 8),
     textLengths: Int32Array.of(4, 6, 6, 5),
     texts: "1\ta\n2-\tbc\n7\txyz\n8-\tq\n",
     matches: Int32Array.of(0, 1, -1, -1, 1, 2, -1, -1),
@@ -62,8 +62,9 @@ describe("flat rows", () => {
 
   it("are collected in a table that grows, each file reading its own", () => {
     const table = new RowTable();
+    // (The last two past 2^31: a file of more than 2 GB may have more lines than that.)
     const first: ScanRow[] = Array.from({ length: 700 }, (_, i) => ({
-      line: i + 1,
+      line: i < 698 ? i + 1 : [2 ** 31 + 5, Number.MAX_SAFE_INTEGER][i - 698],
       text: `${i}\n`,
       ...i % 3 === 0 ? { match: { start: 0, end: 1 } } : {},
     }));
