@@ -6,7 +6,7 @@
  */
 
 import { messageOf } from "./_error_text.ts";
-import type { CallContext, ToolDefinition, ToolResult } from "../tools/tool.ts";
+import type { CallArrival, CallContext, ToolDefinition, ToolResult } from "../tools/tool.ts";
 import { type JsonRpcId, requestIdKey, successResponse } from "./json_rpc.ts";
 import {
   MODERN_PROTOCOL_VERSION,
@@ -89,6 +89,8 @@ export interface ToolCallsOptions {
 }
 
 interface Call extends CallRequest {
+  /** What the tool took as the request arrived (see `ToolDefinition.arrived`). */
+  arrival: CallArrival | undefined;
   controller: AbortController;
   lastProgress: number;
   settled: boolean;
@@ -110,6 +112,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
   function settle(call: Call, json: string | undefined): void {
     if (call.settled) return;
     call.settled = true;
+    call.arrival?.release();
     calls.delete(requestIdKey(call.id));
     call.reply(json);
     if (calls.size === 0) whenIdle?.();
@@ -141,6 +144,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
         signal,
         progress: progressReporter(call),
         ...call.version === MODERN_PROTOCOL_VERSION && { standalone: true },
+        ...call.arrival && { arrival: call.arrival },
       });
       json = answerText(call.id, result, call.version, resultMeta);
     } catch (error) {
@@ -178,6 +182,8 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       if (calls.has(key)) return false;
       const call: Call = {
         ...request,
+        // (Taken now: a call that waits for a slot is still the call the agent sent now.)
+        arrival: request.tool.arrived?.(),
         controller: new AbortController(),
         lastProgress: -Infinity,
         settled: false,

@@ -81,11 +81,14 @@ export class Session {
   hold(): { mark: number; release: () => void } {
     const mark = this.mark();
     this.#held.push(mark);
+    let held = true;
     return {
       mark,
       release: () => {
-        const at = this.#held.indexOf(mark);
-        if (at !== -1) this.#held.splice(at, 1);
+        // (Once: another call may hold the same mark.)
+        if (!held) return;
+        held = false;
+        this.#held.splice(this.#held.indexOf(mark), 1);
       },
     };
   }

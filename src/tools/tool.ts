@@ -49,6 +49,22 @@ export interface CallContext {
    * earlier calls showed is used only where the call names it (a `version`), never implied.
    */
   standalone?: boolean;
+  /**
+   * What the tool took as the call's request arrived ({@linkcode ToolDefinition.arrived}),
+   * from a server that may start the call later; the server releases it once the call ends.
+   */
+  arrival?: CallArrival;
+}
+
+/**
+ * What a tool keeps of the moment a call's request arrived: the session's mark then, held
+ * (see `Session.hold`) until released. Releasing it again does nothing.
+ */
+export interface CallArrival {
+  /** The session's mark as the request arrived. */
+  mark: number;
+  /** Lets the mark go. */
+  release(): void;
 }
 
 /** A tool: its description for hosts and models, and the function that runs it. */
@@ -78,6 +94,14 @@ export interface ToolDefinition {
    * @default false
    */
   takesTurns?: boolean;
+  /**
+   * Takes what the tool must know of the moment a call's request arrives, for a server that
+   * may start the call only later, once calls sent before it have ended (it runs a bounded
+   * number at once): a numbered edit takes the session's mark, so that its line numbers
+   * still refer to what the agent had seen when it sent the call, not to the results of the
+   * calls ahead of it. The server passes it to {@linkcode call} as `context.arrival`.
+   */
+  arrived?(): CallArrival;
   /**
    * Runs the tool. Never throws for bad arguments or failed operations: those come back as
    * a result with `isError: true`. Throws only when `context.signal` is aborted.

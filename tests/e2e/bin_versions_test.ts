@@ -76,6 +76,26 @@ describe("the binary's version guard", () => {
     );
   });
 
+  // More calls than the server runs at once (16): those that wait for a slot start after the
+  // first ones have shown their results, and still number lines as the agent saw them.
+  test("twenty edits sent together from one read all land where the agent meant", async () => {
+    const line = (k: number) => `L${String(k).padStart(3, "0")}\n`;
+    const lines = Array.from({ length: 220 }, (_, i) => line(i + 1)).join("");
+    writeFileSync(at("many.ts"), lines);
+    await call("read", { path: "many.ts", end_line: 220 });
+    const after = Array.from({ length: 20 }, (_, i) => 10 * (i + 1));
+    const edits = await Promise.all([
+      call("replace_lines", { path: "many.ts", edits: [{ start_line: 215, new_text: "X215" }] }),
+      ...after.map((k) =>
+        call("insert_lines", { path: "many.ts", after_line: k, text: `after ${k}` })
+      ),
+    ]);
+    for (const edit of edits) assert.equal(edit.isError, undefined, text(edit));
+    let expected = lines.replace(line(215), "X215\n");
+    for (const k of after) expected = expected.replace(line(k), `${line(k)}after ${k}\n`);
+    assert.equal(readFileSync(at("many.ts"), "utf8"), expected);
+  });
+
   test("an edit of a line another process changed is refused, showing the rows now", async () => {
     writeFileSync(at("b.ts"), "one\ntwo\nthree\n");
     await call("read", { path: "b.ts" });

@@ -145,3 +145,32 @@ test("createToolCalls() answers a result given again (frozen) as it answers a ne
     );
   }
 });
+
+test("createToolCalls() takes a tool's arrival as each call comes, and lets it go as it ends", async () => {
+  const held = heldTool();
+  const taken: number[] = [];
+  const released: number[] = [];
+  const given: unknown[] = [];
+  const tool: ToolDefinition = {
+    ...held.tool,
+    arrived: () => {
+      const mark = taken.length;
+      taken.push(mark);
+      return { mark, release: () => void released.push(mark) };
+    },
+    call: (args, context) => (given.push(context?.arrival?.mark), held.tool.call(args, context)),
+  };
+  const answers = new Map<number, unknown>();
+  const calls = createToolCalls({ maxConcurrentCalls: 1, notify: () => {}, log: () => {} });
+  for (const id of [1, 2, 3]) calls.start(request(id, tool, answers));
+  // (Each call's arrival is taken as it comes, also by those that wait for the slot.)
+  assert.deepEqual([taken, given], [[0, 1, 2], [0]]);
+  calls.cancel(2, "not needed");
+  assert.deepEqual(released, [1], "a call cancelled while waiting lets its arrival go");
+  held.release();
+  while (given.length < 2) await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.deepEqual([given, released], [[0, 2], [1, 0]]);
+  held.release();
+  await calls.idle();
+  assert.deepEqual(released, [1, 0, 2]);
+});

@@ -122,6 +122,17 @@ describe("Session", () => {
     assert.equal(s.latest("a.txt", held.mark), undefined, "let go once released");
   });
 
+  test("a hold let go twice lets go once: another hold of the same mark stays", () => {
+    const s = new Session(1 << 20);
+    s.showed("a.txt", "v0\n");
+    const [first, second] = [s.hold(), s.hold()];
+    first.release();
+    first.release();
+    for (let i = 1; i <= 6; i++) s.showed("a.txt", `v${i}\n`);
+    assert.equal(s.latest("a.txt", second.mark)?.text, "v0\n");
+    second.release();
+  });
+
   test("a file moved to a path is shown there from the move on", () => {
     const s = new Session(1 << 20);
     s.showed("b.txt", "b\n");

@@ -260,6 +260,7 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
     inputSchema: replaceLinesSchema,
     outputSchema: editOutput,
     annotations: EDITING,
+    arrived: () => context.session.hold(),
     call(args, call) {
       const a = checkArgs<
         { path: string; edits: LineEdit[]; version?: string; dry_run: boolean; exact: boolean }
@@ -269,8 +270,9 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
         end: e.end_line ?? e.start_line,
       }));
       const guarded = a.edits.length > 0 && a.edits.every((e) => e.expected_text !== undefined);
-      // (Taken before the store's lock is awaited, and held until the call ends.)
-      const held = context.session.hold();
+      // (Taken as the request arrived where the server did, else now, before the store's lock
+      // is awaited; held until the call ends.)
+      const held = call?.arrival ?? context.session.hold();
       return edit(context, a.path, a.dry_run, (text, display) => {
         const numberedCall = numbered(context, text, display, {
           version: a.version,
@@ -330,6 +332,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
     inputSchema: insertSchema,
     outputSchema: editOutput,
     annotations: { ...EDITING, destructiveHint: false },
+    arrived: () => context.session.hold(),
     call(args, call) {
       const a = checkArgs<
         {
@@ -343,8 +346,9 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
         }
       >(insertSchema, args);
       const guarded = a.expected_text !== undefined;
-      // (Taken before the store's lock is awaited, and held until the call ends.)
-      const held = context.session.hold();
+      // (Taken as the request arrived where the server did, else now, before the store's lock
+      // is awaited; held until the call ends.)
+      const held = call?.arrival ?? context.session.hold();
       return edit(context, a.path, a.dry_run, (text, display) => {
         const numberedCall = numbered(context, text, display, {
           version: a.version,
