@@ -32,6 +32,10 @@ export function grepPattern(
 ): { matcher: Matcher; spans: MatchSpans } | { error: string } {
   const simple = request.patterns.length === 1 && !request.word && !request.line;
   const options = { ignoreCase: request.ignoreCase, literal: simple && request.fixed };
+  // (Each pattern must hold alone: joined, `foo)|(bar` for -w or `foo(` and `)bar` for two
+  // -e would make one that does, and find what no pattern typed asks for.)
+  const fault = simple ? undefined : patternAtFault(request);
+  if (fault !== undefined) return { error: inCommandWords(fault) };
   const pattern = simple ? request.patterns[0] : joined(request);
   let compiled: CompiledPattern;
   try {

@@ -146,6 +146,13 @@ describe("the linewise command line", () => {
       out.stderr,
       /^linewise: pattern "fo\(o" is not a valid regular expression \(.*\); fix it, or pass -F to/,
     );
+    // (Also where the patterns joined would hold: each must hold alone, as typed.)
+    for (const words of [["-w", "two)|(fo"], ["-e", "two(", "-e", ")fo"], ["-x", "t)|(f"]]) {
+      const joined = runCli(["grep", ...words], root.dir);
+      assert.equal(joined.status, 2, words.join(" "));
+      assert.match(joined.stderr, /^linewise: pattern ".*" is not a valid regular expression/);
+      assert.equal(joined.stdout, "", words.join(" "));
+    }
     const inline = runCli(["grep", "-w", "(?i)two"], root.dir);
     assert.match(
       inline.stderr,
