@@ -37,6 +37,7 @@ import {
   BaseFileStore,
   type BaseFileStoreOptions,
   type DeleteCheck,
+  directoryWhereSlashed,
   type EditableFile,
   type FileBytes,
   filePath,
@@ -1045,6 +1046,7 @@ export class DirectoryStore extends BaseFileStore {
     }
     const start = await this.resolvePath(query.path ?? ".", false);
     const { kind } = await this.statPath(start);
+    directoryWhereSlashed(query.path, kind);
     let index = kind === "directory" ? this.#searchIndex : undefined;
     const state = await index?.refresh();
     if (state === "closed") {

@@ -391,7 +391,9 @@ export abstract class BaseFileStore implements FileStore {
    */
   async findMatchingFiles(query: SearchQuery): Promise<string[]> {
     const start = await this.resolvePath(query.path ?? ".", false);
-    if ((await this.statPath(start)).kind !== "directory") return [start.display];
+    const { kind } = await this.statPath(start);
+    directoryWhereSlashed(query.path, kind);
+    if (kind !== "directory") return [start.display];
     const found: string[] = [];
     for await (const file of walkFiles(this.walkSource, start, query)) found.push(file.display);
     return found;
@@ -406,6 +408,7 @@ export abstract class BaseFileStore implements FileStore {
   async stat(path: string): Promise<FileInfo> {
     const node = await this.resolvePath(path, false);
     const info = await this.statPath(node);
+    directoryWhereSlashed(path, info.kind);
     return { path: node.display, ...info };
   }
 
@@ -766,8 +769,22 @@ function globAccepts(glob: string | readonly string[] | undefined, file: string)
  * @throws {NotAFileError} when it ends with a separator
  */
 export function filePath(path: string): string {
-  if (typeof path === "string" && /[^/\\][/\\]+$/.test(path)) {
-    throw new NotAFileError(path, "a directory path (it ends with a slash)");
-  }
+  if (endsWithSlash(path)) throw new NotAFileError(path, "a directory path (it ends with a slash)");
   return path;
+}
+
+/**
+ * Refuses what is not a directory at a path that ends with a slash, as POSIX does (`grep -r
+ * x a.txt/` fails): a search or a stat of `a.txt/` does not quietly take the file.
+ *
+ * @param path the caller's path
+ * @param kind what is there
+ * @throws {NotADirectoryError} when the path ends with a separator and names no directory
+ */
+export function directoryWhereSlashed(path: string | undefined, kind: EntryKind): void {
+  if (kind !== "directory" && endsWithSlash(path)) throw new NotADirectoryError(path!);
+}
+
+function endsWithSlash(path: string | undefined): boolean {
+  return typeof path === "string" && /[^/\\][/\\]+$/.test(path);
 }

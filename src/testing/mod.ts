@@ -836,6 +836,20 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
           });
         });
       }
+
+      it("stat() and search() refuse a file at a path with a trailing slash, as POSIX does", async () => {
+        await withStore({ "a.txt": "x\n", "d/b.txt": "x\n" }, [], async (store) => {
+          const matcher = literalMatcher("x");
+          await assert.rejects(store.stat("a.txt/"), { code: "not_a_directory" });
+          await assert.rejects(store.search({ path: "a.txt/", matcher }), {
+            code: "not_a_directory",
+          });
+          // (A directory's path may end with one.)
+          assert.equal((await store.stat("d/")).kind, "directory");
+          const found = await store.search({ path: "d/", matcher });
+          assert.deepEqual(found.files.map((file) => file.path), ["d/b.txt"]);
+        });
+      });
     });
 
     describe("listing", () => {
