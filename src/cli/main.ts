@@ -169,6 +169,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
         tools: createTools(store, toolOptions),
         serverInfo: { name: "linewise", version: VERSION, title: "linewise file tools" },
         instructions: instructions(toolOptions.readOnly!),
+        standaloneInstructions: instructions(toolOptions.readOnly!, true),
         onRoots: async (paths) => {
           const narrowed = await sandbox.narrow(paths);
           // (Nothing intersects: the server's roots are in force, again if a narrowing was.)

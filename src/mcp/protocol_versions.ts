@@ -45,6 +45,11 @@ export interface ProtocolFeatures {
   toolMeta: boolean;
   /** `resultType` on every result, `ttlMs` and `cacheScope` on lists (2026-07-28). */
   resultType: boolean;
+  /**
+   * Each request stands alone, relying on none before it (2026-07-28): tools say what they
+   * need for that (`ToolDefinition.standalone`).
+   */
+  standalone: boolean;
 }
 
 /**
@@ -91,5 +96,6 @@ export function protocolFeatures(version: ProtocolVersion): ProtocolFeatures {
     structuredContent: version >= "2025-06-18",
     toolMeta: version >= "2025-06-18",
     resultType: version >= MODERN_PROTOCOL_VERSION,
+    standalone: version >= MODERN_PROTOCOL_VERSION,
   };
 }

@@ -66,6 +66,11 @@ export interface ServerOptions {
   /** Teaching text for the model, returned by `initialize`. */
   instructions?: string;
   /**
+   * The teaching text where each request stands alone (MCP 2026-07-28), returned by
+   * `server/discover`; `instructions` where not given.
+   */
+  standaloneInstructions?: string;
+  /**
    * Called with the local paths of the client's roots, each time the client reports them.
    * Returns the tools to serve from then on, or undefined when nothing of the client's roots
    * can be served (the current tools then stay, and the server logs that). Without it the
@@ -393,7 +398,10 @@ export async function serveLines(
           reply,
           successResponse(
             request.id,
-            discoverResult({ ...options.serverInfo }, options.instructions),
+            discoverResult(
+              { ...options.serverInfo },
+              options.standaloneInstructions ?? options.instructions,
+            ),
           ),
         );
       case "tools/list":

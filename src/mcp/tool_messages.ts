@@ -13,7 +13,8 @@ import { protocolFeatures, type ProtocolVersion } from "./protocol_versions.ts";
  *
  * 2024-11-05 gets name, description and inputSchema; 2025-03-26 adds the annotations (with
  * the title inside them, where that version keeps it); 2025-06-18 and later add the title
- * and the outputSchema. The outputSchema is never sent to a client that will not get
+ * and the outputSchema. 2026-07-28, whose requests stand alone, gets what the tool says for
+ * that (`ToolDefinition.standalone`) where it says something else. The outputSchema is never sent to a client that will not get
  * `structuredContent`, since a client that sees one requires the other.
  *
  * @param tool The tool.
@@ -41,10 +42,11 @@ export function toolListing(
   version: ProtocolVersion,
 ): Record<string, unknown> {
   const features = protocolFeatures(version);
+  const alone = features.standalone ? tool.standalone : undefined;
   const listing: Record<string, unknown> = { name: tool.name };
   if (features.title) listing.title = tool.title;
-  listing.description = tool.description;
-  listing.inputSchema = tool.inputSchema;
+  listing.description = alone?.description ?? tool.description;
+  listing.inputSchema = alone?.inputSchema ?? tool.inputSchema;
   if (features.structuredContent) listing.outputSchema = tool.outputSchema;
   if (features.annotations) {
     listing.annotations = features.title

@@ -9,6 +9,8 @@ import { EDIT_RULES, LINE_RULE } from "./options.ts";
  * The server's instructions.
  *
  * @param readOnly whether the write tools are left out
+ * @param standalone whether each request stands alone (MCP 2026-07-28): edits then name the
+ *   version they refer to, as no earlier call's is implied
  * @returns the instructions text
  * @example
  * ```ts
@@ -17,11 +19,16 @@ import { EDIT_RULES, LINE_RULE } from "./options.ts";
  * assert.match(instructions(false), /replace_lines/);
  * ```
  */
-export function instructions(readOnly: boolean): string {
+export function instructions(readOnly: boolean, standalone = false): string {
+  const checked = standalone
+    ? "each request stands alone, so pass a numbered edit the version its numbers refer to (or expected_text)"
+    : "edits are checked against the latest one shown";
   const lines = [
     `linewise file tools. ${LINE_RULE}`,
     "Rows are `<n>\\t<line>` (grep context `<n>-\\t<line>`), the line verbatim after the tab; [bracketed] lines are notes.",
-    "Loop: grep for line numbers, read the range, edit with replace_lines. Results name the file's version ([version 1a2b3c4d]; grep: path @1a2b3c4d); edits are checked against the latest one shown: a changed file is followed or refused with its rows. Edit results give the new numbers: edit on without re-reading.",
+    `Loop: grep for line numbers, read the range, edit with replace_lines. Results name the file's version ([version 1a2b3c4d]; grep: path @1a2b3c4d); ${checked}: a changed file is followed or refused with its rows. Edit results give the new numbers${
+      standalone ? " and version" : ""
+    }: edit on without re-reading.`,
     EDIT_RULES,
   ];
   if (readOnly) lines.splice(2, 2, "This server is read-only: grep, read, glob and list.");

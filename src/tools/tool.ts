@@ -103,6 +103,12 @@ export interface ToolDefinition {
    */
   arrived?(): CallArrival;
   /**
+   * What the tool says instead where each request stands alone (MCP 2026-07-28, see
+   * {@linkcode CallContext.standalone}): a description and arguments that rely on nothing an
+   * earlier call showed (a numbered edit then needs `version` or `expected_text`).
+   */
+  standalone?: { description?: string; inputSchema?: JsonSchema };
+  /**
    * Runs the tool. Never throws for bad arguments or failed operations: those come back as
    * a result with `isError: true`. Throws only when `context.signal` is aborted.
    */

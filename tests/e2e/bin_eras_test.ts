@@ -255,6 +255,24 @@ describe("the binary's eras, line by line", () => {
       for (const tool of list.tools as Array<{ _meta?: Record<string, unknown> }>) {
         assert.equal(tool._meta?.["anthropic/maxResultSizeChars"], 60000);
       }
+      // A request of the era stands alone: no text tells the model that an edit refers to what
+      // an earlier call showed, as the server refuses such an edit here.
+      assert.match(discover.instructions as string, /each request stands alone/);
+      type Listed = {
+        name: string;
+        description: string;
+        inputSchema: { properties: Record<string, { description?: string }>; required: string[] };
+      };
+      const tools = list.tools as Listed[];
+      for (const { name, description, inputSchema } of [discover, ...tools] as Listed[]) {
+        const said = [description, inputSchema?.properties?.version?.description].join(" ");
+        assert.doesNotMatch(said, /latest|this session/, name ?? "instructions");
+      }
+      assert.match(tools.find((t) => t.name === "replace_lines")!.description, /Pass version/);
+      assert.deepEqual(tools.find((t) => t.name === "undo")!.inputSchema.required, [
+        "path",
+        "version",
+      ]);
       const call = got.get("c")!.result!;
       assert.equal(call.resultType, "complete");
       // (Every result of the era names the server, as its spec asks.)

@@ -30,6 +30,22 @@ test("toolListing() gives 2025-03-26 the annotations, with the title inside them
   });
 });
 
+test("toolListing() gives 2026-07-28 what the tool says where requests stand alone", () => {
+  const alone = { type: "object" as const, properties: {}, required: ["text"] };
+  const said = {
+    ...tool,
+    standalone: { description: "Says back what it is given.", inputSchema: alone },
+  };
+  assert.equal(toolListing(said, "2026-07-28").description, "Says back what it is given.");
+  assert.equal(toolListing(said, "2026-07-28").inputSchema, alone);
+  for (const version of ["2024-11-05", "2025-11-25"] as const) {
+    assert.equal(toolListing(said, version).description, "Says it back.", version);
+    assert.equal(toolListing(said, version).inputSchema, tool.inputSchema, version);
+  }
+  // (A tool that says nothing else is listed as it is.)
+  assert.equal(toolListing(tool, "2026-07-28").description, "Says it back.");
+});
+
 for (const version of ["2025-06-18", "2025-11-25"] as const) {
   test(`toolListing() gives ${version} the title, the outputSchema and the annotations`, () => {
     assert.deepEqual(toolListing(tool, version), {

@@ -33,6 +33,10 @@ export interface EditContext {
 const VERSIONS =
   "Numbers refer to the latest version shown (or version): a changed file is followed or refused with its rows; a file never shown needs expected_text.";
 
+/** {@linkcode VERSIONS} where each request stands alone (MCP 2026-07-28). */
+const VERSIONS_ALONE =
+  "Pass version (as read or grep showed it) or expected_text: each request stands alone, so the numbers refer to that version; a changed file is followed or refused with its rows.";
+
 const AFTER = "Results show the changed lines with their new numbers.";
 
 const path = { type: "string" };
@@ -131,6 +135,13 @@ function numbered(
 }
 
 const version = { type: "string", description: "As results show it; default: the latest." };
+
+/** A numbered edit's arguments where each request stands alone: `version` has no default. */
+function standaloneSchema(schema: JsonSchema): JsonSchema {
+  const description = "As results show it; needed unless expected_text is given.";
+  const properties = schema.properties as Record<string, unknown>;
+  return { ...schema, properties: { ...properties, version: { ...version, description } } };
+}
 
 const textEdit = {
   type: "object",
@@ -260,6 +271,15 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
     inputSchema: replaceLinesSchema,
     outputSchema: editOutput,
     annotations: EDITING,
+    standalone: {
+      description: [
+        "Replaces or deletes ranges of lines by number.",
+        LINE_RULE,
+        VERSIONS_ALONE,
+        AFTER,
+      ].join(" "),
+      inputSchema: standaloneSchema(replaceLinesSchema),
+    },
     arrived: () => context.session.hold(),
     call(args, call) {
       const a = checkArgs<
@@ -332,6 +352,15 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
     inputSchema: insertSchema,
     outputSchema: editOutput,
     annotations: { ...EDITING, destructiveHint: false },
+    standalone: {
+      description: [
+        "Inserts text as whole lines after after_line.",
+        LINE_RULE,
+        "Numbers refer to version, or are checked by expected_text, as in replace_lines.",
+        AFTER,
+      ].join(" "),
+      inputSchema: standaloneSchema(insertSchema),
+    },
     arrived: () => context.session.hold(),
     call(args, call) {
       const a = checkArgs<

@@ -27,6 +27,11 @@ export function undoTool({ store, settings, session }: EditContext): ToolDefinit
     description:
       "Takes back this session's last edits of a file, while it is as the last one left it.",
     inputSchema: schema,
+    standalone: {
+      description:
+        "Takes back the last edits of a file made through this server, while it is as the last one left it: pass version, the file's version as the last edit answered it.",
+      inputSchema: { ...schema, required: ["path", "version"] },
+    },
     outputSchema: {
       type: "object",
       properties: {
