@@ -44,8 +44,21 @@ import {
   withStrings,
 } from "./_packed_result.ts";
 
-/** Searches run at once at the most; the rest wait their turn. */
+/** Searches run at once at the most in each lane (see {@linkcode laneOf}); the rest wait their turn. */
 export const RUNNING = 2;
+
+/**
+ * The lane a search takes turns in: 0 for a pattern scanned on the search thread, 1 for one
+ * scanned by a helper that is stopped at the budget (`Matcher.stoppable`: a backreference,
+ * a lookaround). Those may run to their budget, mostly waiting on the helper, and a grep of
+ * any other pattern must not wait for them: two of them held both turns for 10 s.
+ *
+ * @param query the search
+ * @returns its lane
+ */
+export function laneOf(query: SearchQuery): 0 | 1 {
+  return query.matcher.stoppable === undefined ? 0 : 1;
+}
 /**
  * Resident memory of the process below which a second search may start beside a running
  * one (a search of a large tree takes much memory, and the index of a tree like the Linux
@@ -247,9 +260,10 @@ export class SearchThread {
   readonly #pending = new Map<number, Pending>();
   /** Kept results, unpacked and frozen, by number; the most recently used last. */
   readonly #kept = new Map<number, SearchResult>();
-  /** Searches waiting for a turn, oldest first. */
-  readonly #waiting: Array<() => void> = [];
-  #running = 0;
+  /** Per lane ({@linkcode laneOf}), the searches waiting for a turn, oldest first. */
+  readonly #waiting: [Array<() => void>, Array<() => void>] = [[], []];
+  /** Per lane, the searches running. */
+  readonly #running = [0, 0];
   #closed = false;
   /** While a late thread is asked whether it is alive: what its answer calls off. */
   #probe: (() => void) | undefined;
@@ -290,14 +304,15 @@ export class SearchThread {
    * @returns the result, as the store's own search would give it
    */
   async search(query: SearchQuery): Promise<SearchResult> {
-    const waited = await this.#turn(query);
+    const lane = laneOf(query);
+    const waited = await this.#turn(query, lane);
     if (waited !== undefined) return waited;
     try {
       return await this.#run(query);
     } finally {
-      this.#running--;
-      if (this.#mayStart()) this.#waiting.shift()?.();
-      if (this.#closed && this.#running === 0 && this.#waiting.length === 0) this.#stop();
+      this.#running[lane]--;
+      if (this.#mayStart(lane)) this.#waiting[lane].shift()?.();
+      if (this.#closed && this.#idle()) this.#stop();
     }
   }
 
@@ -308,22 +323,30 @@ export class SearchThread {
   close(): void {
     this.#closed = true;
     this.#removeWatchDir();
-    if (this.#running === 0 && this.#waiting.length === 0) this.#stop();
+    if (this.#idle()) this.#stop();
   }
 
-  /** Whether one more search may start now. */
-  #mayStart(): boolean {
-    return this.#running === 0 ||
-      (this.#running < RUNNING && process.memoryUsage().rss < SECOND_SEARCH_BELOW);
+  /** Whether no search runs or waits. */
+  #idle(): boolean {
+    return this.#running[0] + this.#running[1] === 0 &&
+      this.#waiting[0].length + this.#waiting[1].length === 0;
+  }
+
+  /** Whether one more search may start now in a lane. */
+  #mayStart(lane: 0 | 1): boolean {
+    const running = this.#running[lane];
+    return running === 0 ||
+      (running < RUNNING && process.memoryUsage().rss < SECOND_SEARCH_BELOW);
   }
 
   /**
    * Waits for a turn; returns a result instead when the deadline comes first, and rejects
    * when the signal aborts first.
    */
-  #turn(query: SearchQuery): Promise<SearchResult | undefined> {
-    if (this.#waiting.length === 0 && this.#mayStart()) {
-      this.#running++;
+  #turn(query: SearchQuery, lane: 0 | 1): Promise<SearchResult | undefined> {
+    const waiting = this.#waiting[lane];
+    if (waiting.length === 0 && this.#mayStart(lane)) {
+      this.#running[lane]++;
       return Promise.resolve(undefined);
     }
     return new Promise((resolve, reject) => {
@@ -331,12 +354,12 @@ export class SearchThread {
       const leave = () => {
         clearTimeout(timer);
         signal?.removeEventListener("abort", onAbort);
-        const at = this.#waiting.indexOf(start);
-        if (at !== -1) this.#waiting.splice(at, 1);
+        const at = waiting.indexOf(start);
+        if (at !== -1) waiting.splice(at, 1);
       };
       const start = () => {
         leave();
-        this.#running++;
+        this.#running[lane]++;
         resolve(undefined);
       };
       const onAbort = () => {
@@ -348,7 +371,7 @@ export class SearchThread {
         resolve({ ...stoppedByTime(), neverStarted: true });
       }, Math.max(0, deadline - Date.now()));
       signal?.addEventListener("abort", onAbort, { once: true });
-      this.#waiting.push(start);
+      waiting.push(start);
     });
   }
 
@@ -373,7 +396,7 @@ export class SearchThread {
     const message: ThreadSearch = {
       id,
       held: [...held.keys()],
-      queued: this.#waiting.length > 0,
+      queued: this.#waiting[0].length + this.#waiting[1].length > 0,
       query: {
         ...rest,
         recipe: matcher.recipe!,

@@ -60,7 +60,7 @@ test("greps that would backtrack for hours stop at the budget while pings are an
   }
 });
 
-test("slow greps at once take turns: reads and pings go on, each grep answers within its budget", {
+test("slow greps at once take turns: reads, pings and other greps go on, each within its budget", {
   timeout: 60_000,
 }, async () => {
   const root = tempRoot();
@@ -81,7 +81,12 @@ test("slow greps at once take turns: reads and pings go on, each grep answers wi
       { length: 6 },
       (_, i) => call(`read${i}`, "read", { path: "small.txt" }),
     );
-    const { answers, pings } = await callsWhilePinging(session, [...greps, ...reads]);
+    // (A grep of a pattern scanned on the search thread takes turns apart from them.)
+    const plain = call("plain", "grep", { pattern: "two" });
+    const { answers, pings } = await callsWhilePinging(session, [...greps, plain, ...reads]);
+    const found = answers.get("plain")!;
+    assert.match((found.message.result!.content as { text: string }[])[0].text, /^2\ttwo$/m);
+    assert.ok(found.ms < 500, `a plain grep beside them answered in ${found.ms} ms`);
     const notes = greps.map(({ id }) => {
       const { message, ms } = answers.get(id)!;
       assert.ok(ms < 1000 + 1000, `${id} answered in ${ms} ms`);
@@ -103,7 +108,7 @@ test("slow greps at once take turns: reads and pings go on, each grep answers wi
       );
       assert.ok(ms < 250, `${id} answered in ${ms} ms while the greps ran`);
     }
-    // (The first ping waits for the eleven calls sent before it to start: 15 ms here when idle,
+    // (The first ping waits for the twelve calls sent before it to start: 15 ms here when idle,
     // 45-91 ms with two other test files running. A loop held by a grep would wait a second.)
     assert.ok(pings.length > 5 && Math.max(...pings) < 250, `pings: ${pings.join(" ")} ms`);
     assert.equal(await session.close(), 0);
