@@ -5,7 +5,7 @@
  * @module
  */
 import { Buffer } from "node:buffer";
-import { escapeRegExp, type ScanRow } from "../core/mod.ts";
+import { escapeRegExp, quotePath, type ScanRow } from "../core/mod.ts";
 import { ripgrepSpelled } from "../match/_ripgrep_syntax.ts";
 
 /** A match's place in a row's text, in UTF-16 code units. */
@@ -120,6 +120,20 @@ export interface PrintOptions {
   nul: boolean;
   paint: Paint;
   spans: MatchSpans;
+}
+
+/**
+ * A path as grep prints it: quoted as the tools quote it, so that no name passes for a row or a
+ * note; with -0 (a NUL after each path, for `xargs -0`), a name that is valid UTF-8 as it is,
+ * as ripgrep prints it: a NUL cannot be in it. (A name that is not UTF-8 is quoted all the same:
+ * its bytes cannot be written as text.)
+ *
+ * @param path the file's path
+ * @param nul whether -0 was given
+ * @returns the path as printed
+ */
+export function shownName(path: string, nul: boolean): string {
+  return nul && path.isWellFormed() ? path : quotePath(path);
 }
 
 /**

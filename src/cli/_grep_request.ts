@@ -5,6 +5,7 @@
  * @module
  */
 import * as fs from "node:fs";
+import { unquotePath } from "../core/mod.ts";
 import type { GrepRequest } from "./grep_command.ts";
 import { bytesOf, commandOf, count, seconds, UsageError, type Values } from "./_options.ts";
 
@@ -65,7 +66,8 @@ export function grepRequest(
   const counted = lastOf(given, "count", "count-matches");
   return {
     patterns,
-    paths: words.length > 0 ? words : ["."],
+    // (A path in the quoted form grep prints names the file it printed, as with every tool.)
+    paths: words.length > 0 ? words.map(unquotePath) : ["."],
     pathsGiven: words.length > 0,
     ignoreCase: ignoresCase(given, patterns, values["fixed-strings"] ?? false),
     fixed: values["fixed-strings"] ?? false,

@@ -5,11 +5,11 @@
  *
  * @module
  */
-import { InputError, quotePath } from "../core/mod.ts";
+import { InputError } from "../core/mod.ts";
 import { StoreError } from "../store/errors.ts";
 import type { FileStore, WalkOptions } from "../store/file_store.ts";
 import { FILE_TYPES } from "./file_types.ts";
-import type { Paint } from "./_grep_print.ts";
+import { type Paint, shownName } from "./_grep_print.ts";
 
 /** What {@linkcode walkRules} needs of the command's request. */
 export interface WalkRequest {
@@ -97,7 +97,7 @@ export async function listFiles(
   rules: WalkRules,
   paint: Paint,
   out: { stdout(text: string): void; stderr(text: string): void },
-  end = "\n",
+  nul = false,
 ): Promise<number> {
   let listed = 0;
   let failed = false;
@@ -114,7 +114,7 @@ export async function listFiles(
       failed = true;
       continue;
     }
-    for (const file of files) out.stdout(`${paint.path(quotePath(file))}${end}`);
+    for (const file of files) out.stdout(`${paint.path(shownName(file, nul))}${nul ? "\0" : "\n"}`);
     listed += files.length;
   }
   if (failed) return 2;

@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { InputError, type Matcher, quotePath, type ScanRow, scanText } from "../core/mod.ts";
+import { InputError, type Matcher, type ScanRow, scanText } from "../core/mod.ts";
 import {
   COLOURED,
   type MatchSpans,
   PLAIN,
   printed,
   rowBody,
+  shownName,
   STOPPABLE_SPAN_CHARS,
 } from "./_grep_print.ts";
 import { noticesTo } from "../io/runtime.ts";
@@ -143,7 +144,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     const listed = request.quiet ? { ...out, stdout: () => {} } : out;
     return "error" in rules
       ? refused(rules.error)
-      : await listFiles(store, request.paths, rules, paint, listed, after("\n"));
+      : await listFiles(store, request.paths, rules, paint, listed, request.nul);
   }
   // (As ripgrep: a pattern file without a line matches nothing.)
   if (request.patterns.length === 0) return 1;
@@ -196,7 +197,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     /** Prints a file without a match (--files-without-match). */
     const showWithout = (file: string) => {
       progress.clear();
-      print(`${paint.path(quotePath(file))}${after("\n")}`);
+      print(`${paint.path(shownName(file, request.nul))}${after("\n")}`);
       without++;
     };
     /** Prints a file's matches (as -c, -l or rows), and notes it as one with a match. */
@@ -221,7 +222,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
         ? counted(matching, request, spans)
         : Math.min(file.matchedLines, request.maxCount ?? Infinity);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
-      const path = quotePath(file.path);
+      const path = shownName(file.path, request.nul);
       const shownPath = paint.path(path);
       if (request.count) print(withPaths ? `${shownPath}${after(":")}${count}\n` : `${count}\n`);
       else if (request.filesWithMatches) print(`${shownPath}${after("\n")}`);
@@ -282,7 +283,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
       const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
       if (count > 0) hit.add(shownFile);
       if (binary !== undefined && count > 0 && !request.filesWithoutMatch) {
-        const shown = paint.path(quotePath(shownFile));
+        const shown = paint.path(shownName(shownFile, request.nul));
         const said = `binary file matches (found "\\0" byte around offset ${binary.offset})`;
         // (-c outweighs -l, as in ripgrep.)
         if (request.count) print(withPaths ? `${shown}${after(":")}${count}\n` : `${count}\n`);

@@ -383,6 +383,34 @@ describe("the linewise command line", () => {
     });
   }
 
+  test("grep takes back a path in the quoted form it prints", () => {
+    const tree = tempRoot();
+    try {
+      // (A name that is not UTF-8 cannot come through the command line's words as it is.)
+      const bad = Buffer.from([0x62, 0xff, 0x2e, 0x74]); // b\377.t
+      writeFileSync(Buffer.concat([Buffer.from(tree.dir + "/"), bad]), "foo\n");
+      writeFileSync(join(tree.dir, "new\nline.t"), "foo\n");
+      const listed = runCli(["grep", "-l", "foo"], tree.dir);
+      assert.equal(listed.stdout, '"b\\377.t"\n"new\\nline.t"\n');
+      for (const quoted of listed.stdout.trim().split("\n")) {
+        const found = runCli(["grep", "-H", "foo", quoted, "nowhere"], tree.dir);
+        assert.equal(found.stdout, `${quoted}:1:foo\n`, quoted);
+        assert.match(found.stderr, /"nowhere"/);
+        assert.equal(found.status, 2);
+      }
+      // With -0, for xargs -0, a name is printed as it is where it is text, as ripgrep prints it.
+      const nul = '"b\\377.t"\0new\nline.t\0';
+      assert.equal(runCli(["grep", "-l", "-0", "foo"], tree.dir).stdout, nul);
+      assert.equal(runCli(["grep", "--files", "-0"], tree.dir).stdout, nul);
+      assert.equal(
+        runCli(["grep", "-c", "-0", "foo"], tree.dir).stdout,
+        nul.replaceAll("\0", "\x001\n"),
+      );
+    } finally {
+      tree.remove();
+    }
+  });
+
   test("grep --max-matches counts every matching line, also beside -l", () => {
     const tree = tempRoot();
     try {
