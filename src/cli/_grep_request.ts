@@ -6,6 +6,7 @@
  */
 import * as fs from "node:fs";
 import { unquotePath } from "../core/mod.ts";
+import { ripgrepGlob } from "./_ripgrep_glob.ts";
 import type { GrepRequest } from "./grep_command.ts";
 import { bytesOf, commandOf, count, seconds, UsageError, type Values } from "./_options.ts";
 
@@ -93,7 +94,7 @@ export function grepRequest(
     nul: values.null ?? false,
     noMessages: values["no-messages"] ?? false,
     ...contextOf(given),
-    globs: values.glob ?? [],
+    globs: (values.glob ?? []).map(ripgrepGlob),
     types: values.type ?? [],
     typesNot: values["type-not"] ?? [],
     maxDepth: count(values["max-depth"], "--max-depth", 0),

@@ -57,6 +57,10 @@ const FILES: Record<string, string> = {
   "pats/two.txt": "beta\r\nga.ma\n",
   "pats/blank.txt": "delta\n\n",
   "pats/none.txt": "",
+  // Names a glob must escape to match alone.
+  "glob/*.txt": "foo star\n",
+  "glob/q?.md": "foo q\n",
+  "glob/qa.md": "foo qa\n",
   "pats/cr.txt": "beta\r",
   "pats/bom.txt": "\uFEFFfoo\n", // (a BOM stays a pattern's first character)
   // A directory named as a type's file is (sh's `profile`): -T leaves out files alone.
@@ -119,6 +123,11 @@ const CASES = [
   ["-g", "deep/**", "foo", "src"],
   ["-l", "-g", "src/deep/*", "-g", "*.md", "foo", "src", "docs"],
   ["-g", "!*.md", "foo"],
+  // (A `\` escapes the character after it, as in ripgrep's globs off Windows.)
+  ["-g", "glob/\\*.txt", "foo"],
+  ["-g", "q\\?.md", "foo"],
+  ["-l", "-g", "*\\.md", "foo"],
+  ["-l", "-g", "!\\*.txt", "-g", "!q\\?*", "foo", "glob"],
   ["-g", "*.ts", "-g", "*.md", "foo"],
   ["foo", "src"],
   ["foo", "src", "docs"],
