@@ -152,13 +152,25 @@ function ignoresCase(
 ): boolean {
   const last = lastOf(given, "ignore-case", "case-sensitive", "smart-case");
   if (last !== "smart-case") return last === "ignore-case";
-  const own = (pattern: string) =>
-    fixed ? pattern : pattern
-      .replace(/\\[pP](?:\{[^}]*\}|[A-Za-z])/g, "")
-      .replace(/\\x\{([0-9a-fA-F]+)\}|\\x([0-9a-fA-F]{2})/g, (_, wide, two) =>
-        String.fromCodePoint(parseInt(wide ?? two, 16)))
-      .replace(/\\[A-Za-z]/g, "");
-  return !patterns.some((pattern) => /\p{Lu}/u.test(own(pattern)));
+  // As ripgrep: case is ignored when the patterns hold a literal character and none in upper
+  // case; the letters that name a class (`\p{Lu}`, `[[:upper:]]`, `\W`) or a group are none.
+  const literals = patterns.map((pattern) => fixed ? pattern : literalsOf(pattern)).join("");
+  return literals !== "" && !/\p{Lu}/u.test(literals);
+}
+
+/** The literal characters of a pattern, roughly as ripgrep's smart case tells them. */
+function literalsOf(pattern: string): string {
+  return pattern
+    .replace(/\\[pP](?:\{[^}]*\}|[A-Za-z])/g, "")
+    .replace(/\[:\^?[a-z]+:\]/g, "")
+    .replace(/\(\?(?:P?<[A-Za-z_][A-Za-z0-9_]*>|<[=!]|[:=!])/g, "")
+    .replace(/\{\d+(?:,\d*)?\}/g, "")
+    .replace(
+      /\\x\{([0-9a-fA-F]+)\}|\\x([0-9a-fA-F]{2})/g,
+      (_, wide, two) => String.fromCodePoint(parseInt(wide ?? two, 16)),
+    )
+    .replace(/\\[A-Za-z]/g, "")
+    .replace(/\\(.)|[.^$*+?()[\]{}|]/gu, "$1");
 }
 
 /** Which of some options that override each other was given last, if any. */

@@ -2,7 +2,10 @@
  * Regex spellings that ripgrep (Rust's regex crate) reads and JavaScript's `u` mode refuses,
  * rewritten to JavaScript's for the same meaning: a lone `]` or `}` (`^}`, `arr\[0]`), a `]`
  * first in a class (`[]a]`), POSIX classes (`[[:alpha:]]`, ASCII as in ripgrep), the escaped
- * punctuation ripgrep 13 takes (`\#`, `\&`, `\~`, `\-`), `\x{…}` and `(?P<name>…)`. Only a
+ * punctuation ripgrep 13 takes (`\#`, `\&`, `\~`, `\-`), `\x{…}`, `(?P<name>…)`, a one-letter
+ * Unicode class (`\pL`), a script by its name alone (`\p{Greek}`), `\A` and `\z` (the line's
+ * start and end: lines are matched one at a time), and a class that is one negated POSIX class
+ * (`[[:^digit:]]`). Only a
  * pattern JavaScript refuses is rewritten, so none that it reads changes meaning; and one that
  * ripgrep refuses (`a{,2}`, `\<`) or means another way than JavaScript could be told (a nested
  * class, a class's `&&`, `--` or `~~`, an unknown POSIX class) is left refused.
@@ -60,9 +63,16 @@ export function ripgrepSpelled(pattern: string): string | undefined {
     if (char === "\\") {
       const next = pattern[at + 1] ?? "";
       const hex = /^x\{([0-9A-Fa-f]{1,6})\}/.exec(pattern.slice(at + 1));
+      const property = /^[pP](?:\{([^}]*)\}|([A-Za-z]))/.exec(pattern.slice(at + 1));
       if (hex !== null) {
         out += `\\u{${hex[1]}}`;
         at += hex[0].length;
+      } else if (property !== null) {
+        out += `\\${next}{${propertyName(property[1] ?? property[2])}}`;
+        at += property[0].length;
+      } else if ((next === "A" || next === "z") && !inClass) {
+        out += next === "A" ? "^" : "$";
+        at++;
       } else if (ESCAPED_AS_ITSELF.has(next) && !(inClass && next === "-")) {
         out += next; // (escaped punctuation: the character itself)
         at++;
@@ -73,7 +83,7 @@ export function ripgrepSpelled(pattern: string): string | undefined {
     } else if (inClass) {
       // (`&&`, `--` and `~~` are set operations in ripgrep's classes: no spelling here.)
       if (/^(?:&&|--|~~)/.test(pattern.slice(at, at + 2))) return undefined;
-      const posix = /^\[:([a-z]+):\]/.exec(pattern.slice(at));
+      const posix = /^\[:(\^?)([a-z]+):\]/.exec(pattern.slice(at));
       if (char === "]" && first) out += "\\]";
       else if (char === "]") {
         out += char;
@@ -81,10 +91,15 @@ export function ripgrepSpelled(pattern: string): string | undefined {
       } else if (char === "[") {
         // (A POSIX class; any other `[` in a class is a nested class to ripgrep, whose
         // meaning JavaScript has no spelling for here: the pattern is left refused.)
-        const spelled = posix === null || !Object.hasOwn(POSIX, posix[1])
+        const spelled = posix === null || !Object.hasOwn(POSIX, posix[2])
           ? undefined
-          : POSIX[posix[1]];
+          : POSIX[posix[2]];
         if (spelled === undefined) return undefined;
+        if (posix![1] === "^") {
+          // (Negated, it has a spelling where it is the whole class: the class negated.)
+          if (!first || pattern[at + posix![0].length] !== "]") return undefined;
+          out = out.endsWith("[^") ? out.slice(0, -1) : out + "^";
+        }
         out += spelled;
         at += posix![0].length - 1;
       } else out += char;
@@ -111,6 +126,21 @@ export function ripgrepSpelled(pattern: string): string | undefined {
     } else out += char;
   }
   return out === pattern ? undefined : out;
+}
+
+/**
+ * A Unicode property's name as JavaScript reads it: a script by its name alone (`Greek`) is
+ * `Script=Greek` there; any other name is left as it is (refused where JavaScript has none).
+ */
+function propertyName(name: string): string {
+  const reads = (spelled: string) => {
+    try {
+      return new RegExp(`\\p{${spelled}}`, "u") !== undefined;
+    } catch {
+      return false;
+    }
+  };
+  return reads(name) || !reads(`Script=${name}`) ? name : `Script=${name}`;
 }
 
 /**

@@ -224,6 +224,18 @@ const CASES = [
   ["-S", "Foo"],
   ["-S", "\\x46oo"],
   ["-S", "[[:upper:]]oo|\\bfoo"],
+  // (A pattern with no literal character keeps case, whatever its classes hold.)
+  ["-S", "\\p{Lu}", "src/a.ts"],
+  ["-S", "[[:upper:]]", "src/a.ts"],
+  ["-S", "\\p{Ll}\\pL{2}", "src/a.ts"],
+  ["-S", "(?P<Name>\\w)oo", "src/a.ts"],
+  // (ripgrep's spellings JavaScript refuses: a one-letter class, a script by name, the line's
+  // start and end as \A and \z, a negated POSIX class.)
+  ["-c", "\\pL\\PL", "src/a.ts", "src/ru.txt"],
+  ["-c", "\\p{Cyrillic}+", "src"],
+  ["-c", "\\A(?:foo|beta)", "src/a.ts", "src/deep/b.md"],
+  ["-c", "o\\z", "src/a.ts", "src/deep/b.md"],
+  ["-o", "[[:^alpha:]]", "src/a.ts"],
   ["-i", "-s", "-S", "foo", "src"],
   ["-S", "-s", "foo", "src"],
   ["-u", "foo"],

@@ -32,6 +32,15 @@ test("ripgrepSpelled() writes ripgrep's spellings as JavaScript's", () => {
     ["[[:digit:]--5]", undefined],
     ["[a-z~~b]}", undefined],
     ["[[:constructor:]]", undefined],
+    ["\\pL\\PN+", "\\p{L}\\P{N}+"],
+    ["[\\pL_]", "[\\p{L}_]"],
+    ["\\p{Greek}", "\\p{Script=Greek}"],
+    ["\\p{Lu}", undefined], // (JavaScript reads it)
+    ["\\p{Bogus}", undefined],
+    ["\\Afoo\\z", "^foo$"],
+    ["[[:^digit:]]", "[^0-9]"],
+    ["[^[:^digit:]]", "[0-9]"],
+    ["[a[:^digit:]]", undefined], // (a negated POSIX class beside others has no spelling here)
   ];
   for (const [pattern, expected] of cases) {
     assert.equal(ripgrepSpelled(pattern), expected, pattern);
@@ -49,6 +58,12 @@ test("compilePattern() reads a pattern JavaScript refuses as ripgrep does", () =
     ["\\#define", "#define X", true],
     ["(?P<w>ab)c", "abc", true],
     ["\\x{212A}", "\u212A", true],
+    ["\\p{Greek}+", "αβγ", true],
+    ["\\p{Greek}+", "abc", false],
+    ["\\AA", "AB", true],
+    ["\\AA", "BA", false],
+    ["[[:^digit:]]", "12", false],
+    ["[[:^digit:]]", "1a", true],
   ];
   for (const [pattern, line, matches] of cases) {
     const { matcher } = compilePattern(pattern);
