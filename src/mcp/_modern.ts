@@ -38,6 +38,28 @@ export function subscriptionAcknowledged(id: string | number): Record<string, un
   };
 }
 
+/**
+ * The answer to `subscriptions/listen` that ends a subscription gracefully, as the server
+ * ends (a transport that breaks carries none).
+ *
+ * @param id the request's id, which names the subscription
+ * @param meta the `_meta` of every result (the server's info)
+ * @returns the response to send
+ */
+export function subscriptionEnded(
+  id: string | number,
+  meta: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    jsonrpc: "2.0",
+    id,
+    result: {
+      resultType: "complete",
+      _meta: { ...meta, "io.modelcontextprotocol/subscriptionId": id },
+    },
+  };
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -41,6 +41,7 @@ import {
   MODERN_METHODS,
   serverMeta,
   subscriptionAcknowledged,
+  subscriptionEnded,
 } from "./_modern.ts";
 import { RootsExchange } from "./_roots_exchange.ts";
 import { toolListing } from "./tool_messages.ts";
@@ -180,8 +181,8 @@ export async function serveLines(
     reply(JSON.stringify(message));
   }
 
-  /** The open subscriptions of the stateless era, by request id. */
-  const subscriptions = new Set<string>();
+  /** The open subscriptions of the stateless era: their request ids, by key. */
+  const subscriptions = new Map<string, string | number>();
 
   // --- Server-to-client requests (roots/list) -------------------------------------------
 
@@ -326,7 +327,7 @@ export async function serveLines(
   /**
    * Opens a subscription of the stateless era: acknowledged at once, with no notification
    * agreed to (see `subscriptionAcknowledged`), and held, unanswered, until the client
-   * cancels it or the process ends.
+   * cancels it, or answered as ended once the input ends (`subscriptionEnded`).
    */
   function listen(request: JsonRpcRequest, reply: Reply): void {
     const params = request.params;
@@ -342,7 +343,7 @@ export async function serveLines(
     }
     const key = requestIdKey(request.id);
     if (subscriptions.has(key) || calls.has(request.id)) return replyTo(reply, idInUse(request.id));
-    subscriptions.add(key);
+    subscriptions.set(key, request.id as string | number);
     send(subscriptionAcknowledged(request.id as string | number));
   }
 
@@ -624,6 +625,9 @@ export async function serveLines(
   openGate?.();
   await rootsGate;
   await calls.idle();
+  // (The server ends: its subscriptions end gracefully, each answered, as the era asks.)
+  for (const id of subscriptions.values()) send(subscriptionEnded(id, modernMeta));
+  subscriptions.clear();
   await roots?.settled();
   await out.flushed();
 }

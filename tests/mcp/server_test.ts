@@ -781,7 +781,7 @@ test("in 2026-07-28, a cancelled write tool that finishes anyway is not answered
   assert.equal(server.output.responsesTo(6).length, 0);
 });
 
-test("in 2026-07-28, subscriptions/listen is acknowledged with none agreed, and held until cancelled", async () => {
+test("in 2026-07-28, subscriptions/listen is acknowledged with none agreed, held until cancelled or the end", async () => {
   // (It was -32601: every implementation of that era must take the message patterns.)
   const server = startServer();
   const _meta = {
@@ -832,8 +832,19 @@ test("in 2026-07-28, subscriptions/listen is acknowledged with none agreed, and 
     params: { _meta, notifications: {} },
   });
   await new Promise((resolve) => setTimeout(resolve, 10));
-  await server.close();
   assert.equal(server.output.responsesTo("sub").length, 1, "only the call's refusal");
+  // The input ends: each subscription still open ends gracefully, answered; the one cancelled
+  // was not.
+  await server.close();
+  for (const id of ["sub", "again"]) {
+    const ended = server.output.responsesTo(id).at(-1)!;
+    assert.equal(ended.error, undefined, id);
+    assert.equal(ended.result?.resultType, "complete");
+    const meta = ended.result?._meta as Record<string, unknown>;
+    assert.equal(meta["io.modelcontextprotocol/subscriptionId"], id);
+    assert.ok(meta["io.modelcontextprotocol/serverInfo"] !== undefined);
+  }
+  assert.equal(server.output.responsesTo("sub").length, 2, "the refusal, and the end");
 });
 
 test("a call waiting for a free slot can be cancelled, and waiting calls run in turn", async () => {
