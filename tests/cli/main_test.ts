@@ -386,9 +386,12 @@ describe("the linewise command line", () => {
   test("grep takes back a path in the quoted form it prints", () => {
     const tree = tempRoot();
     try {
-      // (A name that is not UTF-8 cannot come through the command line's words as it is.)
-      const bad = Buffer.from([0x62, 0xff, 0x2e, 0x74]); // b\377.t
-      writeFileSync(Buffer.concat([Buffer.from(tree.dir + "/"), bad]), "foo\n");
+      // (A name that is not UTF-8 cannot come through the command line's words as it is; made by
+      // a shell, as Deno's node:fs would take a Buffer path for text.)
+      const made = spawnSync("sh", ["-c", `printf 'foo\\n' > "$(printf 'b\\377.t')"`], {
+        cwd: tree.dir,
+      });
+      assert.equal(made.status, 0, String(made.stderr));
       writeFileSync(join(tree.dir, "new\nline.t"), "foo\n");
       const listed = runCli(["grep", "-l", "foo"], tree.dir);
       assert.equal(listed.stdout, '"b\\377.t"\n"new\\nline.t"\n');
