@@ -7,6 +7,7 @@
 import * as fs from "node:fs";
 import { unquotePath } from "../core/mod.ts";
 import { ripgrepGlob } from "./_ripgrep_glob.ts";
+import { readStdin } from "./_stdin.ts";
 import type { GrepRequest } from "./grep_command.ts";
 import { bytesOf, commandOf, count, seconds, UsageError, type Values } from "./_options.ts";
 
@@ -191,7 +192,7 @@ function patternsIn(file: string): string[] {
   try {
     // (A BOM is kept, as in ripgrep: a pattern's first character.)
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
-      fs.readFileSync(file === "-" ? 0 : file),
+      file === "-" ? readStdin() : fs.readFileSync(file),
     );
   } catch (error) {
     const code = (error as { code?: string }).code;

@@ -383,6 +383,35 @@ describe("the linewise command line", () => {
     });
   }
 
+  test("grep reads standard input for -, as ripgrep does", () => {
+    const tree = tempRoot();
+    try {
+      writeFileSync(join(tree.dir, "a.txt"), "foo a\n");
+      const grep = (input: string, ...words: string[]) => {
+        const run = spawnSync(ensureBinary(), ["grep", ...words], {
+          cwd: tree.dir,
+          input,
+          encoding: "utf8",
+          env: cliEnv(),
+        });
+        return [run.stdout, run.status];
+      };
+      assert.deepEqual(grep("foo\nbar\n", "foo", "-"), ["1:foo\n", 0]);
+      assert.deepEqual(grep("foo\nbar\n", "foo", "-", "a.txt"), [
+        "<stdin>:1:foo\na.txt:1:foo a\n",
+        0,
+      ]);
+      assert.deepEqual(grep("x\0foo\n", "foo", "-"), [
+        'binary file matches (found "\\0" byte around offset 1)\n',
+        0,
+      ]);
+      assert.deepEqual(grep("", "foo", "-"), ["", 1]);
+      assert.deepEqual(grep("bar\nfoo\n", "-c", "-v", "foo", "-"), ["1\n", 0]);
+    } finally {
+      tree.remove();
+    }
+  });
+
   test("grep takes back a path in the quoted form it prints", () => {
     const tree = tempRoot();
     try {
