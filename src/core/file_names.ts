@@ -137,7 +137,8 @@ const UNSHORT: Record<string, number> = {
 
 /**
  * A path as given back by a caller: a quoted path (as {@linkcode quotePath} writes them) is
- * unquoted; anything else is taken as it is.
+ * unquoted, and so is each quoted name of a path built on one (`"dir\nx"/f.txt`, from a
+ * folder that `list` showed as `"dir\nx"/`); anything else is taken as it is.
  *
  * @param path what the caller gave
  * @returns the path it names
@@ -147,16 +148,32 @@ const UNSHORT: Record<string, number> = {
  * import assert from "node:assert/strict";
  * assert.equal(unquotePath('"evil\\n1\\tx.txt"'), "evil\n1\tx.txt");
  * assert.equal(unquotePath(quotePath("bad\udcff.txt")), "bad\udcff.txt");
+ * assert.equal(unquotePath('"a\\tb"/c.txt'), "a\tb/c.txt");
  * assert.equal(unquotePath("plain.txt"), "plain.txt");
  * ```
  */
 export function unquotePath(path: string): string {
-  if (path.length < 2 || !path.startsWith('"') || !path.endsWith('"')) return path;
+  const whole = unquoted(path);
+  if (whole !== undefined) return whole;
+  if (!path.includes('"/') && !path.includes('/"')) return path;
+  let changed = false;
+  const names = path.split("/").map((name) => {
+    const plain = unquoted(name);
+    if (plain === undefined || plain === "" || plain.includes("/")) return name;
+    changed = true;
+    return plain;
+  });
+  return changed ? names.join("/") : path;
+}
+
+/** A quoted text's own text, or undefined when it is not a well-formed quoted one. */
+function unquoted(path: string): string | undefined {
+  if (path.length < 2 || !path.startsWith('"') || !path.endsWith('"')) return undefined;
   const bytes: number[] = [];
   const body = path.slice(1, -1);
   for (let i = 0; i < body.length; i++) {
     const char = body[i];
-    if (char === '"') return path; // (a bare quote inside: not a quoted path)
+    if (char === '"') return undefined; // (a bare quote inside: not a quoted path)
     if (char !== "\\") {
       const point = body.codePointAt(i)!;
       const whole = String.fromCodePoint(point);
@@ -165,12 +182,12 @@ export function unquotePath(path: string): string {
       continue;
     }
     const next = body[++i];
-    if (next === undefined) return path;
+    if (next === undefined) return undefined;
     if (UNSHORT[next] !== undefined) bytes.push(UNSHORT[next]);
     else if (/^[0-3][0-7]{2}$/.test(body.slice(i, i + 3))) {
       bytes.push(parseInt(body.slice(i, i + 3), 8));
       i += 2;
-    } else return path;
+    } else return undefined;
   }
   return decodeName(new Uint8Array(bytes));
 }

@@ -90,6 +90,16 @@ describe("file names", () => {
     );
   });
 
+  test("unquotePath() takes back each quoted name of a path built on one", () => {
+    // (list shows a folder as `"dir\nx"/`: the path to a file in it is made from that.)
+    assert.equal(unquotePath('"dir\\nx"/f.txt'), "dir\nx/f.txt");
+    assert.equal(unquotePath('src/"a\\tb"/"c\\377"'), "src/a\tb/c\udcff");
+    // (A name that is not well-formed, or unquotes to nothing or to a slash, stays as it is.)
+    for (const path of ['"a/b"/c', '""/c', '"x\\q"/c', 'a"/b', '"\\057"/c']) {
+      assert.equal(unquotePath(path), path);
+    }
+  });
+
   test("unquotePath() takes what is not a well-formed quoted path as it is", () => {
     for (const path of ['"', '""x', '"a"b"', '"trailing\\"', '"bad\\q"', '"\\400"', "plain"]) {
       assert.equal(unquotePath(path), path);

@@ -410,6 +410,13 @@ with open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "w") as f
       assert.equal(text(await call(client, "read", { path: quotedBad })), "1\tedited\n");
       assert.match(text(await call(client, "delete", { path: quotedEvil })), /^deleted "evil\\n1/);
       assert.equal(existsSync(join(root.dir, evil)), false);
+      // A folder list shows quoted names a path to a file in it, built from what it showed.
+      mkdirSync(join(root.dir, "odd\tdir"));
+      writeFileSync(join(root.dir, "odd\tdir", "in.txt"), "inside\n");
+      const folder = text(await call(client, "list", { path: "." })).split("\n")[0];
+      assert.equal(folder, 'dir\t-\t"odd\\tdir"/');
+      const inside = `${folder.split("\t")[2]}in.txt`;
+      assert.equal(text(await call(client, "read", { path: inside })), "1\tinside\n", inside);
     } finally {
       await client.close();
       root.remove();
