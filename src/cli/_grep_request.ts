@@ -108,7 +108,7 @@ export function grepRequest(
       : heading === undefined
       ? io.stdoutIsTerminal ?? false
       : heading === "heading",
-    color: colorOf(values.color, io),
+    color: colorOf(values.color, io, values.vimgrep ?? false),
     lineBuffered: buffering === undefined
       ? io.stdoutIsTerminal ?? false
       : buffering === "line-buffered",
@@ -216,9 +216,12 @@ const FILE_ERRORS: Record<string, string> = {
   EACCES: "permission denied",
 };
 
-/** Whether grep colours its output: `--color auto` (the default: on a terminal), always, never. */
-function colorOf(when: string | undefined, io: GrepTerminal): boolean {
-  if (when === undefined || when === "auto") return io.stdoutIsTerminal ?? false;
+/**
+ * Whether grep colours its output: `--color auto` (the default: on a terminal, but not with
+ * `--vimgrep`, whose lines an editor reads, as in ripgrep), always, never.
+ */
+function colorOf(when: string | undefined, io: GrepTerminal, vimgrep: boolean): boolean {
+  if (when === undefined || when === "auto") return !vimgrep && (io.stdoutIsTerminal ?? false);
   if (when === "always" || when === "never") return when === "always";
   throw new UsageError(`--color takes auto, always or never, got ${JSON.stringify(when)}`);
 }

@@ -179,3 +179,23 @@ test("the engine's notices during a grep come after the rows printed before them
   routedBack();
   assert.deepEqual([said, made.length], [["linewise: after"], 3]);
 });
+
+test("--vimgrep prints no colour on a terminal unless --color always asks, as ripgrep", async () => {
+  const printed = async (words: string[]) => {
+    const { values, positionals, tokens } = parseArgs({
+      args: withValuesJoined(["grep", ...words]),
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+      tokens: true,
+    });
+    let stdout = "";
+    const out = { stdout: (text: string) => void (stdout += text), stderr: () => {} };
+    const request = grepRequest(positionals.slice(1), values, tokens, { stdoutIsTerminal: true });
+    await grepCommand(new MemoryStore({ "a.txt": "a foo\n" }), request, out);
+    return stdout;
+  };
+  assert.equal(await printed(["--vimgrep", "foo"]), "a.txt:1:3:a foo\n");
+  assert.ok((await printed(["--vimgrep", "--color", "always", "foo"])).includes("\x1b["));
+  assert.ok((await printed(["foo"])).includes("\x1b["), "other output is coloured on a terminal");
+});
