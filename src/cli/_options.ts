@@ -85,13 +85,20 @@ export type Values = ReturnType<
 /**
  * The words with each option that takes a value joined to the next word when that starts
  * with `-` (`-e ->next` as `--regexp=->next`): it takes it, as in ripgrep, where `-e` is how
- * a pattern starting with `-` is given; `parseArgs` would refuse it as ambiguous.
+ * a pattern starting with `-` is given; `parseArgs` would refuse it as ambiguous. A short
+ * one's value after `=` (`-m=1`) is its value, as ripgrep reads it.
  */
 export function withValuesJoined(words: string[]): string[] {
   const joined: string[] = [];
   for (let i = 0; i < words.length; i++) {
     const word = words[i];
     if (word === "--") return [...joined, ...words.slice(i)];
+    const equals = /^(-[^-])=/s.exec(word);
+    const short = equals === null ? undefined : valueTaker(equals[1]);
+    if (short !== undefined) {
+      joined.push(`--${short}=${word.slice(3)}`);
+      continue;
+    }
     const name = valueTaker(word);
     if (name !== undefined && words[i + 1]?.startsWith("-")) {
       joined.push(`--${name}=${words[++i]}`);

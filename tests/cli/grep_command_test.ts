@@ -199,3 +199,10 @@ test("--vimgrep prints no colour on a terminal unless --color always asks, as ri
   assert.ok((await printed(["--vimgrep", "--color", "always", "foo"])).includes("\x1b["));
   assert.ok((await printed(["foo"])).includes("\x1b["), "other output is coloured on a terminal");
 });
+
+test("a short option's value may follow an =, as ripgrep reads it", async () => {
+  assert.equal((await grep("-m=2", "foo")).query.maxMatchesPerFile, 2);
+  assert.equal((await grep("-e=fo+", "-c")).stdout, "a.txt:2\nd/c.md:1\nd/e/f.txt:1\n");
+  // (An = in a word that is no option's is the word's own.)
+  assert.equal((await grep("--", "-m=2")).stdout, "");
+});
