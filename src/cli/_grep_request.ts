@@ -66,6 +66,14 @@ export function grepRequest(
   const counting = (values.count || values["count-matches"]) ?? false;
   // (The last of -c and --count-matches decides what is counted.)
   const counted = lastOf(given, "count", "count-matches");
+  // (ripgrep searches standard input for `-`. linewise searches files only: a grep of an
+  // input that never ends would never answer, and one read whole has no memory bound.)
+  if (words.includes("-")) {
+    throw new UsageError(
+      "- (standard input) is not searched: linewise grep searches files; save the input to a " +
+        "file, or give ./- for a file named -",
+    );
+  }
   return {
     patterns,
     // (A path in the quoted form grep prints names the file it printed, as with every tool.)

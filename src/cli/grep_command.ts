@@ -20,8 +20,6 @@ import { StoreError } from "../store/errors.ts";
 import { compileGlob } from "../store/walk.ts";
 import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
 import { outputBuffer } from "./_stdout.ts";
-import { readStdin } from "./_stdin.ts";
-import { MemoryStore } from "../store/memory_store.ts";
 import { grepPattern } from "./_grep_pattern.ts";
 import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
 
@@ -128,9 +126,6 @@ export async function grepCommand(
   }
 }
 
-/** The name standard input is shown by (`-` as a path), as ripgrep shows it. */
-const STDIN = "<stdin>";
-
 /**
  * The characters of output gathered into one write off a terminal: about ripgrep's 8 KiB, so
  * that a reader that stops early (`| head -1`) stops the search as soon.
@@ -184,14 +179,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path (-H shows it, -I leaves every
   // path off).
-  // (`-` is standard input, as in ripgrep: read whole, and searched as a file named <stdin>.)
-  const stdin = request.paths.includes("-") ? new MemoryStore({ [STDIN]: readStdin() }) : undefined;
-  const placeOf = (path: string) =>
-    path === "-" ? { from: stdin!, at: STDIN } : { from: store, at: path };
-  const files = await Promise.all(request.paths.map((path) => {
-    const { from, at } = placeOf(path);
-    return fileShown(from, at);
-  }));
+  const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
   let hits = 0; // (files with a match)
   let without = 0;
@@ -200,8 +188,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   let capped = false; // (by --max-matches: more matches exist)
   let first = true;
   let failed = false;
-  for (const [i, given] of request.paths.entries()) {
-    const { from, at: path } = placeOf(given);
+  for (const [i, path] of request.paths.entries()) {
     const shownFile = files[i];
     const named = shownFile !== undefined;
     let result: SearchResult;
@@ -248,7 +235,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
       if (rules.glob !== undefined) compileGlob(rules.glob);
-      result = await from.search({
+      result = await store.search({
         ...rules,
         onProgress: progress.update,
         path,
@@ -292,7 +279,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     searched += result.filesSearched + result.binaryFilesSkipped;
     // As ripgrep: a binary file named on the line is looked through, and said to match.
     if (named && hit.size === 0 && result.files.length === 0 && result.binaryFilesSkipped > 0) {
-      const binary = await binaryMatches(from, path, matcher, out);
+      const binary = await binaryMatches(store, path, matcher, out);
       const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
       if (count > 0) hit.add(shownFile);
       if (binary !== undefined && count > 0 && !request.filesWithoutMatch) {
