@@ -33,8 +33,9 @@ export const VERSIONS_PER_FILE = 4;
 /** Edits kept per file for undo. */
 export const UNDO_STEPS = 10;
 /**
- * Shows remembered per file, for what was the latest when (see `Session.mark`): more than the
- * calls under way at once (16) can show.
+ * Shows remembered per file, for what was the latest when (see `Session.mark`), beyond those a
+ * held mark still needs (the calls sent together with a read may be many more than the server
+ * runs at once, each holding the mark of its arrival).
  */
 const HISTORY = 64;
 
@@ -137,7 +138,9 @@ export class Session {
     if (same !== undefined) file.shown = file.shown.filter((s) => s !== same);
     file.shown.push({ version, text, ...(known.identity || known.lines ? known : {}) });
     file.history.push({ at: ++this.#shows, version });
-    if (file.history.length > HISTORY) file.history.shift();
+    // (The first show goes only when a later one was already the latest at every held mark.)
+    const oldest = this.#held.length === 0 ? Infinity : Math.min(...this.#held);
+    while (file.history.length > HISTORY && file.history[1].at <= oldest) file.history.shift();
     const dropped = file.shown.length > VERSIONS_PER_FILE ? this.#drop(file) : undefined;
     // (Nothing held was added or let go, as for most files a grep shows: the bytes held stay.)
     const held = text !== undefined || known.lines !== undefined;

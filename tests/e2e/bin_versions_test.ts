@@ -76,14 +76,15 @@ describe("the binary's version guard", () => {
     );
   });
 
-  // More calls than the server runs at once (16): those that wait for a slot start after the
-  // first ones have shown their results, and still number lines as the agent saw them.
-  test("twenty edits sent together from one read all land where the agent meant", async () => {
+  // More calls than the server runs at once (16), and than a file's shows it remembers (64):
+  // those that wait for a slot start after the first ones have shown their results, and still
+  // number lines as the agent saw them.
+  test("seventy edits sent together from one read all land where the agent meant", async () => {
     const line = (k: number) => `L${String(k).padStart(3, "0")}\n`;
     const lines = Array.from({ length: 220 }, (_, i) => line(i + 1)).join("");
     writeFileSync(at("many.ts"), lines);
     await call("read", { path: "many.ts", end_line: 220 });
-    const after = Array.from({ length: 20 }, (_, i) => 10 * (i + 1));
+    const after = Array.from({ length: 70 }, (_, i) => 3 * (i + 1));
     const edits = await Promise.all([
       call("replace_lines", { path: "many.ts", edits: [{ start_line: 215, new_text: "X215" }] }),
       ...after.map((k) =>

@@ -122,6 +122,17 @@ describe("Session", () => {
     assert.equal(s.latest("a.txt", held.mark), undefined, "let go once released");
   });
 
+  test("a held mark outlives any number of shows after it, and lets them go once released", () => {
+    const s = new Session(1 << 20);
+    s.showed("a.txt", "v0\n");
+    const held = s.hold();
+    for (let i = 1; i <= 200; i++) s.showed("a.txt", `v${i}\n`);
+    assert.equal(s.latest("a.txt", held.mark)?.text, "v0\n");
+    held.release();
+    s.showed("a.txt", "v201\n");
+    assert.equal(s.latest("a.txt", held.mark), undefined, "the shows before are let go");
+  });
+
   test("a hold let go twice lets go once: another hold of the same mark stays", () => {
     const s = new Session(1 << 20);
     s.showed("a.txt", "v0\n");
