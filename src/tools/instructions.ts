@@ -21,7 +21,7 @@ import { EDIT_RULES, LINE_RULE } from "./options.ts";
  */
 export function instructions(readOnly: boolean, standalone = false): string {
   const checked = standalone
-    ? "each request stands alone, so pass a numbered edit the version its numbers refer to (or expected_text)"
+    ? "pass it to numbered edits (each request stands alone)"
     : "edits are checked against the latest one shown";
   const lines = [
     `linewise file tools. ${LINE_RULE}`,

@@ -35,7 +35,7 @@ const VERSIONS =
 
 /** {@linkcode VERSIONS} where each request stands alone (MCP 2026-07-28). */
 const VERSIONS_ALONE =
-  "Pass version (as read or grep showed it) or expected_text: each request stands alone, so the numbers refer to that version; a changed file is followed or refused with its rows.";
+  "Numbers refer to version (or expected_text; requests stand alone): a changed file is followed or refused with its rows.";
 
 const AFTER = "Results show the changed lines with their new numbers.";
 
@@ -138,7 +138,7 @@ const version = { type: "string", description: "As results show it; default: the
 
 /** A numbered edit's arguments where each request stands alone: `version` has no default. */
 function standaloneSchema(schema: JsonSchema): JsonSchema {
-  const description = "As results show it; needed unless expected_text is given.";
+  const description = "As results show it.";
   const properties = schema.properties as Record<string, unknown>;
   return { ...schema, properties: { ...properties, version: { ...version, description } } };
 }
@@ -356,7 +356,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
       description: [
         "Inserts text as whole lines after after_line.",
         LINE_RULE,
-        "Numbers refer to version, or are checked by expected_text, as in replace_lines.",
+        "Numbers are checked against version, as in replace_lines.",
         AFTER,
       ].join(" "),
       inputSchema: standaloneSchema(insertSchema),

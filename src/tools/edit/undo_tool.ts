@@ -29,7 +29,7 @@ export function undoTool({ store, settings, session }: EditContext): ToolDefinit
     inputSchema: schema,
     standalone: {
       description:
-        "Takes back the last edits of a file made through this server, while it is as the last one left it: pass version, the file's version as the last edit answered it.",
+        "Takes back a file's last edits made here, while it is as the last one left it (version: as that edit answered).",
       inputSchema: { ...schema, required: ["path", "version"] },
     },
     outputSchema: {
