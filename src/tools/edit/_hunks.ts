@@ -34,8 +34,7 @@ export function applyHunks(
   const lines = splitLines(splitBom(text).body).map(lineText);
   const notes: string[] = [];
   const placed = hunks.map((hunk, index) => {
-    const old = hunk.lines.filter((l) => l[0] === " " || l[0] === "-").map((l) => l.slice(1));
-    const added = hunk.lines.filter((l) => l[0] === " " || l[0] === "+").map((l) => l.slice(1));
+    const { old, added } = sidesOf(hunk);
     const which = `hunk ${index + 1} of ${path} (@@ -${hunk.oldStart},${hunk.oldLines})`;
     if (old.length === 0) {
       // A pure insertion: it goes before line oldStart (after oldStart - 1).
@@ -85,7 +84,28 @@ export function applyHunks(
     }
     delta += hunk.added.length - hunk.count;
   }
+  // (A diff that only adds or removes the last line's line feed changes nothing: said so.)
+  if (out === text && hunks.some((hunk) => hunk.lines.some((l) => l[0] === "\\"))) {
+    notes.push(
+      `${path}: the patch changes only whether the file ends with a line feed, which edits keep as it is; nothing changed`,
+    );
+  }
   return { text: out, notes, delta };
+}
+
+/**
+ * A hunk's lines as the file has them before and after it, as linewise reads lines: without a
+ * `\r` before the line feed (the terminator `\r\n`, which `git diff` of a CRLF file keeps in
+ * each line, or the diff's own, saved with CRLF), and without the BOM `git diff` puts in line 1
+ * (the BOM is no part of line 1's text, and stays).
+ */
+function sidesOf(hunk: StructuredPatchHunk): { old: string[]; added: string[] } {
+  const side = (marks: string, first: number) =>
+    hunk.lines.filter((l) => marks.includes(l[0])).map((l, i) => {
+      const text = l.slice(1).replace(/\r+$/, "");
+      return i === 0 && first === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
+    });
+  return { old: side(" -", hunk.oldStart), added: side(" +", hunk.newStart) };
 }
 
 /** The text of a new file the patch creates: its added lines, each with a terminator. */
@@ -98,7 +118,7 @@ export function createdText(hunks: readonly StructuredPatchHunk[]): string {
 /** Whether a file's lines are exactly the lines a deletion removes. */
 export function deletes(text: string, hunks: readonly StructuredPatchHunk[]): boolean {
   const lines = splitLines(splitBom(text).body).map(lineText);
-  const removed = hunks.flatMap((h) => h.lines.filter((l) => l[0] === "-").map((l) => l.slice(1)));
+  const removed = hunks.flatMap((hunk) => sidesOf(hunk).old);
   return lines.length === removed.length && lines.every((line, i) => line === removed[i]);
 }
 

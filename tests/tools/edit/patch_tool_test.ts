@@ -44,6 +44,32 @@ describe("patch", () => {
     );
   });
 
+  test("takes the diff git writes of a CRLF file or a BOM, and one saved with CRLF", async () => {
+    const bom = "\uFEFFfirst\nsecond\n";
+    const h = tools({ "b.txt": B, "bom.txt": bom, "gone.txt": "x\r\ny\r\n" });
+    // (git and diff -u keep each line's \r in the diff of a CRLF file, and git the BOM in line 1.)
+    const crlf = gitDiff("b.txt", B, B.replace("beta", "BETA"));
+    assert.match(crlf, /^-beta\r$/m);
+    const withBom = gitDiff("bom.txt", bom, bom.replace("first", "FIRST"));
+    assert.match(withBom, /^-\uFEFFfirst$/m);
+    const gone = "--- a/gone.txt\n+++ /dev/null\n@@ -1,2 +0,0 @@\n-x\r\n-y\r\n";
+    const result = await h.call("patch", { patch: crlf + withBom + gone });
+    assert.match(okText(result), /^modified b\.txt \(1 hunk, lines \+0\)/);
+    assert.equal(await text(h, "b.txt"), "alpha\r\nBETA\r\ngamma\r\n");
+    assert.equal(await text(h, "bom.txt"), "\uFEFFFIRST\nsecond\n");
+    await assert.rejects(h.store.readText("gone.txt"), { code: "not_found" });
+    // A diff that only adds the last line's line feed changes nothing, and says so.
+    const eol = await h.call("patch", {
+      patch: gitDiff("bom.txt", "\uFEFFFIRST\nsecond", "\uFEFFFIRST\nsecond\n"),
+    });
+    assert.match(okText(eol), /ends with a line feed, which edits keep as it is; nothing changed/);
+    assert.equal(await text(h, "bom.txt"), "\uFEFFFIRST\nsecond\n");
+    // The same diff saved with CRLF line endings of its own.
+    const saved = gitDiff("b.txt", B.replace("beta", "BETA"), B).replaceAll("\n", "\r\n");
+    await h.call("patch", { patch: saved });
+    assert.equal(await text(h, "b.txt"), B);
+  });
+
   test("a hunk whose context moved is applied where it stands, and says so", async () => {
     const h = tools({ "a.txt": "zero\n" + A });
     const result = await h.call("patch", { patch: gitDiff("a.txt", A, A.replace("six", "6")) });
