@@ -167,20 +167,35 @@ function ignoresCase(
   return literals !== "" && !/\p{Lu}/u.test(literals);
 }
 
-/** The literal characters of a pattern, roughly as ripgrep's smart case tells them. */
+/**
+ * The literal characters of a pattern, roughly as ripgrep's smart case tells them, read from
+ * the left: an escaped character and `\x{…}` are literal (`\t` too), a class, an assertion,
+ * a group's syntax and a repetition are not.
+ */
 function literalsOf(pattern: string): string {
-  return pattern
-    .replace(/\\[pP](?:\{[^}]*\}|[A-Za-z])/g, "")
-    .replace(/\[:\^?[a-z]+:\]/g, "")
-    .replace(/\(\?(?:P?<[A-Za-z_][A-Za-z0-9_]*>|<[=!]|[:=!])/g, "")
-    .replace(/\{\d+(?:,\d*)?\}/g, "")
-    .replace(
-      /\\x\{([0-9a-fA-F]+)\}|\\x([0-9a-fA-F]{2})/g,
-      (_, wide, two) => String.fromCodePoint(parseInt(wide ?? two, 16)),
-    )
-    .replace(/\\[A-Za-z]/g, "")
-    .replace(/\\(.)|[.^$*+?()[\]{}|]/gu, "$1");
+  let literals = "";
+  for (let at = 0; at < pattern.length; at++) {
+    SKIPPED.lastIndex = HEX.lastIndex = at;
+    const skipped = SKIPPED.exec(pattern)?.[0];
+    const hex = HEX.exec(pattern);
+    if (skipped !== undefined) at += skipped.length - 1;
+    else if (hex !== null) {
+      literals += String.fromCodePoint(parseInt(hex[1] ?? hex[2], 16));
+      at += hex[0].length - 1;
+    } else if (pattern[at] === "\\") {
+      const next = pattern[++at] ?? "";
+      // (A letter escaped is a class or an assertion, but for the control characters.)
+      if (!/[A-Za-z]/.test(next) || "tnrfva".includes(next)) literals += next;
+    } else if (!".^$*+?()[]{}|".includes(pattern[at])) literals += pattern[at];
+  }
+  return literals;
 }
+
+/** What a pattern holds that is no literal: a Unicode or POSIX class, a group's syntax, a repetition. */
+const SKIPPED =
+  /\\[pP](?:\{[^}]*\}|[A-Za-z])|\[:\^?[a-z]+:\]|\(\?(?:P?<[A-Za-z_]\w*>|<[=!]|[:=!])|\{\d+(?:,\d*)?\}/y;
+/** A character by its code: `\x41` or `\x{41}`. */
+const HEX = /\\x(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{2}))/y;
 
 /** Which of some options that override each other was given last, if any. */
 function lastOf(

@@ -229,6 +229,9 @@ const CASES = [
   ["-S", "[[:upper:]]", "src/a.ts"],
   ["-S", "\\p{Ll}\\pL{2}", "src/a.ts"],
   ["-S", "(?P<Name>\\w)oo", "src/a.ts"],
+  ["-S", "\\x{46}oo", "src/a.ts"],
+  ["-S", "\\\\Foo|fo{1,2}", "src/a.ts"],
+  ["-S", "\\t\\p{Lu}|foo", "src/a.ts"],
   // (ripgrep's spellings JavaScript refuses: a one-letter class, a script by name, the line's
   // start and end as \A and \z, a negated POSIX class.)
   ["-c", "\\pL\\PL", "src/a.ts", "src/ru.txt"],
