@@ -40,8 +40,15 @@ export function ripgrepGlob(glob: string): string {
   for (let at = negated ? 1 : 0; at < glob.length; at++) {
     const char = glob[at];
     if (char !== "\\") {
-      if (char === "[" && !inClass) inClass = true;
-      else if (char === "]" && inClass) inClass = false;
+      if (char === "[" && !inClass) {
+        inClass = true;
+        // (A `!` or `^` after it negates, and a `]` first is a member, not the end.)
+        const first = /^[!^]?\]?/.exec(glob.slice(at + 1))![0];
+        out += char + first;
+        at += first.length;
+        continue;
+      }
+      if (char === "]" && inClass) inClass = false;
       out += char;
       continue;
     }

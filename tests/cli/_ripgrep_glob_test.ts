@@ -15,6 +15,9 @@ test("an escaped character matches itself alone", { skip: process.platform === "
     ["\\{a\\,b\\}", ["{a,b}"], ["a", "b"]],
     ["\\!x", ["!x"], ["x"]],
     ["*\\.md", ["a.md"], ["amd"]],
+    // (A `]` first in a class is a member: the escape after it is outside the class.)
+    ["[]a]\\*", ["]*", "a*"], ["]x", "*"]],
+    ["[!]]\\*", ["a*"], ["]*"]],
   ];
   for (const [glob, matching, others] of cases) {
     const matches = compileGlob(ripgrepGlob(glob));
