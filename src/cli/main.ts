@@ -214,6 +214,13 @@ async function run(argv: string[], io: CliIo): Promise<number> {
       }`,
     );
   }
+  // (undo takes back the edits of the session that made them: a run of the command line is a
+  // session of one call, so it has none.)
+  if (name === "undo") {
+    throw new UsageError(
+      "undo takes back edits made in the same session (linewise serve); each run of the command line is a session of its own, with none to take back",
+    );
+  }
   if (!toolOptions.force) refuseUncheckedNumbers(name, args);
   const result = await tool.call(args);
   const said = result.content.map((c) => c.text).join("");

@@ -383,6 +383,14 @@ describe("the linewise command line", () => {
     });
   }
 
+  test("call undo says the command line has no session's edits to take back", () => {
+    for (const flags of [[], ["--force"]]) {
+      const out = runCli(["call", ...flags, "undo", '{"path":"a.txt"}'], root.dir);
+      assert.equal(out.status, 2);
+      assert.match(out.stderr, /^linewise: undo takes back edits made in the same session/);
+    }
+  });
+
   test("grep refuses - (standard input) with a message, and takes ./- for a file", () => {
     const tree = tempRoot();
     try {
