@@ -57,6 +57,11 @@ export interface CallRequest {
   progressToken: string | number | undefined;
   /** Where the answer goes. */
   reply: Reply;
+  /**
+   * What the tool took as the request arrived, where it waited before it could start (for the
+   * client's roots); otherwise the tool's own is taken as the call starts or waits for a slot.
+   */
+  arrival?: CallArrival;
 }
 
 /** The calls of one session. */
@@ -183,7 +188,7 @@ export function createToolCalls(options: ToolCallsOptions): ToolCalls {
       const call: Call = {
         ...request,
         // (Taken now: a call that waits for a slot is still the call the agent sent now.)
-        arrival: request.tool.arrived?.(),
+        arrival: request.arrival ?? request.tool.arrived?.(),
         controller: new AbortController(),
         lastProgress: -Infinity,
         settled: false,

@@ -7,7 +7,7 @@
  */
 
 import { messageOf } from "./_error_text.ts";
-import type { ToolDefinition } from "../tools/tool.ts";
+import type { CallArrival, ToolDefinition } from "../tools/tool.ts";
 import { createOutputQueue, type LineOutput } from "./_output_queue.ts";
 import { createToolCalls, type Reply } from "./_tool_calls.ts";
 import {
@@ -235,15 +235,25 @@ export async function serveLines(
       replyTo(reply, idInUse(request.id));
       return;
     }
+    // (A numbered edit takes its mark as its request arrives, see ToolDefinition.arrived:
+    // calls already running may show results before the roots come. Answered in any way, the
+    // call lets it go.)
+    const name = isRecord(request.params) ? request.params.name : undefined;
+    const tool = typeof name === "string" ? tools.get(name) : undefined;
+    const arrival = tool?.arrived?.();
+    const answer: Reply = (json) => (arrival?.release(), reply(json));
     let dropped = false;
     waitingForRoots.set(key, () => {
       dropped = true;
-      reply(undefined);
+      answer(undefined);
     });
     void rootsGate!.then(() => {
       if (dropped) return;
       waitingForRoots.delete(key);
-      startCall(request, reply);
+      // (Tools the client's roots replaced have a session of their own: the mark is not theirs.)
+      const kept = tool !== undefined && tools.get(name as string) === tool;
+      if (!kept) arrival?.release();
+      startCall(request, answer, tools, undefined, kept ? arrival : undefined);
     });
   }
 
@@ -271,6 +281,7 @@ export async function serveLines(
     reply: Reply,
     from: Map<string, ToolDefinition> = tools,
     callVersion: ProtocolVersion = version ?? LATEST_PROTOCOL_VERSION,
+    arrival?: CallArrival,
   ): void {
     const params = request.params;
     if (!isRecord(params) || typeof params.name !== "string") {
@@ -320,6 +331,7 @@ export async function serveLines(
       version: callVersion,
       progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
       reply,
+      arrival,
     });
     if (!started) replyTo(reply, idInUse(request.id));
   }

@@ -1054,6 +1054,69 @@ test("a call that comes before the client's roots waits for them and runs with t
   await server.close();
 });
 
+test("a call waiting for the client's roots takes its arrival as it comes, and lets it go", async () => {
+  const taken: string[] = [];
+  const released: string[] = [];
+  const given: unknown[] = [];
+  /** An echo that takes an arrival, named by the tools it belongs to. */
+  const marking = (tools: string) => ({
+    ...makeEcho(),
+    arrived: () => {
+      taken.push(tools);
+      let held = true; // (a release again does nothing, as CallArrival says)
+      return {
+        mark: taken.length,
+        release: () => void (held && released.push(tools), held = false),
+      };
+    },
+    call: (_args: unknown, context?: CallContext) => (
+      given.push(context?.arrival?.mark), Promise.resolve(text(tools))
+    ),
+  });
+  const kept = { tools: true };
+  const server = startServer({
+    tools: [marking("first")],
+    onRoots: () => Promise.resolve(kept.tools ? undefined : [marking("narrowed")]),
+  });
+  await server.initialize("2025-06-18", { roots: {} });
+  const ask = (id: string) =>
+    server.send({
+      jsonrpc: "2.0",
+      id,
+      method: "tools/call",
+      params: { name: "echo", arguments: { text: "x" } },
+    });
+  ask("kept");
+  const first = await server.output.waitFor((m) => !Array.isArray(m) && m.method === "roots/list");
+  await server.request("ping"); // (answered once the call before it is waiting)
+  // (Taken while the call waits, before the roots come.)
+  assert.deepEqual([taken, given], [["first"], []]);
+  server.send({ jsonrpc: "2.0", id: first.id, result: { roots: [] } });
+  await server.output.response("kept");
+  assert.deepEqual(
+    [given, released],
+    [[1], ["first"]],
+    "the tools kept: the arrival is the call's",
+  );
+  // The roots change the tools while a call waits: its arrival goes, and the new tools take one.
+  kept.tools = false;
+  server.send({ jsonrpc: "2.0", method: "notifications/roots/list_changed" });
+  const second = await server.output.waitFor((m) =>
+    !Array.isArray(m) && m.method === "roots/list" && m.id !== first.id
+  );
+  ask("replaced");
+  await server.request("ping");
+  server.send({ jsonrpc: "2.0", id: second.id, result: { roots: [{ uri: "file:///x" }] } });
+  assert.deepEqual(
+    (await server.output.response("replaced")).result?.content,
+    text("narrowed").content,
+  );
+  assert.deepEqual(taken, ["first", "first", "narrowed"]);
+  assert.deepEqual(given, [1, 3]);
+  assert.deepEqual(released, ["first", "first", "narrowed"]);
+  await server.close();
+});
+
 test("a call sent right after the client's roots changed waits for them too", async () => {
   let narrowings = 0;
   const server = startServer({
