@@ -6,7 +6,9 @@
  *
  * Searches take turns, in order of arrival: one at a time, and a second beside it only while
  * the process holds less than {@linkcode SECOND_SEARCH_BELOW} (so that a small search need
- * not wait for a large one, where memory allows). That bounds their memory and the cores they
+ * not wait for a large one, where memory allows). Patterns scanned by a helper that is
+ * stopped at the budget take their turns apart ({@linkcode laneOf}), so up to two of each run
+ * at once, and one of each whatever the memory. That bounds their memory and the cores they
  * take; a search whose time budget runs out while it waits is answered as stopped by the
  * time budget, with nothing searched.
  *

@@ -231,8 +231,8 @@ function sayOnce(name: WorkerName, text: string): void {
   notice(text);
 }
 
-/** Where this thread's notices go: stderr, unless {@linkcode noticesTo} routes them. */
-let noticeSink = (line: string): void => console.error(line);
+/** The routes {@linkcode noticesTo} set, the latest last; none: stderr. */
+const noticeRoutes: Array<(line: string) => void> = [];
 
 /**
  * Says one of the engine's notices (a worker failed, the index gives up on something) as a
@@ -241,7 +241,10 @@ let noticeSink = (line: string): void => console.error(line);
  * @param text what to say
  */
 export function notice(text: string): void {
-  noticeSink(`linewise: ${text}`);
+  const line = `linewise: ${text}`;
+  const route = noticeRoutes.at(-1);
+  if (route === undefined) console.error(line);
+  else route(line);
 }
 
 /**
@@ -250,12 +253,15 @@ export function notice(text: string): void {
  * messages (its rows wait in a buffer that stderr does not see).
  *
  * @param say takes a notice's line (without its line feed)
- * @returns what puts the route before this one back
+ * @returns what takes this route away again (in any order, as two greps may overlap)
  */
 export function noticesTo(say: (line: string) => void): () => void {
-  const before = noticeSink;
-  noticeSink = say;
-  return () => void (noticeSink = before);
+  const route = (line: string) => say(line);
+  noticeRoutes.push(route);
+  return () => {
+    const at = noticeRoutes.indexOf(route);
+    if (at !== -1) noticeRoutes.splice(at, 1);
+  };
 }
 
 /**

@@ -136,8 +136,9 @@ function propertyName(name: string): string {
   const reads = (spelled: string) => {
     try {
       return new RegExp(`\\p{${spelled}}`, "u") !== undefined;
-    } catch {
-      return false;
+    } catch (error) {
+      if (error instanceof SyntaxError) return false;
+      throw error;
     }
   };
   return reads(name) || !reads(`Script=${name}`) ? name : `Script=${name}`;
