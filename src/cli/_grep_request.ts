@@ -295,13 +295,16 @@ export function refuseRipgrepOnly(values: Values): void {
 }
 
 /**
- * For a grep given an option it does not know (one of ripgrep's, most likely), what it says
- * instead of the parser's advice on positionals: which option, and for the ones people
- * reach for, why linewise has none.
+ * For an option the command line does not know, what it says instead of the parser's advice
+ * (whose quotes do not pair): which option, and how to give a word that starts with `-`; for
+ * a grep given one of ripgrep's that people reach for, why linewise has none.
  */
 export function notTaken(error: Error, argv: readonly string[]): string | undefined {
   const option = /^Unknown option '([^']+)'/.exec(error.message)?.[1];
-  if (option === undefined || commandOf(argv) !== "grep") return undefined;
+  if (option === undefined) return undefined;
+  if (commandOf(argv) !== "grep") {
+    return `unknown option ${option} (linewise --help lists the options; a word that starts with - goes after --, as in -- ${option})`;
+  }
   const why = NOT_TAKEN[option];
   return `grep does not take ${option}${
     why ? `: ${why}` : " (linewise --help lists what it takes)"

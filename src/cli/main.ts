@@ -274,7 +274,9 @@ async function sandboxOf(roots: string[], deny: string[], io: CliIo): Promise<Sa
           "deno task start names the current one: run deno run --allow-read=DIR " +
           "--allow-write=DIR src/cli/bin.ts for another)"
         : "";
-      throw new UsageError(`--root or --deny cannot be used: ${error.message}${hint}`);
+      // (The tools' advice to look with glob or list is no help for an option's folder.)
+      const said = error.message.replace(/; check the path with glob or list$/, "");
+      throw new UsageError(`--root or --deny cannot be used: ${said}${hint}`);
     }
     throw error;
   }

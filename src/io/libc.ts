@@ -131,7 +131,7 @@ function bind(): LibcOrReason {
       }
       return { libc: bindDeno(numbers) };
     }
-    return { reason: "this runtime (Node has no FFI)" };
+    return { reason: "Node, which has no FFI" };
   } catch (error) {
     return { reason: `the C library could not be loaded (${(error as Error).message})` };
   }
