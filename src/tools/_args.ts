@@ -19,9 +19,10 @@ interface PropertySchema {
 const PATH_ARGUMENTS = new Set(["path", "from", "to"]);
 
 /**
- * Optional arguments for which "" means "not given" (models send it for an argument they mean
- * to leave out). Text arguments are not among them: "" there is text (new_text "" deletes,
- * expected_text "" is an empty line).
+ * Optional string arguments for which "" means "not given" (models send it for an argument
+ * they mean to leave out), as it does for every optional argument that is no string (`""` for
+ * `end_line` or `ignore_case`). Text arguments are not among them: "" there is text (new_text
+ * "" deletes, expected_text "" is an empty line).
  */
 const EMPTY_IS_UNSET = new Set(["path", "glob", "version", "output"]);
 
@@ -55,9 +56,8 @@ export function checkArgs<T>(schema: JsonSchema, args: unknown, where = ""): T {
     }
   }
   for (const [name, property] of Object.entries(properties)) {
-    const value = given[name] === "" && EMPTY_IS_UNSET.has(name) && !required.includes(name)
-      ? undefined
-      : given[name];
+    const unset = EMPTY_IS_UNSET.has(name) || property.type !== "string";
+    const value = given[name] === "" && unset && !required.includes(name) ? undefined : given[name];
     if (value === undefined || value === null) {
       if (required.includes(name)) {
         throw new ArgumentError(`missing required argument ${JSON.stringify(where + name)}`);

@@ -45,6 +45,12 @@ describe("checkArgs()", () => {
       new_text: "",
     });
     assert.deepEqual(checkArgs(schema, { path: "" }), { path: "", count: 3, flag: false });
+    // (As any optional argument that is no string: "" is no number or boolean.)
+    assert.deepEqual(checkArgs(schema, { path: "a", count: "", flag: "" }), {
+      path: "a",
+      count: 3,
+      flag: false,
+    });
   });
 
   test("checkArgs() refuses a string outside its enum, naming the choices", () => {
