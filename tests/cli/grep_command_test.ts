@@ -23,6 +23,18 @@ class RecordingStore extends MemoryStore {
   }
 }
 
+/** The request of a grep's words, as the command line parses them. */
+function requestOf(words: string[], io: Parameters<typeof grepRequest>[3] = {}) {
+  const { values, positionals, tokens } = parseArgs({
+    args: withValuesJoined(["grep", ...words]),
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+    tokens: true,
+  });
+  return grepRequest(positionals.slice(1), values, tokens, io);
+}
+
 /** Runs grep with the words of a command line over a few files; its one query and output. */
 async function grep(...words: string[]) {
   const store = new RecordingStore({
@@ -31,18 +43,11 @@ async function grep(...words: string[]) {
     "d/c.md": "foo\n",
     "d/e/f.txt": "foo\n",
   });
-  const { values, positionals, tokens } = parseArgs({
-    args: withValuesJoined(["grep", ...words]),
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: true,
-    tokens: true,
-  });
   let stdout = "";
   let printedWhileSearching = "";
   store.searched = () => void (printedWhileSearching = stdout);
   const out = { stdout: (text: string) => void (stdout += text), stderr: () => {} };
-  await grepCommand(store, grepRequest(positionals.slice(1), values, tokens, {}), out);
+  await grepCommand(store, requestOf(words), out);
   assert.equal(store.queries.length, 1);
   return { query: store.queries[0], stdout, printedWhileSearching };
 }
@@ -95,19 +100,12 @@ test("off a terminal grep gathers what it prints into writes of 8 KiB, and flush
   for (let i = 0; i < 2_000; i++) files[`f/${String(i).padStart(4, "0")}.txt`] = "foo\n";
   /** The writes of a grep over the files, stdout's and stderr's in the order made. */
   const writes = async (words: string[], stdoutIsTerminal: boolean) => {
-    const { values, positionals, tokens } = parseArgs({
-      args: withValuesJoined(["grep", "--color", "never", ...words]),
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
     const made: Array<[string, string]> = [];
     const out = {
       stdout: (text: string) => void made.push(["out", text]),
       stderr: (text: string) => void made.push(["err", text]),
     };
-    const request = grepRequest(positionals.slice(1), values, tokens, { stdoutIsTerminal });
+    const request = requestOf(["--color", "never", ...words], { stdoutIsTerminal });
     const status = await grepCommand(new MemoryStore(files), request, out);
     return { status, made, printed: made.filter(([to]) => to === "out").map(([, t]) => t) };
   };
@@ -152,20 +150,13 @@ test("the engine's notices during a grep come after the rows printed before them
       });
     }
   }
-  const { values, positionals, tokens } = parseArgs({
-    args: withValuesJoined(["grep", "--color", "never", "foo"]),
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: true,
-    tokens: true,
-  });
   const made: Array<[string, string]> = [];
   const out = {
     stdout: (text: string) => void made.push(["out", text]),
     stderr: (text: string) => void made.push(["err", text]),
   };
   const store = new NoticingStore({ "a.txt": "foo\n", "b.txt": "foo\n" });
-  const request = grepRequest(positionals.slice(1), values, tokens, { stdoutIsTerminal: false });
+  const request = requestOf(["--color", "never", "foo"], { stdoutIsTerminal: false });
   assert.equal(await grepCommand(store, request, out), 0);
   assert.deepEqual(made, [
     ["out", "a.txt:1:foo\n"],
@@ -185,16 +176,9 @@ test("the engine's notices during a grep come after the rows printed before them
 
 test("--vimgrep prints no colour on a terminal unless --color always asks, as ripgrep", async () => {
   const printed = async (words: string[]) => {
-    const { values, positionals, tokens } = parseArgs({
-      args: withValuesJoined(["grep", ...words]),
-      options: OPTIONS,
-      allowPositionals: true,
-      strict: true,
-      tokens: true,
-    });
     let stdout = "";
     const out = { stdout: (text: string) => void (stdout += text), stderr: () => {} };
-    const request = grepRequest(positionals.slice(1), values, tokens, { stdoutIsTerminal: true });
+    const request = requestOf(words, { stdoutIsTerminal: true });
     await grepCommand(new MemoryStore({ "a.txt": "a foo\n" }), request, out);
     return stdout;
   };
