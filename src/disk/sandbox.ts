@@ -27,7 +27,6 @@ import {
   NotFoundError,
   PathChangedError,
   PathOutsideRootError,
-  StoreError,
 } from "../store/errors.ts";
 
 /** What a {@linkcode Sandbox} is built from. */
@@ -251,22 +250,7 @@ export class Sandbox {
   }
 
   #resolve(path: string, options: ResolveOptions): ResolvedPath {
-    // Backslashes separate, as in a Windows path, but where a name may hold one, a path that
-    // names an existing file with it is that file first: the tools show such a name quoted
-    // (`"a\\b.txt"`), and take it back. (Held within the roots as any path: a name is one
-    // segment, and anything else, `..\\x` too, goes on as separated.)
-    if (!this.#windows && path.includes("\\")) {
-      try {
-        const named = this.#resolveClean(cleanUserPath(path, false, true), path, {});
-        if (named.exists) return named;
-      } catch (error) {
-        if (!(error instanceof StoreError)) throw error;
-      }
-    }
-    return this.#resolveClean(cleanUserPath(path, this.#windows), path, options);
-  }
-
-  #resolveClean(clean: string, path: string, options: ResolveOptions): ResolvedPath {
+    const clean = cleanUserPath(path, this.#windows);
     const absolute = nativePath.isAbsolute(clean)
       ? nativePath.resolve(clean)
       : nativePath.resolve(this.roots[0], clean);

@@ -14,14 +14,13 @@ const DRIVE_LETTER = /^[A-Za-z]:/;
  * separators (an agent writing `..\\x` means `../x`, and treating it as a file name would
  * hide the escape); drive letters and UNC prefixes name another system's absolute paths and
  * lie outside every root (a UNC path `\\\\host\\share` becomes `//host/share`, absolute and
- * outside). With `literal`, backslashes are left in the names (for a system where a name may
- * hold one: see `Sandbox.resolve`).
+ * outside).
  */
-export function cleanUserPath(path: unknown, windows = false, literal = false): string {
+export function cleanUserPath(path: unknown, windows = false): string {
   if (typeof path !== "string") throw new TypeError(`path must be a string, got ${typeof path}`);
   if (path.includes("\0")) throw new PathOutsideRootError(path);
   if (!windows && DRIVE_LETTER.test(path)) throw new PathOutsideRootError(path);
-  const slashed = literal ? path : path.replaceAll("\\", "/");
+  const slashed = path.replaceAll("\\", "/");
   return slashed === "" ? "." : slashed;
 }
 

@@ -3,7 +3,6 @@ import * as fs from "node:fs/promises";
 import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import process from "node:process";
 import { literalMatcher } from "../../src/core/mod.ts";
 import { DirectoryStore } from "../../src/disk/directory_store.ts";
 import { Sandbox } from "../../src/disk/sandbox.ts";
@@ -420,46 +419,6 @@ describe("a symlink whose target ends with a separator", () => {
       store.close();
     } finally {
       await fs.rm(root, { recursive: true, force: true });
-    }
-  });
-});
-
-describe("a name that holds a backslash", () => {
-  it("is found by that name first; otherwise backslashes separate, as in a Windows path", {
-    skip: process.platform === "win32",
-  }, async () => {
-    const base = await fs.realpath(await fs.mkdtemp(path.join(os.tmpdir(), "linewise-bs-")));
-    const root = path.join(base, "root");
-    try {
-      for (const dir of ["root/a", "root/sub", "outside"]) {
-        await fs.mkdir(path.join(base, dir), { recursive: true });
-      }
-      const files: Record<string, string> = {
-        "root/a\\b.txt": "named\n",
-        "root/a/b.txt": "separated\n",
-        "root/sub/x.txt": "x\n",
-        "root/k\\y.env": "denied\n",
-        "outside/secret.txt": "secret\n",
-      };
-      for (const [name, text] of Object.entries(files)) {
-        await fs.writeFile(path.join(base, name), text);
-      }
-      const store = await DirectoryStore.create({ roots: [root], deny: ["*.env"] });
-      const read = async (asked: string) => (await store.readText(asked)).text;
-      assert.equal(await read("a\\b.txt"), "named\n");
-      assert.equal(await read("a/b.txt"), "separated\n");
-      assert.equal(await read("sub\\x.txt"), "x\n", "no such name: the backslash separates");
-      assert.deepEqual(await store.glob({ glob: "*.txt" }), ["a/b.txt", "a\\b.txt", "sub/x.txt"]);
-      await assert.rejects(read("k\\y.env"), { code: "denied" });
-      // (A climb is refused as before, even where a file inside is named so.)
-      await assert.rejects(read("..\\outside\\secret.txt"), { code: "outside_root" });
-      await fs.writeFile(path.join(root, "..\\outside\\secret.txt"), "inside\n");
-      await assert.rejects(read("..\\outside\\secret.txt"), { code: "outside_root" });
-      // (A new file's path is separated: a backslash makes no name that does not exist.)
-      await store.write("sub\\new.txt", "new\n");
-      assert.equal(await fs.readFile(path.join(root, "sub", "new.txt"), "utf8"), "new\n");
-    } finally {
-      await fs.rm(base, { recursive: true, force: true });
     }
   });
 });
