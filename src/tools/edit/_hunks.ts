@@ -34,8 +34,13 @@ export function applyHunks(
   const lines = splitLines(splitBom(text).body).map(lineText);
   const notes: string[] = [];
   const placed = hunks.map((hunk, index) => {
-    const { old, added } = sidesOf(hunk);
     const which = `hunk ${index + 1} of ${path} (@@ -${hunk.oldStart},${hunk.oldLines})`;
+    // The hunk's lines as they are, or as a diff of a CRLF file writes them (each with the `\r`
+    // of its terminator): the first reading that holds at the hunk's line, else the first
+    // that stands at one other place alone.
+    const readings = [sidesOf(hunk, false), sidesOf(hunk, true)];
+    const { old, added } = readings.find((r) => holdsAt(lines, r.old, hunk.oldStart)) ??
+      readings.find((r) => runsOf(lines, r.old).length === 1) ?? readings[0];
     if (old.length === 0) {
       // A pure insertion: it goes before line oldStart (after oldStart - 1).
       const after = hunk.oldStart - 1;
@@ -84,25 +89,26 @@ export function applyHunks(
     }
     delta += hunk.added.length - hunk.count;
   }
-  // (A diff that only adds or removes the last line's line feed changes nothing: said so.)
-  if (out === text && hunks.some((hunk) => hunk.lines.some((l) => l[0] === "\\"))) {
+  // (A diff that changes only what edits keep, the line endings, the BOM or the last line
+  // feed, changes nothing: said so.)
+  if (out === text) {
     notes.push(
-      `${path}: the patch changes only whether the file ends with a line feed, which edits keep as it is; nothing changed`,
+      `${path}: the patch changes only what edits keep as it is (line endings, a BOM, the last line feed); nothing changed`,
     );
   }
   return { text: out, notes, delta };
 }
 
 /**
- * A hunk's lines as the file has them before and after it, as linewise reads lines: without a
- * `\r` before the line feed (the terminator `\r\n`, which `git diff` of a CRLF file keeps in
- * each line, or the diff's own, saved with CRLF), and without the BOM `git diff` puts in line 1
- * (the BOM is no part of line 1's text, and stays).
+ * A hunk's lines as the file has them before and after it, as linewise reads lines: without
+ * the BOM `git diff` puts in line 1 (the BOM is no part of line 1's text, and stays), and with
+ * `crlf`, without the last `\r` of each (the terminator `\r\n`, which a diff of a CRLF file
+ * keeps in each line; a lone `\r` is text, and stays).
  */
-function sidesOf(hunk: StructuredPatchHunk): { old: string[]; added: string[] } {
+function sidesOf(hunk: StructuredPatchHunk, crlf: boolean): { old: string[]; added: string[] } {
   const side = (marks: string, first: number) =>
     hunk.lines.filter((l) => marks.includes(l[0])).map((l, i) => {
-      const text = l.slice(1).replace(/\r+$/, "");
+      const text = crlf && l.endsWith("\r") ? l.slice(1, -1) : l.slice(1);
       return i === 0 && first === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
     });
   return { old: side(" -", hunk.oldStart), added: side(" +", hunk.newStart) };
@@ -118,8 +124,10 @@ export function createdText(hunks: readonly StructuredPatchHunk[]): string {
 /** Whether a file's lines are exactly the lines a deletion removes. */
 export function deletes(text: string, hunks: readonly StructuredPatchHunk[]): boolean {
   const lines = splitLines(splitBom(text).body).map(lineText);
-  const removed = hunks.flatMap((hunk) => sidesOf(hunk).old);
-  return lines.length === removed.length && lines.every((line, i) => line === removed[i]);
+  return [false, true].some((crlf) => {
+    const removed = hunks.flatMap((hunk) => sidesOf(hunk, crlf).old);
+    return lines.length === removed.length && lines.every((line, i) => line === removed[i]);
+  });
 }
 
 function signed(n: number): string {

@@ -74,8 +74,10 @@ export function patchTool(context: EditContext): ToolDefinition {
 /** The files of a patch, parsed; a patch with none, or one the tool cannot apply, is refused. */
 function filesOf(patch: string): StructuredPatch[] {
   let files: StructuredPatch[];
+  // (A diff saved with CRLF line endings of its own: each line's last `\r` is the diff's.)
+  const savedWithCrlf = patch.includes("\r\n") && !/(?:^|[^\r])\n/.test(patch);
   try {
-    files = parsePatch(patch);
+    files = parsePatch(savedWithCrlf ? patch.replaceAll("\r\n", "\n") : patch);
   } catch (error) {
     throw new InputError(`patch cannot be parsed: ${(error as Error).message}`);
   }

@@ -62,12 +62,32 @@ describe("patch", () => {
     const eol = await h.call("patch", {
       patch: gitDiff("bom.txt", "\uFEFFFIRST\nsecond", "\uFEFFFIRST\nsecond\n"),
     });
-    assert.match(okText(eol), /ends with a line feed, which edits keep as it is; nothing changed/);
+    assert.match(okText(eol), /changes only what edits keep as it is .*; nothing changed/);
     assert.equal(await text(h, "bom.txt"), "\uFEFFFIRST\nsecond\n");
     // The same diff saved with CRLF line endings of its own.
     const saved = gitDiff("b.txt", B.replace("beta", "BETA"), B).replaceAll("\n", "\r\n");
     await h.call("patch", { patch: saved });
     assert.equal(await text(h, "b.txt"), B);
+  });
+
+  test("a lone \\r is text: a hunk of a line that ends with one applies to that line", async () => {
+    // (Read as a CRLF diff, `foo\r` would be `foo`, which stands at line 1 alone.)
+    const lone = "foo\nmid\nfoo\r";
+    const crlf = "foo\r\nmid\r\nfoo\r\r\n";
+    const h = tools({ "lone.txt": lone, "crlf.txt": crlf });
+    const patch = createPatch("lone.txt", lone, "foo\nmid\nbaz", "", "", { context: 0 }) +
+      createPatch("crlf.txt", crlf, "foo\r\nmid\r\nbaz\r\n", "", "", { context: 0 });
+    const result = await h.call("patch", { patch });
+    assert.doesNotMatch(okText(result), /applied at line/);
+    assert.equal(await text(h, "lone.txt"), "foo\nmid\nbaz");
+    assert.equal(await text(h, "crlf.txt"), "foo\r\nmid\r\nbaz\r\n");
+    // A diff that changes only a BOM or the line endings changes nothing, and says so.
+    for (const [before, after] of [["\uFEFFa\nb\n", "a\nb\n"], ["a\r\nb\r\n", "a\nb\n"]]) {
+      const one = tools({ "f.txt": before });
+      const said = okText(await one.call("patch", { patch: gitDiff("f.txt", before, after) }));
+      assert.match(said, /changes only what edits keep as it is .*; nothing changed/, before);
+      assert.equal(await text(one, "f.txt"), before);
+    }
   });
 
   test("a hunk whose context moved is applied where it stands, and says so", async () => {
