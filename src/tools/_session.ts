@@ -38,6 +38,11 @@ export const UNDO_STEPS = 10;
  * runs at once, each holding the mark of its arrival).
  */
 const HISTORY = 64;
+/**
+ * Shows remembered per file at the most, held marks or not: a mark older than these finds no
+ * version, and its numbered edit is refused, not misplaced (each show costs a pass over them).
+ */
+const HISTORY_HELD = 4096;
 
 /**
  * The session's memory of files, least recently used out. Memory is counted as two bytes per
@@ -49,7 +54,7 @@ export class Session {
   #bytes = 0;
   /** Grows with each version recorded as shown. */
   #shows = 0;
-  /** The marks of the calls under way that hold one (see {@linkcode hold}). */
+  /** The marks of the calls under way that hold one (see {@linkcode hold}), oldest first. */
   readonly #held: number[] = [];
 
   constructor(budget: number) {
@@ -139,8 +144,11 @@ export class Session {
     file.shown.push({ version, text, ...(known.identity || known.lines ? known : {}) });
     file.history.push({ at: ++this.#shows, version });
     // (The first show goes only when a later one was already the latest at every held mark.)
-    const oldest = this.#held.length === 0 ? Infinity : Math.min(...this.#held);
-    while (file.history.length > HISTORY && file.history[1].at <= oldest) file.history.shift();
+    const oldest = this.#held[0] ?? Infinity;
+    while (
+      file.history.length > HISTORY &&
+      (file.history[1].at <= oldest || file.history.length > HISTORY_HELD)
+    ) file.history.shift();
     const dropped = file.shown.length > VERSIONS_PER_FILE ? this.#drop(file) : undefined;
     // (Nothing held was added or let go, as for most files a grep shows: the bytes held stay.)
     const held = text !== undefined || known.lines !== undefined;
@@ -217,10 +225,13 @@ export class Session {
 
   /** Drops a file's oldest version shown but one a held mark needs, and returns it. */
   #drop(file: FileMemory): Shown | undefined {
-    const needed = new Set(this.#held.flatMap((mark) => {
-      const then = file.history.findLast((shown) => shown.at <= mark);
-      return then === undefined ? [] : [then.version];
-    }));
+    // (The marks and the shows are both in order: one pass over each.)
+    const needed = new Set<string | undefined>();
+    let then = -1;
+    for (const mark of this.#held) {
+      while (then + 1 < file.history.length && file.history[then + 1].at <= mark) then++;
+      if (then !== -1) needed.add(file.history[then].version);
+    }
     const at = file.shown.findIndex((shown) => !needed.has(shown.version));
     return at === -1 ? undefined : file.shown.splice(at, 1)[0];
   }

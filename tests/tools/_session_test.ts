@@ -133,6 +133,16 @@ describe("Session", () => {
     assert.equal(s.latest("a.txt", held.mark), undefined, "the shows before are let go");
   });
 
+  test("a held mark is let go past 4,096 shows of its file: its edit is refused, not misplaced", () => {
+    const s = new Session(1 << 20);
+    s.showed("a.txt", "v0\n");
+    const held = s.hold();
+    for (let i = 1; i <= 4100; i++) s.showed("a.txt", `v${i}\n`);
+    assert.equal(s.latest("a.txt", held.mark), undefined);
+    assert.equal(s.latest("a.txt")?.text, "v4100\n");
+    held.release();
+  });
+
   test("a hold let go twice lets go once: another hold of the same mark stays", () => {
     const s = new Session(1 << 20);
     s.showed("a.txt", "v0\n");
