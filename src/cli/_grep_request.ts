@@ -178,9 +178,11 @@ function literalsOf(pattern: string): string {
     SKIPPED.lastIndex = HEX.lastIndex = at;
     const skipped = SKIPPED.exec(pattern)?.[0];
     const hex = HEX.exec(pattern);
+    const code = hex === null ? 0 : parseInt(hex[1] ?? hex[2], 16);
     if (skipped !== undefined) at += skipped.length - 1;
     else if (hex !== null) {
-      literals += String.fromCodePoint(parseInt(hex[1] ?? hex[2], 16));
+      // (Past U+10FFFF there is no character: the pattern's own compiling says so.)
+      if (code <= 0x10FFFF) literals += String.fromCodePoint(code);
       at += hex[0].length - 1;
     } else if (pattern[at] === "\\") {
       const next = pattern[++at] ?? "";

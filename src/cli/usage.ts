@@ -35,7 +35,7 @@ Options (anywhere on the line):
   --max-lines N         rows per result (default 2000)
   --max-chars N         characters per result (default 60000)
   --max-edit-bytes N    largest file the edit tools load (default 67108864)
-  --timeout SECONDS     how long one grep may run (serve and call: default 10)
+  --timeout SECONDS     how long one grep may run (default 10; grep's own: none)
   -j, --threads N       threads a grep reads files with (default: one per core, at most 8)
   --no-cache            serve: neither load nor save the search index in ~/.cache/linewise
 

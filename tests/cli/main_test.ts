@@ -154,6 +154,10 @@ describe("the linewise command line", () => {
       assert.match(joined.stderr, /^linewise: pattern ".*" is not a valid regular expression/);
       assert.equal(joined.stdout, "", words.join(" "));
     }
+    // (Also a character past U+10FFFF, which -S reads the literals of first.)
+    const past = runCli(["grep", "-S", "\\x{110000}"], root.dir);
+    assert.equal(past.status, 2);
+    assert.match(past.stderr, /^linewise: pattern ".*" is not a valid regular expression/);
     const inline = runCli(["grep", "-w", "(?i)two"], root.dir);
     assert.match(
       inline.stderr,

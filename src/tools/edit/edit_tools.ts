@@ -356,7 +356,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
       description: [
         "Inserts text as whole lines after after_line.",
         LINE_RULE,
-        "Numbers are checked against version, as in replace_lines.",
+        "Numbers are checked against version (or expected_text), as in replace_lines.",
         AFTER,
       ].join(" "),
       inputSchema: standaloneSchema(insertSchema),
