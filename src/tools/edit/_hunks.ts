@@ -36,11 +36,11 @@ export function applyHunks(
   const placed = hunks.map((hunk, index) => {
     const which = `hunk ${index + 1} of ${path} (@@ -${hunk.oldStart},${hunk.oldLines})`;
     // The hunk's lines as they are, or as a diff of a CRLF file writes them (each with the `\r`
-    // of its terminator): the first reading that holds at the hunk's line, else the first
-    // that stands at one other place alone.
-    const readings = [sidesOf(hunk, false), sidesOf(hunk, true)];
-    const { old, added } = readings.find((r) => holdsAt(lines, r.old, hunk.oldStart)) ??
-      readings.find((r) => runsOf(lines, r.old).length === 1) ?? readings[0];
+    // of its terminator): the reading that holds at the hunk's line; else the lines as they
+    // are, looked for elsewhere, unless they stand nowhere (then the other reading is).
+    const [exact, crlf] = [sidesOf(hunk, false), sidesOf(hunk, true)];
+    const { old, added } = [exact, crlf].find((r) => holdsAt(lines, r.old, hunk.oldStart)) ??
+      (runsOf(lines, exact.old).length > 0 ? exact : crlf);
     if (old.length === 0) {
       // A pure insertion: it goes before line oldStart (after oldStart - 1).
       const after = hunk.oldStart - 1;

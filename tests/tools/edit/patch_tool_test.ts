@@ -81,6 +81,11 @@ describe("patch", () => {
     assert.doesNotMatch(okText(result), /applied at line/);
     assert.equal(await text(h, "lone.txt"), "foo\nmid\nbaz");
     assert.equal(await text(h, "crlf.txt"), "foo\r\nmid\r\nbaz\r\n");
+    // (A hunk that stands at several other places is refused, in either reading.)
+    const twice = tools({ "t.txt": "x\r\nx\r\nx\nq\n" });
+    const moved = "--- a/t.txt\n+++ b/t.txt\n@@ -4,1 +4,1 @@\n-x\r\n+y\r\n";
+    assert.match(errorText(await twice.call("patch", { patch: moved })), /several other places/);
+    assert.equal(await text(twice, "t.txt"), "x\r\nx\r\nx\nq\n");
     // A diff that changes only a BOM or the line endings changes nothing, and says so.
     for (const [before, after] of [["\uFEFFa\nb\n", "a\nb\n"], ["a\r\nb\r\n", "a\nb\n"]]) {
       const one = tools({ "f.txt": before });
