@@ -11,7 +11,15 @@ import {
 import { eachRow, shownRows } from "../../store/flat_rows.ts";
 import type { FileStore, SearchResult } from "../../store/file_store.ts";
 import { ArgumentError, checkArgs } from "../_args.ts";
-import { capped, ok, rowChars, skippedField, skippedNote, unreadableNote } from "../_results.ts";
+import {
+  capped,
+  ok,
+  pageNote,
+  rowChars,
+  skippedField,
+  skippedNote,
+  unreadableNote,
+} from "../_results.ts";
 import type { Session } from "../_session.ts";
 import { searchedVersions } from "./_shown.ts";
 import { VERSION_DIGITS } from "../../versions/mod.ts";
@@ -125,9 +133,9 @@ export function grepTool(store: FileStore, settings: Settings, session: Session)
       if (checked.output === "content") {
         return grep(store, settings, session, layOut, checked, context);
       }
-      if (checked.offset > 0) {
+      if (checked.offset > 0 && checked.output === "count") {
         throw new ArgumentError(
-          `offset continues the rows of output "content"; "${checked.output}" has no rows to skip`,
+          `offset continues the rows of output "content" and the files of "files"; "count" has none to skip`,
         );
       }
       // Counting wants every match (within the time budget), unless max_matches is given.
@@ -263,10 +271,12 @@ async function counted(
   context: CallContext = {},
 ): Promise<ToolResult> {
   const { result, engine } = await search(store, settings, args, context);
-  const files = result.files.map((file) => ({
+  const all = result.files.map((file) => ({
     path: quotePath(file.path),
     count: file.matchedLines ?? file.rows.filter((row) => row.match).length,
   }));
+  // (The files listed go on from an offset, as glob's do.)
+  const files = args.output === "files" ? all.slice(args.offset) : all;
   const listed = args.output === "files"
     ? capped(files.map((f) => `${f.path}\t${f.count}`), settings)
     : { text: "", count: files.length };
@@ -282,7 +292,18 @@ async function counted(
   }
   const stopped = budgetHit ? "output_budget" : result.stopped;
   if (result.files.length === 0 && !stopped) text = appendNote(text, noMatch(args, result));
-  for (const note of stopNotes(result, shown, stopped, args)) text = appendNote(text, note);
+  if (args.output === "files" && (budgetHit || args.offset > 0)) {
+    text = appendNote(text, pageNote("files", args.offset, args.offset + listed.count, all.length));
+  }
+  // (Counts stopped at max_matches are of the lines found so far: no offset goes on from them.)
+  if (result.stopped === "max_matches") {
+    text = appendNote(
+      text,
+      `stopped at max_matches=${args.max_matches}: the counts are of the first ${args.max_matches} matching lines, and more exist: raise max_matches to count them all, or narrow the search`,
+    );
+  }
+  const said = stopped === "time" ? stopped : undefined;
+  for (const note of stopNotes(result, shown, said, args)) text = appendNote(text, note);
   const structured: Record<string, unknown> = {
     files: args.output === "files" ? shown.files : [],
     matched_lines: shown.matchedLines,

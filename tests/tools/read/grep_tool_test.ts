@@ -749,16 +749,31 @@ describe("grep offset", () => {
     assert.equal(next.structuredContent?.matched_lines, 2);
   });
 
-  test("an offset past the matches says so; files and count take none", async () => {
+  test("an offset past the matches says so; count takes none", async () => {
     const h = tools(files);
     assert.equal(
       okText(await h.call("grep", { pattern: "hit", offset: 9 })),
       "[offset 9 is past the 6 matching lines there are]\n",
     );
     assert.match(
-      errorText(await h.call("grep", { pattern: "hit", output: "files", offset: 1 })),
-      /^offset continues the rows of output "content"; "files" has no rows to skip$/,
+      errorText(await h.call("grep", { pattern: "hit", output: "count", offset: 1 })),
+      /^offset continues the rows of output "content" and the files of "files"; "count" has none/,
     );
+  });
+
+  test("output files continues from the offset its note names, as glob does", async () => {
+    const h = tools(files, { maxLines: 2 });
+    const first = okText(await h.call("grep", { pattern: "hit", output: "files" }));
+    assert.equal(first, "f0.txt\t2\nf1.txt\t2\n[showing files 1-2 of 3; continue with offset=2]\n");
+    const rest = okText(await h.call("grep", { pattern: "hit", output: "files", offset: 2 }));
+    assert.equal(rest, "f2.txt\t2\n[showing files 3-3 of 3]\n");
+    // (Stopped at max_matches, the counts are of the lines found so far, and say so.)
+    const part = okText(await h.call("grep", { pattern: "hit", output: "files", max_matches: 3 }));
+    assert.match(
+      part,
+      /^f0\.txt\t2\nf1\.txt\t1\n.*\[stopped at max_matches=3: the counts are of the first 3 matching lines/s,
+    );
+    assert.doesNotMatch(part, /continue with offset/);
   });
 });
 
