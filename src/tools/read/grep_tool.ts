@@ -227,10 +227,14 @@ function skipMatches(result: SearchResult, offset: number, context: number): Sea
       left -= matches;
       continue;
     }
-    const last = file.rows.filter((row) => row.match)[left - 1].line;
+    const matching = file.rows.filter((row) => row.match);
+    const last = matching[left - 1].line;
+    const first = matching[left].line; // (the first shown: its context before it stays)
     files.push({
       ...file,
-      rows: file.rows.filter((row) => row.line > last + context || (row.match && row.line > last)),
+      rows: file.rows.filter((row) =>
+        row.match ? row.line > last : row.line > last + context || row.line >= first - context
+      ),
     });
     left = 0;
   }
@@ -326,7 +330,7 @@ async function grep(
   const result = skipMatches(searched.result, args.offset, args.context);
   // The first files the budget lets through get their versions (each costs reading the file
   // again, so not every file gets one); the session records every file shown.
-  const laidOut = layOut(result, args.context > 0);
+  const laidOut = layOut(result, args.context);
   const versioned = Math.min(laidOut.files.length, VERSIONED_FILES);
   const found = await searchedVersions(store, session, settings, result.files.slice(0, versioned));
   for (let i = 0; i < laidOut.files.length; i++) {
@@ -412,7 +416,8 @@ const VERSION_CHARS = 2 + VERSION_DIGITS;
  * the first {@linkcode VERSIONED_FILES} files for its version (found only for the files
  * shown, so afterwards: see {@linkcode withVersions}).
  */
-function render(result: SearchResult, separators: boolean, settings: Settings): LaidOut {
+function render(result: SearchResult, context: number, settings: Settings): LaidOut {
+  const separators = context > 0;
   const maxChars = rowChars(settings);
   const rowOptions = { cut: settings.cut };
   const out: LaidOut = { blocks: [], files: [], matchedLines: 0, budgetHit: false };
@@ -433,6 +438,9 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
     let last = block;
     let lines: number[] = [];
     let previous = -1; // the line of the row before
+    // (The block up to the last row a shown match owns: itself, or its context after it.)
+    let owned = { length: block.length, last };
+    let lastMatch = -Infinity;
     // (A file whose rows all fit is taken whole, where it can be: one piece, not a row each.)
     const whole = separators ? undefined : shownRows(file, rowOptions.cut);
     if (
@@ -470,10 +478,17 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
         block += shown;
         last = shown;
         rowCount++;
-        if (match) lines.push(line);
+        if (match) lines.push(line), lastMatch = line;
+        if (match || line <= lastMatch + context) owned = { length: block.length, last };
         previous = line;
         return true;
       });
+      // (Cut by the budget, a block ends with its last match's own context: the rows after it
+      // lead up to a match not shown, and the offset that continues shows them with it.)
+      if (out.budgetHit && block.length > owned.length) {
+        block = block.slice(0, owned.length);
+        last = owned.last;
+      }
     }
     if (lines.length > 0) {
       out.blocks.push({ head, body: block });
@@ -487,7 +502,7 @@ function render(result: SearchResult, separators: boolean, settings: Settings): 
   return out;
 }
 
-type Renderer = (result: SearchResult, separators: boolean) => LaidOut;
+type Renderer = (result: SearchResult, context: number) => LaidOut;
 
 /**
  * {@linkcode render} with one tool's settings, laying out each result once: a kept result
@@ -495,12 +510,12 @@ type Renderer = (result: SearchResult, separators: boolean) => LaidOut;
  * thousands of rows for a grep repeated.
  */
 function renderer(settings: Settings): Renderer {
-  const laidOut = new WeakMap<SearchResult, { separators: boolean; laidOut: LaidOut }>();
-  return (result, separators) => {
+  const laidOut = new WeakMap<SearchResult, { context: number; laidOut: LaidOut }>();
+  return (result, context) => {
     const known = laidOut.get(result);
-    if (known?.separators === separators) return known.laidOut;
-    const fresh = render(result, separators, settings);
-    laidOut.set(result, { separators, laidOut: fresh });
+    if (known?.context === context) return known.laidOut;
+    const fresh = render(result, context, settings);
+    laidOut.set(result, { context, laidOut: fresh });
     return fresh;
   };
 }

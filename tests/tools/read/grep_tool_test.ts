@@ -761,6 +761,26 @@ describe("grep offset", () => {
     );
   });
 
+  test("pages with context neither show a hidden match's context nor repeat it", async () => {
+    const lines = Array.from(
+      { length: 14 },
+      (_, i) => [1, 9].includes(i + 1) ? "foo" : `c${i + 1}`,
+    );
+    const h = tools({ "a.txt": lines.join("\n") + "\n" }, { maxLines: 4 });
+    const first = okText(await h.call("grep", { pattern: "^foo", context: 2 }));
+    // (Rows 7 and 8 lead up to the match at 9, which this page does not show.)
+    assert.match(
+      first,
+      /^a\.txt @[0-9a-f]{8}\n1\tfoo\n2-\tc2\n3-\tc3\n\[output budget reached: showing 1 matching line in 1 file; more matches exist: continue with offset=1/,
+    );
+    const second = okText(await h.call("grep", { pattern: "^foo", context: 2, offset: 1 }));
+    assert.match(second, /^a\.txt @[0-9a-f]{8}\n7-\tc7\n8-\tc8\n9\tfoo\n10-\tc10\n/);
+    // From an offset, a shown match keeps its own context where it touches a skipped one's.
+    const close = tools({ "b.txt": "foo\nfoo\nc3\nc4\nc5\nc6\n" });
+    const shown = okText(await close.call("grep", { pattern: "^foo", context: 2, offset: 1 }));
+    assert.match(shown, /^b\.txt @[0-9a-f]{8}\n2\tfoo\n3-\tc3\n4-\tc4\n$/);
+  });
+
   test("output files continues from the offset its note names, as glob does", async () => {
     const h = tools(files, { maxLines: 2 });
     const first = okText(await h.call("grep", { pattern: "hit", output: "files" }));
