@@ -128,9 +128,11 @@ async function readRanges(
   let rowsLeft = settings.maxLines;
   let charsLeft = settings.maxChars;
   const parts: Record<string, unknown>[] = [];
+  let stopped = false; // (before a range: the budget left none)
   for (const [i, range] of ranges.entries()) {
     const left = { ...settings, maxLines: rowsLeft, maxChars: charsLeft };
     if (rowsLeft < 1 || rowChars(left) < 1 || charsLeft <= NOTE_ROOM) {
+      stopped = true;
       text = appendNote(
         text,
         `output budget reached: ranges from lines ${range.start_line}-${
@@ -154,6 +156,8 @@ async function readRanges(
   const version = first.version as string | undefined;
   return ok(version === undefined ? text : `[version ${version}]\n${text}`, {
     ...first,
+    // (Cut anywhere, the whole is: a range cut short, or ranges not shown.)
+    truncated: stopped || parts.some((p) => p.truncated === true),
     ranges: parts.map((p) => ({
       start_line: p.start_line,
       end_line: p.end_line,
@@ -225,7 +229,12 @@ async function read(
   let text = rows.text;
   if (truncated) {
     const of = range.total !== undefined ? ` of ${range.total}` : "";
-    text = appendNote(text, `lines ${start}-${last}${of}; continue with start_line=${last + 1}`);
+    // (With the end asked for, so that the read continued stops where this one would have.)
+    const to = args.end_line === undefined ? "" : `, end_line=${args.end_line}`;
+    text = appendNote(
+      text,
+      `lines ${start}-${last}${of}; continue with start_line=${last + 1}${to}`,
+    );
     structured.next_start_line = last + 1;
   }
   if (range.invalidUtf8) {

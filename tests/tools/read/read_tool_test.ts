@@ -516,18 +516,18 @@ describe("read ranges", () => {
 
   test("keeps to one output budget, saying which ranges it left out", async () => {
     const h = memoryTools({ "a.txt": HUNDRED }, { maxLines: 10 });
-    const text = rowsText(
-      await h.call("read", {
-        path: "a.txt",
-        ranges: [{ start_line: 1, end_line: 8 }, { start_line: 50, end_line: 60 }, {
-          start_line: 90,
-        }],
-      }),
-    );
+    const result = await h.call("read", {
+      path: "a.txt",
+      ranges: [{ start_line: 1, end_line: 8 }, { start_line: 50, end_line: 60 }, {
+        start_line: 90,
+      }],
+    });
+    // (The note continues the range cut short to its own end, and the whole says it was cut.)
     assert.match(
-      text,
-      /\n8\tl8\n\[lines 50-51\]\n50\tl50\n51\tl51\n\[lines 50-51 of 100; continue with start_line=52\]\n\[output budget reached: ranges from lines 90-end on are not shown; read them next\]\n$/,
+      rowsText(result),
+      /\n8\tl8\n\[lines 50-51\]\n50\tl50\n51\tl51\n\[lines 50-51 of 100; continue with start_line=52, end_line=60\]\n\[output budget reached: ranges from lines 90-end on are not shown; read them next\]\n$/,
     );
+    assert.equal(result.structuredContent?.truncated, true);
   });
 
   test("refuses ranges beside start_line, and a range past the end", async () => {
