@@ -296,9 +296,8 @@ async function counted(
   }
   const stopped = budgetHit ? "output_budget" : result.stopped;
   if (result.files.length === 0 && !stopped) text = appendNote(text, noMatch(args, result));
-  if (args.output === "files" && (budgetHit || args.offset > 0)) {
-    text = appendNote(text, pageNote("files", args.offset, args.offset + listed.count, all.length));
-  }
+  const said = stopped === "time" ? stopped : undefined;
+  for (const note of stopNotes(result, shown, said, args)) text = appendNote(text, note);
   // (Counts stopped at max_matches are of the lines found so far: no offset goes on from them.)
   if (result.stopped === "max_matches") {
     text = appendNote(
@@ -306,8 +305,9 @@ async function counted(
       `stopped at max_matches=${args.max_matches}: the counts are of the first ${args.max_matches} matching lines, and more exist: raise max_matches to count them all, or narrow the search`,
     );
   }
-  const said = stopped === "time" ? stopped : undefined;
-  for (const note of stopNotes(result, shown, said, args)) text = appendNote(text, note);
+  if (args.output === "files" && (budgetHit || args.offset > 0)) {
+    text = appendNote(text, pageNote("files", args.offset, args.offset + listed.count, all.length));
+  }
   const structured: Record<string, unknown> = {
     files: args.output === "files" ? shown.files : [],
     matched_lines: shown.matchedLines,
@@ -371,12 +371,12 @@ function answerOf(
         : noMatch(args, result),
     );
   }
-  notes.push(...stopNotes(result, shown, stopped, args));
   if (shown.files.length > VERSIONED_FILES) {
     notes.push(
       `the first ${VERSIONED_FILES} files carry their versions; read any other before editing it by line number`,
     );
   }
+  notes.push(...stopNotes(result, shown, stopped, args));
   const text = appendNotes(shown.pieces, notes);
   const structured: Record<string, unknown> = {
     files: shown.files,
@@ -538,6 +538,8 @@ function stopNotes(
   stopped: string | undefined,
   args: GrepArgs,
 ): string[] {
+  // (The note on how the search stopped, and how to go on, comes last: the answer ends with it.)
+  const stop: string[] = [];
   const notes: string[] = [];
   const where = `${shown.matchedLines} matching ${
     shown.matchedLines === 1 ? "line" : "lines"
@@ -551,33 +553,33 @@ function stopNotes(
   const hiddenMatches = result.matchedLines > shown.matchedLines ||
     result.stopped === "max_matches";
   if (stopped === "output_budget" && hiddenMatches) {
-    notes.push(
+    stop.push(
       `output budget reached: showing ${where}; more matches exist: continue with offset=${
         args.offset + shown.matchedLines
       }, or narrow the search`,
     );
   } else if (stopped === "output_budget") {
-    notes.push(
+    stop.push(
       `output budget reached: showing all ${where}, but some of their context lines are cut. Ask for less context, or read the lines with read`,
     );
   } else if (stopped === "max_matches") {
-    notes.push(
+    stop.push(
       `stopped at max_matches=${args.max_matches}: showing ${where}; more matches exist${left}. Continue with offset=${
         args.offset + shown.matchedLines
       }, or narrow the search`,
     );
   } else if (stopped === "time" && result.neverStarted) {
-    notes.push(
+    stop.push(
       "stopped by the time budget before the search could start: other searches had the server's turns. Try again, or narrow the search with path or glob",
     );
   } else if (stopped === "time" && result.patternStopped) {
-    notes.push(
+    stop.push(
       `stopped by the time budget: the pattern was still matching (lookarounds, backreferences or a very large pattern run where they can be stopped); showing ${where} from the ${result.filesSearched} ${
         result.filesSearched === 1 ? "file" : "files"
       } searched to the end${left}. Simplify the pattern, or narrow the search with path or glob`,
     );
   } else if (stopped === "time") {
-    notes.push(
+    stop.push(
       `stopped by the time budget: showing ${where}${left}. Narrow the search with path or glob`,
     );
   }
@@ -598,5 +600,5 @@ function stopNotes(
   if (unreadable) notes.push(unreadable);
   const skipped = args.include_ignored ? undefined : skippedNote(result.skipped, "searches them");
   if (skipped) notes.push(skipped);
-  return notes;
+  return [...notes, ...stop];
 }

@@ -781,6 +781,20 @@ describe("grep offset", () => {
     assert.match(shown, /^b\.txt @[0-9a-f]{8}\n2\tfoo\n3-\tc3\n4-\tc4\n$/);
   });
 
+  test("a stopped grep ends with the note that says how to go on", async () => {
+    const more: Files = {
+      ...files,
+      ".hidden.txt": "hit\n",
+      "bin.dat": new Uint8Array([104, 105, 116, 0]),
+    };
+    const h = tools(more);
+    const said = okText(await h.call("grep", { pattern: "hit", max_matches: 2 }));
+    assert.match(
+      said,
+      /binary file skipped\]\n.*left out.*\]\n\[stopped at max_matches=2: .* Continue with offset=2, or narrow the search\]\n$/s,
+    );
+  });
+
   test("output files continues from the offset its note names, as glob does", async () => {
     const h = tools(files, { maxLines: 2 });
     const first = okText(await h.call("grep", { pattern: "hit", output: "files" }));
