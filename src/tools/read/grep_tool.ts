@@ -560,7 +560,9 @@ function stopNotes(
     );
   } else if (stopped === "output_budget") {
     stop.push(
-      `output budget reached: showing all ${where}, but some of their context lines are cut. Ask for less context, or read the lines with read`,
+      `output budget reached: showing ${
+        args.offset > 0 ? "the last" : "all"
+      } ${where}, but some of their context lines are cut. Ask for less context, or read the lines with read`,
     );
   } else if (stopped === "max_matches") {
     stop.push(

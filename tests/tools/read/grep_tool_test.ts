@@ -281,6 +281,10 @@ describe("grep options", () => {
       "a.txt\n1-\ta\n2-\tb\n3\tfoo\n[output budget reached: showing all 1 matching line in 1 file, but some of their context lines are cut. Ask for less context, or read the lines with read]\n",
     );
     assert.doesNotMatch(grepText(result), /more matches exist/);
+    // (From an offset, they are the last ones.)
+    const two = tools({ "a.txt": "foo\na\nb\nfoo\nc\nd\n" }, { maxLines: 3 });
+    const last = grepText(await two.call("grep", { pattern: "foo", context: 2, offset: 1 }));
+    assert.match(last, /\[output budget reached: showing the last 1 matching line in 1 file, but/);
   });
 
   test("grep shows the first match when its context before it fills the budget", async () => {
