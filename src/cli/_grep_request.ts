@@ -7,7 +7,6 @@
 import * as fs from "node:fs";
 import { unquotePath } from "../core/mod.ts";
 import { ripgrepGlob } from "./_ripgrep_glob.ts";
-import { readStdin } from "./_stdin.ts";
 import type { GrepRequest } from "./grep_command.ts";
 import { bytesOf, commandOf, count, seconds, UsageError, type Values } from "./_options.ts";
 
@@ -217,7 +216,7 @@ function patternsIn(file: string): string[] {
   try {
     // (A BOM is kept, as in ripgrep: a pattern's first character.)
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
-      file === "-" ? readStdin() : fs.readFileSync(file),
+      fs.readFileSync(file === "-" ? 0 : file),
     );
   } catch (error) {
     const code = (error as { code?: string }).code;

@@ -125,11 +125,7 @@ export function outputBuffer(write: (text: string) => void, chars: number): Outp
 /** A word nothing wakes, to wait on. */
 let asleep: Int32Array | undefined;
 
-/**
- * Blocks the thread for `ms` milliseconds.
- *
- * @param ms how long
- */
-export function pause(ms: number): void {
+/** Blocks the thread for `ms` milliseconds. */
+function pause(ms: number): void {
   Atomics.wait(asleep ??= new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }

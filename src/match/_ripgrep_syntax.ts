@@ -135,7 +135,8 @@ export function ripgrepSpelled(pattern: string): string | undefined {
 function propertyName(name: string): string {
   const reads = (spelled: string) => {
     try {
-      return new RegExp(`\\p{${spelled}}`, "u") !== undefined;
+      new RegExp(`\\p{${spelled}}`, "u");
+      return true;
     } catch (error) {
       if (error instanceof SyntaxError) return false;
       throw error;

@@ -94,8 +94,6 @@ export interface ToolCallsOptions {
 }
 
 interface Call extends CallRequest {
-  /** What the tool took as the request arrived (see `ToolDefinition.arrived`). */
-  arrival: CallArrival | undefined;
   controller: AbortController;
   lastProgress: number;
   settled: boolean;

@@ -14,8 +14,9 @@ import { protocolFeatures, type ProtocolVersion } from "./protocol_versions.ts";
  * 2024-11-05 gets name, description and inputSchema; 2025-03-26 adds the annotations (with
  * the title inside them, where that version keeps it); 2025-06-18 and later add the title
  * and the outputSchema. 2026-07-28, whose requests stand alone, gets what the tool says for
- * that (`ToolDefinition.standalone`) where it says something else. The outputSchema is never sent to a client that will not get
- * `structuredContent`, since a client that sees one requires the other.
+ * that (`ToolDefinition.standalone`) where it says something else. The outputSchema is never
+ * sent to a client that will not get `structuredContent`, since a client that sees one
+ * requires the other.
  *
  * @param tool The tool.
  * @param version The session's protocol version.
