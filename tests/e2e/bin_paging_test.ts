@@ -1,0 +1,79 @@
+// End to end: what a model gets by following each note's continuation, and a patch made by
+// diff -u of a CRLF file, through the compiled binary and the SDK client over real files.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+// @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { tempRoot } from "../_helpers/binary.ts";
+import { sdkSession } from "../_helpers/sdk.ts";
+
+type Result = { content: Array<{ text: string }>; isError?: boolean };
+
+describe("the binary's pages and patches", () => {
+  const root = tempRoot();
+  const at = (name: string) => join(root.dir, name);
+  let client: Client;
+  const call = async (name: string, args: Record<string, unknown>) => {
+    const result = await client.callTool({ name, arguments: args }) as Result;
+    assert.equal(result.isError, undefined, result.content[0]?.text);
+    return result.content.map((c) => c.text).join("");
+  };
+  /** The continuation a text's last note names, if any. */
+  const next = (text: string) => {
+    const offset = /continue with offset=(\d+)[^\n]*\]\n$/.exec(text)?.[1];
+    return offset === undefined ? undefined : Number(offset);
+  };
+
+  before(async () => {
+    for (let i = 0; i < 5; i++) writeFileSync(at(`f${i}.txt`), "hit\nx\nhit\n");
+    const lines = Array.from(
+      { length: 14 },
+      (_, i) => [1, 9].includes(i + 1) ? "hit" : `c${i + 1}`,
+    );
+    writeFileSync(at("ctx.log"), lines.join("\n") + "\n");
+    client = (await sdkSession(["serve", "--root", root.dir, "--max-lines", "4"])).client;
+  });
+  after(async () => {
+    await client.close();
+    root.remove();
+  });
+
+  test("grep's files output pages on with the offset its note names", async () => {
+    const listed: string[] = [];
+    let offset: number | undefined = 0;
+    while (offset !== undefined) {
+      const page = await call("grep", { pattern: "hit", glob: "*.txt", output: "files", offset });
+      listed.push(...page.split("\n").filter((line) => line.endsWith("\t2")));
+      offset = next(page);
+    }
+    assert.deepEqual(listed, [0, 1, 2, 3, 4].map((i) => `f${i}.txt\t2`));
+  });
+
+  test("grep's pages with context neither repeat a row nor leave one out", async () => {
+    const rows: string[] = [];
+    let offset: number | undefined = 0;
+    let page = "";
+    while (offset !== undefined) {
+      page = await call("grep", { pattern: "^hit", path: "ctx.log", context: 2, offset });
+      rows.push(...page.split("\n").filter((line) => /^\d+-?\t/.test(line)));
+      offset = next(page);
+    }
+    // (4 rows a page: the last match's last context row does not fit, and the note says so.)
+    const shown = [1, 2, 3, 7, 8, 9, 10].map((n) => `${n}${[1, 9].includes(n) ? "" : "-"}\t`);
+    assert.deepEqual(rows.map((row) => row.slice(0, row.indexOf("\t") + 1)), shown);
+    assert.match(page, /showing the last 1 matching line in 1 file, but some of their context/);
+  });
+
+  test("patch applies diff -u of a CRLF file, keeping its line endings", async () => {
+    writeFileSync(at("w.txt"), "alpha\r\nbeta\r\ngamma\r\n");
+    writeFileSync(at("w.new"), "alpha\r\nBETA\r\ngamma\r\n");
+    const diff = spawnSync("diff", ["-u", "w.txt", "w.new"], { cwd: root.dir, encoding: "utf8" });
+    assert.match(diff.stdout, /^-beta\r$/m);
+    const patch = diff.stdout.replace(/^\+\+\+ w\.new.*$/m, "+++ w.txt");
+    assert.match(await call("patch", { patch }), /^modified w\.txt \(1 hunk, lines \+0\)/);
+    assert.equal(readFileSync(at("w.txt"), "utf8"), "alpha\r\nBETA\r\ngamma\r\n");
+  });
+});
