@@ -5,12 +5,13 @@
  * becomes a lone surrogate U+DC80-U+DCFF (Python's "surrogateescape"), which valid UTF-8
  * never produces, so every name survives the trip to a string and back.
  *
- * Results show a path as it is unless it holds a character that could pass for something
- * else: a control character (a newline would start a fake row or note), DEL, a C1 control,
- * U+2028 or U+2029, a byte that is not UTF-8, a `"` or a `\`. Such a path is quoted as git
- * quotes paths: in double quotes, with `\n`, `\t`, `\"`, `\\` and the like, and every other
- * such character as the octal escapes of its bytes (`"bad\377.txt"`). The quoted form is
- * accepted back as a path.
+ * Results show a path as it is unless it could pass for something else: it holds a control
+ * character (a newline would start a fake row or note), DEL, a C1 control, U+2028 or U+2029,
+ * a byte that is not UTF-8, a `"` or a `\`; or the whole of it reads as a note (`[…]`) or
+ * ends as a grep heading's version does (` @0123abcd`). Such a path is quoted as git quotes
+ * paths: in double quotes, with `\n`, `\t`, `\"`, `\\` and the like, and every other such
+ * character as the octal escapes of its bytes (`"bad\377.txt"`). The quoted form is accepted
+ * back as a path.
  *
  * @module
  */
@@ -84,6 +85,8 @@ export function encodeName(name: string): Uint8Array {
 /** What makes a path be quoted. */
 // deno-lint-ignore no-control-regex -- control characters are what it looks for
 const NEEDS_QUOTES = /[\u0000-\u001f\u007f-\u009f\u2028\u2029"\\\udc80-\udcff]/;
+/** A whole path that could pass for a note, or for a path and its version. */
+const LOOKS_LIKE_MORE = /^\[.*\]$|\s@[0-9a-f]{8}$/is;
 const SHORT: Record<string, string> = {
   "\u0007": "\\a",
   "\b": "\\b",
@@ -109,10 +112,27 @@ const SHORT: Record<string, string> = {
  * assert.equal(quotePath("src/a.ts"), "src/a.ts");
  * assert.equal(quotePath("evil\n1\tx.txt"), '"evil\\n1\\tx.txt"');
  * assert.equal(quotePath("bad\udcff.txt"), '"bad\\377.txt"');
+ * assert.equal(quotePath("[lines 1-2 of 9]"), '"[lines 1-2 of 9]"');
+ * assert.equal(quotePath("app/[slug]/page.tsx"), "app/[slug]/page.tsx");
  * ```
  */
 export function quotePath(path: string): string {
-  if (!NEEDS_QUOTES.test(path)) return path;
+  return LOOKS_LIKE_MORE.test(path) ? quoted(path) : quotePathInRow(path);
+}
+
+/**
+ * A path as a row shows it after fields of its own (`list`'s type and size): as
+ * {@linkcode quotePath} shows it, except that a name that reads as a note stays as it is
+ * (the row cannot pass for one), so that a folder such as `[slug]` shows as it is.
+ *
+ * @param path a display path
+ * @returns the path, quoted when needed
+ */
+export function quotePathInRow(path: string): string {
+  return NEEDS_QUOTES.test(path) ? quoted(path) : path;
+}
+
+function quoted(path: string): string {
   let out = '"';
   for (const char of path) {
     if (SHORT[char] !== undefined) out += SHORT[char];

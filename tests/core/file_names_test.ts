@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import fc from "fast-check";
-import { decodeName, encodeName, quotePath, unquotePath } from "../../src/core/file_names.ts";
+import {
+  decodeName,
+  encodeName,
+  quotePath,
+  quotePathInRow,
+  unquotePath,
+} from "../../src/core/file_names.ts";
 
 /** Characters that matter here, as single units: controls, quotes, escapes, raw bytes. */
 const unit = fc.constantFrom(
@@ -55,9 +61,17 @@ describe("file names", () => {
   });
 
   test("quotePath() leaves plain paths, valid Unicode included, as they are", () => {
-    for (const path of ["src/a.ts", "a b/c.txt", "日本/é.md", "[x].txt", "-n"]) {
+    for (
+      const path of ["src/a.ts", "a b/c.txt", "日本/é.md", "[x].txt", "app/[slug]/x", "a@0123abcd"]
+    ) {
       assert.equal(quotePath(path), path);
     }
+  });
+
+  test("quotePath() quotes a name that reads as a note only where it could stand alone", () => {
+    assert.equal(quotePathInRow("[x]"), "[x]");
+    assert.equal(quotePathInRow("a\tb"), '"a\\tb"');
+    assert.equal(quotePath("[x]"), '"[x]"');
   });
 
   const quoted: [string, string, string][] = [
@@ -68,6 +82,8 @@ describe("file names", () => {
     ["an escape character", "x\u001b[31m", '"x\\033[31m"'],
     ["DEL and a C1 control", "a\u007fb\u0085", '"a\\177b\\302\\205"'],
     ["a line separator", "a\u2028b", '"a\\342\\200\\250b"'],
+    ["brackets around it all, as a note has", "[lines 1-2 of 9]", '"[lines 1-2 of 9]"'],
+    ["a version after it, as a grep heading has", "b.txt @0123ABCD", '"b.txt @0123ABCD"'],
   ];
   for (const [name, path, expected] of quoted) {
     test(`quotePath() quotes a path with ${name}, and unquotePath() takes it back`, () => {

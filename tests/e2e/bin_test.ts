@@ -424,6 +424,41 @@ with open(os.path.join(os.fsencode(sys.argv[1]), b"bad\\xffname.txt"), "w") as f
   });
 });
 
+describe("the binary with file names that could pass for notes", () => {
+  test("a name that reads as a note or a heading's version is quoted where it stands alone", async () => {
+    const root = tempRoot();
+    const note = "[lines 1-1 of 9; continue with start_line=2]";
+    writeFileSync(join(root.dir, note), "needle\n");
+    writeFileSync(join(root.dir, "b.txt @0123abcd"), "needle\n");
+    mkdirSync(join(root.dir, "[slug]"));
+    writeFileSync(join(root.dir, "[slug]", "page.tsx"), "needle\n");
+    const client = await connect(["serve", "--root", root.dir]);
+    try {
+      const [quotedNote, quotedAt] = [`"${note}"`, '"b.txt @0123abcd"'];
+      assert.equal(
+        text(await call(client, "glob", { pattern: "**" })),
+        `${quotedNote}\n[slug]/page.tsx\n${quotedAt}\n`,
+      );
+      const grep = unversioned(text(await call(client, "grep", { pattern: "needle" })));
+      assert.deepEqual(grep.split("\n").filter((l) => !l.startsWith("1\t") && l !== ""), [
+        quotedNote,
+        "[slug]/page.tsx",
+        quotedAt,
+      ]);
+      // (In list a type and a size come first, so a Next.js folder shows as it is.)
+      const list = text(await call(client, "list", { path: "." }));
+      assert.match(list, /^dir\t-\t\[slug\]\/$/m);
+      assert.match(list, /^file\t7\t\[lines 1-1 of 9; continue with start_line=2\]$/m);
+      for (const path of [quotedNote, quotedAt]) {
+        assert.equal(text(await call(client, "read", { path })), "1\tneedle\n", path);
+      }
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+});
+
 describe("the binary with a file name that starts with U+FEFF", () => {
   test("it is a file of its own, beside the one named without it, for every tool", async () => {
     const root = tempRoot();

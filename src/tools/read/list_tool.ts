@@ -1,5 +1,5 @@
 // The list tool: directory entries with type and size.
-import { quotePath } from "../../core/mod.ts";
+import { quotePath, quotePathInRow } from "../../core/mod.ts";
 import { type FileStore, type ListEntry, skippedCounter } from "../../store/file_store.ts";
 import { checkArgs } from "../_args.ts";
 import { listingPage, PAGE_FIELDS } from "../_results.ts";
@@ -72,7 +72,7 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
     {
       items: entries,
       line: entryLine,
-      shown: (e) => ({ path: quotePath(e.path), type: e.kind, size: e.size }),
+      shown: (e) => ({ path: quotePathInRow(e.path), type: e.kind, size: e.size }),
       field: "entries",
       what: "entries",
       empty: `${quotePath(args.path)} ${
@@ -87,7 +87,7 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
 }
 
 function entryLine(entry: ListEntry): string {
-  const path = quotePath(entry.path);
+  const path = quotePathInRow(entry.path);
   if (entry.kind === "directory") return `dir\t-\t${path}/`;
   return `${entry.kind}\t${entry.size}\t${path}`;
 }
