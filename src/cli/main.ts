@@ -119,7 +119,7 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     log: (message) => io.stderr(`linewise: ${message}\n`),
     readOnly: values["read-only"] ?? false,
     maxLines: count(values["max-lines"], "--max-lines", 1),
-    maxChars: count(values["max-chars"], "--max-chars", 200),
+    maxChars: count(values["max-chars"], "--max-chars", 1000),
     maxEditBytes: count(values["max-edit-bytes"], "--max-edit-bytes", 1),
     timeBudgetMs: seconds(values.timeout, "--timeout"),
     force: values.force ?? false,

@@ -33,7 +33,7 @@ Options (anywhere on the line):
                         (without them it needs "version", as read prints it, or "expected_text")
   --json                print the structured result instead of the text
   --max-lines N         rows per result (default 2000)
-  --max-chars N         characters per result (default 60000)
+  --max-chars N         characters per result (default 60000, at least 1000)
   --max-edit-bytes N    largest file the edit tools load (default 67108864)
   --timeout SECONDS     how long one grep may run (default 10; grep's own: none)
   -j, --threads N       threads a grep reads files with (default: one per core, at most 8)

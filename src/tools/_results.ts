@@ -10,16 +10,12 @@ import { StoreError } from "../store/errors.ts";
 import type { SkippedEntries } from "../store/file_store.ts";
 import { ArgumentError } from "./_args.ts";
 import { PatternError } from "../match/safe_matcher.ts";
-import { NOTE_ROOM, type Settings } from "./options.ts";
+import { rowRoom, type Settings } from "./options.ts";
 import type { ToolResult } from "./tool.ts";
 
-/**
- * Characters of the output budget that rows may use: all but the room kept for the notes
- * after them. A small budget (the CLI allows 200) keeps half for rows, so that rows still
- * show instead of the whole budget going to notes.
- */
+/** Characters of the output budget that rows may use (see {@linkcode rowRoom}). */
 export function rowChars(settings: Settings): number {
-  return settings.maxChars - Math.min(NOTE_ROOM, Math.floor(settings.maxChars / 2));
+  return rowRoom(settings.maxChars);
 }
 
 /** A successful result: the text for the model and the structured data for programs. */

@@ -23,7 +23,7 @@ export interface ToolOptions {
   maxChars?: number;
   /**
    * Lines longer than this many code points are cut in output.
-   * @default 2000
+   * @default 2000, or less (down to 100) when a row of that many would not fit in `maxChars`
    */
   cut?: number;
   /**
@@ -73,11 +73,15 @@ export type Settings = Required<ToolOptions>;
  * ```
  */
 export function settings(options: ToolOptions): Settings {
+  const maxChars = options.maxChars ?? 60000;
   return {
     readOnly: options.readOnly ?? false,
     maxLines: options.maxLines ?? 2000,
-    maxChars: options.maxChars ?? 60000,
-    cut: options.cut ?? 2000,
+    maxChars,
+    // (A cut row fits in the rows' room: two UTF-16 units a code point at most, and room for
+    // its number, the cut note and the terminator.)
+    cut: options.cut ??
+      Math.max(100, Math.min(2000, Math.floor((rowRoom(maxChars) - CUT_ROW_EXTRA) / 2))),
     maxEditBytes: options.maxEditBytes ?? 64 * 1024 * 1024,
     timeBudgetMs: options.timeBudgetMs ?? 10000,
     sessionBytes: options.sessionBytes ?? 32 * 1024 * 1024,
@@ -96,3 +100,25 @@ export const EDIT_RULES =
 
 /** Room kept in the character budget for notes after the rows. */
 export const NOTE_ROOM = 400;
+
+/** What a cut row holds besides its text, at most: number, tab, cut note, terminator. */
+const CUT_ROW_EXTRA = 80;
+
+/**
+ * Characters of an output budget that rows may use: all but the room kept for the notes
+ * after them. A small budget keeps half for rows, so that rows still show instead of the
+ * whole budget going to notes.
+ *
+ * @param maxChars the output budget
+ * @returns the characters rows may use
+ * @example
+ * ```ts
+ * import { rowRoom } from "./options.ts";
+ * import assert from "node:assert/strict";
+ * assert.equal(rowRoom(60000), 59600);
+ * assert.equal(rowRoom(200), 100);
+ * ```
+ */
+export function rowRoom(maxChars: number): number {
+  return maxChars - Math.min(NOTE_ROOM, Math.floor(maxChars / 2));
+}

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { tempRoot } from "../_helpers/binary.ts";
+import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
 import { sdkSession } from "../_helpers/sdk.ts";
 
 type Result = { content: Array<{ text: string }>; isError?: boolean };
@@ -75,5 +75,48 @@ describe("the binary's pages and patches", () => {
     const patch = diff.stdout.replace(/^\+\+\+ w\.new.*$/m, "+++ w.txt");
     assert.match(await call("patch", { patch }), /^modified w\.txt \(1 hunk, lines \+0\)/);
     assert.equal(readFileSync(at("w.txt"), "utf8"), "alpha\r\nBETA\r\ngamma\r\n");
+  });
+});
+
+describe("the binary's smallest character budget", () => {
+  test("--max-chars 1000 bounds every result, a long line's row and the notes included", () => {
+    const root = tempRoot();
+    const long = "x".repeat(3000) + "😀".repeat(3000) + " needle\n";
+    writeFileSync(join(root.dir, "long.txt"), long + "short\n");
+    writeFileSync(join(root.dir, "many.txt"), "needle\n".repeat(400));
+    for (let i = 0; i < 60; i++) writeFileSync(join(root.dir, `${"n".repeat(40)}${i}.txt`), "");
+    const run = (...args: string[]) =>
+      spawnSync(ensureBinary(), ["--max-chars", "1000", ...args], {
+        cwd: root.dir,
+        encoding: "utf8",
+      });
+    try {
+      // (The first five are cut by the budget, and say how to go on; the others fit.)
+      const outputs = [
+        run("read", "many.txt"),
+        run("call", "grep", '{"pattern":"needle"}'),
+        run("call", "grep", '{"pattern":"needle","context":1}'),
+        run("call", "glob", '{"pattern":"*.txt"}'),
+        run("list"),
+        run("read", "long.txt"),
+        run("read", "long.txt", "1:1"),
+        run("call", "read", '{"path":"long.txt","column":3001}'),
+        run("call", "grep", '{"pattern":"needle","output":"files"}'),
+      ];
+      for (const [i, { status, stdout, stderr }] of outputs.entries()) {
+        assert.equal(status, 0, stderr);
+        assert.ok(stdout.length <= 1000, `${stdout.length} characters:\n${stdout.slice(0, 300)}`);
+        if (i < 5) assert.match(stdout, /continue with [^\n]*\]\n$/);
+      }
+      assert.match(
+        outputs[5].stdout,
+        /^\[version \w+\]\n1\tx{260} … \[line cut: 6007 code points; column=261/,
+      );
+      const refused = run("--max-chars", "999", "read", "many.txt");
+      assert.equal(refused.status, 2);
+      assert.match(refused.stderr, /--max-chars takes a whole number of 1000 or more, got "999"/);
+    } finally {
+      root.remove();
+    }
   });
 });

@@ -25,6 +25,26 @@ describe("settings()", () => {
     { name: "keeps maxLines", options: { maxLines: 5 }, field: "maxLines", value: 5 },
     { name: "keeps maxChars", options: { maxChars: 500 }, field: "maxChars", value: 500 },
     { name: "keeps the cut", options: { cut: 10 }, field: "cut", value: 10 },
+    {
+      name: "keeps a cut given with a small budget",
+      options: { cut: 400, maxChars: 200 },
+      field: "cut",
+      value: 400,
+    },
+    // (A budget of 1,000 keeps 600 for rows: a row of 260 code points, two units each, plus
+    // its number, the cut note and the terminator fits.)
+    {
+      name: "cuts lines shorter when a row of 2,000 would not fit",
+      options: { maxChars: 1000 },
+      field: "cut",
+      value: 260,
+    },
+    {
+      name: "cuts at 2,000 when the budget holds such a row",
+      options: { maxChars: 4480 },
+      field: "cut",
+      value: 2000,
+    },
     { name: "keeps maxEditBytes", options: { maxEditBytes: 1 }, field: "maxEditBytes", value: 1 },
     {
       name: "keeps timeBudgetMs, even 0",

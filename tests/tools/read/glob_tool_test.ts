@@ -119,7 +119,7 @@ describe("glob", () => {
     );
   });
 
-  test("glob with the CLI's smallest character budget (200) still lists files", async () => {
+  test("glob with a character budget of 200 still lists files", async () => {
     const files: Files = {};
     for (let i = 0; i < 100; i++) files[`file${String(i).padStart(3, "0")}.txt`] = "";
     const result = await tools(files, { maxChars: 200 }).call("glob", { pattern: "*.txt" });

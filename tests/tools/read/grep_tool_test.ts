@@ -338,7 +338,7 @@ describe("grep options", () => {
     assert.equal(over.structuredContent?.files_not_searched, 1);
   });
 
-  test("grep with the CLI's smallest budget (200) still shows rows", async () => {
+  test("grep with a budget of 200 still shows rows", async () => {
     const files: Files = {};
     for (let i = 0; i < 40; i++) files[`f${String(i).padStart(2, "0")}.txt`] = "foo\n";
     const result = await tools(files, { maxChars: 200 }).call("grep", { pattern: "foo" });
