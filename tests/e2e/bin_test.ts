@@ -459,6 +459,29 @@ describe("the binary with file names that could pass for notes", () => {
   });
 });
 
+describe("the binary with glob patterns written as absolute paths", () => {
+  test("glob and grep take a pattern through the root's own path relative to path", async () => {
+    const root = tempRoot();
+    mkdirSync(join(root.dir, "src"));
+    writeFileSync(join(root.dir, "src", "a.ts"), "hit\n");
+    writeFileSync(join(root.dir, "b.ts"), "hit\n");
+    const client = await connect(["serve", "--root", root.dir]);
+    try {
+      const pattern = `${root.dir}/src/*.ts`;
+      assert.equal(text(await call(client, "glob", { pattern })), "src/a.ts\n");
+      const grep = unversioned(text(await call(client, "grep", { pattern: "hit", glob: pattern })));
+      assert.equal(grep, "src/a.ts\n1\thit\n");
+      assert.match(
+        text(await call(client, "glob", { pattern: "/etc/*.conf" })),
+        /^\[no files match "\/etc\/\*\.conf" under \. \(a leading \/ anchors a pattern at path/,
+      );
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+});
+
 describe("the binary with a file name that starts with U+FEFF", () => {
   test("it is a file of its own, beside the one named without it, for every tool", async () => {
     const root = tempRoot();

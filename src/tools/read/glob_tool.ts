@@ -2,6 +2,7 @@
 import { quotePath } from "../../core/mod.ts";
 import { type FileStore, skippedCounter } from "../../store/file_store.ts";
 import { checkArgs } from "../_args.ts";
+import { isAnchored, rebasedGlobs } from "./_absolute_globs.ts";
 import { listingPage, PAGE_FIELDS } from "../_results.ts";
 import type { Settings } from "../options.ts";
 import type { ToolDefinition, ToolResult } from "../tool.ts";
@@ -57,13 +58,18 @@ async function glob(store: FileStore, settings: Settings, args: GlobArgs): Promi
   const skipped = skippedCounter();
   const paths = await store.glob({
     path: args.path,
-    glob: args.pattern,
+    glob: await rebasedGlobs(store, args.pattern, args.path),
     includeIgnored: args.include_ignored,
     onUnreadable: () => unreadable++,
     onSkipped: skipped.count,
   });
+  const anchored = [args.pattern].flat().some(isAnchored);
   const empty = `no files match ${JSON.stringify(args.pattern).replace(/^\[|\]$/g, "")} under ${
     quotePath(args.path)
+  }${
+    anchored
+      ? " (a leading / anchors a pattern at path, unless it names a folder in the roots)"
+      : ""
   }`;
   return listingPage(
     {

@@ -11,6 +11,7 @@ import {
 import { eachRow, shownRows } from "../../store/flat_rows.ts";
 import type { FileStore, SearchResult } from "../../store/file_store.ts";
 import { ArgumentError, checkArgs } from "../_args.ts";
+import { isAnchored, rebasedGlobs } from "./_absolute_globs.ts";
 import {
   capped,
   ok,
@@ -130,22 +131,32 @@ export function grepTool(store: FileStore, settings: Settings, session: Session)
     takesTurns: store.searchesTakeTurns === true,
     call(args, context) {
       const checked = checkArgs<GrepArgs>(inputSchema, args);
-      if (checked.output === "content") {
-        return grep(store, settings, session, layOut, checked, context);
-      }
-      if (checked.offset > 0 && checked.output === "count") {
-        throw new ArgumentError(
-          `offset continues the rows of output "content" and the files of "files"; "count" has none to skip`,
-        );
-      }
-      // Counting wants every match (within the time budget), unless max_matches is given.
-      const given = (args as { max_matches?: unknown }).max_matches !== undefined;
-      return counted(store, settings, {
-        ...checked,
-        max_matches: given ? checked.max_matches : COUNTING_MATCHES,
-      }, context);
+      // (Counting wants every match, within the time budget, unless max_matches is given.)
+      const counting = (args as { max_matches?: unknown }).max_matches === undefined;
+      if (![checked.glob ?? []].flat().some(isAnchored)) return answer(checked, counting, context);
+      return rebasedGlobs(store, checked.glob!, checked.path)
+        .then((glob) => answer({ ...checked, glob }, counting, context));
     },
   };
+
+  function answer(
+    checked: GrepArgs,
+    counting: boolean,
+    context: CallContext | undefined,
+  ): Promise<ToolResult> {
+    if (checked.output === "content") {
+      return grep(store, settings, session, layOut, checked, context);
+    }
+    if (checked.offset > 0 && checked.output === "count") {
+      throw new ArgumentError(
+        `offset continues the rows of output "content" and the files of "files"; "count" has none to skip`,
+      );
+    }
+    return counted(store, settings, {
+      ...checked,
+      max_matches: counting ? COUNTING_MATCHES : checked.max_matches,
+    }, context);
+  }
 }
 
 /** The last grep's turn to compile its pattern (see {@linkcode compilingTurn}). */
