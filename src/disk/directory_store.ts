@@ -699,6 +699,8 @@ export class DirectoryStore extends BaseFileStore {
     maxBytes: number,
     work: (file: EditableFile) => Promise<T>,
   ): Promise<T> {
+    // (A root has no folder of its own to be opened from.)
+    if (this.sandbox.roots.includes(node.key)) throw new NotAFileError(node.display, "a directory");
     const files = this.sandbox.files;
     const name = nativePath.basename(node.key);
     let dir: DirHandle;

@@ -58,6 +58,9 @@ export function checkArgs<T>(schema: JsonSchema, args: unknown, where = ""): T {
   for (const [name, property] of Object.entries(properties)) {
     const unset = EMPTY_IS_UNSET.has(name) || property.type !== "string";
     const value = given[name] === "" && unset && !required.includes(name) ? undefined : given[name];
+    if (value === "" && required.includes(name) && PATH_ARGUMENTS.has(name)) {
+      throw new ArgumentError(`argument ${JSON.stringify(where + name)} is empty: give a path`);
+    }
     if (value === undefined || value === null) {
       if (required.includes(name)) {
         throw new ArgumentError(`missing required argument ${JSON.stringify(where + name)}`);

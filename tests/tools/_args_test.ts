@@ -44,7 +44,6 @@ describe("checkArgs()", () => {
       path: ".",
       new_text: "",
     });
-    assert.deepEqual(checkArgs(schema, { path: "" }), { path: "", count: 3, flag: false });
     // (As any optional argument that is no string: "" is no number or boolean.)
     assert.deepEqual(checkArgs(schema, { path: "a", count: "", flag: "" }), {
       path: "a",
@@ -99,6 +98,11 @@ describe("checkArgs()", () => {
       message: /^arguments must be an object, got number 7$/,
     },
     { name: "a missing required field", args: {}, message: /^missing required argument "path"$/ },
+    {
+      name: "a required path that is empty",
+      args: { path: "" },
+      message: /^argument "path" is empty: give a path$/,
+    },
     {
       name: "a required field set to null",
       args: { path: null },

@@ -709,6 +709,27 @@ describe("edit tools over a directory store", () => {
     });
   });
 
+  test("edits of a root itself are refused as edits of a directory, not as internal errors", async () => {
+    await withTempRoot({ "a.txt": "a\n" }, async (root, h) => {
+      const edit = { start_line: 1, new_text: "x\n", expected_text: "a\n" };
+      for (const path of [".", root.dir, "sub/.."]) {
+        const calls: Array<[string, Record<string, unknown>]> = [
+          ["replace", { path, old_text: "a", new_text: "b" }],
+          ["replace_lines", { path, edits: [edit] }],
+          ["insert_lines", { path, after_line: 0, text: "x\n", expected_text: "" }],
+          ["write", { path, content: "x", overwrite: true }],
+          ["delete", { path }],
+        ];
+        for (const [tool, args] of calls) {
+          const result = await h.call(tool, args);
+          assert.equal(result.isError, true, `${tool} ${path}`);
+          assert.match(errorText(result), /is a directory, not a regular file/, `${tool} ${path}`);
+        }
+      }
+      assert.equal(await fs.readFile(root.at("a.txt"), "utf8"), "a\n");
+    });
+  });
+
   test("edits refuse a binary file on disk with its size", async () => {
     await withTempRoot({ "b.bin": new Uint8Array([0x61, 0, 0x0a]) }, async (_root, h) => {
       assert.match(
