@@ -7,7 +7,7 @@
  */
 import * as fs from "node:fs";
 import process from "node:process";
-import { nativePath } from "../io/native_path.ts";
+import { nativePath, SEPARATOR } from "../io/native_path.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { DirHandle } from "../io/file_system.ts";
 import { removeCreated, removeTempFilesInFlight, writeAtomically } from "../files/_atomic_write.ts";
@@ -436,7 +436,7 @@ export class DirectoryStore extends BaseFileStore {
   protected override childPath(dir: WalkNode, name: string): WalkNode {
     // The key is absolute and normalised and a name has no separator: plain concatenation
     // is what nativePath.join would give, without re-normalising the whole path.
-    if (name === "" || name === "." || name === ".." || /[\\/]/.test(name)) {
+    if (name === "" || name === "." || name === ".." || SEPARATOR.test(name)) {
       return { key: nativePath.join(dir.key, name), display: joinDisplay(dir.display, name) };
     }
     const key = dir.key.endsWith(nativePath.sep) ? dir.key + name : dir.key + nativePath.sep + name;

@@ -5,7 +5,7 @@
  * @module
  */
 import * as fs from "node:fs/promises";
-import { nativePath } from "../io/native_path.ts";
+import { nativePath, SEPARATOR } from "../io/native_path.ts";
 import process from "node:process";
 import { fileURLToPath } from "node:url";
 import {
@@ -227,8 +227,9 @@ export class Sandbox {
 
   /**
    * Checks a caller's path and resolves it: relative paths are relative to the first root,
-   * absolute ones must lie inside some root, backslashes count as separators, and a drive
-   * letter on a non-Windows system is outside.
+   * absolute ones must lie inside some root, a backslash is a separator on Windows only (part
+   * of a name elsewhere, as the kernel reads it), and a drive letter on a non-Windows system is
+   * outside.
    *
    * @param path the path as the caller gave it
    * @param options whether a missing path is acceptable
@@ -393,7 +394,7 @@ export class Sandbox {
     // The short way: where resolution follows no symlink (a race-free file system refuses
     // one anywhere on the way), one lookup of the whole path instead of one per segment. A
     // symlink on the way, or a missing part, takes the long way, which says what it met.
-    if (this.files.raceFree && !DOT_SEGMENT.test(rest)) {
+    if (this.files.raceFree && !hasDotSegment(rest)) {
       const whole = nativePath.join(root, rest);
       this.#check(whole, asked);
       const stat = this.#lstatOrUndefined(whole);
@@ -439,7 +440,7 @@ export class Sandbox {
         }
         // (A target that ends in a separator names a directory, as the kernel has it: a `.`
         // after it makes a file there not found.)
-        const directoryOnly = /[\\/]$/.test(target) ? ["."] : [];
+        const directoryOnly = SEPARATOR.test(target.at(-1) ?? "") ? ["."] : [];
         if (nativePath.isAbsolute(target)) {
           const place = this.#rootFor(nativePath.resolve(target));
           if (place === undefined) throw new PathOutsideRootError(asked);
@@ -492,12 +493,14 @@ function warnOnce(reason: string, warn: ((message: string) => void) | undefined)
   else process.stderr.write(`linewise: ${message}\n`);
 }
 
-/** A "." or ".." segment. */
-const DOT_SEGMENT = /(^|[\\/])\.\.?([\\/]|$)/;
+/** Whether a relative native path holds a "." or ".." segment. */
+function hasDotSegment(path: string): boolean {
+  return splitNative(path).some((part) => part === "." || part === "..");
+}
 
 /** Splits a relative native path into segments. */
 function splitNative(path: string): string[] {
-  return path.split(/[\\/]/).filter((part) => part !== "");
+  return path.split(SEPARATOR).filter((part) => part !== "");
 }
 
 /** The real path of a root, which must be a directory. */

@@ -6,7 +6,7 @@
  * @module
  */
 import * as fs from "node:fs";
-import { nativePath } from "./native_path.ts";
+import { nativePath, SEPARATOR } from "./native_path.ts";
 import { nodePathOf } from "./path_bytes.ts";
 import { decodeName } from "./path_bytes.ts";
 import { type FileStat, fromNodeStat, type StatKind } from "./file_stat.ts";
@@ -245,7 +245,7 @@ class PathDirHandle implements DirHandle {
   close(): void {}
 
   #at(name: string) {
-    if (name === "" || name === "." || name === ".." || /[\\/]/.test(name)) {
+    if (name === "" || name === "." || name === ".." || SEPARATOR.test(name)) {
       throw new TypeError(`${JSON.stringify(name)} is not a single name`);
     }
     return nodePathOf(nativePath.join(this.path, name));

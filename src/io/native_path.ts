@@ -135,3 +135,9 @@ const fastPosix: PathFunctions = {
 
 /** Path arithmetic for this system's real paths. */
 export const nativePath: PathFunctions = process.platform === "win32" ? nodePath.win32 : fastPosix;
+
+/**
+ * What separates the names of a path on this system: `/`, and on Windows `\` too. Elsewhere
+ * a backslash is part of a name (`a\b.txt` is one file), as the kernel reads it.
+ */
+export const SEPARATOR: RegExp = process.platform === "win32" ? /[\\/]/ : /\//;

@@ -10,17 +10,18 @@ import { PathOutsideRootError } from "./errors.ts";
 const DRIVE_LETTER = /^[A-Za-z]:/;
 
 /**
- * Checks a caller's path and returns it with `/` separators. Backslashes are taken as
- * separators (an agent writing `..\\x` means `../x`, and treating it as a file name would
- * hide the escape); drive letters and UNC prefixes name another system's absolute paths and
- * lie outside every root (a UNC path `\\\\host\\share` becomes `//host/share`, absolute and
- * outside).
+ * Checks a caller's path and returns it with `/` separators. On Windows backslashes are
+ * separators too (an agent writing `..\\x` means `../x`, and a UNC path `\\\\host\\share`
+ * becomes `//host/share`, absolute and outside); elsewhere a backslash is part of a name, as
+ * the kernel reads it (`..\\x` is a file in the root), so that a name holding one, shown
+ * quoted, can be given back. A drive letter off Windows names another system's absolute path,
+ * outside every root.
  */
 export function cleanUserPath(path: unknown, windows = false): string {
   if (typeof path !== "string") throw new TypeError(`path must be a string, got ${typeof path}`);
   if (path.includes("\0")) throw new PathOutsideRootError(path);
   if (!windows && DRIVE_LETTER.test(path)) throw new PathOutsideRootError(path);
-  const slashed = path.replaceAll("\\", "/");
+  const slashed = windows ? path.replaceAll("\\", "/") : path;
   return slashed === "" ? "." : slashed;
 }
 

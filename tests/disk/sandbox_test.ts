@@ -31,6 +31,17 @@ async function snapshot(dir: string, skip: string): Promise<Map<string, string>>
   return result;
 }
 
+/** Paths that climb out of the root where a backslash is a separator (Windows). */
+const BACKSLASHED: Array<[string, string]> = [
+  ["backslash separators climbing out", "..\\outside\\secret.txt"],
+  ["backslashes far above the root", "..\\..\\..\\etc\\passwd"],
+  ["mixed separators climbing out", "sub\\..\\../outside/secret.txt"],
+  ["a UNC path", "\\\\server\\share\\secret.txt"],
+  ["a backslash-rooted path", "\\etc\\passwd"],
+];
+
+type Case = [string, () => string, "outside_root" | "denied" | "invalid_path"];
+
 describe("the sandbox refuses every attack path and changes nothing outside", () => {
   let base: string;
   let root: string;
@@ -88,7 +99,7 @@ describe("the sandbox refuses every attack path and changes nothing outside", ()
     await fs.rm(base, { recursive: true, force: true });
   });
 
-  const cases: [string, () => string, "outside_root" | "denied" | "invalid_path"][] = [
+  const cases: Case[] = [
     [".. to a sibling directory", () => "../outside/secret.txt", "outside_root"],
     [".. far above the root", () => "../../../../etc/passwd", "outside_root"],
     ["an absolute system path", () => "/etc/passwd", "outside_root"],
@@ -137,13 +148,17 @@ describe("the sandbox refuses every attack path and changes nothing outside", ()
     ],
     ["a NUL byte in the middle", () => "inside.txt\0../../etc/passwd", "outside_root"],
     ["a lone NUL byte", () => "\0", "outside_root"],
-    ["backslash separators climbing out", () => "..\\outside\\secret.txt", "outside_root"],
-    ["backslashes far above the root", () => "..\\..\\..\\etc\\passwd", "outside_root"],
-    ["mixed separators climbing out", () => "sub\\..\\../outside/secret.txt", "outside_root"],
+    [
+      "a name holding a backslash, then .. climbing out",
+      () => "sub/..\\x/../../../outside/secret.txt",
+      "outside_root",
+    ],
     ["a Windows drive path", () => "C:\\Windows\\System32\\drivers\\etc\\hosts", "outside_root"],
     ["a drive-relative path", () => "c:secret.txt", "outside_root"],
-    ["a UNC path", () => "\\\\server\\share\\secret.txt", "outside_root"],
-    ["a backslash-rooted path", () => "\\etc\\passwd", "outside_root"],
+    // (Off Windows these are names in the root: see "a backslash is part of a name" below.)
+    ...(process.platform === "win32"
+      ? BACKSLASHED.map(([l, p]) => [l, () => p, "outside_root"] as Case)
+      : []),
     [
       "a look-alike root name (Cyrillic o)",
       () => path.join(base, "r\u043E\u043Et/inside.txt"),
@@ -219,6 +234,27 @@ describe("the sandbox refuses every attack path and changes nothing outside", ()
       assert.deepEqual(await snapshot(base, root), before_, "nothing outside the root changed");
     });
   }
+
+  it(
+    "a backslash is part of a name off Windows: what would climb out there is a file in the root",
+    {
+      skip: process.platform === "win32",
+    },
+    async () => {
+      for (const [label, asked] of BACKSLASHED) {
+        await assert.rejects(store.stat(asked), { code: "not_found" }, label);
+        await store.write(asked, "made here\n");
+        assert.equal(await fs.readFile(path.join(root, asked), "utf8"), "made here\n", label);
+        assert.equal((await store.readText(asked)).text, "made here\n", label);
+        assert.ok((await store.glob({ glob: "*", includeIgnored: true })).includes(asked), label);
+        await store.delete(asked);
+        await assert.rejects(fs.access(path.join(root, asked)), label);
+        // (The folders a write made on the way, in the root too.)
+        await fs.rm(path.join(root, asked.split("/")[0]), { recursive: true, force: true });
+      }
+      assert.deepEqual(await snapshot(base, root), before_, "nothing outside the root changed");
+    },
+  );
 
   it("grep over the whole tree never returns a line of a denied or outside file", async () => {
     for (const includeIgnored of [false, true]) {

@@ -482,6 +482,73 @@ describe("the binary with glob patterns written as absolute paths", () => {
   });
 });
 
+describe("the binary with names that hold a backslash", () => {
+  test("the quoted name is given back to every tool, and a deny rule holds for every spelling", async () => {
+    const root = tempRoot();
+    const outside = tempRoot();
+    const at = (name: string) => join(root.dir, name);
+    mkdirSync(at("dir/a"), { recursive: true });
+    mkdirSync(at("secrets"));
+    mkdirSync(at("x"));
+    writeFileSync(at("dir/a\\b.txt"), "named\n");
+    writeFileSync(at("dir/a/b.txt"), "separated\n");
+    writeFileSync(at("secrets/id\\rsa.key"), "KEY\n");
+    writeFileSync(at("x/y"), "inside\n");
+    writeFileSync(join(outside.dir, "secret.txt"), "OUTSIDE\n");
+    symlinkSync(join(outside.dir, "secret.txt"), at("x\\y"));
+    const client = await connect(["serve", "--root", root.dir, "--deny", "secrets/*.key"]);
+    try {
+      const quoted = '"dir/a\\\\b.txt"';
+      assert.equal(
+        text(await call(client, "glob", { pattern: "**" })),
+        `dir/a/b.txt\n${quoted}\nx/y\n`,
+        "no denied name, no link that leaves the root",
+      );
+      for (const path of [quoted, "dir/a\\b.txt"]) {
+        assert.equal(text(await call(client, "read", { path })), "1\tnamed\n", path);
+      }
+      const edited = await call(client, "replace", {
+        path: quoted,
+        old_text: "named",
+        new_text: "edited",
+      });
+      assert.equal(edited.isError, undefined, text(edited));
+      assert.equal(readFileSync(at("dir/a\\b.txt"), "utf8"), "edited\n");
+      assert.equal(readFileSync(at("dir/a/b.txt"), "utf8"), "separated\n");
+      // The denied file, by every spelling, and by a bait at the path its backslash would make.
+      writeFileSync(join(root.dir, "secrets", "id"), "", { flag: "a" });
+      for (
+        const path of [
+          '"secrets/id\\\\rsa.key"',
+          "secrets/id\\rsa.key",
+          '"secrets\\\\/id\\\\rsa.key"',
+        ]
+      ) {
+        for (
+          const [tool, args] of [["read", { path }], ["move", { from: path, to: "out.key" }], [
+            "delete",
+            { path },
+          ]] as const
+        ) {
+          const result = await call(client, tool, args);
+          assert.equal(result.isError, true, `${tool} ${path}: ${text(result)}`);
+        }
+      }
+      assert.equal(readFileSync(at("secrets/id\\rsa.key"), "utf8"), "KEY\n");
+      assert.match(
+        text(await call(client, "grep", { pattern: "KEY|OUTSIDE", include_ignored: true })),
+        /^\[no match/,
+      );
+      assert.match(text(await call(client, "move", { from: quoted, to: "moved.txt" })), /^moved/);
+      assert.equal(readFileSync(at("moved.txt"), "utf8"), "edited\n");
+    } finally {
+      await client.close();
+      root.remove();
+      outside.remove();
+    }
+  });
+});
+
 describe("the binary with a file name that starts with U+FEFF", () => {
   test("it is a file of its own, beside the one named without it, for every tool", async () => {
     const root = tempRoot();
