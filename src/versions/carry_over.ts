@@ -8,6 +8,7 @@
 import { diffArrays } from "diff";
 import { splitBom } from "../core/bom.ts";
 import { splitLines } from "../core/split_lines.ts";
+import { DIFF_LIMITS } from "./regions.ts";
 
 /** Where the lines of one version of a text went in a later one. */
 export interface LineMapping {
@@ -30,11 +31,12 @@ export type Carried =
 
 /**
  * Maps the lines of `before` to those of `after` (BOM aside, lines compared with their
- * terminators), or gives undefined when more than `maxChanges` lines differ.
+ * terminators), or gives undefined when more changed than a diff takes
+ * ({@linkcode DIFF_LIMITS}).
  *
  * @param before the version the agent saw
  * @param after the text now
- * @param maxChanges how many changed lines are worth diffing
+ * @param limits how much diffing it is worth
  * @returns the mapping, or undefined when too much changed
  * @example
  * ```ts
@@ -47,7 +49,7 @@ export type Carried =
 export function mapLines(
   before: string,
   after: string,
-  maxChanges = 20_000,
+  limits: typeof DIFF_LIMITS = DIFF_LIMITS,
 ): LineMapping | undefined {
   const old = splitLines(splitBom(before).body);
   const now = splitLines(splitBom(after).body);
@@ -75,7 +77,7 @@ export function mapLines(
         { count: middleOld.length, removed: true, added: false },
         { count: middleNow.length, removed: false, added: true },
       ]
-      : diffArrays(middleOld, middleNow, { maxEditLength: maxChanges });
+      : diffArrays(middleOld, middleNow, limits);
     if (changes === undefined) return undefined;
     let o = head;
     let n = head;

@@ -9,7 +9,21 @@ import type { ChangedRegion } from "../core/edit_result.ts";
 import { splitLines } from "../core/split_lines.ts";
 
 /**
- * The changed regions from `before` to `after` (lines compared with their terminators).
+ * How much line diffing the edit tools do, at most: a diff runs on the thread that answers
+ * every request, and its cost grows with the lines times the changes (200,000 lines of which
+ * every other one changed took 125 s with no bound). Past either bound a diff gives up.
+ */
+export const DIFF_LIMITS: { maxEditLength: number; timeout: number } = {
+  /** Lines removed plus lines added. */
+  maxEditLength: 20_000,
+  /** Milliseconds. */
+  timeout: 250,
+};
+
+/**
+ * The changed regions from `before` to `after` (lines compared with their terminators). Where
+ * more changed than a diff takes ({@linkcode DIFF_LIMITS}), one region from the first changed
+ * line to the last.
  *
  * @param before the earlier text
  * @param after the later text
@@ -24,10 +38,31 @@ import { splitLines } from "../core/split_lines.ts";
  * ```
  */
 export function changedRegions(before: string, after: string): ChangedRegion[] {
-  const changes = diffArrays(splitLines(splitBom(before).body), splitLines(splitBom(after).body));
+  const old = splitLines(splitBom(before).body);
+  const now = splitLines(splitBom(after).body);
+  let head = 0;
+  while (head < old.length && head < now.length && old[head] === now[head]) head++;
+  let tail = 0;
+  while (
+    tail < old.length - head && tail < now.length - head &&
+    old[old.length - 1 - tail] === now[now.length - 1 - tail]
+  ) tail++;
+  if (head === old.length && head === now.length) return [];
+  const whole = {
+    oldStart: head + 1,
+    oldEnd: old.length - tail,
+    newStart: head + 1,
+    newEnd: now.length - tail,
+  };
+  const changes = diffArrays(
+    old.slice(head, old.length - tail),
+    now.slice(head, now.length - tail),
+    DIFF_LIMITS,
+  );
+  if (changes === undefined) return [whole];
   const regions: ChangedRegion[] = [];
-  let oldLine = 1;
-  let newLine = 1;
+  let oldLine = head + 1;
+  let newLine = head + 1;
   let open: ChangedRegion | undefined;
   for (const change of changes) {
     const count = change.count ?? 0;

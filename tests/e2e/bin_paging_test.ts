@@ -120,3 +120,27 @@ describe("the binary's smallest character budget", () => {
     }
   });
 });
+
+describe("the binary's edit results", () => {
+  test("an edit of 200,000 places answers within the budget, in text and structured content", async () => {
+    const root = tempRoot();
+    writeFileSync(join(root.dir, "many.txt"), "a\n".repeat(200_000));
+    const { client } = await sdkSession(["serve", "--root", root.dir]);
+    try {
+      const result = await client.callTool({
+        name: "replace",
+        arguments: { path: "many.txt", old_text: "a", new_text: "b", replace_all: true },
+      }) as Result & { structuredContent: Record<string, unknown> };
+      assert.equal(result.isError, undefined, result.content[0]?.text);
+      assert.ok(JSON.stringify(result).length < 60_000, `${JSON.stringify(result).length} bytes`);
+      assert.equal(result.structuredContent.regions_total, 200_000);
+      assert.equal(readFileSync(join(root.dir, "many.txt"), "utf8"), "b\n".repeat(200_000));
+      const undone = await client.callTool({ name: "undo", arguments: { path: "many.txt" } });
+      assert.equal(undone.isError, undefined);
+      assert.equal(readFileSync(join(root.dir, "many.txt"), "utf8"), "a\n".repeat(200_000));
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { carryInsertPoint, carryRange, mapLines } from "../../src/versions/mod.ts";
+import { carryInsertPoint, carryRange, changedRegions, mapLines } from "../../src/versions/mod.ts";
 
 describe("mapLines()", () => {
   test("maps unchanged lines to their new numbers and changed ones to 0", () => {
@@ -18,8 +18,19 @@ describe("mapLines()", () => {
   test("gives undefined when more lines changed than it may diff", () => {
     const before = Array.from({ length: 50 }, (_, i) => `a${i}\n`).join("");
     const after = Array.from({ length: 50 }, (_, i) => `b${i}\n`).join("");
-    assert.equal(mapLines(before, after, 10), undefined);
-    assert.ok(mapLines(before, after, 1000));
+    assert.equal(mapLines(before, after, { maxEditLength: 10, timeout: 1000 }), undefined);
+    assert.ok(mapLines(before, after, { maxEditLength: 1000, timeout: 1000 }));
+  });
+
+  // (Every other line of 200,000 changed: 125 s of diffing each without the time bound, which
+  // the test's own timeout catches.)
+  test("gives up within its time bound however the lines changed", { timeout: 60_000 }, () => {
+    const before = Array.from({ length: 200_000 }, (_, i) => `l${i}\n`).join("");
+    const after = Array.from({ length: 200_000 }, (_, i) => i % 2 ? `x${i}\n` : `l${i}\n`).join("");
+    assert.equal(mapLines(before, after), undefined);
+    assert.deepEqual(changedRegions(before, after), [
+      { oldStart: 2, oldEnd: 200_000, newStart: 2, newEnd: 200_000 },
+    ]);
   });
 });
 

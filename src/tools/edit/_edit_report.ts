@@ -9,11 +9,16 @@ import {
   sliceLines,
   splitBom,
 } from "../../core/mod.ts";
+import { DIFF_LIMITS } from "../../versions/mod.ts";
 import { ok, rowChars } from "../_results.ts";
 import type { Settings } from "../options.ts";
 import type { ToolResult } from "../tool.ts";
 
-/** Regions shown in full; more are summed up in a note. */
+/**
+ * Regions shown in full, and listed in the structured content; more are summed up in a note
+ * (and counted in `regions_total`), so that an edit of 200,000 places stays within the output
+ * budget in both.
+ */
 const SHOWN_REGIONS = 20;
 /** Lines of context around a changed region. */
 const AROUND = 2;
@@ -27,7 +32,7 @@ export function editReport(
   settings: Settings,
   note?: string,
 ): ToolResult {
-  const regions = edit.regions.map((r) => ({
+  const regions = edit.regions.slice(0, SHOWN_REGIONS).map((r) => ({
     old_start: r.oldStart,
     old_end: r.oldEnd,
     new_start: r.newStart,
@@ -39,15 +44,23 @@ export function editReport(
     written: !dryRun,
     dry_run: dryRun,
     regions,
+    ...(edit.regions.length > SHOWN_REGIONS ? { regions_total: edit.regions.length } : {}),
     line_delta: edit.lineDelta,
     total_lines: totalLines,
     ...(edit.occurrences === undefined ? {} : { occurrences: edit.occurrences }),
   };
   if (dryRun) {
-    const diff = createPatch(path, before, edit.text, "before", "after", { context: 3 })
-      .split("\n").slice(2).join("\n"); // drop the "Index:" and "===" lines
+    const patch = createPatch(path, before, edit.text, "before", "after", {
+      context: 3,
+      ...DIFF_LIMITS,
+    });
     let text = note === undefined ? "" : appendNote("", note);
-    text += cappedDiff(diff, settings);
+    if (patch === undefined) {
+      text = appendNote(
+        text,
+        `diff not shown: more changed than a diff of lines takes (${DIFF_LIMITS.maxEditLength} lines removed and added); dry-run a smaller part of the change to see it`,
+      );
+    } else text += cappedDiff(patch.split("\n").slice(2).join("\n"), settings); // (no "Index:", "===")
     text = appendNote(
       text,
       `dry run: nothing was written; the file would have ${totalLines} lines (${

@@ -51,6 +51,7 @@ const editOutput: JsonSchema = {
     dry_run: { type: "boolean" },
     regions: {
       type: "array",
+      description: "The first 20 changed regions.",
       items: {
         type: "object",
         properties: {
@@ -62,6 +63,7 @@ const editOutput: JsonSchema = {
         required: ["old_start", "old_end", "new_start", "new_end"],
       },
     },
+    regions_total: { type: "integer", description: "All changed regions, when over 20." },
     line_delta: { type: "integer", description: "How far lines after the last region moved." },
     occurrences: { type: "integer", description: "Occurrences replaced (replace)." },
     version: { type: "string", description: "The file's version after the edit." },

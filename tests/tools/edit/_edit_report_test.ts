@@ -134,7 +134,8 @@ describe("editReport()", () => {
       notes[20],
       "[5 more changed regions not shown; lines after the last one moved by +25]",
     );
-    assert.equal((structured.regions as unknown[]).length, 25);
+    assert.equal((structured.regions as unknown[]).length, 20);
+    assert.equal(structured.regions_total, 25);
   });
 
   test("editReport() dry run shows a unified diff and says nothing was written", () => {
@@ -173,6 +174,20 @@ describe("editReport()", () => {
     });
     assert.ok(text.length <= 2000, `${text.length} characters`);
     assert.match(text, /\[diff cut: showing \d+ of 5003 lines/);
+  });
+
+  test("editReport() lists the first 20 regions in its structured content, and counts them all", () => {
+    const edits = Array.from(
+      { length: 5000 },
+      (_, i) => ({ start_line: 2 * i + 1, new_text: "X" }),
+    );
+    const { text, structured } = report(lines(10_000), edits);
+    assert.equal((structured.regions as unknown[]).length, 20);
+    assert.equal(structured.regions_total, 5000);
+    assert.ok(JSON.stringify(structured).length < 2000, `${JSON.stringify(structured).length}`);
+    assert.match(text, /\[4980 more changed regions not shown/);
+    const few = report(SIX, [{ start_line: 2, new_text: "X" }]).structured;
+    assert.equal(few.regions_total, undefined);
   });
 
   test("editReport() shows at least one row per region on a tiny budget", () => {
