@@ -378,4 +378,42 @@ describe("the binary's search index kept between servers", () => {
       await client.close();
     }
   });
+
+  test("names that are not UTF-8 come back from it as they were", { timeout: 60_000 }, async () => {
+    // (Python makes the names: a byte that is not UTF-8, and a real U+FFFD beside one.)
+    const made = spawnSync("python3", [
+      "-c",
+      `
+import os, sys
+for name in [b"bad\\xff.txt", b"rep\\xef\\xbf\\xbd.txt", b"rep\\xff.txt", b"lat\\xe9.txt"]:
+    path = os.path.join(os.fsencode(sys.argv[1]), name)
+    with open(path, "w") as f:
+        f.write("NEEDLE " + repr(name) + "\\n")
+    os.utime(path, (1e9, 1e9))
+`,
+      root.dir,
+    ]);
+    assert.equal(made.status, 0, String(made.stderr));
+    const needle = async (client: Client) => {
+      const result = await client.callTool({ name: "grep", arguments: { pattern: "NEEDLE" } });
+      return (result.content as Array<{ text: string }>)[0].text.replace(/ @[0-9a-f]{8}$/gm, "");
+    };
+    const first = await firstServer();
+    let expected: string;
+    try {
+      const since = Date.now();
+      expected = await needle(first);
+      await savedAfter(since);
+    } finally {
+      await first.close();
+    }
+    assert.equal(expected.match(/^"\S+"$/gm)?.length, 3, expected);
+    assert.match(expected, /^rep\uFFFD\.txt$/m);
+    const client = await session();
+    try {
+      assert.equal(await needle(client), expected, "a new server, from the saved index");
+    } finally {
+      await client.close();
+    }
+  });
 });

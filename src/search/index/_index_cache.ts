@@ -31,6 +31,7 @@ import type { WalkNode } from "../../store/walk.ts";
 import { ctimeMsOfIdentity, IDENTITY_WORDS } from "../../io/file_identity.ts";
 import { adviseHugePages } from "../../io/libc.ts";
 import { crc32, hexDigest, randomHex } from "../../io/hashes.ts";
+import { decodeName, encodeName } from "../../core/file_names.ts";
 import { BINARY, type Filter, type SavedFilter } from "./_file_filters.ts";
 import { type BlockFilters, RACY_MS, seamsLength } from "./_block_filters.ts";
 import { type CodePoints, granuleOf } from "./_code_points.ts";
@@ -38,9 +39,9 @@ import { type CodePoints, granuleOf } from "./_code_points.ts";
 const MAGIC = 0x5849574c; // "LWIX"
 /**
  * The layout of the file and of the filters in it (8: two bits per trigram; 9: a large
- * file's code points; 10: the bytes around its blocks' seams).
+ * file's code points; 10: the bytes around its blocks' seams; 11: names as their bytes).
  */
-export const FORMAT = 10;
+export const FORMAT = 11;
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
@@ -402,8 +403,9 @@ class Writer {
     this.#length += bytes.length;
   }
 
+  /** A text as its bytes: a name's bytes that are not UTF-8 (lone surrogates) kept as they are. */
   text(text: string): void {
-    const bytes = new TextEncoder().encode(text);
+    const bytes = encodeName(text);
     this.words([bytes.length]);
     this.bytes(bytes);
   }
@@ -458,7 +460,7 @@ class Reader {
 
   text(): string {
     const [length] = this.words(1);
-    return new TextDecoder("utf-8", { fatal: true }).decode(this.bytes(length));
+    return decodeName(this.bytes(length));
   }
 
   /** `count` texts joined by NULs. */
