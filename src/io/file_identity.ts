@@ -79,17 +79,54 @@ export function identityOfStat(
     : undefined;
   // (A stat without a ctime, as Deno's node:fs gives, cannot tell a change.)
   if (kind === undefined || stat.ctimeNs === 0n) return undefined;
-  out[at] = Number(stat.ino & 0xffffffffn);
-  out[at + 1] = Number((stat.ino >> 32n) & 0xffffffffn);
+  setInode(stat, out, at);
   out[at + 2] = stat.size % TWO_32;
   out[at + 3] = Math.floor(stat.size / TWO_32);
   setTime(stat.mtimeNs, out, at + 4);
   setTime(stat.ctimeNs, out, at + 7);
+  return kind;
+}
+
+/** The inode and device words of an identity, from a stat. */
+function setInode(stat: FileStat, out: Uint32Array, at: number): void {
+  out[at] = Number(stat.ino & 0xffffffffn);
+  out[at + 1] = Number((stat.ino >> 32n) & 0xffffffffn);
   // (glibc's makedev undone: the major and minor numbers statx reports.)
   const dev = stat.dev;
   out[at + 10] = Number(((dev >> 8n) & 0xfffn) | ((dev >> 32n) & 0xfffff000n));
   out[at + 11] = Number((dev & 0xffn) | ((dev >> 12n) & 0xffffff00n));
-  return kind;
+}
+
+/**
+ * The file an identity is of, whatever its name: inode and device, as text.
+ *
+ * @param words the identity's words
+ * @param at its first word
+ * @returns the same text for every name of one file
+ */
+export function inodeOfIdentity(words: Uint32Array, at = 0): string {
+  return `${words[at]}:${words[at + 1]}:${words[at + 10]}:${words[at + 11]}`;
+}
+
+/**
+ * {@linkcode inodeOfIdentity} of a stat.
+ *
+ * @param stat the stat
+ * @returns the text an identity of the same file gives
+ * @example
+ * ```ts
+ * import { identityOfStat, inodeOfIdentity, inodeOfStat } from "./file_identity.ts";
+ * import assert from "node:assert/strict";
+ * const stat = { kind: "file", nlink: 1, ino: 7n, dev: 2049n, size: 3, mtimeNs: 1n, ctimeNs: 1n } as const;
+ * const words = new Uint32Array(12);
+ * identityOfStat(stat as never, words, 0);
+ * assert.equal(inodeOfStat(stat as never), inodeOfIdentity(words));
+ * ```
+ */
+export function inodeOfStat(stat: FileStat): string {
+  const words = new Uint32Array(IDENTITY_WORDS);
+  setInode(stat, words, 0);
+  return inodeOfIdentity(words);
 }
 
 /** A time in ns as statx has it: seconds (signed 64-bit, two words), then nanoseconds. */

@@ -174,6 +174,24 @@ describe("the binary's repeated grep", () => {
       assert.deepEqual(await served(), await inMemory(), `round ${round}`);
     }
   });
+
+  test("a write through a hard link made since a file was read changes the file for grep", {
+    timeout: 60_000,
+  }, async () => {
+    assert.deepEqual(await served(), oneShot());
+    await new Promise((resolve) => setTimeout(resolve, 3_000)); // (the index has read them)
+    fs.mkdirSync(at(".links"), { recursive: true });
+    const targets = ["src1/m1.js", "src2/m2.js"].filter((name) => fs.existsSync(at(name)));
+    for (const [i, name] of targets.entries()) {
+      // (Where no grep looks, and written in place: inotify tells of the link's name only.)
+      fs.linkSync(at(name), at(`.links/l${i}.js`));
+      const fd = fs.openSync(at(`.links/l${i}.js`), "r+");
+      fs.writeSync(fd, `createElement(${i})\n`, 0);
+      fs.closeSync(fd);
+    }
+    assert.equal(targets.length, 2);
+    assert.deepEqual(await served(), await inMemory());
+  });
 });
 
 describe("the binary's grep of large files in a warm session", () => {

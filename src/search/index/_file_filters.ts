@@ -7,6 +7,7 @@
  */
 import { sep } from "node:path";
 import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
+import { inodeOfIdentity, inodeOfStat } from "../../io/file_identity.ts";
 import { collectGarbageWhenIdle, reportWorkerFailure } from "../../io/runtime.ts";
 import type { IndexedFile } from "../_search_file.ts";
 import { startSearchWorkers, unref } from "../_search_pool.ts";
@@ -198,6 +199,35 @@ export class FileFilters {
     for (const key of this.#filters.keys()) if (under(key)) this.drop(key);
     for (const key of this.#unindexable) if (under(key)) this.drop(key);
     return unknown;
+  }
+
+  /**
+   * The files known by other names of the changed paths that are regular files with several
+   * names: one may have been written through a hard link made since the other was read, and
+   * inotify tells of the name written through only. They are found by inode among the files
+   * read with one name; every file read without one (with several names, or just changed)
+   * is among them too.
+   *
+   * @param paths absolute paths that changed
+   * @returns the other files to take for changed
+   */
+  otherNames(paths: ReadonlySet<string>): Set<string> {
+    const linked = new Set<string>();
+    for (const path of paths) {
+      try {
+        const stat = this.#files.lstat(path);
+        if (stat.kind === "file" && stat.nlink > 1) linked.add(inodeOfStat(stat));
+      } catch {
+        // (Gone, or not to be looked at: nothing is written through it.)
+      }
+    }
+    const others = new Set<string>();
+    if (linked.size === 0) return others;
+    for (const key of this.#filters.keys()) {
+      const identity = this.#identities.get(key);
+      if (identity === undefined || linked.has(inodeOfIdentity(identity))) others.add(key);
+    }
+    return others;
   }
 
   /**

@@ -313,6 +313,7 @@ export class SearchIndex {
     // (A walk that lacks only entries created where it listed is patched, below.)
     const patches: Array<{ key: string; walk: KeptWalk; created: CreatedEntry[] }> = [];
     if (changes.paths.size > 0) {
+      for (const other of this.#filters.otherNames(changes.paths)) changes.paths.add(other);
       // (A walk also goes when one of its symlinks leads elsewhere: a change where it did not
       // look may be on the way. Each path is looked at, and each symlink resolved, once: the
       // kept walks share them.)

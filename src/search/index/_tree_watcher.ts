@@ -21,7 +21,7 @@
  * {@linkcode REPEAT_WINDOW_MS} after its event was heard.
  *
  * Not seen by any inotify watcher, and so not by this one: writes through another name of a
- * file (a hard link) than the one watched, writes through a shared memory map, and changes
+ * file (a hard link) outside the roots, writes through a shared memory map, and changes
  * made by another machine on a network file system. (The search index never rules out a
  * file that has several names when it reads it.) Nor is a file system mounted over a
  * directory in a root, or unmounted from one: a sync compares the mounts inside the roots

@@ -208,6 +208,29 @@ describe("FileFilters", () => {
   });
 });
 
+describe("FileFilters.otherNames()", () => {
+  it("names the files read under another name of a changed file with several names", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-links-"));
+    const at = (name: string) => path.join(dir, name);
+    for (const name of ["a.ts", "b.ts"]) fs.writeFileSync(at(name), `${name}\n`);
+    // (Old enough to be read with their identities: what just changed is not.)
+    for (const name of ["a.ts", "b.ts"]) fs.utimesSync(at(name), 1e9, 1e9);
+    await new Promise((resolve) => setTimeout(resolve, 2_100));
+    const filters = new FileFilters(filesOf(dir), 1 << 20, () => {});
+    try {
+      filters.start();
+      filters.learn([at("a.ts"), at("b.ts")]);
+      await known(filters, 2);
+      assert.deepEqual([...filters.otherNames(new Set([at("a.ts")]))], [], "one name");
+      fs.linkSync(at("a.ts"), at("link.ts"));
+      assert.deepEqual([...filters.otherNames(new Set([at("link.ts"), at("gone")]))], [at("a.ts")]);
+    } finally {
+      filters.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe("underAny()", () => {
   it("holds for keys below a directory in the set, by whole segments", () => {
     const dirs = new Set([path.join(path.sep, "a"), path.join(path.sep, "x", "y")]);
