@@ -457,3 +457,64 @@ test("a folder reached through two symlinks is shown under the name each grep gi
     root.remove();
   }
 });
+
+/** A raw session's grep of `pattern`: the text of its answer. */
+async function rawGrep(
+  session: Awaited<ReturnType<typeof initialized>>,
+  id: number,
+  pattern: string,
+) {
+  session.sendJson({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "grep", arguments: { pattern } },
+  });
+  const lines = await session.receivedUntil(`"id":${id}`) as Array<
+    { id?: number; result?: { content: { text: string }[] } }
+  >;
+  return lines.find((line) => line.id === id)!.result!.content[0].text;
+}
+
+// (Bun's watcher reads a backslash in a path as a separator: it watched proj/x, outside the
+// root, and the index trusted a watcher that never heard the root.)
+test("a root whose path holds a backslash is not watched in the wrong place", {
+  timeout: 60_000,
+}, async () => {
+  const base = tempRoot();
+  const root = join(base.dir, "proj\\x");
+  fs.mkdirSync(join(root, "src"), { recursive: true });
+  fs.mkdirSync(join(base.dir, "proj", "x", "deep"), { recursive: true });
+  fs.writeFileSync(join(root, "src", "f.txt"), "alpha\n");
+  const session = await initialized(["serve", "--root", root, "--no-cache"]);
+  try {
+    assert.match(await rawGrep(session, 1, "alpha"), /^src\/f\.txt/);
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // (the index has read it)
+    fs.writeFileSync(join(root, "src", "f.txt"), "alpha\nbravo\n");
+    assert.match(await rawGrep(session, 2, "bravo"), /^src\/f\.txt.*\n2\tbravo\n/s);
+    assert.match(session.stderr, /holds a backslash, which Bun's watcher misreads/);
+  } finally {
+    session.child.kill();
+    base.remove();
+  }
+});
+
+test("a root renamed away while the server runs stops the watcher without a failure", {
+  timeout: 60_000,
+}, async () => {
+  const base = tempRoot();
+  const root = join(base.dir, "r");
+  fs.mkdirSync(join(root, "sub"), { recursive: true });
+  fs.writeFileSync(join(root, "sub", "a.txt"), "alpha\n");
+  const session = await initialized(["serve", "--root", root, "--no-cache"]);
+  try {
+    assert.match(await rawGrep(session, 1, "alpha"), /a\.txt/);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    fs.renameSync(root, join(base.dir, "r.old"));
+    await rawGrep(session, 2, "alpha");
+    assert.doesNotMatch(session.stderr, /failed|TypeError/);
+  } finally {
+    session.child.kill();
+    base.remove();
+  }
+});

@@ -10,6 +10,7 @@
  * @module
  */
 import * as fs from "node:fs";
+import process from "node:process";
 import { setImmediate } from "node:timers";
 import { decodeName } from "../../io/path_bytes.ts";
 
@@ -46,12 +47,19 @@ function flush(): void {
 scope.onmessage = (event) => {
   try {
     event.data.watch.forEach(({ path, recursive }, at) => {
+      // (Bun's watcher reads a backslash as a separator, and would watch another folder.)
+      if (process.platform !== "win32" && path.includes("\\")) {
+        throw new Error(`${JSON.stringify(path)} holds a backslash, which Bun's watcher misreads`);
+      }
       // (Names as bytes, read as the walks read them: one that is not UTF-8 would otherwise
       // come lossily decoded, and name no file the index knows.)
       const options = { recursive, persistent: false, encoding: "buffer" as const };
       const watcher = fs.watch(path, options, (kind, name) => {
         if (pending.length === 0) setImmediate(flush);
-        pending.push([at, name === null ? null : decodeName(name), kind === "rename"]);
+        // (No name, or none as bytes, as when a root itself is renamed: what changed is not
+        // known.)
+        const known = name instanceof Uint8Array ? decodeName(name) : null;
+        pending.push([at, known, kind === "rename"]);
       });
       watcher.on("error", (error) => scope.postMessage({ failed: messageOf(error) }));
     });
