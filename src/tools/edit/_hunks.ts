@@ -39,7 +39,7 @@ export function applyHunks(
     // of its terminator): the reading that holds at the hunk's line; else the lines as they
     // are, looked for elsewhere, unless they stand nowhere (then the other reading is).
     const [exact, crlf] = [sidesOf(hunk, false), sidesOf(hunk, true)];
-    const { old, added } = [exact, crlf].find((r) => holdsAt(lines, r.old, hunk.oldStart)) ??
+    const { old, changes } = [exact, crlf].find((r) => holdsAt(lines, r.old, hunk.oldStart)) ??
       (runsOf(lines, exact.old).length > 0 ? exact : crlf);
     if (old.length === 0) {
       // A pure insertion: it goes before line oldStart (after oldStart - 1).
@@ -49,7 +49,7 @@ export function applyHunks(
           `${which} inserts after line ${after}, outside the file's ${lines.length} lines; nothing was written`,
         );
       }
-      return { start: after + 1, count: 0, added };
+      return { start: after + 1, count: 0, changes };
     }
     let start = hunk.oldStart;
     if (!holdsAt(lines, old, start)) {
@@ -65,7 +65,7 @@ export function applyHunks(
       notes.push(`${which} applied at line ${found}, ${signed(found - start)} from where it said`);
       start = found;
     }
-    return { start, count: old.length, added };
+    return { start, count: old.length, changes };
   });
   const sorted = [...placed].sort((a, b) => a.start - b.start);
   for (let i = 1; i < sorted.length; i++) {
@@ -73,21 +73,26 @@ export function applyHunks(
       throw new InputError(`two hunks of ${path} overlap; nothing was written`);
     }
   }
-  // From the bottom up, so that each hunk's numbers still hold when it is applied.
+  // Each run of removed and added lines on its own (a context line keeps its bytes, and a
+  // line replaced takes its own terminator), from the bottom up, so that each run's numbers
+  // still hold when it is applied.
+  const runs = sorted.flatMap((hunk) =>
+    hunk.changes.map((change) => ({ ...change, at: hunk.start + change.at }))
+  );
   let out = text;
   let delta = 0;
-  for (const hunk of sorted.reverse()) {
-    const newText = hunk.added.map((l) => l + "\n").join("");
-    if (hunk.count === 0) {
-      if (newText !== "") out = insertLines(out, hunk.start - 1, newText).text;
+  for (const run of runs.reverse()) {
+    const newText = run.added.map((l) => l + "\n").join("");
+    if (run.removed === 0) {
+      if (newText !== "") out = insertLines(out, run.at - 1, newText).text;
     } else {
       out = replaceLines(out, [{
-        start_line: hunk.start,
-        end_line: hunk.start + hunk.count - 1,
+        start_line: run.at,
+        end_line: run.at + run.removed - 1,
         new_text: newText,
       }]).text;
     }
-    delta += hunk.added.length - hunk.count;
+    delta += run.added.length - run.removed;
   }
   // (A diff that changes only what edits keep, the line endings, the BOM or the last line
   // feed, changes nothing: said so.)
@@ -105,13 +110,42 @@ export function applyHunks(
  * `crlf`, without the last `\r` of each (the terminator `\r\n`, which a diff of a CRLF file
  * keeps in each line; a lone `\r` is text, and stays).
  */
-function sidesOf(hunk: StructuredPatchHunk, crlf: boolean): { old: string[]; added: string[] } {
-  const side = (marks: string, first: number) =>
-    hunk.lines.filter((l) => marks.includes(l[0])).map((l, i) => {
-      const text = crlf && l.endsWith("\r") ? l.slice(1, -1) : l.slice(1);
-      return i === 0 && first === 1 && text.startsWith("\uFEFF") ? text.slice(1) : text;
-    });
-  return { old: side(" -", hunk.oldStart), added: side(" +", hunk.newStart) };
+function sidesOf(hunk: StructuredPatchHunk, crlf: boolean): HunkSides {
+  const old: string[] = [];
+  const changes: Change[] = [];
+  let open: Change | undefined;
+  let newCount = 0;
+  for (const line of hunk.lines) {
+    const mark = line[0];
+    if (mark !== " " && mark !== "-" && mark !== "+") continue; // ("\ No newline …")
+    let text = crlf && line.endsWith("\r") ? line.slice(1, -1) : line.slice(1);
+    const first = mark === "+"
+      ? newCount === 0 && hunk.newStart === 1
+      : old.length === 0 && hunk.oldStart === 1;
+    if (first && text.startsWith("\uFEFF")) text = text.slice(1);
+    if (mark === " ") open = undefined;
+    else {
+      if (open === undefined) changes.push(open = { at: old.length, removed: 0, added: [] });
+      if (mark === "-") open.removed++;
+      else open.added.push(text);
+    }
+    if (mark !== "+") old.push(text);
+    if (mark !== "-") newCount++;
+  }
+  return { old, changes };
+}
+
+/** A hunk's lines as the file has them before it, and its runs of changed lines. */
+interface HunkSides {
+  old: string[];
+  changes: Change[];
+}
+
+/** A run of removed and added lines: where in the hunk's old lines (from 0), how many go, what comes. */
+interface Change {
+  at: number;
+  removed: number;
+  added: string[];
 }
 
 /** The text of a new file the patch creates: its added lines, each with a terminator. */

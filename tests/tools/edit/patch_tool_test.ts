@@ -95,6 +95,20 @@ describe("patch", () => {
     }
   });
 
+  test("a line a hunk replaces keeps its own terminator in a file of mixed endings", async () => {
+    const mixed = "a\r\nb\nc\r\nd\ne\r\n";
+    const h = tools({ "m.txt": mixed });
+    // (One hunk of two runs: the context between them, and around them, stays as it was.)
+    const patch =
+      "--- a/m.txt\n+++ b/m.txt\n@@ -1,5 +1,6 @@\n a\r\n-b\n+B\n c\r\n-d\n+D\n+D2\n e\r\n";
+    assert.match(
+      okText(await h.call("patch", { patch })),
+      /^modified m\.txt \(1 hunk, lines \+1\)/,
+    );
+    // (As GNU patch and replace_lines write it.)
+    assert.equal(await text(h, "m.txt"), "a\r\nB\nc\r\nD\nD2\ne\r\n");
+  });
+
   test("a hunk whose context moved is applied where it stands, and says so", async () => {
     const h = tools({ "a.txt": "zero\n" + A });
     const result = await h.call("patch", { patch: gitDiff("a.txt", A, A.replace("six", "6")) });
