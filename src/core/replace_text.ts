@@ -156,7 +156,18 @@ export function replaceTexts(
       // line into the next one ("a\nb\nc" without "\nb\n" is "ac"): keep one terminator.
       if (replacement === "" && start > 0 && body[start - 1] !== "\n") replacement = eol;
     }
-    out += body.slice(done, start) + replacement;
+    out += body.slice(done, start);
+    // (A lone `\r`, which is text, put before a line break would become part of its terminator:
+    // the line's text and ending would not be what was asked.)
+    const [left, right] = [out.charCodeAt(out.length - 1), body.charCodeAt(end)];
+    const first = replacement === "" ? right : replacement.charCodeAt(0);
+    const last = replacement === "" ? left : replacement.charCodeAt(replacement.length - 1);
+    if (!options.exact && ((left === CR && first === LF) || (last === CR && right === LF))) {
+      throw new InputError(
+        `at line ${line}, the replacement would put a lone \\r (text) right before a line break, which makes it part of the terminator; leave that \\r out, or set exact to write the bytes as given`,
+      );
+    }
+    out += replacement;
     done = end;
     const oldSpan = countLineBreaks(matched, 0, matched.length) - (matched.endsWith("\n") ? 1 : 0) +
       1;
@@ -222,7 +233,9 @@ function occurrences(
     const start = nextStart(body, parts[0], from);
     if (start === -1) break;
     const end = matchRest(body, parts, start);
-    if (end === -1) {
+    // (Unless exact, an occurrence takes a CRLF terminator whole: `a\r` in `a\r\n` is no
+    // occurrence, since replacing it would change the line's ending.)
+    if (end === -1 || (!exact && splitsCrlf(body, start, end))) {
       from = start + 1;
       continue;
     }
@@ -232,6 +245,12 @@ function occurrences(
     from = end;
   }
   return found;
+}
+
+/** Whether a span starts at the `\n` or ends at the `\r` of a CRLF terminator. */
+function splitsCrlf(body: string, start: number, end: number): boolean {
+  return (body.charCodeAt(start) === LF && body.charCodeAt(start - 1) === CR) ||
+    (end > start && body.charCodeAt(end - 1) === CR && body.charCodeAt(end) === LF);
 }
 
 /** Where an occurrence may start at or after `from`: its first part, or else its first break. */

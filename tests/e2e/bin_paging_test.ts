@@ -122,6 +122,33 @@ describe("the binary's smallest character budget", () => {
 });
 
 describe("the binary's edit results", () => {
+  test("replace keeps a CRLF terminator whole, and a lone \\r as text", async () => {
+    const root = tempRoot();
+    writeFileSync(join(root.dir, "crlf.txt"), "a\r\nb\r\n");
+    writeFileSync(join(root.dir, "lf.txt"), "a\nb\n");
+    const { client } = await sdkSession(["serve", "--root", root.dir]);
+    try {
+      const replace = async (args: Record<string, unknown>) =>
+        await client.callTool({ name: "replace", arguments: args }) as Result;
+      const split = await replace({
+        path: "crlf.txt",
+        old_text: "\r",
+        new_text: "",
+        replace_all: true,
+      });
+      assert.equal(split.isError, true);
+      assert.match(split.content[0].text, /old_text was not found/);
+      const joined = await replace({ path: "lf.txt", old_text: "a", new_text: "a\r" });
+      assert.equal(joined.isError, true);
+      assert.match(joined.content[0].text, /lone \\r \(text\) right before a line break/);
+      assert.equal(readFileSync(join(root.dir, "crlf.txt"), "utf8"), "a\r\nb\r\n");
+      assert.equal(readFileSync(join(root.dir, "lf.txt"), "utf8"), "a\nb\n");
+    } finally {
+      await client.close();
+      root.remove();
+    }
+  });
+
   test("an edit of 200,000 places answers within the budget, in text and structured content", async () => {
     const root = tempRoot();
     writeFileSync(join(root.dir, "many.txt"), "a\n".repeat(200_000));
