@@ -3,7 +3,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -65,6 +65,32 @@ describe("the binary's pages and patches", () => {
     const shown = [1, 2, 3, 7, 8, 9, 10].map((n) => `${n}${[1, 9].includes(n) ? "" : "-"}\t`);
     assert.deepEqual(rows.map((row) => row.slice(0, row.indexOf("\t") + 1)), shown);
     assert.match(page, /showing the last 1 matching line in 1 file, but some of their context/);
+  });
+
+  test("patch applies diff -ruN of two folders: files changed, created and deleted", async () => {
+    const base = tempRoot();
+    const [a, b] = [join(base.dir, "a"), join(base.dir, "b")];
+    for (const dir of [a, b]) mkdirSync(dir);
+    writeFileSync(join(a, "kept.txt"), "one\ntwo\n");
+    writeFileSync(join(b, "kept.txt"), "one\nTWO\n");
+    writeFileSync(join(a, "gone.txt"), "bye\n");
+    writeFileSync(join(b, "new.txt"), "hello\n");
+    const diff = spawnSync("diff", ["-ruN", "a", "b"], { cwd: base.dir, encoding: "utf8" });
+    assert.match(diff.stdout, /^\+\+\+ b\/gone\.txt\t1970-01-01/m);
+    const { client: other } = await sdkSession(["serve", "--root", a]);
+    try {
+      const result = await other.callTool({
+        name: "patch",
+        arguments: { patch: diff.stdout },
+      }) as Result;
+      assert.equal(result.isError, undefined, result.content[0].text);
+      assert.deepEqual(readdirSync(a).sort(), ["kept.txt", "new.txt"]);
+      assert.equal(readFileSync(join(a, "kept.txt"), "utf8"), "one\nTWO\n");
+      assert.equal(readFileSync(join(a, "new.txt"), "utf8"), "hello\n");
+    } finally {
+      await other.close();
+      base.remove();
+    }
   });
 
   test("patch applies diff -u of a CRLF file, keeping its line endings", async () => {

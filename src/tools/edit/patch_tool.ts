@@ -81,6 +81,10 @@ function filesOf(patch: string): StructuredPatch[] {
   } catch (error) {
     throw new InputError(`patch cannot be parsed: ${(error as Error).message}`);
   }
+  // (jsdiff reads past a binary patch as if it had no hunk: a file would be made empty.)
+  if (/^(?:GIT binary patch|Binary files .* differ)$/m.test(patch)) {
+    throw new InputError("patch holds a binary patch; it applies changes of text only");
+  }
   files = files.filter((f) => f.hunks.length > 0 || f.isCreate || f.isDelete || f.isRename);
   if (files.length === 0) {
     throw new InputError(
@@ -99,27 +103,52 @@ function filesOf(patch: string): StructuredPatch[] {
 
 /**
  * The path a patch names, without git's a/ and b/ prefixes (taken off when the other side
- * has the other prefix, or is /dev/null).
+ * has the other prefix, or is /dev/null); undefined for a side that is no file: /dev/null,
+ * git's side of a new or deleted file, or a side dated at the epoch (how `diff -N` writes
+ * a file that is absent, as GNU patch reads it).
  */
 function pathOf(file: StructuredPatch, side: "old" | "new"): string | undefined {
-  const [name, other] = side === "old"
-    ? [file.oldFileName, file.newFileName]
-    : [file.newFileName, file.oldFileName];
-  if (name === undefined || name === "/dev/null") return undefined;
+  const [name, other, header, absent] = side === "old"
+    ? [file.oldFileName, file.newFileName, file.oldHeader, file.isCreate]
+    : [file.newFileName, file.oldFileName, file.newHeader, file.isDelete];
+  if (name === undefined || name === "/dev/null" || absent === true) return undefined;
+  if (header !== undefined && EPOCH.test(header)) return undefined;
   const [mine, theirs] = side === "old" ? ["a/", "b/"] : ["b/", "a/"];
   const prefixed = name.startsWith(mine) &&
     (other === "/dev/null" || other?.startsWith(theirs) || file.isGit);
   return prefixed ? name.slice(2) : name;
 }
 
+/** A header's date at the epoch, in any time zone (`1970-01-01 00:00:00 +0000`, `1969-12-31 …`). */
+const EPOCH = /^(?:1970-01-01|1969-12-31) [0-2]\d:[0-5]\d:[0-5]\d(?:\.0+)? [+-]\d{4}$/;
+
 /** Checks every file of the patch against the store, computing each new text. */
 async function plan(context: EditContext, files: StructuredPatch[]): Promise<Planned[]> {
   const { store, settings } = context;
   const planned: Planned[] = [];
+  // (A patch of diffs run one after another may change one file in several sections: each
+  // applies to what the ones before made, as git apply and GNU patch read it.)
+  const byName = new Map<string, Planned>();
   for (const file of files) {
     const from = pathOf(file, "old");
     const to = pathOf(file, "new");
     if (from === undefined && to === undefined) throw new InputError("patch names no file");
+    const earlier = byName.get((from ?? to)!);
+    if (earlier !== undefined) {
+      if (from === undefined || to !== from || earlier.after === undefined) {
+        throw new InputError(
+          `patch creates or deletes ${
+            quotePath((from ?? to)!)
+          } in one section and changes it in another; give one diff of it`,
+        );
+      }
+      const patched = applyHunks(earlier.after, file.hunks, quotePath(earlier.path));
+      earlier.after = patched.text;
+      earlier.notes.push(...patched.notes);
+      earlier.hunks += file.hunks.length;
+      earlier.delta += patched.delta;
+      continue;
+    }
     if (from === undefined) {
       try {
         await store.stat(to!);
@@ -138,6 +167,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
         hunks: file.hunks.length,
         delta: 0,
       });
+      byName.set(to!, planned.at(-1)!);
       continue;
     }
     const current = await store.readText(from, { maxBytes: settings.maxEditBytes });
@@ -163,6 +193,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
         hunks: file.hunks.length,
         delta: 0,
       });
+      byName.set(from, planned.at(-1)!);
       continue;
     }
     const patched = applyHunks(current.text, file.hunks, quotePath(path));
@@ -175,6 +206,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
       hunks: file.hunks.length,
       delta: patched.delta,
     });
+    byName.set(from, planned.at(-1)!);
   }
   return planned;
 }

@@ -109,6 +109,41 @@ describe("patch", () => {
     assert.equal(await text(h, "m.txt"), "a\r\nB\nc\r\nD\nD2\ne\r\n");
   });
 
+  test("takes the new and deleted files of diff -N (dated at the epoch) and git (no hunk)", async () => {
+    const h = tools({ "gone.txt": "x\n", "empty.txt": "" });
+    const epoch = "1970-01-01 00:00:00.000000000 +0000";
+    const now = "2026-12-07 08:00:00.000000000 +0000";
+    const patch =
+      `diff -ruN a/new.txt b/new.txt\n--- a/new.txt\t${epoch}\n+++ b/new.txt\t${now}\n` +
+      "@@ -0,0 +1 @@\n+new\n" +
+      `diff -ruN a/gone.txt b/gone.txt\n--- a/gone.txt\t${now}\n+++ b/gone.txt\t${epoch}\n` +
+      "@@ -1 +0,0 @@\n-x\n" +
+      "diff --git a/e.txt b/e.txt\nnew file mode 100644\nindex 0000000..e69de29\n" +
+      "diff --git a/empty.txt b/empty.txt\ndeleted file mode 100644\nindex e69de29..0000000\n";
+    assert.equal(
+      okText(await h.call("patch", { patch })),
+      `created new.txt @${versionOf("new\n")}\ndeleted gone.txt\ncreated e.txt @${
+        versionOf("")
+      }\ndeleted empty.txt\n`,
+    );
+    assert.equal(await text(h, "new.txt"), "new\n");
+    assert.equal(await text(h, "e.txt"), "");
+    for (const gone of ["gone.txt", "empty.txt"]) {
+      await assert.rejects(h.store.readText(gone), { code: "not_found" });
+    }
+  });
+
+  test("a file changed in two sections takes the second on what the first made", async () => {
+    const h = tools({ "m.txt": "m1\nkeep\n" });
+    const patch = "--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-m1\n+M1\n" +
+      "--- a/m.txt\n+++ b/m.txt\n@@ -1,2 +1,2 @@\n-M1\n+MM\n keep\n";
+    assert.match(
+      okText(await h.call("patch", { patch })),
+      /^modified m\.txt \(2 hunks, lines \+0\)/,
+    );
+    assert.equal(await text(h, "m.txt"), "MM\nkeep\n");
+  });
+
   test("a hunk whose context moved is applied where it stands, and says so", async () => {
     const h = tools({ "a.txt": "zero\n" + A });
     const result = await h.call("patch", { patch: gitDiff("a.txt", A, A.replace("six", "6")) });
@@ -254,6 +289,16 @@ describe("patch", () => {
       "a rename",
       "diff --git a/a.txt b/z.txt\nsimilarity index 100%\nrename from a.txt\nrename to z.txt\n",
       /^patch renames or copies a\/a\.txt; it applies changes of content only$/,
+    ],
+    [
+      "a binary patch (jsdiff would read it as an empty new file)",
+      "diff --git a/bin b/bin\nnew file mode 100644\nindex 0000000..e69de29\nGIT binary patch\nliteral 3\nKcmZQzWMT#Y01f~L\n\nliteral 0\nHcmV?d00001\n\n",
+      /^patch holds a binary patch; it applies changes of text only$/,
+    ],
+    [
+      "a file created in one section and changed in another",
+      "--- /dev/null\n+++ b/n.txt\n@@ -0,0 +1 @@\n+x\n--- a/n.txt\n+++ /dev/null\n@@ -1 +0,0 @@\n-x\n",
+      /^patch creates or deletes n\.txt in one section and changes it in another/,
     ],
     [
       "a file that does not exist",
