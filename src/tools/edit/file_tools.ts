@@ -1,11 +1,11 @@
 // The whole-file tools: write, move and delete.
 import { countLines, quotePath } from "../../core/mod.ts";
-import { NotFoundError, StoreError } from "../../store/errors.ts";
+import { BinaryFileError, NotFoundError, StoreError } from "../../store/errors.ts";
 import type { FileStore } from "../../store/file_store.ts";
 import { changedRegions } from "../../versions/mod.ts";
 import { checkArgs } from "../_args.ts";
 import { editReport } from "./_edit_report.ts";
-import { ok } from "../_results.ts";
+import { ok, Refusal } from "../_results.ts";
 import { type EditContext, EDITING } from "./edit_tools.ts";
 import type { JsonSchema, ToolDefinition, ToolResult } from "../tool.ts";
 
@@ -52,6 +52,13 @@ export function writeTool(context: EditContext): ToolDefinition {
         args,
       );
       const before = a.overwrite ? await current(store, a.path) : undefined;
+      if (before === NOT_TEXT) {
+        throw new Refusal(
+          `${
+            quotePath(a.path)
+          } is binary or not UTF-8: write does not replace it, since undo could not bring its bytes back; delete it first if that is meant`,
+        );
+      }
       if (a.dry_run) return await dryWrite(context, a.path, a.content, a.overwrite, before);
       const written = await store.write(a.path, a.content, {
         overwrite: a.overwrite,
@@ -78,18 +85,23 @@ export function writeTool(context: EditContext): ToolDefinition {
   };
 }
 
+/** A file that exists but holds no text: binary, or not UTF-8. */
+const NOT_TEXT = Symbol("not text");
+
 /**
- * A file's text now, if it exists and is text within the edit cap; else undefined (the
- * write itself then says what is wrong, if anything is).
+ * A file's text now, if it exists and is text within the edit cap; {@linkcode NOT_TEXT} if it
+ * is binary or not UTF-8; else undefined (the write itself then says what is wrong, if
+ * anything is).
  */
 async function current(
   store: FileStore,
   path: string,
-): Promise<{ path: string; text: string } | undefined> {
+): Promise<{ path: string; text: string } | typeof NOT_TEXT | undefined> {
   try {
     const file = await store.readText(path);
-    return file.invalidUtf8 ? undefined : { path: file.path, text: file.text };
+    return file.invalidUtf8 ? NOT_TEXT : { path: file.path, text: file.text };
   } catch (error) {
+    if (error instanceof BinaryFileError) return NOT_TEXT;
     if (error instanceof StoreError) return undefined;
     throw error;
   }

@@ -97,6 +97,35 @@ describe("write", () => {
     assert.deepEqual(await h.store.readBytes("a.txt"), bytes("new\n"));
   });
 
+  test("write does not replace a binary file or one that is not UTF-8: undo could not bring it back", async () => {
+    await withTempRoot({}, async (root, h) => {
+      const kept = {
+        "bin.dat": new Uint8Array([0x00, 0x01, 0x02, 0x0a]),
+        "latin1.txt": new Uint8Array([0x63, 0x61, 0x66, 0xe9, 0x0a]),
+      };
+      for (const [name, content] of Object.entries(kept)) {
+        await fs.writeFile(root.at(name), content);
+        for (const dry_run of [false, true]) {
+          const result = await h.call("write", {
+            path: name,
+            content: "text\n",
+            overwrite: true,
+            dry_run,
+          });
+          assert.match(
+            errorText(result),
+            new RegExp(
+              `^${name.replace(".", "\\.")} is binary or not UTF-8: write does not replace it`,
+            ),
+          );
+        }
+        assert.deepEqual(new Uint8Array(await fs.readFile(root.at(name))), content);
+        okText(await h.call("delete", { path: name }));
+        okText(await h.call("write", { path: name, content: "text\n" }));
+      }
+    });
+  });
+
   test("write with overwrite creates a file that does not exist yet", async () => {
     const h = tools();
     const result = await h.call("write", { path: "b.txt", content: "b\n", overwrite: true });
