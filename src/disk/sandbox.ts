@@ -227,9 +227,8 @@ export class Sandbox {
 
   /**
    * Checks a caller's path and resolves it: relative paths are relative to the first root,
-   * absolute ones must lie inside some root, a backslash is a separator on Windows only (part
-   * of a name elsewhere, as the kernel reads it), and a drive letter on a non-Windows system is
-   * outside.
+   * absolute ones must lie inside some root, and a backslash is a separator on Windows only
+   * (part of a name elsewhere, as the kernel reads it, and so is a colon after a letter).
    *
    * @param path the path as the caller gave it
    * @param options whether a missing path is acceptable

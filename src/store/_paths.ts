@@ -6,21 +6,16 @@
  */
 import { PathOutsideRootError } from "./errors.ts";
 
-/** A drive letter ("C:", "C:\\x"): an absolute (or drive-relative) path on Windows. */
-const DRIVE_LETTER = /^[A-Za-z]:/;
-
 /**
  * Checks a caller's path and returns it with `/` separators. On Windows backslashes are
  * separators too (an agent writing `..\\x` means `../x`, and a UNC path `\\\\host\\share`
  * becomes `//host/share`, absolute and outside); elsewhere a backslash is part of a name, as
  * the kernel reads it (`..\\x` is a file in the root), so that a name holding one, shown
- * quoted, can be given back. A drive letter off Windows names another system's absolute path,
- * outside every root.
+ * quoted, can be given back. So is a colon: `c:notes.txt` is a file in the root off Windows.
  */
 export function cleanUserPath(path: unknown, windows = false): string {
   if (typeof path !== "string") throw new TypeError(`path must be a string, got ${typeof path}`);
   if (path.includes("\0")) throw new PathOutsideRootError(path);
-  if (!windows && DRIVE_LETTER.test(path)) throw new PathOutsideRootError(path);
   const slashed = windows ? path.replaceAll("\\", "/") : path;
   return slashed === "" ? "." : slashed;
 }
