@@ -11,7 +11,7 @@ import * as fs from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import { ensureBinary, tempRoot } from "../_helpers/binary.ts";
+import { ensureBinary, initialized, tempRoot } from "../_helpers/binary.ts";
 import { sdkSession } from "../_helpers/sdk.ts";
 
 const GREPS = [
@@ -376,6 +376,34 @@ describe("the binary's search index kept between servers", () => {
       assert.deepEqual(cacheFiles(), []);
     } finally {
       await client.close();
+    }
+  });
+
+  test("a cache folder that is a file is said once, with the system's reason", {
+    timeout: 60_000,
+  }, async () => {
+    const home = tempRoot();
+    fs.writeFileSync(join(home.dir, "linewise"), "not a folder\n");
+    const session = await initialized(["serve", "--root", root.dir], { XDG_CACHE_HOME: home.dir });
+    try {
+      session.sendJson({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern: "createElement" } },
+      });
+      await session.receivedUntil('"id":1');
+      for (let i = 0; i < 1000 && !session.stderr.includes("could not be saved"); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      assert.match(
+        session.stderr,
+        /^linewise: the search index could not be saved \((?:EEXIST|ENOTDIR)[^\n]*\); going on without it\n$/,
+      );
+      assert.equal(fs.readFileSync(join(home.dir, "linewise"), "utf8"), "not a folder\n");
+    } finally {
+      session.child.kill();
+      home.remove();
     }
   });
 

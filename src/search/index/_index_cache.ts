@@ -124,14 +124,15 @@ export function cacheFileOf(dir: string, scope: string): string {
 
 /**
  * Writes the cache file (a temporary file renamed over it, mode 0600, in a folder of mode
- * 0700). Failures are not the caller's problem: the next server builds the index again.
+ * 0700). A failure leaves no temporary file and is thrown as the system gave it, for the
+ * caller to say; the next server builds the index again.
  *
  * @param file its path ({@linkcode cacheFileOf})
  * @param scope the scope it is for
  * @param filters real path, filter, identity and block filters of each file (racy ones are
  *   left out)
  * @param walks the walks, with the identities of their directories
- * @returns true when written
+ * @returns true when written, false when it would be over its size budget
  */
 export function saveIndex(
   file: string,
@@ -149,9 +150,13 @@ export function saveIndex(
     fs.renameSync(temp, file);
     removeGone(dir, file);
     return true;
-  } catch {
-    fs.rmSync(temp, { force: true });
-    return false;
+  } catch (error) {
+    try {
+      fs.rmSync(temp, { force: true });
+    } catch {
+      // (Not made: the folder it would be in is no folder, or is not ours to write.)
+    }
+    throw error;
   }
 }
 

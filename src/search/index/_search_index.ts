@@ -218,6 +218,7 @@ export class SearchIndex {
   readonly #ready = new Promise<boolean>((resolve) => this.#settleReady = resolve);
   #savedMark = "";
   #savedAt = 0;
+  #saveFailed = false;
   #saveTimer: ReturnType<typeof setTimeout> | undefined;
   #changes = 0; // refreshes that forgot something
   #walkEpoch = 0; // changes heard that may change walks
@@ -789,7 +790,12 @@ export class SearchIndex {
     if (this.#cache === undefined || this.#closed || this.#saveTimer !== undefined) return;
     const wait = Math.max(after, this.#savedAt + SAVE_EVERY_MS - Date.now());
     this.#saveTimer = setTimeout(() => {
-      this.#save().catch((error) => cacheFailed("the search index could not be saved", error));
+      this.#save().catch((error) => {
+        // (Once: a folder that cannot be written fails each save alike.)
+        if (this.#saveFailed) return;
+        this.#saveFailed = true;
+        cacheFailed("the search index could not be saved", error);
+      });
     }, wait);
     (this.#saveTimer as { unref?: () => void }).unref?.();
   }
