@@ -12,6 +12,7 @@ import { Buffer } from "node:buffer";
 import { constants } from "node:fs";
 import { decodeName } from "./path_bytes.ts";
 import { cString } from "./path_bytes.ts";
+import { releaseLockFile, tryLockFile } from "./_lock_files.ts";
 import { ERRNO, NOT_WRITABLE, systemError } from "./_errno.ts";
 import { type FileStat, parseStatx, STATX_BASIC_STATS, STATX_BYTES } from "./file_stat.ts";
 import type { StatKind } from "./file_stat.ts";
@@ -309,12 +310,14 @@ class AtFileSystem implements FileSystem {
   }
 
   close(fd: number): void {
+    releaseLockFile(fd);
     // (A failed close has released the descriptor all the same; nothing to do about it.)
     this.#c.close(fd);
   }
 
   tryLock(fd: number): boolean {
-    if (this.#c.flock(fd, LOCK_EX | LOCK_NB) === 0) return true;
+    // (And the lock file, which linewise processes on Node, which has no flock, take.)
+    if (this.#c.flock(fd, LOCK_EX | LOCK_NB) === 0) return tryLockFile(fd, this.fstat(fd));
     const errno = this.#c.errno();
     if (errno === ERRNO.EAGAIN) return false;
     throw systemError(errno, "flock");

@@ -134,8 +134,8 @@ export interface FileSystem {
   /** Closes a descriptor. */
   close(fd: number): void;
   /**
-   * Tries to take an exclusive advisory lock (`flock`) on an open file, released when it is
-   * closed.
+   * Tries to take an exclusive advisory lock on an open file (`flock`, and the lock file every
+   * linewise process takes: `_lock_files.ts`), released when it is closed.
    *
    * @returns true when taken, false when another holds it, undefined where there are no locks
    */

@@ -7,6 +7,7 @@
  */
 import * as fs from "node:fs";
 import { nativePath, SEPARATOR } from "./native_path.ts";
+import { releaseLockFile, tryLockFile } from "./_lock_files.ts";
 import { nodePathOf } from "./path_bytes.ts";
 import { decodeName } from "./path_bytes.ts";
 import { type FileStat, fromNodeStat, type StatKind } from "./file_stat.ts";
@@ -132,11 +133,14 @@ class PathFileSystem implements FileSystem {
   }
 
   close(fd: number): void {
+    releaseLockFile(fd);
     fs.closeSync(fd);
   }
 
-  tryLock(): undefined {
-    return undefined; // node:fs has no flock
+  tryLock(fd: number): boolean {
+    // (node:fs has no flock: the lock file alone, which every linewise process takes.)
+    const { dev, ino } = fs.fstatSync(fd, { bigint: true });
+    return tryLockFile(fd, { dev, ino });
   }
 
   narrowed(roots: readonly string[]): FileSystem {

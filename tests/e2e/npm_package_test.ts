@@ -143,6 +143,53 @@ describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 },
       );
     }
 
+    test(`${nodeName}: a server on Node and the binary edit one file at once, none lost`, {
+      timeout: 180_000,
+      skip: nodeName !== "Node 20", // (the lock does not depend on Node's version)
+    }, async () => {
+      await install();
+      const shared = path.join(root, "shared.txt");
+      fs.writeFileSync(shared, "a 0\nb 0\n");
+      const servers = await Promise.all([
+        sdkSession([
+          path.join(installs.node, "node_modules/.bin/linewise"),
+          "serve",
+          "--root",
+          root,
+        ], {
+          name: "on-node",
+          command: NODES[nodeName],
+        }),
+        sdkSession(["serve", "--root", root], { name: "binary" }),
+      ]);
+      /** Raises one line's counter `times` times, each read then replaced (a stale one retried). */
+      const raise = async (client: (typeof servers)[0]["client"], line: string, times: number) => {
+        for (let done = 0; done < times;) {
+          const read = await client.callTool({ name: "read", arguments: { path: "shared.txt" } });
+          const value = new RegExp(`^\\d+\\t${line} (\\d+)$`, "m").exec(
+            (read as Text).content[0].text,
+          );
+          if (value === null) continue;
+          const edit = await client.callTool({
+            name: "replace",
+            arguments: {
+              path: "shared.txt",
+              old_text: `${line} ${value[1]}\n`,
+              new_text: `${line} ${Number(value[1]) + 1}\n`,
+            },
+          });
+          if (!edit.isError) done++;
+        }
+      };
+      try {
+        await Promise.all([raise(servers[0].client, "a", 150), raise(servers[1].client, "b", 150)]);
+      } finally {
+        for (const { client } of servers) await client.close();
+      }
+      // (Without the lock files, which Node takes in place of flock, one was lost 1 run in 1.)
+      assert.equal(fs.readFileSync(shared, "utf8"), "a 150\nb 150\n");
+    });
+
     test(`${nodeName}: the library imports by its package name, with its types`, {
       timeout: 180_000,
     }, async () => {

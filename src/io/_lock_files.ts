@@ -1,0 +1,151 @@
+/**
+ * Edit locks as files, beside `flock`: Node has no `flock`, so a linewise process on Node
+ * locks a file by creating one in a folder of the user's own (`linewise-locks-<uid>` in the
+ * system's temporary folder), named for the file's device and inode and holding the pid (and
+ * on Linux the start time) of the process that holds it. Every linewise process takes it, on
+ * Node alone and beside `flock` where there is one, so that processes of either runtime
+ * serialise their edits of one file. A lock whose process is gone (killed while it held it)
+ * is taken over. Where the folder cannot be made safe (not ours, or not private) there are
+ * no lock files, and `flock` is all there is.
+ *
+ * @module
+ */
+import * as fs from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import process from "node:process";
+
+/** A file's identity: what its lock file is named for. */
+export interface LockedFile {
+  dev: bigint;
+  ino: bigint;
+}
+
+/** The lock files this process holds, by the descriptor whose close releases each. */
+const held = new Map<number, string>();
+
+let folder: string | null | undefined; // (null: none can be used here)
+
+/** This process as its lock files name it: pid, and start time where /proc tells it. */
+const me = `${process.pid} ${procStat(process.pid)?.started ?? ""}`.trim();
+
+/**
+ * Takes the lock file of an open file.
+ *
+ * @param fd the descriptor whose close releases it ({@linkcode releaseLockFile})
+ * @param file the file's identity
+ * @returns true when taken (or where there are no lock files), false when another process
+ *   holds it
+ */
+export function tryLockFile(fd: number, file: LockedFile): boolean {
+  const dir = lockFolder();
+  if (dir === null) return true;
+  const path = join(dir, `${file.dev}-${file.ino}`);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(path, me, { flag: "wx", mode: 0o600 });
+      held.set(fd, path);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") return true; // (no lock file then)
+    }
+    if (holderAlive(path)) return false;
+    fs.rmSync(path, { force: true }); // (its process is gone: taken over)
+  }
+  return false;
+}
+
+/**
+ * Releases the lock file an open file's lock took, if any: called as the descriptor closes.
+ *
+ * @param fd the descriptor
+ */
+export function releaseLockFile(fd: number): void {
+  const path = held.get(fd);
+  if (path === undefined) return;
+  held.delete(fd);
+  fs.rmSync(path, { force: true });
+}
+
+/** The folder of lock files, made once: ours, a directory, private; else null. */
+function lockFolder(): string | null {
+  if (folder !== undefined) return folder;
+  folder = null;
+  // (Under Deno given the roots alone, nothing else is asked for: a prompt would stop a server.)
+  const env = ["TMPDIR", "TMP", "TEMP"].map((variable) => ({ name: "env", variable }));
+  if (!granted([...env, { name: "sys", kind: "getUid" }])) return folder;
+  try {
+    const uid = process.getuid?.();
+    const dir = join(tmpdir(), `linewise-locks-${uid ?? "user"}`);
+    if (!granted([{ name: "read", path: dir }, { name: "write", path: dir }])) return folder;
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as { code?: string }).code !== "EEXIST") return folder;
+    }
+    const stat = fs.lstatSync(dir);
+    const ours = uid === undefined || stat.uid === uid;
+    if (stat.isDirectory() && ours && (stat.mode & 0o077) === 0) folder = dir;
+  } catch {
+    // (No lock files here: flock is all there is.)
+  }
+  return folder;
+}
+
+/** Whether the runtime lets this process do all of these without asking (Deno's permissions). */
+function granted(descriptors: Array<Record<string, string>>): boolean {
+  const deno = (globalThis as unknown as {
+    Deno?: { permissions: { querySync(p: Record<string, string>): { state: string } } };
+  }).Deno;
+  return deno === undefined ||
+    descriptors.every((descriptor) => deno.permissions.querySync(descriptor).state === "granted");
+}
+
+/**
+ * Whether the process a lock file names still runs: the same one (its start time too), and
+ * not a zombie (killed, not yet reaped by its parent).
+ */
+function holderAlive(path: string): boolean {
+  let holder: string;
+  try {
+    holder = fs.readFileSync(path, "utf8");
+  } catch {
+    return false; // (released meanwhile)
+  }
+  const [pid, started] = holder.split(" ");
+  // (Empty: being written, unless its process was killed between making and writing it.)
+  if (holder === "") return Date.now() - mtimeOf(path) < EMPTY_STALE_MS;
+  if (!/^\d+$/.test(pid)) return false; // (not one of ours)
+  try {
+    process.kill(Number(pid), 0);
+  } catch (error) {
+    if ((error as { code?: string }).code === "ESRCH") return false;
+  }
+  const now = procStat(Number(pid));
+  if (now === undefined) return true; // (no /proc to be read here: its pid alone)
+  return now.state !== "Z" && now.state !== "X" &&
+    (started === undefined || now.started === started);
+}
+
+/** How old an empty lock file is when the process that made it is taken for gone. */
+const EMPTY_STALE_MS = 1000;
+
+function mtimeOf(path: string): number {
+  try {
+    return fs.statSync(path).mtimeMs;
+  } catch {
+    return 0; // (gone: released)
+  }
+}
+
+/** A process's state and start time (clock ticks since boot), where /proc tells them. */
+function procStat(pid: number): { state: string; started: string } | undefined {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+    // (Fields 3 and 22, counted after the command's closing parenthesis, which may hold spaces.)
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return { state: fields[0], started: fields[19] };
+  } catch {
+    return undefined;
+  }
+}

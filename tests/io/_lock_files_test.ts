@@ -1,0 +1,73 @@
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import process from "node:process";
+import { describe, test } from "node:test";
+import { releaseLockFile, tryLockFile } from "../../src/io/_lock_files.ts";
+
+describe("lock files", () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-lockfile-"));
+  const file = path.join(dir, "f.txt");
+  fs.writeFileSync(file, "x\n");
+  const identity = () => {
+    const { dev, ino } = fs.statSync(file, { bigint: true });
+    return { dev, ino };
+  };
+  const lockPath = () => {
+    const { dev, ino } = identity();
+    return path.join(os.tmpdir(), `linewise-locks-${process.getuid?.()}`, `${dev}-${ino}`);
+  };
+
+  test("one descriptor holds a file's lock until it is released", () => {
+    const [first, second] = [fs.openSync(file, "r"), fs.openSync(file, "r")];
+    try {
+      assert.equal(tryLockFile(first, identity()), true);
+      assert.equal(fs.statSync(path.dirname(lockPath())).mode & 0o777, 0o700);
+      assert.equal(tryLockFile(second, identity()), false, "held by this process's other edit");
+      releaseLockFile(first);
+      assert.equal(fs.existsSync(lockPath()), false);
+      assert.equal(tryLockFile(second, identity()), true);
+    } finally {
+      releaseLockFile(first);
+      releaseLockFile(second);
+      fs.closeSync(first);
+      fs.closeSync(second);
+    }
+  });
+
+  test("a lock whose process is gone is taken over; one of a live process is not", () => {
+    const fd = fs.openSync(file, "r");
+    try {
+      fs.writeFileSync(lockPath(), "2147483646 1"); // (no such pid)
+      assert.equal(tryLockFile(fd, identity()), true);
+      releaseLockFile(fd);
+      // (pid 1 runs; its start time is whatever /proc says, so it is the same process. Deno
+      // reads /proc only with every permission: then a live pid is all it goes by.)
+      let init: string;
+      try {
+        init = fs.readFileSync("/proc/1/stat", "utf8");
+      } catch {
+        return;
+      }
+      const started = init.slice(init.lastIndexOf(")") + 2).split(" ")[19];
+      fs.writeFileSync(lockPath(), `1 ${started}`);
+      assert.equal(tryLockFile(fd, identity()), false);
+      // (The same pid started at another time: a pid used again, not the holder.)
+      fs.writeFileSync(lockPath(), `1 ${Number(started) + 1}`);
+      assert.equal(tryLockFile(fd, identity()), true);
+      releaseLockFile(fd);
+      // (Empty: being written just now; or, older, its process killed before it wrote it.)
+      fs.writeFileSync(lockPath(), "");
+      assert.equal(tryLockFile(fd, identity()), false);
+      fs.utimesSync(lockPath(), new Date(Date.now() - 5000), new Date(Date.now() - 5000));
+      assert.equal(tryLockFile(fd, identity()), true);
+    } finally {
+      releaseLockFile(fd);
+      fs.closeSync(fd);
+      fs.rmSync(lockPath(), { force: true });
+    }
+  });
+
+  test("cleans up", () => fs.rmSync(dir, { recursive: true, force: true }));
+});
