@@ -76,9 +76,10 @@ function filesEndingIn(dir: string, end: string): string[] {
 /** The launcher: the platform's binary when its package is installed, else the Node build. */
 const LAUNCHER = `#!/usr/bin/env node
 // Runs linewise: the prebuilt binary of @linewise/<platform>-<arch> where it is installed
-// (an optional dependency), else the JavaScript build on this Node.
+// (an optional dependency) and starts, else the JavaScript build on this Node.
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
+import { constants } from "node:os";
 import process from "node:process";
 
 const require = createRequire(import.meta.url);
@@ -90,14 +91,28 @@ try {
 } catch {
   binary = undefined; // not installed for this platform
 }
+const SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"];
 if (binary !== undefined && process.env.LINEWISE_NO_BINARY !== "1") {
   const child = spawn(binary, process.argv.slice(2), { stdio: "inherit" });
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"]) {
-    process.on(signal, () => child.kill(signal));
-  }
+  let started = false;
+  child.on("spawn", () => started = true);
+  const pass = (signal) => child.kill(signal);
+  for (const signal of SIGNALS) process.on(signal, pass);
+  // (A binary that cannot be started, on a noexec mount or without its loader, say: the
+  // JavaScript build does the same work.)
+  child.on("error", async (error) => {
+    for (const signal of SIGNALS) process.off(signal, pass);
+    process.stderr.write(\`linewise: the binary could not be started (\${error.code ?? error.message}); running on Node\n\`);
+    await import("../src/cli/bin.js");
+  });
   child.on("exit", (code, signal) => {
-    if (signal !== null) process.kill(process.pid, signal);
-    else process.exit(code ?? 1);
+    if (!started) return; // (said by the error)
+    if (signal === null) process.exit(code ?? 1);
+    // Ended by a signal: end by it too (without the handler that passed it on), or, for one
+    // Node ignores, with the status a shell gives it.
+    for (const each of SIGNALS) process.off(each, pass);
+    process.kill(process.pid, signal);
+    setImmediate(() => process.exit(128 + (constants.signals[signal] ?? 0)));
   });
 } else {
   await import("../src/cli/bin.js");

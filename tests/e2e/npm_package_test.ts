@@ -6,7 +6,7 @@
 // imports the library by its package name.
 import { after, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -142,6 +142,42 @@ describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 },
         },
       );
     }
+
+    test(
+      `${nodeName}: the command passes a signal's end on, and runs on Node when the binary cannot start`,
+      {
+        timeout: 180_000,
+        skip: nodeName !== "Node 20", // (the launcher is the same on every Node)
+      },
+      async () => {
+        await install();
+        const node = NODES[nodeName];
+        const launcher = path.join(installs.binary, "node_modules/.bin/linewise");
+        for (const signal of ["SIGTERM", "SIGINT", "SIGHUP"] as const) {
+          const child = spawn(node, [launcher, "serve", "--root", root], { stdio: "pipe" });
+          await new Promise((resolve) => child.on("spawn", resolve));
+          await new Promise((resolve) => setTimeout(resolve, 500)); // (the binary runs)
+          child.kill(signal);
+          const [code, ended] = await new Promise<[number | null, string | null]>((resolve) =>
+            child.on("exit", (code, signal) => resolve([code, signal]))
+          );
+          assert.deepEqual([code, ended], [null, signal]);
+        }
+        const binary = path.join(installs.binary, "node_modules/@linewise/linux-x64/bin/linewise");
+        fs.chmodSync(binary, 0o644); // (as on a noexec mount)
+        try {
+          const ran = spawnSync(node, [launcher, "--version"], { encoding: "utf8" });
+          assert.equal(ran.status, 0, ran.stderr);
+          assert.match(ran.stdout, /^linewise 0\.1\.0 \(node 20\./);
+          assert.match(
+            ran.stderr,
+            /^linewise: the binary could not be started \(EACCES\); running on Node\n/,
+          );
+        } finally {
+          fs.chmodSync(binary, 0o755);
+        }
+      },
+    );
 
     test(`${nodeName}: a server on Node and the binary edit one file at once, none lost`, {
       timeout: 180_000,
