@@ -179,6 +179,45 @@ describe("the npm packages, installed", { skip: !onLinuxX64, timeout: 240_000 },
       },
     );
 
+    test(`${nodeName}: a server killed mid-scan takes its pattern helper with it`, {
+      timeout: 180_000,
+    }, async () => {
+      await install();
+      fs.writeFileSync(path.join(root, "slower.txt"), "c" + "a".repeat(5000) + "\n");
+      const launcher = path.join(installs.node, "node_modules/.bin/linewise");
+      const { client, transport } = await sdkSession([launcher, "serve", "--root", root], {
+        name: "orphan-test",
+        command: NODES[nodeName],
+      });
+      const server = transport.pid!;
+      const helpers = () =>
+        spawnSync("pgrep", ["-P", String(server)], { encoding: "utf8" }).stdout.split("\n")
+          .filter(Boolean).map(Number);
+      try {
+        // (Without end within the test: the helper matches until it is told to stop.)
+        client.callTool({
+          name: "grep",
+          arguments: { pattern: "(a)a*a*a*\\1c", path: "slower.txt" },
+        }).catch(() => {});
+        let helper: number | undefined;
+        for (let i = 0; i < 100 && helper === undefined; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+          helper = helpers()[0];
+        }
+        assert.ok(helper !== undefined, "a helper process runs the scan");
+        // (Killed as it starts, and killed once it is deep in the match.)
+        await new Promise((resolve) => setTimeout(resolve, nodeName === "Node 20" ? 0 : 1000));
+        process.kill(server, "SIGKILL");
+        for (let i = 0; i < 100 && fs.existsSync(`/proc/${helper}`); i++) {
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
+        // (It polls for its parent four times a second; without that it ran on for minutes.)
+        assert.equal(fs.existsSync(`/proc/${helper}`), false, "the helper ended with the server");
+      } finally {
+        await client.close().catch(() => {});
+      }
+    });
+
     test(`${nodeName}: a server on Node and the binary edit one file at once, none lost`, {
       timeout: 180_000,
       skip: nodeName !== "Node 20", // (the lock does not depend on Node's version)
