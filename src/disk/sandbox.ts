@@ -331,7 +331,8 @@ export class Sandbox {
    * A sandbox limited to the parts of the roots that the given directories also cover (MCP
    * client roots): it can narrow, never widen. Deny rules stay relative to the original
    * roots, so narrowing to a subdirectory cannot move an anchored rule out of the way.
-   * Directories that do not exist or cannot be read are ignored.
+   * Directories that do not exist or cannot be read are ignored, and so is a root that is no
+   * directory (a file: a root is a folder the tools work in).
    *
    * @param paths absolute directory paths or `file:` URLs, in the order the client gave them
    * @returns the narrowed sandbox, or undefined when nothing intersects
@@ -352,6 +353,7 @@ export class Sandbox {
       let real: string;
       try {
         real = await fs.realpath(absolute);
+        if (!(await fs.stat(real)).isDirectory()) continue;
       } catch (error) {
         if (isMissing(error) || mapOsError(error, absolute, "read") !== error) continue;
         throw error;

@@ -357,6 +357,13 @@ describe("Sandbox", () => {
     const wider = await sandbox.narrow([base]);
     assert.deepEqual(wider?.roots, [path.join(base, "a"), path.join(base, "b")]);
     assert.equal(await sandbox.narrow([path.join(base, "a2"), "/nonexistent-linewise"]), undefined);
+    // A root that is a file is no folder to work in: left out, as a missing one is.
+    const file = path.join(base, "a/sub/g.txt");
+    await fs.writeFile(file, "g\n");
+    assert.equal(await sandbox.narrow([file]), undefined);
+    assert.deepEqual((await sandbox.narrow([file, path.join(base, "b")]))?.roots, [
+      path.join(base, "b"),
+    ]);
   });
 
   it("a narrowed root moved out of its root reaches nothing there, and its path what is there now", async () => {
