@@ -57,6 +57,7 @@ import {
   PathChangedError,
   PathOutsideRootError,
   ReadOnlyFileError,
+  refuseMoveOver,
   StoreError,
 } from "../store/errors.ts";
 import type {
@@ -874,9 +875,7 @@ export class DirectoryStore extends BaseFileStore {
       const into = target.dir;
       const toName = nativePath.basename(to.key);
       const there = to.exists ? into.lstat(toName).kind : undefined;
-      if (there === "directory" || (there !== undefined && !options.overwrite)) {
-        throw new FileExistsError(to.display);
-      }
+      refuseMoveOver(to.display, kind === "directory", there, options.overwrite);
       if (
         kind === "file" && there === "file" && sameFile(origin.lstat(name), lstatIn(into, toName))
       ) {

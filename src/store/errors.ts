@@ -184,20 +184,26 @@ export class FileTooLargeError extends StoreError {
   }
 }
 
-/** `write` without `overwrite` found an existing file. */
+/**
+ * `write` or `move` without `overwrite` found an existing file, or a move found what it never
+ * replaces.
+ */
 export class FileExistsError extends StoreError {
   /**
    * Makes the error, with its message.
    *
    * @param path the path as the caller gave it
+   * @param never what is there, when overwrite would not replace it either (a clause)
    */
-  constructor(path: string) {
+  constructor(path: string, never?: string) {
     super(
       "exists",
       path,
-      `${
-        JSON.stringify(path)
-      } already exists; pass overwrite=true to replace it, or edit it with replace_lines`,
+      never === undefined
+        ? `${
+          JSON.stringify(path)
+        } already exists; pass overwrite=true to replace it, or edit it with replace_lines`
+        : `${JSON.stringify(path)} already exists, ${never}; nothing was moved`,
     );
     this.name = "FileExistsError";
   }
@@ -372,4 +378,29 @@ export class MoveRefusedError extends StoreError {
     );
     this.name = "MoveRefusedError";
   }
+}
+
+/**
+ * Refuses a move onto what is there: a directory is never replaced, nor moved over a file, and
+ * a file replaces one only with `overwrite`.
+ *
+ * @param to the display path moved to
+ * @param directory whether what is moved is a directory
+ * @param there what is at `to`, if anything
+ * @param overwrite whether the caller allowed replacing a file
+ * @throws {FileExistsError} onto anything without `overwrite`, and onto a directory, or with a
+ *   directory, whatever it says
+ */
+export function refuseMoveOver(
+  to: string,
+  directory: boolean,
+  there: string | undefined,
+  overwrite: boolean,
+): void {
+  if (there === undefined) return;
+  if (there === "directory") {
+    throw new FileExistsError(to, "a directory, which a move never replaces");
+  }
+  if (!overwrite) throw new FileExistsError(to);
+  if (directory) throw new FileExistsError(to, "a file, which a directory never replaces");
 }

@@ -25,6 +25,7 @@ import {
   NotAFileError,
   NotFoundError,
   PathOutsideRootError,
+  refuseMoveOver,
 } from "./errors.ts";
 import type { DirEntry, WalkNode } from "./walk.ts";
 
@@ -206,10 +207,13 @@ export class MemoryStore extends BaseFileStore {
     to: StorePath,
     options: { overwrite: boolean; kind: "file" | "directory" },
   ): Promise<void> {
-    if (
-      to.exists && (options.kind === "directory" || this.#isDirectory(to.key) || !options.overwrite)
-    ) {
-      return Promise.reject(new FileExistsError(to.display));
+    if (to.exists) {
+      const there = this.#isDirectory(to.key) ? "directory" : "file";
+      try {
+        refuseMoveOver(to.display, options.kind === "directory", there, options.overwrite);
+      } catch (error) {
+        return Promise.reject(error);
+      }
     }
     const under = (key: string) => key === from.key || key.startsWith(from.key + "/");
     const moved = (key: string) => to.key + key.slice(from.key.length);

@@ -43,9 +43,9 @@ describe("move over a memory store", () => {
     assert.equal((await h.store.readText("b.txt")).text, "bee\n");
     okText(await h.call("move", { from: "a.txt", to: "b.txt", overwrite: true }));
     assert.equal((await h.store.readText("b.txt")).text, "one\ntwo\n");
-    assert.match(
+    assert.equal(
       errorText(await h.call("move", { from: "b.txt", to: "dir", overwrite: true })),
-      /"dir" already exists/,
+      '"dir" already exists, a directory, which a move never replaces; nothing was moved',
     );
   });
 
@@ -107,9 +107,13 @@ describe("move over a directory store", () => {
         /already exists/,
       );
       assert.equal(await fs.readFile(root.at("b.txt"), "utf8"), "b\n");
-      assert.match(
+      assert.equal(
         errorText(await h.call("move", { from: "a.txt", to: "d", overwrite: true })),
-        /"d" already exists/,
+        '"d" already exists, a directory, which a move never replaces; nothing was moved',
+      );
+      assert.equal(
+        errorText(await h.call("move", { from: "d", to: "b.txt", overwrite: true })),
+        '"b.txt" already exists, a file, which a directory never replaces; nothing was moved',
       );
       okText(await h.call("move", { from: "a.txt", to: "b.txt", overwrite: true }));
       assert.equal(await fs.readFile(root.at("b.txt"), "utf8"), "a\n");
