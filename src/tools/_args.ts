@@ -18,6 +18,16 @@ interface PropertySchema {
  */
 const PATH_ARGUMENTS = new Set(["path", "from", "to"]);
 
+/** Arguments that are text to write or to compare with a file's (not names, which may not be UTF-8). */
+const TEXT_ARGUMENTS = new Set([
+  "content",
+  "new_text",
+  "old_text",
+  "text",
+  "expected_text",
+  "patch",
+]);
+
 /**
  * Optional string arguments for which "" means "not given" (models send it for an argument
  * they mean to leave out), as it does for every optional argument that is no string (`""` for
@@ -89,6 +99,14 @@ function checkValue(property: PropertySchema, value: unknown, name: string): unk
   switch (property.type) {
     case "string":
       if (typeof value !== "string") throw wrong("a string");
+      if (TEXT_ARGUMENTS.has(name.slice(name.lastIndexOf(".") + 1)) && !value.isWellFormed()) {
+        const at = [...value].find((char) => !char.isWellFormed())!;
+        throw new ArgumentError(
+          `argument ${JSON.stringify(name)} holds a lone surrogate (U+${
+            at.charCodeAt(0).toString(16).toUpperCase()
+          }), which is no character: UTF-8 cannot write it`,
+        );
+      }
       if (property.enum && !property.enum.includes(value)) {
         throw wrong(`one of ${property.enum.join(", ")}`);
       }

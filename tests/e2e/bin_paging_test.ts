@@ -3,7 +3,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // @ts-types="../../node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.d.ts"
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -148,6 +148,25 @@ describe("the binary's smallest character budget", () => {
 });
 
 describe("the binary's edit results", () => {
+  test("text with a lone surrogate is refused, not written as U+FFFD", () => {
+    const root = tempRoot();
+    try {
+      const run = spawnSync(ensureBinary(), [
+        "call",
+        "write",
+        '{"path":"s.txt","content":"a\\ud83d"}',
+      ], {
+        cwd: root.dir,
+        encoding: "utf8",
+      });
+      assert.equal(run.status, 1);
+      assert.match(run.stderr, /argument "content" holds a lone surrogate \(U\+D83D\)/);
+      assert.equal(existsSync(join(root.dir, "s.txt")), false);
+    } finally {
+      root.remove();
+    }
+  });
+
   test("replace keeps a CRLF terminator whole, and a lone \\r as text", async () => {
     const root = tempRoot();
     writeFileSync(join(root.dir, "crlf.txt"), "a\r\nb\r\n");

@@ -25,6 +25,34 @@ const schema: JsonSchema = {
 };
 
 describe("checkArgs()", () => {
+  test("checkArgs() refuses text with a lone surrogate, but not a path (a byte that is not UTF-8)", () => {
+    const texts: JsonSchema = {
+      type: "object",
+      properties: {
+        path: { type: "string" },
+        content: { type: "string" },
+        edits: {
+          type: "array",
+          items: { type: "object", properties: { new_text: { type: "string" } } },
+        },
+      },
+      required: [],
+    };
+    assert.throws(() => checkArgs(texts, { content: "a\ud83d" }), {
+      name: "ArgumentError",
+      message:
+        'argument "content" holds a lone surrogate (U+D83D), which is no character: UTF-8 cannot write it',
+    });
+    assert.throws(
+      () => checkArgs(texts, { edits: [{ new_text: "\udc80" }] }),
+      /"edits\[0\]\.new_text" holds/,
+    );
+    assert.deepEqual(checkArgs(texts, { path: "bad\udcff.txt", content: "😀" }), {
+      path: "bad\udcff.txt",
+      content: "😀",
+    });
+  });
+
   test("checkArgs() fills in defaults and leaves optional fields without one out", () => {
     assert.deepEqual(checkArgs(schema, { path: "a" }), { path: "a", count: 3, flag: false });
   });
