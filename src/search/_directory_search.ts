@@ -213,7 +213,7 @@ interface Listing {
   files: WalkNode[];
   /** Directories the walk could not open. */
   unreadable?: number;
-  /** What the walk left out as hidden or .gitignore'd (unknown for the one file asked for). */
+  /** What the walk left out as hidden or .gitignore'd (nothing, for the one file asked for). */
   skipped?: SkippedEntries;
   /** Per file: what the index knows without reading it. */
   known: (Examined | undefined)[];
@@ -253,9 +253,13 @@ async function listFiles(
   const { start, kind } = place;
   if (kind === "file") {
     const name = start.display.slice(start.display.lastIndexOf("/") + 1);
-    if (query.glob !== undefined && !compileGlob(query.glob)(name)) return { files: [], known: [] };
+    // (No walk: nothing was left out as hidden or ignored, and no hint says otherwise.)
+    const skipped = { hidden: 0, ignored: 0 };
+    if (query.glob !== undefined && !compileGlob(query.glob)(name)) {
+      return { files: [], known: [], skipped };
+    }
     reading.add(start.key);
-    return { files: [start], known: [undefined] };
+    return { files: [start], known: [undefined], skipped };
   }
   if (kind !== "directory") throw new NotAFileError(query.path ?? ".", "a device, FIFO or socket");
   const rules = walkRulesOf(query);

@@ -736,6 +736,13 @@ describe("grep and what its walk leaves out", () => {
       });
       assert.equal(okText(all), "3 matching lines in 3 files\n");
       assert.equal(all.structuredContent?.skipped, undefined);
+      // (A file asked for by name is searched whatever the rules say: no hint to widen it.)
+      for (const path of ["a.txt", ".env.txt"]) {
+        assert.equal(
+          okText(await h.call("grep", { pattern: "zzz", path })),
+          `[no match for "zzz" in ${path} (1 file searched)]\n`,
+        );
+      }
     });
   });
 });
