@@ -124,7 +124,7 @@ export function cacheFileOf(dir: string, scope: string): string {
 
 /**
  * Writes the cache file (a temporary file renamed over it, mode 0600, in a folder of mode
- * 0700). A failure leaves no temporary file and is thrown as the system gave it, for the
+ * 0700, made so if it is ours and was not). A failure leaves no temporary file and is thrown as the system gave it, for the
  * caller to say; the next server builds the index again.
  *
  * @param file its path ({@linkcode cacheFileOf})
@@ -144,6 +144,10 @@ export function saveIndex(
   const temp = join(dir, `.${randomHex(6)}.tmp`);
   try {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    // (A folder of ours that others may write in is made private: they could take entries
+    // away, or put files of theirs in, which a load refuses but a save's clean-up reads.)
+    const folder = fs.statSync(dir);
+    if (folder.uid === process.getuid?.() && (folder.mode & 0o077) !== 0) fs.chmodSync(dir, 0o700);
     const bytes = encode(scope, filters, walks);
     if (bytes === undefined) return false;
     fs.writeFileSync(temp, bytes, { mode: 0o600, flag: "wx" });

@@ -108,6 +108,14 @@ describe("the search index's cache file", () => {
     return { blocks, savedAs };
   }
 
+  test("makes a folder of ours that others may write in private", () => {
+    const open = path.join(dir, "open");
+    fs.mkdirSync(open, { mode: 0o777 });
+    fs.chmodSync(open, 0o777);
+    assert.equal(saveIndex(cacheFileOf(open, scope), scope, [], []), true);
+    assert.equal(fs.statSync(open).mode & 0o777, 0o700);
+  });
+
   test("is refused when a file's code points do not fit it", () => {
     // (Only a writer that disagrees with this reader could make them: the CRC holds.)
     const { blocks, savedAs } = largeFile();
