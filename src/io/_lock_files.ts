@@ -13,6 +13,7 @@
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { randomBytes } from "node:crypto";
 import process from "node:process";
 
 /** A file's identity: what its lock file is named for. */
@@ -22,12 +23,18 @@ export interface LockedFile {
 }
 
 /** The lock files this process holds, by the descriptor whose close releases each. */
-const held = new Map<number, string>();
+const held = new Map<number, { path: string; content: string }>();
 
 let folder: string | null | undefined; // (null: none can be used here)
 
-/** This process as its lock files name it: pid, and start time where /proc tells it. */
-const me = `${process.pid} ${procStat(process.pid)?.started ?? ""}`.trim();
+/**
+ * This process as its lock files name it: pid and, where /proc tells it, start time (asked
+ * only once the folder is known to be usable: under Deno, /proc may need a permission).
+ */
+let me: string | undefined;
+
+/** How old a takeover's guard is when the process that made it is taken for gone. */
+const GUARD_STALE_MS = 5000;
 
 /**
  * Takes the lock file of an open file.
@@ -40,19 +47,58 @@ const me = `${process.pid} ${procStat(process.pid)?.started ?? ""}`.trim();
 export function tryLockFile(fd: number, file: LockedFile): boolean {
   const dir = lockFolder();
   if (dir === null) return true;
+  me ??= `${process.pid} ${procStat(process.pid)?.started ?? "-"}`;
   const path = join(dir, `${file.dev}-${file.ino}`);
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // (Each lock names its taking too, so that a release removes its own lock alone.)
+  const content = `${me} ${randomBytes(6).toString("hex")}`;
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      fs.writeFileSync(path, me, { flag: "wx", mode: 0o600 });
-      held.set(fd, path);
+      fs.writeFileSync(path, content, { flag: "wx", mode: 0o600 });
+      held.set(fd, { path, content });
       return true;
     } catch (error) {
-      if ((error as { code?: string }).code !== "EEXIST") return true; // (no lock file then)
+      const code = (error as { code?: string }).code;
+      if (code === "ENOENT") folder = undefined; // (the folder went: made again next time)
+      if (code !== "EEXIST") return true; // (no lock file then)
     }
-    if (holderAlive(path)) return false;
-    fs.rmSync(path, { force: true }); // (its process is gone: taken over)
+    const holder = readOrUndefined(path);
+    if (holder === undefined) continue; // (released meanwhile: take it)
+    if (holderAlive(holder, path)) return false;
+    if (!takeOver(path, holder)) return false;
   }
   return false;
+}
+
+/**
+ * Removes a stale lock, under a guard that one process at a time holds: two that found the
+ * same stale lock would otherwise each remove the other's new one. Within the guard, the
+ * lock is removed only while it still holds what was found stale.
+ *
+ * @returns false when another process is taking it over
+ */
+function takeOver(path: string, stale: string): boolean {
+  const guard = `${path}.takeover`;
+  try {
+    fs.writeFileSync(guard, "", { flag: "wx", mode: 0o600 });
+  } catch {
+    // (Another is taking it over; one that was killed doing so leaves an old guard.)
+    if (Date.now() - mtimeOf(guard) > GUARD_STALE_MS) fs.rmSync(guard, { force: true });
+    return false;
+  }
+  try {
+    if (readOrUndefined(path) === stale) fs.rmSync(path, { force: true });
+  } finally {
+    fs.rmSync(guard, { force: true });
+  }
+  return true;
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return fs.readFileSync(path, "utf8");
+  } catch {
+    return undefined;
+  }
 }
 
 /**
@@ -61,10 +107,11 @@ export function tryLockFile(fd: number, file: LockedFile): boolean {
  * @param fd the descriptor
  */
 export function releaseLockFile(fd: number): void {
-  const path = held.get(fd);
-  if (path === undefined) return;
+  const lock = held.get(fd);
+  if (lock === undefined) return;
   held.delete(fd);
-  fs.rmSync(path, { force: true });
+  // (Only while it is ours: one taken over as stale by mistake is another's now.)
+  if (readOrUndefined(lock.path) === lock.content) fs.rmSync(lock.path, { force: true });
 }
 
 /** The folder of lock files, made once: ours, a directory, private; else null. */
@@ -105,13 +152,7 @@ function granted(descriptors: Array<Record<string, string>>): boolean {
  * Whether the process a lock file names still runs: the same one (its start time too), and
  * not a zombie (killed, not yet reaped by its parent).
  */
-function holderAlive(path: string): boolean {
-  let holder: string;
-  try {
-    holder = fs.readFileSync(path, "utf8");
-  } catch {
-    return false; // (released meanwhile)
-  }
+function holderAlive(holder: string, path: string): boolean {
   const [pid, started] = holder.split(" ");
   // (Empty: being written, unless its process was killed between making and writing it.)
   if (holder === "") return Date.now() - mtimeOf(path) < EMPTY_STALE_MS;
@@ -124,7 +165,7 @@ function holderAlive(path: string): boolean {
   const now = procStat(Number(pid));
   if (now === undefined) return true; // (no /proc to be read here: its pid alone)
   return now.state !== "Z" && now.state !== "X" &&
-    (started === undefined || now.started === started);
+    (started === undefined || started === "-" || now.started === started);
 }
 
 /** How old an empty lock file is when the process that made it is taken for gone. */

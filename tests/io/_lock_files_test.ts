@@ -3,6 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import process from "node:process";
+import { spawn } from "node:child_process";
 import { describe, test } from "node:test";
 import { releaseLockFile, tryLockFile } from "../../src/io/_lock_files.ts";
 
@@ -66,6 +67,48 @@ describe("lock files", () => {
       releaseLockFile(fd);
       fs.closeSync(fd);
       fs.rmSync(lockPath(), { force: true });
+    }
+  });
+
+  test("four processes contending for one lock never hold it at once", {
+    timeout: 60_000,
+  }, async () => {
+    // (Each takes the lock, claims a marker file that must be free, gives both back; a lock
+    // taken over while alive, or released by another, shows as a claim that fails.)
+    const script = path.join(dir, "contend.ts");
+    const module = path.resolve(import.meta.dirname!, "../../src/io/_lock_files.ts");
+    fs.writeFileSync(
+      script,
+      `import * as fs from "node:fs";
+import { releaseLockFile, tryLockFile } from ${JSON.stringify(module)};
+const marker = ${JSON.stringify(path.join(dir, "marker"))};
+let held = 0, overlaps = 0;
+for (const end = Date.now() + 2000; Date.now() < end;) {
+  if (!tryLockFile(7, { dev: 999n, ino: BigInt(${process.pid}) })) continue;
+  held++;
+  try { fs.writeFileSync(marker, "x", { flag: "wx" }); } catch { overlaps++; }
+  fs.rmSync(marker, { force: true });
+  releaseLockFile(7);
+}
+console.log(held, overlaps);
+`,
+    );
+    const deno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+    const args = deno ? ["run", "-A", "--quiet", script] : [script];
+    const runs = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        new Promise<string>((resolve, reject) => {
+          let out = "";
+          const child = spawn(process.execPath, args, { env: { ...process.env, TMPDIR: dir } });
+          child.stdout.on("data", (chunk) => out += chunk);
+          child.on("error", reject);
+          child.on("close", () => resolve(out));
+        })),
+    );
+    for (const out of runs) {
+      const [held, overlaps] = out.trim().split(" ").map(Number);
+      assert.ok(held > 0, out);
+      assert.equal(overlaps, 0, out);
     }
   });
 
