@@ -13,8 +13,8 @@
 import * as fs from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
 import process from "node:process";
+import { randomHex } from "./hashes.ts";
 
 /** A file's identity: what its lock file is named for. */
 export interface LockedFile {
@@ -50,7 +50,7 @@ export function tryLockFile(fd: number, file: LockedFile): boolean {
   me ??= `${process.pid} ${procStat(process.pid)?.started ?? "-"}`;
   const path = join(dir, `${file.dev}-${file.ino}`);
   // (Each lock names its taking too, so that a release removes its own lock alone.)
-  const content = `${me} ${randomBytes(6).toString("hex")}`;
+  const content = `${me} ${randomHex(6)}`;
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       fs.writeFileSync(path, content, { flag: "wx", mode: 0o600 });
