@@ -74,26 +74,18 @@ export function applyHunks(
     }
   }
   // Each run of removed and added lines on its own (a context line keeps its bytes, and a
-  // line replaced takes its own terminator), from the bottom up, so that each run's numbers
-  // still hold when it is applied.
+  // line replaced takes its own terminator), all in one pass (a run at a time made a patch
+  // of 20,000 runs take 16.7 s).
   const runs = sorted.flatMap((hunk) =>
     hunk.changes.map((change) => ({ ...change, at: hunk.start + change.at }))
   );
-  let out = text;
-  let delta = 0;
-  for (const run of runs.reverse()) {
-    const newText = run.added.map((l) => l + "\n").join("");
-    if (run.removed === 0) {
-      if (newText !== "") out = insertLines(out, run.at - 1, newText).text;
-    } else {
-      out = replaceLines(out, [{
-        start_line: run.at,
-        end_line: run.at + run.removed - 1,
-        new_text: newText,
-      }]).text;
-    }
-    delta += run.added.length - run.removed;
-  }
+  const delta = runs.reduce((sum, run) => sum + run.added.length - run.removed, 0);
+  const replaced = new Set(
+    runs.flatMap((run) => Array.from({ length: run.removed }, (_, i) => run.at + i)),
+  );
+  const out = lines.length === 0
+    ? insertLines(text, 0, runs.flatMap((run) => run.added).map((l) => l + "\n").join("")).text
+    : replaceLines(text, runs.map((run) => editOf(run, lines, replaced))).text;
   // (A diff that changes only what edits keep, the line endings, the BOM or the last line
   // feed, changes nothing: said so.)
   if (out === text) {
@@ -102,6 +94,32 @@ export function applyHunks(
     );
   }
   return { text: out, notes, delta };
+}
+
+/**
+ * A run as one replacement of the file's lines. A run that only adds lines replaces the line
+ * before it (or the one after, at the top or where another run replaces that one) with itself
+ * and them, so that the added lines take that neighbour's terminator, as an insert does.
+ */
+function editOf(
+  run: Change & { at: number },
+  lines: readonly string[],
+  replaced: ReadonlySet<number>,
+) {
+  const text = (all: string[]) => all.map((l) => l + "\n").join("");
+  if (run.removed > 0) {
+    return { start_line: run.at, end_line: run.at + run.removed - 1, new_text: text(run.added) };
+  }
+  if (run.at > 1 && !replaced.has(run.at - 1)) {
+    return { start_line: run.at - 1, new_text: text([lines[run.at - 2], ...run.added]) };
+  }
+  if (run.at <= lines.length && !replaced.has(run.at)) {
+    return { start_line: run.at, new_text: text([...run.added, lines[run.at - 1]]) };
+  }
+  // (Between two lines other runs replace: hunks without context, back to back.)
+  throw new InputError(
+    `the patch adds lines at line ${run.at}, between lines its other hunks replace; give them as one hunk`,
+  );
 }
 
 /**

@@ -144,6 +144,17 @@ describe("patch", () => {
     assert.equal(await text(h, "m.txt"), "MM\nkeep\n");
   });
 
+  test("lines a hunk only adds take a neighbour's terminator, at the top, between and at the end", async () => {
+    const crlf = "a\r\nb\r\nc\r\n";
+    const h = tools({ "c.txt": crlf });
+    const patch = createPatch("c.txt", crlf, "top\r\na\r\nb\r\nmid\r\nc\r\nend\r\n", "", "", {
+      context: 0,
+    }).replace(/^Index: .*\n=+\n/, "");
+    assert.equal((patch.match(/^@@/gm) ?? []).length, 3);
+    okText(await h.call("patch", { patch }));
+    assert.equal(await text(h, "c.txt"), "top\r\na\r\nb\r\nmid\r\nc\r\nend\r\n");
+  });
+
   test("a hunk whose context moved is applied where it stands, and says so", async () => {
     const h = tools({ "a.txt": "zero\n" + A });
     const result = await h.call("patch", { patch: gitDiff("a.txt", A, A.replace("six", "6")) });
