@@ -101,6 +101,7 @@ if (binary !== undefined && process.env.LINEWISE_NO_BINARY !== "1") {
   // (A binary that cannot be started, on a noexec mount or without its loader, say: the
   // JavaScript build does the same work.)
   child.on("error", async (error) => {
+    if (started) return; // (a kill that failed, say: the binary runs on)
     for (const signal of SIGNALS) process.off(signal, pass);
     process.stderr.write(\`linewise: the binary could not be started (\${error.code ?? error.message}); running on Node\n\`);
     await import("../src/cli/bin.js");

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import process from "node:process";
 import { splitBom, splitLines, takeLines } from "../core/mod.ts";
 import { checkRangeOptions } from "./_line_budget.ts";
 import { LockTable } from "./_locks.ts";
@@ -786,5 +787,7 @@ export function directoryWhereSlashed(path: string | undefined, kind: EntryKind)
 }
 
 function endsWithSlash(path: string | undefined): boolean {
-  return typeof path === "string" && /[^/\\][/\\]+$/.test(path);
+  // (A backslash is a separator on Windows alone: elsewhere `foo\\` is a name.)
+  return typeof path === "string" &&
+    (process.platform === "win32" ? /[^/\\][/\\]+$/ : /[^/]\/+$/).test(path);
 }

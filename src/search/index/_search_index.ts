@@ -837,8 +837,12 @@ export class SearchIndex {
     if (await this.refresh() !== "trusted") return;
     if (this.#walkEpoch !== epoch) return this.#saveSoon();
     const mark = this.#saveMark();
-    const saved = saveIndex(cache.file, cache.scope, this.#filters.saved(), walks);
-    this.#savedAt = Date.now();
+    let saved: boolean;
+    try {
+      saved = saveIndex(cache.file, cache.scope, this.#filters.saved(), walks);
+    } finally {
+      this.#savedAt = Date.now(); // (a save that failed waits its turn too, not a second)
+    }
     // (A walk that changed just now is saved once it is old enough, if it still holds.)
     if (saved && !racy) this.#savedMark = mark;
     if (racy) this.#saveSoon(RACY_MS + 100);

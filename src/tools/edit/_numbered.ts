@@ -80,7 +80,7 @@ export function place(call: NumberedCall, targets: readonly Target[]): Placed {
   if (mapping === undefined) {
     throw refusal(
       call,
-      "the file changed too much since this session showed it to carry your line numbers over",
+      "the file changed more since this session showed it than the server compares to carry your line numbers over",
       targets.map((t) => around(t)),
     );
   }

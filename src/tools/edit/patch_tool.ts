@@ -112,15 +112,22 @@ function pathOf(file: StructuredPatch, side: "old" | "new"): string | undefined 
     ? [file.oldFileName, file.newFileName, file.oldHeader, file.isCreate]
     : [file.newFileName, file.oldFileName, file.newHeader, file.isDelete];
   if (name === undefined || name === "/dev/null" || absent === true) return undefined;
-  if (header !== undefined && EPOCH.test(header)) return undefined;
+  if (header !== undefined && atEpoch(header)) return undefined;
   const [mine, theirs] = side === "old" ? ["a/", "b/"] : ["b/", "a/"];
   const prefixed = name.startsWith(mine) &&
     (other === "/dev/null" || other?.startsWith(theirs) || file.isGit);
   return prefixed ? name.slice(2) : name;
 }
 
-/** A header's date at the epoch, in any time zone (`1970-01-01 00:00:00 +0000`, `1969-12-31 …`). */
-const EPOCH = /^(?:1970-01-01|1969-12-31) [0-2]\d:[0-5]\d:[0-5]\d(?:\.0+)? [+-]\d{4}$/;
+/**
+ * Whether a header's date is the epoch itself, in its time zone (`1970-01-01 00:00:00 +0000`,
+ * `1969-12-31 19:00:00.000000000 -0500`): a file dated a second after it is a file.
+ */
+function atEpoch(header: string): boolean {
+  const date = /^(\d{4}-\d\d-\d\d) (\d\d:\d\d:\d\d)(?:\.(\d+))? ([+-]\d\d)(\d\d)$/.exec(header);
+  if (date === null || /[1-9]/.test(date[3] ?? "")) return false;
+  return Date.parse(`${date[1]}T${date[2]}${date[4]}:${date[5]}`) === 0;
+}
 
 /** Checks every file of the patch against the store, computing each new text. */
 async function plan(context: EditContext, files: StructuredPatch[]): Promise<Planned[]> {

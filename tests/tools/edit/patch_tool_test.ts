@@ -133,6 +133,14 @@ describe("patch", () => {
     }
   });
 
+  test("a side dated a second after the epoch is a file (as Nix stores date theirs)", async () => {
+    const h = tools({ "x.txt": "old\n" });
+    const date = "1970-01-01 00:00:01.000000000 +0000";
+    const patch = `--- a/x.txt\t${date}\n+++ b/x.txt\t${date}\n@@ -1 +1 @@\n-old\n+new\n`;
+    assert.match(okText(await h.call("patch", { patch })), /^modified x\.txt/);
+    assert.equal(await text(h, "x.txt"), "new\n");
+  });
+
   test("a file changed in two sections takes the second on what the first made", async () => {
     const h = tools({ "m.txt": "m1\nkeep\n" });
     const patch = "--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-m1\n+M1\n" +
