@@ -1,4 +1,3 @@
-import process from "node:process";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { rebasedGlobs } from "../../../src/tools/read/_absolute_globs.ts";
@@ -56,17 +55,4 @@ describe("glob patterns written as absolute paths", () => {
     await assert.rejects(rebasedGlobs(broken, "/some/where/*.ts", "."), /the store broke/);
     assert.equal(await rebasedGlobs(broken, "src/*.ts", "."), "src/*.ts");
   });
-});
-
-describe("a name that ends with a backslash", () => {
-  test(
-    "is a file off Windows, read by its quoted name",
-    { skip: process.platform === "win32" },
-    async () => {
-      await withTempRoot({ "foo\\": "back\n" }, async (_root, h) => {
-        assert.equal(okText(await h.call("glob", { pattern: "*" })), '"foo\\\\"\n');
-        assert.match(okText(await h.call("read", { path: '"foo\\\\"' })), /1\tback\n/);
-      });
-    },
-  );
 });

@@ -1,3 +1,4 @@
+import process from "node:process";
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import {
@@ -545,4 +546,17 @@ describe("read ranges", () => {
       /start_line 200 is past the end: the file has 100 lines/,
     );
   });
+});
+
+describe("a name that ends with a backslash", () => {
+  test(
+    "is a file off Windows, read by its quoted name",
+    { skip: process.platform === "win32" },
+    async () => {
+      await withTempRoot({ "foo\\": "back\n" }, async (_root, h) => {
+        assert.equal(okText(await h.call("glob", { pattern: "*" })), '"foo\\\\"\n');
+        assert.match(okText(await h.call("read", { path: '"foo\\\\"' })), /1\tback\n/);
+      });
+    },
+  );
 });
