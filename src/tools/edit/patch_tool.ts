@@ -129,6 +129,16 @@ function atEpoch(header: string): boolean {
   return Date.parse(`${date[1]}T${date[2]}${date[4]}:${date[5]}`) === 0;
 }
 
+/** The path a section names as the store shows it, or as written for a file not there. */
+async function namedFile(store: EditContext["store"], path: string): Promise<string> {
+  try {
+    return (await store.stat(path)).path;
+  } catch (error) {
+    if (error instanceof NotFoundError) return path;
+    throw error;
+  }
+}
+
 /** Checks every file of the patch against the store, computing each new text. */
 async function plan(context: EditContext, files: StructuredPatch[]): Promise<Planned[]> {
   const { store, settings } = context;
@@ -140,7 +150,9 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
     const from = pathOf(file, "old");
     const to = pathOf(file, "new");
     if (from === undefined && to === undefined) throw new InputError("patch names no file");
-    const earlier = byName.get((from ?? to)!);
+    // (By the file named, however the section spells it: `a/x` in one, `./x` in another.)
+    const name = await namedFile(store, (from ?? to)!);
+    const earlier = byName.get(name);
     if (earlier !== undefined) {
       if (from === undefined || to !== from || earlier.after === undefined) {
         throw new InputError(
@@ -174,7 +186,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
         hunks: file.hunks.length,
         delta: 0,
       });
-      byName.set(to!, planned.at(-1)!);
+      byName.set(name, planned.at(-1)!);
       continue;
     }
     const current = await store.readText(from, { maxBytes: settings.maxEditBytes });
@@ -200,7 +212,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
         hunks: file.hunks.length,
         delta: 0,
       });
-      byName.set(from, planned.at(-1)!);
+      byName.set(name, planned.at(-1)!);
       continue;
     }
     const patched = applyHunks(current.text, file.hunks, quotePath(path));
@@ -213,7 +225,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
       hunks: file.hunks.length,
       delta: patched.delta,
     });
-    byName.set(from, planned.at(-1)!);
+    byName.set(name, planned.at(-1)!);
   }
   return planned;
 }

@@ -150,6 +150,12 @@ describe("patch", () => {
       /^modified m\.txt \(2 hunks, lines \+0\)/,
     );
     assert.equal(await text(h, "m.txt"), "MM\nkeep\n");
+    // (However each section spells the name.)
+    const spelled =
+      "diff --git a/m.txt b/m.txt\n--- a/m.txt\n+++ b/m.txt\n@@ -1 +1 @@\n-MM\n+M3\n" +
+      "--- ./m.txt\n+++ ./m.txt\n@@ -1 +1 @@\n-M3\n+M4\n";
+    okText(await h.call("patch", { patch: spelled }));
+    assert.equal(await text(h, "m.txt"), "M4\nkeep\n");
   });
 
   test("lines a hunk only adds take a neighbour's terminator, at the top, between and at the end", async () => {
