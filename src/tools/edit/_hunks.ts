@@ -67,7 +67,8 @@ export function applyHunks(
     }
     return { start, count: old.length, changes };
   });
-  const sorted = [...placed].sort((a, b) => a.start - b.start);
+  // (Hunks that only add lines go before one that replaces from the same line.)
+  const sorted = [...placed].sort((a, b) => a.start - b.start || a.count - b.count);
   for (let i = 1; i < sorted.length; i++) {
     if (sorted[i].start < sorted[i - 1].start + sorted[i - 1].count) {
       throw new InputError(`two hunks of ${path} overlap; nothing was written`);
@@ -76,16 +77,22 @@ export function applyHunks(
   // Each run of removed and added lines on its own (a context line keeps its bytes, and a
   // line replaced takes its own terminator), all in one pass (a run at a time made a patch
   // of 20,000 runs take 16.7 s).
-  const runs = sorted.flatMap((hunk) =>
-    hunk.changes.map((change) => ({ ...change, at: hunk.start + change.at }))
-  );
+  // Runs that touch (hunks without context, back to back) are one.
+  const runs: Change[] = [];
+  for (const hunk of sorted) {
+    for (const change of hunk.changes) {
+      const run = { ...change, at: hunk.start + change.at };
+      const last = runs.at(-1);
+      if (last !== undefined && last.at + last.removed === run.at) {
+        last.removed += run.removed;
+        last.added.push(...run.added);
+      } else runs.push(run);
+    }
+  }
   const delta = runs.reduce((sum, run) => sum + run.added.length - run.removed, 0);
-  const replaced = new Set(
-    runs.flatMap((run) => Array.from({ length: run.removed }, (_, i) => run.at + i)),
-  );
   const out = lines.length === 0
     ? insertLines(text, 0, runs.flatMap((run) => run.added).map((l) => l + "\n").join("")).text
-    : replaceLines(text, runs.map((run) => editOf(run, lines, replaced))).text;
+    : replaceLines(text, runs.map((run) => editOf(run, lines))).text;
   // (A diff that changes only what edits keep, the line endings, the BOM or the last line
   // feed, changes nothing: said so.)
   if (out === text) {
@@ -98,28 +105,19 @@ export function applyHunks(
 
 /**
  * A run as one replacement of the file's lines. A run that only adds lines replaces the line
- * before it (or the one after, at the top or where another run replaces that one) with itself
- * and them, so that the added lines take that neighbour's terminator, as an insert does.
+ * before it (at the top, the one after) with itself and them, so that the added lines take
+ * that neighbour's terminator, as an insert does. (No other run replaces that neighbour: runs
+ * that touch are one.)
  */
-function editOf(
-  run: Change & { at: number },
-  lines: readonly string[],
-  replaced: ReadonlySet<number>,
-) {
+function editOf(run: Change, lines: readonly string[]) {
   const text = (all: string[]) => all.map((l) => l + "\n").join("");
   if (run.removed > 0) {
     return { start_line: run.at, end_line: run.at + run.removed - 1, new_text: text(run.added) };
   }
-  if (run.at > 1 && !replaced.has(run.at - 1)) {
+  if (run.at > 1) {
     return { start_line: run.at - 1, new_text: text([lines[run.at - 2], ...run.added]) };
   }
-  if (run.at <= lines.length && !replaced.has(run.at)) {
-    return { start_line: run.at, new_text: text([...run.added, lines[run.at - 1]]) };
-  }
-  // (Between two lines other runs replace: hunks without context, back to back.)
-  throw new InputError(
-    `the patch adds lines at line ${run.at}, between lines its other hunks replace; give them as one hunk`,
-  );
+  return { start_line: 1, new_text: text([...run.added, lines[0]]) };
 }
 
 /**
@@ -159,7 +157,10 @@ interface HunkSides {
   changes: Change[];
 }
 
-/** A run of removed and added lines: where in the hunk's old lines (from 0), how many go, what comes. */
+/**
+ * A run of removed and added lines: where (in the hunk's old lines from 0, or in the file's
+ * from 1), how many go, what comes.
+ */
 interface Change {
   at: number;
   removed: number;

@@ -169,6 +169,15 @@ describe("patch", () => {
     assert.equal(await text(h, "c.txt"), "top\r\na\r\nb\r\nmid\r\nc\r\nend\r\n");
   });
 
+  test("hunks without context, back to back, are applied as one", async () => {
+    const h = tools({ "z.txt": "a\nb\nc\n" });
+    // (Line 1 replaced, a line added after it, line 2 replaced: git apply takes it so.)
+    const patch = "--- a/z.txt\n+++ b/z.txt\n@@ -1 +1 @@\n-a\n+A\n@@ -1,0 +2 @@\n+new\n" +
+      "@@ -2 +3 @@\n-b\n+B\n";
+    okText(await h.call("patch", { patch }));
+    assert.equal(await text(h, "z.txt"), "A\nnew\nB\nc\n");
+  });
+
   test("a hunk whose context moved is applied where it stands, and says so", async () => {
     const h = tools({ "a.txt": "zero\n" + A });
     const result = await h.call("patch", { patch: gitDiff("a.txt", A, A.replace("six", "6")) });
