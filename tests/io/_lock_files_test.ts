@@ -70,6 +70,51 @@ describe("lock files", () => {
     }
   });
 
+  test("a takeover's guard left by a killed process is removed once old", () => {
+    const fd = fs.openSync(file, "r");
+    const guard = `${lockPath()}.takeover`;
+    try {
+      fs.writeFileSync(lockPath(), "2147483646 1"); // (stale)
+      fs.writeFileSync(guard, "");
+      assert.equal(tryLockFile(fd, identity()), false, "another is taking it over");
+      fs.utimesSync(guard, new Date(Date.now() - 10_000), new Date(Date.now() - 10_000));
+      assert.equal(tryLockFile(fd, identity()), false, "the old guard goes");
+      assert.equal(fs.existsSync(guard), false);
+      assert.equal(tryLockFile(fd, identity()), true);
+    } finally {
+      releaseLockFile(fd);
+      fs.closeSync(fd);
+      fs.rmSync(guard, { force: true });
+    }
+  });
+
+  test("a lock folder that is not private is not used", { timeout: 30_000 }, async () => {
+    const tmp = path.join(dir, "tmp");
+    const folder = path.join(tmp, `linewise-locks-${process.getuid?.()}`);
+    fs.mkdirSync(folder, { recursive: true });
+    fs.chmodSync(folder, 0o777);
+    const script = path.join(dir, "open.ts");
+    const module = path.resolve(import.meta.dirname!, "../../src/io/_lock_files.ts");
+    fs.writeFileSync(
+      script,
+      `import { tryLockFile } from ${JSON.stringify(module)};
+console.log(tryLockFile(7, { dev: 1n, ino: 2n }));
+`,
+    );
+    const deno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+    const out = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      const child = spawn(process.execPath, deno ? ["run", "-A", "--quiet", script] : [script], {
+        env: { ...process.env, TMPDIR: tmp },
+      });
+      child.stdout.on("data", (chunk) => text += chunk);
+      child.on("error", reject);
+      child.on("close", () => resolve(text));
+    });
+    assert.equal(out.trim(), "true", "no lock files: flock alone");
+    assert.deepEqual(fs.readdirSync(folder), [], "nothing written in a folder others may write");
+  });
+
   test("four processes contending for one lock never hold it at once", {
     timeout: 60_000,
   }, async () => {
