@@ -401,9 +401,23 @@ describe("the binary's search index kept between servers", () => {
         /^linewise: the search index could not be saved \((?:EEXIST|ENOTDIR)[^\n]*\); going on without it\n$/,
       );
       assert.equal(fs.readFileSync(join(home.dir, "linewise"), "utf8"), "not a folder\n");
+      // (Saves after more changes fail alike, and are not said again.)
+      for (let i = 0; i < 3; i++) {
+        fs.writeFileSync(at(`src0/later${i}.js`), "createElement(1)\n");
+        session.sendJson({
+          jsonrpc: "2.0",
+          id: 2 + i,
+          method: "tools/call",
+          params: { name: "grep", arguments: { pattern: "createElement" } },
+        });
+        await session.receivedUntil(`"id":${2 + i}`);
+        await new Promise((resolve) => setTimeout(resolve, 2_500));
+      }
+      assert.equal(session.stderr.match(/could not be saved/g)?.length, 1, session.stderr);
     } finally {
       session.child.kill();
       home.remove();
+      for (let i = 0; i < 3; i++) fs.rmSync(at(`src0/later${i}.js`), { force: true });
     }
   });
 
