@@ -51,7 +51,13 @@ import {
 import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
 import { DeniedPathError, NotAFileError, StoreError } from "../store/errors.ts";
 import { DEFAULT_CUT, utf8BomLength } from "../core/mod.ts";
-import type { EntryKind, SearchQuery, SearchResult, SkippedEntries } from "../store/file_store.ts";
+import {
+  type EntryKind,
+  noneSkipped,
+  type SearchQuery,
+  type SearchResult,
+  type SkippedEntries,
+} from "../store/file_store.ts";
 import { rowCount } from "../store/flat_rows.ts";
 import {
   compileGlob,
@@ -254,7 +260,7 @@ async function listFiles(
   if (kind === "file") {
     const name = start.display.slice(start.display.lastIndexOf("/") + 1);
     // (No walk: nothing was left out as hidden or ignored, and no hint says otherwise.)
-    const skipped = { hidden: 0, ignored: 0 };
+    const skipped = noneSkipped();
     if (query.glob !== undefined && !compileGlob(query.glob)(name)) {
       return { files: [], known: [], skipped };
     }
@@ -288,7 +294,7 @@ async function listFiles(
   }
   const walkEpoch = index?.walkEpoch;
   const madeAt = Date.now();
-  const listing: Listing = { files: [], known: [], skipped: { hidden: 0, ignored: 0 } };
+  const listing: Listing = { files: [], known: [], skipped: noneSkipped() };
   const dirs = directoryRecorder(listing.skipped!);
   await walkAndQueue(query, place, index?.knowing(query.matcher), reading, listing, dirs);
   if (listing.cut) return listing; // (not the whole walk: nothing to keep)
@@ -298,7 +304,7 @@ async function listFiles(
     if (index.walk(walkKey) === kept) listing.walk = { key: walkKey, kept };
   } else if (keeps) {
     const again = () => {
-      const skipped = { hidden: 0, ignored: 0 };
+      const skipped = noneSkipped();
       const dirs = directoryRecorder(skipped);
       const runs = walkFileRuns(place.walkSource, start, { ...rules, ...dirs.callbacks });
       return { runs, skipped, dirs: dirs.listed };

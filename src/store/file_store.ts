@@ -112,8 +112,11 @@ export interface ListOptions {
   includeIgnored?: boolean;
   /** Told of each directory that could not be read (it is skipped). */
   onUnreadable?: (display: string) => void;
-  /** Told of each entry left out as hidden or .gitignore'd (a directory once). */
-  onSkipped?: (display: string, why: "hidden" | "ignored") => void;
+  /**
+   * Told of each entry left out as hidden or .gitignore'd (a directory once), and of each
+   * symlink left out as one that cannot be followed (`links`).
+   */
+  onSkipped?: (display: string, why: SkipReason) => void;
 }
 
 /** Which files a walk covers (grep, glob). */
@@ -173,10 +176,10 @@ export interface WalkOptions {
   onUnreadable?: (display: string) => void;
   /**
    * Told of each entry left out as hidden or .gitignore'd (a directory once, not what is
-   * in it; never `.git`). Walks of `glob` tell of them; a search counts them in
-   * `SearchResult.skipped` instead.
+   * in it; never `.git`), and of each symlink that cannot be followed. Walks of `glob` tell
+   * of them; a search counts them in `SearchResult.skipped` instead.
    */
-  onSkipped?: (display: string, why: "hidden" | "ignored") => void;
+  onSkipped?: (display: string, why: SkipReason) => void;
 }
 
 /** A search over files: {@linkcode WalkOptions} plus what to look for and when to stop. */
@@ -246,14 +249,27 @@ export interface SkippedEntries {
   hidden: number;
   /** What `.gitignore` files exclude (a directory once). */
   ignored: number;
+  /**
+   * Symlinks that cannot be followed: they lead outside the roots, nowhere, or to a path
+   * no tool shows (one counted here says nothing of which).
+   */
+  links: number;
+}
+
+/** Why a walk left an entry out. */
+export type SkipReason = keyof SkippedEntries;
+
+/** Nothing left out yet. */
+export function noneSkipped(): SkippedEntries {
+  return { hidden: 0, ignored: 0, links: 0 };
 }
 
 /** Counts what a walk leaves out, as a `WalkOptions.onSkipped` callback fills it. */
 export function skippedCounter(): {
   counts: SkippedEntries;
-  count: (display: string, why: "hidden" | "ignored") => void;
+  count: (display: string, why: SkipReason) => void;
 } {
-  const counts: SkippedEntries = { hidden: 0, ignored: 0 };
+  const counts = noneSkipped();
   return { counts, count: (_display, why) => void counts[why]++ };
 }
 

@@ -16,7 +16,7 @@ import { type IgnoreRank, IgnoreRules } from "./_ignore_rules.ts";
 export type { IgnoreRank } from "./_ignore_rules.ts";
 import { joinDisplay, segments } from "./_paths.ts";
 import { StoreError } from "./errors.ts";
-import type { EntryKind } from "./file_store.ts";
+import type { EntryKind, SkipReason } from "./file_store.ts";
 
 /** One entry of one directory, as a {@linkcode WalkSource} lists it. */
 export interface DirEntry {
@@ -30,6 +30,11 @@ export interface DirEntry {
   symlink: boolean;
   /** The store's key for the entry when it is not `child(dir, name).key` (a symlink's real target). */
   key?: string;
+  /**
+   * True for a symlink the listing left out (see {@linkcode leftOutLinks}): where the walk
+   * would show it, it is counted as left out instead.
+   */
+  leftOut?: true;
 }
 
 /** A place in a store: the store's own key for it and its display path. */
@@ -200,7 +205,7 @@ export interface WalkFilesOptions {
    * not its contents; `.git` is not told of), with its key (a symlink's own, not its
    * target's).
    */
-  onSkipped?: (display: string, why: "hidden" | "ignored", key: string) => void;
+  onSkipped?: (display: string, why: SkipReason, key: string) => void;
   /**
    * Told of each directory listed (the start too), and of the ignore files read there: what
    * the walk's files depend on.
@@ -501,6 +506,20 @@ function childNode(source: WalkSource, dir: WalkNode, entry: DirEntry): WalkNode
   return entry.key === undefined ? node : { key: entry.key, display: node.display };
 }
 
+/**
+ * The symlinks a listing left out (they lead outside the roots, nowhere, or to a denied
+ * path), as entries the walk judges like files: one it would show is counted as left out
+ * (nothing is skipped in silence), after the rules of its name, so that a hidden or ignored
+ * one is left out as that.
+ */
+function leftOutLinks(links: readonly LinkLead[]): DirEntry[] {
+  const out: DirEntry[] = [];
+  for (const { name, lead } of links) {
+    if (lead === "") out.push({ name, kind: "file", size: 0, symlink: true, leftOut: true });
+  }
+  return out;
+}
+
 function byName(a: DirEntry, b: DirEntry): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
@@ -619,7 +638,7 @@ export async function* walkFileRuns(
   const pace = new Pace();
   async function open(dir: WalkNode, rules: IgnoreRules, isStart = false): Promise<Frame> {
     await pace.turn();
-    const links: LinkLead[] | undefined = onDirectory === undefined ? undefined : [];
+    const links: LinkLead[] = [];
     const entries = await listOrSkip(source, dir, sizes, isStart ? undefined : onUnreadable, links);
     const own = gitignored ? undefined : ownRules(source, entries);
     const seen = { linked: isStart && above.linked };
@@ -630,8 +649,9 @@ export async function* walkFileRuns(
     onDirectory?.(dir, {
       ignoreFile: own !== undefined && own.files.length > 0,
       linkedIgnoreFile: seen.linked,
-      links: links ?? [],
+      links,
     });
+    entries.push(...leftOutLinks(links));
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
   const stack = [await open(start, rules, true)];
@@ -679,7 +699,8 @@ export async function* walkFileRuns(
       if (glob && !glob(relativeTo(node.display))) continue;
       if (taken !== true && hidesFile(relativeTo(node.display))) continue;
       if (ofTypes !== undefined && !ofTypes(relativeTo(node.display))) continue;
-      run.push(node);
+      if (entry.leftOut) onSkipped?.(node.display, "links", node.key);
+      else run.push(node);
     }
   }
   if (run.length > 0) yield run;
@@ -702,7 +723,7 @@ export async function* walkEntries(
     depth?: number;
     includeIgnored?: boolean;
     onUnreadable?: (display: string) => void;
-    onSkipped?: (display: string, why: "hidden" | "ignored") => void;
+    onSkipped?: (display: string, why: SkipReason) => void;
   } = {},
 ): AsyncGenerator<WalkEntry> {
   const depth = options.depth ?? 1;
@@ -717,8 +738,16 @@ export async function* walkEntries(
     rules: IgnoreRules,
   ): AsyncGenerator<WalkEntry> {
     await pace.turn();
-    const entries = await listOrSkip(source, dir, true, level === 1 ? undefined : onUnreadable);
+    const links: LinkLead[] = [];
+    const entries = await listOrSkip(
+      source,
+      dir,
+      true,
+      level === 1 ? undefined : onUnreadable,
+      links,
+    );
     if (!includeIgnored) rules = await rulesInside(source, dir, rules, ownRules(source, entries));
+    entries.push(...leftOutLinks(links));
     const directories = entries.filter((e) => e.kind === "directory").sort(byName);
     const others = entries.filter((e) => e.kind !== "directory").sort(byName);
     for (const entry of [...directories, ...others]) {
@@ -731,6 +760,10 @@ export async function* walkEntries(
       const isDirectory = entry.kind === "directory";
       if (!includeIgnored && rules.ignores(node.display, isDirectory, entry.name)) {
         options.onSkipped?.(node.display, "ignored");
+        continue;
+      }
+      if (entry.leftOut) {
+        options.onSkipped?.(node.display, "links");
         continue;
       }
       yield { ...node, kind: entry.kind, size: isDirectory ? 0 : entry.size, depth: level };

@@ -91,15 +91,26 @@ export function pageNote(what: string, offset: number, next: number, total: numb
   return next < total ? `${shown}; continue with offset=${next}` : shown;
 }
 
+/** The output schema of what a walk left out ({@linkcode skippedField}). */
+export const SKIPPED_FIELD = {
+  type: "object",
+  description:
+    "Entries left out: hidden and .gitignore'd ones (a directory counts once), and symlinks that cannot be followed.",
+  properties: {
+    hidden: { type: "integer" },
+    ignored: { type: "integer" },
+    links: {
+      type: "integer",
+      description: "Symlinks that lead outside the roots, nowhere, or to a denied path.",
+    },
+  },
+};
+
 /** The output schema's fields of a page of a walk's listing (glob, list), after its total. */
 export const PAGE_FIELDS = {
   truncated: { type: "boolean" },
   next_offset: { type: "integer", description: "Where to continue when truncated." },
-  skipped: {
-    type: "object",
-    description: "Hidden and .gitignore'd entries left out (a directory counts once).",
-    properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
-  },
+  skipped: SKIPPED_FIELD,
   unreadable: { type: "integer", description: "Directories that could not be read." },
 };
 
@@ -144,7 +155,12 @@ export function listingPage<T>(
   else if (next < items.length || offset > 0) {
     out = appendNote(out, pageNote(listing.what, offset, next, items.length));
   }
-  for (const note of [skippedNote(skipped, "shows them"), unreadableNote(unreadable)]) {
+  const notes = [
+    skippedNote(skipped, "shows them"),
+    linksNote(skipped),
+    unreadableNote(unreadable),
+  ];
+  for (const note of notes) {
     if (note) out = appendNote(out, note);
   }
   return ok(out, {
@@ -159,7 +175,22 @@ export function listingPage<T>(
 
 /** What a walk left out, for the structured result: nothing when nothing was. */
 export function skippedField(skipped: SkippedEntries | undefined): Record<string, unknown> {
-  return !skipped || skipped.hidden + skipped.ignored === 0 ? {} : { skipped: { ...skipped } };
+  return !skipped || skipped.hidden + skipped.ignored + skipped.links === 0
+    ? {}
+    : { skipped: { ...skipped } };
+}
+
+/**
+ * The note saying how many symlinks a walk left out as ones it cannot follow, or undefined
+ * when it left out none. It does not say which lead where: one that leads to a denied path
+ * must not read differently from one that leads nowhere.
+ */
+export function linksNote(skipped: SkippedEntries | undefined): string | undefined {
+  const count = skipped?.links ?? 0;
+  if (count === 0) return undefined;
+  return `${count} ${
+    count === 1 ? "symlink" : "symlinks"
+  } left out: a symlink is followed only to a file or directory inside the roots`;
 }
 
 /**

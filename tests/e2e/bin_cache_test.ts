@@ -34,11 +34,15 @@ describe("the binary's search index kept between servers", () => {
       fs.writeFileSync(at(`src${i % 7}/m${i}.js`), `// module ${i}\n${body}\n`);
     }
     fs.mkdirSync(at("empty"));
+    // Symlinks the walk leaves out, and counts (the cache must keep the count): one leads
+    // nowhere, one out of the root.
+    fs.symlinkSync("gone.js", at("src3/dangling.js"));
+    fs.symlinkSync("/etc/hostname", at("src3/outside.js"));
     // Everything an hour old, and its ctimes 2 s old: what changed within the last 2 s when
     // it was indexed is not kept.
     const old = new Date(Date.now() - 3_600_000);
     for (const name of fs.readdirSync(root.dir, { recursive: true }) as string[]) {
-      fs.utimesSync(at(name), old, old);
+      if (!fs.lstatSync(at(name)).isSymbolicLink()) fs.utimesSync(at(name), old, old);
     }
     fs.utimesSync(root.dir, old, old);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
@@ -121,12 +125,17 @@ describe("the binary's search index kept between servers", () => {
     throw new Error("the cache file was not written");
   }
 
-  /** A new server's greps, checked against the command line's (`what` names the case). */
-  async function newServerGreps(what: string): Promise<unknown[]> {
+  /**
+   * A new server's greps, checked against the command line's (`what` names the case), and
+   * how many symlinks its first grep left out.
+   */
+  async function newServerGreps(what: string, links = 2): Promise<unknown[]> {
     const client = await session();
     try {
       const got = await greps(client);
       assert.deepEqual(got, oneShot(), what);
+      const [{ skipped }] = got as Array<{ skipped?: { links: number } }>;
+      assert.equal(skipped?.links, links, `${what}: the symlinks left out`);
       return got;
     } finally {
       await client.close();
@@ -217,7 +226,7 @@ describe("the binary's search index kept between servers", () => {
       } finally {
         await first.close();
       }
-      const kept = await newServerGreps("a new server, nothing changed");
+      const kept = await newServerGreps("a new server, nothing changed", 3);
       assert.match(JSON.stringify(kept[0]), /"src2\/kept\.js"/);
       fs.writeFileSync(at(".store/later.js"), 'createElement("later");\n');
       const later = await newServerGreps("a new server after the target appeared");

@@ -1,44 +1,59 @@
 // End to end: a grep says what its walk left out, on the search thread, and again when a
-// repeated grep is answered from the index's kept walk.
+// repeated grep is answered from the index's kept walk, or from that walk patched.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { initialized, tempRoot } from "../_helpers/binary.ts";
 
-test("every grep of a session counts the hidden and .gitignore'd entries it left out", {
-  timeout: 60_000,
-}, async () => {
-  const root = tempRoot();
-  writeFileSync(join(root.dir, ".gitignore"), "build/\n");
-  mkdirSync(join(root.dir, "build"));
-  writeFileSync(join(root.dir, "build/out.txt"), "needle\n");
-  writeFileSync(join(root.dir, ".hidden.txt"), "needle\n");
-  writeFileSync(join(root.dir, "a.txt"), "needle\n");
-  const session = await initialized(["serve", "--root", root.dir]);
-  try {
-    const grep = async (id: string, pattern: string) => {
-      session.sendJson({
-        jsonrpc: "2.0",
-        id,
-        method: "tools/call",
-        params: { name: "grep", arguments: { pattern } },
-      });
-      const lines = await session.receivedUntil(`"${id}"`) as Array<
-        { id: unknown; result: { structuredContent: Record<string, unknown> } }
-      >;
-      return lines.find((line) => line.id === id)!.result.structuredContent;
-    };
-    // The second is answered from the kept result, the third (a new pattern) from the kept walk.
-    for (const [id, pattern] of [["first", "needle"], ["second", "needle"], ["third", "need"]]) {
-      const found = await grep(id, pattern);
-      assert.deepEqual(found.skipped, { hidden: 2, ignored: 1 }, id);
-      assert.equal(found.matched_lines, 1, id);
-      await new Promise((wake) => setTimeout(wake, 1500)); // (the index learns meanwhile)
+test(
+  "every grep of a session counts the hidden and .gitignore'd entries and the symlinks it left out",
+  {
+    timeout: 60_000,
+  },
+  async () => {
+    const root = tempRoot();
+    writeFileSync(join(root.dir, ".gitignore"), "build/\n");
+    mkdirSync(join(root.dir, "build"));
+    writeFileSync(join(root.dir, "build/out.txt"), "needle\n");
+    writeFileSync(join(root.dir, ".hidden.txt"), "needle\n");
+    writeFileSync(join(root.dir, "a.txt"), "needle\n");
+    // Symlinks that cannot be followed: one leads nowhere, one out of the root.
+    symlinkSync("gone.txt", join(root.dir, "dangling.txt"));
+    symlinkSync(tmpdir(), join(root.dir, "outside"));
+    const session = await initialized(["serve", "--root", root.dir]);
+    try {
+      const grep = async (id: string, pattern: string) => {
+        session.sendJson({
+          jsonrpc: "2.0",
+          id,
+          method: "tools/call",
+          params: { name: "grep", arguments: { pattern } },
+        });
+        const lines = await session.receivedUntil(`"${id}"`) as Array<
+          { id: unknown; result: { structuredContent: Record<string, unknown> } }
+        >;
+        return lines.find((line) => line.id === id)!.result.structuredContent;
+      };
+      // The second is answered from the kept result, the third (a new pattern) from the kept walk,
+      // the fourth from that walk with a symlink made since added to it.
+      const greps = [["first", "needle"], ["second", "needle"], ["third", "need"], [
+        "fourth",
+        "ne",
+      ]];
+      for (const [id, pattern] of greps) {
+        if (id === "fourth") symlinkSync("/", join(root.dir, "slash.txt"));
+        const found = await grep(id, pattern);
+        const links = id === "fourth" ? 3 : 2;
+        assert.deepEqual(found.skipped, { hidden: 2, ignored: 1, links }, id);
+        assert.equal(found.matched_lines, 1, id);
+        await new Promise((wake) => setTimeout(wake, 1500)); // (the index learns meanwhile)
+      }
+      assert.equal(await session.close(), 0);
+    } finally {
+      session.child.kill();
+      root.remove();
     }
-    assert.equal(await session.close(), 0);
-  } finally {
-    session.child.kill();
-    root.remove();
-  }
-});
+  },
+);

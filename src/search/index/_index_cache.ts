@@ -39,9 +39,10 @@ import { type CodePoints, granuleOf } from "./_code_points.ts";
 const MAGIC = 0x5849574c; // "LWIX"
 /**
  * The layout of the file and of the filters in it (8: two bits per trigram; 9: a large
- * file's code points; 10: the bytes around its blocks' seams; 11: names as their bytes).
+ * file's code points; 10: the bytes around its blocks' seams; 11: names as their bytes; 12:
+ * each walk's count of symlinks left out).
  */
-export const FORMAT = 11;
+export const FORMAT = 12;
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
@@ -225,7 +226,8 @@ function encode(
   out.words([walks.length]);
   for (const walk of walks) {
     out.text(walk.key);
-    out.words([walk.skipped.hidden, walk.skipped.ignored, walk.files.length]);
+    const { hidden, ignored, links } = walk.skipped;
+    out.words([hidden, ignored, links, walk.files.length]);
     out.strings(walk.files.map((file) => file.key));
     out.strings(walk.files.map((file) => file.display));
     out.words([walk.dirs.listed.length, walk.dirs.ignoreFiles.length]);
@@ -261,7 +263,7 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
   const [walkCount] = input.words(1);
   for (let w = 0; w < walkCount; w++) {
     const key = input.text();
-    const [hidden, ignored, fileCount] = input.words(3);
+    const [hidden, ignored, leftLinks, fileCount] = input.words(4);
     const fileKeys = input.strings(fileCount);
     const displays = input.strings(fileCount);
     const [dirCount, ignoreCount] = input.words(2);
@@ -271,7 +273,15 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
     const [linkCount] = input.words(1);
     const links = input.strings(linkCount);
     const leads = input.strings(linkCount);
-    walks.push({ key, files, skipped: { hidden, ignored }, dirs, identities, links, leads });
+    walks.push({
+      key,
+      files,
+      skipped: { hidden, ignored, links: leftLinks },
+      dirs,
+      identities,
+      links,
+      leads,
+    });
   }
   input.end();
   return { keys, identities, filters, blocks, walks };

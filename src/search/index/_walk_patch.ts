@@ -15,6 +15,7 @@
  * @module
  */
 import { StoreError } from "../../store/errors.ts";
+import type { SkipReason } from "../../store/file_store.ts";
 import { joinDisplay } from "../../store/_paths.ts";
 import {
   directoryVerdicts,
@@ -85,14 +86,14 @@ async function patchDirectory(
   // (A repository made inside the tree may change the rules below it: walked again.)
   if (entries.some(({ name }) => name === ".git")) return false;
   const found = new Map<string, WalkNode>();
-  const left = new Map<string, "hidden" | "ignored">();
-  const onSkipped = (_: string, why: "hidden" | "ignored", key: string) => left.set(key, why);
+  const left = new Map<string, SkipReason>();
+  const onSkipped = (_: string, why: SkipReason, key: string) => left.set(key, why);
   if (entries.some(({ directory }) => !directory)) {
     for await (const run of walkFileRuns(source, dir, { ...rules, maxDepth: 1, onSkipped })) {
       for (const node of run) found.set(node.key, node);
     }
   }
-  const leaveOut = (why: "hidden" | "ignored", key: string) => {
+  const leaveOut = (why: SkipReason, key: string) => {
     patch.skipped[why]++;
     patch.dirs.skipped!.push(key);
   };

@@ -14,9 +14,11 @@ import { ArgumentError, checkArgs } from "../_args.ts";
 import { isAnchored, rebasedGlobs } from "./_absolute_globs.ts";
 import {
   capped,
+  linksNote,
   ok,
   pageNote,
   rowChars,
+  SKIPPED_FIELD,
   skippedField,
   skippedNote,
   unreadableNote,
@@ -100,11 +102,7 @@ const outputSchema = {
     },
     files_not_searched: { type: "integer" },
     unreadable: { type: "integer", description: "Directories and files that could not be read." },
-    skipped: {
-      type: "object",
-      description: "Hidden and .gitignore'd entries the walk left out (a directory counts once).",
-      properties: { hidden: { type: "integer" }, ignored: { type: "integer" } },
-    },
+    skipped: SKIPPED_FIELD,
     engine: { type: "string", enum: ["literal", "native", "linear", "stoppable"] },
   },
   required: ["files", "matched_lines", "files_searched", "binary_files_skipped"],
@@ -613,5 +611,7 @@ function stopNotes(
   if (unreadable) notes.push(unreadable);
   const skipped = args.include_ignored ? undefined : skippedNote(result.skipped, "searches them");
   if (skipped) notes.push(skipped);
+  const links = linksNote(result.skipped);
+  if (links) notes.push(links);
   return [...notes, ...stop];
 }

@@ -1,0 +1,98 @@
+// The walks of list, glob and grep never follow a symlink out of the roots, nowhere, or to a
+// denied path, and say how many they left out (nothing is skipped in silence), without
+// telling which leads where.
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import { describe, test } from "node:test";
+import { grepText, okText, withTempRoot } from "../../_helpers/tools.ts";
+
+const NOTE = (n: number) =>
+  `[${n} ${
+    n === 1 ? "symlink" : "symlinks"
+  } left out: a symlink is followed only to a file or directory inside the roots]`;
+
+/** A tree with symlinks of every kind; `secret.txt` is denied, and exists when `secret`. */
+const FILES = { "a.txt": "needle\n", "sub/b.txt": "needle\n", ".gitignore": "ignored.txt\n" };
+
+function makeLinks(at: (name: string) => string): void {
+  fs.symlinkSync("a.txt", at("inside.txt")); // (followed)
+  fs.symlinkSync("gone.txt", at("dangling.txt"));
+  fs.symlinkSync(os.tmpdir(), at("outside"));
+  fs.symlinkSync("secret.txt", at("to-secret.txt"));
+  fs.symlinkSync("../gone.md", at("sub/dangling.md"));
+  fs.symlinkSync("gone.txt", at(".hidden-link.txt"));
+  fs.symlinkSync("gone.txt", at("ignored.txt"));
+}
+
+describe("symlinks a walk leaves out", () => {
+  test("list, glob and grep count those they cannot follow, and show the rest", async () => {
+    await withTempRoot(FILES, async (root, h) => {
+      makeLinks(root.at);
+      const list = await h.call("list", { depth: 1 });
+      assert.deepEqual(list.structuredContent?.skipped, { hidden: 2, ignored: 1, links: 3 });
+      assert.ok(okText(list).includes(`${NOTE(3)}\n`), okText(list));
+      assert.match(okText(list), /\tinside\.txt\n/);
+      // (Two levels: the one in sub/ too.)
+      const deep = await h.call("list", { depth: 2 });
+      assert.equal((deep.structuredContent?.skipped as { links: number }).links, 4);
+
+      const glob = await h.call("glob", { pattern: "*.txt" });
+      assert.equal(
+        okText(glob),
+        `a.txt\ninside.txt\nsub/b.txt\n[2 hidden entries and 1 .gitignore'd entry left out; include_ignored=true shows them]\n${
+          NOTE(2)
+        }\n`,
+      );
+      // (A glob the link's name does not match leaves it uncounted, as it leaves a file.)
+      const md = await h.call("glob", { pattern: "**/*.md" });
+      assert.equal((md.structuredContent?.skipped as { links: number }).links, 1);
+
+      const grep = await h.call("grep", { pattern: "needle" });
+      assert.equal(
+        grepText(grep),
+        `a.txt\n1\tneedle\n\ninside.txt\n1\tneedle\n\nsub/b.txt\n1\tneedle\n[2 hidden entries and 1 .gitignore'd entry left out; include_ignored=true searches them]\n${
+          NOTE(4)
+        }\n`,
+      );
+      // A hidden or ignored one is left out as that, and counted as a symlink once the rules
+      // no longer leave it out.
+      const all = await h.call("grep", { pattern: "needle", include_ignored: true });
+      assert.deepEqual(all.structuredContent?.skipped, { hidden: 0, ignored: 0, links: 6 });
+      assert.ok(grepText(all).endsWith(`${NOTE(6)}\n`), grepText(all));
+    }, { deny: ["secret.txt"] });
+  });
+
+  test("a link to a denied file counts as one to a missing file: nothing of it leaks", async () => {
+    const seen: string[] = [];
+    for (const secret of [true, false]) {
+      await withTempRoot(FILES, async (root, h) => {
+        if (secret) fs.writeFileSync(root.at("secret.txt"), "needle\n");
+        makeLinks(root.at);
+        const answers = [
+          await h.call("list", { depth: 2 }),
+          await h.call("glob", { pattern: "*" }),
+          await h.call("grep", { pattern: "needle", include_ignored: true }),
+        ];
+        seen.push(answers.map((answer) => grepText(answer)).join("\n---\n"));
+      }, { deny: ["secret.txt"] });
+    }
+    assert.equal(seen[0], seen[1]);
+    assert.ok(seen[0].includes("symlinks left out"), seen[0]);
+  });
+
+  test("a tree without such symlinks says nothing of them", async () => {
+    await withTempRoot(FILES, async (root, h) => {
+      fs.symlinkSync("a.txt", root.at("inside.txt"));
+      for (
+        const [name, args] of [["list", {}], ["glob", { pattern: "*" }], ["grep", {
+          pattern: "needle",
+        }]] as const
+      ) {
+        const result = await h.call(name, args);
+        assert.doesNotMatch(okText(result), /symlink/, name);
+        assert.equal((result.structuredContent?.skipped as { links?: number })?.links ?? 0, 0);
+      }
+    });
+  });
+});
