@@ -9,12 +9,15 @@ import { unquotePath } from "../core/mod.ts";
 import { ripgrepGlob } from "./_ripgrep_glob.ts";
 import type { GrepRequest } from "./grep_command.ts";
 import { bytesOf, commandOf, count, seconds, UsageError, type Values } from "./_options.ts";
+import type { StdinSource } from "./_stdin.ts";
 
 /** What grep asks of the terminal it runs in (see `CliIo`). */
 export interface GrepTerminal {
   stdoutIsTerminal?: boolean;
   stderrIsTerminal?: boolean;
   progressAfterMs?: number;
+  /** Standard input, when there is one to search. */
+  stdin?: Pick<StdinSource, "searchable">;
 }
 
 /** The grep command's flags and words, as ripgrep reads them. */
@@ -65,19 +68,13 @@ export function grepRequest(
   const counting = (values.count || values["count-matches"]) ?? false;
   // (The last of -c and --count-matches decides what is counted.)
   const counted = lastOf(given, "count", "count-matches");
-  // (ripgrep searches standard input for `-`. linewise searches files only: a grep of an
-  // input that never ends would never answer, and one read whole has no memory bound.)
-  if (words.includes("-")) {
-    throw new UsageError(
-      "- (standard input) is not searched: linewise grep searches files; save the input to a " +
-        "file, or give ./- for a file named -",
-    );
-  }
+  const stdin = stdinAsked(words, values, io);
   return {
     patterns,
     // (A path in the quoted form grep prints names the file it printed, as with every tool.)
-    paths: words.length > 0 ? words.map(unquotePath) : ["."],
+    paths: words.length > 0 ? words.map(unquotePath) : stdin === "guessed" ? ["-"] : ["."],
     pathsGiven: words.length > 0,
+    stdin,
     ignoreCase: ignoresCase(given, patterns, values["fixed-strings"] ?? false),
     fixed: values["fixed-strings"] ?? false,
     word: whole === "word-regexp",
@@ -197,6 +194,35 @@ const SKIPPED =
   /\\[pP](?:\{[^}]*\}|[A-Za-z])|\[:\^?[a-z]+:\]|\(\?(?:P?<[A-Za-z_]\w*>|<[=!]|[:=!])|\{\d+(?:,\d*)?\}/y;
 /** A character by its code: `\x41` or `\x{41}`. */
 const HEX = /\\x(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{2}))/y;
+
+/**
+ * Whether standard input is searched, as ripgrep searches it: `-` names it, and a grep given
+ * no path searches it when it is a pipe or a file (see `_stdin.ts`), unless the patterns came
+ * from it (`-f -`) or `--files` lists files.
+ */
+function stdinAsked(
+  words: readonly string[],
+  values: Values,
+  io: GrepTerminal,
+): GrepRequest["stdin"] {
+  const patternsFromIt = values.file?.includes("-") ?? false;
+  if (words.includes("-")) {
+    if (values.files) {
+      throw new UsageError(
+        "--files lists the files a search would look through: - (standard input) is none; give ./- for a file named -",
+      );
+    }
+    if (patternsFromIt) {
+      throw new UsageError(
+        "-f - read the patterns from standard input: it cannot be searched too; save one of them to a file",
+      );
+    }
+    if (io.stdin === undefined) throw new UsageError("- (standard input): there is none here");
+    return "given";
+  }
+  const guess = words.length === 0 && !values.files && !patternsFromIt && io.stdin?.searchable;
+  return guess ? "guessed" : undefined;
+}
 
 /** Which of some options that override each other was given last, if any. */
 function lastOf(

@@ -22,6 +22,8 @@ import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
 import { outputBuffer } from "./_stdout.ts";
 import { grepPattern } from "./_grep_pattern.ts";
 import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
+import { MemoryStore } from "../store/memory_store.ts";
+import { STDIN_NAME, type StdinSource } from "./_stdin.ts";
 
 /** What the grep command was asked. */
 export interface GrepRequest {
@@ -29,6 +31,11 @@ export interface GrepRequest {
   paths: string[];
   /** Whether the paths were given (else the current directory is searched). */
   pathsGiven: boolean;
+  /**
+   * Whether the path `-` is standard input: named (`given`), or taken for the current
+   * directory's search because standard input is a pipe or a file (`guessed`).
+   */
+  stdin?: "given" | "guessed";
   ignoreCase: boolean;
   fixed: boolean;
   /** A match has no word character right before or after it (`-w`). */
@@ -94,10 +101,12 @@ export interface GrepRequest {
   progressAfterMs?: number;
 }
 
-/** Where the command writes. */
+/** Where the command writes, and its standard input. */
 export interface GrepOutput {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Standard input, read for the path `-` (see `GrepRequest.stdin`). */
+  stdin?: Pick<StdinSource, "read">;
 }
 
 /**
@@ -119,7 +128,7 @@ export async function grepCommand(
   // (The engine's notices, such as a worker that failed, come in the same order.)
   const routedBack = noticesTo((line) => stderr(`${line}\n`));
   try {
-    return await grep(store, request, { stdout: buffer.write, stderr });
+    return await grep(store, request, { stdout: buffer.write, stderr, stdin: given.stdin });
   } finally {
     routedBack();
     buffer.flush();
@@ -176,10 +185,21 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     paint,
     spans,
   };
+  // Standard input is searched as a file of its own, named as ripgrep names it.
+  let stdin: FileStore | undefined;
+  if (request.stdin !== undefined) {
+    const read = await out.stdin!.read(request.stdin === "guessed");
+    if ("error" in read) return refused(read.error);
+    stdin = new MemoryStore({ [STDIN_NAME]: read });
+  }
+  const storeOf = (path: string) => path === "-" && stdin !== undefined ? stdin : store;
+  const pathOf = (path: string) => path === "-" && stdin !== undefined ? STDIN_NAME : path;
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path (-H shows it, -I leaves every
   // path off).
-  const files = await Promise.all(request.paths.map((path) => fileShown(store, path)));
+  const files = await Promise.all(
+    request.paths.map((path) => fileShown(storeOf(path), pathOf(path))),
+  );
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
   let hits = 0; // (files with a match)
   let without = 0;
@@ -235,10 +255,10 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
       if (rules.glob !== undefined) compileGlob(rules.glob);
-      result = await store.search({
+      result = await storeOf(path).search({
         ...rules,
         onProgress: progress.update,
-        path,
+        path: pathOf(path),
         matcher,
         // (-c counts lines, which the search may count without keeping them; -o -c and
         // --count-matches count the matches in them.)
@@ -279,7 +299,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     searched += result.filesSearched + result.binaryFilesSkipped;
     // As ripgrep: a binary file named on the line is looked through, and said to match.
     if (named && hit.size === 0 && result.files.length === 0 && result.binaryFilesSkipped > 0) {
-      const binary = await binaryMatches(store, path, matcher, out);
+      const binary = await binaryMatches(storeOf(path), pathOf(path), matcher, out);
       const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
       if (count > 0) hit.add(shownFile);
       if (binary !== undefined && count > 0 && !request.filesWithoutMatch) {

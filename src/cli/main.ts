@@ -19,6 +19,7 @@ import { VERSION } from "../version.ts";
 import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
 import { grepCommand } from "./grep_command.ts";
+import type { StdinSource } from "./_stdin.ts";
 import { grepRequest, notTaken, refuseRipgrepOnly } from "./_grep_request.ts";
 import { count, OPTIONS, seconds, UsageError, type Values, withValuesJoined } from "./_options.ts";
 import { TYPE_LIST } from "./file_types.ts";
@@ -46,6 +47,8 @@ export interface CliIo {
    * @default 1000
    */
   progressAfterMs?: number;
+  /** Standard input, which grep searches for `-` (none: `-` is refused). */
+  stdin?: StdinSource;
 }
 
 /** Signals that stop a server (SIGKILL cannot be caught: the next server cleans up). */

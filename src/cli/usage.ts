@@ -17,6 +17,7 @@ Usage:
                 [--no-ignore-global] [--heading|--no-heading] [--color WHEN] [-n|-N] [-H|-I]
                 [--column|--vimgrep] [-0] [--no-messages] [--line-buffered|--block-buffered]
                 [--sort path] [--max-matches N] [--timeout SECONDS]  as ripgrep: path:line:text
+                                          (PATH - or a pipe without PATH: standard input)
   linewise grep --files [PATH]... [-g GLOB]... [-t TYPE]... [-T TYPE]... [--max-depth N]
                                           the files it would search
   linewise grep --type-list               ripgrep 13's file types, for -t and -T

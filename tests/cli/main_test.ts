@@ -396,30 +396,6 @@ describe("the linewise command line", () => {
     }
   });
 
-  test("grep refuses - (standard input) with a message, and takes ./- for a file", () => {
-    const tree = tempRoot();
-    try {
-      writeFileSync(join(tree.dir, "-"), "foo dash\n");
-      // (An input that never ends would never be answered: the command says so at once.)
-      const run = spawnSync(ensureBinary(), ["grep", "foo", "-"], {
-        cwd: tree.dir,
-        input: "foo\n",
-        encoding: "utf8",
-        env: cliEnv(),
-        timeout: 10_000,
-      });
-      assert.equal(run.status, 2);
-      assert.equal(run.stdout, "");
-      assert.match(
-        run.stderr,
-        /^linewise: - \(standard input\) is not searched: .*\.\/- for a file named -\n/,
-      );
-      assert.equal(runCli(["grep", "foo", "./-"], tree.dir).stdout, "1:foo dash\n");
-    } finally {
-      tree.remove();
-    }
-  });
-
   test("grep takes back a path in the quoted form it prints", () => {
     const tree = tempRoot();
     try {

@@ -1,0 +1,105 @@
+// End to end: `linewise grep` searches standard input as ripgrep does (`-`, or no path while
+// it is a pipe or a file), through real shell pipes, and never waits without end on a pipe it
+// was not asked to read.
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import * as fs from "node:fs";
+import { join } from "node:path";
+import { cliEnv, ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
+
+describe("linewise grep and standard input", () => {
+  const tree = tempRoot();
+  before(() => {
+    fs.writeFileSync(join(tree.dir, "a.txt"), "foo in a file\n");
+    fs.writeFileSync(join(tree.dir, "-"), "foo dash\n");
+  });
+  after(() => tree.remove());
+
+  /** Runs a shell line in the tree, `$LW` being the binary. */
+  function sh(line: string) {
+    const started = performance.now();
+    const run = spawnSync("bash", ["-c", line], {
+      cwd: tree.dir,
+      encoding: "utf8",
+      env: { ...cliEnv(), LW: ensureBinary() },
+      stdio: ["ignore", "pipe", "pipe"],
+      timeout: 30_000,
+    });
+    return { ...run, ms: performance.now() - started };
+  }
+
+  test("a pipe into grep without a path is what it searches, not the folder", () => {
+    const run = sh(`printf 'foo\\nbar\\nfoo bar\\n' | "$LW" grep foo`);
+    assert.equal(run.stderr, "");
+    assert.equal(run.stdout, "1:foo\n3:foo bar\n");
+    assert.equal(run.status, 0);
+    assert.equal(sh(`printf 'foo\\n' | "$LW" grep -H foo`).stdout, "<stdin>:1:foo\n");
+    const none = sh(`printf 'bar\\n' | "$LW" grep foo`);
+    assert.deepEqual([none.status, none.stdout], [1, ""]);
+    // (A pipe closed at once is an empty input: nothing matches, as in ripgrep.)
+    assert.equal(sh(`true | "$LW" grep foo`).status, 1);
+  });
+
+  test("a file as standard input is searched, and /dev/null leaves the folder searched", () => {
+    assert.equal(sh(`"$LW" grep foo < a.txt`).stdout, "1:foo in a file\n");
+    assert.equal(sh(`"$LW" grep -c foo < /dev/null`).stdout, "-:1\na.txt:1\n");
+  });
+
+  test("- names it beside other paths, and ./- is a file named -", () => {
+    const run = sh(`printf 'foo\\nfoo\\n' | "$LW" grep -c foo - a.txt`);
+    assert.equal(run.stdout, "<stdin>:2\na.txt:1\n");
+    assert.equal(runCli(["grep", "foo", "./-"], tree.dir).stdout, "1:foo dash\n");
+  });
+
+  test("a binary input says that it matches, as a binary file named on the line", () => {
+    const run = sh(`printf 'a\\0b foo\\n' | "$LW" grep foo`);
+    assert.equal(run.stdout, 'binary file matches (found "\\0" byte around offset 1)\n');
+    assert.equal(run.status, 0);
+  });
+
+  test("a pipe that sends nothing is refused within a second unless - asks to wait", () => {
+    // (Through process substitution: the shell does not wait for the writer.)
+    const silent = sh(`"$LW" grep foo < <(sleep 8 2> /dev/null)`);
+    assert.equal(silent.status, 2);
+    assert.equal(silent.stdout, "");
+    assert.match(
+      silent.stderr,
+      /^linewise: standard input is a pipe that sent nothing for 1000 ms: give - to wait for it, or a path/,
+    );
+    assert.ok(silent.ms < 6_000, `${silent.ms} ms`);
+    const waited = sh(`(sleep 1.5; echo foo) | "$LW" grep foo -`);
+    assert.deepEqual([waited.status, waited.stdout], [0, "1:foo\n"]);
+  });
+
+  test("what cannot be read is said, and nothing is searched", () => {
+    const big = join(tree.dir, "..", `big-${process.pid}.bin`);
+    fs.writeFileSync(big, "");
+    fs.truncateSync(big, 256 * 1024 * 1024 + 1); // (sparse: read as zeros at once)
+    try {
+      const over = sh(`"$LW" grep foo - < "${big}"`);
+      assert.equal(over.status, 2);
+      assert.match(over.stderr, /^linewise: standard input is over 256 MiB: save it to a file/);
+      // (Open for writing only: a read fails.)
+      const unread = sh(`"$LW" grep foo - 0> "${big}"`);
+      assert.equal(unread.status, 2);
+      assert.match(unread.stderr, /^linewise: cannot read standard input: /);
+    } finally {
+      fs.rmSync(big);
+    }
+  });
+
+  test("- is refused where it cannot be searched", () => {
+    const files = sh(`printf 'x\\n' | "$LW" grep --files -`);
+    assert.equal(files.status, 2);
+    assert.match(
+      files.stderr,
+      /^linewise: --files lists the files .*: - \(standard input\) is none/,
+    );
+    const patterns = sh(`printf 'foo\\n' | "$LW" grep -f - -`);
+    assert.equal(patterns.status, 2);
+    assert.match(patterns.stderr, /^linewise: -f - read the patterns from standard input/);
+    // (Patterns from it, and no path: the folder is searched.)
+    assert.equal(sh(`printf 'foo dash\\n' | "$LW" grep -f -`).stdout, "-:1:foo dash\n");
+  });
+});
