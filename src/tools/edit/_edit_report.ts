@@ -73,13 +73,17 @@ export function editReport(
   if ((edit.occurrences ?? 1) > 1) {
     text = appendNote(text, `replaced ${edit.occurrences} occurrences`);
   }
+  // Regions whose rows would overlap are shown as one (their notes, then the rows), so that no
+  // row is shown twice.
   let delta = 0;
-  for (const region of edit.regions.slice(0, SHOWN_REGIONS)) {
-    delta += region.newEnd - region.newStart - (region.oldEnd - region.oldStart);
-    text = appendNote(text, describe(region, delta));
-    const from = Math.max(1, region.newStart - AROUND);
-    const to = Math.min(totalLines, Math.max(region.newEnd, region.newStart - 1) + AROUND);
-    if (to < from) continue;
+  let notes: string[] = [];
+  let window: { from: number; to: number } | undefined;
+  const showRows = () => {
+    for (const note of notes) text = appendNote(text, note);
+    notes = [];
+    if (window === undefined) return;
+    const { from, to } = window;
+    window = undefined;
     const { lines } = sliceLines(edit.text, from, to);
     const rows = formatRows(lines.map((line, i) => ({ line: from + i, text: line })), {
       maxRows: settings.maxLines,
@@ -87,7 +91,17 @@ export function editReport(
       cut: settings.cut,
     });
     text += rows.text;
+  };
+  for (const region of edit.regions.slice(0, SHOWN_REGIONS)) {
+    delta += region.newEnd - region.newStart - (region.oldEnd - region.oldStart);
+    const from = Math.max(1, region.newStart - AROUND);
+    const to = Math.min(totalLines, Math.max(region.newEnd, region.newStart - 1) + AROUND);
+    if (window !== undefined && from > window.to) showRows();
+    notes.push(describe(region, delta));
+    if (to >= from) window = { from: window?.from ?? from, to: Math.max(to, window?.to ?? to) };
   }
+  showRows();
+
   if (edit.regions.length > SHOWN_REGIONS) {
     text = appendNote(
       text,

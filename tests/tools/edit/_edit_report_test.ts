@@ -82,11 +82,18 @@ describe("editReport()", () => {
       text: "[line 2 replaced, now line 2; later line numbers are unchanged]\n1\ta\n2\tB",
     },
     {
-      name: "puts a \\n before the next note after a last row without a terminator",
+      name: "shows regions whose rows overlap once: their notes, then each row once",
       before: "a\nb",
       edits: [{ start_line: 1, new_text: "A" }, { start_line: 2, new_text: "B" }],
       text:
-        "[line 1 replaced, now line 1; later line numbers are unchanged]\n1\tA\n2\tB\n[line 2 replaced, now line 2; later line numbers are unchanged]\n1\tA\n2\tB",
+        "[line 1 replaced, now line 1; later line numbers are unchanged]\n[line 2 replaced, now line 2; later line numbers are unchanged]\n1\tA\n2\tB",
+    },
+    {
+      name: "shows regions whose rows only touch one after the other",
+      before: lines(12),
+      edits: [{ start_line: 3, new_text: "C" }, { start_line: 8, new_text: "H" }],
+      text:
+        "[line 3 replaced, now line 3; later line numbers are unchanged]\n1\tl1\n2\tl2\n3\tC\n4\tl4\n5\tl5\n[line 8 replaced, now line 8; later line numbers are unchanged]\n6\tl6\n7\tl7\n8\tH\n9\tl9\n10\tl10\n",
     },
   ];
   for (const row of ROWS) {

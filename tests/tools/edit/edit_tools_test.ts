@@ -70,7 +70,7 @@ describe("replace", () => {
       args: { old_text: "x", new_text: "X", replace_all: true },
       after: "X\ny\nX\nz\nX\n",
       shown:
-        "[replaced 3 occurrences]\n[line 1 replaced, now line 1; later line numbers are unchanged]\n1\tX\n2\ty\n3\tX\n[line 3 replaced, now line 3; later line numbers are unchanged]\n1\tX\n2\ty\n3\tX\n4\tz\n5\tX\n[line 5 replaced, now line 5; later line numbers are unchanged]\n3\tX\n4\tz\n5\tX\n",
+        "[replaced 3 occurrences]\n[line 1 replaced, now line 1; later line numbers are unchanged]\n[line 3 replaced, now line 3; later line numbers are unchanged]\n[line 5 replaced, now line 5; later line numbers are unchanged]\n1\tX\n2\ty\n3\tX\n4\tz\n5\tX\n",
     },
     {
       name:
@@ -238,7 +238,7 @@ describe("replace_lines", () => {
       args: { edits: [{ start_line: 6, new_text: "SIX" }, { start_line: 2, new_text: "A\nB\nC" }] },
       after: "one\nA\nB\nC\nthree\nfour\nfive\nSIX\nseven\neight\n",
       shown:
-        "[line 2 replaced, now lines 2-4; lines after 2 moved by +2]\n1\tone\n2\tA\n3\tB\n4\tC\n5\tthree\n6\tfour\n[line 6 replaced, now line 8; lines after 6 moved by +2]\n6\tfour\n7\tfive\n8\tSIX\n9\tseven\n10\teight\n",
+        "[line 2 replaced, now lines 2-4; lines after 2 moved by +2]\n[line 6 replaced, now line 8; lines after 6 moved by +2]\n1\tone\n2\tA\n3\tB\n4\tC\n5\tthree\n6\tfour\n7\tfive\n8\tSIX\n9\tseven\n10\teight\n",
       delta: 2,
     },
     {
