@@ -200,7 +200,7 @@ const HEX = /\\x(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{2}))/y;
  * no path searches it when it is a pipe or a file (see `_stdin.ts`), unless the patterns came
  * from it (`-f -`) or `--files` lists files.
  */
-function stdinAsked(
+export function stdinAsked(
   words: readonly string[],
   values: Values,
   io: GrepTerminal,

@@ -19,8 +19,9 @@ import { VERSION } from "../version.ts";
 import { RUNTIME, runtimeDescription } from "../io/runtime.ts";
 import { USAGE } from "./usage.ts";
 import { grepCommand } from "./grep_command.ts";
-import type { StdinSource } from "./_stdin.ts";
-import { grepRequest, notTaken, refuseRipgrepOnly } from "./_grep_request.ts";
+import { STDIN_NAME, type StdinSource } from "./_stdin.ts";
+import { grepRequest, notTaken, refuseRipgrepOnly, stdinAsked } from "./_grep_request.ts";
+
 import { count, OPTIONS, seconds, UsageError, type Values, withValuesJoined } from "./_options.ts";
 import { TYPE_LIST } from "./file_types.ts";
 import { defaultCacheDir } from "../search/index/_index_cache.ts";
@@ -208,8 +209,12 @@ async function run(argv: string[], io: CliIo): Promise<number> {
     );
   }
   if (command === "grep") refuseRipgrepOnly(values);
-  const [name, args] = toolCall(command, rest, values);
-  const tool = tools(sandbox).find((t) => t.name === name);
+  const [name, called] = toolCall(command, rest, values);
+  // (grep --json searches standard input as grep does, with the tool over it alone.)
+  const input = command === "grep" ? await grepInput(rest, values, io) : undefined;
+  const args = input === undefined ? called : { ...called as object, path: STDIN_NAME };
+  const tool = (input === undefined ? tools(sandbox) : createTools(input, toolOptions))
+    .find((t) => t.name === name);
   if (!tool) {
     throw new UsageError(
       `unknown tool ${JSON.stringify(name)}${
@@ -406,4 +411,20 @@ function isParseError(error: unknown): boolean {
  */
 function messageLineBytes(maxEditBytes = DEFAULT_MAX_EDIT_BYTES): number {
   return Math.ceil(maxEditBytes * 1.5) + DEFAULT_MAX_LINE_BYTES;
+}
+
+/**
+ * Standard input as a store of one file (`<stdin>`), when `grep --json` searches it (see
+ * `stdinAsked`); a failure to read it is the command's error.
+ */
+async function grepInput(
+  rest: readonly string[],
+  values: Values,
+  io: CliIo,
+): Promise<MemoryStore | undefined> {
+  const asked = stdinAsked(rest.slice(1), values, io);
+  if (asked === undefined) return undefined;
+  const read = await io.stdin!.read(asked === "guessed");
+  if ("error" in read) throw new UsageError(read.error);
+  return new MemoryStore({ [STDIN_NAME]: read });
 }

@@ -52,6 +52,28 @@ describe("linewise grep and standard input", () => {
     assert.equal(runCli(["grep", "foo", "./-"], tree.dir).stdout, "1:foo dash\n");
   });
 
+  test("grep --json gives the grep tool's result over it, named <stdin>", () => {
+    for (
+      const line of [
+        `printf 'x\\nfoo\\n' | "$LW" grep --json foo`,
+        `printf 'x\\nfoo\\n' | "$LW" grep --json foo -`,
+      ]
+    ) {
+      const run = sh(line);
+      assert.equal(run.status, 0, run.stderr);
+      const found = JSON.parse(run.stdout);
+      assert.deepEqual([found.files.length, found.files[0].path, found.files[0].lines], [
+        1,
+        "<stdin>",
+        [2],
+      ], line);
+    }
+    const silent = sh(`"$LW" grep --json foo < <(sleep 8 2> /dev/null)`);
+    assert.equal(silent.status, 2);
+    assert.ok(silent.ms < 6_000, `${silent.ms} ms`);
+    assert.match(silent.stderr, /^linewise: standard input is a pipe that sent nothing/);
+  });
+
   test("a binary input says that it matches, as a binary file named on the line", () => {
     const run = sh(`printf 'a\\0b foo\\n' | "$LW" grep foo`);
     assert.equal(run.stdout, 'binary file matches (found "\\0" byte around offset 1)\n');
