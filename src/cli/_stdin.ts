@@ -11,6 +11,7 @@
  *
  * @module
  */
+import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 
 /** The name standard input is shown by, as ripgrep shows it. */
@@ -90,7 +91,7 @@ export function processStdin(): StdinSource {
         }
       }
       chunks.push(chunk.subarray(0, filled));
-      return joined(chunks, total);
+      return Buffer.concat(chunks, total);
     },
   };
 }
@@ -116,15 +117,4 @@ function inTime(read: Promise<number | Error>): Promise<number | Error | "late">
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<"late">((resolve) => timer = setTimeout(resolve, GUESS_WAIT_MS, "late"));
   return Promise.race([read, late]).finally(() => clearTimeout(timer));
-}
-
-function joined(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.length;
-  }
-  return bytes;
 }
