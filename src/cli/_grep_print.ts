@@ -143,12 +143,15 @@ export function shownName(path: string, nul: boolean): string {
  * @param path the file's path as shown, or undefined for a file named alone
  * @param rows its rows, in line order
  * @param options how
- * @returns the text
+ * @param flush given the text made so far once it is {@linkcode PRINTED_CHARS} long: the
+ *   text of a file of 200,000 matching lines is not held whole
+ * @returns the text (after the last flush)
  */
 export function printed(
   path: string | undefined,
   rows: readonly ScanRow[],
   { numbers, heading, context, onlyMatching, column, vimgrep, nul, paint, spans }: PrintOptions,
+  flush?: (text: string) => void,
 ): string {
   const shownPath = path === undefined ? undefined : paint.path(path);
   let text = heading && shownPath !== undefined ? `${shownPath}${nul ? "\0" : "\n"}` : "";
@@ -157,6 +160,10 @@ export function printed(
   const plain = paint === PLAIN && !column && !onlyMatching && !vimgrep;
   let previous: number | undefined;
   for (const row of rows) {
+    if (flush !== undefined && text.length >= PRINTED_CHARS) {
+      flush(text);
+      text = "";
+    }
     if (context && previous !== undefined && row.line > previous + 1) text += "--\n";
     previous = row.line;
     const mark = row.match !== undefined ? ":" : "-";
@@ -200,8 +207,12 @@ export function printed(
   return text;
 }
 
+/** The characters of rows {@linkcode printed} makes before it hands them on. */
+export const PRINTED_CHARS = 64 * 1024;
+
 /**
  * A row's text without its line terminator (`\n`, or `\r\n`: the line rule's).
+
  *
  * @param text the row's text
  * @returns the line's own characters

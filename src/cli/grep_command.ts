@@ -248,7 +248,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
       else if (request.filesWithMatches) print(`${shownPath}${after("\n")}`);
       else {
         if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
-        print(printed(withPaths ? path : undefined, rows, shown));
+        print(printed(withPaths ? path : undefined, rows, shown, print));
       }
       first = false;
     };

@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { parseArgs } from "node:util";
 import { grepCommand, OUTPUT_BUFFER_CHARS } from "../../src/cli/grep_command.ts";
+import { PRINTED_CHARS } from "../../src/cli/_grep_print.ts";
 import { grepRequest } from "../../src/cli/_grep_request.ts";
 import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
@@ -133,6 +134,31 @@ test("off a terminal grep gathers what it prints into writes of 8 KiB, and flush
   assert.ok(
     listed.printed.length <= Math.floor(listed.printed.join("").length / OUTPUT_BUFFER_CHARS) + 1,
   );
+});
+
+test("a file of many rows is handed on in pieces, not held whole, and reads the same", async () => {
+  // (Every third line matches: with -A 1, groups apart are separated by --, across pieces too.)
+  const lines = Array.from({ length: 60_000 }, (_, i) => i % 3 === 0 ? `foo ${i}` : `bar ${i}`);
+  const store = new MemoryStore({ "big.txt": lines.join("\n") + "\n" });
+  for (const words of [["foo", "big.txt"], ["-A", "1", "foo", "big.txt"]]) {
+    const pieces: string[] = [];
+    const out = { stdout: (text: string) => void pieces.push(text), stderr: () => {} };
+    // (On a terminal each text is written as it comes.)
+    const request = requestOf(["--color", "never", ...words], { stdoutIsTerminal: true });
+    assert.equal(await grepCommand(store, request, out), 0);
+    const expected = lines.flatMap((line, i) => {
+      const row = `${i + 1}:${line}\n`;
+      if (words[0] !== "-A") return i % 3 === 0 ? [row] : [];
+      if (i % 3 === 0) return [row];
+      return i % 3 === 1 ? [`${i + 1}-${line}\n`] : i + 1 < lines.length ? ["--\n"] : [];
+    }).join("");
+    assert.equal(pieces.join(""), expected, words.join(" "));
+    assert.ok(
+      pieces.length >= Math.floor(expected.length / PRINTED_CHARS),
+      `${pieces.length} pieces`,
+    );
+    assert.ok(pieces.every((piece) => piece.length < PRINTED_CHARS + 100), words.join(" "));
+  }
 });
 
 test("the engine's notices during a grep come after the rows printed before them", async () => {
