@@ -316,8 +316,8 @@ export interface SearchResult {
   /** Directories and files that could not be read, skipped (0 when omitted). */
   unreadable?: number;
   /**
-   * Entries the walk left out as hidden or .gitignore'd (a directory once), when the store
-   * counts them (omitted when it does not).
+   * Entries the walk left out as hidden or .gitignore'd (a directory once), and symlinks it
+   * could not follow, when the store counts them (omitted when it does not).
    */
   skipped?: SkippedEntries;
   /**

@@ -202,8 +202,8 @@ export interface WalkFilesOptions {
   onUnreadable?: (display: string) => void;
   /**
    * Told of each entry the walk leaves out as hidden or as .gitignore'd (a directory once,
-   * not its contents; `.git` is not told of), with its key (a symlink's own, not its
-   * target's).
+   * not its contents; `.git` is not told of), and of each symlink it cannot follow (`links`),
+   * with its key (a symlink's own, not its target's).
    */
   onSkipped?: (display: string, why: SkipReason, key: string) => void;
   /**
