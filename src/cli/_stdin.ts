@@ -1,6 +1,6 @@
 /**
  * Standard input as `linewise grep` searches it, as ripgrep does: for the path `-`, and when
- * no path is given while standard input is a pipe or a file (`git diff | linewise grep TODO`,
+ * no path is given while standard input is a pipe (a socket too) or a file (`git diff | linewise grep TODO`,
  * `linewise grep TODO < notes.txt`). It is read whole, up to {@linkcode STDIN_MAX_BYTES}, and
  * searched as a file named `<stdin>`.
  *
@@ -25,7 +25,7 @@ export const GUESS_WAIT_MS = 1000;
 
 /** Standard input, as the command line gives it to grep. */
 export interface StdinSource {
-  /** Whether it is a pipe or a file: a grep given no path searches it. */
+  /** Whether it is a pipe (or a socket) or a file: a grep given no path searches it. */
   searchable: boolean;
   /**
    * Reads it whole.
@@ -47,7 +47,7 @@ export function processStdin(): StdinSource {
   let kind: "pipe" | "file" | undefined;
   try {
     const stat = fs.fstatSync(0);
-    kind = stat.isFIFO() ? "pipe" : stat.isFile() ? "file" : undefined;
+    kind = stat.isFIFO() || stat.isSocket() ? "pipe" : stat.isFile() ? "file" : undefined;
   } catch {
     kind = undefined; // (closed: there is none)
   }

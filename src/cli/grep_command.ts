@@ -192,13 +192,17 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     if ("error" in read) return refused(read.error);
     stdin = new MemoryStore({ [STDIN_NAME]: read });
   }
-  const storeOf = (path: string) => path === "-" && stdin !== undefined ? stdin : store;
+  // (A second - reads what the first left: nothing, as in ripgrep.)
+  const empty = new MemoryStore({ [STDIN_NAME]: "" });
+  const firstStdin = request.paths.indexOf("-");
+  const storeOf = (path: string, i: number) =>
+    path !== "-" || stdin === undefined ? store : i === firstStdin ? stdin : empty;
   const pathOf = (path: string) => path === "-" && stdin !== undefined ? STDIN_NAME : path;
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path (-H shows it, -I leaves every
   // path off).
   const files = await Promise.all(
-    request.paths.map((path) => fileShown(storeOf(path), pathOf(path))),
+    request.paths.map((path, i) => fileShown(storeOf(path, i), pathOf(path))),
   );
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
   let hits = 0; // (files with a match)
@@ -255,7 +259,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
       if (rules.glob !== undefined) compileGlob(rules.glob);
-      result = await storeOf(path).search({
+      result = await storeOf(path, i).search({
         ...rules,
         onProgress: progress.update,
         path: pathOf(path),
@@ -299,7 +303,11 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     searched += result.filesSearched + result.binaryFilesSkipped;
     // As ripgrep: a binary file named on the line is looked through, and said to match.
     if (named && hit.size === 0 && result.files.length === 0 && result.binaryFilesSkipped > 0) {
-      const binary = await binaryMatches(storeOf(path), pathOf(path), matcher, out);
+      const looked = await binaryMatches(storeOf(path, i), pathOf(path), matcher, out);
+
+      // (One too large to look through is an error, said, as ripgrep's errors are: status 2.)
+      if (looked === "too_large") failed = true;
+      const binary = looked === "too_large" ? undefined : looked;
       const count = binary === undefined ? 0 : counted(binary.rows, request, spans);
       if (count > 0) hit.add(shownFile);
       if (binary !== undefined && count > 0 && !request.filesWithoutMatch) {
@@ -323,7 +331,9 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     out.stderr(`linewise: stopped at --max-matches ${request.maxMatches}: more matches exist\n`);
   }
   // (As ripgrep: a search of the current directory that had no file left to search is told.)
-  if (!request.pathsGiven && !failed && hits === 0 && searched === 0) {
+  if (
+    !request.pathsGiven && !request.stdin && !stopped && !failed && hits === 0 && searched === 0
+  ) {
     return refused(
       "no files were searched: the filters left none (-g, -t, -T, --max-depth, --max-filesize, hidden names or the ignore files)",
     );
@@ -423,24 +433,23 @@ const BINARY_BYTES = 64 * 1024 * 1024;
 
 /**
  * How many lines of a binary file match (its bytes read as UTF-8, each line by the line
- * rule), and where its first NUL is; undefined when it cannot be read (said on stderr when it
- * is too large).
+ * rule), and where its first NUL is; undefined when it is gone, and "too_large" (said on
+ * stderr) when it is too large to look through.
  */
 async function binaryMatches(
   store: FileStore,
   path: string,
   matcher: Matcher,
   out: GrepOutput,
-): Promise<{ rows: ScanRow[]; offset: number } | undefined> {
+): Promise<{ rows: ScanRow[]; offset: number } | "too_large" | undefined> {
   let bytes: Uint8Array;
   try {
     bytes = await store.readBytes(path, { maxBytes: BINARY_BYTES });
   } catch (error) {
     if (!(error instanceof StoreError)) throw error;
-    if (error.code === "too_large") {
-      out.stderr(`linewise: ${path}: a binary file over 64 MiB, not searched\n`);
-    }
-    return undefined;
+    if (error.code !== "too_large") return undefined;
+    out.stderr(`linewise: ${path}: a binary file over 64 MiB, not searched\n`);
+    return "too_large";
   }
   const rows: ScanRow[] = [];
   scanText(new TextDecoder().decode(bytes), matcher, (row) => {

@@ -74,6 +74,48 @@ describe("linewise grep and standard input", () => {
     assert.match(silent.stderr, /^linewise: standard input is a pipe that sent nothing/);
   });
 
+  test("a socket, as a program's spawn gives input, is searched too, and refused when silent", () => {
+    // (Python's socketpair: one end is the command's standard input.)
+    const script = (send: string) =>
+      `import socket, subprocess, sys, time
+a, b = socket.socketpair()
+${send}
+start = time.time()
+run = subprocess.run([sys.argv[1], "grep", "foo"], stdin=a, capture_output=True, text=True)
+print(run.returncode, round(time.time() - start), repr(run.stdout), repr(run.stderr[:40]))`;
+    const sent = sh(`python3 -c '${script('b.sendall(b"x\\nfoo 2\\n"); b.close()')}' "$LW"`);
+    assert.equal(sent.stdout, "0 0 '2:foo 2\\n' ''\n", sent.stderr);
+    const silent = sh(`python3 -c '${script("pass")}' "$LW"`);
+    assert.equal(
+      silent.stdout,
+      "2 1 '' 'linewise: standard input is a pipe that '\n",
+      silent.stderr,
+    );
+  });
+
+  test("a second - reads nothing, as in ripgrep", () => {
+    assert.equal(sh(`printf 'foo\\n' | "$LW" grep foo - -`).stdout, "<stdin>:1:foo\n");
+    const without = sh(`printf 'foo\\n' | "$LW" grep --files-without-match foo - -`);
+    assert.deepEqual([without.status, without.stdout], [0, "<stdin>\n"]);
+  });
+
+  test("a search stopped by the time budget says that alone", () => {
+    const run = sh(`seq 1 3000000 | "$LW" grep --timeout 0.01 -c 1`);
+    assert.equal(run.stderr, "linewise: stopped by the time budget (--timeout)\n");
+    assert.equal(run.status, 2);
+    // (So does one of the current folder stopped before a file was searched.)
+    const many = join(tree.dir, "many");
+    fs.mkdirSync(many);
+    for (let i = 0; i < 3_000; i++) fs.writeFileSync(join(many, `${i}.txt`), "x\n");
+    try {
+      const folder = sh(`cd many && "$LW" grep --timeout 0.001 -c zzz < /dev/null`);
+      assert.equal(folder.stderr, "linewise: stopped by the time budget (--timeout)\n");
+      assert.equal(folder.status, 2);
+    } finally {
+      fs.rmSync(many, { recursive: true });
+    }
+  });
+
   test("a binary input says that it matches, as a binary file named on the line", () => {
     const run = sh(`printf 'a\\0b foo\\n' | "$LW" grep foo`);
     assert.equal(run.stdout, 'binary file matches (found "\\0" byte around offset 1)\n');
@@ -102,6 +144,13 @@ describe("linewise grep and standard input", () => {
       const over = sh(`"$LW" grep foo - < "${big}"`);
       assert.equal(over.status, 2);
       assert.match(over.stderr, /^linewise: standard input is over 256 MiB: save it to a file/);
+      // (Binary, over the 64 MiB looked through: not searched, and an error, not "no match".)
+      fs.truncateSync(big, 100_000_000);
+      const binary = sh(
+        `printf 'foo' | dd of="${big}" conv=notrunc 2> /dev/null; "$LW" grep foo - < "${big}"`,
+      );
+      assert.equal(binary.stderr, "linewise: <stdin>: a binary file over 64 MiB, not searched\n");
+      assert.equal(binary.status, 2);
       // (Open for writing only: a read fails.)
       const unread = sh(`"$LW" grep foo - 0> "${big}"`);
       assert.equal(unread.status, 2);
