@@ -6,6 +6,7 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
+import { spawnSync } from "node:child_process";
 import * as os from "node:os";
 import * as path from "node:path";
 import process from "node:process";
@@ -370,6 +371,51 @@ describe("the checks of what the cache holds", () => {
       fs.rmSync(path.join(root, "other"), { recursive: true, force: true });
       fs.utimesSync(deep, old, old);
       fs.rmSync(outside, { recursive: true, force: true });
+    }
+  });
+
+  test("where a symlink leads is found by its bytes, as the walk finds it", () => {
+    const dir = path.join(root, "leads");
+    fs.mkdirSync(dir);
+    // Names that are not UTF-8 (bytes 0xFF and 0xFE, which a path's text holds as U+DCFF and
+    // U+DCFE), made by a shell: Deno's node:fs would make them U+FFFD.
+    const sh = (line: string) =>
+      assert.equal(spawnSync("sh", ["-c", line], { cwd: dir }).status, 0);
+    try {
+      sh(`ln -s t "$(printf 'bad\\377')" && ln -s "$(printf 't2\\376')" l`);
+      fs.symlinkSync(path.join(dir, "t"), path.join(dir, "abs"));
+      fs.symlinkSync("l", path.join(dir, "chain"));
+      fs.symlinkSync("t/", path.join(dir, "slash"));
+      fs.symlinkSync("../../..", path.join(dir, "up"));
+      // (Joined by hand: path.join would make a U+DCFF a U+FFFD.)
+      const links = ["bad\uDCFF", "l", "abs", "chain", "slash", "up"].map((name) =>
+        `${dir}/${name}`
+      );
+      // (Deno's node:fs finds no name that is not UTF-8: there, by the system calls alone.)
+      const deno = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+      const byPath = deno ? [] : [openFileSystem([root], { raceFree: false })];
+      for (const files of [openFileSystem([root]), ...byPath]) {
+        const check = new IdentityCheck(files);
+        try {
+          assert.deepEqual(links.map((link) => check.leads(link)), ["", "", "", "", "", ""]);
+          sh(`echo t > t && echo t2 > "$(printf 't2\\376')"`);
+          const file = `file:${path.join(dir, "t")}`;
+          const other = `file:${dir}/t2\uDCFE`;
+          assert.deepEqual(links.map((link) => check.leads(link)), [
+            file,
+            other,
+            file,
+            other,
+            "",
+            "",
+          ]);
+        } finally {
+          check.close();
+          sh(`rm t "$(printf 't2\\376')"`);
+        }
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true });
     }
   });
 
