@@ -354,6 +354,7 @@ export class DirectoryStore extends BaseFileStore {
         this.#searchThreads - 1,
         cache,
         this.walkSource,
+        sandbox.deny.length > 0 ? (path) => sandbox.isDenied(path) : undefined,
       );
     }
   }
@@ -1136,7 +1137,9 @@ export class DirectoryStore extends BaseFileStore {
       const resolved = await this.sandbox.resolve(link);
       return resolved.real;
     } catch (error) {
-      if (error instanceof StoreError && error.code !== "permission") return undefined;
+      // (One whose way is closed, no permission on the way, is left out and counted as one
+      // that leads nowhere: it must not take the rest of its directory with it.)
+      if (error instanceof StoreError) return undefined;
       throw error;
     }
   }
