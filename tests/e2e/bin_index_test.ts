@@ -426,6 +426,60 @@ test("a server with a nested root greps the first root for relative paths", {
   }
 });
 
+// Deny rules hold by identity: a name made or removed in a denied folder, which no walk
+// lists, makes another name of its file denied or not. The kept walk decided by identity.
+test("a hard link made or removed in a denied folder changes what a kept walk shows", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  const at = (name: string) => join(root.dir, name);
+  fs.mkdirSync(at("secret"));
+  fs.writeFileSync(at("a.txt"), "x a\n");
+  fs.writeFileSync(at("b.txt"), "x b\n");
+  fs.symlinkSync("a.txt", at("la"));
+  const deny = ["--deny", "secret"];
+  const { client } = await sdkSession(["serve", "--root", root.dir, ...deny, "--no-cache"], {
+    name: "denied-links",
+  });
+  /** A grep's files and what it left out, as the server and the command line answer. */
+  const both = async () => {
+    const args = { pattern: "x", output: "files" };
+    const served = (await client.callTool({ name: "grep", arguments: args })).structuredContent;
+    const run = spawnSync(ensureBinary(), [
+      "call",
+      "grep",
+      JSON.stringify(args),
+      "--json",
+      "--root",
+      root.dir,
+      ...deny,
+    ], { encoding: "utf8" });
+    const shown = (result: unknown) => {
+      const { files, skipped } = result as { files: Array<{ path: string }>; skipped?: unknown };
+      return { files: files.map((file) => file.path), skipped };
+    };
+    return { served: shown(served), fresh: shown(JSON.parse(run.stdout)) };
+  };
+  try {
+    const all = { files: ["a.txt", "b.txt", "la"], skipped: undefined };
+    for (let i = 0; i < 2; i++) {
+      assert.deepEqual(await both(), { served: all, fresh: all });
+      await new Promise((resolve) => setTimeout(resolve, 1_500)); // (the walk is kept)
+    }
+    fs.linkSync(at("a.txt"), at("secret/a2"));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const denied = { files: ["b.txt"], skipped: { hidden: 0, ignored: 0, links: 1 } };
+    for (let i = 0; i < 2; i++) assert.deepEqual(await both(), { served: denied, fresh: denied });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    fs.rmSync(at("secret/a2"));
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (let i = 0; i < 2; i++) assert.deepEqual(await both(), { served: all, fresh: all });
+  } finally {
+    await client.close();
+    root.remove();
+  }
+});
+
 // A folder reached by two names has one real path: the index once kept its file list and its
 // answers by that path alone, and a grep of one name answered with the other's paths.
 test("a folder reached through two symlinks is shown under the name each grep gives", {

@@ -208,6 +208,7 @@ export class SearchIndex {
   readonly #files: FileSystem;
   /** Where walks are patched (none: a walk a change touched is always made again). */
   readonly #walkSource: WalkSource | undefined;
+  readonly #denied: ((path: string) => boolean) | undefined;
   readonly #cache: IndexCacheFile | undefined;
   /** The start from the cache on disk, while it runs: searches wait for it. */
   #warming: Promise<void> | undefined;
@@ -235,6 +236,9 @@ export class SearchIndex {
    *   watcher starts at once and what still holds of it is taken before the first search
    * @param walkSource where the store walks: a kept walk that lacks only entries created where
    *   it listed is patched by listing those directories again there
+   * @param denied whether a path is denied, under deny rules: a change of a denied name may
+   *   make another name of its file denied, or no longer (a walk decides that by identity), so
+   *   every kept walk goes
    */
   constructor(
     files: FileSystem,
@@ -243,8 +247,10 @@ export class SearchIndex {
     helpers: number = defaultSearchThreads() - 1,
     cache?: IndexCacheFile,
     walkSource?: WalkSource,
+    denied?: (path: string) => boolean,
   ) {
     this.#walkSource = walkSource;
+    this.#denied = denied;
     this.#roots = files.roots;
     this.#files = files;
     this.#cache = cache;
@@ -321,8 +327,9 @@ export class SearchIndex {
       const check = new IdentityCheck(this.#files);
       const now = remembered((path) => entryNow(this.#files, path));
       const leadOf = remembered((link) => check.leads(link));
+      const identities = this.#denied !== undefined && [...changes.paths].some(this.#denied);
       for (const [key, walk] of this.#walks) {
-        const changed = changes.rules ||
+        const changed = changes.rules || identities ||
           !walk.dirs.links.every((link, i) => leadOf(link) === walk.dirs.leads[i]) ||
           walkChanged(walk, changes, now);
         if (changed === false) continue;
