@@ -196,9 +196,9 @@ const SKIPPED =
 const HEX = /\\x(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{2}))/y;
 
 /**
- * Whether standard input is searched, as ripgrep searches it: `-` names it, and a grep given
- * no path searches it when it is a pipe, a socket or a file (see `_stdin.ts`), unless the patterns came
- * from it (`-f -`) or `--files` lists files.
+ * Whether standard input is searched: `-` names it, and a grep given no path searches it
+ * when it is a pipe or a file (see `_stdin.ts`), unless the patterns came from it (`-f -`)
+ * or `--files` lists files.
  */
 export function stdinAsked(
   words: readonly string[],

@@ -6,7 +6,6 @@ import { blockingOutput } from "./_stdout.ts";
 import { PATTERN_HELPER_ENV, runPatternHelper } from "../match/pattern_helper.ts";
 import { main } from "./main.ts";
 import { processStdin } from "./_stdin.ts";
-
 import { isCompiledBinary, relaunchForSearch } from "../io/runtime.ts";
 
 // A server or a grep runs with the JIT settings of a search (the binary runs again at once).
@@ -29,9 +28,8 @@ function run(): void {
     process.stderr.write(`linewise: cannot write the output: ${error.message}\n`);
     process.exit(2);
   });
-  const stdin = processStdin();
   main(process.argv.slice(2), {
-    stdin,
+    stdin: processStdin(),
     stdout,
     stdoutIsTerminal: isatty(1),
     stderrIsTerminal: isatty(2),
@@ -41,7 +39,5 @@ function run(): void {
     exit: (status) => process.stdout.write("", () => process.exit(status)),
   }).then((status) => {
     process.exitCode = status;
-    // (A read of a pipe that sent nothing cannot be taken back: it would hold the process.)
-    if (stdin.waiting()) process.exit(status);
   });
 }

@@ -188,7 +188,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   // Standard input is searched as a file of its own, named as ripgrep names it.
   let stdin: FileStore | undefined;
   if (request.stdin !== undefined) {
-    const read = await out.stdin!.read(request.stdin === "guessed");
+    const read = await out.stdin!.read();
     if ("error" in read) return refused(read.error);
     stdin = new MemoryStore({ [STDIN_NAME]: read });
   }

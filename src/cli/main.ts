@@ -212,7 +212,14 @@ async function run(argv: string[], io: CliIo): Promise<number> {
   const [name, called] = toolCall(command, rest, values);
   // (grep --json searches standard input as grep does, with the tool over it alone.)
   const input = command === "grep" ? await grepInput(rest, values, io) : undefined;
-  const args = input === undefined ? called : { ...called as object, path: STDIN_NAME };
+  if (input !== undefined && "error" in input) {
+    io.stderr(`linewise: ${input.error}\n`);
+    return 2;
+  }
+  // (Its one file is searched whatever -g says, as a file named on the line is.)
+  const args = input === undefined
+    ? called
+    : { ...called as object, path: STDIN_NAME, glob: undefined };
   const tool = (input === undefined ? tools(sandbox) : createTools(input, toolOptions))
     .find((t) => t.name === name);
   if (!tool) {
@@ -415,16 +422,14 @@ function messageLineBytes(maxEditBytes = DEFAULT_MAX_EDIT_BYTES): number {
 
 /**
  * Standard input as a store of one file (`<stdin>`), when `grep --json` searches it (see
- * `stdinAsked`); a failure to read it is the command's error.
+ * `stdinAsked`), or why it could not be read.
  */
 async function grepInput(
   rest: readonly string[],
   values: Values,
   io: CliIo,
-): Promise<MemoryStore | undefined> {
-  const asked = stdinAsked(rest.slice(1), values, io);
-  if (asked === undefined) return undefined;
-  const read = await io.stdin!.read(asked === "guessed");
-  if ("error" in read) throw new UsageError(read.error);
-  return new MemoryStore({ [STDIN_NAME]: read });
+): Promise<MemoryStore | { error: string } | undefined> {
+  if (stdinAsked(rest.slice(1), values, io) === undefined) return undefined;
+  const read = await io.stdin!.read();
+  return "error" in read ? read : new MemoryStore({ [STDIN_NAME]: read });
 }
