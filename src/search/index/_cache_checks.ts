@@ -6,9 +6,10 @@
  *
  * @module
  */
+import * as fs from "node:fs";
 import type { FileSystem, SharedFileSystem } from "../../io/file_system.ts";
 import type { DirHandle } from "../../io/_file_system_types.ts";
-import { nativePath, SEPARATOR } from "../../io/native_path.ts";
+import { decodeName, nodePathOf } from "../../io/path_bytes.ts";
 import {
   ctimeMsOfIdentity,
   IDENTITY_WORDS,
@@ -152,7 +153,7 @@ export class IdentityCheck {
    * @returns a text equal for two symlinks only when a walk shows them alike
    */
   leads(link: string): string {
-    const target = realPathOf(this.#files, link);
+    const target = realPathOf(link);
     if (target === undefined || !this.#files.roots.some((root) => isInside(root, target))) {
       return "";
     }
@@ -192,52 +193,17 @@ export class IdentityCheck {
   }
 }
 
-/** The most symlinks followed on the way to a path, as the kernel's limit. */
-const MAX_SYMLINKS = 40;
-
 /**
- * The real path of a symlink within the roots, each symlink on the way followed by the file
- * system's own calls (a name that is not UTF-8 is found by its bytes, as \`realpath\` in
- * \`node:fs\` does not everywhere); undefined when it leads nowhere, or out of what the file
- * system reaches.
+ * The real path of a symlink, by its bytes (a name that is not UTF-8 is held as U+DC80-U+DCFF,
+ * which no path's text finds), the kernel following each symlink on the way; undefined when
+ * it leads nowhere. (Deno's `node:fs` finds no name that is not UTF-8 even so.)
  */
-function realPathOf(files: FileSystem, link: string): string | undefined {
-  let current = nativePath.dirname(link);
-  const queue = [nativePath.basename(link)];
-  for (let followed = 0; queue.length > 0;) {
-    const name = queue.shift()!;
-    if (name === "" || name === ".") continue;
-    if (name === "..") {
-      current = nativePath.dirname(current);
-      continue;
-    }
-    const next = nativePath.join(current, name);
-    try {
-      const { kind } = files.lstat(next);
-      if (kind !== "symlink") {
-        // (Only a directory has more on the way, "." too: a "t/" to a file leads nowhere.)
-        if (queue.length > 0 && kind !== "directory") return undefined;
-        current = next;
-        continue;
-      }
-      if (++followed > MAX_SYMLINKS) return undefined;
-      let target = files.readlink(next);
-      // (A target that ends in a separator names a directory: a "." after it checks that.)
-      const directoryOnly = SEPARATOR.test(target.at(-1) ?? "") ? ["."] : [];
-      if (nativePath.isAbsolute(target)) {
-        // (Taken from the root it lies in, as the sandbox takes it.)
-        const absolute = nativePath.resolve(target);
-        const root = files.roots.find((one) => isInside(one, absolute));
-        if (root === undefined) return undefined;
-        current = root;
-        target = nativePath.relative(root, absolute);
-      }
-      queue.unshift(...target.split(SEPARATOR), ...directoryOnly);
-    } catch {
-      return undefined;
-    }
+function realPathOf(link: string): string | undefined {
+  try {
+    return decodeName(fs.realpathSync.native(nodePathOf(link), { encoding: "buffer" }));
+  } catch {
+    return undefined;
   }
-  return current;
 }
 
 /**
