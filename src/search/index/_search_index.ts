@@ -327,7 +327,8 @@ export class SearchIndex {
       const check = new IdentityCheck(this.#files);
       const now = remembered((path) => entryNow(this.#files, path));
       const leadOf = remembered((link) => check.leads(link));
-      const identities = this.#denied !== undefined && [...changes.paths].some(this.#denied);
+      // (A name made, removed or renamed: a write changes no file's names.)
+      const identities = this.#denied !== undefined && [...changes.moved].some(this.#denied);
       for (const [key, walk] of this.#walks) {
         const changed = changes.rules || identities ||
           !walk.dirs.links.every((link, i) => leadOf(link) === walk.dirs.leads[i]) ||
