@@ -212,7 +212,6 @@ export const PRINTED_CHARS = 64 * 1024;
 
 /**
  * A row's text without its line terminator (`\n`, or `\r\n`: the line rule's).
-
  *
  * @param text the row's text
  * @returns the line's own characters

@@ -304,7 +304,6 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     // As ripgrep: a binary file named on the line is looked through, and said to match.
     if (named && hit.size === 0 && result.files.length === 0 && result.binaryFilesSkipped > 0) {
       const looked = await binaryMatches(storeOf(path, i), pathOf(path), matcher, out);
-
       // (One too large to look through is an error, said, as ripgrep's errors are: status 2.)
       if (looked === "too_large") failed = true;
       const binary = looked === "too_large" ? undefined : looked;

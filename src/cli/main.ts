@@ -21,7 +21,6 @@ import { USAGE } from "./usage.ts";
 import { grepCommand } from "./grep_command.ts";
 import { STDIN_NAME, type StdinSource } from "./_stdin.ts";
 import { grepRequest, notTaken, refuseRipgrepOnly, stdinAsked } from "./_grep_request.ts";
-
 import { count, OPTIONS, seconds, UsageError, type Values, withValuesJoined } from "./_options.ts";
 import { TYPE_LIST } from "./file_types.ts";
 import { defaultCacheDir } from "../search/index/_index_cache.ts";

@@ -251,9 +251,10 @@ export interface SkippedEntries {
   ignored: number;
   /**
    * Symlinks that cannot be followed: they lead outside the roots, nowhere, or to a path
-   * no tool shows (one counted here says nothing of which).
+   * no tool shows (one counted here says nothing of which). A store without symlinks may
+   * leave it out.
    */
-  links: number;
+  links?: number;
 }
 
 /** Why a walk left an entry out. */

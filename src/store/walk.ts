@@ -31,7 +31,7 @@ export interface DirEntry {
   /** The store's key for the entry when it is not `child(dir, name).key` (a symlink's real target). */
   key?: string;
   /**
-   * True for a symlink the listing left out (see {@linkcode leftOutLinks}): where the walk
+   * True for a symlink the listing left out (see {@linkcode addLeftOutLinks}): where the walk
    * would show it, it is counted as left out instead.
    */
   leftOut?: true;
@@ -507,17 +507,16 @@ function childNode(source: WalkSource, dir: WalkNode, entry: DirEntry): WalkNode
 }
 
 /**
- * The symlinks a listing left out (they lead outside the roots, nowhere, or to a denied
- * path), as entries the walk judges like files: one it would show is counted as left out
+ * Adds the symlinks a listing left out (they lead outside the roots, nowhere, or to a denied
+ * path) to its entries, to be judged like files: one it would show is counted as left out
  * (nothing is skipped in silence), after the rules of its name, so that a hidden or ignored
  * one is left out as that.
  */
-function leftOutLinks(links: readonly LinkLead[]): DirEntry[] {
-  const out: DirEntry[] = [];
+function addLeftOutLinks(entries: DirEntry[], links: readonly LinkLead[]): void {
+  // (Not spread: a directory may hold more than a call takes arguments.)
   for (const { name, lead } of links) {
-    if (lead === "") out.push({ name, kind: "file", size: 0, symlink: true, leftOut: true });
+    if (lead === "") entries.push({ name, kind: "file", size: 0, symlink: true, leftOut: true });
   }
-  return out;
 }
 
 function byName(a: DirEntry, b: DirEntry): number {
@@ -651,7 +650,7 @@ export async function* walkFileRuns(
       linkedIgnoreFile: seen.linked,
       links,
     });
-    entries.push(...leftOutLinks(links));
+    addLeftOutLinks(entries, links);
     return { dir, rules, entries: entries.sort(byName), next: 0 };
   }
   const stack = [await open(start, rules, true)];
@@ -747,7 +746,7 @@ export async function* walkEntries(
       links,
     );
     if (!includeIgnored) rules = await rulesInside(source, dir, rules, ownRules(source, entries));
-    entries.push(...leftOutLinks(links));
+    addLeftOutLinks(entries, links);
     const directories = entries.filter((e) => e.kind === "directory").sort(byName);
     const others = entries.filter((e) => e.kind !== "directory").sort(byName);
     for (const entry of [...directories, ...others]) {

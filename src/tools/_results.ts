@@ -175,7 +175,7 @@ export function listingPage<T>(
 
 /** What a walk left out, for the structured result: nothing when nothing was. */
 export function skippedField(skipped: SkippedEntries | undefined): Record<string, unknown> {
-  return !skipped || skipped.hidden + skipped.ignored + skipped.links === 0
+  return !skipped || skipped.hidden + skipped.ignored + (skipped.links ?? 0) === 0
     ? {}
     : { skipped: { ...skipped } };
 }
@@ -190,7 +190,7 @@ export function linksNote(skipped: SkippedEntries | undefined): string | undefin
   if (count === 0) return undefined;
   return `${count} ${
     count === 1 ? "symlink" : "symlinks"
-  } left out: a symlink is followed only to a file or directory inside the roots`;
+  } left out: each leads outside the roots, nowhere, or to a denied path`;
 }
 
 /**

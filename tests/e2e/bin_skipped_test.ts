@@ -1,5 +1,5 @@
 // End to end: a grep says what its walk left out, on the search thread, and again when a
-// repeated grep is answered from the index's kept walk, or from that walk patched.
+// repeated grep is answered from the index's kept walk, and after a symlink is made.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -37,7 +37,7 @@ test(
         return lines.find((line) => line.id === id)!.result.structuredContent;
       };
       // The second is answered from the kept result, the third (a new pattern) from the kept walk,
-      // the fourth from that walk with a symlink made since added to it.
+      // the fourth after a symlink made since (a walk is made again for a new symlink).
       const greps = [["first", "needle"], ["second", "needle"], ["third", "need"], [
         "fourth",
         "ne",

@@ -226,7 +226,7 @@ function encode(
   out.words([walks.length]);
   for (const walk of walks) {
     out.text(walk.key);
-    const { hidden, ignored, links } = walk.skipped;
+    const { hidden, ignored, links = 0 } = walk.skipped;
     out.words([hidden, ignored, links, walk.files.length]);
     out.strings(walk.files.map((file) => file.key));
     out.strings(walk.files.map((file) => file.display));

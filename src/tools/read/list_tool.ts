@@ -67,7 +67,12 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
     onUnreadable: () => unreadable++,
     onSkipped: skipped.count,
   });
-  const only = skipped.counts.hidden + skipped.counts.ignored > 0;
+  const { hidden, ignored, links = 0 } = skipped.counts;
+  // (What it holds that the notes below count.)
+  const left = [
+    hidden + ignored > 0 ? "hidden or .gitignore'd entries" : "",
+    links > 0 ? "symlinks left out" : "",
+  ].filter(Boolean).join(" and ");
   return listingPage(
     {
       items: entries,
@@ -75,9 +80,7 @@ async function list(store: FileStore, settings: Settings, args: ListArgs): Promi
       shown: (e) => ({ path: quotePathInRow(e.path), type: e.kind, size: e.size }),
       field: "entries",
       what: "entries",
-      empty: `${quotePath(args.path)} ${
-        only ? "holds only hidden or .gitignore'd entries" : "is empty"
-      }`,
+      empty: `${quotePath(args.path)} ${left === "" ? "is empty" : `holds only ${left}`}`,
       skipped: skipped.counts,
       unreadable,
     },

@@ -6,11 +6,12 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import { describe, test } from "node:test";
 import { grepText, okText, withTempRoot } from "../../_helpers/tools.ts";
+import { linksNote, skippedField } from "../../../src/tools/_results.ts";
 
 const NOTE = (n: number) =>
   `[${n} ${
     n === 1 ? "symlink" : "symlinks"
-  } left out: a symlink is followed only to a file or directory inside the roots]`;
+  } left out: each leads outside the roots, nowhere, or to a denied path]`;
 
 /** A tree with symlinks of every kind; `secret.txt` is denied, and exists when `secret`. */
 const FILES = { "a.txt": "needle\n", "sub/b.txt": "needle\n", ".gitignore": "ignored.txt\n" };
@@ -79,6 +80,32 @@ describe("symlinks a walk leaves out", () => {
     }
     assert.equal(seen[0], seen[1]);
     assert.ok(seen[0].includes("symlinks left out"), seen[0]);
+  });
+
+  test("a folder holding only such symlinks is said to hold them, not to be empty", async () => {
+    await withTempRoot({ "a.txt": "x\n" }, async (root, h) => {
+      fs.mkdirSync(root.at("d"));
+      fs.symlinkSync("gone", root.at("d/dangling"));
+      assert.equal(
+        okText(await h.call("list", { path: "d" })),
+        `[d holds only symlinks left out]\n${NOTE(1)}\n`,
+      );
+      fs.writeFileSync(root.at("d/.hidden"), "");
+      assert.equal(
+        okText(await h.call("list", { path: "d" })),
+        `[d holds only hidden or .gitignore'd entries and symlinks left out]\n[1 hidden entry left out; include_ignored=true shows them]\n${
+          NOTE(1)
+        }\n`,
+      );
+    });
+  });
+
+  test("a store that counts no symlinks (a custom one) gives no count and no note", () => {
+    assert.deepEqual(skippedField({ hidden: 0, ignored: 0 }), {});
+    assert.deepEqual(skippedField({ hidden: 1, ignored: 0 }), {
+      skipped: { hidden: 1, ignored: 0 },
+    });
+    assert.equal(linksNote({ hidden: 1, ignored: 0 }), undefined);
   });
 
   test("a tree without such symlinks says nothing of them", async () => {
