@@ -255,6 +255,11 @@ export interface SkippedEntries {
    * leave it out.
    */
   links?: number;
+  /**
+   * FIFOs, sockets and devices a search or glob passed over: they hold no text to read (a
+   * listing shows them). A store without them may leave it out.
+   */
+  special?: number;
 }
 
 /** Why a walk left an entry out. */
@@ -262,7 +267,7 @@ export type SkipReason = keyof SkippedEntries;
 
 /** Nothing left out yet. */
 export function noneSkipped(): SkippedEntries {
-  return { hidden: 0, ignored: 0, links: 0 };
+  return { hidden: 0, ignored: 0, links: 0, special: 0 };
 }
 
 /** Counts what a walk leaves out, as a `WalkOptions.onSkipped` callback fills it. */

@@ -689,7 +689,8 @@ export async function* walkFileRuns(
         run = [];
       }
       stack.push(await open(node, frame.rules));
-    } else if (entry.kind === "file") {
+    } else {
+      // (A FIFO, socket or device is judged as a file of its name, and counted, not read.)
       if (taken !== true && !gitignored && frame.rules.ignores(node.display, false, entry.name)) {
         onSkipped?.(node.display, "ignored", source.child(frame.dir, entry.name).key);
         continue;
@@ -699,6 +700,7 @@ export async function* walkFileRuns(
       if (taken !== true && hidesFile(relativeTo(node.display))) continue;
       if (ofTypes !== undefined && !ofTypes(relativeTo(node.display))) continue;
       if (entry.leftOut) onSkipped?.(node.display, "links", node.key);
+      else if (entry.kind === "other") onSkipped?.(node.display, "special", node.key);
       else run.push(node);
     }
   }

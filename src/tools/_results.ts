@@ -103,6 +103,7 @@ export const SKIPPED_FIELD = {
       type: "integer",
       description: "Symlinks that lead outside the roots, nowhere, or to a denied path.",
     },
+    special: { type: "integer", description: "FIFOs, sockets and devices." },
   },
 };
 
@@ -157,7 +158,7 @@ export function listingPage<T>(
   }
   const notes = [
     skippedNote(skipped, "shows them"),
-    linksNote(skipped),
+    ...leftOutNotes(skipped),
     unreadableNote(unreadable),
   ];
   for (const note of notes) {
@@ -175,22 +176,34 @@ export function listingPage<T>(
 
 /** What a walk left out, for the structured result: nothing when nothing was. */
 export function skippedField(skipped: SkippedEntries | undefined): Record<string, unknown> {
-  return !skipped || skipped.hidden + skipped.ignored + (skipped.links ?? 0) === 0
-    ? {}
-    : { skipped: { ...skipped } };
+  const { hidden, ignored, links = 0, special = 0 } = skipped ?? { hidden: 0, ignored: 0 };
+  return hidden + ignored + links + special === 0 ? {} : { skipped: { ...skipped } };
 }
 
 /**
- * The note saying how many symlinks a walk left out as ones it cannot follow, or undefined
- * when it left out none. It does not say which lead where: one that leads to a denied path
- * must not read differently from one that leads nowhere.
+ * The notes saying how many symlinks a walk left out as ones it cannot follow, and how many
+ * FIFOs, sockets and devices it passed over; none for what it did not meet. Which symlink
+ * leads where is not said: one that leads to a denied path must not read differently from one
+ * that leads nowhere.
  */
-export function linksNote(skipped: SkippedEntries | undefined): string | undefined {
-  const count = skipped?.links ?? 0;
-  if (count === 0) return undefined;
-  return `${count} ${
-    count === 1 ? "symlink" : "symlinks"
-  } left out: each leads outside the roots, nowhere, or to a denied path`;
+export function leftOutNotes(skipped: SkippedEntries | undefined): string[] {
+  const { links = 0, special = 0 } = skipped ?? { hidden: 0, ignored: 0 };
+  const notes: string[] = [];
+  if (links > 0) {
+    notes.push(
+      `${links} ${
+        links === 1 ? "symlink" : "symlinks"
+      } left out: each leads outside the roots, nowhere, or to a denied path`,
+    );
+  }
+  if (special > 0) {
+    notes.push(
+      `${special} ${
+        special === 1 ? "FIFO, socket or device" : "FIFOs, sockets or devices"
+      } left out: no text to read (list shows them)`,
+    );
+  }
+  return notes;
 }
 
 /**

@@ -38,11 +38,14 @@ describe("the binary's search index kept between servers", () => {
     // nowhere, one out of the root.
     fs.symlinkSync("gone.js", at("src3/dangling.js"));
     fs.symlinkSync("/etc/hostname", at("src3/outside.js"));
+    // (And a FIFO, passed over and counted.)
+    assert.equal(spawnSync("mkfifo", [at("src3/pipe.js")]).status, 0);
     // Everything an hour old, and its ctimes 2 s old: what changed within the last 2 s when
     // it was indexed is not kept.
     const old = new Date(Date.now() - 3_600_000);
     for (const name of fs.readdirSync(root.dir, { recursive: true }) as string[]) {
-      if (!fs.lstatSync(at(name)).isSymbolicLink()) fs.utimesSync(at(name), old, old);
+      const stat = fs.lstatSync(at(name));
+      if (!stat.isSymbolicLink() && !stat.isFIFO()) fs.utimesSync(at(name), old, old);
     }
     fs.utimesSync(root.dir, old, old);
     await new Promise((resolve) => setTimeout(resolve, 2_100));
@@ -134,8 +137,9 @@ describe("the binary's search index kept between servers", () => {
     try {
       const got = await greps(client);
       assert.deepEqual(got, oneShot(), what);
-      const [{ skipped }] = got as Array<{ skipped?: { links: number } }>;
+      const [{ skipped }] = got as Array<{ skipped?: { links: number; special: number } }>;
       assert.equal(skipped?.links, links, `${what}: the symlinks left out`);
+      assert.equal(skipped?.special, 1, `${what}: the FIFO passed over`);
       return got;
     } finally {
       await client.close();

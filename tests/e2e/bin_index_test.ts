@@ -468,7 +468,7 @@ test("a hard link made or removed in a denied folder changes what a kept walk sh
     }
     fs.linkSync(at("a.txt"), at("secret/a2"));
     await new Promise((resolve) => setTimeout(resolve, 500));
-    const denied = { files: ["b.txt"], skipped: { hidden: 0, ignored: 0, links: 1 } };
+    const denied = { files: ["b.txt"], skipped: { hidden: 0, ignored: 0, links: 1, special: 0 } };
     for (let i = 0; i < 2; i++) assert.deepEqual(await both(), { served: denied, fresh: denied });
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     fs.rmSync(at("secret/a2"));

@@ -1,6 +1,7 @@
 // End to end: a grep says what its walk left out, on the search thread, and again when a
 // repeated grep is answered from the index's kept walk, and after a symlink is made.
 import { test } from "node:test";
+import { spawnSync } from "node:child_process";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -8,7 +9,7 @@ import { join } from "node:path";
 import { initialized, tempRoot } from "../_helpers/binary.ts";
 
 test(
-  "every grep of a session counts the hidden and .gitignore'd entries and the symlinks it left out",
+  "every grep of a session counts the hidden and .gitignore'd entries, the symlinks and the FIFO it left out",
   {
     timeout: 60_000,
   },
@@ -22,6 +23,8 @@ test(
     // Symlinks that cannot be followed: one leads nowhere, one out of the root.
     symlinkSync("gone.txt", join(root.dir, "dangling.txt"));
     symlinkSync(tmpdir(), join(root.dir, "outside"));
+    // A FIFO: no text to read, passed over and counted.
+    assert.equal(spawnSync("mkfifo", [join(root.dir, "pipe.txt")]).status, 0);
     const session = await initialized(["serve", "--root", root.dir]);
     try {
       const grep = async (id: string, pattern: string) => {
@@ -46,7 +49,7 @@ test(
         if (id === "fourth") symlinkSync("/", join(root.dir, "slash.txt"));
         const found = await grep(id, pattern);
         const links = id === "fourth" ? 3 : 2;
-        assert.deepEqual(found.skipped, { hidden: 2, ignored: 1, links }, id);
+        assert.deepEqual(found.skipped, { hidden: 2, ignored: 1, links, special: 1 }, id);
         assert.equal(found.matched_lines, 1, id);
         await new Promise((wake) => setTimeout(wake, 1500)); // (the index learns meanwhile)
       }

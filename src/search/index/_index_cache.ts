@@ -40,9 +40,9 @@ const MAGIC = 0x5849574c; // "LWIX"
 /**
  * The layout of the file and of the filters in it (8: two bits per trigram; 9: a large
  * file's code points; 10: the bytes around its blocks' seams; 11: names as their bytes; 12:
- * each walk's count of symlinks left out).
+ * each walk's count of symlinks left out; 13: and of FIFOs, sockets and devices).
  */
-export const FORMAT = 12;
+export const FORMAT = 13;
 /** The filter length that marks a binary file. */
 const BINARY_MARK = 0xffffffff;
 /** The largest cache file written or read. */
@@ -226,8 +226,8 @@ function encode(
   out.words([walks.length]);
   for (const walk of walks) {
     out.text(walk.key);
-    const { hidden, ignored, links = 0 } = walk.skipped;
-    out.words([hidden, ignored, links, walk.files.length]);
+    const { hidden, ignored, links = 0, special = 0 } = walk.skipped;
+    out.words([hidden, ignored, links, special, walk.files.length]);
     out.strings(walk.files.map((file) => file.key));
     out.strings(walk.files.map((file) => file.display));
     out.words([walk.dirs.listed.length, walk.dirs.ignoreFiles.length]);
@@ -263,7 +263,7 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
   const [walkCount] = input.words(1);
   for (let w = 0; w < walkCount; w++) {
     const key = input.text();
-    const [hidden, ignored, leftLinks, fileCount] = input.words(4);
+    const [hidden, ignored, leftLinks, special, fileCount] = input.words(5);
     const fileKeys = input.strings(fileCount);
     const displays = input.strings(fileCount);
     const [dirCount, ignoreCount] = input.words(2);
@@ -276,7 +276,7 @@ function decode(bytes: Uint8Array, scope: string): CachedIndex | undefined {
     walks.push({
       key,
       files,
-      skipped: { hidden, ignored, links: leftLinks },
+      skipped: { hidden, ignored, links: leftLinks, special },
       dirs,
       identities,
       links,

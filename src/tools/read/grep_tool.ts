@@ -14,7 +14,7 @@ import { ArgumentError, checkArgs } from "../_args.ts";
 import { isAnchored, rebasedGlobs } from "./_absolute_globs.ts";
 import {
   capped,
-  linksNote,
+  leftOutNotes,
   ok,
   pageNote,
   rowChars,
@@ -611,7 +611,6 @@ function stopNotes(
   if (unreadable) notes.push(unreadable);
   const skipped = args.include_ignored ? undefined : skippedNote(result.skipped, "searches them");
   if (skipped) notes.push(skipped);
-  const links = linksNote(result.skipped);
-  if (links) notes.push(links);
+  notes.push(...leftOutNotes(result.skipped));
   return [...notes, ...stop];
 }

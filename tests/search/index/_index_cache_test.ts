@@ -53,7 +53,7 @@ describe("the search index's cache file", () => {
       key: "/some/root/sub/é.ts",
       display: "sub/é.ts",
     }],
-    skipped: { hidden: 2, ignored: 5, links: 0 },
+    skipped: { hidden: 2, ignored: 5, links: 3, special: 1 },
     dirs: { listed: ["/some/root", "/some/root/sub"], ignoreFiles: ["/some/root"] },
     identities: new Uint32Array(36).map((_, i) => i * 7),
     links: ["/some/root/sub/link.ts", "/some/root/gone"],
@@ -221,7 +221,7 @@ describe("the checks of what the cache holds", () => {
       { key: path.join(root, "a.ts"), display: "a.ts" },
       { key: path.join(root, "sub/b.ts"), display: "sub/b.ts" },
     ],
-    skipped: { hidden: 0, ignored: 0, links: 0 },
+    skipped: { hidden: 0, ignored: 0, links: 0, special: 0 },
     dirs: {
       listed: [root, path.join(root, "sub"), path.join(root, "sub/deep")],
       ignoreFiles: [root],

@@ -54,7 +54,7 @@ const madeDirs = (...paths: string[]) => paths.map((path) => ({ path, directory:
 
 /** A walk of /r (shown as "."), as the index keeps one. */
 function keptWalk(files: string[], listed: Record<string, string>): KeptWalk {
-  const skipped = { hidden: 0, ignored: 0, links: 0 };
+  const skipped = { hidden: 0, ignored: 0, links: 0, special: 0 };
   const dirs = directoryRecorder(skipped);
   for (const [key, display] of Object.entries(listed)) {
     dirs.callbacks.onDirectory({ key, display }, {
@@ -94,7 +94,7 @@ describe("a kept walk, patched for files created where it listed", () => {
       "m.ts",
       "z.ts",
     ]);
-    assert.deepEqual(patched?.skipped, { hidden: 1, ignored: 0, links: 0 });
+    assert.deepEqual(patched?.skipped, { hidden: 1, ignored: 0, links: 0, special: 0 });
     assert.deepEqual(patched?.dirs.skipped, ["/r/.hidden.ts"]);
     assert.equal(patched?.madeAt, 0, "when the walk began: its .gitignore files are checked by it");
     assert.equal(patched?.heardAt, 42);
@@ -128,7 +128,7 @@ describe("a kept walk, patched for files created where it listed", () => {
       "lib/plain.ts",
       "z.ts",
     ]);
-    assert.deepEqual(patched?.skipped, { hidden: 2, ignored: 3, links: 0 });
+    assert.deepEqual(patched?.skipped, { hidden: 2, ignored: 3, links: 0, special: 0 });
     assert.deepEqual(patched?.dirs.skipped?.sort(), [
       "/r/.cache",
       "/r/lib/build",

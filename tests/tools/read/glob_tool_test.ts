@@ -72,7 +72,7 @@ describe("glob", () => {
       '[no files match "*.zzz" under .]\n[1 hidden entry left out; include_ignored=true shows them]\n',
     );
     assert.deepEqual(result.structuredContent, {
-      skipped: { hidden: 1, ignored: 0, links: 0 },
+      skipped: { hidden: 1, ignored: 0, links: 0, special: 0 },
       paths: [],
       total: 0,
       truncated: false,

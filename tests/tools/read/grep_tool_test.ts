@@ -728,7 +728,12 @@ describe("grep and what its walk leaves out", () => {
         grepText(found),
         /^a\.txt\n1\tneedle\n\[2 hidden entries and 1 \.gitignore'd entry left out; include_ignored=true searches them\]\n$/,
       );
-      assert.deepEqual(found.structuredContent?.skipped, { hidden: 2, ignored: 1, links: 0 });
+      assert.deepEqual(found.structuredContent?.skipped, {
+        hidden: 2,
+        ignored: 1,
+        links: 0,
+        special: 0,
+      });
       const all = await h.call("grep", {
         pattern: "needle",
         include_ignored: true,

@@ -3,10 +3,11 @@
 // telling which leads where.
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
+import { spawnSync } from "node:child_process";
 import * as os from "node:os";
 import { describe, test } from "node:test";
 import { grepText, okText, withTempRoot } from "../../_helpers/tools.ts";
-import { linksNote, skippedField } from "../../../src/tools/_results.ts";
+import { leftOutNotes, skippedField } from "../../../src/tools/_results.ts";
 
 const NOTE = (n: number) =>
   `[${n} ${
@@ -31,7 +32,12 @@ describe("symlinks a walk leaves out", () => {
     await withTempRoot(FILES, async (root, h) => {
       makeLinks(root.at);
       const list = await h.call("list", { depth: 1 });
-      assert.deepEqual(list.structuredContent?.skipped, { hidden: 2, ignored: 1, links: 3 });
+      assert.deepEqual(list.structuredContent?.skipped, {
+        hidden: 2,
+        ignored: 1,
+        links: 3,
+        special: 0,
+      });
       assert.ok(okText(list).includes(`${NOTE(3)}\n`), okText(list));
       assert.match(okText(list), /\tinside\.txt\n/);
       // (Two levels: the one in sub/ too.)
@@ -59,7 +65,12 @@ describe("symlinks a walk leaves out", () => {
       // A hidden or ignored one is left out as that, and counted as a symlink once the rules
       // no longer leave it out.
       const all = await h.call("grep", { pattern: "needle", include_ignored: true });
-      assert.deepEqual(all.structuredContent?.skipped, { hidden: 0, ignored: 0, links: 6 });
+      assert.deepEqual(all.structuredContent?.skipped, {
+        hidden: 0,
+        ignored: 0,
+        links: 6,
+        special: 0,
+      });
       assert.ok(grepText(all).endsWith(`${NOTE(6)}\n`), grepText(all));
     }, { deny: ["secret.txt"] });
   });
@@ -105,7 +116,22 @@ describe("symlinks a walk leaves out", () => {
     assert.deepEqual(skippedField({ hidden: 1, ignored: 0 }), {
       skipped: { hidden: 1, ignored: 0 },
     });
-    assert.equal(linksNote({ hidden: 1, ignored: 0 }), undefined);
+    assert.deepEqual(leftOutNotes({ hidden: 1, ignored: 0 }), []);
+  });
+
+  test("a FIFO is passed over by glob and grep and counted, and listed by list", async () => {
+    await withTempRoot(FILES, async (root, h) => {
+      assert.equal(spawnSync("mkfifo", [root.at("pipe.txt")]).status, 0);
+      const note = "[1 FIFO, socket or device left out: no text to read (list shows them)]";
+      const glob = await h.call("glob", { pattern: "*.txt" });
+      assert.ok(okText(glob).endsWith(`${note}\n`), okText(glob));
+      assert.equal((glob.structuredContent?.skipped as { special: number }).special, 1);
+      const grep = await h.call("grep", { pattern: "needle", include_ignored: true });
+      assert.ok(grepText(grep).endsWith(`${note}\n`), grepText(grep));
+      // (A glob its name does not match leaves it uncounted, as it leaves a file.)
+      assert.equal(okText(await h.call("glob", { pattern: "*.md" })).includes("FIFO"), false);
+      assert.match(okText(await h.call("list", {})), /^other\t0\tpipe\.txt$/m);
+    });
   });
 
   test("a tree without such symlinks says nothing of them", async () => {

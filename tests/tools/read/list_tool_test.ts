@@ -63,7 +63,7 @@ describe("list", () => {
       "[empty holds only hidden or .gitignore'd entries]\n[1 hidden entry left out; include_ignored=true shows them]\n",
     );
     assert.deepEqual(result.structuredContent, {
-      skipped: { hidden: 1, ignored: 0, links: 0 },
+      skipped: { hidden: 1, ignored: 0, links: 0, special: 0 },
       entries: [],
       total: 0,
       truncated: false,
