@@ -52,21 +52,42 @@ export function tryLockFile(fd: number, file: LockedFile): boolean {
   // (Each lock names its taking too, so that a release removes its own lock alone.)
   const content = `${me} ${randomHex(6)}`;
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      fs.writeFileSync(path, content, { flag: "wx", mode: 0o600 });
+    const made = create(path, content);
+    if (made === "made") {
       held.set(fd, { path, content });
       return true;
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      if (code === "ENOENT") folder = undefined; // (the folder went: made again next time)
-      if (code !== "EEXIST") return true; // (no lock file then)
     }
+    if (made === "none") return true; // (no lock file then)
     const holder = readOrUndefined(path);
     if (holder === undefined) continue; // (released meanwhile: take it)
     if (holderAlive(holder, path)) return false;
     if (!takeOver(path, holder)) return false;
   }
   return false;
+}
+
+/**
+ * Makes a lock file holding `content`, whole from the moment it exists: written beside it and
+ * linked into place. (Made in place and then written, another process read it empty in
+ * between, and such a moment could not be told from another one's: a process that took an
+ * empty lock for stale then removed a new one, and two held it.)
+ *
+ * @returns "made"; "held" when one exists; "none" when lock files cannot be made here
+ */
+function create(path: string, content: string): "made" | "held" | "none" {
+  const temporary = `${path}.${randomHex(6)}.new`;
+  try {
+    fs.writeFileSync(temporary, content, { flag: "wx", mode: 0o600 });
+    fs.linkSync(temporary, path);
+    return "made";
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === "EEXIST") return "held";
+    if (code === "ENOENT") folder = undefined; // (the folder went: made again next time)
+    return "none";
+  } finally {
+    fs.rmSync(temporary, { force: true });
+  }
 }
 
 /**
@@ -86,7 +107,11 @@ function takeOver(path: string, stale: string): boolean {
     return false;
   }
   try {
-    if (readOrUndefined(path) === stale) fs.rmSync(path, { force: true });
+    // (An empty one, of a process killed while making it in place as linewise once did, only
+    // while it is still old: a new one is another's.)
+    const still = readOrUndefined(path) === stale &&
+      (stale !== "" || Date.now() - mtimeOf(path) >= EMPTY_STALE_MS);
+    if (still) fs.rmSync(path, { force: true });
   } finally {
     fs.rmSync(guard, { force: true });
   }
@@ -155,7 +180,8 @@ function granted(descriptors: Array<Record<string, string>>): boolean {
 function holderAlive(holder: string, path: string): boolean {
   const [pid, started] = holder.split(" ");
   // (Empty: being written, unless its process was killed between making and writing it.)
-  if (holder === "") return Date.now() - mtimeOf(path) < EMPTY_STALE_MS;
+  // (An empty one gone since it was read was released: taken for held, the caller tries again.)
+  if (holder === "") return Date.now() - mtimeOf(path, Date.now()) < EMPTY_STALE_MS;
   if (!/^\d+$/.test(pid)) return false; // (not one of ours)
   try {
     process.kill(Number(pid), 0);
@@ -171,11 +197,11 @@ function holderAlive(holder: string, path: string): boolean {
 /** How old an empty lock file is when the process that made it is taken for gone. */
 const EMPTY_STALE_MS = 1000;
 
-function mtimeOf(path: string): number {
+function mtimeOf(path: string, gone = 0): number {
   try {
     return fs.statSync(path).mtimeMs;
   } catch {
-    return 0; // (gone: released)
+    return gone; // (released)
   }
 }
 

@@ -25,6 +25,12 @@ describe("lock files", () => {
     try {
       assert.equal(tryLockFile(first, identity()), true);
       assert.equal(fs.statSync(path.dirname(lockPath())).mode & 0o777, 0o700);
+      // (Made whole and linked into place: never seen empty, and nothing left beside it.)
+      assert.match(fs.readFileSync(lockPath(), "utf8"), /^\d+ \S+ [0-9a-f]{12}$/);
+      const beside = fs.readdirSync(path.dirname(lockPath()));
+      assert.deepEqual(beside.filter((name) => name.startsWith(path.basename(lockPath()))), [
+        path.basename(lockPath()),
+      ]);
       assert.equal(tryLockFile(second, identity()), false, "held by this process's other edit");
       releaseLockFile(first);
       assert.equal(fs.existsSync(lockPath()), false);
