@@ -129,12 +129,18 @@ function atEpoch(header: string): boolean {
   return Date.parse(`${date[1]}T${date[2]}${date[4]}:${date[5]}`) === 0;
 }
 
-/** The path a section names as the store shows it, or as written for a file not there. */
-async function namedFile(store: EditContext["store"], path: string): Promise<string> {
+/**
+ * The path a section names as the store shows it, or as written for a file not there, and
+ * whether it is there.
+ */
+async function namedFile(
+  store: EditContext["store"],
+  path: string,
+): Promise<{ name: string; exists: boolean }> {
   try {
-    return (await store.stat(path)).path;
+    return { name: (await store.stat(path)).path, exists: true };
   } catch (error) {
-    if (error instanceof NotFoundError) return path;
+    if (error instanceof NotFoundError) return { name: path, exists: false };
     throw error;
   }
 }
@@ -151,7 +157,11 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
     const to = pathOf(file, "new");
     if (from === undefined && to === undefined) throw new InputError("patch names no file");
     // (By the file named, however the section spells it: `a/x` in one, `./x` in another.)
-    const name = await namedFile(store, (from ?? to)!);
+    const { name, exists } = await namedFile(store, (from ?? to)!);
+    const keep = (entry: Planned) => {
+      planned.push(entry);
+      byName.set(name, entry);
+    };
     const earlier = byName.get(name);
     if (earlier !== undefined) {
       if (from === undefined || to !== from || earlier.after === undefined) {
@@ -169,24 +179,13 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
       continue;
     }
     if (from === undefined) {
-      try {
-        await store.stat(to!);
+      if (exists) {
         throw new Refusal(
           `${quotePath(to!)}: the patch creates it, but it exists; nothing was written`,
         );
-      } catch (error) {
-        if (!(error instanceof NotFoundError)) throw error;
       }
       const after = createdText(file.hunks);
-      planned.push({
-        path: to!,
-        kind: "create",
-        after,
-        notes: [],
-        hunks: file.hunks.length,
-        delta: 0,
-      });
-      byName.set(name, planned.at(-1)!);
+      keep({ path: to!, kind: "create", after, notes: [], hunks: file.hunks.length, delta: 0 });
       continue;
     }
     const current = await store.readText(from, { maxBytes: settings.maxEditBytes });
@@ -204,7 +203,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
           }: the patch deletes it, but its lines are not the ones the patch removes; nothing was written`,
         );
       }
-      planned.push({
+      keep({
         path,
         kind: "delete",
         before: current.text,
@@ -212,11 +211,10 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
         hunks: file.hunks.length,
         delta: 0,
       });
-      byName.set(name, planned.at(-1)!);
       continue;
     }
     const patched = applyHunks(current.text, file.hunks, quotePath(path));
-    planned.push({
+    keep({
       path,
       kind: "modify",
       before: current.text,
@@ -225,7 +223,6 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
       hunks: file.hunks.length,
       delta: patched.delta,
     });
-    byName.set(name, planned.at(-1)!);
   }
   return planned;
 }
