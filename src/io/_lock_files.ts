@@ -107,11 +107,7 @@ function takeOver(path: string, stale: string): boolean {
     return false;
   }
   try {
-    // (An empty one, of a process killed while making it in place as linewise once did, only
-    // while it is still old: a new one is another's.)
-    const still = readOrUndefined(path) === stale &&
-      (stale !== "" || Date.now() - mtimeOf(path) >= EMPTY_STALE_MS);
-    if (still) fs.rmSync(path, { force: true });
+    if (readOrUndefined(path) === stale) fs.rmSync(path, { force: true });
   } finally {
     fs.rmSync(guard, { force: true });
   }
@@ -179,9 +175,8 @@ function granted(descriptors: Array<Record<string, string>>): boolean {
  */
 function holderAlive(holder: string, path: string): boolean {
   const [pid, started] = holder.split(" ");
-  // (Empty: being written, unless its process was killed between making and writing it.)
-  // (An empty one gone since it was read was released: taken for held, the caller tries again.)
-  if (holder === "") return Date.now() - mtimeOf(path, Date.now()) < EMPTY_STALE_MS;
+  // (Empty: made in place by a process of the earlier way, killed before it wrote it.)
+  if (holder === "") return Date.now() - mtimeOf(path) < EMPTY_STALE_MS;
   if (!/^\d+$/.test(pid)) return false; // (not one of ours)
   try {
     process.kill(Number(pid), 0);
@@ -197,11 +192,11 @@ function holderAlive(holder: string, path: string): boolean {
 /** How old an empty lock file is when the process that made it is taken for gone. */
 const EMPTY_STALE_MS = 1000;
 
-function mtimeOf(path: string, gone = 0): number {
+function mtimeOf(path: string): number {
   try {
     return fs.statSync(path).mtimeMs;
   } catch {
-    return gone; // (released)
+    return 0; // (gone: released)
   }
 }
 

@@ -95,7 +95,7 @@ export function pageNote(what: string, offset: number, next: number, total: numb
 export const SKIPPED_FIELD = {
   type: "object",
   description:
-    "Entries left out: hidden and .gitignore'd ones (a directory counts once), and symlinks that cannot be followed.",
+    "Entries left out: hidden and .gitignore'd ones (a directory counts once), symlinks that cannot be followed, and FIFOs, sockets and devices.",
   properties: {
     hidden: { type: "integer" },
     ignored: { type: "integer" },

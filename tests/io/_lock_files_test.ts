@@ -163,5 +163,43 @@ console.log(held, overlaps);
     }
   });
 
+  test("a lock file is never seen empty while another process takes it", {
+    timeout: 60_000,
+  }, async () => {
+    // (Made in place and then written, a third of the reads of a lock taken in a loop saw it
+    // empty: such a moment cannot be told from another process's.)
+    const script = path.join(dir, "take.ts");
+    const module = path.resolve(import.meta.dirname!, "../../src/io/_lock_files.ts");
+    fs.writeFileSync(
+      script,
+      `import { releaseLockFile, tryLockFile } from ${JSON.stringify(module)};
+for (const end = Date.now() + 1500; Date.now() < end;) {
+  if (tryLockFile(7, { dev: 998n, ino: BigInt(${process.pid}) })) releaseLockFile(7);
+}
+`,
+    );
+    const lock = path.join(dir, `linewise-locks-${process.getuid?.()}`, `998-${process.pid}`);
+    const deno = (globalThis as { Deno?: unknown }).Deno !== undefined;
+    const child = spawn(process.execPath, deno ? ["run", "-A", "--quiet", script] : [script], {
+      env: { ...process.env, TMPDIR: dir },
+    });
+    const ended = new Promise((resolve) => child.on("close", resolve));
+    let [reads, empty, running] = [0, 0, true];
+    void ended.then(() => running = false);
+    while (running) {
+      for (let i = 0; i < 1000; i++) {
+        try {
+          if (fs.readFileSync(lock, "utf8") === "") empty++;
+          reads++;
+        } catch {
+          // (Not held just then.)
+        }
+      }
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    assert.ok(reads > 100, `${reads} reads`);
+    assert.equal(empty, 0, `${empty} of ${reads} reads empty`);
+  });
+
   test("cleans up", () => fs.rmSync(dir, { recursive: true, force: true }));
 });

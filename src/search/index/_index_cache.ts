@@ -125,8 +125,8 @@ export function cacheFileOf(dir: string, scope: string): string {
 
 /**
  * Writes the cache file (a temporary file renamed over it, mode 0600, in a folder of mode
- * 0700, made so if it is ours and was not). A failure leaves no temporary file and is thrown as the system gave it, for the
- * caller to say; the next server builds the index again.
+ * 0700, made so if it is ours and was not). A failure leaves no temporary file and is thrown
+ * as the system gave it, for the caller to say; the next server builds the index again.
  *
  * @param file its path ({@linkcode cacheFileOf})
  * @param scope the scope it is for
