@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { cliEnv, ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
+import { main } from "../../src/cli/main.ts";
 
 describe("linewise grep and standard input", () => {
   const tree = tempRoot();
@@ -117,6 +118,32 @@ print(run.returncode, repr(run.stdout), repr(run.stderr))`;
     const run = sh(`printf 'a\\0b foo\\n' | "$LW" grep foo`);
     assert.equal(run.stdout, 'binary file matches (found "\\0" byte around offset 1)\n');
     assert.equal(run.status, 0);
+  });
+
+  test("a pipe another process made non-blocking is waited for too", () => {
+    // (Python sets the pipe's read end non-blocking, then writes after 0.3 s.)
+    const script = `import os, subprocess, sys, time
+r, w = os.pipe()
+os.set_blocking(r, False)
+child = subprocess.Popen([sys.argv[1], "grep", "foo"], stdin=r, stdout=subprocess.PIPE, text=True)
+os.close(r)
+time.sleep(0.3)
+os.write(w, b"x\\nfoo late\\n")
+os.close(w)
+out, _ = child.communicate(timeout=20)
+print(child.returncode, repr(out))`;
+    const run = sh(`python3 -c '${script}' "$LW"`);
+    assert.equal(run.stdout, "0 '2:foo late\\n'\n", run.stderr);
+  });
+
+  test("- with no standard input to read is refused (the module's main without one)", async () => {
+    const said: string[] = [];
+    const status = await main(["grep", "foo", "-"], {
+      stdout: () => {},
+      stderr: (text) => void said.push(text),
+    });
+    assert.equal(status, 2);
+    assert.match(said.join(""), /^linewise: - \(standard input\): there is none here\n/);
   });
 
   test("a pipe slow to send is waited for, as grep and ripgrep wait", () => {
