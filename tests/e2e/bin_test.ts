@@ -235,6 +235,25 @@ describe("the binary over MCP", () => {
     assert.match(text(result), /lines 2, 4/);
   });
 
+  test("replace_all shows each changed row once when the regions' rows overlap", async () => {
+    writeFileSync(join(root.dir, "near.txt"), "x\ny\nx\nz\nx\n");
+    const result = await call(client, "replace", {
+      path: "near.txt",
+      old_text: "x",
+      new_text: "X",
+      replace_all: true,
+    });
+    assert.equal(
+      text(result).replace(/^\[version \w+\]\n/, ""),
+      "[replaced 3 occurrences]\n" +
+        [1, 3, 5].map((n) =>
+          `[line ${n} replaced, now line ${n}; later line numbers are unchanged]\n`
+        )
+          .join("") +
+        "1\tX\n2\ty\n3\tX\n4\tz\n5\tX\n",
+    );
+  });
+
   test("paths outside the root and denied paths are refused alike", async () => {
     mkdirSync(join(root.dir, "secrets"), { recursive: true });
     writeFileSync(join(root.dir, "secrets/key.txt"), "TOPSECRET\n");
