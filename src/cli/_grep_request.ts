@@ -37,7 +37,7 @@ export function grepRequest(
     );
   }
   const patterns = [...values.regexp ?? [], ...(values.file ?? []).flatMap(patternsIn)];
-  const words = [...rest];
+  const words = rest.map((word) => STDIN_ALIASES.has(word) ? "-" : word);
   if (patterns.length === 0 && !values.files && values.file === undefined) {
     if (words.length === 0) throw new UsageError("grep takes PATTERN [PATH]... (or -e PATTERN)");
     patterns.push(words.shift()!);
@@ -205,8 +205,8 @@ export function stdinAsked(
   values: Values,
   io: GrepTerminal,
 ): GrepRequest["stdin"] {
-  const patternsFromIt = values.file?.includes("-") ?? false;
-  if (words.includes("-")) {
+  const patternsFromIt = values.file?.some(namesStdin) ?? false;
+  if (words.some(namesStdin)) {
     if (values.files) {
       throw new UsageError(
         "--files lists the files a search would look through: - (standard input) is none; give ./- for a file named -",
@@ -224,7 +224,19 @@ export function stdinAsked(
   return guess ? "guessed" : undefined;
 }
 
+/**
+ * Paths that name standard input itself, searched as `-` is: the root's sandbox would
+ * refuse them (outside it, or a link), and what they lead to is the pipe or file given.
+ */
+const STDIN_ALIASES = new Set(["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]);
+
+/** Whether a path given names standard input (`-`, or one of {@linkcode STDIN_ALIASES}). */
+function namesStdin(path: string): boolean {
+  return path === "-" || STDIN_ALIASES.has(path);
+}
+
 /** Which of some options that override each other was given last, if any. */
+
 function lastOf(
   given: ReadonlyArray<{ name: string }>,
   ...names: string[]
@@ -242,7 +254,7 @@ function patternsIn(file: string): string[] {
   try {
     // (A BOM is kept, as in ripgrep: a pattern's first character.)
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true }).decode(
-      fs.readFileSync(file === "-" ? 0 : file),
+      fs.readFileSync(namesStdin(file) ? 0 : file),
     );
   } catch (error) {
     const code = (error as { code?: string }).code;

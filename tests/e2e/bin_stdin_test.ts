@@ -53,6 +53,22 @@ describe("linewise grep and standard input", () => {
     assert.equal(runCli(["grep", "foo", "./-"], tree.dir).stdout, "1:foo dash\n");
   });
 
+  test("/dev/stdin and its other names are -, which the sandbox would refuse", () => {
+    for (const name of ["/dev/stdin", "/dev/fd/0", "/proc/self/fd/0"]) {
+      assert.equal(sh(`printf 'foo\\nx\\n' | "$LW" grep foo ${name}`).stdout, "1:foo\n");
+      const both = sh(`printf 'foo\\n' | "$LW" grep -c foo ${name} a.txt`);
+      assert.deepEqual([both.stdout, both.status], ["<stdin>:1\na.txt:1\n", 0]);
+      // (Patterns read from it are not searched for in it too.)
+      const patterns = sh(`printf 'dash\\n' | "$LW" grep -f ${name} ./-`);
+      assert.deepEqual([patterns.stdout, patterns.status], ["1:foo dash\n", 0]);
+      const twice = sh(`printf 'dash\\n' | "$LW" grep -f ${name} -`);
+      assert.match(twice.stderr, /-f - read the patterns from standard input/);
+      assert.equal(twice.status, 2);
+      const json = sh(`printf 'foo\\n' | "$LW" grep --json foo ${name}`);
+      assert.equal(JSON.parse(json.stdout).files[0].path, "<stdin>");
+    }
+  });
+
   test("grep --json gives the grep tool's result over it, named <stdin>, whatever -g says", () => {
     for (
       const line of [
