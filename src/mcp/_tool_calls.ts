@@ -54,7 +54,7 @@ export interface CallRequest {
   /** The session's version when the call came in; it shapes the result. */
   version: ProtocolVersion;
   /** The request's `_meta.progressToken`, when it had one. */
-  progressToken: string | number | undefined;
+  progressToken: JsonRpcId | undefined;
   /** Where the answer goes. */
   reply: Reply;
   /**

@@ -47,14 +47,15 @@ const KEEPS_NUMBER_TEXT = typeof RAW.rawJSON === "function" && typeof RAW.isRawJ
  */
 export function parseMessage(line: string): unknown {
   // Where each inexact id number was met: its holder and its text (the reviver sees holders
-  // at every depth; only the message's own id and its params' requestId are ids).
+  // at every depth; only the message's own id, its params' requestId and its progress token
+  // are ids).
   const inexact: Array<[object, string, string]> = [];
   const value = JSON.parse(
     line,
     function (this: object, key: string, found: unknown, context?: { source?: string }) {
       if (
-        KEEPS_NUMBER_TEXT && (key === "id" || key === "requestId") && typeof found === "number" &&
-        context?.source !== undefined && JSON.stringify(found) !== context.source
+        IDS.has(key) && typeof found === "number" && context?.source !== undefined &&
+        exactNumber(found, context.source) !== found
       ) {
         inexact.push([this, key, context.source]);
       }
@@ -64,15 +65,35 @@ export function parseMessage(line: string): unknown {
   if (inexact.length === 0) return value;
   for (const message of Array.isArray(value) ? value : [value]) {
     if (!isRecord(message)) continue;
+    const params = message.params;
+    const meta = isRecord(params) ? params._meta : undefined;
     for (const [holder, key, source] of inexact) {
       if (
-        (holder === message && key === "id") || (holder === message.params && key === "requestId")
+        (holder === message && key === "id") || (holder === params && key === "requestId") ||
+        (holder === meta && key === "progressToken")
       ) {
         (holder as Record<string, unknown>)[key] = (RAW as RawJson).rawJSON(source);
       }
     }
   }
   return value;
+}
+
+/** The keys whose numbers are ids, echoed as sent. */
+const IDS = new Set(["id", "requestId", "progressToken"]);
+
+/**
+ * A number of a message as it is echoed: itself, or its text kept (where this JSON can keep
+ * it) when the number would not write that text back.
+ *
+ * @param value the number parsed
+ * @param source its JSON text
+ * @returns the number, or its text as a {@linkcode RawNumber}
+ */
+export function exactNumber(value: number, source: string): number | RawNumber {
+  return !KEEPS_NUMBER_TEXT || JSON.stringify(value) === source
+    ? value
+    : (RAW as RawJson).rawJSON(source);
 }
 
 /** Invalid JSON was received. */

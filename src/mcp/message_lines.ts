@@ -3,22 +3,30 @@
  *
  * @module
  */
+import { exactNumber, type JsonRpcId } from "./json_rpc.ts";
 
 /** The longest inbound line accepted by default: 4 MiB. */
 export const DEFAULT_MAX_LINE_BYTES: number = 4 * 1024 * 1024;
 
-/** Stands in for a line that was longer than the cap; its bytes were dropped unread. */
+/**
+ * Stands in for a line that was longer than the cap (its bytes were dropped unread), or one
+ * that is not UTF-8, which the stdio transport requires (its bytes were not decoded: a
+ * decoder would put U+FFFD in place of each bad byte, in an id or a file's content).
+ */
 export interface OversizedLine {
-  /** Always "oversized". */
-  kind: "oversized";
+  /** "oversized", or "invalid_utf8". */
+  kind: "oversized" | "invalid_utf8";
   /** How many bytes the line had, its `\n` excluded. */
   bytes: number;
   /**
    * The `id` of the JSON object the line held, when it had one that is a string or a
    * number (found as the bytes went by: see {@linkcode IdFinder}), so that the error can
-   * answer that request.
+   * answer that request: as written (a number a JavaScript number would not write back the
+   * same is kept as its text, as {@linkcode exactNumber} keeps it).
    */
-  id?: string | number;
+  id?: JsonRpcId;
+  /** True when the line held a notification (a `method` and no `id`): it is not answered. */
+  notification?: boolean;
 }
 
 /** Options for {@linkcode readMessageLines}. */
@@ -36,12 +44,13 @@ const CARRIAGE_RETURN = 0x0d;
 
 /**
  * Splits a byte stream into lines at `\n`, dropping a `\r` that precedes it, and decodes each
- * line as UTF-8 (invalid bytes become U+FFFD). A last line without a newline is yielded at
+ * line as UTF-8 (a line that is not UTF-8 is reported, not decoded). A last line without a newline is yielded at
  * the end of the input. Empty lines are yielded too; the caller decides what they mean.
  *
  * @param input The bytes, in chunks of any size.
  * @param options The line cap.
- * @returns The lines, or an {@linkcode OversizedLine} in place of each line over the cap.
+ * @returns The lines, or an {@linkcode OversizedLine} in place of each line over the cap
+ *   or not UTF-8.
  * @example
  * ```ts
  * import { readMessageLines } from "./message_lines.ts";
@@ -64,7 +73,7 @@ export async function* readMessageLines(
   if (!(maxLineBytes > 0)) {
     throw new TypeError(`maxLineBytes must be a positive number, got ${String(maxLineBytes)}`);
   }
-  const decoder = new TextDecoder();
+  const decoder = new TextDecoder("utf-8", { fatal: true });
   // Pieces of the line still waiting for its newline. They are joined once, when the line
   // ends, so a line arriving in many chunks costs one copy rather than one per chunk.
   let pieces: Uint8Array[] = [];
@@ -83,12 +92,10 @@ export async function* readMessageLines(
     if (dropping === undefined && total > maxLineBytes) drop();
     if (dropping !== undefined) {
       dropping.feed(last);
-      const id = dropping.id();
+      const found = dropping;
       pendingBytes = 0;
       dropping = undefined;
-      return id === undefined
-        ? { kind: "oversized", bytes: total }
-        : { kind: "oversized", bytes: total, id };
+      return unread("oversized", total, found);
     }
     let bytes = last;
     if (pieces.length > 0) {
@@ -106,7 +113,13 @@ export async function* readMessageLines(
       ? bytes.length - 1
       : bytes.length;
     // Decoding whole lines only: a multi-byte character split across chunks is whole here.
-    return decoder.decode(bytes.subarray(0, end));
+    try {
+      return decoder.decode(bytes.subarray(0, end));
+    } catch {
+      const found = new IdFinder();
+      found.feed(bytes);
+      return unread("invalid_utf8", total, found);
+    }
   }
 
   for await (const chunk of input) {
@@ -127,6 +140,13 @@ export async function* readMessageLines(
     }
   }
   if (pendingBytes > 0 || dropping !== undefined) yield finish(new Uint8Array(0));
+}
+
+/** The stand-in of a line not read, with what its {@linkcode IdFinder} found. */
+function unread(kind: OversizedLine["kind"], bytes: number, found: IdFinder): OversizedLine {
+  const id = found.id();
+  if (id !== undefined) return { kind, bytes, id };
+  return found.notification() ? { kind, bytes, notification: true } : { kind, bytes };
 }
 
 const QUOTE = 0x22;
@@ -154,6 +174,8 @@ export class IdFinder {
   /** Whether the last key read in the outermost object was `id`. */
   #atId = false;
   #hasMethod = false;
+  /** Whether an `id` key was met in the outermost object. */
+  #hasId = false;
   /** The bytes of the key being read, with its quotes (undefined: none is, or too long). */
   #key: number[] | undefined;
   #readingKey = false;
@@ -168,12 +190,21 @@ export class IdFinder {
     for (let i = 0; i < bytes.length; i++) this.#byte(bytes[i]);
   }
 
-  /** The id, once the line has been fed: a string or a number, or undefined. */
-  id(): string | number | undefined {
+  /**
+   * The id, once the line has been fed: a string, a number, or a number's text kept (see
+   * {@linkcode exactNumber}); undefined when there is none, or the id was not UTF-8.
+   */
+  id(): JsonRpcId | undefined {
     if (this.#takingValue) this.#endValue(); // (a number that ended the line)
     if (this.#value === undefined || !this.#hasMethod) return undefined;
     const id = parsed(this.#value);
-    return typeof id === "string" || typeof id === "number" ? id : undefined;
+    if (typeof id === "number") return exactNumber(id, this.#value);
+    return typeof id === "string" ? id : undefined;
+  }
+
+  /** Whether the line, once fed, held a notification: a `method`, and no `id` at all. */
+  notification(): boolean {
+    return this.#hasMethod && !this.#hasId && this.#depth === 0;
   }
 
   #byte(b: number): void {
@@ -237,6 +268,7 @@ export class IdFinder {
     const key = this.#key === undefined ? undefined : parsed(decoded(this.#key));
     this.#key = undefined;
     this.#atId = key === "id";
+    if (this.#atId) this.#hasId = true;
     if (key === "method") this.#hasMethod = true;
     if (this.#atId) this.#value = undefined; // (a later id replaces an earlier one)
   }
@@ -264,12 +296,18 @@ function kept(bytes: number[] | undefined, b: number, most: number): number[] | 
   return bytes;
 }
 
-function decoded(bytes: number[]): string {
-  return new TextDecoder().decode(Uint8Array.from(bytes));
+/** Bytes as UTF-8 (fatal: an id that is not UTF-8 is not found, so not echoed altered). */
+function decoded(bytes: number[]): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(Uint8Array.from(bytes));
+  } catch {
+    return undefined;
+  }
 }
 
 /** JSON text's value, or undefined when it is not JSON. */
-function parsed(text: string): unknown {
+function parsed(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
   try {
     return JSON.parse(text);
   } catch {

@@ -20,6 +20,7 @@ export {
   type OversizedLine,
   readMessageLines,
 } from "./message_lines.ts";
+export type { JsonRpcId, RawNumber } from "./json_rpc.ts";
 export {
   LATEST_PROTOCOL_VERSION,
   MODERN_PROTOCOL_VERSION,

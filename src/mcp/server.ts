@@ -329,7 +329,7 @@ export async function serveLines(
       tool,
       args: params.arguments ?? {},
       version: callVersion,
-      progressToken: typeof token === "string" || typeof token === "number" ? token : undefined,
+      progressToken: isRequestId(token) ? token : undefined,
       reply,
       arrival,
     });
@@ -578,13 +578,20 @@ export async function serveLines(
 
   function handleLine(line: string | OversizedLine): void {
     if (typeof line !== "string") {
+      const why = line.kind === "oversized"
+        ? `the line was too long (${line.bytes} bytes; the limit is ${maxLineBytes})`
+        : `the line is not UTF-8 (${line.bytes} bytes), as JSON-RPC over stdio must be`;
+      // (A notification gets no answer, not even an error.)
+      if (line.notification) return log(`ignored a notification: ${why}`);
       send(errorResponse(line.id ?? null, {
-        code: INVALID_REQUEST,
-        message: `invalid request: the line was too long (${line.bytes} bytes; the limit is ` +
-          `${maxLineBytes}) and was discarded`,
+        code: line.kind === "oversized" ? INVALID_REQUEST : PARSE_ERROR,
+        message: line.kind === "oversized"
+          ? `invalid request: ${why} and was discarded`
+          : `parse error: ${why}; nothing in it was read`,
       }));
       return;
     }
+
     if (line.trim() === "") return;
     let value: unknown;
     try {

@@ -72,8 +72,8 @@ export class RawSession {
     this.child.stdin!.on("error", () => {});
   }
 
-  /** Sends raw text (add the newline yourself). */
-  send(text: string): void {
+  /** Sends raw text or bytes (add the newline yourself). */
+  send(text: string | Uint8Array): void {
     this.child.stdin!.write(text);
   }
 

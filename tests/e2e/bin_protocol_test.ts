@@ -1,7 +1,7 @@
 // End to end: protocol robustness of the compiled binary, spoken to line by line.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import {
@@ -312,6 +312,96 @@ test("ids are echoed exactly as sent, big integers and 1e400 too", async () => {
     assert.equal(big, '{"jsonrpc":"2.0","id":123456789012345678901234567890,"result":{}}');
     assert.equal(huge, '{"jsonrpc":"2.0","id":1e400,"result":{}}');
   });
+});
+
+test("a line that is not UTF-8 is a parse error, never decoded into a file or an id", async () => {
+  const root = tempRoot();
+  const session = new RawSession(["serve", "--root", root.dir]);
+  const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+  try {
+    session.sendJson(initialize(1, "2025-06-18"));
+    // (Latin-1 "café" as a write's content: decoded, it was written as "caf\uFFFD".)
+    const write = (id: number, content: string) =>
+      `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"write",` +
+      `"arguments":{"path":"a.txt","content":"${content}"}}}\n`;
+    const latin1 = bytes(write(2, "caf\xe9\\n"));
+    session.send(latin1);
+    session.send(bytes('{"jsonrpc":"2.0","id":"\xff","method":"ping"}\n'));
+    // (A notification gets no answer, even an error.)
+    session.send(bytes('{"jsonrpc":"2.0","method":"notifications/initialized","x":"\xff"}\n'));
+    session.send(
+      bytes('{"jsonrpc":"2.0","id":123456789012345678901234567890,"x":"\xc3","method":"ping"}\n'),
+    );
+    session.send(write(5, "café\\n"));
+    const replies = await session.received(5) as Message[];
+    const [, first, second, third, fifth] = session.rawLines;
+    assert.equal(
+      first,
+      '{"jsonrpc":"2.0","id":2,"error":{"code":-32700,"message":"parse error: the line is not ' +
+        `UTF-8 (${
+          latin1.length - 1
+        } bytes), as JSON-RPC over stdio must be; nothing in it was read"}}`,
+    );
+    // (An id that is not UTF-8 itself cannot be echoed as sent.)
+    assert.equal((replies[2] as Message).id, null);
+    assert.equal((replies[2] as Message).error!.code, -32700);
+    assert.match(
+      third,
+      /^\{"jsonrpc":"2.0","id":123456789012345678901234567890,"error":\{"code":-32700,/,
+    );
+    assert.match(fifth, /"id":5,"result"/);
+    assert.equal(second.includes("\ufffd"), false);
+    assert.equal(readFileSync(join(root.dir, "a.txt"), "utf8"), "café\n");
+    assert.match(session.stderr, /ignored a notification: the line is not UTF-8/);
+  } finally {
+    await session.close();
+    root.remove();
+  }
+});
+
+test("an oversized line's big id is echoed as sent, and an oversized notification unanswered", async () => {
+  // (The cap on a line follows the edit cap: about 4 MiB here.)
+  const root = tempRoot();
+  const session = new RawSession(["serve", "--root", root.dir, "--max-edit-bytes", "1000"]);
+  try {
+    session.sendJson(initialize(1, "2025-06-18"));
+    const pad = "x".repeat(5 * 1024 * 1024);
+    session.send(
+      `{"jsonrpc":"2.0","method":"ping","params":{"pad":"${pad}"},"id":9007199254740993}\n`,
+    );
+    session.send(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"pad":"${pad}"}}\n`);
+    session.sendJson({ jsonrpc: "2.0", id: 3, method: "ping" });
+    await session.received(3);
+    const [, big, after] = session.rawLines;
+    assert.match(big, /^\{"jsonrpc":"2.0","id":9007199254740993,"error":\{"code":-32600,/);
+    assert.equal(after, '{"jsonrpc":"2.0","id":3,"result":{}}');
+    assert.match(session.stderr, /ignored a notification: the line was too long/);
+  } finally {
+    await session.close();
+    root.remove();
+  }
+});
+
+test("a progress token is echoed as sent, a big integer too", async () => {
+  const root = tempRoot();
+  for (let i = 0; i < 30; i++) writeFileSync(join(root.dir, `f${i}.txt`), `needle ${i}\n`);
+  const session = new RawSession(["serve", "--root", root.dir]);
+  try {
+    session.sendJson(initialize(0, "2025-06-18"));
+    session.send(
+      '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"grep",' +
+        '"arguments":{"pattern":"needle"},"_meta":{"progressToken":123456789012345678901234567890}}}\n',
+    );
+    await session.receivedUntil('"id":1');
+    const progress = session.rawLines.filter((line) => line.includes("notifications/progress"));
+    assert.ok(progress.length >= 1, "at least one progress notification");
+    for (const line of progress) {
+      assert.match(line, /"progressToken":123456789012345678901234567890,/);
+    }
+  } finally {
+    await session.close();
+    root.remove();
+  }
 });
 
 test("serve takes its roots as arguments too, as the reference server does", async () => {

@@ -47,8 +47,24 @@ const cases: { name: string; chunks: (string | number[])[]; lines: string[] }[] 
     chunks: [[0xf0, 0x9f], [0x98], [0x80, 0x0a]],
     lines: ["😀"],
   },
-  { name: "turns invalid UTF-8 into U+FFFD", chunks: [[0x61, 0xff, 0x0a]], lines: ["a\ufffd"] },
 ];
+
+test("readMessageLines() reports a line that is not UTF-8, with the id it can tell", async () => {
+  const bytes = (text: string) => Uint8Array.from(text, (c) => c.charCodeAt(0));
+  const lines = await collect(chunksOf(
+    bytes('{"id":7,"method":"m","x":"\xff"}\n'),
+    bytes('{"id":"\xe9","method":"m"}\n'), // (an id that is not UTF-8 cannot be echoed)
+    bytes('{"method":"n","x":"\xc3"}\r\n'),
+    bytes("a\xff\nok\n"),
+  ));
+  assert.deepEqual(lines, [
+    { kind: "invalid_utf8", bytes: 29, id: 7 },
+    { kind: "invalid_utf8", bytes: 23 },
+    { kind: "invalid_utf8", bytes: 23, notification: true },
+    { kind: "invalid_utf8", bytes: 2 },
+    "ok",
+  ]);
+});
 
 for (const { name, chunks, lines } of cases) {
   test(`readMessageLines() ${name}`, async () => {
@@ -106,22 +122,25 @@ test("readMessageLines() refuses a cap that is not a positive number", async () 
 test("readMessageLines() gives an oversized line's top-level id, wherever it stands", async () => {
   const big = "x".repeat(100);
   const m = `"method":"m"`;
-  const cases: Array<[string, string | number | undefined]> = [
-    [`{"jsonrpc":"2.0","id":7,${m},"params":{"t":"${big}"}}`, 7],
+  // (Each id as the answer's JSON writes it: as sent; "n" for a notification, not answered.)
+  const cases: Array<[string, string | undefined]> = [
+    [`{"jsonrpc":"2.0","id":7,${m},"params":{"t":"${big}"}}`, "7"],
     // (The MCP SDKs write the id last, after the params.)
-    [`{${m},"params":{"t":"${big}"},"jsonrpc":"2.0","id":"w-1"}`, "w-1"],
-    [`{ "id" : -12.5e1 , ${m}, "params": ["${big}"] }`, -125],
-    [`{${m},"params":{"id":5,"t":"${big}"},"id":"outer"}`, "outer"],
-    [`{${m},"params":{"t":"\\"id\\":3 ${big}"},"id":"a\\"b\\\\"}`, 'a"b\\'],
-    [`{${m},"params":["${big}"],"id":"é😀"}`, "é😀"],
-    [`{${m},"params":["${big}"],"id":9}`, 9],
-    [`{"id":1,${m},"params":["${big}"],"id":2}`, 2], // (the last, as JSON.parse takes it)
-    [`{"\\u0069d":8,"\\u006dethod":"m","params":["${big}"]}`, 8], // (keys as JSON reads them)
+    [`{${m},"params":{"t":"${big}"},"jsonrpc":"2.0","id":"w-1"}`, '"w-1"'],
+    [`{ "id" : -12.5e1 , ${m}, "params": ["${big}"] }`, "-12.5e1"],
+    [`{${m},"params":["${big}"],"id":9007199254740993}`, "9007199254740993"],
+    [`{${m},"params":["${big}"],"id":1.0}`, "1.0"],
+    [`{${m},"params":{"id":5,"t":"${big}"},"id":"outer"}`, '"outer"'],
+    [`{${m},"params":{"t":"\\"id\\":3 ${big}"},"id":"a\\"b\\\\"}`, '"a\\"b\\\\"'],
+    [`{${m},"params":["${big}"],"id":"é😀"}`, '"é😀"'],
+    [`{${m},"params":["${big}"],"id":9}`, "9"],
+    [`{"id":1,${m},"params":["${big}"],"id":2}`, "2"], // (the last, as JSON.parse takes it)
+    [`{"\\u0069d":8,"\\u006dethod":"m","params":["${big}"]}`, "8"], // (keys as JSON reads them)
     [`{${m},"id":1,"params":["${big}"],"id":{"x":1}}`, undefined], // (the last is no id)
     [`{${m},"id":1,"params":["${big}"],"id":"${"y".repeat(2000)}"}`, undefined],
     [`{${m},"params":["${big}"],"id":null}`, undefined],
     [`{${m},"params":["${big}"],"id":{"x":1}}`, undefined],
-    [`{${m},"params":["${big}"],"ids":1,"xid":2}`, undefined],
+    [`{${m},"params":["${big}"],"ids":1,"xid":2}`, "n"],
     // (A response is no request: answering it would answer the server's own request.)
     [`{"jsonrpc":"2.0","result":{"roots":["${big}"]},"id":"linewise-1"}`, undefined],
     [`[{"id":1,${m},"params":["${big}"]}]`, undefined],
@@ -134,11 +153,12 @@ test("readMessageLines() gives an oversized line's top-level id, wherever it sta
     const chunks = [];
     for (let i = 0; i < bytes.length; i += 7) chunks.push(bytes.slice(i, i + 7));
     const [got] = await collect(chunksOf(...chunks), 50);
-    const expected = {
-      kind: "oversized",
-      bytes: bytes.length - 1,
-      ...(id === undefined ? {} : { id }),
-    };
-    assert.deepEqual(got, expected, line.slice(0, 60));
+    const size = bytes.length - 1;
+    const expected = id === undefined
+      ? `{"kind":"oversized","bytes":${size}}`
+      : id === "n"
+      ? `{"kind":"oversized","bytes":${size},"notification":true}`
+      : `{"kind":"oversized","bytes":${size},"id":${id}}`;
+    assert.equal(JSON.stringify(got), expected, line.slice(0, 60));
   }
 });
