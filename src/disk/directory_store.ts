@@ -769,6 +769,12 @@ export class DirectoryStore extends BaseFileStore {
       untouchable: (temp) => this.sandbox.isDenied(nativePath.join(dir.path, temp)),
       signal: options.signal,
       beforeRename: unchanged && (() => this.#refuseChanged(dir, name, node.display, unchanged)),
+      // (A file renamed into place after that check is caught by what the swap set aside.)
+      replaced: unchanged && ((aside) => {
+        if (aside === undefined || !sameState(lstatIn(dir, aside), unchanged)) {
+          throw new FileChangedError(node.display);
+        }
+      }),
     });
   }
 

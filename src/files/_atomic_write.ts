@@ -58,11 +58,20 @@ export interface AtomicWriteOptions {
   untouchable?: (name: string) => boolean;
   /**
    * Runs after the temporary file is complete, just before the rename with no await between
-   * (an edit's check that the file is still what it read); it throws to refuse. A writer that
-   * takes no lock is caught by it unless its write falls within the few system calls between
-   * the check and the rename.
+   * (an edit's check that the file is still what it read); it throws to refuse.
    */
   beforeRename?: () => void;
+  /**
+   * Checks the file the new content replaced, once it is in place: where the directory can
+   * swap two entries, the new content is swapped with the target instead of renamed over it,
+   * and this is called with the name the replaced file has then (undefined when there was
+   * none: the target went after `beforeRename`). When it throws, the replaced file is put back
+   * (unless another writer replaced the new content meanwhile) and the write refused. A writer
+   * that takes no lock and renames its file into place just before the swap is caught so,
+   * where a check before a rename could not catch it. Where nothing can swap, the rename
+   * stands and only `beforeRename` checks.
+   */
+  replaced?: (aside: string | undefined) => void;
   /** Aborted before the rename: nothing is put in place (after it, the write is done). */
   signal?: AbortSignal;
 }
@@ -93,8 +102,9 @@ export async function writeAtomically(
     // it finds the write done.
     options.beforeRename?.();
     options.signal?.throwIfAborted();
-    if (options.overwrite) dir.rename(temp, name);
-    else createFrom(dir, temp, name, options.display);
+    if (!options.overwrite) createFrom(dir, temp, name, options.display);
+    else if (!swapped(dir, temp, name, options.replaced)) dir.rename(temp, name);
+    else removeQuietly(dir, temp); // (the file replaced, as a rename would have removed it)
     inFlight.delete(nativePath.join(dir.path, temp));
     temp = undefined;
   } catch (error) {
@@ -107,7 +117,50 @@ export async function writeAtomically(
   await syncDirectory(dir);
 }
 
+/** Why a swap is not possible here: the caller renames instead. */
+const NO_EXCHANGE = new Set(["EINVAL", "ENOSYS", "EOPNOTSUPP", "ENOTSUP"]);
+
+/**
+ * Puts the temporary file in place by swapping it with the target, and checks what it
+ * replaced (see `AtomicWriteOptions.replaced`); a check that throws puts that back first.
+ *
+ * @returns true when swapped and checked (`temp` then names the replaced file), false when
+ *   the caller must rename
+ */
+function swapped(
+  dir: DirHandle,
+  temp: string,
+  name: string,
+  replaced: AtomicWriteOptions["replaced"],
+): boolean {
+  if (replaced === undefined || dir.exchange === undefined) return false;
+  const ours = dir.lstat(temp);
+  try {
+    dir.exchange(temp, name);
+  } catch (error) {
+    const code = osErrorCode(error);
+    if (code === "ENOENT") replaced(undefined); // (nothing to replace: may it be made?)
+    else if (!NO_EXCHANGE.has(code ?? "")) throw error;
+    return false;
+  }
+  try {
+    replaced(temp);
+  } catch (error) {
+    // (Put back while the new content is still there: a rename of another writer's made
+    // since stands, and what was swapped out is older than it.)
+    try {
+      const now = dir.lstat(name);
+      if (now.dev === ours.dev && now.ino === ours.ino) dir.exchange(temp, name);
+    } catch {
+      // (Gone, or it cannot be swapped back: the refusal stands, and says the file changed.)
+    }
+    throw error;
+  }
+  return true;
+}
+
 /** Writes the temporary file whole, with its owner and mode, and makes it durable. */
+
 async function fillTemp(
   files: FileSystem,
   dir: DirHandle,

@@ -40,6 +40,7 @@ const O_PATH = 0o10000000;
 const AT_FDCWD = -100;
 const AT_SYMLINK_NOFOLLOW = 0x100;
 const RENAME_NOREPLACE = 1;
+const RENAME_EXCHANGE = 2;
 const AT_REMOVEDIR = 0x200;
 const AT_EMPTY_PATH = 0x1000;
 const RESOLVE_NO_MAGICLINKS = 0x02;
@@ -482,6 +483,13 @@ class AtDirHandle implements DirHandle {
     const c = this.#c;
     if (c.renameat(this.#fd, this.#name(from), this.#fd, this.#second(to)) !== 0) {
       throw systemError(c.errno(), "rename", `${this.path}/${to}`);
+    }
+  }
+
+  exchange(a: string, b: string): void {
+    const c = this.#c;
+    if (c.renameat2(this.#fd, this.#name(a), this.#fd, this.#second(b), RENAME_EXCHANGE) !== 0) {
+      throw systemError(c.errno(), "rename", `${this.path}/${b}`);
     }
   }
 

@@ -45,6 +45,12 @@ export interface DirHandle {
   /** Renames an entry within the directory, replacing the target. */
   rename(from: string, to: string): void;
   /**
+   * Swaps two entries of the directory atomically (`renameat2` with `RENAME_EXCHANGE`);
+   * absent where there is no such call. A file system without it fails with EINVAL.
+   */
+  exchange?(a: string, b: string): void;
+
+  /**
    * Renames entry `from` of this directory to `to` in directory `target` (which may be this
    * one), refusing with EEXIST when `to` exists and `noReplace` (atomically where the
    * system allows).

@@ -95,6 +95,57 @@ describe("writeAtomically()", () => {
   );
 
   test(
+    "a file renamed into place after the last check is put back, not replaced",
+    withDir(async (dir) => {
+      const path = join(dir, "a.txt");
+      writeFileSync(path, "read");
+      const read = statSync(path, { bigint: true }).ino;
+      const asides: (string | undefined)[] = [];
+      const options = (lands: () => void): AtomicWriteOptions => ({
+        display: "a.txt",
+        overwrite: true,
+        tidy: false,
+        // (Another writer's rename lands between the check and the swap.)
+        beforeRename: lands,
+        replaced: (aside) => {
+          asides.push(aside);
+          if (aside === undefined || statSync(join(dir, aside), { bigint: true }).ino !== read) {
+            throw new Error("changed meanwhile");
+          }
+        },
+      });
+      const theirs = () => {
+        writeFileSync(join(dir, "w.tmp"), "theirs");
+        spawnSync("mv", [join(dir, "w.tmp"), path]);
+      };
+      await assert.rejects(writeIn(dir, "a.txt", bytes("ours"), options(theirs)), {
+        message: "changed meanwhile",
+      });
+      assert.equal(readFileSync(path, "utf8"), "theirs");
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+      assert.equal(asides.length, 1);
+      assert.match(asides[0]!, /^\.a\.txt\.\d+-[0-9a-f]{12}\.linewise-tmp$/);
+      // (Deleted in between: nothing to swap with, and the check says so.)
+      await assert.rejects(
+        writeIn(dir, "a.txt", bytes("ours"), options(() => rmSync(path))),
+        { message: "changed meanwhile" },
+      );
+      assert.deepEqual([asides[1], readdirSync(dir)], [undefined, []]);
+      // (Unchanged: the swap puts the new content in place and removes the old file.)
+      writeFileSync(path, "read");
+      const again = statSync(path, { bigint: true }).ino;
+      await writeIn(dir, "a.txt", bytes("ours"), {
+        ...options(() => {}),
+        replaced: (aside) => {
+          assert.equal(statSync(join(dir, aside!), { bigint: true }).ino, again);
+        },
+      });
+      assert.equal(readFileSync(path, "utf8"), "ours");
+      assert.deepEqual(readdirSync(dir), ["a.txt"]);
+    }),
+  );
+
+  test(
     "a failing check before the rename leaves the old content and no temporary file",
     withDir(async (dir) => {
       writeFileSync(join(dir, "a.txt"), "old");
