@@ -682,6 +682,7 @@ export class DirectoryStore extends BaseFileStore {
         keep: locked?.stat,
         signal: options.signal,
         unchanged: version,
+        executable: options.executable,
       });
     } catch (error) {
       removeCreated(files, created);
@@ -723,12 +724,13 @@ export class DirectoryStore extends BaseFileStore {
         const version: FileVersion = { ...stat, bytes };
         return await work({
           bytes,
-          commit: (next, signal) =>
+          commit: (next, signal, executable) =>
             this.#place(dir, name, node, next, {
               overwrite: true,
               keep: stat,
               signal,
               unchanged: version,
+              executable,
             }),
         });
       } finally {
@@ -751,6 +753,8 @@ export class DirectoryStore extends BaseFileStore {
       signal: AbortSignal | undefined;
       /** The version the file must still be at, checked just before the rename. */
       unchanged: FileVersion | undefined;
+      /** The execute bits to give it (see `WriteOptions.executable`). */
+      executable?: boolean;
     },
   ): Promise<void> {
     const { keep, unchanged } = options;
@@ -762,6 +766,8 @@ export class DirectoryStore extends BaseFileStore {
     await writeAtomically(this.sandbox.files, dir, name, bytes, {
       display: node.display,
       mode: keep?.mode,
+      executable: options.executable,
+
       owner: keep && { uid: keep.uid, gid: keep.gid },
       overwrite: options.overwrite,
       tidy,

@@ -43,6 +43,12 @@ export interface AtomicWriteOptions {
   /** File mode for the new content (an overwritten file's mode); default 0o666 less umask. */
   mode?: number;
   /**
+   * The execute bits, as git's modes give them: true sets them where the mode has read bits
+   * (100755; a new file is made 0o777 less the umask), false clears them (100644); undefined
+   * leaves `mode` as it is.
+   */
+  executable?: boolean;
+  /**
    * Owner and group to keep (an overwritten file's). Where the process may not give the file
    * to them, the file gets the process's, and loses setuid (and setgid) as `cp` drops them.
    */
@@ -168,13 +174,16 @@ async function fillTemp(
   bytes: Uint8Array,
   options: AtomicWriteOptions,
 ): Promise<void> {
-  const fd = dir.create(temp, (options.mode ?? 0o666) & 0o777);
+  const made = options.mode ?? (options.executable ? 0o777 : 0o666);
+  const fd = dir.create(temp, made & 0o777);
   try {
     let written = 0;
     while (written < bytes.length) {
       written += await files.write(fd, bytes, written, bytes.length - written, written);
     }
-    let mode = options.mode;
+    let mode = options.mode === undefined
+      ? undefined
+      : withExecutable(options.mode, options.executable);
     if (options.owner !== undefined && mode !== undefined) {
       mode &= ~lostBits(files, fd, options.owner);
     }
@@ -186,7 +195,14 @@ async function fillTemp(
   }
 }
 
+/** A mode with its execute bits set where it has read bits, or cleared (see `executable`). */
+function withExecutable(mode: number, executable: boolean | undefined): number {
+  if (executable === undefined) return mode;
+  return executable ? mode | ((mode & 0o444) >> 2) : mode & ~0o111;
+}
+
 const S_ISUID = 0o4000;
+
 const S_ISGID = 0o2000;
 
 /**

@@ -111,6 +111,8 @@ export interface WriteFileOptions {
    * signal's reason (check it last, with no await between the check and the placing).
    */
   signal?: AbortSignal;
+  /** As {@linkcode WriteOptions.executable}: a store without modes ignores it. */
+  executable?: boolean;
 }
 
 /** A file open for an edit (see {@linkcode BaseFileStore.editFile}). */
@@ -121,7 +123,7 @@ export interface EditableFile {
    * Puts new content in place, atomically, if the file is still as read (else
    * {@linkcode FileChangedError}); nothing when `signal` is aborted before that.
    */
-  commit(bytes: Uint8Array, signal?: AbortSignal): Promise<void>;
+  commit(bytes: Uint8Array, signal?: AbortSignal, executable?: boolean): Promise<void>;
 }
 
 /** Options of {@linkcode BaseFileStore}. */
@@ -589,6 +591,7 @@ export abstract class BaseFileStore implements FileStore {
       await this.writeFile(node, encodeUtf8(text), {
         overwrite: options.overwrite ?? false,
         signal: options.signal,
+        executable: options.executable,
       });
     });
     return { path: node.display, created: !node.exists };
@@ -620,12 +623,14 @@ export abstract class BaseFileStore implements FileStore {
           const { text, invalid } = decodeUtf8(bytes);
           if (invalid) throw new InvalidUtf8Error(path);
           const outcome = edit(text, node.display);
-          if (outcome.text === undefined || outcome.text === text) return outcome.value;
+          // (The same text is written again to change the mode alone.)
+          const same = outcome.text === text && options.executable === undefined;
+          if (outcome.text === undefined || same) return outcome.value;
           if (typeof outcome.text !== "string") {
             throw new TypeError("an edit's text must be a string");
           }
           options.signal?.throwIfAborted();
-          await commit(encodeUtf8(outcome.text), options.signal);
+          await commit(encodeUtf8(outcome.text), options.signal, options.executable);
           return outcome.value;
         }),
     );
@@ -651,8 +656,8 @@ export abstract class BaseFileStore implements FileStore {
     const { bytes, version } = await this.readFile(node, maxBytes);
     return await work({
       bytes,
-      commit: (next, signal) =>
-        this.writeFile(node, next, { overwrite: true, ifVersion: version, signal }),
+      commit: (next, signal, executable) =>
+        this.writeFile(node, next, { overwrite: true, ifVersion: version, signal, executable }),
     });
   }
 

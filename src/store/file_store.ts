@@ -356,6 +356,13 @@ export interface WriteOptions {
   /** Replace an existing file (keeping its mode); default false. */
   overwrite?: boolean;
   /**
+   * The file's execute bits, as git's modes give them (what `patch` applies): true sets them
+   * where the mode has read bits (100755; a new file gets 0o777 less the umask), false clears
+   * them (100644). Default: a new file gets 0o666 less the umask, a replaced one keeps its
+   * mode. A store without modes (the memory store) ignores it.
+   */
+  executable?: boolean;
+  /**
    * Aborted before the new content is put in place: nothing is written, and the call
    * rejects with the signal's reason. Once the content is in place the write is done.
    */
@@ -364,6 +371,12 @@ export interface WriteOptions {
 
 /** Options of {@linkcode FileStore.update}. */
 export interface UpdateOptions {
+  /**
+   * As {@linkcode WriteOptions.executable}, for the file written; with it, an edit that
+   * leaves the text as it is writes it again, to change the mode.
+   */
+  executable?: boolean;
+
   /** Largest file read whole; default the store's edit cap. */
   maxBytes?: number;
   /** As for {@linkcode WriteOptions.signal}. */

@@ -2,6 +2,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import {
+  chmodSync,
   existsSync,
   linkSync,
   mkdirSync,
@@ -753,6 +754,45 @@ describe("the binary with a client that declares roots", () => {
       assert.equal(text(await readOut()), "1\toutside\n");
     } finally {
       await client.close();
+      root.remove();
+    }
+  });
+});
+
+describe("the binary applying a diff git wrote", () => {
+  test("files and modes come out as git diff has them: a new script is executable", () => {
+    const root = tempRoot();
+    const git = (...args: string[]) =>
+      spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@t", ...args], {
+        cwd: root.dir,
+        encoding: "utf8",
+      }).stdout;
+    try {
+      git("init", "-q", ".");
+      writeFileSync(join(root.dir, "a.txt"), "a\n");
+      writeFileSync(join(root.dir, "run.sh"), "echo run\n");
+      git("add", ".");
+      git("commit", "-qm", "first");
+      writeFileSync(join(root.dir, "a.txt"), "a\nb\n");
+      chmodSync(join(root.dir, "run.sh"), 0o755);
+      writeFileSync(join(root.dir, "new.sh"), "#!/bin/sh\necho new\n", { mode: 0o755 });
+      git("add", "-A");
+      const patch = git("diff", "--cached");
+      assert.match(patch, /new file mode 100755/);
+      assert.match(patch, /old mode 100644\nnew mode 100755/);
+      git("reset", "-q", "--hard");
+      git("clean", "-fdq");
+      const binary = ensureBinary();
+      const applied = spawnSync(binary, ["call", "patch", JSON.stringify({ patch })], {
+        cwd: root.dir,
+        encoding: "utf8",
+      });
+      assert.equal(applied.stderr, "");
+      assert.match(applied.stdout, /^created new\.sh \(mode 100755\)/m);
+      assert.match(applied.stdout, /^modified run\.sh \(mode 100755\)/m);
+      git("add", "-A");
+      assert.equal(git("diff", "--cached"), patch);
+    } finally {
       root.remove();
     }
   });

@@ -29,7 +29,12 @@ interface Planned {
   notes: string[];
   hunks: number;
   delta: number;
+  /** The mode git's header gives it, when it makes the file or changes its mode. */
+  mode?: GitMode;
 }
+
+/** The modes of a file of text in git: a file, and an executable one. */
+type GitMode = "100644" | "100755";
 
 /** The patch tool. */
 export function patchTool(context: EditContext): ToolDefinition {
@@ -51,6 +56,7 @@ export function patchTool(context: EditContext): ToolDefinition {
               action: { type: "string", enum: ["modified", "created", "deleted"] },
               hunks: { type: "integer" },
               line_delta: { type: "integer" },
+              mode: { type: "string", enum: ["100644", "100755"] },
               version: { type: "string" },
             },
             required: ["path", "action"],
@@ -85,7 +91,10 @@ function filesOf(patch: string): StructuredPatch[] {
   if (/^(?:GIT binary patch|Binary files .* differ)$/m.test(patch)) {
     throw new InputError("patch holds a binary patch; it applies changes of text only");
   }
-  files = files.filter((f) => f.hunks.length > 0 || f.isCreate || f.isDelete || f.isRename);
+  files = files.filter((f) =>
+    f.hunks.length > 0 || f.isCreate || f.isDelete || f.isRename ||
+    (f.newMode !== undefined && f.newMode !== f.oldMode)
+  );
   if (files.length === 0) {
     throw new InputError(
       "patch holds no file to change: give a unified diff with --- and +++ lines and @@ hunks",
@@ -102,7 +111,32 @@ function filesOf(patch: string): StructuredPatch[] {
 }
 
 /**
+ * The mode a section gives its file: a new file's, or a changed one's (git's `new file mode`,
+ * `old mode` and `new mode`); undefined where it leaves the mode as it is. A symlink, a
+ * submodule or any other kind of entry is refused: the patch applies files of text.
+ */
+function modeOf(file: StructuredPatch, path: string): GitMode | undefined {
+  const mode = file.newMode;
+  if (mode === undefined || file.isDelete || (!file.isCreate && mode === file.oldMode)) {
+    return undefined;
+  }
+  for (const given of [file.oldMode, mode]) {
+    if (given === undefined || given === "100644" || given === "100755") continue;
+    const what = given === "120000"
+      ? "a symlink"
+      : given === "160000"
+      ? "a submodule"
+      : `mode ${given}`;
+    throw new InputError(
+      `patch makes ${quotePath(path)} ${what}; it applies files of text (modes 100644 and 100755)`,
+    );
+  }
+  return mode as GitMode;
+}
+
+/**
  * The path a patch names, without git's a/ and b/ prefixes (taken off when the other side
+
  * has the other prefix, or is /dev/null); undefined for a side that is no file: /dev/null,
  * git's side of a new or deleted file, or a side dated at the epoch (how `diff -N` writes
  * a file that is absent, as GNU patch reads it).
@@ -156,6 +190,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
     const from = pathOf(file, "old");
     const to = pathOf(file, "new");
     if (from === undefined && to === undefined) throw new InputError("patch names no file");
+    const mode = modeOf(file, (to ?? from)!);
     // (By the file named, however the section spells it: `a/x` in one, `./x` in another.)
     const { name, exists } = await namedFile(store, (from ?? to)!);
     const keep = (entry: Planned) => {
@@ -171,11 +206,12 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
           } in one section and changes it in another; give one diff of it`,
         );
       }
-      const patched = applyHunks(earlier.after, file.hunks, quotePath(earlier.path));
+      const patched = hunksApplied(earlier.after, file, earlier.path);
       earlier.after = patched.text;
       earlier.notes.push(...patched.notes);
       earlier.hunks += file.hunks.length;
       earlier.delta += patched.delta;
+      earlier.mode = mode ?? earlier.mode;
       continue;
     }
     if (from === undefined) {
@@ -185,7 +221,15 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
         );
       }
       const after = createdText(file.hunks);
-      keep({ path: to!, kind: "create", after, notes: [], hunks: file.hunks.length, delta: 0 });
+      keep({
+        path: to!,
+        kind: "create",
+        after,
+        notes: [],
+        hunks: file.hunks.length,
+        delta: 0,
+        mode,
+      });
       continue;
     }
     const current = await store.readText(from, { maxBytes: settings.maxEditBytes });
@@ -213,7 +257,7 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
       });
       continue;
     }
-    const patched = applyHunks(current.text, file.hunks, quotePath(path));
+    const patched = hunksApplied(current.text, file, path);
     keep({
       path,
       kind: "modify",
@@ -222,9 +266,16 @@ async function plan(context: EditContext, files: StructuredPatch[]): Promise<Pla
       notes: patched.notes,
       hunks: file.hunks.length,
       delta: patched.delta,
+      mode,
     });
   }
   return planned;
+}
+
+/** A section's hunks applied to a file's text: none, for a section that changes its mode alone. */
+function hunksApplied(text: string, file: StructuredPatch, path: string) {
+  if (file.hunks.length === 0) return { text, notes: [], delta: 0 };
+  return applyHunks(text, file.hunks, quotePath(path));
 }
 
 /**
@@ -242,12 +293,15 @@ async function apply(
   const written: Planned[] = [];
   for (const file of planned) {
     try {
-      if (file.kind === "create") await store.write(file.path, file.after!, { signal });
+      const executable = file.mode === undefined ? undefined : file.mode === "100755";
+      if (file.kind === "create") await store.write(file.path, file.after!, { signal, executable });
       else if (file.kind === "delete") {
         const maxBytes = settings.maxEditBytes;
         await store.delete(file.path, { signal, expected: file.before, maxBytes })
           .catch(changedAs(file.path));
-      } else await replaceText(context, file.path, file.before!, file.after!, signal);
+      } else {
+        await replaceText(context, file.path, file.before!, file.after!, { signal, executable });
+      }
       written.push(file);
     } catch (error) {
       const failed = await putBack(context, written);
@@ -273,18 +327,21 @@ async function apply(
   );
 }
 
-/** Writes `after` over a file while its text is still `before` (checked under its lock). */
+/**
+ * Writes `after` over a file while its text is still `before` (checked under its lock), with
+ * the execute bits asked for.
+ */
 async function replaceText(
   { store, settings }: EditContext,
   path: string,
   before: string,
   after: string,
-  signal?: AbortSignal,
+  options: { signal?: AbortSignal; executable?: boolean } = {},
 ): Promise<void> {
   await store.update(path, (text) => {
     if (text !== before) throw new ChangedMeanwhile(path);
     return { text: after, value: undefined };
-  }, { maxBytes: settings.maxEditBytes, signal });
+  }, { maxBytes: settings.maxEditBytes, ...options });
 }
 
 /** The refusal of a file that changed while the patch was applied. */
@@ -314,7 +371,11 @@ async function putBack(context: EditContext, written: Planned[]): Promise<Map<st
     try {
       if (file.kind === "create") await store.delete(file.path, { expected: file.after, maxBytes });
       else if (file.kind === "delete") await store.write(file.path, file.before!);
-      else await replaceText(context, file.path, file.after!, file.before!);
+      else {
+        // (A mode it changed goes back too: git's header said what it was.)
+        const executable = file.mode === undefined ? undefined : file.mode !== "100755";
+        await replaceText(context, file.path, file.after!, file.before!, { executable });
+      }
     } catch (error) {
       // (A file it created that is gone already is as it was before the patch.)
       if (file.kind === "create" && error instanceof NotFoundError) continue;
@@ -340,9 +401,15 @@ function report(
   let text = "";
   const files = planned.map((file, i) => {
     const version = versions[i];
-    const lines = file.kind === "modify"
-      ? `${file.hunks} ${file.hunks === 1 ? "hunk" : "hunks"}, lines ${signed(file.delta)}`
-      : "";
+    const lines = [
+      file.kind === "modify" && (file.hunks > 0 || file.mode === undefined)
+        ? `${file.hunks} ${file.hunks === 1 ? "hunk" : "hunks"}, lines ${signed(file.delta)}`
+        : "",
+      // (A new file of a file's usual mode is said as before.)
+      file.mode === undefined || (file.kind === "create" && file.mode === "100644")
+        ? ""
+        : `mode ${file.mode}`,
+    ].filter((part) => part !== "").join(", ");
     text += `${written ? action[file.kind] : `would be ${action[file.kind]}`} ${
       quotePath(file.path)
     }${lines ? ` (${lines})` : ""}${version ? ` @${version}` : ""}\n`;
@@ -351,6 +418,7 @@ function report(
       path: quotePath(file.path),
       action: action[file.kind],
       ...(file.kind === "modify" ? { hunks: file.hunks, line_delta: file.delta } : {}),
+      ...(file.mode === undefined ? {} : { mode: file.mode }),
       ...(version ? { version } : {}),
     };
   });

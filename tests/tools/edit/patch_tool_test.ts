@@ -1,7 +1,9 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { createPatch } from "diff";
-import { errorText, harness, okText } from "../../_helpers/tools.ts";
+import { chmodSync, readdirSync, readFileSync, statSync } from "node:fs";
+import process from "node:process";
+import { errorText, harness, okText, type TempRoot, tempRoot } from "../../_helpers/tools.ts";
 import { MemoryStore } from "../../../src/store/mod.ts";
 import { versionOf } from "../../../src/versions/mod.ts";
 
@@ -358,5 +360,96 @@ describe("patch", () => {
     assert.equal(await text(h, "a.txt"), "zero\n1\n" + A.slice(4));
     okText(await h.call("undo", { path: "a.txt", steps: 2 }));
     assert.equal(await text(h, "a.txt"), A);
+  });
+});
+
+describe("patch and git's modes", () => {
+  const modeOf = (root: TempRoot, name: string) => statSync(root.at(name)).mode & 0o777;
+  const section = (name: string, header: string, hunk = "") =>
+    `diff --git a/${name} b/${name}\n${header}` +
+    (hunk === "" ? "" : `--- a/${name}\n+++ b/${name}\n${hunk}`);
+
+  test("a new file of mode 100755 is executable, and a mode changed is applied", async () => {
+    const root = await tempRoot({ "s.sh": "x\n", "t.sh": "y\n", "u.txt": "z\n" });
+    try {
+      chmodSync(root.at("s.sh"), 0o644);
+      chmodSync(root.at("t.sh"), 0o750);
+      const patch = "diff --git a/new.sh b/new.sh\nnew file mode 100755\nindex 0000000..1111111\n" +
+        "--- /dev/null\n+++ b/new.sh\n@@ -0,0 +1 @@\n+#!/bin/sh\n" +
+        section("s.sh", "old mode 100644\nnew mode 100755\n") +
+        section("t.sh", "old mode 100755\nnew mode 100644\n", "@@ -1 +1 @@\n-y\n+Y\n") +
+        "diff --git a/n.txt b/n.txt\nnew file mode 100644\n--- /dev/null\n+++ b/n.txt\n" +
+        "@@ -0,0 +1 @@\n+n\n";
+      const result = await harness(root.store).call("patch", { patch });
+      assert.equal(
+        okText(result).replace(/ @[0-9a-f]{8}/g, ""),
+        "created new.sh (mode 100755)\nmodified s.sh (mode 100755)\n" +
+          "modified t.sh (1 hunk, lines +0, mode 100644)\ncreated n.txt\n",
+      );
+      const files = (result.structuredContent as { files: { mode?: string }[] }).files;
+      assert.deepEqual(files.map((f) => f.mode), ["100755", "100755", "100644", "100644"]);
+      // (Execute bits where the read bits are; the umask takes its part of a new file's.)
+      const umask = process.umask();
+      assert.equal(modeOf(root, "new.sh"), 0o777 & ~umask);
+      assert.equal(modeOf(root, "s.sh"), 0o755);
+      assert.equal(modeOf(root, "t.sh"), 0o640);
+      assert.equal(modeOf(root, "n.txt"), 0o666 & ~umask);
+      assert.equal(readFileSync(root.at("t.sh"), "utf8"), "Y\n");
+      assert.equal(readFileSync(root.at("s.sh"), "utf8"), "x\n");
+    } finally {
+      await root.remove();
+    }
+  });
+
+  test("a symlink, a submodule or another mode is refused, and nothing is written", async () => {
+    const root = await tempRoot({ "a.txt": "a\n" });
+    try {
+      const h = harness(root.store);
+      const change = section("a.txt", "", "@@ -1 +1 @@\n-a\n+A\n");
+      for (
+        const [header, what] of [
+          ["new file mode 120000\n", "a symlink"],
+          ["new file mode 160000\n", "a submodule"],
+          ["new file mode 100600\n", "mode 100600"],
+        ]
+      ) {
+        const patch = change + "diff --git a/l b/l\n" + header +
+          "--- /dev/null\n+++ b/l\n@@ -0,0 +1 @@\n+a.txt\n\\ No newline at end of file\n";
+        assert.equal(
+          errorText(await h.call("patch", { patch })),
+          `patch makes l ${what}; it applies files of text (modes 100644 and 100755)`,
+        );
+      }
+      const typeChange = section("a.txt", "old mode 100644\nnew mode 120000\n");
+      assert.match(errorText(await h.call("patch", { patch: typeChange })), /a symlink/);
+      assert.deepEqual(readdirSync(root.dir), ["a.txt"]);
+      assert.equal(readFileSync(root.at("a.txt"), "utf8"), "a\n");
+    } finally {
+      await root.remove();
+    }
+  });
+
+  test("a failure after a mode changed puts the mode back with the text", async () => {
+    const root = await tempRoot({ "a.txt": "a\n", "b.txt": "b\n" });
+    try {
+      chmodSync(root.at("a.txt"), 0o644);
+      const store = root.store;
+      const update = store.update.bind(store);
+      store.update = ((path: string, ...rest: [never, never]) =>
+        path === "b.txt"
+          ? Promise.reject(new Error("disk full"))
+          : update(path, ...rest)) as typeof store.update;
+      const patch =
+        section("a.txt", "old mode 100644\nnew mode 100755\n", "@@ -1 +1 @@\n-a\n+A\n") +
+        section("b.txt", "", "@@ -1 +1 @@\n-b\n+B\n");
+      assert.equal(
+        errorText(await harness(store).call("patch", { patch })),
+        "patch stopped at b.txt: disk full; the files written before it were put back (a.txt)",
+      );
+      assert.equal(readFileSync(root.at("a.txt"), "utf8"), "a\n");
+      assert.equal(modeOf(root, "a.txt"), 0o644);
+    } finally {
+      await root.remove();
+    }
   });
 });
