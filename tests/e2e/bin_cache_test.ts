@@ -116,9 +116,12 @@ describe("the binary's search index kept between servers", () => {
   const cacheFiles = () =>
     fs.existsSync(cacheDir) ? fs.readdirSync(cacheDir).filter((n) => n.endsWith(".index")) : [];
 
-  /** Waits until the cache file is (re)written after `since` (its mtime in ms). */
+  /**
+   * Waits until the cache file is (re)written after `since` (its mtime in ms): up to 30 s, as
+   * a machine busy with the rest of the suite may take 15 s to build and save an index.
+   */
   async function savedAfter(since: number): Promise<string> {
-    for (let i = 0; i < 1500; i++) {
+    for (let i = 0; i < 3000; i++) {
       const [name] = cacheFiles();
       if (name !== undefined && fs.statSync(join(cacheDir, name)).mtimeMs > since) {
         return join(cacheDir, name);

@@ -176,6 +176,8 @@ function makeChange(root: string, change: Change, count: { made: number }): stri
       const from = RENAMED[change.pick % RENAMED.length];
       const [old, now] = fs.existsSync(at(from)) ? [from, `${from}2`] : [`${from}2`, from];
       if (!fs.existsSync(at(old))) return `(no ${from} to rename)`;
+      // (A swap may have made src again beside src2: a rename over a folder with files fails.)
+      if (fs.existsSync(at(now))) return `(${old} and ${now} both exist)`;
       fs.renameSync(at(old), at(now));
       return `rename ${old} to ${now}`;
     }
