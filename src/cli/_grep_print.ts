@@ -6,6 +6,7 @@
  */
 import { Buffer } from "node:buffer";
 import { escapeRegExp, quotePath, type ScanRow } from "../core/mod.ts";
+import { linearSpans } from "../match/_linear_matcher.ts";
 import { ripgrepSpelled } from "../match/_ripgrep_syntax.ts";
 
 /** A match's place in a row's text, in UTF-16 code units. */
@@ -51,6 +52,12 @@ export function matchSpans(
     : engine === "native" || engine === "stoppable"
     ? nativeRegex(pattern, flags)
     : undefined;
+  // (A pattern on the linear-time engine finds each match on it: in linear time, where the
+  // runtime's engine could take exponential time.)
+  if (all === undefined && engine === "linear") {
+    const spans = linearSpansOf(pattern, options.ignoreCase);
+    if (spans !== undefined) return (text) => spans(text);
+  }
   const most = engine === "stoppable" ? STOPPABLE_SPAN_CHARS : Infinity;
   return (text, row) => {
     if (all === undefined || text.length > most) {
@@ -241,6 +248,22 @@ function marked(text: string, row: ScanRow, paint: Paint, spans: MatchSpans): st
 }
 
 /** The RegExp the native engine runs for a pattern (as the matcher reads ripgrep's spellings). */
+/** {@linkcode linearSpans} of a pattern, spelled as JavaScript where ripgrep's way failed. */
+function linearSpansOf(
+  pattern: string,
+  ignoreCase: boolean,
+): ((text: string) => Span[]) | undefined {
+  for (const spelled of [pattern, ripgrepSpelled(pattern)]) {
+    if (spelled === undefined) continue;
+    try {
+      return linearSpans(spelled, ignoreCase);
+    } catch {
+      // (Not this spelling.)
+    }
+  }
+  return undefined;
+}
+
 function nativeRegex(pattern: string, flags: string): RegExp {
   try {
     return new RegExp(pattern, flags);

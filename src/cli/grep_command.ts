@@ -158,10 +158,15 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   // (As ripgrep: a pattern file without a line matches nothing.)
   if (request.patterns.length === 0) return 1;
   const compiled = grepPattern(request, (engine) => {
-    if (request.onlyMatching || request.vimgrep) {
-      const flag = request.onlyMatching ? "-o" : "--vimgrep";
+    if (request.onlyMatching || request.vimgrep || request.countMatches) {
+      const flag = request.countMatches
+        ? "--count-matches"
+        : request.onlyMatching
+        ? "-o"
+        : "--vimgrep";
+      const does = request.countMatches || request.count ? "counts" : "shows";
       out.stderr(
-        `linewise: ${flag} shows the first match alone of lines this pattern cannot be run on again safely (on the ${engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
+        `linewise: ${flag} ${does} the first match alone of lines this pattern cannot be run on again safely (on the ${engine} engine, or longer than ${STOPPABLE_SPAN_CHARS} characters)\n`,
       );
     }
   });

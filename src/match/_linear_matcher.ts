@@ -9,8 +9,7 @@ import type { Matcher, MatchSpan } from "../core/mod.ts";
  * @throws {Error} when the pattern uses what RE2 lacks (backreferences, lookarounds)
  */
 export function linearMatcher(pattern: string, ignoreCase: boolean): Matcher {
-  const flags = RE2JS.DOTALL | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
-  const engine = RE2JS.compile(RE2JS.translateRegExp(withJsSpaces(pattern)), flags);
+  const engine = compiled(pattern, ignoreCase);
   return {
     key: `linear:${ignoreCase ? "i" : ""}:${pattern}`,
     matchLine(text: string): MatchSpan | null {
@@ -18,6 +17,28 @@ export function linearMatcher(pattern: string, ignoreCase: boolean): Matcher {
       return found ? { start: found.index, end: found.index + found[0].length } : null;
     },
   };
+}
+
+/**
+ * Every match in a line, leftmost first, on the linear-time engine (what `-o` prints and
+ * `--count-matches` counts): each one found after the last, in the whole line, so that `^`
+ * and `\b` see what comes before it.
+ *
+ * @throws {Error} when the pattern uses what RE2 lacks (backreferences, lookarounds)
+ */
+export function linearSpans(pattern: string, ignoreCase: boolean): (text: string) => MatchSpan[] {
+  const engine = compiled(pattern, ignoreCase);
+  return (text) => {
+    const found = engine.matcher(text);
+    const spans: MatchSpan[] = [];
+    while (found.find()) spans.push({ start: found.start(), end: found.end() });
+    return spans;
+  };
+}
+
+function compiled(pattern: string, ignoreCase: boolean): RE2JS {
+  const flags = RE2JS.DOTALL | (ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+  return RE2JS.compile(RE2JS.translateRegExp(withJsSpaces(pattern)), flags);
 }
 
 /** What JavaScript's `\s` matches. RE2's `\s` is only `[\t\n\f\r ]`. */

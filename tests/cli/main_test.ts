@@ -215,24 +215,31 @@ describe("the linewise command line", () => {
     assert.match(read.stderr, /^linewise: unknown option --trim \(.* as in -- --trim\)\n/);
   });
 
-  test("grep -o says when it shows a line's first match alone", () => {
+  test("grep -o and --count-matches say when they take a line's first match alone", () => {
     // (-w puts fo+ on the stoppable engine, run again only over lines of 4,096 characters.)
     writeFileSync(join(root.dir, "long.txt"), `foo ${"x".repeat(5000)} foo\nfoo foo\n`);
     const out = runCli(["grep", "-o", "-w", "fo+", "long.txt"], root.dir);
+    const counted = runCli(["grep", "--count-matches", "-w", "fo+", "long.txt"], root.dir);
     rmSync(join(root.dir, "long.txt"));
+    assert.equal(counted.stdout, "3\n");
+    assert.match(counted.stderr, /^linewise: --count-matches counts the first match alone of/);
     assert.equal(out.status, 0, out.stderr);
     assert.equal(out.stdout, "1:foo\n2:foo\n2:foo\n");
     assert.match(out.stderr, /^linewise: -o shows the first match alone of lines this pattern/);
   });
 
-  test("grep --vimgrep says when it shows a line's first match alone", () => {
-    // (A repeated group puts the pattern on the linear engine, whose first match alone is known.)
+  test("grep --vimgrep and --count-matches find each match on the linear engine", () => {
+    // (A repeated group puts the pattern on the linear engine: each match is found there.)
     writeFileSync(join(root.dir, "calls.txt"), "a.b c.d\n");
     const out = runCli(["grep", "--vimgrep", "(?:\\w+\\.)+\\w+", "calls.txt"], root.dir);
+    const counted = runCli(["grep", "--count-matches", "(?:\\w+\\.)+\\w+", "calls.txt"], root.dir);
     rmSync(join(root.dir, "calls.txt"));
-    assert.equal(out.status, 0, out.stderr);
-    assert.equal(out.stdout, "calls.txt:1:1:a.b c.d\n");
-    assert.match(out.stderr, /^linewise: --vimgrep shows the first match alone of lines this/);
+    assert.deepEqual([out.stdout, out.stderr, out.status], [
+      "calls.txt:1:1:a.b c.d\ncalls.txt:1:5:a.b c.d\n",
+      "",
+      0,
+    ]);
+    assert.deepEqual([counted.stdout, counted.stderr], ["2\n", ""]);
   });
 
   test("a leading -- is passed over, as deno task start -- passes it on", () => {

@@ -49,6 +49,8 @@ const FILES: Record<string, string> = {
     `Object.defineProperty( exports, "x");\n${"Object.defineProperty(\t".repeat(600)}\n`,
   // Alternatives that share a run (`alloc(`): it stands alone on a line (`vmalloc(`).
   "src/alloc.c": "p = vmalloc(4);\nq = kzalloc(8, GFP);\nr = kmalloc (2);\n",
+  // Repeated groups, which put a pattern on the linear engine, matching twice in a line.
+  "src/calls.txt": "a.b c.d\ngetValue setValue\n",
   // A literal looked for through its rare part (`XPORT_SY`): the part with too few bytes
   // before it at the start, without the literal around it, and the literal at the very end.
   "src/export.c":
@@ -188,6 +190,12 @@ const CASES = [
   ["-o", "-w", "-e", "-EINVAL", "-e", "next"],
   ["-o", "(fo)o (ba)r"],
   ["-o", "o*", "src/a.ts"], // (an empty match right after a match is passed over)
+  // (On the linear engine each match is found there too, and counted.)
+  ["-o", "(?:\\w+\\.)+\\w+", "src/calls.txt"],
+  ["--count-matches", "(get|set)+Value", "src/calls.txt"],
+  ["-o", "-c", "(get|set)+Value", "src"],
+  ["--color", "always", "(get|set)+Value"],
+  ["--vimgrep", "(?:\\w+\\.)+\\w+"],
   ["-m", "1", "foo"],
   ["-m", "1", "-A", "3", "foo", "src/a.ts"],
   ["-m", "2", "-c", "-i", "foo"],
