@@ -165,7 +165,7 @@ function ignoresCase(
 
 /**
  * The literal characters of a pattern, roughly as ripgrep's smart case tells them, read from
- * the left: an escaped character and `\x{…}` are literal (`\t` too), a class, an assertion,
+ * the left: an escaped character and `\x{…}` or `\u0041` are literal (`\t` too), a class, an assertion,
  * a group's syntax and a repetition are not.
  */
 function literalsOf(pattern: string): string {
@@ -174,7 +174,7 @@ function literalsOf(pattern: string): string {
     SKIPPED.lastIndex = HEX.lastIndex = at;
     const skipped = SKIPPED.exec(pattern)?.[0];
     const hex = HEX.exec(pattern);
-    const code = hex === null ? 0 : parseInt(hex[1] ?? hex[2], 16);
+    const code = hex === null ? 0 : parseInt(hex[1] ?? hex[2] ?? hex[3] ?? hex[4], 16);
     if (skipped !== undefined) at += skipped.length - 1;
     else if (hex !== null) {
       // (Past U+10FFFF there is no character: the pattern's own compiling says so.)
@@ -192,8 +192,9 @@ function literalsOf(pattern: string): string {
 /** What a pattern holds that is no literal: a Unicode or POSIX class, a group's syntax, a repetition. */
 const SKIPPED =
   /\\[pP](?:\{[^}]*\}|[A-Za-z])|\[:\^?[a-z]+:\]|\(\?(?:P?<[A-Za-z_]\w*>|<[=!]|[:=!])|\{\d+(?:,\d*)?\}/y;
-/** A character by its code: `\x41` or `\x{41}`. */
-const HEX = /\\x(?:\{([0-9a-fA-F]{1,6})\}|([0-9a-fA-F]{2}))/y;
+/** A character by its code: `\x41`, `\u0041`, `\U00000041`, or `\x{41}` (`\u{…}`, `\U{…}`). */
+const HEX =
+  /\\(?:[xuU]\{([0-9a-fA-F]{1,8})\}|x([0-9a-fA-F]{2})|u([0-9a-fA-F]{4})|U([0-9a-fA-F]{8}))/y;
 
 /**
  * Whether standard input is searched: `-` names it, and a grep given no path searches it

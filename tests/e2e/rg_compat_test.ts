@@ -51,6 +51,8 @@ const FILES: Record<string, string> = {
   "src/alloc.c": "p = vmalloc(4);\nq = kzalloc(8, GFP);\nr = kmalloc (2);\n",
   // Repeated groups, which put a pattern on the linear engine, matching twice in a line.
   "src/calls.txt": "a.b c.d\ngetValue setValue\n",
+  // Smart case: a letter given by its code is upper case as written (`\u0042` is B).
+  "src/case.txt": "ab\naB\nAB\n",
   // A literal looked for through its rare part (`XPORT_SY`): the part with too few bytes
   // before it at the start, without the literal around it, and the literal at the very end.
   "src/export.c":
@@ -196,6 +198,10 @@ const CASES = [
   ["-o", "-c", "(get|set)+Value", "src"],
   ["--color", "always", "(get|set)+Value"],
   ["--vimgrep", "(?:\\w+\\.)+\\w+"],
+  ["-S", "a\\u0042", "src/case.txt"],
+  ["-S", "a\\u{42}", "src/case.txt"],
+  ["-S", "a\\x{42}", "src/case.txt"],
+  ["-S", "a\\u0062", "src/case.txt"],
   ["-m", "1", "foo"],
   ["-m", "1", "-A", "3", "foo", "src/a.ts"],
   ["-m", "2", "-c", "-i", "foo"],
