@@ -304,7 +304,13 @@ function toolCall(command: string, rest: string[], values: Values): [string, unk
       return ["read", { path: rest[0], ...lineRange(rest[1]) }];
     }
     case "grep": {
-      expectArgs(rest, 1, 2, "grep takes PATTERN [PATH]");
+      // (Only grep --json comes here: the grep tool, which takes one path.)
+      expectArgs(
+        rest,
+        1,
+        2,
+        "grep --json takes PATTERN [PATH]: one path, as the grep tool takes it (without --json, grep takes several)",
+      );
       return ["grep", {
         pattern: rest[0],
         path: rest[1] ?? ".",

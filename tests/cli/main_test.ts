@@ -68,6 +68,13 @@ describe("the linewise command line", () => {
     const json = runCli(["grep", "two", "--json", "-i"], root.dir);
     assert.equal(json.status, 0, json.stderr);
     assert.equal(JSON.parse(json.stdout).matched_lines, 2);
+    // (One path, as the tool takes it: several are the command line's own.)
+    const paths = runCli(["grep", "two", "--json", "a.txt", "b.txt"], root.dir);
+    assert.equal(paths.status, 2);
+    assert.match(
+      paths.stderr,
+      /^linewise: grep --json takes PATTERN \[PATH\]: one path, as the grep tool/,
+    );
     const out = runCli(["grep", "two", "--json", "-w", "-g", "*.ts", "-g", "*.md"], root.dir);
     assert.equal(out.status, 2);
     assert.match(
