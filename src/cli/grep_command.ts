@@ -136,7 +136,14 @@ export async function grepCommand(
 }
 
 /**
+ * The time budget of a search whose pattern no engine bounds (it is scanned where it can be
+ * stopped), when `--timeout` gives none: the tools' default (10 s).
+ */
+export const UNBOUNDED_PATTERN_MS = 10_000;
+
+/**
  * The characters of output gathered into one write off a terminal: about ripgrep's 8 KiB, so
+
  * that a reader that stops early (`| head -1`) stops the search as soon.
  */
 export const OUTPUT_BUFFER_CHARS = 8 * 1024;
@@ -172,6 +179,12 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   });
   if ("error" in compiled) return refused(compiled.error);
   const { matcher, spans } = compiled;
+  // (A pattern no engine bounds, scanned where it can be stopped (lookarounds or
+  // backreferences with quantifiers, thousands of patterns that are not all fixed strings),
+  // may take polynomial or exponential time on a line: without --timeout it stops at the
+  // tools' default budget rather than never.)
+  const unbounded = request.timeoutMs === undefined && matcher.stoppable !== undefined;
+  const timeoutMs = unbounded ? UNBOUNDED_PATTERN_MS : request.timeoutMs;
   if ("error" in rules) return refused(rules.error);
   // (As ripgrep: -m 0 searches nothing.)
   if (request.maxCount === 0) return 1;
@@ -278,7 +291,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
         // (-m: each file's scan stops after its last line shown; -q, -l and
         // --files-without-match need a file's first matching line alone, unless -c counts.)
         maxMatchesPerFile: firstAlone(request) ? 1 : request.maxCount,
-        deadline: request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs,
+        deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
         // (Each file is printed as the search finishes it: `… | head` ends the command at
         // once, and the matches are not held.)
         onFile: show,
@@ -330,7 +343,13 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     hits += hit.size;
     if (request.quiet && hits > 0) break;
   }
-  if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
+  if (stopped && unbounded) {
+    out.stderr(
+      `linewise: stopped by the time budget: ${
+        UNBOUNDED_PATTERN_MS / 1000
+      } s for a pattern that may backtrack without end (--timeout sets another)\n`,
+    );
+  } else if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");
   if (capped) {
     out.stderr(`linewise: stopped at --max-matches ${request.maxMatches}: more matches exist\n`);
   }

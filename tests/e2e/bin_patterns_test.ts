@@ -6,7 +6,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { callsWhilePinging, initialized, tempRoot, unversioned } from "../_helpers/binary.ts";
+import { spawn } from "node:child_process";
+import {
+  callsWhilePinging,
+  ensureBinary,
+  initialized,
+  tempRoot,
+  unversioned,
+} from "../_helpers/binary.ts";
 
 type Message = {
   id?: unknown;
@@ -218,6 +225,36 @@ test("a grep that runs into its 2 s budget answers at it, saying so", {
     assert.equal(await session.close(), 0);
   } finally {
     session.child.kill("SIGKILL");
+    root.remove();
+  }
+});
+
+test("the command line stops such a grep at the tools' 10 s without --timeout, saying so", {
+  timeout: 60_000,
+}, async () => {
+  const root = tempRoot();
+  try {
+    const [pattern, line] = CASES[0];
+    writeFileSync(join(root.dir, "a.txt"), `before\n${line}after c\n`);
+    const started = performance.now();
+    const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>(
+      (resolve) => {
+        const child = spawn(ensureBinary(), ["grep", pattern, "a.txt"], { cwd: root.dir });
+        let [stdout, stderr] = ["", ""];
+        child.stdout.on("data", (chunk) => stdout += chunk);
+        child.stderr.on("data", (chunk) => stderr += chunk);
+        child.on("close", (status) => resolve({ status, stdout, stderr }));
+      },
+    );
+    const ms = performance.now() - started;
+    assert.equal(run.stdout, "");
+    assert.equal(
+      run.stderr,
+      "linewise: stopped by the time budget: 10 s for a pattern that may backtrack without end (--timeout sets another)\n",
+    );
+    assert.equal(run.status, 2);
+    assert.ok(ms >= 9_500 && ms < 20_000, `${ms} ms`);
+  } finally {
     root.remove();
   }
 });
