@@ -119,6 +119,8 @@ export function grepRequest(
     progressAfterMs: io.stderrIsTerminal ? io.progressAfterMs ?? 1000 : undefined,
     maxMatches: count(values["max-matches"], "--max-matches", 1),
     timeoutMs: seconds(values.timeout, "--timeout"),
+    maxLines: count(values["max-lines"], "--max-lines", 1),
+    maxChars: count(values["max-chars"], "--max-chars", 1000),
   };
 }
 

@@ -97,6 +97,10 @@ export interface GrepRequest {
   lineBuffered: boolean;
   maxMatches: number | undefined;
   timeoutMs: number | undefined;
+  /** The most lines printed (`--max-lines`: rows, counts or paths, as the tools' budget). */
+  maxLines?: number;
+  /** The most characters printed (`--max-chars`). */
+  maxChars?: number;
   /** Show progress on stderr once a search has run this long (stderr is a terminal). */
   progressAfterMs?: number;
 }
@@ -189,8 +193,11 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   // (As ripgrep: -m 0 searches nothing.)
   if (request.maxCount === 0) return 1;
   const context = Math.max(request.before, request.after);
-  // (-q prints nothing, and the search stops at the first match.)
-  const print = request.quiet ? () => {} : (text: string) => out.stdout(text);
+  // (-q prints nothing, and the search stops at the first match. --max-lines and --max-chars
+  // stop the search once the output holds what they allow.)
+  const spent = new AbortController();
+  const budget = printBudget(request, (text) => out.stdout(text), () => spent.abort(SPENT));
+  const print = request.quiet ? () => {} : budget.print;
   const shown = {
     numbers: request.lineNumbers,
     heading: request.heading,
@@ -295,11 +302,17 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
         // (Each file is printed as the search finishes it: `… | head` ends the command at
         // once, and the matches are not held.)
         onFile: show,
+        signal: spent.signal,
         // (A file named on the line is listed whether binary or not, below.)
         onNoMatch: !request.filesWithoutMatch || named ? undefined : showWithout,
       });
     } catch (error) {
       progress.clear();
+      // (Cut at the output's budget: what was printed stands.)
+      if (error === SPENT) {
+        hits += hit.size;
+        break;
+      }
       // A glob that cannot be read is the command's mistake: said once, as ripgrep says it.
       if (error instanceof InputError) {
         out.stderr(`linewise: ${error.message}\n`);
@@ -353,6 +366,9 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   if (capped) {
     out.stderr(`linewise: stopped at --max-matches ${request.maxMatches}: more matches exist\n`);
   }
+  if (budget.cut !== undefined) {
+    out.stderr(`linewise: stopped at ${budget.cut}: more output exists\n`);
+  }
   // (As ripgrep: a search of the current directory that had no file left to search is told.)
   if (
     !request.pathsGiven && !request.stdin && !stopped && !failed && hits === 0 && searched === 0
@@ -366,11 +382,55 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   const found = request.filesWithoutMatch && !request.quiet ? without : hits;
   // (As ripgrep: with -q, a match found outweighs a path that could not be searched.)
   if (request.quiet && found > 0) return 0;
-  if (failed || ((stopped || capped) && found === 0)) return 2;
+  if (failed || ((stopped || capped || budget.cut !== undefined) && found === 0)) return 2;
   return found > 0 ? 0 : 1;
 }
 
+/** Why a search stopped at the output's budget (the abort's reason). */
+const SPENT = new Error("the output's budget is spent");
+
+/**
+ * Output within `--max-lines` and `--max-chars`: whole lines, as many as both allow; the
+ * first that does not fit is cut with the rest, and `spent` is called once.
+ *
+ * @returns the writer, and which budget cut the output (undefined while none has)
+ */
+function printBudget(
+  request: Pick<GrepRequest, "maxLines" | "maxChars">,
+  write: (text: string) => void,
+  spent: () => void,
+): { print(text: string): void; readonly cut: string | undefined } {
+  const { maxLines = Infinity, maxChars = Infinity } = request;
+  let lines = 0;
+  let chars = 0;
+  let cut: string | undefined;
+  return {
+    get cut() {
+      return cut;
+    },
+    print(text) {
+      if (cut !== undefined) return;
+      if (maxLines === Infinity && maxChars === Infinity) return write(text);
+      let end = 0;
+      while (end < text.length) {
+        const newline = text.indexOf("\n", end);
+        const next = newline === -1 ? text.length : newline + 1;
+        if (lines + 1 > maxLines || chars + next - end > maxChars) {
+          cut = lines + 1 > maxLines ? `--max-lines ${maxLines}` : `--max-chars ${maxChars}`;
+          break;
+        }
+        lines++;
+        chars += next - end;
+        end = next;
+      }
+      if (end > 0) write(text.slice(0, end));
+      if (cut !== undefined) spent();
+    },
+  };
+}
+
 /** Whether grep prints how many lines of each file match (`-c`, without `-o`). */
+
 function countsLines(request: GrepRequest): boolean {
   return request.count && !request.onlyMatching && !request.countMatches;
 }

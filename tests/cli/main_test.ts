@@ -249,6 +249,33 @@ describe("the linewise command line", () => {
     assert.deepEqual([counted.stdout, counted.stderr], ["2\n", ""]);
   });
 
+  test("grep --max-lines and --max-chars cap what it prints, and say so", () => {
+    const rows = Array.from({ length: 100 }, (_, i) => `row ${i + 1} ${"x".repeat(20)}\n`);
+    writeFileSync(join(root.dir, "rows.txt"), rows.join(""));
+    const grep = (...args: string[]) => runCli(["grep", ...args, "rows.txt"], root.dir);
+    const two = grep("row", "--max-lines", "2");
+    const counted = grep("-c", "row", "--max-lines", "1");
+    const chars = grep("row", "--max-chars", "1000");
+    const context = grep("-C1", "row 5 ", "--max-lines", "2");
+    const fits = grep("row 1[0-9] ", "--max-lines", "10");
+    const none = grep("nothing", "--max-lines", "1");
+    rmSync(join(root.dir, "rows.txt"));
+    assert.deepEqual([two.stdout, two.stderr, two.status], [
+      `1:${rows[0]}2:${rows[1]}`,
+      "linewise: stopped at --max-lines 2: more output exists\n",
+      0,
+    ]);
+    assert.deepEqual([counted.stdout, counted.stderr], ["100\n", ""]);
+    // (Whole lines, as many as fit in 1,000 characters.)
+    const lines = chars.stdout.split("\n").length - 1;
+    assert.ok(chars.stdout.length <= 1000 && chars.stdout.length + 32 > 1000, chars.stdout);
+    assert.equal(chars.stdout, rows.slice(0, lines).map((row, i) => `${i + 1}:${row}`).join(""));
+    assert.equal(chars.stderr, "linewise: stopped at --max-chars 1000: more output exists\n");
+    assert.deepEqual([context.stdout, context.status], [`4-${rows[3]}5:${rows[4]}`, 0]);
+    assert.deepEqual([fits.stdout.split("\n").length - 1, fits.stderr], [10, ""]);
+    assert.deepEqual([none.stdout, none.stderr, none.status], ["", "", 1]);
+  });
+
   test("a leading -- is passed over, as deno task start -- passes it on", () => {
     writeFileSync(join(root.dir, "dash.txt"), "x\nneedle\n");
     const out = runCli(["--", "grep", "needle", "dash.txt", "--max-matches", "1"], root.dir);
