@@ -42,7 +42,9 @@ export function grepPattern(
     compiled = compilePattern(pattern, options);
   } catch (error) {
     if (!(error instanceof PatternError)) throw error;
-    return { error: inCommandWords(patternAtFault(request) ?? error) };
+    const fault = patternAtFault(request);
+    if (fault === undefined && request.word) return { error: wordRefused(request.patterns) };
+    return { error: inCommandWords(fault ?? error) };
   }
   if (request.invert) {
     return {
@@ -87,6 +89,17 @@ function patternAtFault(request: PatternRequest): PatternError | undefined {
     }
   }
   return undefined;
+}
+
+/**
+ * Why `-w` cannot be run with patterns that run alone: `-w` puts lookarounds around them, and
+ * one that must run on the linear-time engine (for a repetition that could take exponential
+ * time) cannot have them there; `\b`, which that engine has, can (ASCII word characters).
+ */
+function wordRefused(patterns: readonly string[]): string {
+  const any = patterns.length === 1 ? patterns[0] : patterns.map((p) => `(?:${p})`).join("|");
+  const bounded = `\\b(?:${any})\\b`;
+  return `-w puts lookarounds around the pattern, and a pattern that runs on the linear-time engine (as this one must, for its repetition) cannot have them: write \\b on either side instead ('${bounded}', ASCII word characters), or pass -F`;
 }
 
 /** A pattern's error in the command line's words: its flags, not the tool's arguments. */

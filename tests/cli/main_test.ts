@@ -249,6 +249,19 @@ describe("the linewise command line", () => {
     assert.deepEqual([counted.stdout, counted.stderr], ["2\n", ""]);
   });
 
+  test("grep -w of a pattern only the linear engine runs says to write \\b instead", () => {
+    writeFileSync(join(root.dir, "w.txt"), "getValue setValue x\nresetValue\n");
+    const word = runCli(["grep", "-w", "(get|set)+Value", "w.txt"], root.dir);
+    const bounded = runCli(["grep", "\\b(?:(get|set)+Value)\\b", "w.txt"], root.dir);
+    rmSync(join(root.dir, "w.txt"));
+    assert.equal(word.status, 2);
+    assert.equal(
+      word.stderr,
+      "linewise: -w puts lookarounds around the pattern, and a pattern that runs on the linear-time engine (as this one must, for its repetition) cannot have them: write \\b on either side instead ('\\b(?:(get|set)+Value)\\b', ASCII word characters), or pass -F\n",
+    );
+    assert.deepEqual([bounded.stdout, bounded.status], ["1:getValue setValue x\n", 0]);
+  });
+
   test("grep --max-lines and --max-chars cap what it prints, and say so", () => {
     const rows = Array.from({ length: 100 }, (_, i) => `row ${i + 1} ${"x".repeat(20)}\n`);
     writeFileSync(join(root.dir, "rows.txt"), rows.join(""));
