@@ -767,7 +767,6 @@ export class DirectoryStore extends BaseFileStore {
       display: node.display,
       mode: keep?.mode,
       executable: options.executable,
-
       owner: keep && { uid: keep.uid, gid: keep.gid },
       overwrite: options.overwrite,
       tidy,

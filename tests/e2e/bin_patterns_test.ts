@@ -73,7 +73,8 @@ test("slow greps at once take turns: reads, pings and other greps go on, each wi
   const root = tempRoot();
   writeFileSync(join(root.dir, "slow.txt"), "c" + "a".repeat(500) + "\n");
   writeFileSync(join(root.dir, "small.txt"), "one\ntwo\nthree\n");
-  const session = await initialized(["serve", "--root", root.dir, "--timeout", "1"]);
+  // (A budget of 2 s: a plain grep that waited for a slow one would wait that long.)
+  const session = await initialized(["serve", "--root", root.dir, "--timeout", "2"]);
   try {
     const call = (id: string, name: string, args: unknown) => ({
       id,
@@ -93,10 +94,11 @@ test("slow greps at once take turns: reads, pings and other greps go on, each wi
     const { answers, pings } = await callsWhilePinging(session, [...greps, plain, ...reads]);
     const found = answers.get("plain")!;
     assert.match((found.message.result!.content as { text: string }[])[0].text, /^2\ttwo$/m);
-    assert.ok(found.ms < 500, `a plain grep beside them answered in ${found.ms} ms`);
+    // (Under 1 s: 533 ms once, beside two other test files, on a machine a third as fast.)
+    assert.ok(found.ms < 1000, `a plain grep beside them answered in ${found.ms} ms`);
     const notes = greps.map(({ id }) => {
       const { message, ms } = answers.get(id)!;
-      assert.ok(ms < 1000 + 1000, `${id} answered in ${ms} ms`);
+      assert.ok(ms < 2000 + 1000, `${id} answered in ${ms} ms`);
       return (message.result!.content as { text: string }[])[0].text;
     });
     // Each is stopped by the time budget wherever its deadline finds it: waiting for its turn,
