@@ -6,7 +6,7 @@
  */
 import { LineRangeError } from "./input_errors.ts";
 import { splitBom } from "./bom.ts";
-import { countLines, lineSpanAt } from "./split_lines.ts";
+import { countLines, lineSpanAt, lineStartAfter } from "./split_lines.ts";
 
 /** Lines taken from a text. */
 export interface LineSlice {
@@ -83,10 +83,10 @@ export function sliceLines(text: string, start: number, end?: number): LineSlice
   checkLineRange(start, end, total);
   const last = Math.min(end ?? total, total);
   const lines: string[] = [];
-  let at = 0;
-  for (let line = 1; line <= last; line++) {
+  let at = lineStartAfter(body, 0, start - 1);
+  for (let line = start; line <= last; line++) {
     const span = lineSpanAt(body, at);
-    if (line >= start) lines.push(body.slice(at, span.next));
+    lines.push(body.slice(at, span.next));
     at = span.next;
   }
   return { lines, start, end: start + lines.length - 1, total };
