@@ -24,6 +24,7 @@ import { grepPattern } from "./_grep_pattern.ts";
 import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { STDIN_NAME, type StdinSource } from "./_stdin.ts";
+import { DEFAULT_TIME_BUDGET_MS } from "../tools/options.ts";
 
 /** What the grep command was asked. */
 export interface GrepRequest {
@@ -140,12 +141,6 @@ export async function grepCommand(
 }
 
 /**
- * The time budget of a search whose pattern no engine bounds (it is scanned where it can be
- * stopped), when `--timeout` gives none: the tools' default (10 s).
- */
-export const UNBOUNDED_PATTERN_MS = 10_000;
-
-/**
  * The characters of output gathered into one write off a terminal: about ripgrep's 8 KiB, so
 
  * that a reader that stops early (`| head -1`) stops the search as soon.
@@ -188,7 +183,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   // may take polynomial or exponential time on a line: without --timeout it stops at the
   // tools' default budget rather than never.)
   const unbounded = request.timeoutMs === undefined && matcher.stoppable !== undefined;
-  const timeoutMs = unbounded ? UNBOUNDED_PATTERN_MS : request.timeoutMs;
+  const timeoutMs = unbounded ? DEFAULT_TIME_BUDGET_MS : request.timeoutMs;
   if ("error" in rules) return refused(rules.error);
   // (As ripgrep: -m 0 searches nothing.)
   if (request.maxCount === 0) return 1;
@@ -359,7 +354,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   if (stopped && unbounded) {
     out.stderr(
       `linewise: stopped by the time budget: ${
-        UNBOUNDED_PATTERN_MS / 1000
+        DEFAULT_TIME_BUDGET_MS / 1000
       } s for a pattern that may backtrack without end (--timeout sets another)\n`,
     );
   } else if (stopped) out.stderr("linewise: stopped by the time budget (--timeout)\n");

@@ -4,6 +4,9 @@
  * @module
  */
 
+/** How long one grep may run by default, in milliseconds. */
+export const DEFAULT_TIME_BUDGET_MS = 10_000;
+
 /** Options of {@linkcode createTools}. */
 export interface ToolOptions {
   /**
@@ -83,7 +86,7 @@ export function settings(options: ToolOptions): Settings {
     cut: options.cut ??
       Math.max(100, Math.min(2000, Math.floor((rowRoom(maxChars) - CUT_ROW_EXTRA) / 2))),
     maxEditBytes: options.maxEditBytes ?? 64 * 1024 * 1024,
-    timeBudgetMs: options.timeBudgetMs ?? 10000,
+    timeBudgetMs: options.timeBudgetMs ?? DEFAULT_TIME_BUDGET_MS,
     sessionBytes: options.sessionBytes ?? 32 * 1024 * 1024,
     force: options.force ?? false,
     log: options.log ?? ((message) => console.error(message)),
