@@ -146,6 +146,32 @@ describe("writeAtomically()", () => {
   );
 
   test(
+    "where the file system cannot swap, the write renames, and the check is not asked",
+    withDir(async (dir) => {
+      writeFileSync(join(dir, "a.txt"), "old");
+      const files = filesOf(dir);
+      const handle = files.openDir(dir);
+      // (As a file system without RENAME_EXCHANGE answers it.)
+      handle.exchange = () => {
+        throw Object.assign(new Error("EINVAL: invalid argument, rename"), { code: "EINVAL" });
+      };
+      let asked = false;
+      try {
+        await writeAtomically(files, handle, "a.txt", bytes("new"), {
+          display: "a.txt",
+          overwrite: true,
+          tidy: false,
+          replaced: () => asked = true,
+        });
+      } finally {
+        handle.close();
+      }
+      assert.equal(readFileSync(join(dir, "a.txt"), "utf8"), "new");
+      assert.deepEqual([readdirSync(dir), asked], [["a.txt"], false]);
+    }),
+  );
+
+  test(
     "a failing check before the rename leaves the old content and no temporary file",
     withDir(async (dir) => {
       writeFileSync(join(dir, "a.txt"), "old");
