@@ -23,7 +23,7 @@ export const ALLOWED: Record<string, readonly string[]> = {
   search: ["core", "io", "match", "files", "store"],
   disk: ["core", "io", "match", "files", "search", "store"],
   tools: ["core", "match", "store", "versions", "tools/edit", "tools/read"],
-  "tools/edit": ["core", "match", "store", "versions", "tools"],
+  "tools/edit": ["core", "io", "match", "store", "versions", "tools"],
   "tools/read": ["core", "match", "store", "versions", "tools"],
   mcp: ["core", "tools"],
   testing: ["core", "store"],
@@ -61,7 +61,8 @@ const TOOLS_SHARED = [
 /** Modules of other folders that a folder may import only these files of. */
 const ONLY: Record<string, Record<string, readonly string[]>> = {
   tools: { store: STORE_CONTRACT },
-  "tools/edit": { store: STORE_CONTRACT, tools: TOOLS_SHARED },
+  // (io: to start the worker that computes an edit of a large file, tools/edit/_edit_thread.ts.)
+  "tools/edit": { io: ["io/runtime.ts"], store: STORE_CONTRACT, tools: TOOLS_SHARED },
   "tools/read": { store: STORE_CONTRACT, tools: TOOLS_SHARED },
   mcp: { tools: ["tools/tool.ts"] },
 };

@@ -134,6 +134,8 @@ export const WORKER_MODULES = {
   pattern: "match/_pattern_worker.ts",
   /** Watches the roots for the search index (`search/index/_tree_watcher.ts`). */
   watch: "search/index/_watch_thread.ts",
+  /** Computes an edit of a large file (`tools/edit/_edit_thread.ts`). */
+  edit: "tools/edit/_edit_worker.ts",
 } as const;
 
 /**

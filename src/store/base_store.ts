@@ -609,7 +609,11 @@ export abstract class BaseFileStore implements FileStore {
    */
   async update<T>(
     path: string,
-    edit: (text: string, display: string) => EditOutcome<T>,
+    edit: (
+      text: string,
+      display: string,
+      bytes: Uint8Array,
+    ) => EditOutcome<T> | Promise<EditOutcome<T>>,
     options: UpdateOptions = {},
   ): Promise<T> {
     if (typeof edit !== "function") throw new TypeError("edit must be a function");
@@ -622,7 +626,8 @@ export abstract class BaseFileStore implements FileStore {
           if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
           const { text, invalid } = decodeUtf8(bytes);
           if (invalid) throw new InvalidUtf8Error(path);
-          const outcome = edit(text, node.display);
+          const outcome = await edit(text, node.display, bytes);
+
           // (The same text is written again to change the mode alone.)
           const same = outcome.text === text && options.executable === undefined;
           if (outcome.text === undefined || same) return outcome.value;

@@ -183,13 +183,16 @@ export class Session {
     return this.#files.get(path)?.shown.findLast((s) => s.version === wanted);
   }
 
-  /** Records an edit: `after` becomes the latest version shown, and the step can be undone. */
-  edited(path: string, before: string, after: string): string {
+  /**
+   * Records an edit: `after` becomes the latest version shown (`version`, when the caller has
+   * it already), and the step can be undone.
+   */
+  edited(path: string, before: string, after: string, version?: string): string {
     // The text before is most often the one held already: hold one copy of it.
     const held = this.#files.get(path);
     const same = [held?.edits.at(-1)?.after, held?.shown.at(-1)?.text].find((t) => t === before);
     if (same !== undefined) before = same;
-    const version = this.showed(path, after)!;
+    version = this.showed(path, after, version)!;
     const file = this.#touch(path);
     file.edits.push({ before, after });
     if (file.edits.length > UNDO_STEPS) file.edits.shift();

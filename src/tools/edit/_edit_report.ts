@@ -19,7 +19,7 @@ import type { ToolResult } from "../tool.ts";
  * (and counted in `regions_total`), so that an edit of 200,000 places stays within the output
  * budget in both.
  */
-const SHOWN_REGIONS = 20;
+export const SHOWN_REGIONS = 20;
 /** Lines of context around a changed region. */
 const AROUND = 2;
 
@@ -27,11 +27,12 @@ const AROUND = 2;
 export function editReport(
   path: string,
   before: string,
-  edit: EditResult,
+  edit: EditResult & { regionsTotal?: number },
   dryRun: boolean,
   settings: Settings,
   note?: string,
 ): ToolResult {
+  const regionsTotal = edit.regionsTotal ?? edit.regions.length;
   const regions = edit.regions.slice(0, SHOWN_REGIONS).map((r) => ({
     old_start: r.oldStart,
     old_end: r.oldEnd,
@@ -44,7 +45,7 @@ export function editReport(
     written: !dryRun,
     dry_run: dryRun,
     regions,
-    ...(edit.regions.length > SHOWN_REGIONS ? { regions_total: edit.regions.length } : {}),
+    ...(regionsTotal > SHOWN_REGIONS ? { regions_total: regionsTotal } : {}),
     line_delta: edit.lineDelta,
     total_lines: totalLines,
     ...(edit.occurrences === undefined ? {} : { occurrences: edit.occurrences }),
@@ -102,11 +103,11 @@ export function editReport(
   }
   showRows();
 
-  if (edit.regions.length > SHOWN_REGIONS) {
+  if (regionsTotal > SHOWN_REGIONS) {
     text = appendNote(
       text,
       `${
-        edit.regions.length - SHOWN_REGIONS
+        regionsTotal - SHOWN_REGIONS
       } more changed regions not shown; lines after the last one moved by ${
         signed(edit.lineDelta)
       }`,

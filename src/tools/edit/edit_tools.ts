@@ -3,19 +3,17 @@
 // disk) and its atomic, serialised write; the numbered ones are checked against the version
 // the agent saw (_numbered.ts).
 import {
-  type EditResult,
   ExpectedTextMismatchError,
   InputError,
-  insertLines,
   type LineEdit,
   quotePath,
-  replaceLines,
-  replaceTexts,
   type TextEdit,
 } from "../../core/mod.ts";
 import type { FileStore } from "../../store/file_store.ts";
 import { checkArgs } from "../_args.ts";
-import { editReport, withVersion } from "./_edit_report.ts";
+import { editReport, SHOWN_REGIONS, withVersion } from "./_edit_report.ts";
+import type { ComputedEdit } from "./_edit_jobs.ts";
+import { computeEdit } from "./_edit_thread.ts";
 import { mismatch, type NumberedCall, place } from "./_numbered.ts";
 import type { Session } from "../_session.ts";
 import { LINE_RULE, type Settings } from "../options.ts";
@@ -82,7 +80,7 @@ export const EDITING = {
 
 /** What an edit computed from the file's current text. */
 interface Computed {
-  result: EditResult;
+  result: ComputedEdit;
   /** Said before the changed regions (an edit carried over to where its lines moved). */
   note?: string;
 }
@@ -95,11 +93,11 @@ async function edit(
   { store, settings, session }: EditContext,
   file: string,
   dry: boolean,
-  compute: (text: string, display: string) => Computed,
+  compute: (text: string, display: string, bytes: Uint8Array) => Promise<Computed>,
   signal: AbortSignal | undefined,
 ): Promise<ToolResult> {
-  const done = await store.update(file, (text, display) => {
-    const { result, note } = compute(text, display);
+  const done = await store.update(file, async (text, display, bytes) => {
+    const { result, note } = await compute(text, display, bytes);
     if (result.text === text) {
       throw new InputError(
         "the new text is what the file already holds there, so nothing would change; nothing was written",
@@ -117,7 +115,8 @@ async function edit(
     done.note,
   );
   if (dry) return report;
-  return withVersion(report, session.edited(done.display, done.text, done.result.text));
+  const { text: after, version } = done.result;
+  return withVersion(report, session.edited(done.display, done.text, after, version));
 }
 
 /** The numbered-edit call for one file's current text (`asOf`: the session's mark at its start). */
@@ -199,7 +198,13 @@ export function replaceTool(context: EditContext): ToolDefinition {
         context,
         a.path,
         a.dry_run,
-        (text) => ({ result: replaceTexts(text, edits, { exact: a.exact }) }),
+        async (text, _display, bytes) => ({
+          result: await computeEdit(
+            { kind: "replace", text, edits, exact: a.exact, keep: SHOWN_REGIONS },
+            bytes,
+            call?.signal,
+          ),
+        }),
         call?.signal,
       );
     },
@@ -295,7 +300,7 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
       // (Taken as the request arrived where the server did, else now, before the store's lock
       // is awaited; held until the call ends.)
       const held = call?.arrival ?? context.session.hold();
-      return edit(context, a.path, a.dry_run, (text, display) => {
+      return edit(context, a.path, a.dry_run, async (text, display, bytes) => {
         const numberedCall = numbered(context, text, display, {
           version: a.version,
           guarded,
@@ -309,7 +314,8 @@ export function replaceLinesTool(context: EditContext): ToolDefinition {
           end_line: placed.numbers[i] + targets[i].end - targets[i].start,
         }));
         try {
-          return { result: replaceLines(text, edits, { exact: a.exact }), note: placed.note };
+          const job = { kind: "lines", text, edits, exact: a.exact, keep: SHOWN_REGIONS } as const;
+          return { result: await computeEdit(job, bytes, call?.signal), note: placed.note };
         } catch (error) {
           if (!(error instanceof ExpectedTextMismatchError)) throw error;
           throw mismatch(
@@ -380,7 +386,7 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
       // (Taken as the request arrived where the server did, else now, before the store's lock
       // is awaited; held until the call ends.)
       const held = call?.arrival ?? context.session.hold();
-      return edit(context, a.path, a.dry_run, (text, display) => {
+      return edit(context, a.path, a.dry_run, async (text, display, bytes) => {
         const numberedCall = numbered(context, text, display, {
           version: a.version,
           guarded,
@@ -390,10 +396,19 @@ export function insertLinesTool(context: EditContext): ToolDefinition {
         const placed = place(numberedCall, [{ after: a.after_line }]);
         const after = placed.numbers[0];
         try {
-          const result = insertLines(text, after, a.text, {
-            exact: a.exact,
-            expected: a.expected_text,
-          });
+          const result = await computeEdit(
+            {
+              kind: "insert",
+              text,
+              after,
+              insert: a.text,
+              exact: a.exact,
+              expected: a.expected_text,
+              keep: SHOWN_REGIONS,
+            },
+            bytes,
+            call?.signal,
+          );
           return { result, note: placed.note };
         } catch (error) {
           if (!(error instanceof ExpectedTextMismatchError)) throw error;
