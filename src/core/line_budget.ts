@@ -17,6 +17,14 @@ export interface LineLimits {
   cut: number;
 }
 
+/** A text's lines by index from 0, terminators kept: an array, or a `LineIndex`. */
+export interface LineList {
+  /** How many lines. */
+  readonly length: number;
+  /** The line at `index` (from 0), or undefined past the end. */
+  at(index: number): string | undefined;
+}
+
 /** Counts lines and characters against a read's limits. */
 export class LineBudget {
   readonly #options: LineLimits;
@@ -47,7 +55,7 @@ export class LineBudget {
 /**
  * The lines a read of `lines` from `start` takes within `limits` (at least one when one exists).
  *
- * @param lines every line of the text, terminators kept
+ * @param lines every line of the text, terminators kept (an array, or a `LineIndex`)
  * @param start the first line wanted, 1-based
  * @param limits the end and the budget
  * @returns the lines taken, and whether lines wanted are left after them
@@ -60,7 +68,7 @@ export class LineBudget {
  * ```
  */
 export function takeLines(
-  lines: readonly string[],
+  lines: LineList,
   start: number,
   limits: LineLimits,
 ): { lines: string[]; more: boolean } {
@@ -68,7 +76,7 @@ export function takeLines(
   const budget = new LineBudget(limits);
   let next = start;
   while (next <= lines.length) {
-    const line = lines[next - 1];
+    const line = lines.at(next - 1)!;
     taken.push(line);
     if (budget.take(line, next++)) break;
   }

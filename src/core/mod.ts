@@ -18,6 +18,7 @@ export * from "./bom.ts";
 export * from "./columns.ts";
 export * from "./slice_lines.ts";
 export * from "./line_budget.ts";
+export * from "./line_index.ts";
 export * from "./format_rows.ts";
 export * from "./matcher.ts";
 export * from "./scan_text.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import process from "node:process";
-import { splitBom, splitLines, takeLines } from "../core/mod.ts";
+import { LineIndex, splitBom, takeLines } from "../core/mod.ts";
 import { checkRangeOptions } from "./_line_budget.ts";
 import { LockTable } from "./_locks.ts";
 import { comparePaths, joinDisplay, segments } from "./_paths.ts";
@@ -458,7 +458,7 @@ export abstract class BaseFileStore implements FileStore {
     const { bytes } = await this.readFile(node, undefined);
     if (isBinary(bytes)) throw new BinaryFileError(path, bytes.length);
     const { text, invalid } = decodeUtf8(bytes);
-    const all = splitLines(splitBom(text).body);
+    const all = new LineIndex(splitBom(text).body);
     const { lines, more } = takeLines(all, options.start, options);
     return {
       path: node.display,

@@ -1,5 +1,6 @@
 // What one tools instance (one MCP connection) remembers: the versions of files it showed,
 // with their text, and the edits it made, within a memory budget.
+import type { LineIndex } from "../core/mod.ts";
 import { versionOf } from "../versions/mod.ts";
 
 /** A version of a file this session showed: its hash, and its text while the budget allows. */
@@ -10,8 +11,8 @@ export interface Shown {
   text: string | undefined;
   /** The store's identity of the file when it held this text (`FileInfo.identity`). */
   identity?: string;
-  /** The text's lines, kept beside it for reads (they share its memory). */
-  lines?: string[];
+  /** The text's lines, kept beside it for reads. */
+  lines?: LineIndex;
 }
 
 /** One edit this session made, for undo. */
@@ -111,7 +112,7 @@ export class Session {
     path: string,
     text: string | undefined,
     version?: string,
-    known: { identity?: string; lines?: string[] } = {},
+    known: { identity?: string; lines?: LineIndex } = {},
   ): string | undefined {
     if (text !== undefined) version ??= versionOf(text);
     // (A file shown for the first time, without its text, as most of those a grep shows: only
@@ -267,13 +268,13 @@ export class Session {
   }
 }
 
-/** Bytes held for a file: two per UTF-16 unit of each text, and 16 per line kept beside one. */
+/** Bytes held for a file: two per UTF-16 unit of each text, and what the index of its lines holds. */
 function sizeOf(file: FileMemory): number {
   const texts = new Set<string>();
   let bytes = 0;
   for (const s of file.shown) {
     if (s.text !== undefined) texts.add(s.text);
-    bytes += (s.lines?.length ?? 0) * 16;
+    bytes += s.lines?.bytes ?? 0;
   }
   for (const e of file.edits) texts.add(e.before).add(e.after);
   for (const text of texts) bytes += text.length * 2;

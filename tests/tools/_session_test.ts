@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { LineIndex } from "../../src/core/mod.ts";
 import { Session, UNDO_STEPS, VERSIONS_PER_FILE } from "../../src/tools/_session.ts";
 import { versionOf } from "../../src/versions/mod.ts";
 
@@ -60,14 +61,15 @@ describe("Session", () => {
   test("a file shown again as it was last shown (a grep repeated) keeps its text, and is used", () => {
     const s = new Session(100);
     const a = "a".repeat(20);
-    s.showed("a.txt", a, undefined, { identity: "i1", lines: ["x"] }); // 40 + 16 bytes
+    const lines = new LineIndex("x\n".repeat(200)); // (4 starts kept: 16 bytes)
+    s.showed("a.txt", a, undefined, { identity: "i1", lines }); // 40 + 16 bytes
     s.showed("b.txt", "b".repeat(10)); // 20 bytes
     assert.equal(s.showed("a.txt", undefined, versionOf(a), { identity: "i1" }), versionOf(a));
     assert.deepEqual(s.known("a.txt", "i1"), {
       version: versionOf(a),
       text: a,
       identity: "i1",
-      lines: ["x"],
+      lines,
     });
     s.showed("c.txt", "c".repeat(10));
     s.showed("d.txt", "d".repeat(5)); // 106 > 100: b, used least recently, goes
@@ -89,7 +91,7 @@ describe("Session", () => {
     assert.equal(s.find("a.txt", versionOf(a)), undefined);
     assert.equal(s.bytes, 0);
     // Lines kept with a version, which rows of that version shown again (by grep) replace.
-    s.showed("c.txt", undefined, "c1", { lines: ["x"] }); // 16 bytes
+    s.showed("c.txt", undefined, "c1", { lines: new LineIndex("x\n".repeat(200)) }); // 16 bytes
     s.showed("c.txt", undefined, "c2");
     assert.equal(s.bytes, 16);
     s.showed("c.txt", undefined, "c1");

@@ -2,7 +2,7 @@
 // so that the session can remember the version those lines belong to. A file the store
 // vouches has not changed since the session last read it (`FileInfo.identity`) is not read
 // again.
-import { type ScanRow, splitBom, splitLines } from "../../core/mod.ts";
+import { LineIndex, type ScanRow, splitBom } from "../../core/mod.ts";
 import { rowsInBytes } from "../../core/_rows_in_bytes.ts";
 import { FileTooLargeError, StoreError } from "../../store/errors.ts";
 import type { FileStore } from "../../store/file_store.ts";
@@ -16,7 +16,7 @@ export interface Snapshot {
   path: string;
   text: string;
   /** The lines of the text (BOM aside), terminators kept. */
-  lines: string[];
+  lines: LineIndex;
   version: string;
   /** The store's identity of the file with this text, when it gave one. */
   identity?: string;
@@ -46,7 +46,7 @@ export async function snapshot(
   const known = session.known(info.path, identity);
   if (known) {
     const text = known.text!;
-    const lines = known.lines ?? splitLines(splitBom(text).body);
+    const lines = known.lines ?? new LineIndex(splitBom(text).body);
     return { path: info.path, text, lines, version: known.version!, identity };
   }
   let underWay = reading.get(session);
@@ -78,7 +78,7 @@ async function read(
     throw error;
   }
   if (file.invalidUtf8) return undefined;
-  const lines = splitLines(splitBom(file.text).body);
+  const lines = new LineIndex(splitBom(file.text).body);
   return {
     path: file.path,
     text: file.text,
