@@ -695,6 +695,25 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("update() refuses a large file changed past its first MiB, with an edit that awaits", async (t) => {
+        const head = "x".repeat(3 << 20);
+        await withStore({ "big.txt": head + "one\n" }, [], async (store, fixture) => {
+          if (fixture.changeFile === undefined) {
+            t.skip?.("the fixture cannot change files behind the store's back");
+            return;
+          }
+          await assert.rejects(
+            store.update("big.txt", async (text) => {
+              await new Promise((resolve) => setTimeout(resolve, 1));
+              fixture.changeFile!("big.txt", head + "two\n");
+              return { text: text + "more\n", value: 0 };
+            }),
+            { code: "changed" },
+          );
+          assert.ok((await store.readText("big.txt")).text === head + "two\n", "left as changed");
+        });
+      });
+
       it("write(), update() and delete() aborted before they commit change nothing", async () => {
         await withStore({ "a.txt": "one\n" }, [], async (store) => {
           const controller = new AbortController();

@@ -1,14 +1,7 @@
 // What an edit tool shows: the changed regions with their new numbers and how later lines
 // moved, or for a dry run a unified diff.
 import { createPatch } from "diff";
-import {
-  appendNote,
-  countLines,
-  type EditResult,
-  formatRows,
-  sliceLines,
-  splitBom,
-} from "../../core/mod.ts";
+import { appendNote, type EditResult, formatRows, LineIndex, splitBom } from "../../core/mod.ts";
 import { DIFF_LIMITS } from "../../versions/mod.ts";
 import { ok, rowChars } from "../_results.ts";
 import type { Settings } from "../options.ts";
@@ -39,7 +32,10 @@ export function editReport(
     new_start: r.newStart,
     new_end: r.newEnd,
   }));
-  const totalLines = countLines(splitBom(edit.text).body);
+  // (One index of the new text's lines for the count and every window's rows: counting the lines
+  // for each window went through 48 MB 20 times, 0.8 s.)
+  const newLines = new LineIndex(splitBom(edit.text).body);
+  const totalLines = newLines.length;
   const structured = {
     path,
     written: !dryRun,
@@ -85,12 +81,17 @@ export function editReport(
     if (window === undefined) return;
     const { from, to } = window;
     window = undefined;
-    const { lines } = sliceLines(edit.text, from, to);
-    const rows = formatRows(lines.map((line, i) => ({ line: from + i, text: line })), {
-      maxRows: settings.maxLines,
-      maxChars: Math.max(1, rowChars(settings) - text.length),
-      cut: settings.cut,
-    });
+    const rows = formatRows(
+      Array.from({ length: to - from + 1 }, (_, i) => ({
+        line: from + i,
+        text: newLines.at(from + i - 1)!,
+      })),
+      {
+        maxRows: settings.maxLines,
+        maxChars: Math.max(1, rowChars(settings) - text.length),
+        cut: settings.cut,
+      },
+    );
     text += rows.text;
   };
   for (const region of edit.regions.slice(0, SHOWN_REGIONS)) {
