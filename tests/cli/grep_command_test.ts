@@ -219,3 +219,15 @@ test("a short option's value may follow an =, as ripgrep reads it", async () => 
   // (An = in a word that is no option's is the word's own.)
   assert.equal((await grep("--", "-m=2")).stdout, "");
 });
+
+test("grep --column counts bytes of the line as printed, U+FFFD for each byte that is not UTF-8", async () => {
+  const store = new MemoryStore({
+    "bad.txt": new Uint8Array([0x61, 0xff, 0x62, 0x20, 0x66, 0x6f, 0x6f, 0x0a]),
+  });
+  let stdout = "";
+  const out = { stdout: (text: string) => void (stdout += text), stderr: () => {} };
+  await grepCommand(store, requestOf(["--column", "foo"]), out);
+  // ("a\uFFFDb " is 1 + 3 + 1 + 1 bytes: foo starts at byte 7 of what is printed.)
+  assert.equal(stdout, "bad.txt:1:7:a\uFFFDb foo\n");
+  assert.equal(Buffer.from(stdout.split(":").slice(3).join(":")).indexOf("foo") + 1, 7);
+});
