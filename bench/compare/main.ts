@@ -18,6 +18,7 @@
 // ripgrep, the same lines as tail | head); a disagreement is printed and marked in the table.
 import process from "node:process";
 import { buildFiles, buildHugeLine, buildModules, buildTree, ensureTools } from "./corpus.ts";
+import { largeFileBench } from "./edits.ts";
 import { grepBench } from "./grep.ts";
 import { kernelBench } from "./kernel.ts";
 import { loadBench } from "./load.ts";
@@ -34,6 +35,7 @@ const BENCHES: Record<string, { corpora: Array<() => void>; run: () => Promise<v
   grep: { corpora: [buildTree], run: grepBench },
   modules: { corpora: [buildModules], run: modulesBench },
   bounded: { corpora: [buildFiles], run: boundedBench },
+  large: { corpora: [], run: largeFileBench },
   load: { corpora: [], run: loadBench },
   kernel: { corpora: [], run: kernelBench },
   versions: { corpora: [], run: versionsBench },
