@@ -69,7 +69,9 @@ export class LineIndex {
    * @returns the line, or undefined past either end
    */
   at(index: number): string | undefined {
-    const i = index < 0 ? this.length + index : Math.trunc(index);
+    // (As Array.prototype.at reads its index: toward zero, NaN as 0, then from the end.)
+    let i = Math.trunc(index) || 0;
+    if (i < 0) i += this.length;
     if (!(i >= 0 && i < this.length)) return undefined;
     const start = this.#startOf(i);
     const next = lineStartAfter(this.text, start, 1);

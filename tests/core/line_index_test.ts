@@ -44,10 +44,15 @@ describe("LineIndex", () => {
     }
   });
 
-  test("gives nothing for an index that is not a line", () => {
+  test("reads an index as an array does, and gives nothing past either end", () => {
     const index = new LineIndex("a\nb\n");
-    for (const i of [2, -3, NaN, Infinity, -Infinity]) assert.equal(index.at(i), undefined);
-    assert.equal(index.at(1.5), "b\n"); // (as Array.prototype.at: the integer part)
+    const lines = ["a\n", "b\n"];
+    for (const i of [2, -3, Infinity, -Infinity, NaN, 1.5, -0.5, -1.5, -2.5, 0.9]) {
+      assert.equal(index.at(i), lines.at(i), `at(${i}), as an array's`);
+      // (Whatever came before, the next line asked for is that line.)
+      assert.equal(index.at(1), "b\n", `at(1) after at(${i})`);
+      assert.equal(index.at(0), "a\n", `at(0) after at(${i})`);
+    }
     assert.equal(new LineIndex("").length, 0);
     assert.equal(new LineIndex("").at(0), undefined);
   });
