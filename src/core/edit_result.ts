@@ -55,6 +55,12 @@ export class ExpectedTextMismatchError extends Error {
   }
 }
 
+/**
+ * The occurrences an {@linkcode OldTextMatchError} names by line, at the most (`old_text`
+ * found 262,144 times named them all: 1.8 MB in one error).
+ */
+export const LINES_NAMED = 20;
+
 /** `old_text` was not found, or found more than once without `replace_all`. */
 export class OldTextMatchError extends Error {
   /** Line numbers where each occurrence starts (empty when not found). */
@@ -63,7 +69,8 @@ export class OldTextMatchError extends Error {
   /**
    * Builds the error, naming the line of every occurrence.
    *
-   * @param lines where each occurrence starts; empty when there is none
+   * @param lines where each occurrence starts (the message names the first {@linkcode LINES_NAMED});
+   *   empty when there is none
    * @param which the edit it is about when there are several (`edits[1]: `)
    */
   constructor(lines: number[], which = "") {
@@ -72,7 +79,9 @@ export class OldTextMatchError extends Error {
         (lines.length === 0
           ? "old_text was not found; read the file again and copy the text exactly (whitespace included), or use replace_lines with line numbers"
           : `old_text occurs ${lines.length} times (at lines ${
-            lines.join(", ")
+            lines.slice(0, LINES_NAMED).join(", ")
+          }${
+            lines.length > LINES_NAMED ? ` and ${lines.length - LINES_NAMED} more` : ""
           }); include more surrounding text to make it unique, pass replace_all=true, or use replace_lines`),
     );
     this.name = "OldTextMatchError";

@@ -53,4 +53,18 @@ describe("OldTextMatchError", () => {
       "old_text occurs 3 times (at lines 3, 9, 12); include more surrounding text to make it unique, pass replace_all=true, or use replace_lines",
     );
   });
+
+  test("OldTextMatchError names the first 20 lines of many, and counts the rest", () => {
+    const lines = Array.from({ length: 262_144 }, (_, i) => i + 1);
+    const error = new OldTextMatchError(lines, "edits[1]: ");
+    assert.equal(error.lines.length, 262_144);
+    assert.equal(
+      error.message,
+      `edits[1]: old_text occurs 262144 times (at lines ${
+        lines.slice(0, 20).join(", ")
+      } and 262124 more); include more surrounding text to make it unique, pass replace_all=true, or use replace_lines`,
+    );
+    assert.match(new OldTextMatchError(lines.slice(0, 21)).message, /20 and 1 more\)/);
+    assert.match(new OldTextMatchError(lines.slice(0, 20)).message, /19, 20\); /);
+  });
 });
