@@ -603,7 +603,7 @@ export abstract class BaseFileStore implements FileStore {
    * as it was read. Text equal to the current text writes nothing.
    *
    * @param path the caller's path
-   * @param edit computes the new text from the current one
+   * @param edit computes the new text from the current one (and its bytes); may be async
    * @param options the size cap (default the store's `maxEditBytes`) and the signal
    * @returns what `edit` returned as `value`
    */
@@ -627,7 +627,6 @@ export abstract class BaseFileStore implements FileStore {
           const { text, invalid } = decodeUtf8(bytes);
           if (invalid) throw new InvalidUtf8Error(path);
           const outcome = await edit(text, node.display, bytes);
-
           // (The same text is written again to change the mode alone.)
           const same = outcome.text === text && options.executable === undefined;
           if (outcome.text === undefined || same) return outcome.value;

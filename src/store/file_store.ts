@@ -475,7 +475,6 @@ export interface FileStore {
    * Reads a text file, computes an edit with `edit` (given the text, the file's display path
    * and the bytes read, which it must not change; it may take its time, holding the file's
    * lock), and writes the result atomically.
-
    * Calls for one file are serialised; a file changed on disk meanwhile is never silently
    * overwritten. Refuses binary files, invalid UTF-8 ({@linkcode InvalidUtf8Error}) and files
    * over `maxBytes`. Keeps the file mode; writing through an in-root symlink writes its target.

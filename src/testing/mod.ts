@@ -695,6 +695,18 @@ export function testFileStore(name: string, makeStore: MakeStore): void {
         });
       });
 
+      it("update() hands the edit the bytes it read: the UTF-8 of its text", async () => {
+        const text = "\uFEFFcafé 😀\r\nline\rtwo\n";
+        await withStore({ "a.txt": text }, [], async (store) => {
+          const given = await store.update("a.txt", (seen, _display, bytes) => ({
+            text: undefined,
+            value: { seen, bytes: Array.from(bytes) },
+          }));
+          assert.equal(given.seen, text);
+          assert.deepEqual(given.bytes, Array.from(new TextEncoder().encode(text)));
+        });
+      });
+
       it("update() refuses a large file changed past its first MiB, with an edit that awaits", async (t) => {
         const head = "x".repeat(3 << 20);
         await withStore({ "big.txt": head + "one\n" }, [], async (store, fixture) => {

@@ -14,21 +14,24 @@ import { type LineEdit, replaceLines } from "../../core/replace_lines.ts";
 import { replaceTexts, type TextEdit } from "../../core/replace_text.ts";
 import { versionOf } from "../../versions/versions.ts";
 
-/** An edit to compute from `text`, the file's whole text, keeping its first `keep` regions. */
-export type EditJob =
-  & { text: string; exact: boolean; keep: number }
+/** An edit, keeping its result's first `keep` regions. */
+export type EditSpec =
+  & { exact: boolean; keep: number }
   & (
     | { kind: "replace"; edits: TextEdit[] }
     | { kind: "lines"; edits: LineEdit[] }
     | { kind: "insert"; after: number; insert: string; expected?: string }
   );
 
+/** An edit to compute from `text`, the file's whole text. */
+export type EditJob = EditSpec & { text: string };
+
 /**
- * An {@linkcode EditJob} as it is posted to a worker: with the file's bytes, moved to the
- * worker whole, instead of its text (posting a string of 48 MB held the thread that posted
- * it 0.3-0.6 s under Bun).
+ * An edit as it is posted to a worker: with the file's bytes, moved to the worker whole,
+ * instead of its text (posting a string of 48 MB held the thread that posted it 0.3-0.6 s
+ * under Bun), and the text's length, to check that they are its bytes.
  */
-export type PostedJob = Omit<EditJob, "text"> & { bytes: Uint8Array };
+export type PostedJob = EditSpec & { bytes: Uint8Array; length: number };
 
 /**
  * An edit's result with only its first regions (as many as the job asks to keep), and how
@@ -111,8 +114,13 @@ const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
  * @param posted the edit and the file's bytes
  * @returns the answer
  */
-export function answerPostedJob({ bytes, ...job }: PostedJob): EditAnswer {
-  const answer = answerEditJob({ ...job, text: decoder.decode(bytes) } as EditJob);
+export function answerPostedJob({ bytes, length, ...job }: PostedJob): EditAnswer {
+  const text = decoder.decode(bytes);
+  if (text.length !== length) {
+    const error = new Error(`the edit's bytes decode to ${text.length} units, not ${length}`);
+    return { error: thrownError(error) };
+  }
+  const answer = answerEditJob({ ...job, text });
   if ("result" in answer) answer.result.version = versionOf(answer.result.text);
   return answer;
 }

@@ -81,17 +81,11 @@ export function editReport(
     if (window === undefined) return;
     const { from, to } = window;
     window = undefined;
-    const rows = formatRows(
-      Array.from({ length: to - from + 1 }, (_, i) => ({
-        line: from + i,
-        text: newLines.at(from + i - 1)!,
-      })),
-      {
-        maxRows: settings.maxLines,
-        maxChars: Math.max(1, rowChars(settings) - text.length),
-        cut: settings.cut,
-      },
-    );
+    const rows = formatRows(rowsOf(newLines, from, to), {
+      maxRows: settings.maxLines,
+      maxChars: Math.max(1, rowChars(settings) - text.length),
+      cut: settings.cut,
+    });
     text += rows.text;
   };
   for (const region of edit.regions.slice(0, SHOWN_REGIONS)) {
@@ -116,6 +110,11 @@ export function editReport(
   }
   if (totalLines === 0) text = appendNote(text, "the file is now empty: 0 lines");
   return ok(text, structured);
+}
+
+/** Rows `from` to `to` of the lines, made as they are taken (a window may hold a million). */
+function* rowsOf(lines: LineIndex, from: number, to: number) {
+  for (let line = from; line <= to; line++) yield { line, text: lines.at(line - 1)! };
 }
 
 /** An edit's result with the file's new version in its text and its structured content. */

@@ -2,8 +2,8 @@
 // requests a large one held every other request: replace_all of 1,000,000 occurrences in a
 // file of 24 MB kept a ping waiting 4 s. An edit of a text of OFF_THREAD_CHARS or more is
 // computed on a worker of its own, started for it and ended with it (a cancelled call ends
-// it at once); a smaller one, or one where the runtime has no workers (Node) or the worker
-// fails, is computed here.
+// it at once); a smaller one, or one where the runtime has no workers (Node) or a worker
+// failed (then every later one too), is computed here.
 import { reportWorkerFailure, startWorker } from "../../io/runtime.ts";
 import {
   type ComputedEdit,
@@ -22,6 +22,9 @@ import {
  */
 export const OFF_THREAD_CHARS = 1 << 20;
 
+/** Whether an edit worker failed to start or failed later: edits are then computed here. */
+let failed = false;
+
 /**
  * Computes an edit: on a worker for a large text, else here.
  *
@@ -37,9 +40,12 @@ export async function computeEdit(
   signal?: AbortSignal,
 ): Promise<ComputedEdit> {
   signal?.throwIfAborted();
-  if (job.text.length < OFF_THREAD_CHARS) return kept(runEditJob(job), job.keep);
+  if (job.text.length < OFF_THREAD_CHARS || failed) return kept(runEditJob(job), job.keep);
   const worker = startWorker("edit");
-  if (worker === undefined) return kept(runEditJob(job), job.keep);
+  if (worker === undefined) {
+    failed = true;
+    return kept(runEditJob(job), job.keep);
+  }
   let abort = () => {};
   try {
     const answer = await new Promise<EditAnswer | undefined>((resolve, reject) => {
@@ -49,11 +55,12 @@ export async function computeEdit(
       worker.onerror = worker.onmessageerror = (event: Event) => {
         event.preventDefault(); // (Deno would otherwise end the process)
         reportWorkerFailure("edit", event);
+        failed = true;
         resolve(undefined);
       };
-      const { text: _, ...rest } = job;
+      const { text, ...spec } = job;
       const copy = new Uint8Array(bytes);
-      const posted: PostedJob = { ...rest, bytes: copy };
+      const posted: PostedJob = { ...spec, bytes: copy, length: text.length };
       worker.postMessage(posted, [copy.buffer]);
     });
     if (answer === undefined) return kept(runEditJob(job), job.keep);

@@ -112,6 +112,16 @@ describe("computeEdit on a worker", () => {
     assert.equal(there.message, here.message);
   });
 
+  test("bytes that are not the text's are a bug, not an edit of other content", async () => {
+    const other = new TextEncoder().encode(TEXT.slice(0, -2));
+    const error = await computeEdit(job(edits.replace_all), other).then(
+      () => assert.fail("an edit of other bytes went through"),
+      (error: Error) => error,
+    );
+    assert.ok(!(error instanceof InputError), String(error));
+    assert.match(error.message, /decode to \d+ units, not \d+/);
+  });
+
   test("a cancelled edit rejects with the signal's reason at once", async () => {
     const controller = new AbortController();
     const pending = computeEdit(job(edits.replace_all), BYTES, controller.signal);
