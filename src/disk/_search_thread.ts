@@ -149,6 +149,7 @@ export interface ThreadStoreOptions {
   searchIndexBytes?: number;
   searchIndexCache?: string;
   searchIndexCacheTag?: string;
+  searchIndexRestartMs?: number;
   searchThreads?: number;
   parallelSearchFrom?: number;
 }

@@ -28,6 +28,7 @@ import {
   type SearchIndexStats,
 } from "../search/index/_search_index.ts";
 import { cacheFileOf } from "../search/index/_index_cache.ts";
+import { IndexRestarts } from "../search/index/_index_restarts.ts";
 import { SearchThread } from "./_search_thread.ts";
 import { excludeFileOf, globalExcludes, outerIgnoreFiles } from "./_outer_ignores.ts";
 import { warmUpSearches } from "./_warm_up.ts";
@@ -173,6 +174,13 @@ export interface DirectoryStoreOptions extends BaseFileStoreOptions {
    */
   searchIndexCacheTag?: string;
   /**
+   * How long after the search index was given up (its watcher could no longer vouch for
+   * what it heard) a search starts it again (milliseconds); the wait doubles each time one is
+   * given up within 10 minutes of its start, up to 10 minutes.
+   * @default 2000
+   */
+  searchIndexRestartMs?: number;
+  /**
    * Run searches of compiled patterns (a matcher with a `recipe`) on a thread of their own,
    * where the runtime has workers, a few at a time in order of arrival, so that this thread
    * stays free for other calls (a server's). The search index then lives there, and
@@ -276,7 +284,8 @@ export class DirectoryStore extends BaseFileStore {
   readonly #searchThreads: number;
   readonly #parallelSearchFrom: number;
   readonly #lineIndex = new LineIndexCache();
-  #searchIndex: SearchIndex | undefined;
+  /** The search index, started again when it is given up. */
+  #searchIndex: IndexRestarts<SearchIndex> | undefined;
   /** The threads kept between searches without an index (`keepSearchWorkers`). */
   #searchWorkers: WarmWorkers | undefined;
   #searchThread: SearchThread | undefined;
@@ -322,6 +331,10 @@ export class DirectoryStore extends BaseFileStore {
     if (!Number.isInteger(indexBytes) || indexBytes < 0) {
       throw new TypeError(`searchIndexBytes must be a non-negative integer, got ${indexBytes}`);
     }
+    const restartMs = options.searchIndexRestartMs;
+    if (restartMs !== undefined && !(restartMs >= 0)) {
+      throw new TypeError(`searchIndexRestartMs must be a non-negative number, got ${restartMs}`);
+    }
     const cache = options.searchIndexCache === undefined
       ? undefined
       : cacheOf(options.searchIndexCache, sandbox, options.searchIndexCacheTag);
@@ -334,6 +347,7 @@ export class DirectoryStore extends BaseFileStore {
           searchIndexBytes: indexBytes,
           searchIndexCache: options.searchIndexCache,
           searchIndexCacheTag: options.searchIndexCacheTag,
+          searchIndexRestartMs: options.searchIndexRestartMs,
           searchThreads: this.#searchThreads,
           parallelSearchFrom: this.#parallelSearchFrom,
         },
@@ -350,14 +364,19 @@ export class DirectoryStore extends BaseFileStore {
       if (!indexed) this.#searchWorkers.borrow()?.release(false);
     }
     if (indexed && this.#searchThread === undefined) {
-      this.#searchIndex = new SearchIndex(
-        sandbox.files,
-        indexBytes,
-        options.watchDir,
-        this.#searchThreads - 1,
-        cache,
-        this.walkSource,
-        sandbox.deny.length > 0 ? (path) => sandbox.isDenied(path) : undefined,
+      const denied = sandbox.deny.length > 0 ? (path: string) => sandbox.isDenied(path) : undefined;
+      this.#searchIndex = new IndexRestarts(
+        (watchDir) =>
+          new SearchIndex(
+            sandbox.files,
+            indexBytes,
+            watchDir,
+            this.#searchThreads - 1,
+            cache,
+            this.walkSource,
+            denied,
+          ),
+        { watchDir: options.watchDir, firstWaitMs: options.searchIndexRestartMs },
       );
     }
   }
@@ -1063,12 +1082,13 @@ export class DirectoryStore extends BaseFileStore {
     const start = await this.resolvePath(query.path ?? ".", false);
     const { kind } = await this.statPath(start);
     directoryWhereSlashed(query.path, kind);
-    let index = kind === "directory" ? this.#searchIndex : undefined;
+    let index = kind === "directory" ? this.#searchIndex?.now() : undefined;
     const state = await index?.refresh();
     if (state === "closed") {
-      // (No trustworthy watcher here: search without an index from now on.)
-      this.#searchIndex?.close();
-      this.#searchIndex = index = undefined;
+      // (No trustworthy watcher here: this search goes without an index, and the index
+      // starts again after a wait.)
+      this.#searchIndex?.givenUp(index!);
+      index = undefined;
     }
     return await searchDirectory(query, {
       start,
@@ -1119,17 +1139,17 @@ export class DirectoryStore extends BaseFileStore {
    * @returns true then; false at once without an index, or when it is closed before
    */
   searchIndexReady(): Promise<boolean> {
-    return this.#searchIndex?.ready() ?? Promise.resolve(false);
+    return this.#searchIndex?.current?.ready() ?? Promise.resolve(false);
   }
 
   /**
    * What the search index holds, or undefined when there is none (off, not on this
-   * runtime, closed, or given up because the watcher failed).
+   * runtime, closed, or given up because the watcher failed and not started again yet).
    *
    * @returns sizes of the walks and filters kept
    */
   searchIndexStats(): SearchIndexStats | undefined {
-    return this.#searchIndex?.stats;
+    return this.#searchIndex?.current?.stats;
   }
 
   /**

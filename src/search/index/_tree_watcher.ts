@@ -285,8 +285,8 @@ export class TreeWatcher {
   }
 
   /**
-   * Gives the watcher up, and says why on stderr (searches then read every file), unless
-   * its thread is being stopped.
+   * Gives the watcher up, and says why on stderr (searches then read every file until the
+   * store starts its index again), unless its thread is being stopped.
    */
   #fail(why: string): void {
     if (this.#broken) return;
@@ -315,5 +315,5 @@ function isIgnoreFile(path: string): boolean {
  */
 function say(what: string, why: string): void {
   const hint = why.includes("ENOSPC") ? " (raise fs.inotify.max_user_watches)" : "";
-  notice(`${what} (${why}); searches read every file from now on${hint}`);
+  notice(`${what} (${why}); searches read every file until the index starts again${hint}`);
 }

@@ -12,36 +12,13 @@ import { DirectoryStore } from "../../../src/disk/directory_store.ts";
 import { WATCH_ORDER_KEPT } from "../../../src/io/runtime.ts";
 import { REPEAT_WINDOW_MS } from "../../../src/search/index/_tree_watcher.ts";
 import type { SearchQuery, SearchResult } from "../../../src/store/file_store.ts";
+import { indexed, tempTree } from "../../_helpers/index_trees.ts";
 
 // (Generous time: on a loaded machine a test of real files and a worker can take seconds.)
 const BUN_ONLY = {
   skip: WATCH_ORDER_KEPT ? false : "the search index runs only on Bun",
   timeout: 60_000,
 };
-
-function tempTree(files: number): string {
-  const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "linewise-index-")));
-  for (let i = 0; i < files; i++) {
-    const dir = path.join(root, `d${i % 7}`);
-    fs.mkdirSync(dir, { recursive: true });
-    const body = i % 5 === 0 ? `const x${i} = createElement("div");\n` : `let y${i} = ${i};\n`;
-    fs.writeFileSync(path.join(dir, `f${i}.ts`), `// file ${i}\n${body}export {};\n`);
-  }
-  fs.writeFileSync(path.join(root, "blob.bin"), new Uint8Array([1, 0, 2, 0, 99]));
-  // (Hidden: walked for its type alone, ripgrep's -t.)
-  fs.writeFileSync(path.join(root, "d1", ".local.ts"), `createElement("hidden");\n`);
-  return root;
-}
-
-/** Waits until the index has learned every file it was given (it works in the background). */
-async function indexed(store: DirectoryStore): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    const stats = store.searchIndexStats();
-    if (stats !== undefined && stats.queued + stats.indexing === 0 && stats.files > 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  assert.fail(`the index did not fill: ${JSON.stringify(store.searchIndexStats())}`);
-}
 
 const QUERIES: Array<[string, () => Matcher, Partial<SearchQuery>?]> = [
   ["a literal", () => literalMatcher("createElement(")],

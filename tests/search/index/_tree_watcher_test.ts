@@ -190,7 +190,7 @@ describe("TreeWatcher", () => {
       assert.equal(small.healthy, false);
       assert.deepEqual(lines, [
         "linewise: the file watcher stopped (more than 10 events between two searches); " +
-        "searches read every file from now on",
+        "searches read every file until the index starts again",
       ]);
     } finally {
       small.close();
@@ -272,7 +272,7 @@ describe("TreeWatcher", () => {
         assert.equal(other.healthy, false);
         assert.deepEqual(lines, [
           "linewise: the file watcher stopped (a change went unreported for 2 s); " +
-          "searches read every file from now on",
+          "searches read every file until the index starts again",
         ]);
       } finally {
         other.close();
@@ -347,7 +347,8 @@ describe("TreeWatcher", () => {
       assert.equal(lines.length, 1, "said once");
       assert.ok(lines[0].startsWith("linewise: the file watcher stopped ("), lines[0]);
       assert.ok(lines[0].includes("ENOSPC"), lines[0]);
-      const end = "; searches read every file from now on (raise fs.inotify.max_user_watches)";
+      const end =
+        "; searches read every file until the index starts again (raise fs.inotify.max_user_watches)";
       assert.ok(lines[0].endsWith(end), lines[0]);
       assert.equal((await other.sync()).lost, true);
     } finally {
