@@ -6,6 +6,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import type { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
@@ -112,6 +113,7 @@ describe("the binary's search index and mounts inside the root", {
     timeout: 90_000,
   }, async () => {
     const said: string[] = [];
+    let savedBeforeMount: Buffer | undefined;
     const first = await session(said);
     try {
       assert.deepEqual(files(await grep(first)), ["before.txt", "top.txt"]);
@@ -119,14 +121,35 @@ describe("the binary's search index and mounts inside the root", {
       // Its walk is kept once the index is made, and saved with it.
       await new Promise((resolve) => setTimeout(resolve, 3_000));
       assert.deepEqual(await grep(first), oneShot(), "before the mount");
+      const cacheFile = join(
+        cacheDir,
+        fs.readdirSync(cacheDir).find((name) => name.endsWith(".index"))!,
+      );
+      savedBeforeMount = fs.readFileSync(cacheFile);
       inNamespace("mount", ["--bind", outside.dir, at("sub")]);
       assert.deepEqual(files(oneShot()), ["mounted.txt", "top.txt"]);
       assert.deepEqual(await grep(first), oneShot(), "the server that did not hear the mount");
       assert.match(said.join(""), /mounted or unmounted inside the roots/);
+      // Its index starts again 2 s later, with the mount as it is now, and hears what
+      // changes in the file system mounted there.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const restarted = Date.now();
+      assert.deepEqual(await grep(first), oneShot(), "the grep that starts the index again");
+      assert.match(said.join(""), /the search index starts again/);
+      await savedAfter(restarted);
+      assert.deepEqual(await grep(first), oneShot(), "the index started again");
+      fs.writeFileSync(join(outside.dir, "later.txt"), "MARK written in the mount later\n");
+      assert.deepEqual(files(oneShot()), ["later.txt", "mounted.txt", "top.txt"]);
+      assert.deepEqual(await grep(first), oneShot(), "a change in the mount, heard");
+      fs.rmSync(join(outside.dir, "later.txt"));
     } finally {
       await first.close();
     }
-    // A new server takes the index saved before the mount; then the mount goes.
+    // A new server takes the index saved before the mount (the first server's index, started
+    // again, saved itself since); then the mount goes.
+    for (const name of fs.readdirSync(cacheDir)) {
+      if (name.endsWith(".index")) fs.writeFileSync(join(cacheDir, name), savedBeforeMount!);
+    }
     const quiet: string[] = [];
     const second = await session(quiet);
     try {
