@@ -12,7 +12,6 @@
  *
  * @module
  */
-import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import { RUNTIME } from "../io/runtime.ts";
 
@@ -53,23 +52,51 @@ export function blockingOutput(
   failed: (error: WriteError) => void,
 ): (text: string) => void {
   let broken = false;
-  return (text) => {
-    if (broken || text === "") return;
-    const bytes = Buffer.from(text, "utf8");
-    for (let at = 0; at < bytes.length;) {
+  let bytes: Uint8Array | undefined;
+  /** Writes the first `length` bytes of `bytes`; false once a write failed. */
+  const writeAll = (length: number): boolean => {
+    for (let at = 0; at < length;) {
       try {
-        at += fs.writeSync(fd, bytes, at, Math.min(bytes.length - at, WRITE_BYTES));
+        at += fs.writeSync(fd, bytes!, at, Math.min(length - at, WRITE_BYTES));
       } catch (error) {
         const code = (error as WriteError).code;
         if (code === "EAGAIN" || code === "EWOULDBLOCK") pause(1);
         else if (code !== "EINTR") {
           broken = true;
           failed(error as WriteError);
-          return;
+          return false;
         }
       }
     }
+    return true;
   };
+  return (text) => {
+    if (broken || text === "") return;
+    bytes ??= new Uint8Array(PIECE_CHARS * 3);
+    for (let from = 0; from < text.length;) {
+      let to = Math.min(from + PIECE_CHARS, text.length);
+      // (A surrogate pair is encoded whole: the piece ends before its first half.)
+      if (to < text.length && isHighSurrogate(text.charCodeAt(to - 1))) to--;
+      const piece = from === 0 && to === text.length ? text : text.slice(from, to);
+      if (!writeAll(encoder.encodeInto(piece, bytes).written)) return;
+      from = to;
+    }
+  };
+}
+
+/**
+ * The characters encoded at a time, into one buffer of three bytes each (the most one UTF-16
+ * unit takes). One file's rows are one text, tens of megabytes for a generated header of the
+ * Linux tree: `Buffer.from` of such a text allocates its size and, under Bun, encodes it many
+ * times slower than pieces of it are encoded into a buffer kept.
+ */
+const PIECE_CHARS = 16 * 1024;
+
+const encoder = new TextEncoder();
+
+/** Whether a UTF-16 code unit is the first half of a surrogate pair. */
+function isHighSurrogate(unit: number): boolean {
+  return unit >= 0xd800 && unit <= 0xdbff;
 }
 
 /** A writer that gathers what it is given, and the way to write what it holds. */

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
@@ -63,6 +64,32 @@ describe("blockingOutput()", () => {
       assert.deepEqual(failures.map((error) => error.code), ["EPIPE"]);
       fs.closeSync(fd);
       await ended;
+    } finally {
+      fs.rmSync(dir, { recursive: true });
+    }
+  });
+
+  test("writes a long text's UTF-8 whole, surrogate pairs across its pieces included", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "linewise-stdout-"));
+    try {
+      // (Written a piece at a time: a pair lands on each side of many of the pieces' ends.)
+      const texts = [
+        "😀".repeat(100_000),
+        `a${"😀".repeat(100_000)}`,
+        `é\uD800x${"\uDC00".repeat(3)}${"😀中".repeat(30_000)}\uD83D`,
+        "",
+        "x",
+      ];
+      for (const [i, text] of texts.entries()) {
+        const file = path.join(dir, `out${i}`);
+        const fd = fs.openSync(file, "w");
+        blockingOutput(fd, (error) => assert.fail(error))(text);
+        fs.closeSync(fd);
+        assert.ok(
+          Buffer.compare(fs.readFileSync(file), Buffer.from(text, "utf8")) === 0,
+          `text ${i}: its bytes differ from Buffer.from's`,
+        );
+      }
     } finally {
       fs.rmSync(dir, { recursive: true });
     }
