@@ -142,14 +142,15 @@ export interface StoppableScan {
    * matching line), with `context` lines around matches, up to `maxMatches` matching lines.
    *
    * @param text whole lines
-   * @param options context lines and the most matching lines wanted
+   * @param options context lines, the most matching lines wanted, and whether a U+FEFF
+   *   starting the text is the BOM (as `scanText` takes them)
    * @param stop when to give up: at the deadline (rejecting with
    *   {@linkcode PatternStoppedError}) or when the signal is aborted (with its reason)
    * @returns the rows, in line order
    */
   scan(
     text: string,
-    options: { context: number; maxMatches: number },
+    options: { context: number; maxMatches: number; bom?: boolean },
     stop: { deadline?: number; signal?: AbortSignal },
   ): Promise<Array<{ line: number; text: string; match?: MatchSpan }>>;
 }

@@ -42,6 +42,12 @@ export interface ScanOptions {
    * @default Infinity
    */
   deadline?: number;
+  /**
+   * Whether a U+FEFF starting the text is the file's BOM, no part of line 1 (false for a text
+   * that starts later in its file: a line of it may start with U+FEFF).
+   * @default true
+   */
+  bom?: boolean;
 }
 
 /** How a scan ended. */
@@ -84,7 +90,7 @@ export function scanText(
   const context = options.context ?? 0;
   const maxMatches = options.maxMatches ?? Infinity;
   const deadline = options.deadline ?? Infinity;
-  const base = text.startsWith(BOM) ? 1 : 0;
+  const base = options.bom !== false && text.startsWith(BOM) ? 1 : 0;
   let looked = 0;
   let line = 1;
   let start = base;

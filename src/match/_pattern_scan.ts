@@ -21,6 +21,8 @@ export interface ScanRequest {
   context: number;
   /** The most matching lines to report. */
   maxMatches: number;
+  /** Whether a U+FEFF starting the text is the BOM (see `ScanOptions.bom`). */
+  bom?: boolean;
 }
 
 /** What a helper answers. */
@@ -51,6 +53,7 @@ export function answerScan(request: ScanRequest): ScanReply {
     scanText(request.text, matcher, (row) => void rows.push(row), {
       context: request.context,
       maxMatches: request.maxMatches,
+      bom: request.bom,
     });
     return { id: request.id, rows };
   } catch (error) {

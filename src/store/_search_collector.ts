@@ -162,6 +162,10 @@ export class SearchCollector {
    *   be context of a match
    * @param sha1 the digest of the file's bytes, when the caller knows it (see `FileMatches`)
    * @param identity with `sha1`, the identity of the file whose bytes those were
+   * @param onRows given the rows found as each chunk is scanned, and the lines of the file
+   *   scanned so far; the file's matches then leave those rows out (a stream that may not end
+   *   soon: standard input). Only while rows are handed on file by file (`onFile`), and kept
+   *   (not `countOnly`)
    */
   async scanFile(
     path: string,
@@ -173,6 +177,7 @@ export class SearchCollector {
     linesBefore = 0,
     sha1?: string,
     identity?: string,
+    onRows?: (rows: ScanRow[], linesScanned: number) => void,
   ): Promise<void> {
     const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
     // (Counting only, the rows are left out, and with them the lines' text.)
@@ -182,10 +187,18 @@ export class SearchCollector {
       ? undefined
       : this.#table ??= new RowTable();
     const from = table?.count ?? 0;
-    const rows: ScanRow[] = [];
+    let rows: ScanRow[] = [];
+    /** Rows given to `onRows` already (and left out of `rows`). */
+    let handed = 0;
+    const handOn = (linesScanned: number) => {
+      if (onRows === undefined || table !== undefined) return;
+      handed += rows.length;
+      onRows(rows, linesScanned);
+      rows = [];
+    };
     const add = (row: ScanRow) =>
       table ? table.push(row.line, row.text, row.match, row.piece) : rows.push(row);
-    const added = () => table ? table.count - from : rows.length;
+    const added = () => table ? table.count - from : handed + rows.length;
     const found = (): FileMatches => {
       const file: FileMatches = {
         path,
@@ -316,7 +329,10 @@ export class SearchCollector {
         return true;
       };
       const text = tail + chunk;
-      if (!(await this.#scan(text, sink, perFile - fileMatches))) {
+      // (Only a text from the file's line 1 on starts with its BOM: a line after it may start
+      // with U+FEFF.)
+      const bom = offset === 0;
+      if (!(await this.#scan(text, sink, perFile - fileMatches, bom))) {
         // Stopped in the middle of this file: what it found stands, but it was not searched
         // to the end.
         if (shows()) this.#take(found());
@@ -331,6 +347,7 @@ export class SearchCollector {
       // (Joined, the text is scanned at once: no chunk comes after it.)
       if (joined === undefined) before += wholeLines(chunk);
       scanned = text;
+      handOn(before);
     }
     this.#filesSearched++;
     if (shows()) this.#take(found());
@@ -368,10 +385,11 @@ export class SearchCollector {
     text: string,
     sink: (row: ScanRow) => boolean,
     perFileLeft = Infinity,
+    bom = true,
   ): Promise<boolean> {
     const { matcher, deadline, signal } = this.#query;
     if (matcher.stoppable === undefined) {
-      const summary = scanText(text, matcher, sink, { context: this.#context, deadline });
+      const summary = scanText(text, matcher, sink, { context: this.#context, deadline, bom });
       if (!summary.timedOut) return true;
       this.#stopped = "time";
       return false;
@@ -383,7 +401,7 @@ export class SearchCollector {
       // for the sink to give them; one more ends the context.)
       const left = Math.min(this.#maxMatches - this.#matchedLines, perFileLeft + this.#context);
       const maxMatches = Math.max(left, 0) + 1;
-      rows = await matcher.stoppable.scan(text, { context: this.#context, maxMatches }, {
+      rows = await matcher.stoppable.scan(text, { context: this.#context, maxMatches, bom }, {
         deadline,
         signal,
       });
@@ -521,7 +539,8 @@ function lastLines(text: string, count: number): { text: string; count: number }
 function lineStartBefore(text: string, count: number): number {
   let start = text.length;
   for (let i = 0; i < count && start > 0; i++) {
-    start = text.lastIndexOf("\n", start - 2) + 1;
+    // (From before 0, lastIndexOf would look at 0 still: an empty first line would be lost.)
+    start = start < 2 ? 0 : text.lastIndexOf("\n", start - 2) + 1;
   }
   return start;
 }

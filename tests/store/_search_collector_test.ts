@@ -152,3 +152,34 @@ test("SearchCollector: scans runs joined where the file was read, and refuses th
   const withContext = new SearchCollector({ matcher: literalMatcher("needle"), context: 1 });
   await assert.rejects(withContext.scanFile("f.txt", joined(), () => false), /runs joined/);
 });
+
+test("SearchCollector: a file given in chunks has the rows it has given whole, across every seam", async () => {
+  // (A seam after an empty first line, and one before a line starting with U+FEFF, which
+  // is no BOM there; the file's own BOM is none of line 1's text, in whichever chunk.)
+  const cases = [
+    ["\n", "needle\n"],
+    ["a\n\n", "needle\n"],
+    ["a\n", "\ufeffb\n", "needle\n"],
+    ["a\n\ufeffb\n", "needle\n"],
+    ["\ufeffa\n", "needle\n"],
+    ["\ufeffa\nb\n", "c\n", "needle\n"],
+  ];
+  for (const chunks of cases) {
+    for (const context of [1, 2]) {
+      const rowsOf = async (given: string[]) => {
+        // (Chunks in an iterable that is no array: scanned one by one.)
+        async function* each() {
+          yield* given;
+        }
+        const collector = new SearchCollector({ matcher: literalMatcher("needle"), context });
+        await collector.scanFile("f", each(), () => false);
+        return collector.result().files[0].rows.map((row) => [row.line, row.text]);
+      };
+      assert.deepEqual(
+        await rowsOf(chunks),
+        await rowsOf([chunks.join("")]),
+        `${JSON.stringify(chunks)}, context ${context}`,
+      );
+    }
+  }
+});
