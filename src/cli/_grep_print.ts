@@ -127,6 +127,11 @@ export interface PrintOptions {
   nul: boolean;
   paint: Paint;
   spans: MatchSpans;
+  /**
+   * The last line of this file's rows printed before, when these go on from them (standard
+   * input, printed as it comes): no heading again, and `--` only between groups apart.
+   */
+  continuedAfter?: number;
 }
 
 /**
@@ -157,15 +162,19 @@ export function shownName(path: string, nul: boolean): string {
 export function printed(
   path: string | undefined,
   rows: readonly ScanRow[],
-  { numbers, heading, context, onlyMatching, column, vimgrep, nul, paint, spans }: PrintOptions,
+  options: PrintOptions,
   flush?: (text: string) => void,
 ): string {
+  const { numbers, heading, context, onlyMatching, column, vimgrep, nul, paint, spans } = options;
   const shownPath = path === undefined ? undefined : paint.path(path);
-  let text = heading && shownPath !== undefined ? `${shownPath}${nul ? "\0" : "\n"}` : "";
+  const continued = options.continuedAfter !== undefined;
+  let text = heading && shownPath !== undefined && !continued
+    ? `${shownPath}${nul ? "\0" : "\n"}`
+    : "";
   // (Most rows: uncoloured, each its text as it is, but for a `\n` after a last line without
   // one; made so without taking the text apart.)
   const plain = paint === PLAIN && !column && !onlyMatching && !vimgrep;
-  let previous: number | undefined;
+  let previous = options.continuedAfter;
   for (const row of rows) {
     if (flush !== undefined && text.length >= PRINTED_CHARS) {
       flush(text);

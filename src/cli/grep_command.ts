@@ -21,9 +21,11 @@ import { compileGlob } from "../store/walk.ts";
 import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
 import { outputBuffer } from "./_stdout.ts";
 import { grepPattern } from "./_grep_pattern.ts";
-import type { FileMatches, FileStore, SearchResult } from "../store/file_store.ts";
+import type { FileMatches, FileStore, SearchQuery, SearchResult } from "../store/file_store.ts";
 import { MemoryStore } from "../store/memory_store.ts";
-import { STDIN_NAME, type StdinSource } from "./_stdin.ts";
+import { STDIN_NAME, StdinError, type StdinRuns, type StdinSource } from "./_stdin.ts";
+import { StreamedRows } from "./_stdin_rows.ts";
+import { searchStream } from "../store/search_stream.ts";
 import { DEFAULT_TIME_BUDGET_MS } from "../tools/options.ts";
 
 /** What the grep command was asked. */
@@ -110,8 +112,10 @@ export interface GrepRequest {
 export interface GrepOutput {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Writes what `stdout` holds back, if anything. */
+  flush?(): void;
   /** Standard input, read for the path `-` (see `GrepRequest.stdin`). */
-  stdin?: Pick<StdinSource, "read">;
+  stdin?: Pick<StdinSource, "open">;
 }
 
 /**
@@ -133,7 +137,12 @@ export async function grepCommand(
   // (The engine's notices, such as a worker that failed, come in the same order.)
   const routedBack = noticesTo((line) => stderr(`${line}\n`));
   try {
-    return await grep(store, request, { stdout: buffer.write, stderr, stdin: given.stdin });
+    return await grep(store, request, {
+      stdout: buffer.write,
+      stderr,
+      flush: buffer.flush,
+      stdin: given.stdin,
+    });
   } finally {
     routedBack();
     buffer.flush();
@@ -205,24 +214,34 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     paint,
     spans,
   };
-  // Standard input is searched as a file of its own, named as ripgrep names it.
+  // Standard input is searched as a file of its own, named as ripgrep names it: text as it
+  // comes, binary input read whole (see `_stdin.ts`).
   let stdin: FileStore | undefined;
+  let streamed: StdinRuns | undefined;
   if (request.stdin !== undefined) {
-    const read = await out.stdin!.read();
-    if ("error" in read) return refused(read.error);
-    stdin = new MemoryStore({ [STDIN_NAME]: read });
+    const opened = await out.stdin!.open();
+    if ("error" in opened) return refused(opened.error);
+    if (opened.binary) {
+      const read = await opened.whole();
+      if ("error" in read) return refused(read.error);
+      stdin = new MemoryStore({ [STDIN_NAME]: read });
+    } else streamed = opened;
   }
   // (A second - reads what the first left: nothing, as in ripgrep.)
   const empty = new MemoryStore({ [STDIN_NAME]: "" });
   const firstStdin = request.paths.indexOf("-");
+  const givenStdin = stdin !== undefined || streamed !== undefined;
   const storeOf = (path: string, i: number) =>
-    path !== "-" || stdin === undefined ? store : i === firstStdin ? stdin : empty;
-  const pathOf = (path: string) => path === "-" && stdin !== undefined ? STDIN_NAME : path;
+    path !== "-" || !givenStdin ? store : i === firstStdin && stdin !== undefined ? stdin : empty;
+  const pathOf = (path: string) => path === "-" && givenStdin ? STDIN_NAME : path;
+  const isStream = (i: number) => i === firstStdin && streamed !== undefined;
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path (-H shows it, -I leaves every
   // path off).
   const files = await Promise.all(
-    request.paths.map((path, i) => fileShown(storeOf(path, i), pathOf(path))),
+    request.paths.map((path, i) =>
+      isStream(i) ? STDIN_NAME : fileShown(storeOf(path, i), pathOf(path))
+    ),
   );
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
   let hits = 0; // (files with a match)
@@ -276,10 +295,25 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
       }
       first = false;
     };
+    // Standard input's rows are printed as they come (see `_stdin_rows.ts`); a count or a list
+    // of files is printed at its end.
+    const streamedRows = isStream(i) && printsRows(request) ? new StreamedRows(request) : undefined;
+    let lastLine: number | undefined; // (of its rows printed)
+    const showStreamed = (rows: ScanRow[]) => {
+      if (rows.length === 0) return;
+      if (rows.some((row) => row.match !== undefined)) hit.add(STDIN_NAME);
+      if (lastLine === undefined && !first && (request.heading || context > 0)) {
+        print(request.heading ? "\n" : "--\n");
+      }
+      const shownPath = withPaths ? shownName(STDIN_NAME, request.nul) : undefined;
+      print(printed(shownPath, rows, { ...shown, continuedAfter: lastLine }, print));
+      lastLine = rows.at(-1)!.line;
+      first = false;
+    };
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
       if (rules.glob !== undefined) compileGlob(rules.glob);
-      result = await storeOf(path, i).search({
+      const query: SearchQuery = {
         ...rules,
         onProgress: progress.update,
         path: pathOf(path),
@@ -296,17 +330,34 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
         deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
         // (Each file is printed as the search finishes it: `… | head` ends the command at
         // once, and the matches are not held.)
-        onFile: show,
+        onFile: streamedRows ? (file) => showStreamed(streamedRows.end(file.rows)) : show,
         signal: spent.signal,
         // (A file named on the line is listed whether binary or not, below.)
         onNoMatch: !request.filesWithoutMatch || named ? undefined : showWithout,
-      });
+      };
+      result = isStream(i)
+        ? await searchStream(
+          query,
+          { path: STDIN_NAME, runs: streamed!.runs() },
+          streamedRows &&
+            ((rows, scanned) => {
+              showStreamed(streamedRows.take(rows, scanned));
+              out.flush?.(); // (before the next run is waited for)
+            }),
+        )
+        : await storeOf(path, i).search(query);
     } catch (error) {
       progress.clear();
       // (Cut at the output's budget: what was printed stands.)
       if (error === SPENT) {
         hits += hit.size;
         break;
+      }
+      // (Standard input that cannot be read on: what was printed stands.)
+      if (error instanceof StdinError) {
+        out.stderr(`linewise: ${error.message}\n`);
+        failed = true;
+        continue;
       }
       // A glob that cannot be read is the command's mistake: said once, as ripgrep says it.
       if (error instanceof InputError) {
@@ -422,6 +473,12 @@ function printBudget(
       if (cut !== undefined) spent();
     },
   };
+}
+
+/** Whether grep prints rows (not counts, nor files, nor nothing with `-q`). */
+function printsRows(request: GrepRequest): boolean {
+  return !request.count && !request.filesWithMatches && !request.filesWithoutMatch &&
+    !request.quiet;
 }
 
 /** Whether grep prints how many lines of each file match (`-c`, without `-o`). */

@@ -3,7 +3,7 @@
 // was not asked to read.
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import * as fs from "node:fs";
 import { join } from "node:path";
 import { cliEnv, ensureBinary, runCli, tempRoot } from "../_helpers/binary.ts";
@@ -114,8 +114,10 @@ print(run.returncode, repr(run.stdout), repr(run.stderr))`;
   });
 
   test("a search stopped by the time budget says that alone", () => {
-    const run = sh(`seq 1 3000000 | "$LW" grep --timeout 0.01 -c 1`);
+    // (Its one match at the end of an input that takes longer than that to come: no count.)
+    const run = sh(`seq 1 3000000 | "$LW" grep --timeout 0.01 -c 2999999`);
     assert.equal(run.stderr, "linewise: stopped by the time budget (--timeout)\n");
+    assert.equal(run.stdout, "");
     assert.equal(run.status, 2);
     // (So does one of the current folder stopped before a file was searched.)
     const many = join(tree.dir, "many");
@@ -203,5 +205,58 @@ print(child.returncode, repr(out))`;
     assert.match(patterns.stderr, /^linewise: -f - read the patterns from standard input/);
     // (Patterns from it, and no path: the folder is searched.)
     assert.equal(sh(`printf 'foo dash\\n' | "$LW" grep -f -`).stdout, "-:1:foo dash\n");
+  });
+
+  test("text is searched as it comes: a row is printed when its line is written", async () => {
+    // (Named: the runtime may give a socket, which a grep without a path does not read.)
+    const child = spawn(ensureBinary(), ["grep", "ERROR", "-"], {
+      cwd: tree.dir,
+      env: cliEnv(),
+    });
+    const exited = new Promise<number | null>((resolve) => child.on("exit", resolve));
+    let out = "";
+    let wanted: { text: string; resolve: () => void } | undefined;
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+      if (wanted !== undefined && out.includes(wanted.text)) wanted.resolve();
+    });
+    /** Waits until `text` is printed (at most 20 s: not printed before the input ends). */
+    const printed = (text: string) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${text} not printed: ${out}`)), 20_000);
+        wanted = { text, resolve: () => (clearTimeout(timer), resolve()) };
+        if (out.includes(text)) wanted.resolve();
+      });
+    try {
+      child.stdin.write("a\nERROR one\n");
+      await printed("2:ERROR one\n");
+      child.stdin.write("b\nERROR two\nc");
+      await printed("4:ERROR two\n");
+      child.stdin.end(" ERROR three");
+      assert.equal(await exited, 0);
+      assert.equal(out, "2:ERROR one\n4:ERROR two\n5:c ERROR three\n");
+    } finally {
+      child.kill();
+    }
+  });
+
+  test("an input of any length is searched, and -q and -m stop reading it", () => {
+    // (300 MB: read whole, it was refused over 256 MiB.)
+    const long = sh(`yes abcdefghij | head -c 300000000 | "$LW" grep -c j`);
+    assert.deepEqual([long.status, long.stdout, long.stderr], [0, "27272727\n", ""]);
+    // (An input without end: the search stops, and with it the pipe.)
+    const quiet = sh(`yes foo | "$LW" grep -q foo; echo "status $?"`);
+    assert.equal(quiet.stdout, "status 0\n");
+    assert.equal(sh(`yes foo | "$LW" grep -m 2 -A 1 foo`).stdout, "1:foo\n2:foo\n3:foo\n");
+  });
+
+  test("a line of it over 256 MiB is refused, after the rows before it", () => {
+    const run = sh(`(echo foo; head -c 270000000 /dev/zero | tr '\\0' a) | "$LW" grep foo`);
+    assert.equal(run.stdout, "1:foo\n");
+    assert.equal(
+      run.stderr,
+      "linewise: a line of standard input is over 256 MiB: save it to a file and search that\n",
+    );
+    assert.equal(run.status, 2);
   });
 });

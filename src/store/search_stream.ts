@@ -1,0 +1,70 @@
+/**
+ * A search of one stream of text as a file (the command line's standard input): its runs of
+ * whole lines are decoded and scanned as they come, with the rules of a file's search (the
+ * line rule across the runs' seams, context, the caps, the deadline, the signal), and the rows
+ * found are handed on run by run, so that a stream that does not end soon shows its matches.
+ *
+ * @module
+ */
+import type { ScanRow } from "../core/mod.ts";
+import { checkQuery, SearchCollector } from "./_search_collector.ts";
+import { decodeUtf8 } from "./_text.ts";
+import type { SearchQuery, SearchResult } from "./file_store.ts";
+
+/** The stream {@linkcode searchStream} searches. */
+export interface TextStream {
+  /** The name its rows are shown under. */
+  path: string;
+  /** Its bytes as runs of whole lines (each but the last ends with `\n`; the first may start with the BOM). */
+  runs: AsyncIterable<Uint8Array>;
+}
+
+/**
+ * Searches a stream as one file. With `onRows`, the rows each run brings are given to it as
+ * soon as the run is scanned, and the file's matches (the query's `onFile`, which it needs)
+ * hold only those found after the last; without, the stream is searched as a file read whole.
+ * The stream is read no further once the search stops (the caps, `-q`'s first match).
+ *
+ * @param query the search (its `path` and `glob` are not used: the stream is the file)
+ * @param stream the stream
+ * @param onRows given the rows each run brings, and the lines scanned so far
+ * @returns the matches and counts, as a search of one file gives them
+ * @example
+ * ```ts
+ * import { searchStream } from "./search_stream.ts";
+ * import { literalMatcher } from "../core/mod.ts";
+ * import assert from "node:assert/strict";
+ * async function* runs() {
+ *   yield new TextEncoder().encode("one\ntwo\n");
+ *   yield new TextEncoder().encode("three two\n");
+ * }
+ * const seen: number[][] = [];
+ * const result = await searchStream(
+ *   { matcher: literalMatcher("two"), onFile: () => {} },
+ *   { path: "<stdin>", runs: runs() },
+ *   (rows) => seen.push(rows.map((row) => row.line)),
+ * );
+ * assert.deepEqual(seen, [[2], [3]]);
+ * assert.equal(result.matchedLines, 2);
+ * ```
+ */
+export async function searchStream(
+  query: SearchQuery,
+  stream: TextStream,
+  onRows?: (rows: ScanRow[], linesScanned: number) => void,
+): Promise<SearchResult> {
+  checkQuery(query);
+  query.signal?.throwIfAborted();
+  const collector = new SearchCollector(query, 1);
+  let invalid = false;
+  async function* texts(): AsyncGenerator<string> {
+    for await (const run of stream.runs) {
+      const decoded = decodeUtf8(run);
+      if (decoded.invalid) invalid = true;
+      yield decoded.text;
+    }
+  }
+  const handOn = query.onFile === undefined ? undefined : onRows;
+  await collector.scanFile(stream.path, texts(), () => invalid, 0, undefined, undefined, handOn);
+  return collector.result();
+}

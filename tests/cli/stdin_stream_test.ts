@@ -1,0 +1,179 @@
+// `linewise grep` searches standard input as it comes and prints its rows run by run. Whatever
+// the reads it comes in (cut anywhere, inside a line or a character), and whatever the flags,
+// the output must be what the same input read whole gives.
+import assert from "node:assert/strict";
+import { Buffer } from "node:buffer";
+import { test } from "node:test";
+import { parseArgs } from "node:util";
+import fc from "fast-check";
+import { grepCommand } from "../../src/cli/grep_command.ts";
+import { grepRequest } from "../../src/cli/_grep_request.ts";
+import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
+import { type Chunk, runsOf, StdinError, type StdinSource } from "../../src/cli/_stdin.ts";
+import { MemoryStore } from "../../src/store/memory_store.ts";
+
+/** The request of a grep's words, as the command line parses them. */
+function requestOf(words: string[]) {
+  const { values, positionals, tokens } = parseArgs({
+    args: withValuesJoined(["grep", ...words]),
+    options: OPTIONS,
+    allowPositionals: true,
+    strict: true,
+    tokens: true,
+  });
+  return grepRequest(positionals.slice(1), values, tokens, { stdin: { searchable: true } });
+}
+
+/**
+ * Standard input of `bytes`, read in the pieces `cuts` makes; `whole` reads it whole, as
+ * binary input is read.
+ */
+function stdinOf(bytes: Uint8Array, cuts: number[], whole: boolean): Pick<StdinSource, "open"> {
+  const ends = [...new Set(cuts.map((cut) => cut % (bytes.length + 1)))].sort((a, b) => a - b);
+  const pieces: Uint8Array[] = [];
+  let from = 0;
+  for (const end of [...ends, bytes.length]) {
+    if (end > from) pieces.push(bytes.subarray(from, end));
+    from = Math.max(from, end);
+  }
+  const first = pieces.shift() ?? new Uint8Array(0);
+  return {
+    open: () =>
+      Promise.resolve({
+        binary: whole,
+        runs: () => runsOf(first, () => Promise.resolve(pieces.shift())),
+        whole: () => Promise.resolve(bytes),
+      }),
+  };
+}
+
+async function grep(words: string[], stdin: Pick<StdinSource, "open">) {
+  let stdout = "";
+  const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
+  const status = await grepCommand(new MemoryStore({}), requestOf([...words, "-"]), out);
+  return { stdout, status };
+}
+
+const FLAGS = [
+  [],
+  ["-A", "1"],
+  ["-B", "2"],
+  ["-C", "1"],
+  ["-B", "3", "-A", "1"],
+  ["-A", "2", "-B", "1"],
+  ["-m", "1"],
+  ["-m", "2", "-A", "1"],
+  ["-m", "1", "-B", "2"],
+  ["-m", "2", "-C", "2"],
+  ["-v"],
+  ["-v", "-C", "1"],
+  ["-o"],
+  ["--column"],
+  ["--vimgrep"],
+  ["-c"],
+  ["-o", "-c"],
+  ["-l"],
+  ["-q"],
+  ["--files-without-match"],
+  ["-H", "--heading"],
+  ["-H", "-C", "1", "--heading"],
+  ["-N"],
+  ["-x"],
+  ["--max-lines", "3"],
+];
+
+const LINES = ["foo", "bar", "", "foo bar foo", "é foo", "\ufefffoo", "x\r", "\r", "ba\xffr"];
+
+test("grep of standard input as it comes prints what it prints of the input read whole", async () => {
+  await fc.assert(
+    fc.asyncProperty(
+      fc.array(fc.constantFrom(...LINES), { maxLength: 30 }),
+      fc.constantFrom("\n", "\r\n"),
+      fc.boolean(),
+      fc.array(fc.nat(), { maxLength: 8 }),
+      fc.constantFrom(...FLAGS),
+      async (lines, ending, last, cuts, flags) => {
+        const text = lines.join(ending) + (last && lines.length > 0 ? ending : "");
+        // (ba\xffr: a byte that is no UTF-8.)
+        const bytes = Buffer.from(text.replaceAll("\xff", "\u0100"), "utf8");
+        const bad = bytes.indexOf(Buffer.from("\u0100", "utf8"));
+        if (bad !== -1) bytes[bad] = 0xff;
+        const words = [...flags, "foo"];
+        const whole = await grep(words, stdinOf(bytes, [], true));
+        const streamed = await grep(words, stdinOf(bytes, cuts, false));
+        assert.deepEqual(streamed, whole, `${JSON.stringify(text)} cut at ${cuts}`);
+      },
+    ),
+    { numRuns: 400 },
+  );
+});
+
+test("grep prints standard input's rows before the rest of it comes", async () => {
+  const encoder = new TextEncoder();
+  let stdout = "";
+  /** What was printed when each read after the first was asked for. */
+  const printedAtRead: string[] = [];
+  const reads = ["b foo\nc\n", "d foo\n"].map((text) => encoder.encode(text));
+  const stdin: Pick<StdinSource, "open"> = {
+    open: () =>
+      Promise.resolve({
+        binary: false,
+        runs: () =>
+          runsOf(encoder.encode("a foo\n"), (): Promise<Chunk> => {
+            printedAtRead.push(stdout);
+            return Promise.resolve(reads.shift());
+          }),
+        whole: () => Promise.reject(new Error("not read whole")),
+      }),
+  };
+  const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
+  // (Off a terminal: what is printed is held for a full buffer, but for a read to wait on.)
+  assert.equal(await grepCommand(new MemoryStore({}), requestOf(["foo", "-"]), out), 0);
+  assert.deepEqual(printedAtRead, [
+    "1:a foo\n",
+    "1:a foo\n2:b foo\n",
+    "1:a foo\n2:b foo\n4:d foo\n",
+  ]);
+});
+
+test("a read of standard input that fails is said, after what was printed, with status 2", async () => {
+  const encoder = new TextEncoder();
+  let stdout = "";
+  let stderr = "";
+  const stdin: Pick<StdinSource, "open"> = {
+    open: () =>
+      Promise.resolve({
+        binary: false,
+        runs: () =>
+          runsOf(
+            encoder.encode("a foo\n"),
+            () => Promise.resolve("cannot read standard input: EIO"),
+          ),
+        whole: () => Promise.reject(new Error("not read whole")),
+      }),
+  };
+  const out = {
+    stdout: (text: string) => void (stdout += text),
+    stderr: (text: string) => void (stderr += text),
+    stdin,
+  };
+  assert.equal(await grepCommand(new MemoryStore({}), requestOf(["foo", "-"]), out), 2);
+  assert.equal(stdout, "1:a foo\n");
+  assert.equal(stderr, "linewise: cannot read standard input: EIO\n");
+});
+
+test("runsOf() refuses a line longer than it holds, and gives a run for each line's end", async () => {
+  const piece = new Uint8Array(64 * 1024 * 1024).fill(97);
+  let reads = 0;
+  const runs = runsOf(piece, () => Promise.resolve(++reads <= 5 ? piece : undefined));
+  await assert.rejects(
+    async () => {
+      for await (const _ of runs) assert.fail("no line ended");
+    },
+    (error) =>
+      error instanceof StdinError &&
+      error.message ===
+        "a line of standard input is over 256 MiB: save it to a file and search that",
+  );
+  assert.equal(reads, 4, "it stopped reading at the line's 257th MiB");
+});
