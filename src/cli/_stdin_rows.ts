@@ -53,7 +53,7 @@ export class StreamedRows {
    * @returns the rows to print now, in line order
    */
   take(rows: readonly ScanRow[], linesScanned: number): ScanRow[] {
-    this.#held.push(...rows);
+    this.#hold(rows);
     // (A match still to come lies after the lines scanned: only rows within -B of them wait.)
     return this.#settle(linesScanned - this.#rules.before);
   }
@@ -65,8 +65,13 @@ export class StreamedRows {
    * @returns the rows to print, in line order
    */
   end(rows: readonly ScanRow[]): ScanRow[] {
-    this.#held.push(...rows);
+    this.#hold(rows);
     return this.#settle(Infinity);
+  }
+
+  /** Holds rows after those held (not spread: a file read whole gives them all at once). */
+  #hold(rows: readonly ScanRow[]): void {
+    this.#held = this.#held.length === 0 ? [...rows] : this.#held.concat(rows);
   }
 
   /** The held rows up to line `through` that are shown; the others stay held. */

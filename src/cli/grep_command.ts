@@ -295,21 +295,32 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
       }
       first = false;
     };
-    // Standard input's rows are printed as they come (see `_stdin_rows.ts`); a count or a list
-    // of files is printed at its end.
-    const streamedRows = isStream(i) && printsRows(request) ? new StreamedRows(request) : undefined;
-    let lastLine: number | undefined; // (of its rows printed)
-    const showStreamed = (rows: ScanRow[]) => {
-      if (rows.length === 0) return;
-      if (rows.some((row) => row.match !== undefined)) hit.add(STDIN_NAME);
+    // Rows are printed as the search scans each file's chunks (see `_stdin_rows.ts`): those
+    // of standard input as it comes, and a log of millions of matching lines without holding
+    // them all. A count or a list of files is printed once a file is done.
+    const printing = new Map<string, { rows: StreamedRows; lastLine?: number }>();
+    const showRows = (path: string, rows: ScanRow[], lastLine: number | undefined) => {
+      if (rows.some((row) => row.match !== undefined)) hit.add(path);
+      progress.clear();
       if (lastLine === undefined && !first && (request.heading || context > 0)) {
         print(request.heading ? "\n" : "--\n");
       }
-      const shownPath = withPaths ? shownName(STDIN_NAME, request.nul) : undefined;
+      const shownPath = withPaths ? shownName(path, request.nul) : undefined;
       print(printed(shownPath, rows, { ...shown, continuedAfter: lastLine }, print));
-      lastLine = rows.at(-1)!.line;
       first = false;
     };
+    /** Prints what is settled of a file's rows; at its end, the rest. */
+    const rowsFound = (path: string, rows: ScanRow[], scanned?: number) => {
+      let file = printing.get(path);
+      if (file === undefined && rows.length === 0) return;
+      if (file === undefined) printing.set(path, file = { rows: new StreamedRows(request) });
+      const settled = scanned === undefined ? file.rows.end(rows) : file.rows.take(rows, scanned);
+      if (scanned === undefined) printing.delete(path);
+      if (settled.length === 0) return;
+      showRows(path, settled, file.lastLine);
+      file.lastLine = settled.at(-1)!.line;
+    };
+    const rowsPrinted = printsRows(request);
     try {
       // (A glob that cannot be read is refused also where no walk needs it.)
       if (rules.glob !== undefined) compileGlob(rules.glob);
@@ -330,21 +341,19 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
         deadline: timeoutMs === undefined ? undefined : Date.now() + timeoutMs,
         // (Each file is printed as the search finishes it: `… | head` ends the command at
         // once, and the matches are not held.)
-        onFile: streamedRows ? (file) => showStreamed(streamedRows.end(file.rows)) : show,
+        onFile: rowsPrinted ? (file) => rowsFound(file.path, file.rows) : show,
+        onRows: rowsPrinted
+          ? (file, rows, scanned) => {
+            rowsFound(file, rows, scanned);
+            if (isStream(i)) out.flush?.(); // (before the next run is waited for)
+          }
+          : undefined,
         signal: spent.signal,
         // (A file named on the line is listed whether binary or not, below.)
         onNoMatch: !request.filesWithoutMatch || named ? undefined : showWithout,
       };
       result = isStream(i)
-        ? await searchStream(
-          query,
-          { path: STDIN_NAME, runs: streamed!.runs() },
-          streamedRows &&
-            ((rows, scanned) => {
-              showStreamed(streamedRows.take(rows, scanned));
-              out.flush?.(); // (before the next run is waited for)
-            }),
-        )
+        ? await searchStream(query, { path: STDIN_NAME, runs: streamed!.runs() })
         : await storeOf(path, i).search(query);
     } catch (error) {
       progress.clear();

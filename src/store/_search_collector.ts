@@ -162,10 +162,6 @@ export class SearchCollector {
    *   be context of a match
    * @param sha1 the digest of the file's bytes, when the caller knows it (see `FileMatches`)
    * @param identity with `sha1`, the identity of the file whose bytes those were
-   * @param onRows given the rows found as each chunk is scanned, and the lines of the file
-   *   scanned so far; the file's matches then leave those rows out (a stream that may not end
-   *   soon: standard input). Only while rows are handed on file by file (`onFile`), and kept
-   *   (not `countOnly`)
    */
   async scanFile(
     path: string,
@@ -177,7 +173,6 @@ export class SearchCollector {
     linesBefore = 0,
     sha1?: string,
     identity?: string,
-    onRows?: (rows: ScanRow[], linesScanned: number) => void,
   ): Promise<void> {
     const version = { ...sha1 ? { sha1 } : {}, ...identity ? { identity } : {} };
     // (Counting only, the rows are left out, and with them the lines' text.)
@@ -188,12 +183,13 @@ export class SearchCollector {
       : this.#table ??= new RowTable();
     const from = table?.count ?? 0;
     let rows: ScanRow[] = [];
-    /** Rows given to `onRows` already (and left out of `rows`). */
+    /** Rows given to the query's `onRows` already (and left out of `rows`). */
     let handed = 0;
+    const onRows = this.#query.onRows;
     const handOn = (linesScanned: number) => {
-      if (onRows === undefined || table !== undefined) return;
+      if (onRows === undefined || table !== undefined || countOnly) return;
       handed += rows.length;
-      onRows(rows, linesScanned);
+      onRows(path, rows, linesScanned);
       rows = [];
     };
     const add = (row: ScanRow) =>

@@ -235,6 +235,13 @@ export interface SearchQuery extends WalkOptions {
    */
   onFile?: (file: FileMatches) => void;
   /**
+   * With `onFile`: given a file's rows as each chunk of it is scanned, with the lines of it
+   * scanned so far, before the file is done; its matches for `onFile` then hold only the rows
+   * found after. A file of millions of matching lines (a log) need not be held whole. A store
+   * may give a file's rows at once, or leave it uncalled, as `onFile`.
+   */
+  onRows?: (path: string, rows: ScanRow[], linesScanned: number) => void;
+  /**
    * Told of each text file the search went through without a match, in path order (not of
    * a binary file, one it could not read, or one left unsearched once it stopped), as
    * ripgrep's `--files-without-match` lists them. A store may leave it uncalled, as the

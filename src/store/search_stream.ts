@@ -2,11 +2,10 @@
  * A search of one stream of text as a file (the command line's standard input): its runs of
  * whole lines are decoded and scanned as they come, with the rules of a file's search (the
  * line rule across the runs' seams, context, the caps, the deadline, the signal), and the rows
- * found are handed on run by run, so that a stream that does not end soon shows its matches.
+ * found handed on run by run (`onRows`), so that a stream that does not end soon shows them.
  *
  * @module
  */
-import type { ScanRow } from "../core/mod.ts";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
 import { decodeUtf8 } from "./_text.ts";
 import type { SearchQuery, SearchResult } from "./file_store.ts";
@@ -20,14 +19,12 @@ export interface TextStream {
 }
 
 /**
- * Searches a stream as one file. With `onRows`, the rows each run brings are given to it as
- * soon as the run is scanned, and the file's matches (the query's `onFile`, which it needs)
- * hold only those found after the last; without, the stream is searched as a file read whole.
- * The stream is read no further once the search stops (the caps, `-q`'s first match).
+ * Searches a stream as one file. With the query's `onRows` (and `onFile`), the rows each run
+ * brings are given to it as soon as the run is scanned. The stream is read no further once
+ * the search stops (the caps, `-q`'s first match).
  *
  * @param query the search (its `path` and `glob` are not used: the stream is the file)
  * @param stream the stream
- * @param onRows given the rows each run brings, and the lines scanned so far
  * @returns the matches and counts, as a search of one file gives them
  * @example
  * ```ts
@@ -39,20 +36,16 @@ export interface TextStream {
  *   yield new TextEncoder().encode("three two\n");
  * }
  * const seen: number[][] = [];
- * const result = await searchStream(
- *   { matcher: literalMatcher("two"), onFile: () => {} },
- *   { path: "<stdin>", runs: runs() },
- *   (rows) => seen.push(rows.map((row) => row.line)),
- * );
+ * const result = await searchStream({
+ *   matcher: literalMatcher("two"),
+ *   onFile: () => {},
+ *   onRows: (_path, rows) => seen.push(rows.map((row) => row.line)),
+ * }, { path: "<stdin>", runs: runs() });
  * assert.deepEqual(seen, [[2], [3]]);
  * assert.equal(result.matchedLines, 2);
  * ```
  */
-export async function searchStream(
-  query: SearchQuery,
-  stream: TextStream,
-  onRows?: (rows: ScanRow[], linesScanned: number) => void,
-): Promise<SearchResult> {
+export async function searchStream(query: SearchQuery, stream: TextStream): Promise<SearchResult> {
   checkQuery(query);
   query.signal?.throwIfAborted();
   const collector = new SearchCollector(query, 1);
@@ -64,7 +57,6 @@ export async function searchStream(
       yield decoded.text;
     }
   }
-  const handOn = query.onFile === undefined ? undefined : onRows;
-  await collector.scanFile(stream.path, texts(), () => invalid, 0, undefined, undefined, handOn);
+  await collector.scanFile(stream.path, texts(), () => invalid);
   return collector.result();
 }

@@ -11,6 +11,7 @@ import { grepRequest } from "../../src/cli/_grep_request.ts";
 import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
 import { type Chunk, runsOf, StdinError, type StdinSource } from "../../src/cli/_stdin.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
+import { StreamedRows } from "../../src/cli/_stdin_rows.ts";
 
 /** The request of a grep's words, as the command line parses them. */
 function requestOf(words: string[]) {
@@ -176,4 +177,20 @@ test("runsOf() refuses a line longer than it holds, and gives a run for each lin
         "a line of standard input is over 256 MiB: save it to a file and search that",
   );
   assert.equal(reads, 4, "it stopped reading at the line's 257th MiB");
+});
+
+test("StreamedRows takes a file's rows given all at once, a million of them", () => {
+  const rows = Array.from({ length: 1_000_000 }, (_, i) => ({
+    line: i + 1,
+    text: "x\n",
+    match: { start: 0, end: 1 },
+  }));
+  const streamed = new StreamedRows({ before: 1, after: 1, maxCount: undefined });
+  assert.equal(
+    streamed.take(rows, 1_000_000).length,
+    999_999,
+    "the last within -B of lines to come",
+  );
+  assert.equal(streamed.end([]).length, 1);
+  assert.equal(new StreamedRows({ before: 0, after: 0, maxCount: 3 }).end(rows).length, 3);
 });
