@@ -24,7 +24,7 @@ import { grepPattern } from "./_grep_pattern.ts";
 import type { FileMatches, FileStore, SearchQuery, SearchResult } from "../store/file_store.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { STDIN_NAME, StdinError, type StdinRuns, type StdinSource } from "./_stdin.ts";
-import { StreamedRows } from "./_stdin_rows.ts";
+import { StreamedRows } from "./_streamed_rows.ts";
 import { searchStream } from "../store/search_stream.ts";
 import { DEFAULT_TIME_BUDGET_MS } from "../tools/options.ts";
 
@@ -263,19 +263,11 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
       print(`${paint.path(shownName(file, request.nul))}${after("\n")}`);
       without++;
     };
-    /** Prints a file's matches (as -c, -l or rows), and notes it as one with a match. */
+    /** Prints a file's count or path (-c, -l), and notes it as one with a match. */
     const show = (file: FileMatches) => {
-      // (Counted by the search, a file has no rows. Without context and -m, each row is a
-      // matching line to show.)
-      const every = context === 0 && request.maxCount === undefined;
-      const rows = file.matchedLines !== undefined
-        ? []
-        : every
-        ? file.rows
-        : firstMatches(withinContext(file.rows, request), request.maxCount, request.after);
-      const matching = every
-        ? rows
-        : rows.filter((row) => row.match !== undefined).slice(0, request.maxCount);
+      // (Counted by the search, a file has no rows.)
+      const matching = file.rows.filter((row) => row.match !== undefined)
+        .slice(0, request.maxCount);
       if ((file.matchedLines ?? matching.length) === 0) return;
       hit.add(file.path);
       if (request.filesWithoutMatch) return;
@@ -285,17 +277,12 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
         ? counted(matching, request, spans)
         : Math.min(file.matchedLines, request.maxCount ?? Infinity);
       // A name that could pass for rows or notes is shown quoted, as the tools show it.
-      const path = shownName(file.path, request.nul);
-      const shownPath = paint.path(path);
+      const shownPath = paint.path(shownName(file.path, request.nul));
       if (request.count) print(withPaths ? `${shownPath}${after(":")}${count}\n` : `${count}\n`);
-      else if (request.filesWithMatches) print(`${shownPath}${after("\n")}`);
-      else {
-        if (!first && (request.heading || context > 0)) print(request.heading ? "\n" : "--\n");
-        print(printed(withPaths ? path : undefined, rows, shown, print));
-      }
+      else print(`${shownPath}${after("\n")}`);
       first = false;
     };
-    // Rows are printed as the search scans each file's chunks (see `_stdin_rows.ts`): those
+    // Rows are printed as the search scans each file's chunks (see `_streamed_rows.ts`): those
     // of standard input as it comes, and a log of millions of matching lines without holding
     // them all. A count or a list of files is printed once a file is done.
     const printing = new Map<string, { rows: StreamedRows; lastLine?: number }>();
@@ -406,7 +393,10 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
       }
     }
     // (Files the search did not hand over as it went.)
-    for (const file of result.files) show(file);
+    for (const file of result.files) {
+      if (rowsPrinted) rowsFound(file.path, file.rows);
+      else show(file);
+    }
     if (named && request.filesWithoutMatch && !hit.has(shownFile)) showWithout(shownFile);
     hits += hit.size;
     if (request.quiet && hits > 0) break;
@@ -491,7 +481,6 @@ function printsRows(request: GrepRequest): boolean {
 }
 
 /** Whether grep prints how many lines of each file match (`-c`, without `-o`). */
-
 function countsLines(request: GrepRequest): boolean {
   return request.count && !request.onlyMatching && !request.countMatches;
 }
@@ -506,23 +495,6 @@ function firstAlone(request: GrepRequest): boolean {
   return request.quiet ||
     (!request.count && request.maxMatches === undefined &&
       (request.filesWithMatches || request.filesWithoutMatch));
-}
-
-/**
- * The rows of a file's first `max` matching lines (`-m`), with the context after the last of
- * them (a match within it is shown as a match, as ripgrep 13 shows it); all of them without
- * `max`.
- */
-function firstMatches(rows: ScanRow[], max: number | undefined, after: number): ScanRow[] {
-  if (max === undefined) return rows;
-  let seen = 0;
-  for (let i = 0; i < rows.length && max > 0; i++) {
-    if (rows[i].match === undefined || ++seen < max) continue;
-    let end = i + 1;
-    while (end < rows.length && rows[end].line <= rows[i].line + after) end++;
-    return rows.slice(0, end);
-  }
-  return max > 0 ? rows : [];
 }
 
 /**
@@ -551,25 +523,6 @@ function progressLine(out: GrepOutput, afterMs: number | undefined, path: string
       shown = false;
     },
   };
-}
-
-/**
- * The matching rows, and the context rows at most -B lines before or -A lines after one (the
- * store gave the larger of the two on both sides). Rows are in line order.
- */
-function withinContext(rows: readonly ScanRow[], request: GrepRequest): ScanRow[] {
-  const keep = rows.map((row) => row.match !== undefined);
-  let lastMatch = -Infinity;
-  for (const [i, row] of rows.entries()) {
-    if (row.match !== undefined) lastMatch = row.line;
-    else if (row.line - lastMatch <= request.after) keep[i] = true;
-  }
-  let nextMatch = Infinity;
-  for (let i = rows.length - 1; i >= 0; i--) {
-    if (rows[i].match !== undefined) nextMatch = rows[i].line;
-    else if (nextMatch - rows[i].line <= request.before) keep[i] = true;
-  }
-  return rows.filter((_, i) => keep[i]);
 }
 
 /** The most of a binary file named on the line that is looked through. */

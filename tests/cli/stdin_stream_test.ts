@@ -11,7 +11,7 @@ import { grepRequest } from "../../src/cli/_grep_request.ts";
 import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
 import { type Chunk, runsOf, StdinError, type StdinSource } from "../../src/cli/_stdin.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
-import { StreamedRows } from "../../src/cli/_stdin_rows.ts";
+import { StreamedRows } from "../../src/cli/_streamed_rows.ts";
 
 /** The request of a grep's words, as the command line parses them. */
 function requestOf(words: string[]) {

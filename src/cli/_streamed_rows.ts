@@ -1,7 +1,8 @@
 /**
- * The rows of standard input as grep prints them while it comes: what a file's rows go
- * through at once (context cut to `-B` and `-A`, `-m`'s last shown match and its context),
- * decided row by row as soon as no line still to come can change it. The store gives the
+ * A file's rows as grep prints them while the search scans the file chunk by chunk (standard
+ * input as it comes, a log of millions of matching lines): context cut to `-B` and `-A`, and
+ * `-m`'s last shown match with its context, decided row by row as soon as no line still to
+ * come can change it. The store gives the
  * larger of `-B` and `-A` on both sides of a match; a row past a match's `-A` lines is held
  * until the lines within `-B` after it have been scanned, for a match there would show it.
  *
@@ -31,14 +32,14 @@ export class StreamedRows {
    * @param rules `-B`, `-A` and `-m`
    * @example
    * ```ts
-   * import { StreamedRows } from "./_stdin_rows.ts";
+   * import { StreamedRows } from "./_streamed_rows.ts";
    * import assert from "node:assert/strict";
    * const rows = new StreamedRows({ before: 1, after: 0, maxCount: undefined });
    * const row = (line: number, match = false) =>
    *   ({ line, text: `${line}\n`, match: match ? { start: 0, end: 1 } : undefined });
    * // (Line 3 is shown only if line 4 matches: it waits until line 4 is scanned.)
    * assert.deepEqual(rows.take([row(2, true), row(3)], 3).map((r) => r.line), [2]);
-   * assert.deepEqual(rows.take([row(4, true)], 4).map((r) => r.line), [3, 4]);
+   * assert.deepEqual(rows.take([row(4, true)], 5).map((r) => r.line), [3, 4]);
    * ```
    */
   constructor(rules: RowRules) {
