@@ -18,6 +18,7 @@
 // ripgrep, the same lines as tail | head); a disagreement is printed and marked in the table.
 import process from "node:process";
 import { buildFiles, buildHugeLine, buildModules, buildTree, ensureTools } from "./corpus.ts";
+import { commandLineBench } from "./command_line.ts";
 import { largeFileBench } from "./edits.ts";
 import { grepBench } from "./grep.ts";
 import { kernelBench } from "./kernel.ts";
@@ -36,6 +37,7 @@ const BENCHES: Record<string, { corpora: Array<() => void>; run: () => Promise<v
   modules: { corpora: [buildModules], run: modulesBench },
   bounded: { corpora: [buildFiles], run: boundedBench },
   large: { corpora: [], run: largeFileBench },
+  cli: { corpora: [], run: commandLineBench },
   load: { corpora: [], run: loadBench },
   kernel: { corpora: [], run: kernelBench },
   versions: { corpora: [], run: versionsBench },
