@@ -55,8 +55,16 @@ export class StreamedRows {
    */
   take(rows: readonly ScanRow[], linesScanned: number): ScanRow[] {
     this.#hold(rows);
-    // (A match still to come lies after the lines scanned: only rows within -B of them wait.)
-    return this.#settle(linesScanned - this.#rules.before);
+    // (A match still to come lies after the lines scanned: only rows within -B of them wait,
+    // and none up to the last match, nor within -A after it: those are shown whatever comes.)
+    let lastMatch = this.#lastMatch;
+    for (let i = this.#held.length - 1; i >= 0; i--) {
+      if (this.#held[i].match === undefined) continue;
+      lastMatch = this.#held[i].line;
+      break;
+    }
+    const { before, after } = this.#rules;
+    return this.#settle(Math.max(linesScanned - before, lastMatch + after));
   }
 
   /**

@@ -344,6 +344,11 @@ export class SearchCollector {
       if (joined === undefined) before += wholeLines(chunk);
       scanned = text;
       handOn(before);
+      // (Past the file's limit, once the context after its last match is scanned, the file is
+      // done: a stream need not send another line to end it. Rows handed on may have spent the
+      // caller's budget.)
+      if (fileMatches >= perFile && before >= lastMatch + context) break;
+      if (onRows !== undefined) this.#query.signal?.throwIfAborted();
     }
     this.#filesSearched++;
     if (shows()) this.#take(found());

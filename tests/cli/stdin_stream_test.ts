@@ -180,17 +180,74 @@ test("runsOf() refuses a line longer than it holds, and gives a run for each lin
 });
 
 test("StreamedRows takes a file's rows given all at once, a million of them", () => {
+  // (The last a context row: within -B of lines to come.)
   const rows = Array.from({ length: 1_000_000 }, (_, i) => ({
     line: i + 1,
     text: "x\n",
-    match: { start: 0, end: 1 },
+    match: i < 999_999 ? { start: 0, end: 1 } : undefined,
   }));
-  const streamed = new StreamedRows({ before: 1, after: 1, maxCount: undefined });
+  const streamed = new StreamedRows({ before: 1, after: 0, maxCount: undefined });
   assert.equal(
     streamed.take(rows, 1_000_000).length,
     999_999,
     "the last within -B of lines to come",
   );
-  assert.equal(streamed.end([]).length, 1);
+  assert.equal(streamed.end([]).length, 0, "no match came within -B after it");
   assert.equal(new StreamedRows({ before: 0, after: 0, maxCount: 3 }).end(rows).length, 3);
+});
+
+test("grep of standard input shows a match with -B before more comes, and -m, -l and -q end without more", async () => {
+  const encoder = new TextEncoder();
+  for (
+    const [flags, expected] of [
+      [["-B", "1"], "1:a foo\n"],
+      [["-C", "2"], "1:a foo\n2-b\n"],
+      [["-m", "1"], "1:a foo\n"],
+      [["-m", "1", "-A", "1"], "1:a foo\n2-b\n"],
+      [["-l"], "<stdin>\n"],
+      [["-q"], ""],
+    ] as const
+  ) {
+    let stdout = "";
+    /** What was printed when each read after the first was asked for. */
+    const printedAtRead: string[] = [];
+    const reads = ["c foo\n"].map((text) => encoder.encode(text));
+    const stdin: Pick<StdinSource, "open"> = {
+      open: () =>
+        Promise.resolve({
+          binary: false,
+          runs: () =>
+            runsOf(encoder.encode("a foo\nb\n"), (): Promise<Chunk> => {
+              printedAtRead.push(stdout);
+              return Promise.resolve(reads.shift());
+            }),
+          whole: () => Promise.reject(new Error("not read whole")),
+        }),
+    };
+    const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
+    assert.equal(
+      await grepCommand(new MemoryStore({}), requestOf([...flags, "foo", "-"]), out),
+      0,
+    );
+    const ends = flags[0] === "-B" || flags[0] === "-C";
+    // (-B and -C read on, to the end; the others end before a second read.)
+    assert.deepEqual(printedAtRead.slice(0, 1), ends ? [expected] : [], flags.join(" "));
+    if (!ends) assert.equal(stdout, expected, flags.join(" "));
+  }
+  // --max-lines: the row past the budget ends the search when it comes, not at the next read.
+  const reads = ["b foo\n", "c foo\n"].map((text) => encoder.encode(text));
+  let asked = 0;
+  let stdout = "";
+  const stdin: Pick<StdinSource, "open"> = {
+    open: () =>
+      Promise.resolve({
+        binary: false,
+        runs: () =>
+          runsOf(encoder.encode("a foo\n"), () => (asked++, Promise.resolve(reads.shift()))),
+        whole: () => Promise.reject(new Error("not read whole")),
+      }),
+  };
+  const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
+  await grepCommand(new MemoryStore({}), requestOf(["--max-lines", "1", "foo", "-"]), out);
+  assert.deepEqual([stdout, asked], ["1:a foo\n", 1]);
 });
