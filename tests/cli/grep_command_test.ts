@@ -2,11 +2,9 @@
 // search from holding every match (they change no output, so the output tests cannot tell).
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { parseArgs } from "node:util";
 import { grepCommand, OUTPUT_BUFFER_CHARS } from "../../src/cli/grep_command.ts";
 import { PRINTED_CHARS } from "../../src/cli/_grep_print.ts";
-import { grepRequest } from "../../src/cli/_grep_request.ts";
-import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
+import { requestOf } from "../_helpers/grep_request.ts";
 import type { SearchQuery, SearchResult } from "../../src/store/file_store.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { notice, noticesTo } from "../../src/io/runtime.ts";
@@ -22,18 +20,6 @@ class RecordingStore extends MemoryStore {
     this.searched();
     return result;
   }
-}
-
-/** The request of a grep's words, as the command line parses them. */
-function requestOf(words: string[], io: Parameters<typeof grepRequest>[3] = {}) {
-  const { values, positionals, tokens } = parseArgs({
-    args: withValuesJoined(["grep", ...words]),
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: true,
-    tokens: true,
-  });
-  return grepRequest(positionals.slice(1), values, tokens, io);
 }
 
 /** Runs grep with the words of a command line over a few files; its one query and output. */

@@ -4,26 +4,12 @@
 import assert from "node:assert/strict";
 import { Buffer } from "node:buffer";
 import { test } from "node:test";
-import { parseArgs } from "node:util";
 import fc from "fast-check";
 import { grepCommand } from "../../src/cli/grep_command.ts";
-import { grepRequest } from "../../src/cli/_grep_request.ts";
-import { OPTIONS, withValuesJoined } from "../../src/cli/_options.ts";
+import { requestOf } from "../_helpers/grep_request.ts";
 import { type Chunk, runsOf, StdinError, type StdinSource } from "../../src/cli/_stdin.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { StreamedRows } from "../../src/cli/_streamed_rows.ts";
-
-/** The request of a grep's words, as the command line parses them. */
-function requestOf(words: string[]) {
-  const { values, positionals, tokens } = parseArgs({
-    args: withValuesJoined(["grep", ...words]),
-    options: OPTIONS,
-    allowPositionals: true,
-    strict: true,
-    tokens: true,
-  });
-  return grepRequest(positionals.slice(1), values, tokens, { stdin: { searchable: true } });
-}
 
 /**
  * Standard input of `bytes`, read in the pieces `cuts` makes; `whole` reads it whole, as
@@ -51,8 +37,50 @@ function stdinOf(bytes: Uint8Array, cuts: number[], whole: boolean): Pick<StdinS
 async function grep(words: string[], stdin: Pick<StdinSource, "open">) {
   let stdout = "";
   const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
-  const status = await grepCommand(new MemoryStore({}), requestOf([...words, "-"]), out);
+  const status = await grepCommand(
+    new MemoryStore({}),
+    requestOf([...words, "-"], { stdin: { searchable: true } }),
+    out,
+  );
   return { stdout, status };
+}
+
+/**
+ * A grep of `words` over standard input that sends `first`, then each of `reads` when asked
+ * for more (a string starting "cannot" fails the read); what was printed when each read was
+ * asked for, and what the grep printed and returned.
+ */
+async function piecemeal(words: string[], first: string, reads: string[]) {
+  const encoder = new TextEncoder();
+  let stdout = "";
+  let stderr = "";
+  const printedAtRead: string[] = [];
+  const stdin: Pick<StdinSource, "open"> = {
+    open: () =>
+      Promise.resolve({
+        binary: false,
+        runs: () =>
+          runsOf(encoder.encode(first), (): Promise<Chunk> => {
+            printedAtRead.push(stdout);
+            const read = reads.shift();
+            return Promise.resolve(
+              read?.startsWith("cannot") ? read : read && encoder.encode(read),
+            );
+          }),
+        whole: () => Promise.reject(new Error("not read whole")),
+      }),
+  };
+  const out = {
+    stdout: (text: string) => void (stdout += text),
+    stderr: (text: string) => void (stderr += text),
+    stdin,
+  };
+  const status = await grepCommand(
+    new MemoryStore({}),
+    requestOf([...words, "-"], { stdin: { searchable: true } }),
+    out,
+  );
+  return { printedAtRead, stdout, stderr, status };
 }
 
 const FLAGS = [
@@ -110,27 +138,10 @@ test("grep of standard input as it comes prints what it prints of the input read
 });
 
 test("grep prints standard input's rows before the rest of it comes", async () => {
-  const encoder = new TextEncoder();
-  let stdout = "";
-  /** What was printed when each read after the first was asked for. */
-  const printedAtRead: string[] = [];
-  const reads = ["b foo\nc\n", "d foo\n"].map((text) => encoder.encode(text));
-  const stdin: Pick<StdinSource, "open"> = {
-    open: () =>
-      Promise.resolve({
-        binary: false,
-        runs: () =>
-          runsOf(encoder.encode("a foo\n"), (): Promise<Chunk> => {
-            printedAtRead.push(stdout);
-            return Promise.resolve(reads.shift());
-          }),
-        whole: () => Promise.reject(new Error("not read whole")),
-      }),
-  };
-  const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
   // (Off a terminal: what is printed is held for a full buffer, but for a read to wait on.)
-  assert.equal(await grepCommand(new MemoryStore({}), requestOf(["foo", "-"]), out), 0);
-  assert.deepEqual(printedAtRead, [
+  const run = await piecemeal(["foo"], "a foo\n", ["b foo\nc\n", "d foo\n"]);
+  assert.equal(run.status, 0);
+  assert.deepEqual(run.printedAtRead, [
     "1:a foo\n",
     "1:a foo\n2:b foo\n",
     "1:a foo\n2:b foo\n4:d foo\n",
@@ -138,29 +149,12 @@ test("grep prints standard input's rows before the rest of it comes", async () =
 });
 
 test("a read of standard input that fails is said, after what was printed, with status 2", async () => {
-  const encoder = new TextEncoder();
-  let stdout = "";
-  let stderr = "";
-  const stdin: Pick<StdinSource, "open"> = {
-    open: () =>
-      Promise.resolve({
-        binary: false,
-        runs: () =>
-          runsOf(
-            encoder.encode("a foo\n"),
-            () => Promise.resolve("cannot read standard input: EIO"),
-          ),
-        whole: () => Promise.reject(new Error("not read whole")),
-      }),
-  };
-  const out = {
-    stdout: (text: string) => void (stdout += text),
-    stderr: (text: string) => void (stderr += text),
-    stdin,
-  };
-  assert.equal(await grepCommand(new MemoryStore({}), requestOf(["foo", "-"]), out), 2);
-  assert.equal(stdout, "1:a foo\n");
-  assert.equal(stderr, "linewise: cannot read standard input: EIO\n");
+  const run = await piecemeal(["foo"], "a foo\n", ["cannot read standard input: EIO"]);
+  assert.deepEqual([run.status, run.stdout, run.stderr], [
+    2,
+    "1:a foo\n",
+    "linewise: cannot read standard input: EIO\n",
+  ]);
 });
 
 test("runsOf() refuses a line longer than it holds, and gives a run for each line's end", async () => {
@@ -197,7 +191,6 @@ test("StreamedRows takes a file's rows given all at once, a million of them", ()
 });
 
 test("grep of standard input shows a match with -B before more comes, and -m, -l and -q end without more", async () => {
-  const encoder = new TextEncoder();
   for (
     const [flags, expected] of [
       [["-B", "1"], "1:a foo\n"],
@@ -208,46 +201,14 @@ test("grep of standard input shows a match with -B before more comes, and -m, -l
       [["-q"], ""],
     ] as const
   ) {
-    let stdout = "";
-    /** What was printed when each read after the first was asked for. */
-    const printedAtRead: string[] = [];
-    const reads = ["c foo\n"].map((text) => encoder.encode(text));
-    const stdin: Pick<StdinSource, "open"> = {
-      open: () =>
-        Promise.resolve({
-          binary: false,
-          runs: () =>
-            runsOf(encoder.encode("a foo\nb\n"), (): Promise<Chunk> => {
-              printedAtRead.push(stdout);
-              return Promise.resolve(reads.shift());
-            }),
-          whole: () => Promise.reject(new Error("not read whole")),
-        }),
-    };
-    const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
-    assert.equal(
-      await grepCommand(new MemoryStore({}), requestOf([...flags, "foo", "-"]), out),
-      0,
-    );
+    const run = await piecemeal([...flags, "foo"], "a foo\nb\n", ["c foo\n"]);
+    assert.equal(run.status, 0);
     const ends = flags[0] === "-B" || flags[0] === "-C";
     // (-B and -C read on, to the end; the others end before a second read.)
-    assert.deepEqual(printedAtRead.slice(0, 1), ends ? [expected] : [], flags.join(" "));
-    if (!ends) assert.equal(stdout, expected, flags.join(" "));
+    assert.deepEqual(run.printedAtRead.slice(0, 1), ends ? [expected] : [], flags.join(" "));
+    if (!ends) assert.equal(run.stdout, expected, flags.join(" "));
   }
   // --max-lines: the row past the budget ends the search when it comes, not at the next read.
-  const reads = ["b foo\n", "c foo\n"].map((text) => encoder.encode(text));
-  let asked = 0;
-  let stdout = "";
-  const stdin: Pick<StdinSource, "open"> = {
-    open: () =>
-      Promise.resolve({
-        binary: false,
-        runs: () =>
-          runsOf(encoder.encode("a foo\n"), () => (asked++, Promise.resolve(reads.shift()))),
-        whole: () => Promise.reject(new Error("not read whole")),
-      }),
-  };
-  const out = { stdout: (text: string) => void (stdout += text), stderr: () => {}, stdin };
-  await grepCommand(new MemoryStore({}), requestOf(["--max-lines", "1", "foo", "-"]), out);
-  assert.deepEqual([stdout, asked], ["1:a foo\n", 1]);
+  const run = await piecemeal(["--max-lines", "1", "foo"], "a foo\n", ["b foo\n", "c foo\n"]);
+  assert.deepEqual([run.stdout, run.printedAtRead.length], ["1:a foo\n", 1]);
 });
