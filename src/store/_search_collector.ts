@@ -220,10 +220,10 @@ export class SearchCollector {
       : undefined;
     // (Joined, the text's own line numbers are mapped back: there is nothing before it.)
     let before = joined === undefined ? linesBefore : 0; // lines of the file before the chunk
-    // The last lines of the previous chunk; after lines passed over, an empty line stands for
-    // the last of them, so that a U+FEFF starting the next chunk is not taken for a BOM.
-    let tail = before > 0 ? "\n" : "";
-    let tailLines = before > 0 ? 1 : 0;
+    // The last lines of the previous chunk, the context of the next one's first lines: none
+    // after lines passed over (a prefilter passes over no line a match's context needs).
+    let tail = "";
+    let tailLines = 0;
     // The text last scanned: its last lines are the tail of the next chunk, if that is text
     // (worked out only then: most chunks are followed by lines passed over, or by nothing).
     let scanned: string | undefined;
@@ -254,18 +254,17 @@ export class SearchCollector {
       if (typeof chunk === "number") {
         before += chunk;
         scanned = undefined;
-        tail = "\n";
-        tailLines = 1;
+        tail = "";
+        tailLines = 0;
         continue;
       }
       if (typeof chunk !== "string") {
-        // A line too long to hold, searched as it passed: one line, with no context. An
-        // empty line stands for it in front of the next chunk (as for lines passed over),
-        // never shown as its context.
+        // A line too long to hold, searched as it passed: one line, with no context, and none
+        // for the next chunk (as after lines passed over).
         const line = ++before;
         scanned = undefined;
-        tail = "\n";
-        tailLines = 1;
+        tail = "";
+        tailLines = 0;
         lastReported = line;
         // (Past the file's limit, a match within the context of its last counted one is
         // given, not counted, as in the sink below; beyond that context the file is done.)
@@ -289,9 +288,7 @@ export class SearchCollector {
         continue;
       }
       if (scanned !== undefined) {
-        // Keep at least one line in front, so that a line starting with U+FEFF is never
-        // mistaken by the scanner for the file's BOM.
-        const kept = lastLines(scanned, Math.max(context, 1));
+        const kept = lastLines(scanned, context);
         tail = kept.text;
         tailLines = kept.count;
       }

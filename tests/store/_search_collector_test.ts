@@ -163,9 +163,10 @@ test("SearchCollector: a file given in chunks has the rows it has given whole, a
     ["a\n\ufeffb\n", "needle\n"],
     ["\ufeffa\n", "needle\n"],
     ["\ufeffa\nb\n", "c\n", "needle\n"],
+    ["a\n", "\ufeffneedle\n"],
   ];
   for (const chunks of cases) {
-    for (const context of [1, 2]) {
+    for (const context of [0, 1, 2]) {
       const rowsOf = async (given: string[]) => {
         // (Chunks in an iterable that is no array: scanned one by one.)
         async function* each() {
