@@ -169,11 +169,7 @@ export async function* runsOf(
       partial.push(chunk);
       partialBytes += chunk.length;
       if (partialBytes > STDIN_MAX_BYTES) {
-        throw new StdinError(
-          `a line of standard input is over ${
-            STDIN_MAX_BYTES / 1024 / 1024
-          } MiB: save it to a file and search that`,
-        );
+        throw new StdinError(tooLarge("a line of standard input"));
       }
     } else {
       const ended = chunk.subarray(0, lf + 1);
@@ -188,6 +184,11 @@ export async function* runsOf(
   if (partialBytes > 0) yield Buffer.concat(partial, partialBytes);
 }
 
+/** Why `what` is not searched: it is over {@linkcode STDIN_MAX_BYTES}. */
+function tooLarge(what: string): string {
+  return `${what} is over ${STDIN_MAX_BYTES / 1024 / 1024} MiB: save it to a file and search that`;
+}
+
 /** Standard input to its end, after the bytes read already, or why it could not be read. */
 async function readWhole(
   read: Uint8Array[],
@@ -196,13 +197,7 @@ async function readWhole(
   const chunks = [...read];
   let total = read.reduce((sum, chunk) => sum + chunk.length, 0);
   for (;;) {
-    if (total > STDIN_MAX_BYTES) {
-      return {
-        error: `standard input is over ${
-          STDIN_MAX_BYTES / 1024 / 1024
-        } MiB: save it to a file and search that`,
-      };
-    }
+    if (total > STDIN_MAX_BYTES) return { error: tooLarge("standard input") };
     const got = await next();
     if (typeof got === "string") return { error: got };
     if (got === undefined) return Buffer.concat(chunks, total);

@@ -2,9 +2,9 @@
  * A file's rows as grep prints them while the search scans the file chunk by chunk (standard
  * input as it comes, a log of millions of matching lines): context cut to `-B` and `-A`, and
  * `-m`'s last shown match with its context, decided row by row as soon as no line still to
- * come can change it. The store gives the
- * larger of `-B` and `-A` on both sides of a match; a row past a match's `-A` lines is held
- * until the lines within `-B` after it have been scanned, for a match there would show it.
+ * come can change it. The store gives the larger of `-B` and `-A` on both sides of a match; a
+ * row past a match's `-A` lines is held until the lines within `-B` after it have been
+ * scanned, for a match there would show it.
  *
  * @module
  */
