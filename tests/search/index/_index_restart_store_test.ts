@@ -75,4 +75,21 @@ describe("a store whose search index was given up", () => {
       fs.rmSync(watchDir, { recursive: true, force: true });
     }
   });
+
+  test("refuses a wait that is not a non-negative number", async () => {
+    const root = tempTree(2);
+    try {
+      for (const wait of [-1, Number.NaN]) {
+        await assert.rejects(
+          DirectoryStore.create({ roots: [root], searchIndex: true, searchIndexRestartMs: wait }),
+          {
+            name: "TypeError",
+            message: `searchIndexRestartMs must be a non-negative number, got ${wait}`,
+          },
+        );
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
 });
