@@ -21,7 +21,13 @@ import { compileGlob } from "../store/walk.ts";
 import { fileShown, listFiles, walkRules } from "./_grep_walk.ts";
 import { outputBuffer } from "./_stdout.ts";
 import { grepPattern } from "./_grep_pattern.ts";
-import type { FileMatches, FileStore, SearchQuery, SearchResult } from "../store/file_store.ts";
+import {
+  type FileMatches,
+  type FileStore,
+  type SearchQuery,
+  type SearchResult,
+  WHOLE_LINE_BYTES,
+} from "../store/file_store.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { STDIN_NAME, StdinError, type StdinRuns, type StdinSource } from "./_stdin.ts";
 import { StreamedRows } from "./_streamed_rows.ts";
@@ -294,6 +300,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
       }
       const shownPath = withPaths ? shownName(path, request.nul) : undefined;
       print(printed(shownPath, rows, { ...shown, continuedAfter: lastLine }, print));
+      for (const row of rows) if (row.piece) out.stderr(`linewise: ${partShown(path, row)}\n`);
       first = false;
     };
     /** Prints what is settled of a file's rows; at its end, the rest. */
@@ -431,7 +438,16 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   return found > 0 ? 0 : 1;
 }
 
+/** What is said of a row that is a part of its line (one over `WHOLE_LINE_BYTES`). */
+function partShown(path: string, { line, text, piece }: ScanRow): string {
+  const { from, codePoints, terminator } = piece!;
+  const shown = [...text.slice(0, text.length - terminator.length)].length;
+  return `${path}:${line}: the line is over ${WHOLE_LINE_BYTES / 1024 / 1024} MiB, too long ` +
+    `to hold: shown are ${shown} of its ${codePoints} characters, from character ${from}`;
+}
+
 /** Why a search stopped at the output's budget (the abort's reason). */
+
 const SPENT = new Error("the output's budget is spent");
 
 /**

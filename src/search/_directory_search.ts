@@ -15,6 +15,7 @@ import { FileReader, type ReadOutcome } from "../io/_file_reader.ts";
 import { LineReader } from "../files/_line_reader.ts";
 import { passLongLine } from "../files/_long_line.ts";
 import { LONG_LINE_BYTES } from "../files/_line_range.ts";
+
 import { keepOffTopTier } from "../io/runtime.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { FileSystem } from "../io/file_system.ts";
@@ -57,6 +58,7 @@ import {
   type SearchQuery,
   type SearchResult,
   type SkippedEntries,
+  WHOLE_LINE_BYTES,
 } from "../store/file_store.ts";
 import { rowCount } from "../store/flat_rows.ts";
 import {
@@ -740,7 +742,9 @@ async function streamFile(
 /**
  * A large file's lines for the collector: runs of whole lines, decoded (or counted, when
  * `decode` finds they can have no row); a line too long to hold is searched as it passes
- * (see `_long_line.ts`) and handed over as what was found.
+ * (see `_long_line.ts`) and handed over as what was found. A search that shows whole rows
+ * holds lines up to {@linkcode WHOLE_LINE_BYTES}, one with a row cut up to
+ * {@linkcode LONG_LINE_BYTES}.
  */
 async function* linesOf(
   reader: LineReader,
@@ -748,7 +752,8 @@ async function* linesOf(
   query: SearchQuery,
   onInvalid: () => void,
 ): AsyncGenerator<string | number | PassedLine> {
-  for (let next = await reader.next(LONG_LINE_BYTES); next !== null;) {
+  const longBytes = query.rowCut === undefined ? WHOLE_LINE_BYTES : LONG_LINE_BYTES;
+  for (let next = await reader.next(longBytes); next !== null;) {
     if ("run" in next) {
       const text = decode(next.run);
       if (typeof text === "object") yield* text;
@@ -762,7 +767,7 @@ async function* linesOf(
       if (passed.invalid) onInvalid();
       yield passed;
     }
-    next = await reader.next(LONG_LINE_BYTES);
+    next = await reader.next(longBytes);
   }
 }
 

@@ -182,6 +182,12 @@ export interface WalkOptions {
   onSkipped?: (display: string, why: SkipReason) => void;
 }
 
+/**
+ * The longest line a search without a `rowCut` gives whole (256 MiB); a longer one is passed
+ * over as it is read, and its row is a part of it (`ScanRow.piece`).
+ */
+export const WHOLE_LINE_BYTES = 256 * 1024 * 1024;
+
 /** A search over files: {@linkcode WalkOptions} plus what to look for and when to stop. */
 export interface SearchQuery extends WalkOptions {
   /** The matcher from the core (literal, RegExp, or an injected engine). */
@@ -213,9 +219,11 @@ export interface SearchQuery extends WalkOptions {
   /**
    * The cut rows will be shown with (`formatRow`): a store may then give, for a line much
    * longer, only the part shown, as a `piece` (the search thread does, so as not to copy
-   * megabytes of minified lines between threads). Omit to get whole lines.
+   * megabytes of minified lines between threads). Omit to get whole lines, each up to
+   * {@linkcode WHOLE_LINE_BYTES}: a longer one's row is still a `piece` of it.
    */
   rowCut?: number;
+
   /**
    * Files whose digest the result should carry with their identity (`FileMatches.sha1` and
    * `identity`), when the store can read them cheaply: the first `files` files with a
