@@ -10,6 +10,7 @@
  *
  * @module
  */
+import { isUtf8 } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "../io/_file_reader.ts";
 import { LineReader } from "../files/_line_reader.ts";
@@ -29,9 +30,9 @@ import {
   type Examined,
   type KeptPieces,
   keptRun,
+  linesHolding,
   lineStartNeedle,
   lookThrough,
-  type Prefilter,
   prefilterOf,
   scannedChunks,
   WHOLE_FILE_BYTES,
@@ -434,7 +435,7 @@ async function collectInOrder(
 }
 
 /** How a file the examination left over is searched on this thread. */
-interface OneFileSearch extends Prefilter {
+interface OneFileSearch extends ByteExamination {
   /** Context lines of the search. */
   context: number;
   /** The reader (its buffer is reused). */
@@ -681,7 +682,7 @@ async function streamFile(
   files: FileSystem,
   node: WalkNode,
   collector: SearchCollector,
-  { explicit, denies, needle, anyOf, folded, context }: OneFileSearch,
+  { explicit, denies, needle, anyOf, folded, context, countLines, linesAtMost }: OneFileSearch,
 ): Promise<boolean> {
   let opened;
   try {
@@ -715,6 +716,17 @@ async function streamFile(
     // (Without context lines, a line holding none of the needles can have no row: only the
     // lines that hold one are decoded. A needle with a line break may span two runs.)
     const needles = needle !== undefined ? [needle] : anyOf;
+    // (Counting only, where every line holding one matches: counted in the bytes.)
+    if (countLines && needles !== undefined && !spansLines(needles)) {
+      const bom = utf8BomLength(head);
+      const lines = await countedLines(new LineReader(handle, bom), needles, {
+        atMost: linesAtMost ?? Infinity,
+        collector,
+        onInvalid: () => invalid = true,
+      });
+      collector.countedFile(node.display, lines, invalid);
+      return oneName;
+    }
     const passable = context === 0 && needles !== undefined && !spansLines(needles)
       ? needles
       : undefined;
@@ -769,6 +781,42 @@ async function* linesOf(
     }
     next = await reader.next(longBytes);
   }
+}
+
+/**
+ * The lines of a large file that hold one of the needles, for a search that counts only
+ * where every such line matches: counted run by run in the bytes (see `linesHolding`), a
+ * line too long to hold searched as it passes. Stops at `atMost`, or where the collector
+ * says the search stops (its deadline: the lines counted until then are the count).
+ */
+async function countedLines(
+  reader: LineReader,
+  needles: readonly Uint8Array[],
+  { atMost, collector, onInvalid }: {
+    atMost: number;
+    collector: SearchCollector;
+    onInvalid: () => void;
+  },
+): Promise<number> {
+  const { matcher, deadline, signal } = collector.query;
+  let lines = 0;
+  for (let next = await reader.next(LONG_LINE_BYTES); next !== null && lines < atMost;) {
+    if (!collector.proceed()) break;
+    if ("run" in next) {
+      if (!isUtf8(next.run)) onInvalid();
+      lines += linesHolding(next.run, needles, atMost - lines);
+    } else {
+      const passed = await passLongLine(next.long, {
+        from: 1,
+        keep: 0,
+        search: { matcher, deadline, signal },
+      });
+      if (passed.invalid) onInvalid();
+      if (passed.match !== undefined) lines++;
+    }
+    next = await reader.next(LONG_LINE_BYTES);
+  }
+  return lines;
 }
 
 /** Counts a walked file that could not be read (one that is gone is simply not there). */

@@ -934,7 +934,26 @@ function occurrenceLines(
 }
 
 /**
+ * How many lines of a run of whole lines hold an occurrence of the needles, up to `atMost`:
+ * a search that counts only, where every line holding one is a matching line
+ * (`Examination.countLines`), counts a large file's lines so, run by run, none decoded.
+ *
+ * @param run the run's bytes (from a line's start to after a `\n`, or to the file's end)
+ * @param needles the needles (none holding a line break)
+ * @param atMost the most lines to count
+ * @returns how many lines hold one
+ */
+export function linesHolding(
+  run: Uint8Array,
+  needles: readonly Uint8Array[],
+  atMost: number,
+): number {
+  return atMost <= 0 ? 0 : occurrenceLines(bytesOf(run), needles, undefined, 0, atMost).lines;
+}
+
+/**
  * A run of whole lines of a file too large to read whole, for a search without context
+
  * lines: the lines holding an occurrence of a needle (confirmed by `folded`, as
  * {@linkcode examineBytes} does) decoded, the others counted; only their count when none
  * does. A run that holds a needle only in other letters' case, or holds it once in a

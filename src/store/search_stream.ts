@@ -6,8 +6,9 @@
  *
  * @module
  */
+import { Buffer, isUtf8 } from "node:buffer";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
-import { decodeUtf8 } from "./_text.ts";
+import { decodeUtf8, encodeUtf8 } from "./_text.ts";
 import type { SearchQuery, SearchResult } from "./file_store.ts";
 
 /** The stream {@linkcode searchStream} searches. */
@@ -50,6 +51,21 @@ export async function searchStream(query: SearchQuery, stream: TextStream): Prom
   query.signal?.throwIfAborted();
   const collector = new SearchCollector(query, 1);
   let invalid = false;
+  // (Counting the lines that hold a literal that is the whole of every match: in the bytes.)
+  const literal = countedLiteral(query);
+  if (literal !== undefined) {
+    const atMost = query.maxMatchesPerFile ?? Infinity;
+    let lines = 0;
+    for await (const run of stream.runs) {
+      if (!collector.proceed()) break;
+      if (!isUtf8(run)) invalid = true;
+      lines += linesHolding(run, literal, atMost - lines);
+      if (lines >= atMost) break;
+    }
+    collector.countedFile(stream.path, lines, invalid);
+    return collector.result();
+  }
+
   async function* texts(): AsyncGenerator<string> {
     for await (const run of stream.runs) {
       const decoded = decodeUtf8(run);
@@ -60,3 +76,33 @@ export async function searchStream(query: SearchQuery, stream: TextStream): Prom
   await collector.scanFile(stream.path, texts(), () => invalid);
   return collector.result();
 }
+
+/**
+ * The bytes of the literal whose lines a search that counts only may count without decoding
+ * them: one that is the whole of every match (`Matcher.exactLiteral`), unless it stands for
+ * invalid bytes (U+FFFD) or starts as the BOM does (which is no part of line 1).
+ */
+function countedLiteral(query: SearchQuery): Uint8Array | undefined {
+  const { matcher } = query;
+  const literal = matcher.exactLiteral;
+  if (query.countOnly !== true || matcher.stoppable !== undefined || literal === undefined) {
+    return undefined;
+  }
+  if (literal.includes("\uFFFD") || literal.startsWith("\uFEFF")) return undefined;
+  return encodeUtf8(literal);
+}
+
+/** How many lines of a run of whole lines hold the literal (none holds a line break), up to `atMost`. */
+function linesHolding(run: Uint8Array, literal: Uint8Array, atMost: number): number {
+  const bytes = Buffer.from(run.buffer, run.byteOffset, run.length);
+  let lines = 0;
+  for (let at = bytes.indexOf(literal); at !== -1 && lines < atMost;) {
+    lines++;
+    const end = bytes.indexOf(LF, at + literal.length);
+    if (end === -1) break;
+    at = bytes.indexOf(literal, end + 1);
+  }
+  return lines;
+}
+
+const LF = 10;

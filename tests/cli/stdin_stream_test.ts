@@ -101,6 +101,7 @@ const FLAGS = [
   ["--vimgrep"],
   ["-c"],
   ["-o", "-c"],
+  ["-c", "-m", "2"],
   ["-l"],
   ["-q"],
   ["--files-without-match"],

@@ -728,17 +728,35 @@ describe("DirectoryStore.search() of files larger than it reads whole", () => {
   const beside = Buffer.from(text);
   beside[2_001 * 100 + 50] = 0xfe;
   const binary = Buffer.concat([Buffer.from([0]), content]);
+  // (Lines over the 4 MiB a search holds whole: one holding the needle far into it, one not.)
+  const long = Buffer.from(
+    `${"x".repeat(9_000_000)}Needle\n${"y".repeat(5_000_000)}\n${
+      `${"z\n".repeat(999)}a Needle\n`.repeat(3_500)
+    }`,
+  );
+  // (A count where every line holding the needle is a match is taken in the bytes, run by
+  // run, the long lines searched as they pass.)
   const queries = {
     "a literal": { matcher: literalMatcher("Needle") },
     "context across runs": { matcher: literalMatcher("Needle"), context: 1 },
     "ignoring case": { matcher: regexMatcher("needle", { ignoreCase: true }) },
     "none": { matcher: literalMatcher("absent") },
+    "a count of a literal": { matcher: literalMatcher("Needle"), countOnly: true },
+    "a count of alternatives": { matcher: regexMatcher("nEeDlE|Needle"), countOnly: true },
+    "a count of at most 2 a file": {
+      matcher: literalMatcher("Needle"),
+      countOnly: true,
+      maxMatchesPerFile: 2,
+    },
   };
-  for (const [name, query] of Object.entries(queries)) {
+  for (const [name, asked] of Object.entries(queries)) {
+    // (Every matching line: the default cap of 200 would stop in the long lines' file.)
+    const query = { maxMatches: Infinity, ...asked };
     it(`finds what the in-memory store finds: ${name}`, { timeout: 60_000 }, async () => {
       const root = await tempDir();
       try {
-        const tree = { "beside.txt": beside, "big.txt": content, "bin.dat": binary };
+        const tree = { "beside.txt": beside, "big.txt": content, "bin.dat": binary, long };
+
         await writeTree(root, tree);
         const want = await new MemoryStore(tree).search(query);
         const got = await (await DirectoryStore.create({ roots: [root] })).search(query);
@@ -747,8 +765,14 @@ describe("DirectoryStore.search() of files larger than it reads whole", () => {
           [got.matchedLines, got.filesSearched, got.binaryFilesSkipped],
           [want.matchedLines, want.filesSearched, want.binaryFilesSkipped],
         );
-        if (name !== "none") assert.deepEqual(got.files.map((f) => f.invalidUtf8), [true, true]);
-        if (name === "ignoring case") assert.equal(got.matchedLines, 2 * 5);
+        if (name !== "none") {
+          assert.deepEqual(got.files.map((f) => [f.path, f.invalidUtf8]), [
+            ["beside.txt", true],
+            ["big.txt", true],
+            ["long", false],
+          ]);
+        }
+        if (name === "ignoring case") assert.equal(got.matchedLines, 2 * 5 + 3_501);
       } finally {
         await fs.rm(root, { recursive: true });
       }

@@ -248,6 +248,8 @@ print(child.returncode, repr(out))`;
     const quiet = sh(`yes foo | "$LW" grep -q foo; echo "status $?"`);
     assert.equal(quiet.stdout, "status 0\n");
     assert.equal(sh(`yes foo | "$LW" grep -m 2 -A 1 foo`).stdout, "1:foo\n2:foo\n3:foo\n");
+    // (Counted in the bytes, as the lines come.)
+    assert.equal(sh(`yes foo | "$LW" grep -c -m 2 foo`).stdout, "2\n");
   });
 
   test("a line of it over 256 MiB is refused, after the rows before it", () => {
