@@ -13,7 +13,7 @@
 import { isUtf8 } from "node:buffer";
 import { setImmediate } from "node:timers";
 import { FileReader, type ReadOutcome } from "../io/_file_reader.ts";
-import { LineReader } from "../files/_line_reader.ts";
+import { BLOCK_BYTES, LineReader } from "../files/_line_reader.ts";
 import { passLongLine } from "../files/_long_line.ts";
 import { LONG_LINE_BYTES } from "../files/_line_range.ts";
 
@@ -719,7 +719,7 @@ async function streamFile(
     // (Counting only, where every line holding one matches: counted in the bytes.)
     if (countLines && needles !== undefined && !spansLines(needles)) {
       const bom = utf8BomLength(head);
-      const lines = await countedLines(new LineReader(handle, bom), needles, {
+      const lines = await countedLines(new LineReader(handle, bom, BLOCK_BYTES, true), needles, {
         atMost: linesAtMost ?? Infinity,
         collector,
         onInvalid: () => invalid = true,
@@ -742,7 +742,7 @@ async function streamFile(
     };
     // (From after the BOM, which is no part of line 1's text.)
     const bom = utf8BomLength(head);
-    const reader = new LineReader(handle, bom);
+    const reader = new LineReader(handle, bom, BLOCK_BYTES, true);
     const lines = linesOf(reader, decode, collector.query, () => invalid = true);
     await collector.scanFile(node.display, lines, () => invalid);
     return oneName;
