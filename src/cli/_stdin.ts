@@ -79,16 +79,58 @@ export function processStdin(): StdinSource {
   } catch {
     // (Closed: there is none.)
   }
+  return { searchable, ...inputOf(0, "standard input") };
+}
+
+/**
+ * A pipe named on the command line, as a shell names what `<(cmd)` gives (`/dev/fd/63`), read
+ * as it comes, as standard input is: the root's sandbox would refuse the path (outside it, or
+ * a link), and what it leads to is the process's own descriptor, given by the shell.
+ *
+ * @param path the path as given
+ * @returns the input, or undefined when the path names no such pipe (or socket) of this process
+ */
+export function namedPipe(path: string): Pick<StdinSource, "open"> | undefined {
+  const fd = descriptorNamed(path);
+  if (fd === undefined) return undefined;
+  try {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFIFO() && !stat.isSocket()) return undefined;
+  } catch {
+    return undefined; // (not open: the path names nothing, which the search says)
+  }
+  return inputOf(fd, path);
+}
+
+/**
+ * The descriptor a path names as `/dev/fd/N` or `/proc/self/fd/N` does, past the standard
+ * three (0 is standard input, 1 and 2 the output: none of them is read so).
+ *
+ * @param path the path as given
+ * @returns the descriptor, or undefined
+ */
+export function descriptorNamed(path: string): number | undefined {
+  const fd = Number(/^\/(?:dev|proc\/self)\/fd\/([1-9][0-9]*)$/.exec(path)?.[1]);
+  return fd > 2 ? fd : undefined;
+}
+
+/**
+ * A descriptor's input, read from where it stands.
+ *
+ * @param fd the descriptor
+ * @param name what errors call it ("standard input", or the path given)
+ */
+function inputOf(fd: number, name: string): Pick<StdinSource, "read" | "open"> {
+  const reader = chunkReader(fd, name);
   /** A read under way that the first bytes' wait left behind, to take first. */
   let pending: Promise<Chunk> | undefined;
   const next = (): Promise<Chunk> => {
-    const got = pending ?? readChunk();
+    const got = pending ?? reader();
     pending = undefined;
     return got;
   };
   return {
-    searchable,
-    read: () => readWhole([], next),
+    read: () => readWhole([], next, name),
     async open() {
       const head: Uint8Array[] = [];
       let length = 0;
@@ -108,8 +150,8 @@ export function processStdin(): StdinSource {
       const first = Buffer.concat(head, length);
       return {
         binary: first.subarray(0, BINARY_PROBE_BYTES).includes(0),
-        runs: () => runsOf(first, next),
-        whole: () => readWhole([first], next),
+        runs: () => runsOf(first, next, name),
+        whole: () => readWhole([first], next, name),
       };
     },
   };
@@ -142,6 +184,7 @@ function within(read: Promise<Chunk>, ms: number): Promise<Chunk | typeof TOO_LO
  *
  * @param first the bytes read already
  * @param next the next read: its bytes, undefined at the input's end, or why it failed
+ * @param name what the error of a line too long calls the input
  * @returns the runs (each but the last ends with `\n`); throws a {@linkcode StdinError} when a
  *   read fails or a line is over {@linkcode STDIN_MAX_BYTES}
  * @example
@@ -159,6 +202,7 @@ function within(read: Promise<Chunk>, ms: number): Promise<Chunk | typeof TOO_LO
 export async function* runsOf(
   first: Uint8Array,
   next: () => Promise<Chunk>,
+  name = "standard input",
 ): AsyncGenerator<Uint8Array> {
   /** The pieces of the line not ended yet. */
   let partial: Uint8Array[] = [];
@@ -169,7 +213,7 @@ export async function* runsOf(
       partial.push(chunk);
       partialBytes += chunk.length;
       if (partialBytes > STDIN_MAX_BYTES) {
-        throw new StdinError(tooLarge("a line of standard input"));
+        throw new StdinError(tooLarge(`a line of ${name}`));
       }
     } else {
       const ended = chunk.subarray(0, lf + 1);
@@ -189,15 +233,16 @@ function tooLarge(what: string): string {
   return `${what} is over ${STDIN_MAX_BYTES / 1024 / 1024} MiB: save it to a file and search that`;
 }
 
-/** Standard input to its end, after the bytes read already, or why it could not be read. */
+/** An input to its end, after the bytes read already, or why it could not be read. */
 async function readWhole(
   read: Uint8Array[],
   next: () => Promise<Chunk>,
+  name: string,
 ): Promise<Uint8Array | { error: string }> {
   const chunks = [...read];
   let total = read.reduce((sum, chunk) => sum + chunk.length, 0);
   for (;;) {
-    if (total > STDIN_MAX_BYTES) return { error: tooLarge("standard input") };
+    if (total > STDIN_MAX_BYTES) return { error: tooLarge(name) };
     const got = await next();
     if (typeof got === "string") return { error: got };
     if (got === undefined) return Buffer.concat(chunks, total);
@@ -206,15 +251,18 @@ async function readWhole(
   }
 }
 
-/** The buffer each read goes into (a pipe gives 64 KiB a read, a file as much as it asks). */
-let buffer: Uint8Array | undefined;
-
-/** The bytes of the next read of descriptor 0: undefined at its end, or why it failed. */
-async function readChunk(): Promise<Chunk> {
-  buffer ??= new Uint8Array(CHUNK_BYTES);
-  const got = await readSome(buffer);
-  if (typeof got !== "number") return `cannot read standard input: ${got.message}`;
-  return got === 0 ? undefined : buffer.slice(0, got);
+/**
+ * The reads of a descriptor, each into one buffer kept (a pipe gives 64 KiB a read, a file as
+ * much as it asks): the bytes of the next, undefined at its end, or why it failed.
+ */
+function chunkReader(fd: number, name: string): () => Promise<Chunk> {
+  let buffer: Uint8Array | undefined;
+  return async () => {
+    buffer ??= new Uint8Array(CHUNK_BYTES);
+    const got = await readSome(fd, buffer);
+    if (typeof got !== "number") return `cannot read ${name}: ${got.message}`;
+    return got === 0 ? undefined : buffer.slice(0, got);
+  };
 }
 
 const LF = 10;
@@ -225,12 +273,12 @@ const CHUNK_BYTES = 1024 * 1024;
 /** The longest wait between two tries of a descriptor another process made non-blocking. */
 const MAX_RETRY_MS = 50;
 
-/** Some bytes of descriptor 0 into `chunk`: how many (0 at its end), or the error. */
-function readSome(chunk: Uint8Array): Promise<number | Error> {
+/** Some bytes of a descriptor into `chunk`: how many (0 at its end), or the error. */
+function readSome(fd: number, chunk: Uint8Array): Promise<number | Error> {
   return new Promise((resolve) => {
     let wait = 1;
     const attempt = () =>
-      fs.read(0, chunk, 0, chunk.length, null, (error, bytes) => {
+      fs.read(fd, chunk, 0, chunk.length, null, (error, bytes) => {
         // (A descriptor another process made non-blocking is tried again, less often the
         // longer it stays silent.)
         if ((error as { code?: string } | null)?.code === "EAGAIN") {

@@ -5,12 +5,14 @@ import { isatty } from "node:tty";
 import { blockingOutput } from "./_stdout.ts";
 import { PATTERN_HELPER_ENV, runPatternHelper } from "../match/pattern_helper.ts";
 import { main } from "./main.ts";
-import { processStdin } from "./_stdin.ts";
+import { descriptorNamed, namedPipe, processStdin } from "./_stdin.ts";
 import { isCompiledBinary, relaunchForSearch } from "../io/runtime.ts";
 
-// A server or a grep runs with the JIT settings of a search (the binary runs again at once).
+// A server or a grep runs with the JIT settings of a search (the binary runs again at once),
+// unless it is given a descriptor to read (`<(cmd)`): Bun's execve leaves it closed.
 const args = process.argv.slice(2);
-if (args.includes("serve") || args.includes("grep")) relaunchForSearch(args);
+const searches = args.includes("serve") || args.includes("grep");
+if (searches && !args.some((arg) => descriptorNamed(arg) !== undefined)) relaunchForSearch(args);
 
 // The binary run again as the helper that scans for patterns that may run without end.
 // (Only the binary is run so; asking the environment elsewhere would need Deno's --allow-env.)
@@ -30,6 +32,7 @@ function run(): void {
   });
   main(process.argv.slice(2), {
     stdin: processStdin(),
+    pipe: namedPipe,
     stdout,
     stdoutIsTerminal: isatty(1),
     stderrIsTerminal: isatty(2),

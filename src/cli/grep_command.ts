@@ -122,6 +122,8 @@ export interface GrepOutput {
   flush?(): void;
   /** Standard input, read for the path `-` (see `GrepRequest.stdin`). */
   stdin?: Pick<StdinSource, "open">;
+  /** The pipe a path names, read as standard input is (`/dev/fd/63` of `<(cmd)`), if any. */
+  pipe?(path: string): Pick<StdinSource, "open"> | undefined;
 }
 
 /**
@@ -148,6 +150,7 @@ export async function grepCommand(
       stderr,
       flush: buffer.flush,
       stdin: given.stdin,
+      pipe: given.pipe,
     });
   } finally {
     routedBack();
@@ -220,33 +223,60 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     paint,
     spans,
   };
-  // Standard input is searched as a file of its own, named as ripgrep names it: text as it
-  // comes, binary input read whole (see `_stdin.ts`).
-  let stdin: FileStore | undefined;
-  let streamed: StdinRuns | undefined;
+  // Standard input is searched as a file of its own, named as ripgrep names it, and so is a
+  // pipe named on the line (`<(cmd)`, under its name): text as it comes, binary input read
+  // whole (see `_stdin.ts`).
+  const inputs = new Map<number, { store: FileStore } | { runs: StdinRuns }>();
+  /** Opens the input of path `i`; why it could not be read, if it could not. */
+  const open = async (
+    i: number,
+    source: Pick<StdinSource, "open">,
+    name: string,
+  ): Promise<string | undefined> => {
+    const opened = await source.open();
+    if ("error" in opened) return opened.error;
+    if (!opened.binary) {
+      inputs.set(i, { runs: opened });
+      return undefined;
+    }
+    const read = await opened.whole();
+    if ("error" in read) return read.error;
+    inputs.set(i, { store: new MemoryStore({ [name]: read }) });
+    return undefined;
+  };
+
+  const firstStdin = request.paths.indexOf("-");
   if (request.stdin !== undefined) {
-    const opened = await out.stdin!.open();
-    if ("error" in opened) return refused(opened.error);
-    if (opened.binary) {
-      const read = await opened.whole();
-      if ("error" in read) return refused(read.error);
-      stdin = new MemoryStore({ [STDIN_NAME]: read });
-    } else streamed = opened;
+    const error = await open(firstStdin, out.stdin!, STDIN_NAME);
+    if (error !== undefined) return refused(error);
   }
   // (A second - reads what the first left: nothing, as in ripgrep.)
   const empty = new MemoryStore({ [STDIN_NAME]: "" });
-  const firstStdin = request.paths.indexOf("-");
-  const givenStdin = stdin !== undefined || streamed !== undefined;
-  const storeOf = (path: string, i: number) =>
-    path !== "-" || !givenStdin ? store : i === firstStdin && stdin !== undefined ? stdin : empty;
+  const givenStdin = inputs.has(firstStdin);
+  for (const [i, path] of request.paths.entries()) {
+    const pipe = path === "-" ? undefined : out.pipe?.(path);
+    const error = pipe === undefined ? undefined : await open(i, pipe, path);
+    if (error !== undefined) return refused(error);
+  }
+  const storeOf = (path: string, i: number) => {
+    const input = inputs.get(i);
+    if (input !== undefined && "store" in input) return input.store;
+    return path === "-" && givenStdin ? empty : store;
+  };
   const pathOf = (path: string) => path === "-" && givenStdin ? STDIN_NAME : path;
-  const isStream = (i: number) => i === firstStdin && streamed !== undefined;
+  const streaming = (i: number) => {
+    const input = inputs.get(i);
+    return input !== undefined && "runs" in input ? input.runs : undefined;
+  };
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path (-H shows it, -I leaves every
   // path off).
+  // (A pipe is shown as named, whatever it holds.)
   const files = await Promise.all(
     request.paths.map((path, i) =>
-      isStream(i) ? STDIN_NAME : fileShown(storeOf(path, i), pathOf(path))
+      streaming(i) !== undefined || (inputs.has(i) && i !== firstStdin)
+        ? pathOf(path)
+        : fileShown(storeOf(path, i), pathOf(path))
     ),
   );
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);
@@ -260,6 +290,7 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   for (const [i, path] of request.paths.entries()) {
     const shownFile = files[i];
     const named = shownFile !== undefined;
+    const runs = streaming(i);
     let result: SearchResult;
     const progress = progressLine(out, request.progressAfterMs, path);
     const hit = new Set<string>();
@@ -339,15 +370,15 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
         onRows: rowsPrinted
           ? (file, rows, scanned) => {
             rowsFound(file, rows, scanned);
-            if (isStream(i)) out.flush?.(); // (before the next run is waited for)
+            if (runs !== undefined) out.flush?.(); // (before the next run is waited for)
           }
           : undefined,
         signal: spent.signal,
         // (A file named on the line is listed whether binary or not, below.)
         onNoMatch: !request.filesWithoutMatch || named ? undefined : showWithout,
       };
-      result = isStream(i)
-        ? await searchStream(query, { path: STDIN_NAME, runs: streamed!.runs() })
+      result = runs !== undefined
+        ? await searchStream(query, { path: pathOf(path), runs: runs.runs() })
         : await storeOf(path, i).search(query);
     } catch (error) {
       progress.clear();

@@ -49,6 +49,8 @@ export interface CliIo {
   progressAfterMs?: number;
   /** Standard input, which grep searches for `-` (none: `-` is refused). */
   stdin?: StdinSource;
+  /** The pipe a path grep is given names (`/dev/fd/63` of `<(cmd)`), read as standard input is. */
+  pipe?: (path: string) => Pick<StdinSource, "open"> | undefined;
 }
 
 /** Signals that stop a server (SIGKILL cannot be caught: the next server cleans up). */

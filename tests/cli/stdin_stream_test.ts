@@ -213,3 +213,54 @@ test("grep of standard input shows a match with -B before more comes, and -m, -l
   const run = await piecemeal(["--max-lines", "1", "foo"], "a foo\n", ["b foo\n", "c foo\n"]);
   assert.deepEqual([run.stdout, run.printedAtRead.length], ["1:a foo\n", 1]);
 });
+
+test("pipes named on the line (<(cmd)) are read as standard input is, each under its name", async () => {
+  const encoder = new TextEncoder();
+  const pipes: Record<string, Pick<StdinSource, "open">> = {
+    "/dev/fd/63": stdinOf(encoder.encode("a foo\nb\n"), [3], false),
+    "/dev/fd/62": stdinOf(encoder.encode("c\nfoo d\n"), [], false),
+    "/dev/fd/61": stdinOf(encoder.encode("x\0foo\n"), [], true),
+  };
+  const run = async (words: string[]) => {
+    let stdout = "";
+    let stderr = "";
+    const status = await grepCommand(new MemoryStore({ "f.txt": "foo e\n" }), requestOf(words), {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      pipe: (path) => pipes[path],
+    });
+    return { status, stdout, stderr };
+  };
+  assert.deepEqual(await run(["foo", "/dev/fd/63", "f.txt", "/dev/fd/62", "/dev/fd/61"]), {
+    status: 0,
+    stdout: "/dev/fd/63:1:a foo\nf.txt:1:foo e\n/dev/fd/62:2:foo d\n" +
+      '/dev/fd/61: binary file matches (found "\\0" byte around offset 1)\n',
+    stderr: "",
+  });
+  // (Alone, as a file named alone: its rows without its name.)
+  assert.deepEqual(await run(["-c", "foo", "/dev/fd/62"]), {
+    status: 0,
+    stdout: "1\n",
+    stderr: "",
+  });
+  // (One that cannot be read is said, and nothing is searched.)
+  pipes["/dev/fd/60"] = { open: () => Promise.resolve({ error: "cannot read /dev/fd/60: EIO" }) };
+  assert.deepEqual(await run(["foo", "f.txt", "/dev/fd/60"]), {
+    status: 2,
+    stdout: "",
+    stderr: "linewise: cannot read /dev/fd/60: EIO\n",
+  });
+});
+
+test("runsOf() names the input whose line is too long", async () => {
+  const piece = new Uint8Array(129 * 1024 * 1024).fill(97);
+  const runs = runsOf(piece, () => Promise.resolve(piece), "/dev/fd/63");
+  await assert.rejects(
+    async () => {
+      for await (const _ of runs) assert.fail("no line ended");
+    },
+    (error) =>
+      error instanceof StdinError &&
+      error.message === "a line of /dev/fd/63 is over 256 MiB: save it to a file and search that",
+  );
+});

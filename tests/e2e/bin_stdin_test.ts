@@ -252,6 +252,28 @@ print(child.returncode, repr(out))`;
     assert.equal(sh(`yes foo | "$LW" grep -c -m 2 foo`).stdout, "2\n");
   });
 
+  test("a pipe named on the line, <(cmd), is read as standard input is, under its name", () => {
+    // (bash names them /dev/fd/63, /dev/fd/62, …, as ripgrep shows them.)
+    const two = sh(
+      `"$LW" grep foo <(printf 'a foo\\nb\\n') a.txt <(sleep 0.3; printf 'c\\nfoo d\\n')`,
+    );
+    assert.equal(two.stderr, "");
+    assert.match(
+      two.stdout,
+      /^\/dev\/fd\/(\d+):1:a foo\na\.txt:1:foo in a file\n\/dev\/fd\/(\d+):2:foo d\n$/,
+    );
+    assert.equal(two.status, 0);
+    const binary = sh(`"$LW" grep -H foo <(printf 'x\\0foo\\n')`);
+    assert.match(
+      binary.stdout,
+      /^\/dev\/fd\/\d+: binary file matches \(found "\\0" byte around offset 1\)\n$/,
+    );
+    // (A descriptor that is a file, or none, is a path as any other: outside the root here.)
+    const file = sh(`"$LW" grep foo /dev/fd/3 3<a.txt; echo "status $?"`);
+    assert.match(file.stderr, /^linewise: path "\/dev\/fd\/3" is outside the allowed roots/);
+    assert.equal(file.stdout, "status 2\n");
+  });
+
   test("a line of it over 256 MiB is refused, after the rows before it", () => {
     const run = sh(`(echo foo; head -c 270000000 /dev/zero | tr '\\0' a) | "$LW" grep foo`);
     assert.equal(run.stdout, "1:foo\n");
