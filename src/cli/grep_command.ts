@@ -244,7 +244,6 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
     inputs.set(i, { store: new MemoryStore({ [name]: read }) });
     return undefined;
   };
-
   const firstStdin = request.paths.indexOf("-");
   if (request.stdin !== undefined) {
     const error = await open(firstStdin, out.stdin!, STDIN_NAME);
@@ -271,12 +270,10 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
   // As ripgrep: a file named on the line is searched whatever -g and -t say, and a search of
   // one file, named alone, prints its rows without its path (-H shows it, -I leaves every
   // path off).
-  // (A pipe is shown as named, whatever it holds.)
+  // (An input is shown as named, whatever it holds.)
   const files = await Promise.all(
     request.paths.map((path, i) =>
-      streaming(i) !== undefined || (inputs.has(i) && i !== firstStdin)
-        ? pathOf(path)
-        : fileShown(storeOf(path, i), pathOf(path))
+      inputs.has(i) ? pathOf(path) : fileShown(storeOf(path, i), pathOf(path))
     ),
   );
   const withPaths = request.filenames ?? !(files.length === 1 && files[0] !== undefined);

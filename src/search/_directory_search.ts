@@ -16,7 +16,6 @@ import { FileReader, type ReadOutcome } from "../io/_file_reader.ts";
 import { BLOCK_BYTES, LineReader } from "../files/_line_reader.ts";
 import { passLongLine } from "../files/_long_line.ts";
 import { LONG_LINE_BYTES } from "../files/_line_range.ts";
-
 import { keepOffTopTier } from "../io/runtime.ts";
 import { describeKind, type FileStat } from "../io/file_stat.ts";
 import type { FileSystem } from "../io/file_system.ts";
@@ -713,13 +712,12 @@ async function streamFile(
       return oneName;
     }
     let invalid = false;
-    // (Without context lines, a line holding none of the needles can have no row: only the
-    // lines that hold one are decoded. A needle with a line break may span two runs.)
     const needles = needle !== undefined ? [needle] : anyOf;
+    // (From after the BOM, which is no part of line 1's text; each run taken before the next.)
+    const reader = new LineReader(handle, utf8BomLength(head), BLOCK_BYTES, true);
     // (Counting only, where every line holding one matches: counted in the bytes.)
     if (countLines && needles !== undefined && !spansLines(needles)) {
-      const bom = utf8BomLength(head);
-      const lines = await countedLines(new LineReader(handle, bom, BLOCK_BYTES, true), needles, {
+      const lines = await countedLines(reader, needles, {
         atMost: linesAtMost ?? Infinity,
         collector,
         onInvalid: () => invalid = true,
@@ -727,6 +725,8 @@ async function streamFile(
       collector.countedFile(node.display, lines, invalid);
       return oneName;
     }
+    // (Without context lines, a line holding none of the needles can have no row: only the
+    // lines that hold one are decoded. A needle with a line break may span two runs.)
     const passable = context === 0 && needles !== undefined && !spansLines(needles)
       ? needles
       : undefined;
@@ -740,9 +740,6 @@ async function streamFile(
       if (decoded.invalid) invalid = true;
       return decoded.text;
     };
-    // (From after the BOM, which is no part of line 1's text.)
-    const bom = utf8BomLength(head);
-    const reader = new LineReader(handle, bom, BLOCK_BYTES, true);
     const lines = linesOf(reader, decode, collector.query, () => invalid = true);
     await collector.scanFile(node.display, lines, () => invalid);
     return oneName;
