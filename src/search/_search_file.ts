@@ -25,7 +25,7 @@ import {
 import { type CaselessPart, caselessPartsOf } from "./_caseless_scan.ts";
 import { countLf } from "../io/_count_lf.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
-import { BINARY_PROBE_BYTES, decodeUtf8, isBinary } from "../store/_text.ts";
+import { BINARY_PROBE_BYTES, decodeUtf8, isBinary, lineEndFrom } from "../store/_text.ts";
 import { JoinedRuns, type JoinedText } from "../store/_joined_runs.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
 import {
@@ -926,7 +926,7 @@ function occurrenceLines(
   let lines = 0;
   for (let found = next(first); found.at !== -1;) {
     end = found.at + found.length;
-    const lineEnd = buffer.indexOf(LF, end);
+    const lineEnd = lineEndFrom(buffer, end);
     if (++lines === atMost || lineEnd === -1) break;
     found = next(lineEnd + 1);
   }

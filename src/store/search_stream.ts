@@ -8,7 +8,7 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
-import { decodeUtf8, encodeUtf8 } from "./_text.ts";
+import { decodeUtf8, encodeUtf8, lineEndFrom } from "./_text.ts";
 import type { SearchQuery, SearchResult } from "./file_store.ts";
 
 /** The stream {@linkcode searchStream} searches. */
@@ -98,11 +98,9 @@ function linesHolding(run: Uint8Array, literal: Uint8Array, atMost: number): num
   let lines = 0;
   for (let at = bytes.indexOf(literal); at !== -1 && lines < atMost;) {
     lines++;
-    const end = bytes.indexOf(LF, at + literal.length);
+    const end = lineEndFrom(bytes, at + literal.length);
     if (end === -1) break;
     at = bytes.indexOf(literal, end + 1);
   }
   return lines;
 }
-
-const LF = 10;
