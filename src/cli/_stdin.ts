@@ -24,7 +24,8 @@ export const STDIN_NAME = "<stdin>";
 
 /**
  * The most of standard input read whole (binary input, `grep --json`), and the longest line of
- * it searched as it comes (a file has no such bound: save it to one).
+ * it searched as it comes (a file's longer line is searched as it is read, its row a part of
+ * it: save such input to a file).
  */
 export const STDIN_MAX_BYTES = 256 * 1024 * 1024;
 
