@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { InputError, type Matcher, type ScanRow, scanText } from "../core/mod.ts";
+import { codePointCount, InputError, type Matcher, type ScanRow, scanText } from "../core/mod.ts";
 import {
   COLOURED,
   type MatchSpans,
@@ -469,13 +469,12 @@ async function grep(store: FileStore, request: GrepRequest, out: GrepOutput): Pr
 /** What is said of a row that is a part of its line (one over `WHOLE_LINE_BYTES`). */
 function partShown(path: string, { line, text, piece }: ScanRow): string {
   const { from, codePoints, terminator } = piece!;
-  const shown = [...text.slice(0, text.length - terminator.length)].length;
+  const shown = codePointCount(text, 0, text.length - terminator.length);
   return `${path}:${line}: the line is over ${WHOLE_LINE_BYTES / 1024 / 1024} MiB, too long ` +
     `to hold: shown are ${shown} of its ${codePoints} characters, from character ${from}`;
 }
 
 /** Why a search stopped at the output's budget (the abort's reason). */
-
 const SPENT = new Error("the output's budget is spent");
 
 /**

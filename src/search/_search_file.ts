@@ -25,7 +25,13 @@ import {
 import { type CaselessPart, caselessPartsOf } from "./_caseless_scan.ts";
 import { countLf } from "../io/_count_lf.ts";
 import { keepOffTopTier } from "../io/runtime.ts";
-import { BINARY_PROBE_BYTES, decodeUtf8, isBinary, lineEndFrom } from "../store/_text.ts";
+import {
+  BINARY_PROBE_BYTES,
+  decodeUtf8,
+  isBinary,
+  lineEndFrom,
+  literalBytes,
+} from "../store/_text.ts";
 import { JoinedRuns, type JoinedText } from "../store/_joined_runs.ts";
 import { MAX_FILTERED_BYTES, trigramFilter } from "./index/_trigram_filter.ts";
 import {
@@ -182,16 +188,16 @@ export function prefilterOf(
   folded: readonly string[] | undefined,
   required?: readonly string[],
 ): Prefilter {
-  const needle = needleOf(literal);
+  const needle = literalBytes(literal);
   if (needle !== undefined) {
-    const also = required?.filter((one) => one !== literal && one.length >= 3).map(needleOf)
+    const also = required?.filter((one) => one !== literal && one.length >= 3).map(literalBytes)
       .filter((one) => one !== undefined);
     return also?.length ? { needle, also } : { needle };
   }
   if (!alternatives?.length) return {};
-  const anyOf = alternatives.map(needleOf);
+  const anyOf = alternatives.map(literalBytes);
   if (!anyOf.every((one) => one !== undefined)) return {};
-  const confirm = folded?.map(needleOf);
+  const confirm = folded?.map(literalBytes);
   const confirms = confirm?.length === anyOf.length && confirm.every((one) => one !== undefined);
   const caseless = caselessPartsOf(anyOf as Uint8Array[]);
   const shared = sharedRun(anyOf as Uint8Array[]);
@@ -248,12 +254,7 @@ export function sharedRun(needles: readonly Uint8Array[]): Uint8Array | undefine
  * @returns the bytes, or undefined
  */
 export function lineStartNeedle(lineStart: string | undefined): Uint8Array | undefined {
-  return lineStart === undefined ? undefined : needleOf(`\n${lineStart}`);
-}
-
-/** A literal's bytes, unless it is empty or stands for bytes that are not UTF-8 (U+FFFD). */
-function needleOf(literal: string | undefined): Uint8Array | undefined {
-  return literal && !literal.includes("\uFFFD") ? new TextEncoder().encode(literal) : undefined;
+  return lineStart === undefined ? undefined : literalBytes(`\n${lineStart}`);
 }
 
 /** What a search asks of the examination of each file (plain data: it crosses threads). */
@@ -940,7 +941,7 @@ function occurrenceLines(
  *
  * @param run the run's bytes (from a line's start to after a `\n`, or to the file's end)
  * @param needles the needles (none holding a line break)
- * @param atMost the most lines to count
+ * @param atMost the most lines to count (1 or more)
  * @returns how many lines hold one
  */
 export function linesHolding(
@@ -948,12 +949,11 @@ export function linesHolding(
   needles: readonly Uint8Array[],
   atMost: number,
 ): number {
-  return atMost <= 0 ? 0 : occurrenceLines(bytesOf(run), needles, undefined, 0, atMost).lines;
+  return occurrenceLines(bytesOf(run), needles, undefined, 0, atMost).lines;
 }
 
 /**
  * A run of whole lines of a file too large to read whole, for a search without context
-
  * lines: the lines holding an occurrence of a needle (confirmed by `folded`, as
  * {@linkcode examineBytes} does) decoded, the others counted; only their count when none
  * does. A run that holds a needle only in other letters' case, or holds it once in a

@@ -41,6 +41,14 @@ export function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && Buffer.compare(a, b) === 0;
 }
 
+/**
+ * A literal's bytes, to look for in a file's: undefined when it is empty or stands for bytes
+ * that are not UTF-8 (U+FFFD), which no bytes spell.
+ */
+export function literalBytes(literal: string | undefined): Uint8Array | undefined {
+  return literal && !literal.includes("\uFFFD") ? encoder.encode(literal) : undefined;
+}
+
 /** Bytes {@linkcode lineEndFrom} looks through one by one before it asks `indexOf`. */
 const NEAR_LINE_END = 256;
 

@@ -223,7 +223,6 @@ export interface SearchQuery extends WalkOptions {
    * {@linkcode WHOLE_LINE_BYTES}: a longer one's row is still a `piece` of it.
    */
   rowCut?: number;
-
   /**
    * Files whose digest the result should carry with their identity (`FileMatches.sha1` and
    * `identity`), when the store can read them cheaply: the first `files` files with a

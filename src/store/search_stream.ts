@@ -8,7 +8,8 @@
  */
 import { Buffer, isUtf8 } from "node:buffer";
 import { checkQuery, SearchCollector } from "./_search_collector.ts";
-import { decodeUtf8, encodeUtf8, lineEndFrom } from "./_text.ts";
+import { decodeUtf8, lineEndFrom, literalBytes } from "./_text.ts";
+import { utf8BomLength } from "../core/mod.ts";
 import type { SearchQuery, SearchResult } from "./file_store.ts";
 
 /** The stream {@linkcode searchStream} searches. */
@@ -82,14 +83,10 @@ export async function searchStream(query: SearchQuery, stream: TextStream): Prom
  * them: one that is the whole of every match (`Matcher.exactLiteral`), unless it stands for
  * invalid bytes (U+FFFD) or starts as the BOM does (which is no part of line 1).
  */
-function countedLiteral(query: SearchQuery): Uint8Array | undefined {
-  const { matcher } = query;
-  const literal = matcher.exactLiteral;
-  if (query.countOnly !== true || matcher.stoppable !== undefined || literal === undefined) {
-    return undefined;
-  }
-  if (literal.includes("\uFFFD") || literal.startsWith("\uFEFF")) return undefined;
-  return encodeUtf8(literal);
+function countedLiteral({ countOnly, matcher }: SearchQuery): Uint8Array | undefined {
+  if (countOnly !== true || matcher.stoppable !== undefined) return undefined;
+  const bytes = literalBytes(matcher.exactLiteral);
+  return bytes !== undefined && utf8BomLength(bytes) === 0 ? bytes : undefined;
 }
 
 /** How many lines of a run of whole lines hold the literal (none holds a line break), up to `atMost`. */

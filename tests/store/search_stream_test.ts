@@ -27,7 +27,7 @@ test("a count of a literal's lines in the bytes is the scan's", async () => {
       fc.constantFrom("\n", "\r\n"),
       fc.array(fc.nat(), { maxLength: 6 }),
       fc.constantFrom(undefined, 1, 2, 5),
-      fc.constantFrom("foo", "o", "\ufefffoo", "é"),
+      fc.constantFrom("foo", "o", "\ufefffoo", "é", "\ufffd"),
       async (texts, ending, cuts, perFile, literal) => {
         const lines = texts.map((text) => {
           // (\xff: a byte that is no UTF-8, where U+0100's two bytes were.)
