@@ -7,7 +7,13 @@ import { test } from "node:test";
 import fc from "fast-check";
 import { grepCommand } from "../../src/cli/grep_command.ts";
 import { requestOf } from "../_helpers/grep_request.ts";
-import { type Chunk, runsOf, StdinError, type StdinSource } from "../../src/cli/_stdin.ts";
+import {
+  type Chunk,
+  descriptorNamed,
+  runsOf,
+  StdinError,
+  type StdinSource,
+} from "../../src/cli/_stdin.ts";
 import { MemoryStore } from "../../src/store/memory_store.ts";
 import { StreamedRows } from "../../src/cli/_streamed_rows.ts";
 
@@ -263,4 +269,22 @@ test("runsOf() names the input whose line is too long", async () => {
       error instanceof StdinError &&
       error.message === "a line of /dev/fd/63 is over 256 MiB: save it to a file and search that",
   );
+});
+
+test("a path names a descriptor to read as /dev/fd/N or /proc/self/fd/N, past the standard three", () => {
+  assert.equal(descriptorNamed("/dev/fd/63"), 63);
+  assert.equal(descriptorNamed("/proc/self/fd/3"), 3);
+  // (0 is standard input, - by its other names; 1 and 2 are the output, never read.)
+  for (
+    const path of [
+      "/dev/fd/0",
+      "/dev/fd/1",
+      "/proc/self/fd/2",
+      "/dev/fd/07",
+      "dev/fd/63",
+      "/dev/fd/x",
+    ]
+  ) {
+    assert.equal(descriptorNamed(path), undefined, path);
+  }
 });

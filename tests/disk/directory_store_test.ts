@@ -756,7 +756,6 @@ describe("DirectoryStore.search() of files larger than it reads whole", () => {
       const root = await tempDir();
       try {
         const tree = { "beside.txt": beside, "big.txt": content, "bin.dat": binary, long };
-
         await writeTree(root, tree);
         const want = await new MemoryStore(tree).search(query);
         const got = await (await DirectoryStore.create({ roots: [root] })).search(query);
@@ -778,6 +777,32 @@ describe("DirectoryStore.search() of files larger than it reads whole", () => {
       }
     });
   }
+
+  it("stops a count in the bytes between runs once the search is called off", async () => {
+    const root = await tempDir();
+    try {
+      await writeTree(root, { "big.txt": content });
+      const store = await DirectoryStore.create({ roots: [root], searchThreads: 1 });
+      const files = store.sandbox.files;
+      const readAsync = files.readAsync.bind(files);
+      const stop = new AbortController();
+      let reads = 0;
+      let readsAfter = 0;
+      // (Called off at the file's second block; a run is counted between two reads.)
+      files.readAsync = (...args) => {
+        if (stop.signal.aborted) readsAfter++;
+        else if (++reads === 2) stop.abort(new Error("called off"));
+        return readAsync(...args);
+      };
+      const query = { matcher: literalMatcher("Needle"), countOnly: true, signal: stop.signal };
+      await assert.rejects(store.search({ ...query, path: "big.txt" }), /called off/);
+      assert.equal(reads, 2);
+      assert.ok(readsAfter <= 1, `${readsAfter} blocks read after it was called off`);
+      store.close();
+    } finally {
+      await fs.rm(root, { recursive: true });
+    }
+  });
 });
 
 describe("DirectoryStore.search() asking for digests", () => {

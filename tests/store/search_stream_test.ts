@@ -52,3 +52,18 @@ test("a count of a literal's lines in the bytes is the scan's", async () => {
     { numRuns: 500 },
   );
 });
+
+test("a count in the bytes reads no further run once the search is called off", async () => {
+  const stop = new AbortController();
+  let pulled = 0;
+  async function* runs(): AsyncGenerator<Uint8Array> {
+    while (pulled < 10) {
+      pulled++;
+      if (pulled === 2) stop.abort(new Error("called off"));
+      yield Buffer.from("foo\nbar\n");
+    }
+  }
+  const query = { matcher: literalMatcher("foo"), countOnly: true, signal: stop.signal };
+  await assert.rejects(searchStream(query, { path: "<stdin>", runs: runs() }), /called off/);
+  assert.equal(pulled, 2);
+});
