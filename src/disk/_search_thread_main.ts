@@ -12,7 +12,7 @@ import {
   collectGarbageWhenIdle,
   STRINGS_POST_APART,
 } from "../io/runtime.ts";
-import { lowerThisThread } from "../io/libc.ts";
+import { lowerThisThread } from "../io/thread_priority.ts";
 import { thisThreadId } from "../io/thread_cpu.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";

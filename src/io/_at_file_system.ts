@@ -19,6 +19,7 @@ import type { StatKind } from "./file_stat.ts";
 import { type IdentityKind, identityOfStatx } from "./file_identity.ts";
 import type { DirHandle, FileSystem, RawDirEntry, SharedFileSystem } from "./_file_system_types.ts";
 import type { Libc } from "./libc.ts";
+import { offerCore } from "./thread_priority.ts";
 
 /** What {@linkcode AtFileSystem.readCached} takes for "not in memory, or cannot tell". */
 const CANNOT_TELL = new Set<number>([
@@ -357,6 +358,7 @@ class AtFileSystem implements FileSystem {
 
   /** Opens a real path beneath its root, following no symlink. */
   #open(path: string, flags: number, syscall: string): number {
+    offerCore(); // (in a search thread, while a request or an answer waits)
     const { root, rel } = this.#place(path);
     const all = flags | O_NOFOLLOW | O_CLOEXEC;
     if (!this.#openat2) return this.#openEachComponent(root.fd, rel, all, path, syscall);

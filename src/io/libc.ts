@@ -42,6 +42,9 @@ export interface Libc {
   /** `prctl` with one argument (the calls used here take no more). */
   prctl(option: number, arg: number): number;
   setpriority(which: number, who: number, priority: number): number;
+  sched_yield(): number;
+  /** `ioctl` with a buffer for its answer (`FIONREAD`: an int). */
+  ioctl(fd: number, request: number, out: Uint8Array): number;
   madvise(address: number, length: number, advice: number): number;
   /** Where a buffer's bytes lie in memory (for `madvise`). */
   addressOf(bytes: Uint8Array): number;
@@ -96,6 +99,8 @@ const SIGNATURES: Record<string, Signature> = {
   fsync: { args: ["fd"], returns: "fd" },
   prctl: { args: ["fd", "size"], returns: "fd" },
   setpriority: { args: ["fd", "fd", "fd"], returns: "fd" },
+  sched_yield: { args: [], returns: "fd" },
+  ioctl: { args: ["fd", "size", "ptr"], returns: "fd" },
   madvise: { args: ["size", "size", "fd"], returns: "fd" },
 };
 
@@ -284,6 +289,8 @@ function direct(
     fsync: (fd) => c.fsync(fd),
     prctl: (option, arg) => c.prctl(option, arg),
     setpriority: (which, who, priority) => c.setpriority(which, who, priority),
+    sched_yield: () => c.sched_yield(),
+    ioctl: (fd, request, out) => c.ioctl(fd, request, out),
     madvise: (address, length, advice) => c.madvise(address, length, advice),
   };
 }
@@ -318,29 +325,6 @@ function openFirst<T>(open: (name: string) => T): T {
     }
   }
   throw first;
-}
-
-/** `setpriority` target: a process, which on Linux is the calling thread when `who` is 0. */
-const PRIO_PROCESS = 0;
-/**
- * The nice value of threads that work for searches (the main thread keeps 0): a weight of
- * 423 against 1,024, enough for a read to get a core beside them. At nice 10 (a weight of
- * 110) they got a tenth of a core beside two busy processes, and a grep rg answered in 0.5-1.2
- * s took 5.6-10.3 s; at 4, 0.5-1.0 s, with reads beside greps as fast (see
- * docs/under-load.md).
- */
-export const SEARCH_NICENESS = 4;
-
-/**
- * Gives the calling thread a lower priority than the process's other threads (Linux keeps
- * a nice value per thread): a thread that reads for a search then yields its core at once
- * to the thread that answers small requests, on a machine whose cores the search fills.
- *
- * @returns true when it is set; false where it cannot be (not Linux, no FFI)
- */
-export function lowerThisThread(): boolean {
-  const found = loadLibc();
-  return "libc" in found && found.libc.setpriority(PRIO_PROCESS, 0, SEARCH_NICENESS) === 0;
 }
 
 const MADV_HUGEPAGE = 14;

@@ -11,7 +11,7 @@
 import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
 import { collectGarbageWhenIdle } from "../io/runtime.ts";
 import { FileReader } from "../io/_file_reader.ts";
-import { lowerThisThread } from "../io/libc.ts";
+import { lowerThisThread } from "../io/thread_priority.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./index/_file_filters.ts";
 import { type CheckJob, type CheckReply, filesHeld } from "./index/_cache_checks.ts";

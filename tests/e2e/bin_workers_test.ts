@@ -4,12 +4,24 @@
 // from /proc (through `cat`, which Deno may run without --allow-all).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { Buffer } from "node:buffer";
+import {
+  closeSync,
+  constants,
+  existsSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
-import { callsWhilePinging, initialized, tempRoot } from "../_helpers/binary.ts";
-import { SEARCH_NICENESS } from "../../src/io/libc.ts";
+import { callsWhilePinging, ensureBinary, initialized, tempRoot } from "../_helpers/binary.ts";
+import { SEARCH_NICENESS } from "../../src/io/thread_priority.ts";
 
 /** CPU time (clock ticks) and nice value of each thread of a process, with its name, by id. */
 function threadTimes(pid: number): Map<string, { name: string; ticks: number; nice: number }> {
@@ -110,3 +122,114 @@ test("grep --threads 1 reads on the search thread alone", {
     root.remove();
   }
 });
+
+/** Whether strace runs here (Linux, installed: `.ci/run` installs it). */
+const STRACE = process.platform === "linux" &&
+  spawnSync("strace", ["-V"], { encoding: "utf8" }).status === 0;
+
+test("the search threads offer their cores while an answer waits unread, the answering one never", {
+  skip: !STRACE,
+  timeout: 120_000,
+}, async () => {
+  const root = tempRoot();
+  for (let d = 0; d < 100; d++) {
+    mkdirSync(join(root.dir, `d${d}`));
+    for (let f = 0; f < 100; f++) {
+      writeFileSync(join(root.dir, `d${d}`, `f${f}.txt`), `line ${f}\n`.repeat(200) + "needle\n");
+    }
+  }
+  // The server writes to a pipe no one reads until the end: its answers wait unread there,
+  // as when the client waits for a core to read them.
+  const output = `${root.dir}.out`;
+  assert.equal(spawnSync("mkfifo", [output]).status, 0);
+  const fifo = openSync(output, constants.O_RDWR | constants.O_NONBLOCK);
+  const traced = `${root.dir}.strace`;
+  /** The threads that yielded so far, once per yield. */
+  const yielded = () =>
+    (existsSync(traced) ? readFileSync(traced, "utf8") : "").split("\n")
+      .filter((line) => line.includes("sched_yield")).map((line) => line.split(" ")[0]);
+  // (strace follows every thread, stopping each at sched_yield alone.)
+  const strace = ["strace", "-f", "--seccomp-bpf", "-qq", "-e", "trace=sched_yield", "-o", traced];
+  const child = spawn(
+    strace[0],
+    [...strace.slice(1), ensureBinary(), "serve", "--root", root.dir],
+    { stdio: ["pipe", fifo, "pipe"] },
+  );
+  let stderr = "";
+  child.stderr!.on("data", (chunk) => stderr += chunk);
+  let server = "";
+  try {
+    const requests = [
+      {
+        id: 0,
+        method: "initialize",
+        params: {
+          protocolVersion: "2025-06-18",
+          capabilities: {},
+          clientInfo: { name: "c", version: "1" },
+        },
+      },
+      { method: "notifications/initialized" },
+      {
+        id: 1,
+        method: "tools/call",
+        params: { name: "grep", arguments: { pattern: "need+le", max_matches: 10_000 } },
+      },
+      // (The thread that answers opens a file meanwhile.)
+      {
+        id: 2,
+        method: "tools/call",
+        params: { name: "read", arguments: { path: "d0/f0.txt", end_line: 1 } },
+      },
+    ];
+    for (const request of requests) {
+      child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", ...request }) + "\n");
+    }
+    server = await until(() =>
+      readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim()
+    );
+    // A yield each 0.5 ms of a search thread's work, while the answers wait (the runtime's own
+    // threads yield too, a few times a second).
+    const lowered = new Set<string>();
+    await until(() => {
+      for (const tid of readdirSync(`/proc/${server}/task`)) {
+        const nice =
+          readFileSync(`/proc/${server}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ")[16];
+        if (nice === String(SEARCH_NICENESS)) lowered.add(tid);
+      }
+      return yielded().filter((tid) => lowered.has(tid)).length >= 100;
+    });
+    assert.ok(!yielded().includes(server), "the thread that answers never yields");
+    // The answers were all given.
+    let text = "";
+    await until(() => {
+      const chunk = Buffer.alloc(1 << 20);
+      try {
+        text += chunk.subarray(0, readSync(fifo, chunk)).toString();
+      } catch { /* (nothing yet: EAGAIN) */ }
+      return text.includes('"id":2') && text.includes('"id":1');
+    });
+    child.stdin!.end();
+    assert.equal(await new Promise((done) => child.on("exit", done)), 0, stderr);
+  } finally {
+    // (strace killed leaves the server running: it goes first.)
+    if (server !== "") spawnSync("kill", ["-9", server]);
+    child.kill("SIGKILL");
+    closeSync(fifo);
+    root.remove();
+    rmSync(output, { force: true });
+    rmSync(traced, { force: true });
+  }
+});
+
+/** Polls `check` every 50 ms until it gives a truthy value (60 s at the most), and returns that. */
+async function until<T>(check: () => T): Promise<T> {
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
+    try {
+      const value = check();
+      if (value) return value;
+    } catch { /* (not there yet) */ }
+    await new Promise((wake) => setTimeout(wake, 50));
+  }
+  throw new Error(`not so after 60 s: ${check}`);
+}
