@@ -209,22 +209,25 @@ export async function callsWhilePinging(
   return { answers, pings };
 }
 
+/** The request that starts a 2025-06-18 session (id 0). */
+export const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 0,
+  method: "initialize",
+  params: {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "c", version: "1" },
+  },
+};
+
 /** Starts a 2025-06-18 session with the binary (with `env` added to this process's). */
 export async function initialized(
   args: string[],
   env?: Record<string, string>,
 ): Promise<RawSession> {
   const session = new RawSession(args, env);
-  session.sendJson({
-    jsonrpc: "2.0",
-    id: 0,
-    method: "initialize",
-    params: {
-      protocolVersion: "2025-06-18",
-      capabilities: {},
-      clientInfo: { name: "c", version: "1" },
-    },
-  });
+  session.sendJson(INITIALIZE);
   await session.received(1);
   session.sendJson({ jsonrpc: "2.0", method: "notifications/initialized" });
   return session;
