@@ -12,7 +12,7 @@ import {
   collectGarbageWhenIdle,
   STRINGS_POST_APART,
 } from "../io/runtime.ts";
-import { lowerThisThread } from "../io/thread_priority.ts";
+import { lowerThisThread, offerCoreFromNowOn } from "../io/thread_priority.ts";
 import { thisThreadId } from "../io/thread_cpu.ts";
 import { compilePattern } from "../match/safe_matcher.ts";
 import { DirectoryStore } from "./directory_store.ts";
@@ -40,8 +40,10 @@ interface WorkerScope {
 }
 
 const scope = globalThis as unknown as WorkerScope;
-// (Behind the thread that answers: a read or a ping gets a core at once, a search the rest.)
+// (Behind the thread that answers: a read or a ping gets a core at once, a search the rest.
+// The server alone has this thread: its searches hand their cores over to requests waiting.)
 lowerThisThread();
+offerCoreFromNowOn();
 // (So that a late thread can be told stuck from starved: see SearchThread's probe.)
 const threadId = thisThreadId();
 if (threadId !== undefined) scope.postMessage({ threadId });

@@ -5,10 +5,13 @@
  * A lower nice value is not enough for a request to get a core at once: a search thread the
  * scheduler has given a core keeps it for the rest of its slice, and a read sent beside a
  * long grep then waited 2.5-3.4 ms for one, twice (the server to read the request, the
- * client to read the answer). So a lowered thread also offers its core
+ * client to read the answer). So in the server, a lowered thread also offers its core
  * ({@linkcode offerCore}) while a request or an answer waits in the pipes of standard input
  * and output, and only then: offered always, it forfeited its slices to busy processes beside
- * it, and a grep of the Linux tree beside two of them took 9.2-11.5 s instead of 4.0.
+ * it, and a grep of the Linux tree beside two of them took 9.2-11.5 s instead of 4.0. Not on
+ * the command line, where no request waits: there the row waiting was the one `head -1`
+ * took, and beside two busy processes the search went on through 1,100-5,000 files before
+ * `head` ended, against 1,000-1,400 without the offers.
  *
  * @module
  */
@@ -32,12 +35,13 @@ export const OFFER_EVERY_MS = 0.5;
 /** `ioctl` request: how many bytes a pipe or socket holds unread. */
 const FIONREAD = 0x541b;
 
-/** The calling thread's offers, once it is lowered. */
+/** The C library, once the calling thread is lowered. */
+let lowered: Libc | undefined;
+/** The calling thread's offers, once it offers its core. */
 let offers: CoreOffers | undefined;
 
 /**
- * Gives the calling thread a lower priority than the process's other threads, and has it
- * offer its core from then on (see {@linkcode offerCore}).
+ * Gives the calling thread a lower priority than the process's other threads.
  *
  * @returns true when it is set; false where it cannot be (not Linux, no FFI)
  */
@@ -46,15 +50,33 @@ export function lowerThisThread(): boolean {
   if (!("libc" in found) || found.libc.setpriority(PRIO_PROCESS, 0, SEARCH_NICENESS) !== 0) {
     return false;
   }
-  offers = new CoreOffers(found.libc, pipesAmong([0, 1]));
+  lowered = found.libc;
   return true;
 }
 
 /**
- * In a lowered thread, every {@linkcode OFFER_EVERY_MS} at the most: lets another thread
- * waiting for this core have it now, when standard input holds a request not read yet (the
- * thread that answers waits for a core) or standard output an answer not read yet (the
- * client does). Elsewhere it does nothing. Called before each file or directory is opened.
+ * Has the calling thread, if lowered, offer its core from now on (see {@linkcode offerCore}):
+ * the server's search thread, and the workers it starts.
+ */
+export function offerCoreFromNowOn(): void {
+  if (lowered !== undefined) offers ??= new CoreOffers(lowered, pipesAmong([0, 1]));
+}
+
+/**
+ * Whether the calling thread offers its core: the workers it starts are told to as well.
+ *
+ * @returns true once {@linkcode offerCoreFromNowOn} set it up
+ */
+export function offersCore(): boolean {
+  return offers !== undefined;
+}
+
+/**
+ * In a thread that offers its core, every {@linkcode OFFER_EVERY_MS} at the most: lets
+ * another thread waiting for this core have it now, when standard input holds a request not
+ * read yet (the thread that answers waits for a core) or standard output an answer not read
+ * yet (the client does). Elsewhere it does nothing. Called before each file or directory is
+ * opened.
  */
 export function offerCore(): void {
   offers?.offer();

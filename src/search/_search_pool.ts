@@ -14,6 +14,7 @@
 import { availableParallelism } from "node:os";
 import { setImmediate } from "node:timers";
 import type { SharedFileSystem } from "../io/file_system.ts";
+import { offersCore } from "../io/thread_priority.ts";
 import type { FileReader } from "../io/_file_reader.ts";
 import {
   HAS_SHARED_MEMORY,
@@ -175,9 +176,16 @@ export function startSearchWorkers(count: number): Worker[] {
   for (let i = 0; i < count; i++) {
     const worker = startWorker("search");
     if (worker === undefined) break;
+    // (They offer their cores where the thread that starts them does: in the server.)
+    if (offersCore()) worker.postMessage({ offerCore: true } satisfies OfferCore);
     workers.push(worker);
   }
   return workers;
+}
+
+/** What tells a worker to offer its core (see `offerCore`), before any other message. */
+export interface OfferCore {
+  offerCore: true;
 }
 
 /**

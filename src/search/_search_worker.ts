@@ -11,7 +11,7 @@
 import { type SharedFileSystem, sharedFileSystem } from "../io/file_system.ts";
 import { collectGarbageWhenIdle } from "../io/runtime.ts";
 import { FileReader } from "../io/_file_reader.ts";
-import { lowerThisThread } from "../io/thread_priority.ts";
+import { lowerThisThread, offerCoreFromNowOn } from "../io/thread_priority.ts";
 import { examineFile, indexFile, WHOLE_FILE_BYTES } from "./_search_file.ts";
 import type { IndexJob, IndexReply } from "./index/_file_filters.ts";
 import { type CheckJob, type CheckReply, filesHeld } from "./index/_cache_checks.ts";
@@ -20,6 +20,7 @@ import {
   BATCH_SIZE,
   claimForWorker,
   handOver,
+  type OfferCore,
   type SearchBatches,
   type SearchJob,
 } from "./_search_pool.ts";
@@ -27,7 +28,9 @@ import {
 /** The part of a worker's global scope used here (the lib of `deno check` is the window's). */
 interface WorkerScope {
   onmessage:
-    | ((event: MessageEvent<SearchJob | SearchBatches | IndexJob | CheckJob>) => void)
+    | ((
+      event: MessageEvent<SearchJob | SearchBatches | IndexJob | CheckJob | OfferCore>,
+    ) => void)
     | null;
   postMessage(message: unknown, transfer?: Transferable[]): void;
 }
@@ -56,6 +59,7 @@ const plans = new Map<number, ReadPlan>();
 
 scope.onmessage = (event) => {
   const data = event.data;
+  if ("offerCore" in data) return offerCoreFromNowOn(); // (its first message, if any)
   if ("check" in data) {
     // A share of the files of an index kept on disk, checked beside the index's thread.
     const { keys, identities, files } = data.check;

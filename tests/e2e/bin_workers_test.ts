@@ -17,11 +17,13 @@ import {
   readSync,
   rmSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { join } from "node:path";
 import process from "node:process";
 import {
   callsWhilePinging,
+  cliEnv,
   ensureBinary,
   INITIALIZE,
   initialized,
@@ -133,34 +135,61 @@ test("grep --threads 1 reads on the search thread alone", {
 const STRACE = process.platform === "linux" &&
   spawnSync("strace", ["-V"], { encoding: "utf8" }).status === 0;
 
-test("the search threads offer their cores while an answer waits unread", {
+/** 10,000 files of 201 lines in 100 folders, `needle` the last line of each, or of the first. */
+function manyFiles(dir: string, needles: "each" | "first"): void {
+  for (let d = 0; d < 100; d++) {
+    mkdirSync(join(dir, `d${d}`));
+    for (let f = 0; f < 100; f++) {
+      const last = needles === "each" || d + f === 0 ? "needle\n" : "";
+      writeFileSync(join(dir, `d${d}`, `f${f}.txt`), `line ${f}\n`.repeat(200) + last);
+    }
+  }
+}
+
+/**
+ * A pipe for a process's output that no one reads until the end (its bytes wait unread
+ * there, as when the reader waits for a core), and strace recording the process's yields.
+ */
+function traced(dir: string) {
+  const output = `${dir}.out`;
+  assert.equal(spawnSync("mkfifo", [output]).status, 0);
+  const fifo = openSync(output, constants.O_RDWR | constants.O_NONBLOCK);
+  const file = `${dir}.strace`;
+  return {
+    fifo,
+    // (strace follows every thread, stopping each at sched_yield alone.)
+    strace: ["-f", "--seccomp-bpf", "-qq", "-e", "trace=sched_yield", "-o", file],
+    /** The threads that yielded so far, once per yield. */
+    yielded: () =>
+      (existsSync(file) ? readFileSync(file, "utf8") : "").split("\n")
+        .filter((line) => line.includes("sched_yield")).map((line) => line.split(" ")[0]),
+    /** What the pipe holds now. */
+    read: () => {
+      const chunk = Buffer.alloc(1 << 20);
+      try {
+        return chunk.subarray(0, readSync(fifo, chunk)).toString();
+      } catch {
+        return ""; // (nothing: EAGAIN)
+      }
+    },
+    remove: () => {
+      closeSync(fifo);
+      rmSync(output, { force: true });
+      rmSync(file, { force: true });
+    },
+  };
+}
+
+test("the server's search threads offer their cores while an answer waits unread", {
   skip: !STRACE,
   timeout: 120_000,
 }, async () => {
   const root = tempRoot();
-  for (let d = 0; d < 100; d++) {
-    mkdirSync(join(root.dir, `d${d}`));
-    for (let f = 0; f < 100; f++) {
-      writeFileSync(join(root.dir, `d${d}`, `f${f}.txt`), `line ${f}\n`.repeat(200) + "needle\n");
-    }
-  }
-  // The server writes to a pipe no one reads until the end: its answers wait unread there,
-  // as when the client waits for a core to read them.
-  const output = `${root.dir}.out`;
-  assert.equal(spawnSync("mkfifo", [output]).status, 0);
-  const fifo = openSync(output, constants.O_RDWR | constants.O_NONBLOCK);
-  const traced = `${root.dir}.strace`;
-  /** The threads that yielded so far, once per yield. */
-  const yielded = () =>
-    (existsSync(traced) ? readFileSync(traced, "utf8") : "").split("\n")
-      .filter((line) => line.includes("sched_yield")).map((line) => line.split(" ")[0]);
-  // (strace follows every thread, stopping each at sched_yield alone.)
-  const strace = ["strace", "-f", "--seccomp-bpf", "-qq", "-e", "trace=sched_yield", "-o", traced];
-  const child = spawn(
-    strace[0],
-    [...strace.slice(1), ensureBinary(), "serve", "--root", root.dir],
-    { stdio: ["pipe", fifo, "pipe"] },
-  );
+  manyFiles(root.dir, "each");
+  const trace = traced(root.dir);
+  const child = spawn("strace", [...trace.strace, ensureBinary(), "serve", "--root", root.dir], {
+    stdio: ["pipe", trace.fifo, "pipe"],
+  });
   let stderr = "";
   child.stderr!.on("data", (chunk) => stderr += chunk);
   let server = "";
@@ -196,27 +225,46 @@ test("the search threads offer their cores while an answer waits unread", {
           readFileSync(`/proc/${server}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ")[16];
         if (nice === String(SEARCH_NICENESS)) lowered.add(tid);
       }
-      return yielded().filter((tid) => lowered.has(tid)).length >= 100;
+      return trace.yielded().filter((tid) => lowered.has(tid)).length >= 100;
     });
     // The answers were all given.
     let text = "";
-    await until(() => {
-      const chunk = Buffer.alloc(1 << 20);
-      try {
-        text += chunk.subarray(0, readSync(fifo, chunk)).toString();
-      } catch { /* (nothing yet: EAGAIN) */ }
-      return text.includes('"id":2') && text.includes('"id":1');
-    });
+    await until(() => (text += trace.read()).includes('"id":2') && text.includes('"id":1'));
     child.stdin!.end();
     assert.equal(await new Promise((done) => child.on("exit", done)), 0, stderr);
   } finally {
     // (strace killed leaves the server running: it goes first.)
     if (server !== "") spawnSync("kill", ["-9", server]);
     child.kill("SIGKILL");
-    closeSync(fifo);
+    trace.remove();
     root.remove();
-    rmSync(output, { force: true });
-    rmSync(traced, { force: true });
+  }
+});
+
+test("on the command line the search threads keep their cores: no request waits there", {
+  skip: !STRACE,
+  timeout: 120_000,
+}, async () => {
+  const root = tempRoot();
+  manyFiles(root.dir, "first");
+  const trace = traced(root.dir);
+  // Standard input holds bytes grep never reads (`echo x | linewise grep needle .`): offered
+  // while they wait, the cores were, hundreds of times in the search of the 10,000 files.
+  const input = traced(`${root.dir}-in`);
+  writeSync(input.fifo, "x\n");
+  try {
+    const child = spawn("strace", [...trace.strace, ensureBinary(), "grep", "needle", "."], {
+      cwd: root.dir,
+      env: cliEnv(),
+      stdio: [input.fifo, trace.fifo, "inherit"],
+    });
+    assert.equal(await new Promise((done) => child.on("exit", done)), 0);
+    assert.equal(trace.read(), "d0/f0.txt:201:needle\n");
+    assert.ok(trace.yielded().length < 100, `${trace.yielded().length} yields`);
+  } finally {
+    input.remove();
+    trace.remove();
+    root.remove();
   }
 });
 
