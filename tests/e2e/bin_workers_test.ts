@@ -180,58 +180,71 @@ function traced(dir: string) {
   };
 }
 
-test("the server's search threads offer their cores while an answer waits unread", {
+test("the server's search threads offer their cores while an answer waits unread, and only they", {
   skip: !STRACE,
   timeout: 120_000,
 }, async () => {
   const root = tempRoot();
   manyFiles(root.dir, "each");
   const trace = traced(root.dir);
-  const child = spawn("strace", [...trace.strace, ensureBinary(), "serve", "--root", root.dir], {
+  // (The search thread and two workers it starts.)
+  const serve = [ensureBinary(), "serve", "--root", root.dir, "--threads", "3"];
+  const child = spawn("strace", [...trace.strace, ...serve], {
     stdio: ["pipe", trace.fifo, "pipe"],
   });
   let stderr = "";
   child.stderr!.on("data", (chunk) => stderr += chunk);
+  const send = (request: Record<string, unknown>) =>
+    child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", ...request }) + "\n");
+  const read = (id: string) => ({
+    id,
+    method: "tools/call",
+    params: { name: "read", arguments: { path: "d0/f0.txt", end_line: 1 } },
+  });
   let server = "";
   try {
-    const requests = [
-      INITIALIZE,
-      { method: "notifications/initialized" },
-      {
-        id: 1,
-        method: "tools/call",
-        params: { name: "grep", arguments: { pattern: "need+le", max_matches: 10_000 } },
-      },
-      // (The thread that answers opens a file meanwhile.)
-      {
-        id: 2,
-        method: "tools/call",
-        params: { name: "read", arguments: { path: "d0/f0.txt", end_line: 1 } },
-      },
-    ];
-    for (const request of requests) {
-      child.stdin!.write(JSON.stringify({ jsonrpc: "2.0", ...request }) + "\n");
-    }
+    send(INITIALIZE);
+    send({ method: "notifications/initialized" });
+    send({
+      id: 1,
+      method: "tools/call",
+      params: { name: "grep", arguments: { pattern: "need+le", max_matches: 10_000 } },
+    });
     server = await until(() =>
       readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, "utf8").trim()
     );
-    // A yield each 0.5 ms of a search thread's work, while the answers wait. (The runtime
-    // yields too, a few times a second, on any thread while it spins on a lock: that the
-    // thread that answers never offers its core cannot be told apart here.)
+    const task = (tid: string) =>
+      readFileSync(`/proc/${server}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
+    // A yield each 0.5 ms of each search thread's work while the answers wait: the search
+    // thread's, and its workers'. (The runtime yields too, a few times a second, on any thread
+    // while it spins on a lock.)
     const lowered = new Set<string>();
     await until(() => {
       for (const tid of readdirSync(`/proc/${server}/task`)) {
-        const nice =
-          readFileSync(`/proc/${server}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ")[16];
-        if (nice === String(SEARCH_NICENESS)) lowered.add(tid);
+        if (task(tid)[16] === String(SEARCH_NICENESS)) lowered.add(tid);
       }
-      return trace.yielded().filter((tid) => lowered.has(tid)).length >= 100;
+      const yields = trace.yielded().filter((tid) => lowered.has(tid));
+      return [...lowered].filter((tid) => yields.filter((one) => one === tid).length >= 20)
+        .length >= 2;
     });
-    // The answers were all given.
-    let text = "";
-    await until(() => (text += trace.read()).includes('"id":2') && text.includes('"id":1'));
+    // The thread that answers opens a file for each of 200 reads while their answers wait
+    // unread: it never offers its core.
+    for (let i = 0; i < 200; i++) send(read(`r${i}`));
+    let cpu = "";
+    await until(() => {
+      const now = task(server).slice(11, 13).join(" "); // (utime and stime: idle once still)
+      const still = now === cpu;
+      cpu = now;
+      return still;
+    }, 300);
+    const answering = trace.yielded().filter((tid) => tid === server).length;
+    assert.ok(answering < 20, `the thread that answers yielded ${answering} times`);
+    // The answers were all given (read to the end: the server ends once they are out).
     child.stdin!.end();
-    assert.equal(await new Promise((done) => child.on("exit", done)), 0, stderr);
+    let text = "";
+    await until(() => (text += trace.read(), child.exitCode !== null));
+    assert.equal(child.exitCode, 0, stderr);
+    assert.ok(text.includes('"id":"r199"') && text.includes('"id":1'), text.slice(-500));
   } finally {
     // (strace killed leaves the server running: it goes first.)
     if (server !== "") spawnSync("kill", ["-9", server]);
@@ -268,14 +281,17 @@ test("on the command line the search threads keep their cores: no request waits 
   }
 });
 
-/** Polls `check` every 50 ms until it gives a truthy value (60 s at the most), and returns that. */
-async function until<T>(check: () => T): Promise<T> {
+/**
+ * Polls `check` every `everyMs` until it gives a truthy value (60 s at the most), and returns
+ * that.
+ */
+async function until<T>(check: () => T, everyMs = 50): Promise<T> {
   for (const deadline = Date.now() + 60_000; Date.now() < deadline;) {
     try {
       const value = check();
       if (value) return value;
     } catch { /* (not there yet) */ }
-    await new Promise((wake) => setTimeout(wake, 50));
+    await new Promise((wake) => setTimeout(wake, everyMs));
   }
   throw new Error(`not so after 60 s: ${check}`);
 }
