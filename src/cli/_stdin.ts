@@ -17,6 +17,7 @@
  */
 import { Buffer } from "node:buffer";
 import * as fs from "node:fs";
+import { pipesAmong } from "../io/thread_priority.ts";
 import { BINARY_PROBE_BYTES } from "../store/_text.ts";
 
 /** The name standard input is shown by, as ripgrep shows it. */
@@ -93,14 +94,8 @@ export function processStdin(): StdinSource {
  */
 export function namedPipe(path: string): Pick<StdinSource, "open"> | undefined {
   const fd = descriptorNamed(path);
-  if (fd === undefined) return undefined;
-  try {
-    const stat = fs.fstatSync(fd);
-    if (!stat.isFIFO() && !stat.isSocket()) return undefined;
-  } catch {
-    return undefined; // (not open: the path names nothing, which the search says)
-  }
-  return inputOf(fd, path);
+  // (Not open, or a file: the path is searched as any other, which says what it names.)
+  return fd === undefined || pipesAmong([fd]).length === 0 ? undefined : inputOf(fd, path);
 }
 
 /**
